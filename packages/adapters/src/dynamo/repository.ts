@@ -1,0 +1,322 @@
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type QueryCommandInput,
+} from "@aws-sdk/lib-dynamodb";
+import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { DomainError } from "@tp/core/errors";
+import type { Db } from "./db";
+import { Table, type IndexName } from "./table";
+
+/** A primary or index key: a partition and a sort value. */
+export interface Key {
+  pk: string;
+  sk: string;
+}
+
+/**
+ * How one entity maps onto the table: its primary key, the index keys that give its
+ * access patterns, and an optional expiry. Key strings are built in `keys.ts` only.
+ */
+export interface EntityDefinition<T> {
+  type: string;
+  key: (item: T) => Key;
+  indexes?: Partial<Record<IndexName, (item: T) => Key | undefined>>;
+  /** Epoch seconds after which DynamoDB may delete the item. */
+  expiresAt?: (item: T) => number | undefined;
+}
+
+export interface QueryOptions {
+  /** Sort key begins with. */
+  prefix?: string;
+  /** Sort key between (inclusive). */
+  between?: [string, string];
+  limit?: number;
+  cursor?: string;
+  ascending?: boolean;
+}
+
+export interface QueryPage<T> {
+  items: T[];
+  /** Opaque cursor for the next page; absent on the last page. */
+  cursor?: string;
+}
+
+const KEY_ATTRIBUTES = new Set<string>([
+  Table.partitionKey,
+  Table.sortKey,
+  Table.ttlAttribute,
+  "_type",
+  ...Object.values(Table.indexes).flatMap((index) => [index.partitionKey, index.sortKey]),
+]);
+
+export const Cursor = {
+  encode(lastKey: Record<string, unknown> | undefined): string | undefined {
+    return lastKey ? Buffer.from(JSON.stringify(lastKey)).toString("base64url") : undefined;
+  },
+  decode(cursor: string | undefined): Record<string, unknown> | undefined {
+    if (!cursor) return undefined;
+    try {
+      const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+      if (value && typeof value === "object" && !Array.isArray(value)) return value;
+    } catch {
+      // fall through to the domain error below
+    }
+    throw new DomainError(422, "INVALID_CURSOR", "The cursor is not one this service issued");
+  },
+};
+
+/** The one repository pattern: typed get/put/update/delete/query for an entity on the single table. */
+export class Repository<T extends object> {
+  constructor(
+    readonly db: Db,
+    readonly definition: EntityDefinition<T>,
+  ) {}
+
+  /** The stored form of an item: its attributes plus the key, index and expiry attributes. */
+  toItem(item: T): Record<string, unknown> {
+    const stored: Record<string, unknown> = { ...item, _type: this.definition.type };
+    const key = this.definition.key(item);
+    stored[Table.partitionKey] = key.pk;
+    stored[Table.sortKey] = key.sk;
+    for (const [name, build] of Object.entries(this.definition.indexes ?? {})) {
+      const indexKey = build?.(item);
+      if (!indexKey) continue;
+      const index = Table.indexes[name as IndexName];
+      stored[index.partitionKey] = indexKey.pk;
+      stored[index.sortKey] = indexKey.sk;
+    }
+    const expiresAt = this.definition.expiresAt?.(item);
+    if (expiresAt !== undefined) stored[Table.ttlAttribute] = expiresAt;
+    return stored;
+  }
+
+  /** Strips the storage attributes, leaving the entity. */
+  fromItem(stored: Record<string, unknown>): T {
+    const item: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(stored)) if (!KEY_ATTRIBUTES.has(name)) item[name] = value;
+    return item as T;
+  }
+
+  async get(key: Key, options: { consistent?: boolean } = {}): Promise<T | undefined> {
+    const result = await this.db.client.send(
+      new GetCommand({
+        TableName: this.db.tableName,
+        Key: { [Table.partitionKey]: key.pk, [Table.sortKey]: key.sk },
+        ConsistentRead: options.consistent ?? true,
+      }),
+    );
+    if (!result.Item || this.isExpired(result.Item)) return undefined;
+    return this.fromItem(result.Item);
+  }
+
+  /** Reads many keys in one round trip per 100 keys. Missing items are left out. */
+  async getMany(keys: Key[]): Promise<T[]> {
+    const stored = await batchGetStored(this.db, keys);
+    return stored.filter((item) => !this.isExpired(item)).map((item) => this.fromItem(item));
+  }
+
+  /** Writes the item. With `ifAbsent`, fails with `conflict` when the key already exists. */
+  async put(item: T, options: { ifAbsent?: boolean; conflict?: () => DomainError } = {}): Promise<T> {
+    try {
+      await this.db.client.send(
+        new PutCommand({
+          TableName: this.db.tableName,
+          Item: this.toItem(item),
+          ...(options.ifAbsent ? { ConditionExpression: `attribute_not_exists(${Table.partitionKey})` } : {}),
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException && options.conflict) throw options.conflict();
+      throw error;
+    }
+    return item;
+  }
+
+  /**
+   * Replaces a stored item only if the named attribute still has the expected value
+   * (optimistic concurrency), failing with `conflict` otherwise.
+   */
+  async replaceIf(item: T, attribute: keyof T & string, expected: unknown, conflict: () => DomainError): Promise<T> {
+    try {
+      await this.db.client.send(
+        new PutCommand({
+          TableName: this.db.tableName,
+          Item: this.toItem(item),
+          ConditionExpression: "#attribute = :expected",
+          ExpressionAttributeNames: { "#attribute": attribute },
+          ExpressionAttributeValues: { ":expected": expected },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw conflict();
+      throw error;
+    }
+    return item;
+  }
+
+  /** Adds `by` to a numeric attribute (creating the item when absent) and returns the new item. */
+  async increment(key: Key, attribute: string, by: number, set: Record<string, unknown> = {}): Promise<T> {
+    const names: Record<string, string> = { "#counter": attribute, "#type": "_type" };
+    const values: Record<string, unknown> = { ":by": by, ":zero": 0, ":type": this.definition.type };
+    const assignments = ["#counter = if_not_exists(#counter, :zero) + :by", "#type = :type"];
+    Object.entries(set).forEach(([name, value], index) => {
+      names[`#s${index}`] = name;
+      values[`:s${index}`] = value;
+      assignments.push(`#s${index} = :s${index}`);
+    });
+    const result = await this.db.client.send(
+      new UpdateCommand({
+        TableName: this.db.tableName,
+        Key: { [Table.partitionKey]: key.pk, [Table.sortKey]: key.sk },
+        UpdateExpression: `SET ${assignments.join(", ")}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: "ALL_NEW",
+      }),
+    );
+    return this.fromItem(result.Attributes ?? {});
+  }
+
+  /** Deletes and returns the old item, or undefined when there was none (atomic: single-use items rely on it). */
+  async delete(key: Key): Promise<T | undefined> {
+    const result = await this.db.client.send(
+      new DeleteCommand({
+        TableName: this.db.tableName,
+        Key: { [Table.partitionKey]: key.pk, [Table.sortKey]: key.sk },
+        ReturnValues: "ALL_OLD",
+      }),
+    );
+    if (!result.Attributes || this.isExpired(result.Attributes)) return undefined;
+    return this.fromItem(result.Attributes);
+  }
+
+  /** One page of a partition, on the table or on an index, in sort-key order. */
+  async query(partition: string, options: QueryOptions & { index?: IndexName } = {}): Promise<QueryPage<T>> {
+    const keyNames = options.index
+      ? { pk: Table.indexes[options.index].partitionKey, sk: Table.indexes[options.index].sortKey }
+      : { pk: Table.partitionKey, sk: Table.sortKey };
+    const input: QueryCommandInput = {
+      TableName: this.db.tableName,
+      IndexName: options.index ? Table.indexes[options.index].name : undefined,
+      KeyConditionExpression: "#pk = :pk",
+      ExpressionAttributeNames: { "#pk": keyNames.pk },
+      ExpressionAttributeValues: { ":pk": partition },
+      ScanIndexForward: options.ascending ?? true,
+      Limit: options.limit,
+      ExclusiveStartKey: Cursor.decode(options.cursor),
+    };
+    if (options.prefix !== undefined) {
+      input.KeyConditionExpression += " AND begins_with(#sk, :prefix)";
+      input.ExpressionAttributeNames!["#sk"] = keyNames.sk;
+      input.ExpressionAttributeValues![":prefix"] = options.prefix;
+    } else if (options.between) {
+      input.KeyConditionExpression += " AND #sk BETWEEN :from AND :to";
+      input.ExpressionAttributeNames!["#sk"] = keyNames.sk;
+      input.ExpressionAttributeValues![":from"] = options.between[0];
+      input.ExpressionAttributeValues![":to"] = options.between[1];
+    }
+    const result = await this.db.client.send(new QueryCommand(input));
+    const items = (result.Items ?? []).filter((stored) => !this.isExpired(stored)).map((stored) => this.fromItem(stored));
+    return { items, cursor: Cursor.encode(result.LastEvaluatedKey) };
+  }
+
+  /** Every item of a partition, following cursors; for bounded partitions only. */
+  async queryAll(partition: string, options: Omit<QueryOptions, "cursor" | "limit"> & { index?: IndexName } = {}) {
+    const items: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.query(partition, { ...options, cursor });
+      items.push(...page.items);
+      cursor = page.cursor;
+    } while (cursor);
+    return items;
+  }
+
+  /** DynamoDB deletes expired items lazily (within days), so reads must ignore them. */
+  isExpired(stored: Record<string, unknown>): boolean {
+    const ttl = stored[Table.ttlAttribute];
+    return typeof ttl === "number" && ttl * 1000 <= Date.now();
+  }
+
+  /** Whether a stored item (with its key attributes) is at this key. */
+  static isAt(stored: Record<string, unknown>, key: Key): boolean {
+    return stored[Table.partitionKey] === key.pk && stored[Table.sortKey] === key.sk;
+  }
+}
+
+/**
+ * Stored items (key attributes included) for keys of any entity types, in one round trip per
+ * 100 keys; for reads that must see several entities together.
+ */
+export async function batchGetStored(db: Db, keys: Key[]): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  for (let start = 0; start < keys.length; start += 100) {
+    let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead?: boolean }> | undefined = {
+      [db.tableName]: {
+        Keys: keys.slice(start, start + 100).map((k) => ({ [Table.partitionKey]: k.pk, [Table.sortKey]: k.sk })),
+        ConsistentRead: true,
+      },
+    };
+    while (request && Object.keys(request).length > 0) {
+      const result = await db.client.send(new BatchGetCommand({ RequestItems: request }));
+      found.push(...(result.Responses?.[db.tableName] ?? []));
+      request = result.UnprocessedKeys as typeof request;
+    }
+  }
+  return found;
+}
+
+/** One step of an all-or-nothing write. */
+export type TransactionStep =
+  | { put: Record<string, unknown>; ifAbsent?: boolean; onConflict?: () => DomainError }
+  | { delete: Key; ifOwnedBy?: { attribute: string; value: unknown } };
+
+/**
+ * Runs steps as one TransactWriteItems call. When a condition fails, the failing step's
+ * `onConflict` names the error (which unique value was taken, for instance).
+ */
+export async function transact(db: Db, steps: TransactionStep[]): Promise<void> {
+  try {
+    await db.client.send(
+      new TransactWriteCommand({
+        TransactItems: steps.map((step) =>
+          "put" in step
+            ? {
+                Put: {
+                  TableName: db.tableName,
+                  Item: step.put,
+                  ...(step.ifAbsent ? { ConditionExpression: `attribute_not_exists(${Table.partitionKey})` } : {}),
+                },
+              }
+            : {
+                Delete: {
+                  TableName: db.tableName,
+                  Key: { [Table.partitionKey]: step.delete.pk, [Table.sortKey]: step.delete.sk },
+                  ...(step.ifOwnedBy
+                    ? {
+                        ConditionExpression: "#owner = :owner",
+                        ExpressionAttributeNames: { "#owner": step.ifOwnedBy.attribute },
+                        ExpressionAttributeValues: { ":owner": step.ifOwnedBy.value },
+                      }
+                    : {}),
+                },
+              },
+        ),
+      }),
+    );
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      const reasons = error.CancellationReasons ?? [];
+      const failed = reasons.findIndex((reason) => reason.Code === "ConditionalCheckFailed");
+      const step = steps[failed];
+      if (step && "put" in step && step.onConflict) throw step.onConflict();
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,103 @@
+import type { CaptchaStore, LoginAttemptStore, RevocationStore } from "@tp/core/auth";
+import type { User } from "@tp/core/users";
+import type { Db } from "../dynamo/db";
+import { Keys } from "../dynamo/keys";
+import { Repository, batchGetStored } from "../dynamo/repository";
+
+interface Captcha {
+  captcha_id: string;
+  answer_hash: string;
+  expires_at: number;
+}
+
+/** Captcha challenges expire through TTL and are taken with an atomic delete, so each is single-use. */
+export class DynamoCaptchaStore implements CaptchaStore {
+  private readonly repository: Repository<Captcha>;
+  constructor(db: Db) {
+    this.repository = new Repository<Captcha>(db, {
+      type: "Captcha",
+      key: (captcha) => Keys.captcha(captcha.captcha_id),
+      expiresAt: (captcha) => captcha.expires_at,
+    });
+  }
+  async save(id: string, answerHash: string, expiresAt: number) {
+    await this.repository.put({ captcha_id: id, answer_hash: answerHash, expires_at: expiresAt });
+  }
+  async take(id: string) {
+    const captcha = await this.repository.delete(Keys.captcha(id));
+    return captcha ? { answerHash: captcha.answer_hash } : undefined;
+  }
+}
+
+interface LoginAttempts {
+  username: string;
+  failures: number;
+  locked_until?: number;
+  expires_at: number;
+}
+
+/** Failure counts kept with an atomic counter; the item expires with its window. */
+export class DynamoLoginAttemptStore implements LoginAttemptStore {
+  private readonly repository: Repository<LoginAttempts>;
+  constructor(
+    db: Db,
+    private readonly now: () => number,
+  ) {
+    this.repository = new Repository<LoginAttempts>(db, {
+      type: "LoginAttempts",
+      key: (attempts) => Keys.loginAttempts(attempts.username),
+      expiresAt: (attempts) => attempts.expires_at,
+    });
+  }
+  async recordFailure(username: string, windowSeconds: number) {
+    const key = Keys.loginAttempts(username);
+    const nowSeconds = Math.floor(this.now() / 1000);
+    const existing = await this.repository.get(key);
+    // A window that has passed starts counting again.
+    const expiresAt = existing && existing.expires_at > nowSeconds ? existing.expires_at : nowSeconds + windowSeconds;
+    const reset = !existing || existing.expires_at <= nowSeconds;
+    const updated = reset
+      ? await this.repository.put({ username, failures: 1, expires_at: expiresAt })
+      : await this.repository.increment(key, "failures", 1, { username, expires_at: expiresAt, ttl: expiresAt });
+    return { failures: updated.failures, lockedUntil: updated.locked_until };
+  }
+  async lock(username: string, untilSeconds: number) {
+    await this.repository.put({ username, failures: 0, locked_until: untilSeconds, expires_at: untilSeconds });
+  }
+  async lockedUntil(username: string) {
+    return (await this.repository.get(Keys.loginAttempts(username)))?.locked_until;
+  }
+  async clear(username: string) {
+    await this.repository.delete(Keys.loginAttempts(username));
+  }
+}
+
+interface RevokedToken {
+  jti: string;
+  expires_at: number;
+}
+
+/** A revoked token is an item that expires when the token would have; the principal check reads it with the user. */
+export class DynamoRevocationStore implements RevocationStore {
+  private readonly revoked: Repository<RevokedToken>;
+  private readonly users: Repository<User>;
+  constructor(db: Db) {
+    this.revoked = new Repository<RevokedToken>(db, {
+      type: "RevokedToken",
+      key: (token) => Keys.revokedToken(token.jti),
+      expiresAt: (token) => token.expires_at,
+    });
+    this.users = new Repository<User>(db, { type: "User", key: (user) => Keys.user(user.id) });
+  }
+  async revoke(jti: string, expiresAt: number) {
+    await this.revoked.put({ jti, expires_at: expiresAt });
+  }
+  async loadPrincipal(userId: string, jti: string) {
+    const userKey = Keys.user(userId);
+    const revokedKey = Keys.revokedToken(jti);
+    const stored = await batchGetStored(this.users.db, [userKey, revokedKey]);
+    const storedUser = stored.find((item) => Repository.isAt(item, userKey) && !this.users.isExpired(item));
+    const revoked = stored.some((item) => Repository.isAt(item, revokedKey) && !this.revoked.isExpired(item));
+    return { user: storedUser ? this.users.fromItem(storedUser) : undefined, revoked };
+  }
+}

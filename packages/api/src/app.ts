@@ -1,0 +1,39 @@
+import { swaggerUI } from "@hono/swagger-ui";
+import type { Services } from "@tp/adapters/services";
+import { groups, type GroupName } from "./groups";
+import { createGroup, withConventions, type Group } from "./http/group";
+
+const openApiInfo = {
+  openapi: "3.1.0",
+  info: {
+    title: "Trading platform API",
+    version: "0.1.0",
+    description:
+      "Serverless trading-platform service. Log in with GET /api/v1/captcha then POST /api/v1/login, and send `Authorization: Bearer <access_token>`. Errors carry `detail`, `error_code`, `timestamp`, `path`; 422 lists every problem in `detail`.",
+  },
+};
+
+function registerSecurity(app: Group) {
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+  });
+}
+
+/** One group as its own app with the shared conventions: what a Lambda serves. */
+export function createGroupApp(name: GroupName, services: Services): Group {
+  const app = withConventions(createGroup(), services);
+  app.route("/", groups[name].build(services));
+  return app;
+}
+
+/** Every group on one app, with /openapi.json and /docs: what the embedded runtime (and the docs Lambda) serves. */
+export function createApp(services: Services): Group {
+  const app = withConventions(createGroup(), services);
+  for (const group of Object.values(groups)) app.route("/", group.build(services));
+  registerSecurity(app);
+  app.doc31("/openapi.json", openApiInfo);
+  app.get("/docs", swaggerUI({ url: "/openapi.json", title: "Trading platform API" }));
+  return app;
+}

@@ -1,0 +1,77 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { z } from "zod";
+import { DomainError, ValidationError, type ValidationIssue } from "@tp/core/errors";
+
+/** The error body of every non-2xx answer. 422 bodies carry the list of problems in `detail`. */
+export const ErrorBody = z
+  .object({
+    detail: z.union([
+      z.string(),
+      z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })),
+    ]),
+    error_code: z.string(),
+    timestamp: z.string(),
+    path: z.string(),
+    trace_id: z.string().optional(),
+    retry_after: z.number().int().optional(),
+  })
+  .meta({ id: "ErrorBody" });
+
+/** Turns zod issues into the 422 list: where (`loc`, starting with body/query/path/header), what and which kind. */
+export function issuesFrom(error: z.ZodError, location: string): ValidationIssue[] {
+  return error.issues.map((issue) => ({
+    loc: [location, ...issue.path.map((segment) => (typeof segment === "symbol" ? String(segment) : segment))],
+    msg: issue.message,
+    type: issue.code,
+  }));
+}
+
+function body(c: Context, status: number, code: string, detail: unknown, extra: Record<string, unknown> = {}) {
+  return {
+    detail,
+    error_code: code,
+    timestamp: new Date().toISOString(),
+    path: c.req.path,
+    ...extra,
+  };
+}
+
+/**
+ * The one place errors become HTTP answers: domain errors keep their status and code,
+ * malformed JSON is a 422 like any other invalid input, anything unexpected is a 500 with a trace id.
+ */
+export function onError(error: Error, c: Context): Response {
+  if (error instanceof ValidationError) {
+    return c.json(body(c, 422, error.code, error.issues), 422);
+  }
+  if (error instanceof DomainError) {
+    const headers: Record<string, string> = {};
+    if (error.status === 401) headers["WWW-Authenticate"] = 'Bearer realm="api"';
+    if (typeof error.extra.retry_after === "number") headers["Retry-After"] = String(error.extra.retry_after);
+    return c.json(body(c, error.status, error.code, error.message, error.extra), error.status as 400, headers);
+  }
+  if (error instanceof HTTPException) {
+    if (error.status === 400 && /malformed json/i.test(error.message)) {
+      const issues: ValidationIssue[] = [{ loc: ["body"], msg: "Request body is not valid JSON", type: "json_invalid" }];
+      return c.json(body(c, 422, "VALIDATION_ERROR", issues), 422);
+    }
+    const code = error.status === 415 ? "UNSUPPORTED_MEDIA_TYPE" : "HTTP_ERROR";
+    return c.json(body(c, error.status, code, error.message || "Request failed"), error.status);
+  }
+  const traceId = (c.get("requestId" as never) as string | undefined) ?? crypto.randomUUID();
+  console.error(JSON.stringify({ level: "ERROR", message: "Unhandled error", trace_id: traceId, path: c.req.path, error: String(error.stack ?? error) }));
+  return c.json(body(c, 500, "INTERNAL_ERROR", "Internal server error", { trace_id: traceId }), 500);
+}
+
+export function notFoundHandler(c: Context): Response {
+  return c.json(body(c, 404, "NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`), 404);
+}
+
+/** The zod-openapi hook: a failed request schema answers 422 with every problem listed. */
+export function validationHook(result: { success: boolean; error?: unknown; target: string }, c: Context) {
+  if (!result.success) {
+    const location = result.target === "json" ? "body" : result.target === "param" ? "path" : result.target;
+    throw new ValidationError(issuesFrom(result.error as z.ZodError, location));
+  }
+}

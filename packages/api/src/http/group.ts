@@ -1,0 +1,86 @@
+import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+import { requestId } from "hono/request-id";
+import type { TokenClaims } from "@tp/core/auth";
+import { forbidden, unauthorized } from "@tp/core/errors";
+import type { User } from "@tp/core/users";
+import type { Services } from "@tp/adapters/services";
+import { ErrorBody, notFoundHandler, onError, validationHook } from "./errors";
+
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    principal: { user: User; claims: TokenClaims; token: string };
+  };
+}
+
+/** A new endpoint group: every group answers invalid input with the same 422. */
+export function createGroup() {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
+}
+export type Group = ReturnType<typeof createGroup>;
+
+/**
+ * The conventions every deployed app carries, whether it holds one group (a Lambda) or all
+ * of them (the embedded runtime): request ids, CORS, the error mapper, the 404 body.
+ */
+export function withConventions(app: Group, services: Services): Group {
+  app.use("*", requestId({ headerName: "X-Request-Id" }));
+  app.use(
+    "*",
+    cors({
+      origin: services.config.corsOrigins.includes("*") ? "*" : services.config.corsOrigins,
+      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
+      exposeHeaders: ["X-Request-Id", "Retry-After"],
+      maxAge: 600,
+    }),
+  );
+  app.onError(onError);
+  app.notFound(notFoundHandler);
+  return app;
+}
+
+/** Requires a valid bearer token; puts the principal on the context. */
+export function requireAuth(services: Services): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header("Authorization") ?? "";
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    const token = match?.[1] ?? c.req.query("token");
+    if (!token) throw unauthorized("Not authenticated: send Authorization: Bearer <access_token>");
+    const { user, claims } = await services.principals.resolve(token);
+    c.set("principal", { user, claims, token });
+    await next();
+  };
+}
+
+/** Administrator-only routes. */
+export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.get("principal").user.user_type !== "admin") throw forbidden("Administrator access is required");
+  await next();
+};
+
+const errorContent = (description: string) => ({ description, content: { "application/json": { schema: ErrorBody } } });
+
+/** The error answers every route may give, for the OpenAPI document. */
+export function errorResponses(options: { auth?: boolean; notFound?: boolean } = {}): RouteConfig["responses"] {
+  return {
+    422: errorContent("Invalid input: `detail` lists every problem (loc, msg, type)"),
+    ...(options.auth
+      ? { 401: errorContent("Missing, invalid, expired or revoked token"), 403: errorContent("ACCESS_DENIED") }
+      : {}),
+    ...(options.notFound ? { 404: errorContent("The resource does not exist") } : {}),
+  };
+}
+
+export const bearer = [{ bearerAuth: [] }];
+
+/** A JSON response entry for a route's `responses`. */
+export function json<T>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } };
+}
+
+/** A JSON request body for a route's `request`. */
+export function jsonBody<T>(schema: T) {
+  return { body: { required: true, content: { "application/json": { schema } } } };
+}

@@ -1,0 +1,2 @@
+export { createApp, createGroupApp } from "./app";
+export { groups, type GroupName } from "./groups";

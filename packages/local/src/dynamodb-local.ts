@@ -1,0 +1,101 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createConnection, createServer } from "node:net";
+import { dirname, join } from "node:path";
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  port: number;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export class JavaMissingError extends Error {
+  constructor() {
+    super(
+      "DynamoDB Local needs Java 17 or newer: install it (Debian/Ubuntu: `sudo apt-get install -y openjdk-17-jre-headless`; macOS: `brew install openjdk@17`) and run again.",
+    );
+    this.name = "JavaMissingError";
+  }
+}
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ port, host: "127.0.0.1" });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** The emulator's folder inside the `amplify-dynamodb-simulator` package. */
+function emulatorDirectory(): string {
+  const require = createRequire(import.meta.url);
+  return join(dirname(require.resolve("amplify-dynamodb-simulator/package.json")), "emulator");
+}
+
+/**
+ * Starts the official DynamoDB Local emulator on a free loopback port: persisted under
+ * `dataDir`, or in memory when none is given (tests).
+ */
+export async function startDynamoDbLocal(options: { dataDir?: string; port?: number } = {}): Promise<DynamoDbLocal> {
+  const java = spawnSync("java", ["-version"], { stdio: "ignore" });
+  if (java.error || java.status !== 0) throw new JavaMissingError();
+  const port = options.port ?? (await freePort());
+  const emulator = emulatorDirectory();
+  const storage = options.dataDir ? ["-sharedDb", "-dbPath", options.dataDir] : ["-sharedDb", "-inMemory"];
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const child = spawn(
+    "java",
+    [
+      "-Xmx1g",
+      `-Djava.library.path=${join(emulator, "DynamoDBLocal_lib")}`,
+      "-jar",
+      join(emulator, "DynamoDBLocal.jar"),
+      "-port",
+      String(port),
+      ...storage,
+    ],
+    { cwd: emulator, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const deadline = Date.now() + 60_000;
+  while (!(await canConnect(port))) {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode}): ${stderr}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`DynamoDB Local did not start within 60 s: ${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

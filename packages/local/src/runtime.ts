@@ -1,0 +1,113 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
+import { join, resolve } from "node:path";
+import { serve } from "@hono/node-server";
+import { configFromEnv } from "@tp/adapters/config";
+import { ensureTable } from "@tp/adapters/dynamo/db";
+import { createServices, type Services } from "@tp/adapters/services";
+import { createApp } from "@tp/api";
+import { ensureAdministrator } from "@tp/core/users";
+import { startDynamoDbLocal, type DynamoDbLocal } from "./dynamodb-local";
+import { keyFile } from "./secrets";
+
+export interface LocalRuntimeOptions {
+  env: NodeJS.ProcessEnv;
+  /** Print a line for the operator (stdout by default). */
+  log?: (line: string) => void;
+}
+
+export interface LocalRuntime {
+  services: Services;
+  port: number;
+  urls: { api: string; docs: string; websocket: string; base: string };
+  /** Set on first boot when the administrator's password was generated. */
+  generatedAdminPassword?: string;
+  stop(): Promise<void>;
+}
+
+/** Chooses the administrator password: configured, generated on first boot (kept under DATA_DIR), or the kept one. */
+function adminPassword(env: NodeJS.ProcessEnv, dataDir: string): { password: string; generated: boolean } {
+  if (env.ADMIN_PASSWORD) return { password: env.ADMIN_PASSWORD, generated: false };
+  const file = join(dataDir, "admin-password.txt");
+  if (existsSync(file)) return { password: readFileSync(file, "utf8").trim(), generated: false };
+  const password = randomBytes(12).toString("base64url");
+  writeFileSync(file, password + "\n", { mode: 0o600 });
+  return { password, generated: true };
+}
+
+/**
+ * The embedded runtime: DynamoDB Local persisted under DATA_DIR, the table, the first
+ * administrator, and every endpoint group on one HTTP port.
+ */
+export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
+  const { env } = options;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const dataDir = resolve(env.DATA_DIR ?? ".data");
+  mkdirSync(dataDir, { recursive: true });
+  let dynamo: DynamoDbLocal | undefined;
+  let server: Server | undefined;
+  try {
+    dynamo = env.DYNAMODB_ENDPOINT ? undefined : await startDynamoDbLocal({ dataDir: join(dataDir, "dynamodb") });
+    const config = configFromEnv(
+      { ...env, DYNAMODB_ENDPOINT: env.DYNAMODB_ENDPOINT ?? dynamo!.endpoint },
+      keyFile(join(dataDir, "jwt-secret.key")),
+    );
+    const services = createServices(config);
+    await ensureTable(services.db);
+
+    const username = env.ADMIN_USERNAME || "admin";
+    const existing = await services.auth.users.findByUsername(username);
+    let generatedAdminPassword: string | undefined;
+    if (!existing) {
+      const { password, generated } = adminPassword(env, dataDir);
+      await ensureAdministrator(services.users, { username, email: env.ADMIN_EMAIL || `${username}@localhost.localdomain`, password });
+      if (generated) generatedAdminPassword = password;
+    }
+
+    const app = createApp(services);
+    const requestedPort = env.PORT === undefined || env.PORT === "" ? 3000 : Number(env.PORT);
+    server = await new Promise<Server>((resolveServer, reject) => {
+      const started = serve({ fetch: app.fetch, port: requestedPort, hostname: env.HOST || "127.0.0.1" }, () =>
+        resolveServer(started as Server),
+      ) as Server;
+      started.once("error", reject);
+    });
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : requestedPort;
+    const host = env.PUBLIC_HOST || `127.0.0.1:${port}`;
+    const urls = {
+      base: `http://${host}`,
+      api: `http://${host}/api/v1`,
+      docs: `http://${host}/docs`,
+      websocket: `ws://${host}`,
+    };
+    log(`API:       ${urls.api}`);
+    log(`Docs:      ${urls.docs}`);
+    log(`WebSocket: ${urls.websocket}`);
+    if (generatedAdminPassword) {
+      log(`Administrator '${username}' created with password: ${generatedAdminPassword}`);
+      log(`(kept in ${join(dataDir, "admin-password.txt")}; set ADMIN_PASSWORD to choose your own)`);
+    }
+    const runningServer = server;
+    const runningDynamo = dynamo;
+    return {
+      services,
+      port,
+      urls,
+      generatedAdminPassword,
+      async stop() {
+        await new Promise<void>((done) => {
+          runningServer.close(() => done());
+          runningServer.closeAllConnections?.();
+        });
+        services.db.raw.destroy();
+        await runningDynamo?.stop();
+      },
+    };
+  } catch (error) {
+    server?.close();
+    await dynamo?.stop();
+    throw error;
+  }
+}
