@@ -1,0 +1,139 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { Auth } from "../../packages/core/src/auth";
+import { ADMIN, createTestApi, type TestApi } from "../support/harness";
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await createTestApi({ LOGIN_MAX_FAILURES: "3" });
+});
+
+const loginBody = (overrides: Record<string, unknown> = {}) => ({
+  username: ADMIN.username,
+  password: ADMIN.password,
+  captcha: "wrong",
+  ...overrides,
+});
+
+describe("captcha", () => {
+  it("issues an SVG challenge with an id and an expiry", async () => {
+    const body = await api.json("GET", "/api/v1/captcha", 200);
+    expect(body.captcha_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(body.image).toMatch(/^<svg[\s\S]*<\/svg>$/);
+    expect(body.expires_in).toBe(300);
+  });
+
+  it("accepts a challenge's code once and refuses it the second time", async () => {
+    const user = await api.createUser();
+    const { captcha_id } = await Auth.issueCaptcha(api.services.auth, "k7m2p");
+    const body = { username: user.username, password: user.password, captcha_id, captcha: "K7M2P" };
+    const first = await api.json("POST", "/api/v1/login", 200, { body });
+    expect(first.token_type).toBe("bearer");
+    expect(first.user.username).toBe(user.username);
+    expect(first.user).not.toHaveProperty("password_hash");
+    await api.json("POST", "/api/v1/login", 401, { body });
+  });
+});
+
+describe("login", () => {
+  it("answers a wrong captcha, a wrong password and an unknown user with the same 401", async () => {
+    const user = await api.createUser();
+    const strip = (body: any) => ({ ...body, timestamp: undefined });
+    const { captcha_id } = await Auth.issueCaptcha(api.services.auth, "abcde");
+    const wrongCaptcha = await api.json("POST", "/api/v1/login", 401, {
+      body: { username: user.username, password: user.password, captcha_id, captcha: "zzzzz" },
+    });
+    const wrongPassword = await api.json("POST", "/api/v1/login", 401, {
+      body: { username: user.username, password: "not-the-password", captcha: "test-captcha" },
+    });
+    const unknownUser = await api.json("POST", "/api/v1/login", 401, {
+      body: { username: "nobody-at-all", password: "whatever-1", captcha: "test-captcha" },
+    });
+    expect(strip(wrongCaptcha)).toEqual(strip(wrongPassword));
+    expect(strip(wrongPassword)).toEqual(strip(unknownUser));
+    expect(wrongPassword.error_code).toBe("INVALID_CREDENTIALS");
+  });
+
+  it("locks a username after repeated failures and says when to retry", async () => {
+    const user = await api.createUser();
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await api.json("POST", "/api/v1/login", 401, { body: loginBody({ username: user.username }) });
+    }
+    const locked = await api.request("POST", "/api/v1/login", { body: loginBody({ username: user.username }) });
+    expect(locked.status).toBe(429);
+    const body = await locked.json();
+    expect(body.retry_after).toBeGreaterThan(0);
+    expect(locked.headers.get("Retry-After")).toBe(String(body.retry_after));
+    // Even the right password is refused while locked.
+    const right = await api.request("POST", "/api/v1/login", {
+      body: { username: user.username, password: user.password, captcha: "test-captcha" },
+    });
+    expect(right.status).toBe(429);
+  });
+
+  it("lists every missing field in one 422", async () => {
+    const body = await api.json("POST", "/api/v1/login", 422, { body: {} });
+    expect(body.error_code).toBe("VALIDATION_ERROR");
+    expect(body.detail.map((issue: any) => issue.loc.join("."))).toEqual(["body.username", "body.password", "body.captcha"]);
+    expect(body.detail[0].type).toBe("invalid_type");
+  });
+
+  it("answers malformed JSON with a 422", async () => {
+    const body = await api.json("POST", "/api/v1/login", 422, { body: "{not json" });
+    expect(body.detail).toEqual([{ loc: ["body"], msg: "Request body is not valid JSON", type: "json_invalid" }]);
+  });
+
+  it("refuses an inactive user", async () => {
+    const user = await api.createUser();
+    await api.json("PUT", `/api/v1/users/${user.id}`, 200, { body: { status: "inactive" }, token: await api.adminToken() });
+    const body = await api.json("POST", "/api/v1/login", 403, {
+      body: { username: user.username, password: user.password, captcha: "test-captcha" },
+    });
+    expect(body.error_code).toBe("USER_INACTIVE");
+  });
+});
+
+describe("tokens", () => {
+  it("answers a missing token with 401 and WWW-Authenticate: Bearer", async () => {
+    const response = await api.request("GET", "/api/v1/me");
+    expect(response.status).toBe(401);
+    expect(response.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
+    const body = await response.json();
+    expect(Object.keys(body).sort()).toEqual(["detail", "error_code", "path", "timestamp"]);
+    expect(body.path).toBe("/api/v1/me");
+  });
+
+  it("answers a forged token with 401", async () => {
+    const token = await api.adminToken();
+    const forged = token.slice(0, -4) + (token.endsWith("AAAA") ? "BBBB" : "AAAA");
+    const body = await api.json("GET", "/api/v1/me", 401, { token: forged });
+    expect(body.detail).toBe("Invalid token");
+  });
+
+  it("returns the current user for a valid token", async () => {
+    const user = await api.createUser();
+    const me = await api.json("GET", "/api/v1/me", 200, { token: user.token });
+    expect(me).toMatchObject({ id: user.id, username: user.username, user_type: "user", status: "active" });
+  });
+
+  it("stops accepting a token after logout", async () => {
+    const user = await api.createUser();
+    await api.json("POST", "/api/v1/logout", 200, { token: user.token });
+    const body = await api.json("GET", "/api/v1/me", 401, { token: user.token });
+    expect(body.detail).toBe("Token has been revoked");
+  });
+
+  it("stops accepting a revoked token on another instance once its recheck interval passes", async () => {
+    const user = await api.createUser();
+    const other = await createTestApi({ AUTH_RECHECK_MS: "0", TABLE_NAME: api.services.config.tableName });
+    await other.json("GET", "/api/v1/me", 200, { token: user.token });
+    await api.json("POST", "/api/v1/logout", 200, { token: user.token });
+    await other.json("GET", "/api/v1/me", 401, { token: user.token });
+  });
+
+  it("ends a user's tokens when an administrator deactivates them", async () => {
+    const user = await api.createUser();
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // tokens are stamped in whole seconds
+    await api.json("PUT", `/api/v1/users/${user.id}`, 200, { body: { status: "inactive" }, token: await api.adminToken() });
+    await api.json("GET", "/api/v1/me", 401, { token: user.token });
+  });
+});

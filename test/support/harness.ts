@@ -1,0 +1,85 @@
+import { randomUUID } from "node:crypto";
+import { inject } from "vitest";
+import { configFromEnv, type ServiceConfig } from "../../packages/adapters/src/config";
+import { ensureTable } from "../../packages/adapters/src/dynamo/db";
+import { createServices, type ServiceOverrides, type Services } from "../../packages/adapters/src/services";
+import { createApp } from "../../packages/api/src";
+import { ensureAdministrator } from "../../packages/core/src/users";
+
+export const CAPTCHA = "test-captcha";
+export const ADMIN = { username: "admin", email: "admin@example.com", password: "admin-password-1" };
+
+/** Configuration for a fresh table on the shared DynamoDB Local. */
+export function testConfig(env: NodeJS.ProcessEnv = {}): ServiceConfig {
+  return configFromEnv(
+    {
+      TABLE_NAME: `test-${randomUUID()}`,
+      DYNAMODB_ENDPOINT: inject("dynamoEndpoint"),
+      CAPTCHA_TEST_CODE: CAPTCHA,
+      ...env,
+    },
+    new TextEncoder().encode("test-secret-test-secret-test-secret!"),
+  );
+}
+
+export interface TestApi {
+  services: Services;
+  app: ReturnType<typeof createApp>;
+  request(method: string, path: string, options?: { body?: unknown; token?: string; headers?: Record<string, string> }): Promise<Response>;
+  /** The JSON of a request that must answer `status`. */
+  json<T = any>(method: string, path: string, status: number, options?: { body?: unknown; token?: string }): Promise<T>;
+  login(username: string, password: string): Promise<string>;
+  adminToken(): Promise<string>;
+  createUser(overrides?: Partial<{ username: string; email: string; password: string; user_type: string }>): Promise<{ id: string; username: string; password: string; token: string }>;
+}
+
+/** The whole app in process, on its own table in DynamoDB Local, with an administrator. */
+export async function createTestApi(env: NodeJS.ProcessEnv = {}, overrides: ServiceOverrides = {}): Promise<TestApi> {
+  const services = createServices(testConfig(env), overrides);
+  await ensureTable(services.db);
+  await ensureAdministrator(services.users, ADMIN);
+  const app = createApp(services);
+  let adminToken: string | undefined;
+  const api: TestApi = {
+    services,
+    app,
+    request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.token) headers.Authorization = `Bearer ${options.token}`;
+      let body: string | undefined;
+      if (options.body !== undefined) {
+        headers["Content-Type"] = "application/json";
+        body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+      }
+      return Promise.resolve(app.request(path, { method, headers, body }));
+    },
+    async json(method, path, status, options) {
+      const response = await api.request(method, path, options);
+      const text = await response.text();
+      if (response.status !== status) {
+        throw new Error(`${method} ${path}: expected ${status}, got ${response.status}: ${text}`);
+      }
+      return text ? JSON.parse(text) : undefined;
+    },
+    async login(username, password) {
+      const body = await api.json("POST", "/api/v1/login", 200, { body: { username, password, captcha: CAPTCHA } });
+      return body.access_token;
+    },
+    async adminToken() {
+      adminToken ??= await api.login(ADMIN.username, ADMIN.password);
+      return adminToken;
+    },
+    async createUser(overrides = {}) {
+      const suffix = randomUUID().slice(0, 8);
+      const input = {
+        username: `user-${suffix}`,
+        email: `user-${suffix}@example.com`,
+        password: "user-password-1",
+        ...overrides,
+      };
+      const created = await api.json("POST", "/api/v1/users", 201, { body: input, token: await api.adminToken() });
+      return { id: created.id, username: input.username, password: input.password, token: await api.login(input.username, input.password) };
+    },
+  };
+  return api;
+}
