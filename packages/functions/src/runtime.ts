@@ -1,0 +1,30 @@
+import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { configFromEnv } from "@tp/adapters/config";
+import { createServices, type Services } from "@tp/adapters/services";
+
+let services: Promise<Services> | undefined;
+
+async function secretBytes(env: NodeJS.ProcessEnv, name: string): Promise<Uint8Array> {
+  const arn = env[`${name}_ARN`];
+  if (arn) {
+    const client = new SecretsManagerClient({});
+    const secret = await client.send(new GetSecretValueCommand({ SecretId: arn }));
+    if (!secret.SecretString) throw new Error(`Secret ${arn} has no string value`);
+    return new TextEncoder().encode(secret.SecretString);
+  }
+  const value = env[name];
+  if (!value) throw new Error(`Configure ${name}_ARN (Secrets Manager) or ${name}`);
+  return new TextEncoder().encode(value);
+}
+
+/**
+ * The Lambda composition root: configuration from the environment, keys from Secrets
+ * Manager, adapters built once per container and reused by every invocation.
+ */
+export function lambdaServices(env: NodeJS.ProcessEnv = process.env): Promise<Services> {
+  services ??= (async () => configFromEnv(env, await secretBytes(env, "JWT_SECRET")))().then((config) =>
+    createServices(config),
+  );
+  services.catch(() => (services = undefined));
+  return services;
+}
