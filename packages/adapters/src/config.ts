@@ -9,6 +9,8 @@ export interface ServiceConfig {
   dynamoEndpoint?: string;
   corsOrigins: string[];
   auth: AuthConfig;
+  /** Where pushes to WebSocket clients go: the API Gateway management endpoint, or loopback locally. */
+  websocketManagementEndpoint?: string;
   /** How long a cached session may go without re-reading revocation and user (ms). */
   principalRecheckMs: number;
 }
@@ -28,6 +30,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array): Se
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     corsOrigins: (env.CORS_ORIGINS ?? "*").split(",").map((origin) => origin.trim()).filter(Boolean),
     principalRecheckMs: number(env.AUTH_RECHECK_MS, 5000),
+    websocketManagementEndpoint: env.WS_MANAGEMENT_ENDPOINT || undefined,
     auth: {
       jwtSecret,
       tokenTtlSeconds: number(env.ACCESS_TOKEN_TTL_SECONDS, 8 * 3600),

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AuthDeps } from "@tp/core/auth";
+import type { RealtimeDeps } from "@tp/core/realtime";
 import type { UsersDeps } from "@tp/core/users";
 import { ReadThroughCache } from "./cache";
 import type { ServiceConfig } from "./config";
@@ -7,6 +8,8 @@ import { createDb, type Db } from "./dynamo/db";
 import { PrincipalCache } from "./principal-cache";
 import { DynamoCaptchaStore, DynamoLoginAttemptStore, DynamoRevocationStore } from "./stores/auth-stores";
 import { DynamoUserStore } from "./stores/user-store";
+import { DynamoConnectionStore } from "./stores/connection-store";
+import { ApiGatewayPusher } from "./realtime/api-gateway-pusher";
 import { BrokerAccountReader, type BrokerAccount } from "./stores/broker-accounts";
 import { Keys } from "./dynamo/keys";
 import { Repository } from "./dynamo/repository";
@@ -21,6 +24,7 @@ export interface Services {
   users: UsersDeps;
   principals: PrincipalCache;
   cache: ReadThroughCache;
+  realtime: RealtimeDeps;
   /** A user's broker accounts (their brokers, summarised). */
   brokerAccounts: (userId: string) => Promise<BrokerAccount[]>;
   /** Times one read of the table; throws when the database is unreachable. */
@@ -57,6 +61,12 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
     users: { users: userStore, now, newId, onUserChanged: (userId) => principals.invalidateUser(userId) },
     principals,
     cache: new ReadThroughCache(db, now),
+    realtime: {
+      connections: new DynamoConnectionStore(db),
+      pusher: new ApiGatewayPusher(() => config.websocketManagementEndpoint),
+      now,
+      authenticate: async (token) => ({ userId: (await principals.resolve(token)).user.id }),
+    },
     brokerAccounts: (userId) => new BrokerAccountReader(db).list(userId),
     pingDatabase: async () => {
       const started = performance.now();

@@ -8,7 +8,8 @@ import { ensureTable } from "@tp/adapters/dynamo/db";
 import { createServices, type Services } from "@tp/adapters/services";
 import { createApp } from "@tp/api";
 import { ensureAdministrator } from "@tp/core/users";
-import { startDynamoDbLocal, type DynamoDbLocal } from "./dynamodb-local";
+import { freePort, startDynamoDbLocal, type DynamoDbLocal } from "./dynamodb-local";
+import { LocalWebSocketGateway } from "./websocket";
 import { keyFile } from "./secrets";
 
 export interface LocalRuntimeOptions {
@@ -49,8 +50,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   let server: Server | undefined;
   try {
     dynamo = env.DYNAMODB_ENDPOINT ? undefined : await startDynamoDbLocal({ dataDir: join(dataDir, "dynamodb") });
+    // The port is known before the services are built: pushes go to this server's @connections API.
+    const port = env.PORT === undefined || env.PORT === "" ? 3000 : Number(env.PORT) || (await freePort());
     const config = configFromEnv(
-      { ...env, DYNAMODB_ENDPOINT: env.DYNAMODB_ENDPOINT ?? dynamo!.endpoint },
+      {
+        ...env,
+        DYNAMODB_ENDPOINT: env.DYNAMODB_ENDPOINT ?? dynamo!.endpoint,
+        WS_MANAGEMENT_ENDPOINT: env.WS_MANAGEMENT_ENDPOINT ?? `http://127.0.0.1:${port}`,
+      },
       keyFile(join(dataDir, "jwt-secret.key")),
     );
     const services = createServices(config);
@@ -66,15 +73,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     }
 
     const app = createApp(services);
-    const requestedPort = env.PORT === undefined || env.PORT === "" ? 3000 : Number(env.PORT);
+    const gateway = new LocalWebSocketGateway(services);
+    const management = gateway.managementApi();
+    const fetch = (request: Request) =>
+      new URL(request.url).pathname.startsWith("/@connections/") ? management.fetch(request) : app.fetch(request);
     server = await new Promise<Server>((resolveServer, reject) => {
-      const started = serve({ fetch: app.fetch, port: requestedPort, hostname: env.HOST || "127.0.0.1" }, () =>
-        resolveServer(started as Server),
-      ) as Server;
+      const started = serve({ fetch, port, hostname: env.HOST || "127.0.0.1" }, () => resolveServer(started as Server)) as Server;
       started.once("error", reject);
     });
-    const address = server.address();
-    const port = typeof address === "object" && address ? address.port : requestedPort;
+    gateway.attach(server);
     const host = env.PUBLIC_HOST || `127.0.0.1:${port}`;
     const urls = {
       base: `http://${host}`,
@@ -82,13 +89,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       docs: `http://${host}/docs`,
       websocket: `ws://${host}`,
     };
-    log(`API:       ${urls.api}`);
-    log(`Docs:      ${urls.docs}`);
-    log(`WebSocket: ${urls.websocket}`);
     if (generatedAdminPassword) {
       log(`Administrator '${username}' created with password: ${generatedAdminPassword}`);
       log(`(kept in ${join(dataDir, "admin-password.txt")}; set ADMIN_PASSWORD to choose your own)`);
     }
+    // The URLs come last: "WebSocket:" tells scripts the service is ready.
+    log(`API:       ${urls.api}`);
+    log(`Docs:      ${urls.docs}`);
+    log(`WebSocket: ${urls.websocket}`);
     const runningServer = server;
     const runningDynamo = dynamo;
     return {
@@ -97,6 +105,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       urls,
       generatedAdminPassword,
       async stop() {
+        await gateway.close();
         await new Promise<void>((done) => {
           runningServer.close(() => done());
           runningServer.closeAllConnections?.();

@@ -28,5 +28,10 @@ export const Keys = {
   /** A probe key that never exists: the health check reads it to time the database. */
   healthProbe: (): Key => ({ pk: "HEALTH", sk: "PROBE" }),
 
+  connection: (connectionId: string): Key => ({ pk: `CONN#${connectionId}`, sk: "CONN" }),
+  /** gsi1: the connections listening to a topic. */
+  connectionsOfTopic: (topic: string) => `TOPIC#${topic}`,
+  connectionByTopic: (topic: string, connectionId: string): Key => ({ pk: `TOPIC#${topic}`, sk: connectionId }),
+
   cacheEntry: (cacheKey: string): Key => ({ pk: `CACHE#${cacheKey}`, sk: "CACHE" }),
 };

@@ -1,0 +1,116 @@
+import { badRequest } from "./errors";
+
+/** A WebSocket connection subscribed to one topic (`logs:<symbol>`, `session:<id>`). */
+export interface Connection {
+  connection_id: string;
+  topic: string;
+  user_id?: string;
+  connected_at: string;
+  /** Epoch seconds; API Gateway drops idle connections after 2 hours, so the item expires too. */
+  expires_at: number;
+}
+
+/** Storage port for connections, listed by topic. */
+export interface ConnectionStore {
+  add(connection: Connection): Promise<void>;
+  remove(connectionId: string): Promise<Connection | undefined>;
+  byTopic(topic: string): Promise<Connection[]>;
+}
+
+/** Sends to one connection; "gone" when the client has left (API Gateway's 410). */
+export interface ConnectionPusher {
+  post(connectionId: string, data: string): Promise<"sent" | "gone">;
+}
+
+export interface RealtimeDeps {
+  connections: ConnectionStore;
+  pusher: ConnectionPusher;
+  now: () => number;
+  /** Resolves an access token to its user id; throws a 401 DomainError when invalid. */
+  authenticate: (token: string) => Promise<{ userId: string }>;
+}
+
+/** What a socket's path asks for. */
+export interface TopicRequest {
+  topic: string;
+  requiresAuth: boolean;
+}
+
+const CONNECTION_LIFETIME_SECONDS = 2 * 3600;
+
+export const Topics = {
+  /**
+   * Maps the interface's WebSocket paths to topics: the data-sync log stream by symbol, and
+   * a session's channel updates (both spellings the interface shows).
+   */
+  parse(path: string, query: Record<string, string | undefined>): TopicRequest {
+    const clean = path.replace(/\/+$/, "");
+    if (clean === "/api/v1/data-sync/logs") {
+      const symbol = query.symbol?.trim();
+      if (!symbol) throw badRequest("INVALID_PARAMETER", "Query parameter 'symbol' is required");
+      return { topic: `logs:${symbol.toUpperCase()}`, requiresAuth: false };
+    }
+    const session = /^\/ws\/trading\/([^/]+)$/.exec(clean) ?? /^\/ws\/sessions\/([^/]+)\/channels$/.exec(clean);
+    if (session) return { topic: `session:${decodeURIComponent(session[1]!)}`, requiresAuth: true };
+    throw badRequest("INVALID_PARAMETER", `No WebSocket stream at ${path}`);
+  },
+};
+
+export const Realtime = {
+  /** Registers a connection for the topic its path names; a session stream needs a valid token. */
+  async connect(
+    deps: RealtimeDeps,
+    input: { connectionId: string; path: string; query: Record<string, string | undefined> },
+  ): Promise<Connection> {
+    const request = Topics.parse(input.path, input.query);
+    let userId: string | undefined;
+    if (request.requiresAuth) {
+      const token = input.query.token;
+      if (!token) throw badRequest("UNAUTHORIZED", "Query parameter 'token' is required");
+      userId = (await deps.authenticate(token)).userId;
+    }
+    const connection: Connection = {
+      connection_id: input.connectionId,
+      topic: request.topic,
+      user_id: userId,
+      connected_at: new Date(deps.now()).toISOString(),
+      expires_at: Math.floor(deps.now() / 1000) + CONNECTION_LIFETIME_SECONDS,
+    };
+    await deps.connections.add(connection);
+    return connection;
+  },
+
+  async disconnect(deps: RealtimeDeps, connectionId: string): Promise<void> {
+    await deps.connections.remove(connectionId);
+  },
+
+  /** A client message: `{type: "ping"}` answers `{type: "pong"}`; anything else an error message. */
+  async message(deps: RealtimeDeps, connectionId: string, body: string | undefined): Promise<void> {
+    let type: unknown;
+    try {
+      type = (JSON.parse(body ?? "") as { type?: unknown }).type;
+    } catch {
+      type = undefined;
+    }
+    const timestamp = new Date(deps.now()).toISOString();
+    const reply =
+      type === "ping"
+        ? { type: "pong", data: {}, timestamp }
+        : { type: "error", data: { message: "Send JSON like {\"type\":\"ping\"}" }, timestamp };
+    const outcome = await deps.pusher.post(connectionId, JSON.stringify(reply));
+    if (outcome === "gone") await deps.connections.remove(connectionId);
+  },
+
+  /** Posts a message to every connection of a topic, deleting the ones that are gone. Returns how many received it. */
+  async publish(deps: RealtimeDeps, topic: string, message: unknown): Promise<number> {
+    const data = JSON.stringify(message);
+    const connections = await deps.connections.byTopic(topic);
+    const outcomes = await Promise.all(connections.map((connection) => deps.pusher.post(connection.connection_id, data)));
+    await Promise.all(
+      outcomes.map((outcome, index) =>
+        outcome === "gone" ? deps.connections.remove(connections[index]!.connection_id) : undefined,
+      ),
+    );
+    return outcomes.filter((outcome) => outcome === "sent").length;
+  },
+};

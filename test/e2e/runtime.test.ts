@@ -1,0 +1,87 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { startService, type RunningService } from "../support/local-process";
+
+const dataDir = mkdtempSync(join(tmpdir(), "tp-e2e-"));
+const env = { DATA_DIR: dataDir, CAPTCHA_TEST_CODE: "e2e-code" };
+let service: RunningService | undefined;
+
+afterAll(async () => {
+  await service?.stop();
+});
+
+async function call(base: string, method: string, path: string, body?: unknown, token?: string) {
+  const response = await fetch(base + path, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function login(base: string, username: string, password: string) {
+  const result = await call(base, "POST", "/api/v1/login", { username, password, captcha: "e2e-code" });
+  expect(result.status).toBe(200);
+  return result.body.access_token as string;
+}
+
+/** Opens a socket and resolves with its first message after sending `send`. */
+function exchange(url: string, send: unknown): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.once("open", () => ws.send(JSON.stringify(send)));
+    ws.once("message", (data) => {
+      resolve(JSON.parse(data.toString()));
+      ws.close(1000);
+    });
+    ws.once("unexpected-response", (_request, response) => reject(new Error(`rejected with ${response.statusCode}`)));
+    ws.once("error", reject);
+  });
+}
+
+describe("the embedded runtime (npm start)", () => {
+  it("boots, logs in over real HTTP, serves WebSockets and keeps data across a restart", async () => {
+    service = await startService(env);
+    const { base } = service;
+    expect(service.output()).toMatch(/Docs:\s+http:\/\/.+\/docs/);
+    expect(service.output()).toMatch(/WebSocket:\s+ws:\/\//);
+    const password = readFileSync(join(dataDir, "admin-password.txt"), "utf8").trim();
+    expect(service.output()).toContain(password);
+
+    const health = await call(base, "GET", "/health");
+    expect(health.body.checks.database.status).toBe("up");
+    const captcha = await call(base, "GET", "/api/v1/captcha");
+    expect(captcha.body.image).toContain("<svg");
+
+    const admin = await login(base, "admin", password);
+    const created = await call(base, "POST", "/api/v1/users", { username: "dora", email: "dora@example.com", password: "dora-password" }, admin);
+    expect(created.status).toBe(201);
+    const dora = await login(base, "dora", "dora-password");
+    expect((await call(base, "GET", "/api/v1/users", undefined, dora)).status).toBe(403);
+
+    const wsBase = base.replace("http://", "ws://");
+    const pong = await exchange(`${wsBase}/api/v1/data-sync/logs?symbol=700.HK`, { type: "ping" });
+    expect(pong.type).toBe("pong");
+    const sessionPong = await exchange(`${wsBase}/ws/trading/session-1?token=${dora}`, { type: "ping" });
+    expect(sessionPong.type).toBe("pong");
+    await expect(exchange(`${wsBase}/ws/trading/session-1?token=bogus`, { type: "ping" })).rejects.toThrow(/401/);
+
+    expect((await call(base, "POST", "/api/v1/logout", undefined, dora)).status).toBe(200);
+    expect((await call(base, "GET", "/api/v1/me", undefined, dora)).status).toBe(401);
+
+    expect(await service.stop()).toBe(0);
+    service = await startService(env);
+    expect(service.output()).not.toContain(password);
+    const again = await login(service.base, "admin", password);
+    const users = await call(service.base, "GET", "/api/v1/users", undefined, again);
+    expect(users.body.map((user: any) => user.username).sort()).toEqual(["admin", "dora"]);
+    await login(service.base, "dora", "dora-password");
+  }, 240_000);
+});

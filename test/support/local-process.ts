@@ -1,0 +1,44 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { resolve } from "node:path";
+
+export interface RunningService {
+  child: ChildProcess;
+  base: string;
+  output: () => string;
+  stop(): Promise<number | null>;
+}
+
+/** Starts `packages/local/src/main.ts` (what `npm start` runs) as a child process and waits for its URLs. */
+export async function startService(env: Record<string, string>): Promise<RunningService> {
+  const root = resolve(import.meta.dirname, "../..");
+  const child = spawn(process.execPath, ["--import", "tsx", "packages/local/src/main.ts"], {
+    cwd: root,
+    env: { ...process.env, PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+  const base = await new Promise<string>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`service did not start:\n${output}`)), 90_000);
+    const check = () => {
+      const match = /API:\s+(http:\/\/[^/\s]+)\/api\/v1/.exec(output);
+      if (match && /WebSocket:\s+ws:\/\/\S+\n/.test(output)) {
+        clearTimeout(timer);
+        done(match[1]!);
+      }
+    };
+    child.stdout!.on("data", check);
+    child.once("exit", () => fail(new Error(`service exited:\n${output}`)));
+  });
+  return {
+    child,
+    base,
+    output: () => output,
+    async stop() {
+      child.kill("SIGINT");
+      return exited;
+    },
+  };
+}
