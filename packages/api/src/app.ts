@@ -24,14 +24,14 @@ function registerSecurity(app: Group) {
 /** One group as its own app with the shared conventions: what a Lambda serves. */
 export function createGroupApp(name: GroupName, services: Services): Group {
   const app = withConventions(createGroup(), services);
-  app.route("/", groups[name].build(services));
+  app.route("/", groups[name](services));
   return app;
 }
 
 /** Every group on one app, with /openapi.json and /docs: what the embedded runtime (and the docs Lambda) serves. */
 export function createApp(services: Services): Group {
   const app = withConventions(createGroup(), services);
-  for (const group of Object.values(groups)) app.route("/", group.build(services));
+  for (const build of Object.values(groups)) app.route("/", build(services));
   registerSecurity(app);
   app.doc31("/openapi.json", openApiInfo);
   app.get("/docs", swaggerUI({ url: "/openapi.json", title: "Trading platform API" }));

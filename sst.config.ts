@@ -1,0 +1,23 @@
+import type { SSTConfig } from "sst";
+import { Api } from "./stacks/Api";
+import { Realtime } from "./stacks/Realtime";
+import { Storage } from "./stacks/Storage";
+
+export default {
+  config() {
+    return { name: "trading-platform", region: process.env.AWS_REGION ?? "us-east-1" };
+  },
+  stacks(app) {
+    app.setDefaultFunctionProps({
+      runtime: "nodejs22.x",
+      architecture: "arm_64",
+      memorySize: 1024,
+      timeout: 29,
+      tracing: "active",
+      nodejs: { format: "esm" },
+      environment: { STAGE: app.stage, POWERTOOLS_SERVICE_NAME: "trading-platform" },
+    });
+    if (app.stage !== "prod") app.setDefaultRemovalPolicy("destroy");
+    app.stack(Storage).stack(Realtime).stack(Api);
+  },
+} satisfies SSTConfig;

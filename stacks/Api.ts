@@ -1,0 +1,33 @@
+import { Api as HttpApi, Function, use, type ApiRouteProps, type StackContext } from "sst/constructs";
+import { groupRoutes } from "../packages/api/src/routes";
+import { Realtime } from "./Realtime";
+import { Storage } from "./Storage";
+
+const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
+
+/** The HTTP API: one function per endpoint group, each with the table and the token secret. */
+export function Api({ stack }: StackContext) {
+  const { table, jwtSecret } = use(Storage);
+  const { managementEndpoint, manageConnections } = use(Realtime);
+  const routes: Record<string, ApiRouteProps<never>> = {};
+  for (const [group, groupRouteKeys] of Object.entries(groupRoutes)) {
+    const fn = new Function(stack, `Http${pascal(group)}`, {
+      handler: `packages/functions/src/http/${group}.handler`,
+      environment: {
+        TABLE_NAME: table.tableName,
+        JWT_SECRET_ARN: jwtSecret.secretArn,
+        WS_MANAGEMENT_ENDPOINT: managementEndpoint,
+        CORS_ORIGINS: process.env.CORS_ORIGINS ?? "*",
+      },
+      permissions: [table, manageConnections],
+    });
+    jwtSecret.grantRead(fn);
+    for (const route of groupRouteKeys) routes[route] = { function: fn };
+  }
+  const api = new HttpApi(stack, "Api", {
+    cors: { allowOrigins: (process.env.CORS_ORIGINS ?? "*").split(","), allowHeaders: ["Authorization", "Content-Type"] },
+    routes,
+  });
+  stack.addOutputs({ ApiUrl: api.url, DocsUrl: `${api.url}/docs` });
+  return { api };
+}

@@ -1,0 +1,30 @@
+import { Secret } from "aws-cdk-lib/aws-secretsmanager";
+import { Table, type StackContext } from "sst/constructs";
+import { Table as Layout } from "../packages/adapters/src/dynamo/table";
+
+/** The single table (generic keys, the GSIs from the shared layout, TTL, PITR) and the token-signing secret. */
+export function Storage({ stack, app }: StackContext) {
+  const indexes = Object.values(Layout.indexes);
+  const fields: Record<string, "string"> = { [Layout.partitionKey]: "string", [Layout.sortKey]: "string" };
+  for (const index of indexes) {
+    fields[index.partitionKey] = "string";
+    fields[index.sortKey] = "string";
+  }
+  const table = new Table(stack, "Table", {
+    fields,
+    primaryIndex: { partitionKey: Layout.partitionKey, sortKey: Layout.sortKey },
+    globalIndexes: Object.fromEntries(
+      indexes.map((index) => [index.name, { partitionKey: index.partitionKey, sortKey: index.sortKey }]),
+    ),
+    timeToLiveAttribute: Layout.ttlAttribute,
+    cdk: { table: { pointInTimeRecovery: true } },
+  });
+
+  const jwtSecret = new Secret(stack, "JwtSecret", {
+    description: `Signs access tokens (${app.stage})`,
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
+  });
+
+  stack.addOutputs({ TableName: table.tableName });
+  return { table, jwtSecret };
+}

@@ -1,0 +1,100 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { Match, Template } from "aws-cdk-lib/assertions";
+import { initProject } from "sst/project.js";
+import { App, getStack } from "sst/constructs";
+import { Storage } from "../../stacks/Storage";
+import { Realtime } from "../../stacks/Realtime";
+import { Api } from "../../stacks/Api";
+import config from "../../sst.config";
+import { groupRoutes } from "../../packages/api/src/routes";
+import { Table } from "../../packages/adapters/src/dynamo/table";
+
+let storage: Template;
+let realtime: Template;
+let api: Template;
+
+beforeAll(async () => {
+  await initProject({ stage: "test" });
+  const app = new App({ mode: "deploy", stage: "test", name: "trading-platform", region: "us-east-1" });
+  config.stacks(app);
+  storage = Template.fromStack(getStack(Storage));
+  realtime = Template.fromStack(getStack(Realtime));
+  api = Template.fromStack(getStack(Api));
+}, 300_000);
+
+describe("Storage stack", () => {
+  it("has the single table with generic keys, the shared GSIs, TTL and point-in-time recovery", () => {
+    storage.hasResourceProperties("AWS::DynamoDB::Table", {
+      KeySchema: [
+        { AttributeName: "pk", KeyType: "HASH" },
+        { AttributeName: "sk", KeyType: "RANGE" },
+      ],
+      BillingMode: "PAY_PER_REQUEST",
+      TimeToLiveSpecification: { AttributeName: "ttl", Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      GlobalSecondaryIndexes: Object.values(Table.indexes).map((index) =>
+        Match.objectLike({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: "HASH" },
+            { AttributeName: index.sortKey, KeyType: "RANGE" },
+          ],
+        }),
+      ),
+    });
+  });
+
+  it("generates the token-signing secret", () => {
+    storage.hasResourceProperties("AWS::SecretsManager::Secret", {
+      GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
+    });
+  });
+});
+
+describe("Api stack", () => {
+  it("routes every group's paths to that group's function", () => {
+    const routeKeys = Object.values(api.findResources("AWS::ApiGatewayV2::Route")).map(
+      (route: any) => route.Properties.RouteKey,
+    );
+    const expected = Object.values(groupRoutes).flat();
+    expect(routeKeys.sort()).toEqual([...expected].sort());
+  });
+
+  it("runs one Node.js 22 function per group with the table and secret in its environment", () => {
+    const functions = api.findResources("AWS::Lambda::Function", {
+      Properties: {
+        Runtime: "nodejs22.x",
+        Environment: {
+          Variables: Match.objectLike({
+            TABLE_NAME: Match.anyValue(),
+            JWT_SECRET_ARN: Match.anyValue(),
+            WS_MANAGEMENT_ENDPOINT: Match.anyValue(),
+          }),
+        },
+      },
+    });
+    const groupFunctions = Object.keys(functions).filter((logicalId) => logicalId.startsWith("Http"));
+    const pascal = (name: string) => name[0]!.toUpperCase() + name.slice(1);
+    for (const group of Object.keys(groupRoutes)) {
+      expect(groupFunctions.some((logicalId) => logicalId.startsWith(`Http${pascal(group)}`))).toBe(true);
+    }
+    expect(groupFunctions).toHaveLength(Object.keys(groupRoutes).length);
+  });
+});
+
+describe("Realtime stack", () => {
+  it("has a WebSocket API with $connect, $disconnect and $default", () => {
+    realtime.hasResourceProperties("AWS::ApiGatewayV2::Api", { ProtocolType: "WEBSOCKET" });
+    const routeKeys = Object.values(realtime.findResources("AWS::ApiGatewayV2::Route")).map(
+      (route: any) => route.Properties.RouteKey,
+    );
+    expect(routeKeys.sort()).toEqual(["$connect", "$default", "$disconnect"]);
+  });
+
+  it("puts a CloudFront function in front that passes the interface's paths to $connect", () => {
+    realtime.hasResourceProperties("AWS::CloudFront::Function", {
+      FunctionCode: Match.stringLikeRegexp("querystring.path"),
+    });
+    realtime.resourceCountIs("AWS::CloudFront::Distribution", 1);
+  });
+});
