@@ -8,10 +8,10 @@ export interface RunningService {
   stop(): Promise<number | null>;
 }
 
-/** Starts `packages/local/src/main.ts` (what `npm start` runs) as a child process and waits for its URLs. */
-export async function startService(env: Record<string, string>): Promise<RunningService> {
+/** Starts `packages/local/src/main.ts` (what `npm start` runs), or another entry, as a child process and waits for its URLs. */
+export async function startService(env: Record<string, string>, entry = "packages/local/src/main.ts"): Promise<RunningService> {
   const root = resolve(import.meta.dirname, "../..");
-  const child = spawn(process.execPath, ["--import", "tsx", "packages/local/src/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", entry], {
     cwd: root,
     env: { ...process.env, PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],

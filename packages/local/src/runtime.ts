@@ -75,8 +75,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const app = createApp(services);
     const gateway = new LocalWebSocketGateway(services);
     const management = gateway.managementApi();
+    // A substring test, not a URL parse, keeps this off the hot path of every request.
     const fetch = (request: Request) =>
-      new URL(request.url).pathname.startsWith("/@connections/") ? management.fetch(request) : app.fetch(request);
+      request.url.includes("/@connections/") ? management.fetch(request) : app.fetch(request);
     server = await new Promise<Server>((resolveServer, reject) => {
       const started = serve({ fetch, port, hostname: env.HOST || "127.0.0.1" }, () => resolveServer(started as Server)) as Server;
       started.once("error", reject);

@@ -1,0 +1,55 @@
+/**
+ * HTTP benchmark: requests per second and p50/p99 latency over loopback with 50 connections,
+ * for a bare Hono route, GET /health and an authenticated route (GET /api/v1/me), measured in
+ * one run. Servers run as child processes so autocannon does not share their event loop.
+ *
+ *   npx tsx bench/http.ts [seconds]
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import autocannon from "autocannon";
+import { startService } from "../test/support/local-process";
+import { printTable } from "./support/table";
+
+const seconds = Number(process.argv[2] ?? 8);
+
+async function measure(name: string, url: string, headers: Record<string, string> = {}) {
+  // A short warm-up lets V8 optimise the hot path before the measured run.
+  await autocannon({ url, connections: 50, duration: 2, headers });
+  const result = await autocannon({ url, connections: 50, duration: seconds, headers });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "tp-bench-"));
+const hello = await startService({}, resolve(import.meta.dirname, "support/hello-server.ts"));
+const service = await startService({ DATA_DIR: dataDir, CAPTCHA_TEST_CODE: "bench" });
+try {
+  const password = readFileSync(join(dataDir, "admin-password.txt"), "utf8").trim();
+  const login = await fetch(`${service.base}/api/v1/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ username: "admin", password, captcha: "bench" }),
+  });
+  const { access_token: token } = (await login.json()) as { access_token: string };
+
+  const bare = await measure("bare Hono GET /hello", `${hello.base}/hello`);
+  // The authenticated route runs before /health so DynamoDB Local's JVM is idle, not still
+  // working off the health run's reads on one of only two cores.
+  const me = await measure("GET /api/v1/me (authenticated)", `${service.base}/api/v1/me`, { Authorization: `Bearer ${token}` });
+  const health = await measure("GET /health (one DynamoDB read)", `${service.base}/health`);
+  printTable(
+    `HTTP, 50 connections, ${seconds} s each, loopback (${new Date().toISOString()})`,
+    [bare, health, me].map((row) => ({
+      route: row.name,
+      "req/s": row.rps,
+      "p50 ms": row.p50,
+      "p99 ms": row.p99,
+      "vs bare": `${((row.rps / bare.rps) * 100).toFixed(0)}%`,
+    })),
+  );
+} finally {
+  await service.stop();
+  await hello.stop();
+}

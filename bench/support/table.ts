@@ -1,0 +1,12 @@
+/** Prints rows as an aligned text table (benchmarks print tables, not assertions). */
+export function printTable(title: string, rows: Record<string, string | number>[]): void {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!);
+  const cells = rows.map((row) => columns.map((column) => String(row[column] ?? "")));
+  const widths = columns.map((column, index) => Math.max(column.length, ...cells.map((row) => row[index]!.length)));
+  const line = (values: string[]) => values.map((value, index) => value.padStart(widths[index]!)).join("  ");
+  console.log(`\n${title}`);
+  console.log(line(columns));
+  console.log(widths.map((width) => "-".repeat(width)).join("  "));
+  for (const row of cells) console.log(line(row));
+}
