@@ -60,7 +60,7 @@ describe("login", () => {
     }
     const locked = await api.request("POST", "/api/v1/login", { body: loginBody({ username: user.username }) });
     expect(locked.status).toBe(429);
-    const body = await locked.json();
+    const body: any = await locked.json();
     expect(body.retry_after).toBeGreaterThan(0);
     expect(locked.headers.get("Retry-After")).toBe(String(body.retry_after));
     // Even the right password is refused while locked.
@@ -97,7 +97,7 @@ describe("tokens", () => {
     const response = await api.request("GET", "/api/v1/me");
     expect(response.status).toBe(401);
     expect(response.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
-    const body = await response.json();
+    const body: any = await response.json();
     expect(Object.keys(body).sort()).toEqual(["detail", "error_code", "path", "timestamp"]);
     expect(body.path).toBe("/api/v1/me");
   });

@@ -31,7 +31,7 @@ describe("system endpoints", () => {
     });
     const response = await down.request("/health");
     expect(response.status).toBe(503);
-    const body = await response.json();
+    const body: any = await response.json();
     expect(body.error_code).toBe("SERVICE_UNAVAILABLE");
     expect(body.retry_after).toBe(5);
   });
@@ -56,7 +56,7 @@ describe("HTTP conventions", () => {
     expect(ok.headers.get("X-Request-Id")).toMatch(/.{8,}/);
     expect(missing.status).toBe(404);
     expect(missing.headers.get("X-Request-Id")).toMatch(/.{8,}/);
-    expect((await missing.json()).error_code).toBe("NOT_FOUND");
+    expect(((await missing.json()) as any).error_code).toBe("NOT_FOUND");
   });
 
   it("answers CORS preflights for the configured origin only", async () => {
