@@ -25,6 +25,27 @@ export const Keys = {
     sk: `${createdAt}#${brokerId}`,
   }),
 
+  dataSource: (dataSourceId: string): Key => ({ pk: `DATASOURCE#${dataSourceId}`, sk: "DATASOURCE" }),
+  /** gsi1: every data source by priority (zero-padded) then name, so one Query returns them in list order. */
+  dataSourcesPartition: "DATASOURCES",
+  dataSourceByPriority: (priority: number, name: string, dataSourceId: string): Key => ({
+    pk: "DATASOURCES",
+    sk: `${String(priority).padStart(6, "0")}#${name.toLowerCase()}#${dataSourceId}`,
+  }),
+  /** gsi2: the data sources reading from a broker (a broker in use cannot be deleted). */
+  dataSourcesOfBroker: (brokerId: string) => `BROKER#${brokerId}#DATASOURCES`,
+  dataSourceOfBroker: (brokerId: string, dataSourceId: string): Key => ({ pk: `BROKER#${brokerId}#DATASOURCES`, sk: dataSourceId }),
+
+  /** A user's cash account, one per mode (`real`, `simulated`). */
+  assetAccount: (userId: string, mode: string): Key => ({ pk: `USER#${userId}#ASSETS`, sk: `ACCOUNT#${mode.toUpperCase()}` }),
+  position: (positionId: string): Key => ({ pk: `POSITION#${positionId}`, sk: "POSITION" }),
+  /** gsi1: a user's positions in one mode, in creation order. */
+  positionsOfUser: (userId: string, mode: string) => `USER#${userId}#POSITIONS#${mode.toUpperCase()}`,
+  positionOfUser: (userId: string, mode: string, createdAt: string, positionId: string): Key => ({
+    pk: `USER#${userId}#POSITIONS#${mode.toUpperCase()}`,
+    sk: `${createdAt}#${positionId}`,
+  }),
+
   /** A probe key that never exists: the health check reads it to time the database. */
   healthProbe: (): Key => ({ pk: "HEALTH", sk: "PROBE" }),
 
@@ -32,6 +53,18 @@ export const Keys = {
   /** gsi1: the connections listening to a topic. */
   connectionsOfTopic: (topic: string) => `TOPIC#${topic}`,
   connectionByTopic: (topic: string, connectionId: string): Key => ({ pk: `TOPIC#${topic}`, sk: connectionId }),
+
+  /** Local queue messages, ordered by when they become visible. */
+  queuePartition: (queue: string) => `QUEUE#${queue}`,
+  queuedMessage: (queue: string, visibleAt: number, messageId: string): Key => ({
+    pk: `QUEUE#${queue}`,
+    sk: `${String(visibleAt).padStart(15, "0")}#${messageId}`,
+  }),
+  queueVisibleRange: (from: number, to: number): [string, string] => [
+    String(from).padStart(15, "0"),
+    `${String(to).padStart(15, "0")}#~`,
+  ],
+  deadLetterQueue: (queue: string) => `${queue}-dlq`,
 
   cacheEntry: (cacheKey: string): Key => ({ pk: `CACHE#${cacheKey}`, sk: "CACHE" }),
 };

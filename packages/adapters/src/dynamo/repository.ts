@@ -160,6 +160,34 @@ export class Repository<T extends object> {
     return item;
   }
 
+  /**
+   * Replaces `from` by `to` (their keys differ) in one transaction that requires `from` to
+   * still exist; false when someone else moved or deleted it first.
+   */
+  async moveIfPresent(from: T, to: T): Promise<boolean> {
+    const fromKey = this.definition.key(from);
+    try {
+      await this.db.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: this.db.tableName,
+                Key: { [Table.partitionKey]: fromKey.pk, [Table.sortKey]: fromKey.sk },
+                ConditionExpression: `attribute_exists(${Table.partitionKey})`,
+              },
+            },
+            { Put: { TableName: this.db.tableName, Item: this.toItem(to) } },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) return false;
+      throw error;
+    }
+  }
+
   /** Adds `by` to a numeric attribute (creating the item when absent) and returns the new item. */
   async increment(key: Key, attribute: string, by: number, set: Record<string, unknown> = {}): Promise<T> {
     const names: Record<string, string> = { "#counter": attribute, "#type": "_type" };

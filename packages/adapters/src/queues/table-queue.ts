@@ -1,0 +1,115 @@
+import { randomUUID } from "node:crypto";
+import type { JobQueue, QueueName, QueueRecord } from "@tp/core/jobs";
+import type { Db } from "../dynamo/db";
+import { Keys } from "../dynamo/keys";
+import { Repository } from "../dynamo/repository";
+
+interface QueuedMessage {
+  queue: string;
+  message_id: string;
+  body: string;
+  /** Epoch ms when the message may be received (again). */
+  visible_at: number;
+  receive_count: number;
+  sent_at: number;
+}
+
+export interface TableQueueOptions {
+  visibilityTimeoutMs: number;
+  /** Receives after which a message moves to the dead-letter queue (SQS maxReceiveCount). */
+  maxReceives: number;
+}
+
+/**
+ * The local stand-in for SQS, kept in the table so queued work survives a restart: messages
+ * become visible at `visible_at`, a receive hides them for the visibility timeout and counts
+ * the receive, a deleted message is done, and one received `maxReceives` times moves to the
+ * queue's dead-letter partition.
+ */
+export class TableQueue implements JobQueue {
+  private readonly messages: Repository<QueuedMessage>;
+
+  constructor(
+    db: Db,
+    private readonly now: () => number,
+    readonly options: TableQueueOptions = { visibilityTimeoutMs: 60_000, maxReceives: 5 },
+  ) {
+    this.messages = new Repository<QueuedMessage>(db, {
+      type: "QueuedMessage",
+      key: (message) => Keys.queuedMessage(message.queue, message.visible_at, message.message_id),
+    });
+  }
+
+  async send(queue: QueueName, body: object, options: { delaySeconds?: number } = {}) {
+    const now = this.now();
+    await this.messages.put({
+      queue,
+      message_id: randomUUID(),
+      body: JSON.stringify(body),
+      visible_at: now + (options.delaySeconds ?? 0) * 1000,
+      receive_count: 0,
+      sent_at: now,
+    });
+  }
+
+  /**
+   * Receives up to `max` visible messages, hiding each for the visibility timeout. The move to
+   * a new sort key is one transaction conditioned on the old item, so two pollers never both get one.
+   */
+  async receive(queue: QueueName, max = 10): Promise<QueueRecord[]> {
+    const now = this.now();
+    const page = await this.messages.query(Keys.queuePartition(queue), {
+      between: Keys.queueVisibleRange(0, now),
+      limit: max,
+    });
+    const received: QueueRecord[] = [];
+    for (const message of page.items) {
+      const claimed: QueuedMessage = {
+        ...message,
+        receive_count: message.receive_count + 1,
+        visible_at: now + this.options.visibilityTimeoutMs,
+      };
+      if (message.receive_count >= this.options.maxReceives) {
+        await this.messages.moveIfPresent(message, { ...message, queue: Keys.deadLetterQueue(queue) });
+        continue;
+      }
+      if (await this.messages.moveIfPresent(message, claimed)) {
+        received.push({
+          messageId: this.receiptOf(claimed),
+          body: claimed.body,
+          attributes: { ApproximateReceiveCount: String(claimed.receive_count) },
+        });
+      }
+    }
+    return received;
+  }
+
+  /** Deletes a received message (the worker finished it). */
+  async delete(receipt: string): Promise<void> {
+    const { queue, visibleAt, messageId } = this.parseReceipt(receipt);
+    await this.messages.delete(Keys.queuedMessage(queue, visibleAt, messageId));
+  }
+
+  /** Messages waiting or in flight, and those dead-lettered. */
+  async depth(queue: QueueName): Promise<{ pending: number; deadLetter: number }> {
+    const pending = await this.messages.queryAll(Keys.queuePartition(queue));
+    const dead = await this.messages.queryAll(Keys.queuePartition(Keys.deadLetterQueue(queue)));
+    return { pending: pending.length, deadLetter: dead.length };
+  }
+
+  /** The earliest time any message of the queue becomes visible, for the poller's sleep. */
+  async nextVisibleAt(queue: QueueName): Promise<number | undefined> {
+    const page = await this.messages.query(Keys.queuePartition(queue), { limit: 1 });
+    return page.items[0]?.visible_at;
+  }
+
+  // The receipt names the item's current key, as an SQS receipt handle names one receive.
+  private receiptOf(message: QueuedMessage): string {
+    return `${message.queue}|${message.visible_at}|${message.message_id}`;
+  }
+
+  private parseReceipt(receipt: string) {
+    const [queue, visibleAt, messageId] = receipt.split("|");
+    return { queue: queue!, visibleAt: Number(visibleAt), messageId: messageId! };
+  }
+}

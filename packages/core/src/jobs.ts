@@ -1,0 +1,20 @@
+/** Queue names; the Queues stack creates one SQS queue (with a dead-letter queue) per name. */
+export const QueueNames = ["stock-import"] as const;
+export type QueueName = (typeof QueueNames)[number];
+
+/** Sends work to a queue-fed worker (SQS on AWS, a table-backed queue locally). */
+export interface JobQueue {
+  send(queue: QueueName, body: object, options?: { delaySeconds?: number }): Promise<void>;
+}
+
+/** A message as a worker receives it (the fields of an SQS record the handlers read). */
+export interface QueueRecord {
+  messageId: string;
+  body: string;
+  attributes: { ApproximateReceiveCount: string };
+}
+
+/** What a worker answers: the ids to redeliver (SQS partial batch failure). */
+export interface BatchResult {
+  batchItemFailures: { itemIdentifier: string }[];
+}
