@@ -1,0 +1,2 @@
+export * as ChannelPresets from "./channel-presets";
+export * as Jsonc from "./jsonc";

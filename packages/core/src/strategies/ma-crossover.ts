@@ -1,0 +1,92 @@
+import { Ema } from "../indicators/ema";
+import { Sma } from "../indicators/sma";
+import { allowShortParameter, requireBelow, type StrategyDefinition, type Values, warnShortPeriod } from "./definition";
+import { issue, joinField } from "../risk/config-issue";
+import { BaseStrategy, type Bar, type Decision, type SymbolState } from "./strategy";
+
+interface MovingAverage {
+  update(value: number): number;
+}
+
+interface CrossoverState extends SymbolState {
+  fast: MovingAverage;
+  slow: MovingAverage;
+  /** fast − slow on the previous bar; NaN until both averages are ready. */
+  previousSpread: number;
+}
+
+const average = (type: unknown, period: number): MovingAverage => (type === "ema" ? new Ema(period) : new Sma(period));
+
+/** Goes long when the fast average crosses above the slow one and leaves (or shorts) on the cross back. */
+export class MaCrossover extends BaseStrategy<CrossoverState> {
+  constructor(values: Values) {
+    super("ma_crossover", values, maCrossover.warmup(values));
+  }
+
+  protected createSymbolState(): CrossoverState {
+    const { ma_type, fast_period, slow_period } = this.parameters;
+    return {
+      ...this.baseState(),
+      fast: average(ma_type, fast_period as number),
+      slow: average(ma_type, slow_period as number),
+      previousSpread: NaN,
+    };
+  }
+
+  protected evaluate(state: CrossoverState, bar: Bar): Decision | undefined {
+    const fast = state.fast.update(bar.close);
+    const slow = state.slow.update(bar.close);
+    const spread = fast - slow;
+    const previous = state.previousSpread;
+    state.previousSpread = spread;
+    if (Number.isNaN(spread) || Number.isNaN(previous)) return undefined;
+    const name = `${String(this.parameters.ma_type).toUpperCase()}`;
+    const { fast_period, slow_period } = this.parameters;
+    // Two percent of separation counts as full conviction.
+    const strength = Math.abs(spread / slow) * 50;
+    if (previous <= 0 && spread > 0) {
+      return { stance: 1, reason: `${name}(${fast_period}) crossed above ${name}(${slow_period})`, strength };
+    }
+    if (previous >= 0 && spread < 0) {
+      return { stance: -1, reason: `${name}(${fast_period}) crossed below ${name}(${slow_period})`, strength };
+    }
+    return undefined;
+  }
+}
+
+export const maCrossover: StrategyDefinition = {
+  strategy_id: "ma_crossover",
+  display_name: "Moving Average Crossover",
+  category: "trend",
+  description:
+    "Buys when the fast moving average crosses above the slow one and sells when it crosses back below. " +
+    "Signals only on the bar of the cross.",
+  risk_level: "medium",
+  role: "universal",
+  timeframes: ["1d", "1h", "5m", "1m"],
+  parameters: [
+    { name: "fast_period", type: "integer", default: 10, min: 2, max: 200, description: "Bars in the fast moving average" },
+    { name: "slow_period", type: "integer", default: 30, min: 3, max: 500, description: "Bars in the slow moving average" },
+    { name: "ma_type", type: "enum", default: "sma", options: ["sma", "ema"], description: "Simple or exponential averages" },
+    allowShortParameter,
+  ],
+  risk: { preset: "default", overrides: {} },
+  check(values, prefix) {
+    const errors = requireBelow(values, "fast_period", "slow_period", prefix);
+    const warnings = warnShortPeriod(values, "fast_period", 5, prefix);
+    const ratio = (values.slow_period as number) / (values.fast_period as number);
+    if (errors.length === 0 && ratio < 1.5) {
+      warnings.push(
+        issue(
+          "PERIODS_TOO_CLOSE",
+          joinField(prefix, "slow_period"),
+          `slow_period is only ${ratio.toFixed(2)}x fast_period; the averages will cross back and forth often`,
+        ),
+      );
+    }
+    return { errors, warnings };
+  },
+  // The slow average is first defined on bar slow_period; a cross needs the bar before too.
+  warmup: (values) => (values.slow_period as number) + 1,
+  create: (values) => new MaCrossover(values),
+};
