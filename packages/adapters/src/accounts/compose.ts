@@ -1,0 +1,68 @@
+import type { AccountSource, OverviewDeps, PriceSource, SyncDeps } from "@tp/core/assets/index";
+import type { BrokerConnector, BrokersDeps } from "@tp/core/brokers/index";
+import type { DataSourcesDeps } from "@tp/core/data-sources/index";
+import type { MarketData } from "@tp/core/provider/index";
+import type { UserStore } from "@tp/core/users";
+import type { ServiceConfig } from "../config";
+import { AesGcmSecretBox } from "../crypto/aes-gcm-secret-box";
+import type { Db } from "../dynamo/db";
+import { DynamoBrokerStore } from "../stores/broker-store";
+import { DynamoDataSourceStore } from "../stores/data-source-store";
+import { DynamoPortfolioStore } from "../stores/portfolio-store";
+import { BrokerConnectionTester } from "./broker-connector";
+import { LongportAccountSource } from "./longport-account-source";
+import { MarketDataPrices } from "./market-data-prices";
+import { ConfiguredExchangeRates, parseRatesPerUsd } from "./reference-exchange-rates";
+
+/** What brokers, data sources and assets need from a runtime; each has a real default. */
+export interface BrokerAdapterOverrides {
+  /** Broker connection tests (default: LongPort SDK, TCP to Futu OpenD, config checks for paper). */
+  brokerConnector?: BrokerConnector;
+  /** Broker account reads for asset sync (default: LongPort TradeContext). */
+  accountSource?: AccountSource;
+  /** Live prices for overviews (default: the selected market-data provider's quotes). */
+  prices?: PriceSource;
+}
+
+export interface BrokerServices {
+  brokers: BrokersDeps;
+  dataSources: DataSourcesDeps;
+  assets: OverviewDeps & SyncDeps;
+}
+
+/** Wires the broker, data-source and asset use cases onto the table. No I/O happens here. */
+export function createBrokerServices(
+  config: ServiceConfig,
+  db: Db,
+  clock: { now: () => number; newId: () => string },
+  users: UserStore,
+  marketData: () => Promise<MarketData>,
+  overrides: BrokerAdapterOverrides = {},
+): BrokerServices {
+  const { now, newId } = clock;
+  const dataSourceStore = new DynamoDataSourceStore(db);
+  const userExists = async (userId: string) => (await users.get(userId)) !== undefined;
+  const brokers: BrokersDeps = {
+    brokers: new DynamoBrokerStore(db),
+    secrets: new AesGcmSecretBox(config.encryptionKey),
+    connector: overrides.brokerConnector ?? new BrokerConnectionTester(config.brokerTimeoutMs),
+    now,
+    newId,
+    userExists,
+    dataSourcesUsing: (brokerId) => dataSourceStore.idsUsingBroker(brokerId),
+  };
+  return {
+    brokers,
+    dataSources: { dataSources: dataSourceStore, brokers, now, newId },
+    assets: {
+      portfolio: new DynamoPortfolioStore(db),
+      brokers,
+      accounts: overrides.accountSource ?? new LongportAccountSource(config.brokerTimeoutMs),
+      rates: new ConfiguredExchangeRates(parseRatesPerUsd(config.fxRatesPerUsd)),
+      prices: overrides.prices ?? new MarketDataPrices(marketData),
+      now,
+      newId,
+      userExists,
+    },
+  };
+}

@@ -1,0 +1,355 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import {
+  AssetOverview,
+  AssetSync,
+  Assets,
+  Overview,
+  OverviewQuery,
+  Positions,
+  SimulatedAssetCreate,
+  SimulatedAssetResponse,
+  SimulatedAssetUpdate,
+  SimulatedPositionInput,
+  SimulatedPositionResponse,
+  SimulatedPositionUpdate,
+  SyncRequest,
+  SyncResponse,
+  UserAssetCreate,
+  UserAssetResponse,
+  UserAssetUpdate,
+  UserPositionCreate,
+  UserPositionResponse,
+  UserPositionUpdate,
+} from "@tp/core/assets/index";
+import type { Services } from "@tp/adapters/services";
+import { onError, notFoundHandler } from "../http/errors";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type Group } from "../http/group";
+
+const OwnerQuery = z.object({
+  user_id: z.string().trim().min(1).max(64).optional().describe("Administrators only: act on another user's portfolio"),
+});
+const PositionIdParam = z.object({ position_id: z.string().min(1).max(64) });
+
+export const AssetDeleteResult = z
+  .object({ success: z.boolean(), message: z.string(), id: z.string() })
+  .meta({ id: "AssetDeleteResult" });
+
+const tags = ["assets"];
+const errors = errorResponses({ auth: true, notFound: true });
+const conflict = { 409: json(z.any(), "ASSET_ALREADY_EXISTS") };
+
+/**
+ * The interface spells the account paths with a trailing slash (`/api/v1/assets/`); clients
+ * call both forms, and API Gateway routes both to `/api/v1/assets`. The routes are declared
+ * without the slash; the slashed form is dispatched to them here.
+ */
+function alsoWithTrailingSlash(app: Group, path: string) {
+  app.all(`${path}/`, async (c) => {
+    const url = new URL(c.req.url);
+    url.pathname = path;
+    const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
+    return app.fetch(
+      new Request(url, { method: c.req.method, headers: c.req.raw.headers, body: hasBody ? await c.req.raw.arrayBuffer() : undefined }),
+      c.env,
+    );
+  });
+}
+
+/** Real and simulated cash accounts and positions of the caller (or, for an administrator, of `user_id`), their overviews and sync. */
+export function assetsGroup(services: Services) {
+  const app = createGroup();
+  // The slashed paths re-enter this app, so it maps its own errors the one shared way.
+  app.onError(onError);
+  app.notFound(notFoundHandler);
+  app.use("/api/v1/assets", requireAuth(services));
+  app.use("/api/v1/assets/*", requireAuth(services));
+  alsoWithTrailingSlash(app, "/api/v1/assets");
+  alsoWithTrailingSlash(app, "/api/v1/assets/simulated");
+  const deps = services.assets;
+
+  // ---- the real cash account ----
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/assets",
+      tags,
+      summary: "The cash account",
+      security: bearer,
+      request: { query: OwnerQuery },
+      responses: { 200: json(UserAssetResponse, "The account"), ...errors },
+    }),
+    async (c) => c.json(Assets.toResponse(await Assets.get(deps, c.get("principal").user, "real", c.req.valid("query").user_id)), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/api/v1/assets",
+      tags,
+      summary: "Update the cash account",
+      security: bearer,
+      request: { query: OwnerQuery, ...jsonBody(UserAssetUpdate) },
+      responses: { 200: json(UserAssetResponse, "The updated account"), ...errors },
+    }),
+    async (c) => {
+      const asset = await Assets.update(deps, c.get("principal").user, c.req.valid("json"), c.req.valid("query").user_id);
+      return c.json(Assets.toResponse(asset), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/assets",
+      tags,
+      summary: "Create the cash account (one per user)",
+      security: bearer,
+      request: jsonBody(UserAssetCreate),
+      responses: { 201: json(UserAssetResponse, "The new account"), ...conflict, ...errors },
+    }),
+    async (c) => c.json(Assets.toResponse(await Assets.create(deps, c.get("principal").user, "real", c.req.valid("json"))), 201),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/v1/assets",
+      tags,
+      summary: "Delete the cash account (positions stay)",
+      security: bearer,
+      request: { query: OwnerQuery },
+      responses: { 200: json(AssetDeleteResult, "Deleted"), ...errors },
+    }),
+    async (c) => {
+      const asset = await Assets.delete(deps, c.get("principal").user, c.req.valid("query").user_id);
+      return c.json({ success: true, message: "Asset account deleted", id: asset.id }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/assets/overview",
+      tags,
+      summary: "Cash, positions at current prices, totals and unrealised P&L, per currency and in one base currency",
+      security: bearer,
+      request: { query: OverviewQuery },
+      responses: { 200: json(AssetOverview, "The valued portfolio"), ...errors },
+    }),
+    async (c) => c.json(await Overview.of(deps, c.get("principal").user, "real", c.req.valid("query")), 200),
+  );
+
+  // ---- the simulated cash account ----
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/assets/simulated",
+      tags,
+      summary: "The simulated cash account",
+      security: bearer,
+      request: { query: OwnerQuery },
+      responses: { 200: json(SimulatedAssetResponse, "The simulated account"), ...errors },
+    }),
+    async (c) => {
+      const asset = await Assets.get(deps, c.get("principal").user, "simulated", c.req.valid("query").user_id);
+      return c.json(Assets.toSimulatedResponse(asset), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/api/v1/assets/simulated",
+      tags,
+      summary: "Set the simulated cash and currency (creates the account when absent)",
+      security: bearer,
+      request: { query: OwnerQuery, ...jsonBody(SimulatedAssetUpdate) },
+      responses: { 200: json(SimulatedAssetResponse, "The simulated account"), ...errors },
+    }),
+    async (c) => {
+      const asset = await Assets.setSimulated(deps, c.get("principal").user, c.req.valid("json"), c.req.valid("query").user_id);
+      return c.json(Assets.toSimulatedResponse(asset), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/assets/simulated",
+      tags,
+      summary: "Create the simulated cash account (one per user)",
+      security: bearer,
+      request: jsonBody(SimulatedAssetCreate),
+      responses: { 201: json(SimulatedAssetResponse, "The new simulated account"), ...conflict, ...errors },
+    }),
+    async (c) => {
+      const asset = await Assets.create(deps, c.get("principal").user, "simulated", c.req.valid("json"));
+      return c.json(Assets.toSimulatedResponse(asset), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/assets/simulated/overview",
+      tags,
+      summary: "The simulated portfolio valued (same shape and query as /assets/overview)",
+      security: bearer,
+      request: { query: OverviewQuery },
+      responses: { 200: json(AssetOverview, "The valued simulated portfolio"), ...errors },
+    }),
+    async (c) => c.json(await Overview.of(deps, c.get("principal").user, "simulated", c.req.valid("query")), 200),
+  );
+
+  // ---- sync ----
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/assets/sync",
+      tags,
+      summary: "Replace the real cash and positions with what a broker account reports",
+      security: bearer,
+      request: jsonBody(SyncRequest),
+      responses: { 200: json(SyncResponse, "Outcome; `success: false` when the broker could not be read"), ...errors },
+    }),
+    async (c) => c.json(await AssetSync.fromBroker(deps, c.get("principal").user, c.req.valid("json")), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/assets/sync-to-simulated",
+      tags,
+      summary: "Copy the real cash account and positions into the simulated portfolio",
+      security: bearer,
+      request: { query: OwnerQuery },
+      responses: { 200: json(SyncResponse, "Outcome"), ...errors },
+    }),
+    async (c) => c.json(await AssetSync.toSimulated(deps, c.get("principal").user, c.req.valid("query").user_id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/assets/sync-from-provider",
+      tags,
+      summary: "Sync the caller's real assets from their LongPort account",
+      security: bearer,
+      responses: { 200: json(SyncResponse, "Outcome; `success: false` when LongPort could not be read"), ...errors },
+    }),
+    async (c) => c.json(await AssetSync.fromProvider(deps, c.get("principal").user), 200),
+  );
+
+  // ---- positions ----
+
+  for (const mode of ["real", "simulated"] as const) {
+    const base = mode === "real" ? "/api/v1/assets/positions" : "/api/v1/assets/simulated/positions";
+    const Response = mode === "real" ? UserPositionResponse : SimulatedPositionResponse;
+    const view = mode === "real" ? Positions.toResponse : Positions.toSimulatedResponse;
+    const label = mode === "real" ? "position" : "simulated position";
+
+    app.openapi(
+      createRoute({
+        method: "get",
+        path: base,
+        tags,
+        summary: `The ${label}s, oldest first`,
+        security: bearer,
+        request: { query: OwnerQuery },
+        responses: { 200: json(z.array(Response), `The ${label}s`), ...errors },
+      }),
+      async (c) => {
+        const positions = await Positions.list(deps, c.get("principal").user, mode, c.req.valid("query").user_id);
+        return c.json(positions.map(view), 200);
+      },
+    );
+
+    app.openapi(
+      createRoute({
+        method: "delete",
+        path: `${base}/{position_id}`,
+        tags,
+        summary: `Delete a ${label}`,
+        security: bearer,
+        request: { params: PositionIdParam },
+        responses: { 204: { description: "Deleted" }, ...errors },
+      }),
+      async (c) => {
+        await Positions.delete(deps, c.get("principal").user, mode, c.req.valid("param").position_id);
+        return c.body(null, 204);
+      },
+    );
+  }
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/assets/positions",
+      tags,
+      summary: "Add a position",
+      security: bearer,
+      request: jsonBody(UserPositionCreate),
+      responses: { 201: json(UserPositionResponse, "The new position"), ...errors },
+    }),
+    async (c) => c.json(Positions.toResponse(await Positions.create(deps, c.get("principal").user, c.req.valid("json"))), 201),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/api/v1/assets/positions/{position_id}",
+      tags,
+      summary: "Update a position",
+      security: bearer,
+      request: { params: PositionIdParam, ...jsonBody(UserPositionUpdate) },
+      responses: { 200: json(UserPositionResponse, "The updated position"), ...errors },
+    }),
+    async (c) => {
+      const position = await Positions.update(deps, c.get("principal").user, "real", c.req.valid("param").position_id, c.req.valid("json"));
+      return c.json(Positions.toResponse(position), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/assets/simulated/positions",
+      tags,
+      summary: "Add a simulated position",
+      security: bearer,
+      request: { query: OwnerQuery, ...jsonBody(SimulatedPositionInput) },
+      responses: { 201: json(SimulatedPositionResponse, "The new simulated position"), ...errors },
+    }),
+    async (c) => {
+      const position = await Positions.createSimulated(deps, c.get("principal").user, c.req.valid("json"), c.req.valid("query").user_id);
+      return c.json(Positions.toSimulatedResponse(position), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/api/v1/assets/simulated/positions/{position_id}",
+      tags,
+      summary: "Update a simulated position",
+      security: bearer,
+      request: { params: PositionIdParam, ...jsonBody(SimulatedPositionUpdate) },
+      responses: { 200: json(SimulatedPositionResponse, "The updated simulated position"), ...errors },
+    }),
+    async (c) => {
+      const position = await Positions.update(
+        deps,
+        c.get("principal").user,
+        "simulated",
+        c.req.valid("param").position_id,
+        c.req.valid("json"),
+      );
+      return c.json(Positions.toSimulatedResponse(position), 200);
+    },
+  );
+
+  return app;
+}

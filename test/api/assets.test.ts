@@ -1,0 +1,423 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { AccountSnapshot, AccountSource, PriceSource } from "../../packages/core/src/assets/index";
+import { Dec } from "../../packages/core/src/fees/money";
+import type { BrokerConfig, BrokerType } from "../../packages/core/src/brokers/index";
+import { createTestApi, type TestApi } from "../support/harness";
+
+/**
+ * A broker account standing in for LongPort (which this machine cannot reach): it answers what
+ * the test sets, and remembers the credentials it was asked with.
+ */
+class FakeBrokerAccount implements AccountSource {
+  snapshot_: AccountSnapshot = { currency: "USD", cash: "0", positions: [] };
+  lastConfig?: BrokerConfig;
+  supports(type: BrokerType) {
+    return type === "longport";
+  }
+  async snapshot(_type: BrokerType, config: BrokerConfig) {
+    this.lastConfig = config;
+    return this.snapshot_;
+  }
+}
+
+let api: TestApi;
+let admin: string;
+beforeAll(async () => {
+  // HKD at 8 per USD keeps the hand computations exact.
+  api = await createTestApi({ FX_RATES_PER_USD: "HKD=8" });
+  admin = await api.adminToken();
+});
+
+const position = (userId: string, overrides: Record<string, unknown> = {}) => ({
+  user_id: userId,
+  symbol: "AAPL.US",
+  symbol_name: "Apple",
+  asset_type: "stock",
+  quantity: 10,
+  available_quantity: "8",
+  cost_price: "150.25",
+  market: "US",
+  currency: "USD",
+  ...overrides,
+});
+
+describe("the real cash account", () => {
+  it("is created once per user, read, updated and deleted, with or without the trailing slash", async () => {
+    const user = await api.createUser();
+    expect((await api.json("GET", "/api/v1/assets/", 404, { token: user.token })).error_code).toBe("ASSET_NOT_FOUND");
+    const created = await api.json("POST", "/api/v1/assets/", 201, { token: user.token, body: { user_id: user.id, cash_assets: 100000.5 } });
+    expect(created).toMatchObject({ user_id: user.id, cash_assets: "100000.5", currency: "USD", total_assets: null });
+    expect((await api.json("POST", "/api/v1/assets", 409, { token: user.token, body: { user_id: user.id, cash_assets: 1 } })).error_code).toBe(
+      "ASSET_ALREADY_EXISTS",
+    );
+    expect(await api.json("GET", "/api/v1/assets", 200, { token: user.token })).toEqual(created);
+
+    const updated = await api.json("PUT", "/api/v1/assets/", 200, {
+      token: user.token,
+      body: { cash_assets: "-250.75", currency: "HKD", total_assets: "1000", today_pnl: -12.5 },
+    });
+    expect(updated).toMatchObject({ cash_assets: "-250.75", currency: "HKD", total_assets: "1000", today_pnl: "-12.5", position_assets: null });
+    const cleared = await api.json("PUT", "/api/v1/assets", 200, { token: user.token, body: { total_assets: null } });
+    expect(cleared.total_assets).toBeNull();
+
+    const deleted = await api.json("DELETE", "/api/v1/assets/", 200, { token: user.token });
+    expect(deleted).toEqual({ success: true, message: "Asset account deleted", id: created.id });
+    await api.json("GET", "/api/v1/assets/", 404, { token: user.token });
+    await api.json("DELETE", "/api/v1/assets/", 404, { token: user.token });
+  });
+
+  it("lets a user create only their own account; an administrator acts for others through user_id", async () => {
+    const alice = await api.createUser();
+    const bob = await api.createUser();
+    await api.json("POST", "/api/v1/assets/", 403, { token: alice.token, body: { user_id: bob.id, cash_assets: 1 } });
+    await api.json("POST", "/api/v1/assets/", 201, { token: admin, body: { user_id: bob.id, cash_assets: 7, currency: "CNY" } });
+    expect((await api.json("GET", "/api/v1/assets/", 200, { token: bob.token })).currency).toBe("CNY");
+    expect((await api.json("GET", `/api/v1/assets/?user_id=${bob.id}`, 200, { token: admin })).cash_assets).toBe("7");
+    await api.json("GET", `/api/v1/assets/?user_id=${bob.id}`, 403, { token: alice.token });
+  });
+
+  it("lists every problem of a bad update in one 422 and never answers 500 to garbage", async () => {
+    const user = await api.createUser();
+    await api.json("POST", "/api/v1/assets/", 201, { token: user.token, body: { user_id: user.id, cash_assets: 1 } });
+    const body = await api.json("PUT", "/api/v1/assets/", 422, {
+      token: user.token,
+      body: { cash_assets: "lots", currency: "EUR", today_pnl: "1e", total_assets: true },
+    });
+    expect(body.detail.map((issue: any) => issue.loc.join(".")).sort()).toEqual([
+      "body.cash_assets",
+      "body.currency",
+      "body.today_pnl",
+      "body.total_assets",
+    ]);
+    for (const [method, path] of [
+      ["POST", "/api/v1/assets/"],
+      ["PUT", "/api/v1/assets/"],
+      ["POST", "/api/v1/assets/simulated/"],
+      ["PUT", "/api/v1/assets/simulated"],
+      ["POST", "/api/v1/assets/positions"],
+      ["POST", "/api/v1/assets/simulated/positions"],
+      ["POST", "/api/v1/assets/sync"],
+    ]) {
+      for (const garbage of ["not json", "[]", "null", '"text"', '{"cash_assets": {}, "quantity": "NaN", "symbol": 5, "user_id": 7}']) {
+        const response = await api.request(method, path, { token: user.token, body: garbage });
+        expect(response.status, `${method} ${path} ${garbage}`).toBe(422);
+      }
+    }
+  });
+});
+
+describe("positions", () => {
+  it("creates, lists, updates and deletes a position with decimal strings and option fields", async () => {
+    const user = await api.createUser();
+    const created = await api.json("POST", "/api/v1/assets/positions", 201, { token: user.token, body: position(user.id) });
+    expect(created).toMatchObject({
+      user_id: user.id,
+      symbol: "AAPL.US",
+      quantity: "10",
+      available_quantity: "8",
+      cost_price: "150.25",
+      current_price: null,
+      contract_multiplier: "1",
+      option_type: null,
+      strike_price: null,
+      expiry_date: null,
+    });
+    const option = await api.json("POST", "/api/v1/assets/positions", 201, {
+      token: user.token,
+      body: position(user.id, {
+        symbol: "AAPL260417C110000.US",
+        symbol_name: "AAPL 260417 110.0 Call",
+        asset_type: "option",
+        quantity: 2,
+        available_quantity: 2,
+        cost_price: 5.1,
+        current_price: "6.35",
+        option_type: "call",
+        strike_price: 110,
+        expiry_date: "2026-04-17",
+      }),
+    });
+    expect(option).toMatchObject({ contract_multiplier: "100", option_type: "call", strike_price: "110", expiry_date: "2026-04-17", current_price: "6.35" });
+
+    const listed = await api.json("GET", "/api/v1/assets/positions", 200, { token: user.token });
+    expect(listed.map((p: any) => p.symbol)).toEqual(["AAPL.US", "AAPL260417C110000.US"]);
+
+    const updated = await api.json("PUT", `/api/v1/assets/positions/${created.id}`, 200, {
+      token: user.token,
+      body: { quantity: "12", available_quantity: 12, current_price: 181.2 },
+    });
+    expect(updated).toMatchObject({ quantity: "12", available_quantity: "12", current_price: "181.2", cost_price: "150.25", created_at: created.created_at });
+
+    const response = await api.request("DELETE", `/api/v1/assets/positions/${created.id}`, { token: user.token });
+    expect(response.status).toBe(204);
+    expect(await response.text()).toBe("");
+    expect((await api.json("GET", "/api/v1/assets/positions", 200, { token: user.token })).map((p: any) => p.id)).toEqual([option.id]);
+  });
+
+  it("normalises a bare ticker and an HK code with leading zeros", async () => {
+    const user = await api.createUser();
+    const hk = await api.json("POST", "/api/v1/assets/positions", 201, {
+      token: user.token,
+      body: position(user.id, { symbol: "00700", symbol_name: "Tencent", market: "HK", currency: "HKD", quantity: 100, available_quantity: 100 }),
+    });
+    expect(hk.symbol).toBe("700.HK");
+  });
+
+  it("answers 404 POSITION_NOT_FOUND for an unknown id and for a real id under the simulated path", async () => {
+    const user = await api.createUser();
+    const real = await api.json("POST", "/api/v1/assets/positions", 201, { token: user.token, body: position(user.id) });
+    for (const [method, path, body] of [
+      ["PUT", "/api/v1/assets/positions/unknown", { quantity: 1 }],
+      ["DELETE", "/api/v1/assets/positions/unknown", undefined],
+      ["PUT", `/api/v1/assets/simulated/positions/${real.id}`, { quantity: 1 }],
+      ["DELETE", `/api/v1/assets/simulated/positions/${real.id}`, undefined],
+    ] as const) {
+      expect((await api.json(method, path, 404, { token: user.token, body })).error_code, `${method} ${path}`).toBe("POSITION_NOT_FOUND");
+    }
+  });
+
+  it("answers 403 to another user on every position and account endpoint", async () => {
+    const owner = await api.createUser();
+    const other = await api.createUser();
+    const real = await api.json("POST", "/api/v1/assets/positions", 201, { token: owner.token, body: position(owner.id) });
+    const simulated = await api.json("POST", "/api/v1/assets/simulated/positions", 201, {
+      token: owner.token,
+      body: { symbol: "MSFT.US", symbol_name: "Microsoft", quantity: 1, cost_price: 400, market: "US", currency: "USD" },
+    });
+    for (const [method, path, body] of [
+      ["PUT", `/api/v1/assets/positions/${real.id}`, { quantity: 1 }],
+      ["DELETE", `/api/v1/assets/positions/${real.id}`, undefined],
+      ["PUT", `/api/v1/assets/simulated/positions/${simulated.id}`, { quantity: 1 }],
+      ["DELETE", `/api/v1/assets/simulated/positions/${simulated.id}`, undefined],
+      ["POST", "/api/v1/assets/positions", position(owner.id)],
+      ["GET", `/api/v1/assets/positions?user_id=${owner.id}`, undefined],
+      ["GET", `/api/v1/assets/simulated/positions?user_id=${owner.id}`, undefined],
+      ["GET", `/api/v1/assets/overview?user_id=${owner.id}`, undefined],
+      ["POST", "/api/v1/assets/sync", { user_id: owner.id }],
+      ["POST", `/api/v1/assets/sync-to-simulated?user_id=${owner.id}`, undefined],
+    ] as const) {
+      expect((await api.json(method, path, 403, { token: other.token, body })).error_code, `${method} ${path}`).toBe("ACCESS_DENIED");
+    }
+    // The administrator may.
+    await api.json("PUT", `/api/v1/assets/positions/${real.id}`, 200, { token: admin, body: { symbol_name: "Apple Inc." } });
+  });
+
+  it("lists every problem of a bad position in one 422, including the cross-field rules", async () => {
+    const user = await api.createUser();
+    const body = await api.json("POST", "/api/v1/assets/positions", 422, {
+      token: user.token,
+      body: position(user.id, {
+        symbol: "700.HK",
+        quantity: 5,
+        available_quantity: 6,
+        cost_price: -1,
+        currency: "EUR",
+        option_type: "call",
+        expiry_date: "2026-02-30",
+      }),
+    });
+    expect(body.detail.map((issue: any) => issue.loc.join(".")).sort()).toEqual([
+      "body.available_quantity",
+      "body.cost_price",
+      "body.currency",
+      "body.expiry_date", // not a real date
+      "body.expiry_date", // and a stock has none
+      "body.option_type",
+      "body.symbol", // 700.HK is not a US symbol
+    ]);
+    const missing = await api.json("POST", "/api/v1/assets/simulated/positions", 422, { token: user.token, body: {} });
+    expect(missing.detail.map((issue: any) => issue.loc.join(".")).sort()).toEqual([
+      "body.cost_price",
+      "body.currency",
+      "body.market",
+      "body.quantity",
+      "body.symbol",
+      "body.symbol_name",
+    ]);
+    const created = await api.json("POST", "/api/v1/assets/positions", 201, { token: user.token, body: position(user.id) });
+    const update = await api.json("PUT", `/api/v1/assets/positions/${created.id}`, 422, { token: user.token, body: { quantity: 3, strike_price: 5 } });
+    expect(update.detail.map((issue: any) => issue.loc.join(".")).sort()).toEqual(["body.available_quantity", "body.strike_price"]);
+  });
+});
+
+describe("overviews", () => {
+  it("values the simulated portfolio per currency and in the base currency after a position is edited", async () => {
+    // Quotes stand in for the market for one symbol; the others use their stored price or cost.
+    const quotes: PriceSource = { lastPrices: async (symbols): Promise<Record<string, string>> => (symbols.includes("700.HK") ? { "700.HK": "320" } : {}) };
+    const priced = await createTestApi({ FX_RATES_PER_USD: "HKD=8" }, { brokerAdapters: { prices: quotes } });
+    const user = await priced.createUser();
+    await priced.json("PUT", "/api/v1/assets/simulated/", 200, { token: user.token, body: { cash_assets: "10000", currency: "USD" } });
+    const apple = await priced.json("POST", "/api/v1/assets/simulated/positions", 201, {
+      token: user.token,
+      body: { symbol: "AAPL.US", symbol_name: "Apple", quantity: 10, cost_price: "150", current_price: "180", market: "US", currency: "USD" },
+    });
+    expect(apple).not.toHaveProperty("available_quantity");
+    await priced.json("POST", "/api/v1/assets/simulated/positions", 201, {
+      token: user.token,
+      body: { symbol: "700.HK", symbol_name: "Tencent", quantity: 100, cost_price: 300, current_price: 310, market: "HK", currency: "HKD" },
+    });
+    await priced.json("POST", "/api/v1/assets/simulated/positions", 201, {
+      token: user.token,
+      body: { symbol: "AAPL260417C110000.US", symbol_name: "AAPL call", quantity: 2, cost_price: 5, market: "US", currency: "USD", option_type: "call" },
+    });
+    // The edit under test: Apple's price moves from 180 to 200.
+    await priced.json("PUT", `/api/v1/assets/simulated/positions/${apple.id}`, 200, { token: user.token, body: { current_price: 200 } });
+
+    const overview = await priced.json("GET", "/api/v1/assets/simulated/overview", 200, { token: user.token });
+    // USD: cash 10,000; Apple 10 × 200 (stored) = 2,000 (cost 1,500); the call 2 × 100 × 5 = 1,000 at cost (no price).
+    // HKD: Tencent 100 × 320 (quoted) = 32,000 (cost 30,000), i.e. 4,000 (cost 3,750) at 8 HKD per USD.
+    expect(overview).toMatchObject({
+      user_id: user.id,
+      mode: "simulated",
+      base_currency: "USD",
+      has_account: true,
+      cash: "10000.00",
+      positions_value: "7000.00", // 2,000 + 1,000 + 4,000
+      cost_value: "6250.00", // 1,500 + 1,000 + 3,750
+      total_assets: "17000.00",
+      unrealized_pnl: "750.00", // 500 + 0 + 250
+      unrealized_pnl_ratio: "0.1200", // 750 / 6,250
+      position_count: 3,
+    });
+    expect(overview.by_currency).toEqual([
+      { currency: "USD", cash: "10000.00", positions_value: "3000.00", cost_value: "2500.00", unrealized_pnl: "500.00", total_assets: "13000.00", fx_rate: "1" },
+      { currency: "HKD", cash: "0.00", positions_value: "32000.00", cost_value: "30000.00", unrealized_pnl: "2000.00", total_assets: "32000.00", fx_rate: "0.125" },
+    ]);
+    const bySymbol = Object.fromEntries(overview.positions.map((p: any) => [p.symbol, p]));
+    expect(bySymbol["AAPL.US"]).toMatchObject({ price: "200", price_source: "stored", market_value: "2000.00", unrealized_pnl: "500.00", unrealized_pnl_ratio: "0.3333" });
+    expect(bySymbol["700.HK"]).toMatchObject({ price: "320", price_source: "quote", market_value: "32000.00" });
+    expect(bySymbol["AAPL260417C110000.US"]).toMatchObject({ contract_multiplier: "100", price_source: "cost", market_value: "1000.00" });
+
+    const inHkd = await priced.json("GET", "/api/v1/assets/simulated/overview?currency=HKD&include_positions=false", 200, { token: user.token });
+    expect(inHkd).toMatchObject({ base_currency: "HKD", cash: "80000.00", positions_value: "56000.00", total_assets: "136000.00" });
+    expect(inHkd).not.toHaveProperty("positions");
+  });
+
+  it("prices positions at the selected market's quotes by default, and symbols it does not know at their stored price", async () => {
+    const frozen = Date.now(); // the simulated market moves with the clock; tokens still check real time
+    const market = await createTestApi({}, { now: () => frozen });
+    const user = await market.createUser();
+    for (const [symbol, currency, marketName] of [["AAPL.US", "USD", "US"], ["ZZZZ.US", "USD", "US"]]) {
+      await market.json("POST", "/api/v1/assets/positions", 201, {
+        token: user.token,
+        body: position(user.id, { symbol, currency, market: marketName, quantity: 3, available_quantity: 3, cost_price: 100, current_price: 101 }),
+      });
+    }
+    const [quote] = await (await market.services.marketData()).quote(["AAPL.US"]);
+    const overview = await market.json("GET", "/api/v1/assets/overview", 200, { token: user.token });
+    const bySymbol = Object.fromEntries(overview.positions.map((p: any) => [p.symbol, p]));
+    expect(bySymbol["AAPL.US"]).toMatchObject({ price: new Dec(quote.last_done).toFixed(), price_source: "quote" });
+    expect(bySymbol["AAPL.US"].market_value).toBe(new Dec(quote.last_done).times(3).toFixed(2));
+    expect(bySymbol["ZZZZ.US"]).toMatchObject({ price: "101", price_source: "stored", market_value: "303.00" });
+  });
+
+  it("answers an empty overview for a user with nothing, and 422 for a bad query", async () => {
+    const user = await api.createUser();
+    const overview = await api.json("GET", "/api/v1/assets/overview", 200, { token: user.token });
+    expect(overview).toMatchObject({ has_account: false, cash: "0.00", total_assets: "0.00", position_count: 0, by_currency: [], positions: [] });
+    const bad = await api.json("GET", "/api/v1/assets/overview?currency=EUR&include_positions=maybe", 422, { token: user.token });
+    expect(bad.detail.map((issue: any) => issue.loc.join(".")).sort()).toEqual(["query.currency", "query.include_positions"]);
+  });
+});
+
+describe("sync", () => {
+  it("copies the real account and positions into the simulated portfolio, replacing what it held", async () => {
+    const user = await api.createUser();
+    await api.json("POST", "/api/v1/assets/", 201, { token: user.token, body: { user_id: user.id, cash_assets: "5000", currency: "HKD" } });
+    await api.json("POST", "/api/v1/assets/positions", 201, { token: user.token, body: position(user.id, { current_price: "170" }) });
+    await api.json("POST", "/api/v1/assets/positions", 201, {
+      token: user.token,
+      body: position(user.id, { symbol: "700.HK", symbol_name: "Tencent", market: "HK", currency: "HKD", quantity: 200, available_quantity: 100, cost_price: 310 }),
+    });
+    const stale = await api.json("POST", "/api/v1/assets/simulated/positions", 201, {
+      token: user.token,
+      body: { symbol: "TSLA.US", symbol_name: "Tesla", quantity: 1, cost_price: 200, market: "US", currency: "USD" },
+    });
+
+    const result = await api.json("POST", "/api/v1/assets/sync-to-simulated", 200, { token: user.token });
+    expect(result).toMatchObject({ success: true, synced_positions: 2, synced_assets: { cash_assets: "5000", currency: "HKD", user_id: user.id } });
+    expect(await api.json("GET", "/api/v1/assets/simulated/", 200, { token: user.token })).toMatchObject({ cash_assets: "5000", currency: "HKD" });
+    const copied = await api.json("GET", "/api/v1/assets/simulated/positions", 200, { token: user.token });
+    // Copied together, so listed by symbol.
+    expect(copied.map((p: any) => [p.symbol, p.quantity, p.cost_price, p.current_price])).toEqual([
+      ["700.HK", "200", "310", null],
+      ["AAPL.US", "10", "150.25", "170"],
+    ]);
+    expect(copied.map((p: any) => p.id)).not.toContain(stale.id);
+
+    // Copying again keeps the simulated positions' identities.
+    await api.json("POST", "/api/v1/assets/sync-to-simulated", 200, { token: user.token });
+    expect((await api.json("GET", "/api/v1/assets/simulated/positions", 200, { token: user.token })).map((p: any) => p.id)).toEqual(
+      copied.map((p: any) => p.id),
+    );
+  });
+
+  it("answers 404 ASSET_NOT_FOUND when there is no real account to copy", async () => {
+    const user = await api.createUser();
+    expect((await api.json("POST", "/api/v1/assets/sync-to-simulated", 404, { token: user.token })).error_code).toBe("ASSET_NOT_FOUND");
+  });
+
+  it("reports success false when the broker cannot be reached or none can report an account", async () => {
+    const user = await api.createUser();
+    const none = await api.json("POST", "/api/v1/assets/sync-from-provider", 200, { token: user.token });
+    expect(none).toMatchObject({ success: false, synced_assets: null, synced_positions: null });
+    const paper = await api.json("POST", "/api/v1/brokers", 201, {
+      token: user.token,
+      body: { name: "Paper", code: "P", type: "paper", user_id: user.id, config: {} },
+    });
+    const unsupported = await api.json("POST", "/api/v1/assets/sync", 200, { token: user.token, body: { user_id: user.id, broker_id: paper.id } });
+    expect(unsupported).toMatchObject({ success: false, message: expect.stringContaining("type paper") });
+    await api.json("POST", "/api/v1/brokers", 201, {
+      token: user.token,
+      body: { name: "LP", code: "LP", type: "longport", user_id: user.id, config: { app_key: "k-0123456789", app_secret: "s-0123456789", access_token: "t-0123456789" } },
+    });
+    const offline = await api.json("POST", "/api/v1/assets/sync-from-provider", 200, { token: user.token });
+    expect(offline).toMatchObject({ success: false, message: expect.stringContaining("Could not read the account of broker 'LP': LongPort") });
+    await api.json("GET", "/api/v1/assets/", 404, { token: user.token });
+  });
+
+  it("replaces the real cash and positions with the broker account's, keeping matched positions' ids", async () => {
+    const account = new FakeBrokerAccount();
+    const local = await createTestApi({}, { brokerAdapters: { accountSource: account } });
+    const user = await local.createUser();
+    const broker = await local.json("POST", "/api/v1/brokers", 201, {
+      token: user.token,
+      body: { name: "LP", code: "LP", type: "longport", user_id: user.id, config: { app_key: "k-0123456789", app_secret: "s-0123456789", access_token: "t-0123456789" } },
+    });
+    const kept = await local.json("POST", "/api/v1/assets/positions", 201, { token: user.token, body: position(user.id, { current_price: 175 }) });
+    const sold = await local.json("POST", "/api/v1/assets/positions", 201, {
+      token: user.token,
+      body: position(user.id, { symbol: "NVDA.US", symbol_name: "Nvidia" }),
+    });
+    account.snapshot_ = {
+      currency: "USD",
+      cash: "1234.5",
+      net_assets: "5000",
+      positions: [
+        { symbol: "AAPL.US", symbol_name: "Apple", quantity: "20", available_quantity: "20", cost_price: "160", currency: "USD", market: "US" },
+        { symbol: "AAPL260417P100000.US", symbol_name: "AAPL put", quantity: "1", available_quantity: "1", cost_price: "2.5", currency: "USD", market: "US" },
+        { symbol: "00005.HK", symbol_name: "HSBC", quantity: "400", available_quantity: "0", cost_price: "65.2", currency: "HKD", market: "HK" },
+        { symbol: "BTCUSD.CRYPTO", symbol_name: "Bitcoin", quantity: "1", available_quantity: "1", cost_price: "1", currency: "USD" },
+      ],
+    };
+    const result = await local.json("POST", "/api/v1/assets/sync", 200, { token: user.token, body: { user_id: user.id } });
+    expect(result).toMatchObject({
+      success: true,
+      synced_positions: 3,
+      message: expect.stringContaining("skipped 1 holding(s)"),
+      synced_assets: { cash_assets: "1234.5", total_assets: "5000", position_assets: "3765.5", currency: "USD" },
+    });
+    expect(account.lastConfig?.app_secret).toBe("s-0123456789");
+    const positions = await local.json("GET", "/api/v1/assets/positions", 200, { token: user.token });
+    const bySymbol = Object.fromEntries(positions.map((p: any) => [p.symbol, p]));
+    expect(Object.keys(bySymbol).sort()).toEqual(["5.HK", "AAPL.US", "AAPL260417P100000.US"]);
+    expect(bySymbol["AAPL.US"]).toMatchObject({ id: kept.id, quantity: "20", cost_price: "160", current_price: "175" });
+    expect(bySymbol["AAPL260417P100000.US"]).toMatchObject({ asset_type: "option", option_type: "put", strike_price: "100", expiry_date: "2026-04-17", contract_multiplier: "100" });
+    expect(bySymbol["5.HK"]).toMatchObject({ market: "HK", currency: "HKD", available_quantity: "0" });
+    expect(positions.map((p: any) => p.id)).not.toContain(sold.id);
+
+    const other = await local.createUser();
+    const refused = await local.json("POST", "/api/v1/assets/sync", 422, { token: await local.adminToken(), body: { user_id: other.id, broker_id: broker.id } });
+    expect(refused.detail.map((issue: any) => issue.loc.join("."))).toEqual(["body.broker_id"]);
+  });
+});
