@@ -39,6 +39,8 @@ export interface QueryOptions {
   limit?: number;
   cursor?: string;
   ascending?: boolean;
+  /** Only these attributes (the result is a partial entity). */
+  projection?: string[];
 }
 
 export interface QueryPage<T> {
@@ -248,6 +250,11 @@ export class Repository<T extends object> {
       input.ExpressionAttributeNames!["#sk"] = keyNames.sk;
       input.ExpressionAttributeValues![":from"] = options.between[0];
       input.ExpressionAttributeValues![":to"] = options.between[1];
+    }
+    if (options.projection) {
+      const names = [...options.projection, Table.ttlAttribute];
+      names.forEach((name, index) => (input.ExpressionAttributeNames![`#p${index}`] = name));
+      input.ProjectionExpression = names.map((_, index) => `#p${index}`).join(", ");
     }
     const result = await this.db.client.send(new QueryCommand(input));
     const items = (result.Items ?? []).filter((stored) => !this.isExpired(stored)).map((stored) => this.fromItem(stored));

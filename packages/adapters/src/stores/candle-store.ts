@@ -1,0 +1,146 @@
+import { CandleBatches, type BucketSummary, type CandleBatch, type CandleStore, type StoredPeriod } from "@tp/core/candles/index";
+import { Buckets } from "@tp/core/candles/buckets";
+import { DomainError } from "@tp/core/errors";
+import { TradeSessionByCode, type TradeSession } from "@tp/core/market/trade-session";
+import type { Db } from "../dynamo/db";
+import { Keys } from "../dynamo/keys";
+import { Repository } from "../dynamo/repository";
+
+interface CandleBucket {
+  code: string;
+  period: StoredPeriod;
+  bucket: string;
+  count: number;
+  sessions: Partial<Record<TradeSession, number>>;
+  /** CandleBatches.pack of the bucket's candles. */
+  data: Uint8Array;
+  /** Optimistic concurrency: every rewrite requires the version it read. */
+  version: number;
+}
+
+interface StockCode {
+  code: string;
+}
+
+const WRITE_CONCURRENCY = 16;
+const MAX_ATTEMPTS = 5;
+const staleBucket = () => new DomainError(409, "CONCURRENT_CANDLE_WRITE", "Candle bucket changed while writing");
+
+function sessionCounts(batch: CandleBatch): Partial<Record<TradeSession, number>> {
+  const counts: Partial<Record<TradeSession, number>> = {};
+  for (let index = 0; index < batch.length; index++) {
+    const name = TradeSessionByCode[batch.session[index]!]!;
+    counts[name] = (counts[name] ?? 0) + 1;
+  }
+  return counts;
+}
+
+async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+}
+
+/**
+ * Candles packed into one binary item per symbol, period and bucket, with counts kept
+ * alongside so totals need no decoding. Rewrites are conditioned on the version read, and
+ * retried, so concurrent writers never lose each other's candles.
+ */
+export class DynamoCandleStore implements CandleStore {
+  private readonly buckets: Repository<CandleBucket>;
+  private readonly codeItems: Repository<StockCode>;
+  private readonly knownCodes = new Set<string>();
+
+  constructor(db: Db) {
+    this.buckets = new Repository<CandleBucket>(db, {
+      type: "CandleBucket",
+      key: (item) => Keys.candleBucket(item.code, item.period, item.bucket),
+    });
+    this.codeItems = new Repository<StockCode>(db, { type: "StockCode", key: (item) => Keys.stockCode(item.code) });
+  }
+
+  async summaries(code: string, period: StoredPeriod, range?: [string, string]): Promise<BucketSummary[]> {
+    const items = await this.buckets.queryAll(Keys.candlePartition(code, period), {
+      between: range,
+      projection: ["bucket", "count", "sessions"],
+    });
+    return items.map((item) => ({ bucket: item.bucket, count: item.count, sessions: item.sessions }));
+  }
+
+  async load(code: string, period: StoredPeriod, buckets: string[]): Promise<Map<string, CandleBatch>> {
+    const items = await this.buckets.getMany(buckets.map((bucket) => Keys.candleBucket(code, period, bucket)));
+    return new Map(items.map((item) => [item.bucket, CandleBatches.unpack(item.data)]));
+  }
+
+  async upsert(code: string, period: StoredPeriod, batch: CandleBatch) {
+    if (batch.length === 0) return { added: 0, overwritten: 0 };
+    await this.registerCode(code);
+    const groups = new Map<string, [number, number]>();
+    for (let index = 0; index < batch.length; index++) {
+      const bucket = Buckets.of(period, batch.timestamp[index]!);
+      const range = groups.get(bucket);
+      if (range) range[1] = index + 1;
+      else groups.set(bucket, [index, index + 1]);
+    }
+    const existing = await this.buckets.getMany([...groups.keys()].map((bucket) => Keys.candleBucket(code, period, bucket)));
+    const stored = new Map(existing.map((item) => [item.bucket, item]));
+    let added = 0;
+    let overwritten = 0;
+    await inParallel([...groups], WRITE_CONCURRENCY, async ([bucket, [start, end]]) => {
+      const incoming = CandleBatches.slice(batch, start, end);
+      let current = stored.get(bucket);
+      for (let attempt = 1; ; attempt++) {
+        const merged = current
+          ? CandleBatches.merge(CandleBatches.unpack(current.data), incoming)
+          : { batch: incoming, added: incoming.length, overwritten: 0 };
+        try {
+          await this.write(code, period, bucket, merged.batch, current);
+          added += merged.added;
+          overwritten += merged.overwritten;
+          return;
+        } catch (error) {
+          if (!(error instanceof DomainError) || error.code !== "CONCURRENT_CANDLE_WRITE" || attempt >= MAX_ATTEMPTS) throw error;
+          current = await this.buckets.get(Keys.candleBucket(code, period, bucket));
+        }
+      }
+    });
+    return { added, overwritten };
+  }
+
+  async replace(code: string, period: StoredPeriod, bucket: string, batch: CandleBatch) {
+    if (batch.length === 0) {
+      await this.buckets.delete(Keys.candleBucket(code, period, bucket));
+      return;
+    }
+    const current = await this.buckets.get(Keys.candleBucket(code, period, bucket));
+    await this.write(code, period, bucket, batch, current);
+  }
+
+  async codes(): Promise<string[]> {
+    const items = await this.codeItems.queryAll(Keys.stockCodesPartition);
+    return items.map((item) => item.code);
+  }
+
+  private async write(code: string, period: StoredPeriod, bucket: string, batch: CandleBatch, current?: CandleBucket) {
+    const item: CandleBucket = {
+      code,
+      period,
+      bucket,
+      count: batch.length,
+      sessions: sessionCounts(batch),
+      data: CandleBatches.pack(batch),
+      version: (current?.version ?? 0) + 1,
+    };
+    if (current) await this.buckets.replaceIf(item, "version", current.version, staleBucket);
+    else await this.buckets.put(item, { ifAbsent: true, conflict: staleBucket });
+  }
+
+  private async registerCode(code: string) {
+    if (this.knownCodes.has(code)) return;
+    await this.codeItems.put({ code });
+    this.knownCodes.add(code);
+  }
+}

@@ -1,0 +1,58 @@
+import { Duration } from "aws-cdk-lib";
+import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import * as sqs from "aws-cdk-lib/aws-sqs";
+import { Queue, use, type StackContext } from "sst/constructs";
+import { QueueNames, type QueueName } from "../packages/core/src/jobs";
+import { IMPORT_MAX_RECEIVES } from "../packages/core/src/imports/index";
+import { Storage } from "./Storage";
+
+const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
+const envName = (name: QueueName) => `QUEUE_URL_${name.toUpperCase().replace(/-/g, "_")}`;
+
+/** The worker function of each queue (packages/functions/src/queue/<name>.ts). */
+const WORKER_TIMEOUT_SECONDS = 300;
+
+/**
+ * One SQS queue per job kind, each with a dead-letter queue after the worker's retry budget,
+ * a CloudWatch alarm when anything lands there, and a worker reporting partial batch failures.
+ */
+export function Queues({ stack }: StackContext) {
+  const { table, secrets } = use(Storage);
+  const queues: Partial<Record<QueueName, Queue>> = {};
+  const environment: Record<string, string> = {};
+  for (const name of QueueNames) {
+    const deadLetter = new sqs.Queue(stack, `${pascal(name)}DeadLetter`, { retentionPeriod: Duration.days(14) });
+    const queue = new Queue(stack, pascal(name), {
+      cdk: {
+        queue: {
+          // SQS advises a visibility timeout of six times the consumer's timeout.
+          visibilityTimeout: Duration.seconds(WORKER_TIMEOUT_SECONDS * 6),
+          deadLetterQueue: { queue: deadLetter, maxReceiveCount: IMPORT_MAX_RECEIVES },
+        },
+      },
+    });
+    queues[name] = queue;
+    environment[envName(name)] = queue.queueUrl;
+    new Alarm(stack, `${pascal(name)}DeadLetterAlarm`, {
+      alarmDescription: `Messages of ${name} failed ${IMPORT_MAX_RECEIVES} times and were dead-lettered`,
+      metric: deadLetter.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+  for (const name of QueueNames) {
+    queues[name]!.addConsumer(stack, {
+      function: {
+        handler: `packages/functions/src/queue/${name}.handler`,
+        timeout: WORKER_TIMEOUT_SECONDS,
+        environment: { TABLE_NAME: table.tableName, ...secrets.environment, ...environment },
+        permissions: [table, ...Object.values(queues)],
+      },
+      cdk: { eventSource: { batchSize: 1, reportBatchItemFailures: true } },
+    });
+    secrets.grantRead(queues[name]!.consumerFunction!);
+  }
+  return { queues: Object.values(queues), queueEnvironment: environment };
+}
