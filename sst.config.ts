@@ -1,5 +1,6 @@
 import type { SSTConfig } from "sst";
 import { Api } from "./stacks/Api";
+import { Queues } from "./stacks/Queues";
 import { Realtime } from "./stacks/Realtime";
 import { Storage } from "./stacks/Storage";
 
@@ -18,6 +19,6 @@ export default {
       environment: { STAGE: app.stage, POWERTOOLS_SERVICE_NAME: "trading-platform" },
     });
     if (app.stage !== "prod") app.setDefaultRemovalPolicy("destroy");
-    app.stack(Storage).stack(Realtime).stack(Api);
+    app.stack(Storage).stack(Queues).stack(Realtime).stack(Api);
   },
 } satisfies SSTConfig;

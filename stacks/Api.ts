@@ -1,5 +1,6 @@
 import { Api as HttpApi, Function, use, type ApiRouteProps, type StackContext } from "sst/constructs";
 import { groupRoutes } from "../packages/api/src/routes";
+import { Queues } from "./Queues";
 import { Realtime } from "./Realtime";
 import { Storage } from "./Storage";
 
@@ -7,21 +8,23 @@ const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: stri
 
 /** The HTTP API: one function per endpoint group, each with the table and the token secret. */
 export function Api({ stack }: StackContext) {
-  const { table, jwtSecret } = use(Storage);
+  const { table, secrets } = use(Storage);
   const { managementEndpoint, manageConnections } = use(Realtime);
+  const { queues, queueEnvironment } = use(Queues);
   const routes: Record<string, ApiRouteProps<never>> = {};
   for (const [group, groupRouteKeys] of Object.entries(groupRoutes)) {
     const fn = new Function(stack, `Http${pascal(group)}`, {
       handler: `packages/functions/src/http/${group}.handler`,
       environment: {
         TABLE_NAME: table.tableName,
-        JWT_SECRET_ARN: jwtSecret.secretArn,
+        ...secrets.environment,
         WS_MANAGEMENT_ENDPOINT: managementEndpoint,
         CORS_ORIGINS: process.env.CORS_ORIGINS ?? "*",
+        ...queueEnvironment,
       },
-      permissions: [table, manageConnections],
+      permissions: [table, manageConnections, ...queues],
     });
-    jwtSecret.grantRead(fn);
+    secrets.grantRead(fn);
     for (const route of groupRouteKeys) routes[route] = { function: fn };
   }
   const api = new HttpApi(stack, "Api", {

@@ -11,12 +11,12 @@ import { Storage } from "./Storage";
  * /ws/trading/{id}, /ws/sessions/{id}/channels) into the `path` query parameter $connect reads.
  */
 export function Realtime({ stack }: StackContext) {
-  const { table, jwtSecret } = use(Storage);
+  const { table, secrets } = use(Storage);
   const handler = "packages/functions/src/ws/socket";
   const api = new WebSocketApi(stack, "Realtime", {
     defaults: {
       function: {
-        environment: { TABLE_NAME: table.tableName, JWT_SECRET_ARN: jwtSecret.secretArn },
+        environment: { TABLE_NAME: table.tableName, ...secrets.environment },
         permissions: [table],
       },
     },
@@ -35,7 +35,7 @@ export function Realtime({ stack }: StackContext) {
   for (const route of ["$connect", "$disconnect", "$default"]) {
     const fn = api.getFunction(route)!;
     fn.addEnvironment("WS_MANAGEMENT_ENDPOINT", managementEndpoint);
-    jwtSecret.grantRead(fn);
+    secrets.grantRead(fn);
   }
   api.attachPermissions([manageConnections]);
 

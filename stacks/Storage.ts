@@ -1,8 +1,9 @@
+import type { IGrantable } from "aws-cdk-lib/aws-iam";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Table, type StackContext } from "sst/constructs";
 import { Table as Layout } from "../packages/adapters/src/dynamo/table";
 
-/** The single table (generic keys, the GSIs from the shared layout, TTL, PITR) and the token-signing secret. */
+/** The single table (generic keys, the GSIs from the shared layout, TTL, PITR), the token-signing secret and the credential key. */
 export function Storage({ stack, app }: StackContext) {
   const indexes = Object.values(Layout.indexes);
   const fields: Record<string, "string"> = { [Layout.partitionKey]: "string", [Layout.sortKey]: "string" };
@@ -24,7 +25,20 @@ export function Storage({ stack, app }: StackContext) {
     description: `Signs access tokens (${app.stage})`,
     generateSecretString: { passwordLength: 64, excludePunctuation: true },
   });
+  const encryptionSecret = new Secret(stack, "EncryptionKey", {
+    description: `Encrypts stored broker and provider credentials (${app.stage})`,
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
+  });
+
+  /** What every function needs to reach the secrets: their ARNs in its environment and read access. */
+  const secrets = {
+    environment: { JWT_SECRET_ARN: jwtSecret.secretArn, ENCRYPTION_KEY_ARN: encryptionSecret.secretArn },
+    grantRead(grantee: IGrantable) {
+      jwtSecret.grantRead(grantee);
+      encryptionSecret.grantRead(grantee);
+    },
+  };
 
   stack.addOutputs({ TableName: table.tableName });
-  return { table, jwtSecret };
+  return { table, secrets };
 }

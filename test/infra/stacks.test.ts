@@ -5,6 +5,7 @@ import { App, getStack } from "sst/constructs";
 import { Storage } from "../../stacks/Storage";
 import { Realtime } from "../../stacks/Realtime";
 import { Api } from "../../stacks/Api";
+import { Queues } from "../../stacks/Queues";
 import config from "../../sst.config";
 import { groupRoutes } from "../../packages/api/src/routes";
 import { Table } from "../../packages/adapters/src/dynamo/table";
@@ -12,6 +13,7 @@ import { Table } from "../../packages/adapters/src/dynamo/table";
 let storage: Template;
 let realtime: Template;
 let api: Template;
+let queues: Template;
 
 beforeAll(async () => {
   await initProject({ stage: "test" });
@@ -20,6 +22,7 @@ beforeAll(async () => {
   storage = Template.fromStack(getStack(Storage));
   realtime = Template.fromStack(getStack(Realtime));
   api = Template.fromStack(getStack(Api));
+  queues = Template.fromStack(getStack(Queues));
 }, 300_000);
 
 describe("Storage stack", () => {
@@ -44,7 +47,8 @@ describe("Storage stack", () => {
     });
   });
 
-  it("generates the token-signing secret", () => {
+  it("generates the token-signing secret and the credential encryption key", () => {
+    storage.resourceCountIs("AWS::SecretsManager::Secret", 2);
     storage.hasResourceProperties("AWS::SecretsManager::Secret", {
       GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
     });
@@ -56,7 +60,7 @@ describe("Api stack", () => {
     const routeKeys = Object.values(api.findResources("AWS::ApiGatewayV2::Route")).map(
       (route: any) => route.Properties.RouteKey,
     );
-    const expected = Object.values(groupRoutes).flat();
+    const expected = Object.values(groupRoutes).flat() as string[];
     expect(routeKeys.sort()).toEqual([...expected].sort());
   });
 
@@ -68,17 +72,47 @@ describe("Api stack", () => {
           Variables: Match.objectLike({
             TABLE_NAME: Match.anyValue(),
             JWT_SECRET_ARN: Match.anyValue(),
+            ENCRYPTION_KEY_ARN: Match.anyValue(),
             WS_MANAGEMENT_ENDPOINT: Match.anyValue(),
           }),
         },
       },
     });
     const groupFunctions = Object.keys(functions).filter((logicalId) => logicalId.startsWith("Http"));
-    const pascal = (name: string) => name[0]!.toUpperCase() + name.slice(1);
+    const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
     for (const group of Object.keys(groupRoutes)) {
       expect(groupFunctions.some((logicalId) => logicalId.startsWith(`Http${pascal(group)}`))).toBe(true);
     }
     expect(groupFunctions).toHaveLength(Object.keys(groupRoutes).length);
+  });
+});
+
+describe("Queues stack", () => {
+  it("feeds the import queue to its worker with partial batch failures, dead-lettering after five receives", () => {
+    queues.resourceCountIs("AWS::SQS::Queue", 2);
+    queues.hasResourceProperties("AWS::SQS::Queue", {
+      VisibilityTimeout: 1800,
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
+    });
+    queues.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+      BatchSize: 1,
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+    });
+    queues.hasResourceProperties("AWS::Lambda::Function", { Timeout: 300, Runtime: "nodejs22.x" });
+  });
+
+  it("alarms when a message reaches the dead-letter queue", () => {
+    queues.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "ApproximateNumberOfMessagesVisible",
+      Threshold: 1,
+      ComparisonOperator: "GreaterThanOrEqualToThreshold",
+    });
+  });
+
+  it("gives the API functions the queue URL", () => {
+    api.hasResourceProperties("AWS::Lambda::Function", {
+      Environment: { Variables: Match.objectLike({ QUEUE_URL_STOCK_IMPORT: Match.anyValue() }) },
+    });
   });
 });
 

@@ -9,6 +9,9 @@ import { ensureAdministrator } from "../../packages/core/src/users";
 export const CAPTCHA = "test-captcha";
 export const ADMIN = { username: "admin", email: "admin@example.com", password: "admin-password-1" };
 
+/** The fixed key that seals broker credentials in tests (32 bytes, AES-256). */
+export const TEST_ENCRYPTION_KEY = new Uint8Array(32).fill(42);
+
 /** Configuration for a fresh table on the shared DynamoDB Local. */
 export function testConfig(env: NodeJS.ProcessEnv = {}): ServiceConfig {
   return configFromEnv(
@@ -19,6 +22,7 @@ export function testConfig(env: NodeJS.ProcessEnv = {}): ServiceConfig {
       ...env,
     },
     new TextEncoder().encode("test-secret-test-secret-test-secret!"),
+    TEST_ENCRYPTION_KEY,
   );
 }
 

@@ -1,4 +1,6 @@
+import { hkdfSync } from "node:crypto";
 import type { AuthConfig } from "@tp/core/auth";
+import { QueueNames, type QueueName } from "@tp/core/jobs";
 
 /** Everything the services need from their runtime; read from the environment only in composition roots. */
 export interface ServiceConfig {
@@ -11,8 +13,29 @@ export interface ServiceConfig {
   auth: AuthConfig;
   /** Where pushes to WebSocket clients go: the API Gateway management endpoint, or loopback locally. */
   websocketManagementEndpoint?: string;
+  /** SQS queue URLs by queue name (`QUEUE_URL_STOCK_IMPORT`, ...); queues without one use the table-backed local queue. */
+  queueUrls: Partial<Record<QueueName, string>>;
   /** How long a cached session may go without re-reading revocation and user (ms). */
   principalRecheckMs: number;
+  /** AES-256 key (32 bytes) sealing broker credentials at rest. */
+  encryptionKey: Uint8Array;
+  /** How long a broker connection test or account read may take (ms). */
+  brokerTimeoutMs: number;
+  /** Exchange rates per USD for asset overviews, e.g. `HKD=7.8,CNY=7.1` (reference values otherwise). */
+  fxRatesPerUsd?: string;
+}
+
+/**
+ * The broker-credential key: given by the runtime (a key file, a secret), else ENCRYPTION_KEY
+ * (64 hex characters), else derived from the JWT secret so a bare configuration still encrypts.
+ */
+function encryptionKeyFrom(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, given?: Uint8Array): Uint8Array {
+  if (given) return given;
+  if (env.ENCRYPTION_KEY) {
+    if (!/^[0-9a-fA-F]{64}$/.test(env.ENCRYPTION_KEY)) throw new Error("ENCRYPTION_KEY must be 64 hex characters (32 bytes)");
+    return Buffer.from(env.ENCRYPTION_KEY, "hex");
+  }
+  return new Uint8Array(hkdfSync("sha256", jwtSecret, new Uint8Array(0), "broker-config-encryption", 32));
 }
 
 const number = (value: string | undefined, fallback: number) => {
@@ -21,7 +44,7 @@ const number = (value: string | undefined, fallback: number) => {
 };
 
 /** Reads the service configuration from environment variables (documented in README.md). */
-export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array): ServiceConfig {
+export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, encryptionKey?: Uint8Array): ServiceConfig {
   return {
     serviceName: "trading-platform",
     version: env.SERVICE_VERSION ?? "0.1.0",
@@ -30,7 +53,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array): Se
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     corsOrigins: (env.CORS_ORIGINS ?? "*").split(",").map((origin) => origin.trim()).filter(Boolean),
     principalRecheckMs: number(env.AUTH_RECHECK_MS, 5000),
+    queueUrls: Object.fromEntries(
+      QueueNames.map((name) => [name, env[`QUEUE_URL_${name.toUpperCase().replace(/-/g, "_")}`]]).filter(([, url]) => url),
+    ),
     websocketManagementEndpoint: env.WS_MANAGEMENT_ENDPOINT || undefined,
+    encryptionKey: encryptionKeyFrom(env, jwtSecret, encryptionKey),
+    brokerTimeoutMs: number(env.BROKER_TIMEOUT_MS, 10_000),
+    fxRatesPerUsd: env.FX_RATES_PER_USD || undefined,
     auth: {
       jwtSecret,
       tokenTtlSeconds: number(env.ACCESS_TOKEN_TTL_SECONDS, 8 * 3600),

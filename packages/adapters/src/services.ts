@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { AuthDeps } from "@tp/core/auth";
+import type { CandleStore } from "@tp/core/candles/index";
+import type { ImportDeps } from "@tp/core/imports/index";
+import type { JobQueue } from "@tp/core/jobs";
+import type { MarketData } from "@tp/core/provider/market-data";
 import type { RealtimeDeps } from "@tp/core/realtime";
+import type { FlowLibraryDeps } from "@tp/core/flows/flow-library";
 import type { UsersDeps } from "@tp/core/users";
 import { ReadThroughCache } from "./cache";
 import type { ServiceConfig } from "./config";
@@ -8,11 +13,18 @@ import { createDb, type Db } from "./dynamo/db";
 import { PrincipalCache } from "./principal-cache";
 import { DynamoCaptchaStore, DynamoLoginAttemptStore, DynamoRevocationStore } from "./stores/auth-stores";
 import { DynamoUserStore } from "./stores/user-store";
+import { DynamoFlowStore } from "./stores/flow-store";
 import { DynamoConnectionStore } from "./stores/connection-store";
 import { ApiGatewayPusher } from "./realtime/api-gateway-pusher";
+import { SqsJobQueue } from "./queues/sqs-queue";
+import { DynamoCandleStore } from "./stores/candle-store";
+import { DynamoImportTaskStore } from "./stores/import-task-store";
+import { SimulatedMarketData } from "./provider/simulated";
+import { TableQueue } from "./queues/table-queue";
 import { BrokerAccountReader, type BrokerAccount } from "./stores/broker-accounts";
 import { Keys } from "./dynamo/keys";
 import { Repository } from "./dynamo/repository";
+import { createBrokerServices, type BrokerAdapterOverrides, type BrokerServices } from "./accounts/compose";
 
 /** The record of adapters every runtime builds the same way (the composition root's output). */
 export interface Services {
@@ -25,8 +37,21 @@ export interface Services {
   principals: PrincipalCache;
   cache: ReadThroughCache;
   realtime: RealtimeDeps;
+  candles: CandleStore;
+  /** The market-data provider currently selected (the simulated market unless settings choose LongPort). */
+  marketData: () => Promise<MarketData>;
+  imports: ImportDeps;
+  /** Where work for queue-fed workers goes: SQS when configured, else the table-backed queue. */
+  jobs: JobQueue;
   /** A user's broker accounts (their brokers, summarised). */
   brokerAccounts: (userId: string) => Promise<BrokerAccount[]>;
+  /** Brokers (credentials sealed), their fees and connection tests. */
+  brokers: BrokerServices["brokers"];
+  dataSources: BrokerServices["dataSources"];
+  /** Real and simulated cash accounts, positions, overviews and sync. */
+  assets: BrokerServices["assets"];
+  /** Flows saved by users (the flow editor's documents). */
+  flows: FlowLibraryDeps;
   /** Times one read of the table; throws when the database is unreachable. */
   pingDatabase: () => Promise<number>;
 }
@@ -34,6 +59,8 @@ export interface Services {
 export interface ServiceOverrides {
   now?: () => number;
   db?: Db;
+  /** Stand-ins for the broker-facing adapters (connection tests, account reads, prices). */
+  brokerAdapters?: BrokerAdapterOverrides;
 }
 
 /** Wires the adapters for a configuration. No I/O happens here. */
@@ -43,6 +70,10 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
   const db = overrides.db ?? createDb({ tableName: config.tableName, endpoint: config.dynamoEndpoint });
   const userStore = new DynamoUserStore(db);
   const revocations = new DynamoRevocationStore(db);
+  const candles = new DynamoCandleStore(db);
+  const jobs = Object.keys(config.queueUrls).length > 0 ? new SqsJobQueue(config.queueUrls) : new TableQueue(db, now);
+  const simulated = new SimulatedMarketData({ clock: { now } });
+  const marketData = async (): Promise<MarketData> => simulated;
   const probe = new Repository<object>(db, { type: "HealthProbe", key: () => Keys.healthProbe() });
   const principals = new PrincipalCache(config.auth, revocations, now, config.principalRecheckMs);
   return {
@@ -61,6 +92,10 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
     users: { users: userStore, now, newId, onUserChanged: (userId) => principals.invalidateUser(userId) },
     principals,
     cache: new ReadThroughCache(db, now),
+    jobs,
+    candles,
+    marketData,
+    imports: { tasks: new DynamoImportTaskStore(db), candles, marketData, jobs, now, newId },
     realtime: {
       connections: new DynamoConnectionStore(db),
       pusher: new ApiGatewayPusher(() => config.websocketManagementEndpoint),
@@ -68,6 +103,8 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
       authenticate: async (token) => ({ userId: (await principals.resolve(token)).user.id }),
     },
     brokerAccounts: (userId) => new BrokerAccountReader(db).list(userId),
+    ...createBrokerServices(config, db, { now, newId }, userStore, marketData, overrides.brokerAdapters),
+    flows: { flows: new DynamoFlowStore(db), now, newId },
     pingDatabase: async () => {
       const started = performance.now();
       await probe.get(Keys.healthProbe(), { consistent: false });

@@ -5,9 +5,34 @@
  */
 export const groupRoutes = {
   system: ["GET /", "GET /health", "GET /cache/status", "GET /cache/test"],
-  docs: ["GET /openapi.json", "GET /docs"],
+  // The docs function holds every group, so it also takes `$default`: the trailing-slash forms of list
+  // endpoints (`/api/v1/strategies/`; route keys cannot end in "/") and unknown paths get the service's own answers.
+  docs: ["GET /openapi.json", "GET /docs", "$default"],
   auth: ["GET /api/v1/captcha", "POST /api/v1/login", "POST /api/v1/logout", "GET /api/v1/me"],
   users: ["ANY /api/v1/users", "ANY /api/v1/users/{proxy+}"],
+  brokers: ["ANY /api/v1/brokers", "ANY /api/v1/brokers/{proxy+}"],
+  "data-sources": ["ANY /api/v1/data-sources", "ANY /api/v1/data-sources/{proxy+}"],
+  assets: ["ANY /api/v1/assets", "ANY /api/v1/assets/{proxy+}"],
+  strategies: ["ANY /api/v1/strategies", "ANY /api/v1/strategies/{proxy+}"],
+  indicators: ["ANY /api/v1/indicators", "ANY /api/v1/indicators/{proxy+}"],
+  // Explicit keys: /api/v1/risk/sessions/... belongs to trading sessions.
+  risk: [
+    "GET /api/v1/risk/presets",
+    "GET /api/v1/risk/presets/{preset_name}",
+    "GET /api/v1/risk/default",
+    "GET /api/v1/risk/conservative",
+    "GET /api/v1/risk/aggressive",
+    "POST /api/v1/risk/validate",
+  ],
+  "channel-presets": ["ANY /api/v1/channel-presets/{proxy+}"],
+  flows: ["ANY /api/v1/flows", "ANY /api/v1/flows/{proxy+}"],
+  "stock-import": ["ANY /api/v1/stock-import/{proxy+}"],
+  "stock-data": [
+    "POST /api/v1/stock-data",
+    "GET /api/v1/stock-data",
+    "ANY /api/v1/stock-data/{proxy+}",
+    "GET /api/v1/stock-codes",
+  ],
 } as const;
 
 export type RoutedGroup = keyof typeof groupRoutes;

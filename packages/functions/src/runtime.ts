@@ -1,3 +1,4 @@
+import { hkdfSync } from "node:crypto";
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { configFromEnv } from "@tp/adapters/config";
 import { createServices, type Services } from "@tp/adapters/services";
@@ -22,9 +23,14 @@ async function secretBytes(env: NodeJS.ProcessEnv, name: string): Promise<Uint8A
  * Manager, adapters built once per container and reused by every invocation.
  */
 export function lambdaServices(env: NodeJS.ProcessEnv = process.env): Promise<Services> {
-  services ??= (async () => configFromEnv(env, await secretBytes(env, "JWT_SECRET")))().then((config) =>
-    createServices(config),
-  );
+  services ??= (async () => {
+    const jwtSecret = await secretBytes(env, "JWT_SECRET");
+    // The credential key is its own secret on AWS; 32 bytes are derived from its random text.
+    const encryptionKey = env.ENCRYPTION_KEY_ARN
+      ? new Uint8Array(hkdfSync("sha256", await secretBytes(env, "ENCRYPTION_KEY"), new Uint8Array(0), "broker-config-encryption", 32))
+      : undefined;
+    return createServices(configFromEnv(env, jwtSecret, encryptionKey));
+  })();
   services.catch(() => (services = undefined));
   return services;
 }

@@ -10,6 +10,9 @@ import { createApp } from "@tp/api";
 import { ensureAdministrator } from "@tp/core/users";
 import { freePort, startDynamoDbLocal, type DynamoDbLocal } from "./dynamodb-local";
 import { LocalWebSocketGateway } from "./websocket";
+import { LocalQueueRunner } from "./queue-runner";
+import { TableQueue } from "@tp/adapters/queues/table-queue";
+import { stockImportHandler } from "@tp/functions/queue/stock-import";
 import { keyFile } from "./secrets";
 
 export interface LocalRuntimeOptions {
@@ -59,6 +62,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         WS_MANAGEMENT_ENDPOINT: env.WS_MANAGEMENT_ENDPOINT ?? `http://127.0.0.1:${port}`,
       },
       keyFile(join(dataDir, "jwt-secret.key")),
+      // Seals broker credentials at rest; ENCRYPTION_KEY, when set, wins over the file.
+      env.ENCRYPTION_KEY ? undefined : keyFile(join(dataDir, "broker-config.key")),
     );
     const services = createServices(config);
     await ensureTable(services.db);
@@ -83,6 +88,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       started.once("error", reject);
     });
     gateway.attach(server);
+    // The event-source mapping's stand-in: queued work in the table is picked up (again, after a restart).
+    const queueRunner =
+      services.jobs instanceof TableQueue
+        ? new LocalQueueRunner(services.jobs, { "stock-import": stockImportHandler(() => Promise.resolve(services)) })
+        : undefined;
+    queueRunner?.start();
     const host = env.PUBLIC_HOST || `127.0.0.1:${port}`;
     const urls = {
       base: `http://${host}`,
@@ -106,6 +117,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       urls,
       generatedAdminPassword,
       async stop() {
+        await queueRunner?.stop();
         await gateway.close();
         await new Promise<void>((done) => {
           runningServer.close(() => done());

@@ -39,11 +39,11 @@ export const Keys = {
   /** A user's cash account, one per mode (`real`, `simulated`). */
   assetAccount: (userId: string, mode: string): Key => ({ pk: `USER#${userId}#ASSETS`, sk: `ACCOUNT#${mode.toUpperCase()}` }),
   position: (positionId: string): Key => ({ pk: `POSITION#${positionId}`, sk: "POSITION" }),
-  /** gsi1: a user's positions in one mode, in creation order. */
+  /** gsi1: a user's positions in one mode, in creation order; positions created together (a sync) by symbol. */
   positionsOfUser: (userId: string, mode: string) => `USER#${userId}#POSITIONS#${mode.toUpperCase()}`,
-  positionOfUser: (userId: string, mode: string, createdAt: string, positionId: string): Key => ({
+  positionOfUser: (userId: string, mode: string, createdAt: string, symbol: string, positionId: string): Key => ({
     pk: `USER#${userId}#POSITIONS#${mode.toUpperCase()}`,
-    sk: `${createdAt}#${positionId}`,
+    sk: `${createdAt}#${symbol}#${positionId}`,
   }),
 
   /** A probe key that never exists: the health check reads it to time the database. */
@@ -66,5 +66,24 @@ export const Keys = {
   ],
   deadLetterQueue: (queue: string) => `${queue}-dlq`,
 
+  /** Candles of one symbol and period, one item per bucket (day, month or year), in time order. */
+  candlePartition: (code: string, period: string) => `CANDLES#${code}#${period}`,
+  candleBucket: (code: string, period: string, bucket: string): Key => ({ pk: `CANDLES#${code}#${period}`, sk: bucket }),
+  /** Every symbol with candles: one item per code in one partition. */
+  stockCodesPartition: "STOCK_CODES",
+  stockCode: (code: string): Key => ({ pk: "STOCK_CODES", sk: code }),
+
+  importTask: (taskId: string): Key => ({ pk: `IMPORT#${taskId}`, sk: "TASK" }),
+  /** The one running import of a symbol: held from creation until the task ends. */
+  importLock: (symbol: string): Key => ({ pk: `IMPORT_LOCK#${symbol}`, sk: "LOCK" }),
+
   cacheEntry: (cacheKey: string): Key => ({ pk: `CACHE#${cacheKey}`, sk: "CACHE" }),
+
+  flow: (flowId: string): Key => ({ pk: `FLOW#${flowId}`, sk: "FLOW" }),
+  /** gsi1: a user's saved flows by creation (`created_at#id`); read backwards for newest first. */
+  flowsOfUser: (userId: string) => `USER#${userId}#FLOWS`,
+  flowOfUser: (userId: string, createdAt: string, flowId: string): Key => ({
+    pk: `USER#${userId}#FLOWS`,
+    sk: `${createdAt}#${flowId}`,
+  }),
 };

@@ -2,8 +2,18 @@ import type { Services } from "@tp/adapters/services";
 import type { Group } from "../http/group";
 import type { RoutedGroup } from "../routes";
 import { authGroup } from "./auth";
+import { stockDataGroup } from "./stock-data";
+import { stockImportGroup } from "./stock-import";
 import { systemGroup } from "./system";
 import { usersGroup } from "./users";
+import { brokersGroup } from "./brokers";
+import { dataSourcesGroup } from "./data-sources";
+import { assetsGroup } from "./assets";
+import { strategiesGroup } from "./strategies";
+import { indicatorsGroup } from "./indicators";
+import { riskGroup } from "./risk";
+import { channelPresetsGroup } from "./channel-presets";
+import { flowsGroup } from "./flows";
 
 /**
  * Every endpoint group by name. The embedded runtime mounts them all on one server; on AWS
@@ -14,6 +24,16 @@ export const groups = {
   system: systemGroup,
   auth: authGroup,
   users: usersGroup,
+  "stock-data": stockDataGroup,
+  "stock-import": stockImportGroup,
+  brokers: brokersGroup,
+  "data-sources": dataSourcesGroup,
+  assets: assetsGroup,
+  strategies: strategiesGroup,
+  indicators: indicatorsGroup,
+  risk: riskGroup,
+  "channel-presets": channelPresetsGroup,
+  flows: flowsGroup,
 } satisfies Partial<Record<RoutedGroup, (services: Services) => Group>>;
 
 export type GroupName = keyof typeof groups;
