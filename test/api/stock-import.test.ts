@@ -66,7 +66,7 @@ describe("stock imports", () => {
   });
 
   it("stops a cancelled import at its next chunk and keeps what it wrote", async () => {
-    const { task_id } = await startImport({ symbol: "3690.HK", start_date: "2024-01-02", end_date: "2024-02-28", periods: ["1m"] });
+    const { task_id } = await startImport({ symbol: "3690.HK", start_date: "2024-01-02", end_date: "2024-06-28", periods: ["1m"] });
     const worker = runner({ oneChunkPerMessage: true });
     await worker.pollOnce("stock-import");
     await worker.pollOnce("stock-import");
@@ -98,18 +98,24 @@ describe("stock imports", () => {
   });
 
   it("resumes a chunk that crashed after writing without double counting", async () => {
-    const { task_id } = await startImport({ symbol: "5.HK", start_date: "2024-07-02", end_date: "2024-07-31", periods: ["1m"] });
+    const { task_id } = await startImport({ symbol: "5.HK", start_date: "2024-07-02", end_date: "2024-09-30", periods: ["1m"] });
     const candles = api.services.candles;
-    const original = candles.upsert.bind(candles);
-    let crashes = 0;
-    candles.upsert = async (...args) => {
-      const result = await original(...args);
-      if (crashes++ === 1) throw new Error("crashed after writing");
-      return result;
+    const original = candles.prepareUpsert.bind(candles);
+    let commits = 0;
+    // The second chunk's commit writes its candles, then the worker dies before recording the chunk.
+    candles.prepareUpsert = async (...args) => {
+      const prepared = await original(...args);
+      return {
+        ...prepared,
+        commit: async () => {
+          await prepared.commit();
+          if (commits++ === 1) throw new Error("crashed after writing");
+        },
+      };
     };
     try {
       const queue = api.services.jobs as TableQueue;
-      const worker = runner();
+      const worker = runner({ oneChunkPerMessage: true });
       await worker.drain("stock-import");
       expect((await status(task_id)).status).toBe("running");
       // The failed message comes back after its visibility timeout; simulate that by receiving it again.
@@ -118,7 +124,7 @@ describe("stock imports", () => {
       (queue as unknown as { now: () => number }).now = () => Date.now() + 120_000;
       await worker.drain("stock-import");
     } finally {
-      candles.upsert = original;
+      candles.prepareUpsert = original;
     }
     const done = await status(task_id);
     const stored = await Candles.read(candles, "5.HK", "1m", 0, 2e9);

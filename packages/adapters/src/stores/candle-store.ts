@@ -1,4 +1,4 @@
-import { CandleBatches, type BucketSummary, type CandleBatch, type CandleStore, type StoredPeriod } from "@tp/core/candles/index";
+import { CandleBatches, type BucketSummary, type CandleBatch, type CandleStore, type PreparedUpsert, type StoredPeriod } from "@tp/core/candles/index";
 import { Buckets } from "@tp/core/candles/buckets";
 import { DomainError } from "@tp/core/errors";
 import { TradeSessionByCode, type TradeSession } from "@tp/core/market/trade-session";
@@ -76,38 +76,51 @@ export class DynamoCandleStore implements CandleStore {
   }
 
   async upsert(code: string, period: StoredPeriod, batch: CandleBatch) {
-    if (batch.length === 0) return { added: 0, overwritten: 0 };
-    await this.registerCode(code);
-    const groups = new Map<string, [number, number]>();
-    for (let index = 0; index < batch.length; index++) {
-      const bucket = Buckets.of(period, batch.timestamp[index]!);
-      const range = groups.get(bucket);
-      if (range) range[1] = index + 1;
-      else groups.set(bucket, [index, index + 1]);
+    const prepared = await this.prepareUpsert(code, period, batch);
+    await prepared.commit();
+    return { added: prepared.added, overwritten: prepared.overwritten };
+  }
+
+  async prepareUpsert(code: string, period: StoredPeriod, batch: CandleBatch): Promise<PreparedUpsert> {
+    if (batch.length === 0) return { added: 0, overwritten: 0, commit: async () => {} };
+    const groups = new Map<string, CandleBatch>();
+    let start = 0;
+    for (let index = 1; index <= batch.length; index++) {
+      const bucket = Buckets.of(period, batch.timestamp[start]!);
+      if (index === batch.length || Buckets.of(period, batch.timestamp[index]!) !== bucket) {
+        groups.set(bucket, CandleBatches.slice(batch, start, index));
+        start = index;
+      }
     }
     const existing = await this.buckets.getMany([...groups.keys()].map((bucket) => Keys.candleBucket(code, period, bucket)));
     const stored = new Map(existing.map((item) => [item.bucket, item]));
-    let added = 0;
-    let overwritten = 0;
-    await inParallel([...groups], WRITE_CONCURRENCY, async ([bucket, [start, end]]) => {
-      const incoming = CandleBatches.slice(batch, start, end);
-      let current = stored.get(bucket);
-      for (let attempt = 1; ; attempt++) {
-        const merged = current
-          ? CandleBatches.merge(CandleBatches.unpack(current.data), incoming)
-          : { batch: incoming, added: incoming.length, overwritten: 0 };
-        try {
-          await this.write(code, period, bucket, merged.batch, current);
-          added += merged.added;
-          overwritten += merged.overwritten;
-          return;
-        } catch (error) {
-          if (!(error instanceof DomainError) || error.code !== "CONCURRENT_CANDLE_WRITE" || attempt >= MAX_ATTEMPTS) throw error;
-          current = await this.buckets.get(Keys.candleBucket(code, period, bucket));
-        }
-      }
+    const merges = [...groups].map(([bucket, incoming]) => {
+      const current = stored.get(bucket);
+      const merged = current
+        ? CandleBatches.merge(CandleBatches.unpack(current.data), incoming)
+        : { batch: incoming, added: incoming.length, overwritten: 0 };
+      return { bucket, incoming, current, merged: merged.batch, added: merged.added, overwritten: merged.overwritten };
     });
-    return { added, overwritten };
+    return {
+      added: merges.reduce((sum, merge) => sum + merge.added, 0),
+      overwritten: merges.reduce((sum, merge) => sum + merge.overwritten, 0),
+      commit: async () => {
+        await this.registerCode(code);
+        await inParallel(merges, WRITE_CONCURRENCY, async ({ bucket, incoming, current, merged }) => {
+          for (let attempt = 1; ; attempt++) {
+            try {
+              await this.write(code, period, bucket, merged, current);
+              return;
+            } catch (error) {
+              if (!(error instanceof DomainError) || error.code !== "CONCURRENT_CANDLE_WRITE" || attempt >= MAX_ATTEMPTS) throw error;
+              // Someone wrote the bucket since it was read: merge into what is there now.
+              current = await this.buckets.get(Keys.candleBucket(code, period, bucket));
+              merged = current ? CandleBatches.merge(CandleBatches.unpack(current.data), incoming).batch : incoming;
+            }
+          }
+        });
+      },
+    };
   }
 
   async replace(code: string, period: StoredPeriod, bucket: string, batch: CandleBatch) {

@@ -113,6 +113,13 @@ export interface BucketSummary {
   sessions: Partial<Record<TradeSession, number>>;
 }
 
+/** An upsert whose counts are known before it writes. */
+export interface PreparedUpsert {
+  added: number;
+  overwritten: number;
+  commit(): Promise<void>;
+}
+
 /** Storage port for candles, kept in buckets (see `Buckets`). */
 export interface CandleStore {
   /** Bucket summaries of one symbol and period between two buckets (inclusive), in order. */
@@ -121,6 +128,12 @@ export interface CandleStore {
   load(code: string, period: StoredPeriod, buckets: string[]): Promise<Map<string, CandleBatch>>;
   /** Merges candles (of any buckets) into storage: an existing timestamp is overwritten. */
   upsert(code: string, period: StoredPeriod, batch: CandleBatch): Promise<{ added: number; overwritten: number }>;
+  /**
+   * Reads the buckets a batch touches once and says how many candles are new and how many
+   * would overwrite, before anything is written; `commit` then writes the merge (re-reading a
+   * bucket only if someone changed it meanwhile).
+   */
+  prepareUpsert(code: string, period: StoredPeriod, batch: CandleBatch): Promise<PreparedUpsert>;
   /** Replaces one bucket's candles; an empty batch deletes the bucket. */
   replace(code: string, period: StoredPeriod, bucket: string, batch: CandleBatch): Promise<void>;
   /** Every symbol with stored candles. */

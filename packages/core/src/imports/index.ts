@@ -142,7 +142,7 @@ export const ImportMessage = z.object({ task_id: z.string(), chunk: z.number().i
 export type ImportMessage = z.infer<typeof ImportMessage>;
 
 /** Trading days per chunk, keeping each provider call and write to a few thousand candles. */
-const DAYS_PER_CHUNK: Record<StoredPeriod, number> = { "1m": 5, "5m": 20, "1h": 120, "1d": 500 };
+const DAYS_PER_CHUNK: Record<StoredPeriod, number> = { "1m": 20, "5m": 60, "1h": 250, "1d": 1000 };
 /** Relative work per trading day, so progress moves evenly across periods. */
 const WEIGHT_PER_DAY: Record<StoredPeriod, number> = { "1m": 390, "5m": 78, "1h": 7, "1d": 1 };
 const PERIOD_SECONDS: Record<StoredPeriod, number> = { "1m": 60, "5m": 300, "1h": 3600, "1d": 86_400 };
@@ -221,19 +221,6 @@ export function screenCandles(
     kept++;
   }
   return { batch: CandleBatches.slice(batch, 0, kept), filtered };
-}
-
-/** How many of a batch's candles are new and how many would overwrite stored ones. */
-async function diffAgainstStore(store: CandleStore, code: string, period: StoredPeriod, batch: CandleBatch) {
-  if (batch.length === 0) return { added: 0, overwritten: 0 };
-  const existing = await Candles.read(store, code, period, batch.timestamp[0]!, batch.timestamp[batch.length - 1]!);
-  let overwritten = 0;
-  let cursor = 0;
-  for (let index = 0; index < batch.length; index++) {
-    cursor = CandleBatches.lowerBound(existing, batch.timestamp[index]!);
-    if (cursor < existing.length && existing.timestamp[cursor] === batch.timestamp[index]) overwritten++;
-  }
-  return { added: batch.length - overwritten, overwritten };
 }
 
 const timestampOf = (deps: ImportDeps) => new Date(deps.now()).toISOString();
@@ -387,9 +374,9 @@ export const Imports = {
         const marketData = await deps.marketData();
         const candles = await marketData.historyCandlesticksByDate(task.symbol, chunk.period, "NoAdjust", chunk.start, chunk.end, "All");
         const { batch, filtered } = screenCandles(candles, chunk.period, calendar, task.window);
+        const prepared = await deps.candles.prepareUpsert(task.symbol, chunk.period, batch);
         if (task.pending?.chunk !== index) {
-          const diff = await diffAgainstStore(deps.candles, task.symbol, chunk.period, batch);
-          const counts = { chunk: index, data: batch.length, added: diff.added, overwritten: diff.overwritten, filtered };
+          const counts = { chunk: index, data: batch.length, added: prepared.added, overwritten: prepared.overwritten, filtered };
           // The first counts recorded for a chunk stand: a later attempt would see its own writes as overwrites.
           const recorded = await Imports.update(deps, task, (current) =>
             current.chunks_done !== index
@@ -401,7 +388,7 @@ export const Imports = {
           if (!recorded) return;
           task = recorded;
         }
-        await deps.candles.upsert(task.symbol, chunk.period, batch);
+        await prepared.commit();
         const committed = await Imports.update(deps, task, (current) => {
           if (current.chunks_done !== index) return undefined;
           const { chunk: _chunk, ...chunkCounts } = current.pending!;
