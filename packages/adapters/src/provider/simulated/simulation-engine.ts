@@ -593,27 +593,38 @@ export class SimulationEngine {
     }
     if (instrument.summaryReady![day.ordinal]) return;
     const s = instrument.summaries;
-    const sessions = day.layout.shape.session;
-    const base = day.ordinal * SUMMARY_WIDTH;
-    for (let g = 0; g < 3; g++) s.fill(0, base + g * 6, base + g * 6 + 6).fill(Number.NaN, base + g * 6, base + g * 6 + 1);
-    // One chronological pass feeding the three groups, so each sum runs in minute order.
-    for (let k = 0; k < sessions.length; k++) {
-      const bit = 1 << sessions[k];
-      for (let g = 0; g < 3; g++) {
-        if (!(SUMMARY_MASKS[g] & bit)) continue;
-        const at = base + g * 6;
-        if (Number.isNaN(s[at])) {
-          s[at] = day.open[k];
-          s[at + 1] = day.high[k];
-          s[at + 2] = day.low[k];
-        } else {
-          if (day.high[k] > s[at + 1]) s[at + 1] = day.high[k];
-          if (day.low[k] < s[at + 2]) s[at + 2] = day.low[k];
-        }
-        s[at + 3] = day.close[k];
-        s[at + 4] += day.volume[k];
-        s[at + 5] += day.turnover[k];
+    const { blockSession, blockOffset, blockLength } = day.layout.shape;
+    const { open, high, low, close, volume, turnover } = day;
+    for (let g = 0; g < 3; g++) {
+      // A group's sessions are adjacent blocks of the day, so it is one index range, summed in order.
+      let first = -1;
+      let end = -1;
+      for (let b = 0; b < blockSession.length; b++) {
+        if (!(SUMMARY_MASKS[g] & (1 << blockSession[b]))) continue;
+        if (first < 0) first = blockOffset[b];
+        end = blockOffset[b] + blockLength[b];
       }
+      const at = day.ordinal * SUMMARY_WIDTH + g * 6;
+      if (first < 0) {
+        s.fill(Number.NaN, at, at + 6);
+        continue;
+      }
+      let h = high[first];
+      let l = low[first];
+      let v = 0;
+      let t = 0;
+      for (let k = first; k < end; k++) {
+        if (high[k] > h) h = high[k];
+        if (low[k] < l) l = low[k];
+        v += volume[k];
+        t += turnover[k];
+      }
+      s[at] = open[first];
+      s[at + 1] = h;
+      s[at + 2] = l;
+      s[at + 3] = close[end - 1];
+      s[at + 4] = v;
+      s[at + 5] = t;
     }
     instrument.summaryReady![day.ordinal] = 1;
   }
