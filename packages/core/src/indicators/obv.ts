@@ -16,12 +16,15 @@ export class Obv {
 
   /** Adds a bar; returns the running OBV (defined from the first bar). */
   update(close: number, volume: number): number {
+    const previousClose = this.previousClose;
+    this.previousClose = close;
     if (this.count === 0) {
       this.count = 1;
       this.total = volume;
-    } else if (close > this.previousClose) this.total += volume;
-    else if (close < this.previousClose) this.total -= volume;
-    this.previousClose = close;
+      return volume;
+    }
+    // ±volume or 0 · volume, without a branch that up and down closes would keep mispredicting.
+    this.total += volume * (Number(close > previousClose) - Number(close < previousClose));
     return this.total;
   }
 
@@ -43,8 +46,7 @@ export const obv = (close: Float64Array, volume: Float64Array): Float64Array => 
   output[0] = total;
   for (let i = 1; i < length; i++) {
     const value = close[i];
-    // Branch-free on purpose: up and down closes alternate unpredictably. Adding ±volume or
-    // 0 · volume gives the same bits as the streaming form's += / −= / nothing.
+    // Same branch-free step as Obv.update.
     total += volume[i] * (Number(value > previousClose) - Number(value < previousClose));
     previousClose = value;
     output[i] = total;
