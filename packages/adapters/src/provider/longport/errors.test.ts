@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { DomainError } from "@tp/core/errors";
+import { longportError } from "./errors";
+
+describe("longportError", () => {
+  it("answers a refusal by LongPort's HTTP API as PROVIDER_ERROR with LongPort's code", () => {
+    const error = longportError(new Error("openapi error: code=301600: invalid request"), "quote");
+    expect(error).toMatchObject({ status: 502, code: "PROVIDER_ERROR", message: "LongPort refused quote: invalid request (code 301600)" });
+    expect(error.extra).toEqual({ provider: "longport", provider_code: 301600 });
+  });
+
+  it("reads the code and message of a WebSocket response error", () => {
+    const text = 'response error: 3: detail:Some(WsResponseErrorDetail { code: 301604, msg: "no quote access" })';
+    expect(longportError(new Error(text), "subscribe")).toMatchObject({ code: "PROVIDER_ERROR", message: "LongPort refused subscribe: no quote access (code 301604)" });
+  });
+
+  it("answers an unreachable service as PROVIDER_UNAVAILABLE with a retry hint", () => {
+    const error = longportError(
+      new Error("error sending request for url (https://openapi.longportapp.com/v1/socket/token): client error (Connect)"),
+      "the connection",
+    );
+    expect(error).toMatchObject({ status: 503, code: "PROVIDER_UNAVAILABLE" });
+    expect(error.message).toMatch(/^LongPort is unreachable \(the connection\): error sending request/);
+    expect(error.extra.retry_after).toBe(5);
+  });
+
+  it("tells timeouts, refused credentials and refused symbols apart", () => {
+    expect(longportError(new Error("LongPort quote did not answer within 10000 ms"), "quote").code).toBe("PROVIDER_TIMEOUT");
+    expect(longportError(new Error("connect timeout"), "the connection").status).toBe(504);
+    expect(longportError(new Error("invalid access token"), "quote").code).toBe("PROVIDER_AUTH_FAILED");
+    expect(longportError(new Error("invalid security symbol: 700"), "quote")).toMatchObject({ status: 400, code: "INVALID_SYMBOL" });
+  });
+
+  it("keeps a DomainError as it is and answers anything else as PROVIDER_ERROR", () => {
+    const domain = new DomainError(404, "SYMBOL_NOT_FOUND", "no such symbol");
+    expect(longportError(domain, "quote")).toBe(domain);
+    expect(longportError("parse field: lot_size: bad", "staticInfo")).toMatchObject({ status: 502, code: "PROVIDER_ERROR" });
+  });
+});

@@ -1,0 +1,22 @@
+import type { ProviderTokenRefresher } from "@tp/core/settings/index";
+import { withTimeout } from "../../accounts/longport";
+import { configFor, type LongportSettings } from "./connection";
+import { longportError } from "./errors";
+
+/**
+ * Refreshes a LongPort access token with the SDK's `Config.refreshAccessToken(expiredAt)` (the
+ * OpenAPI's `GET /v1/token/refresh`). Failures are DomainErrors: unreachable 503
+ * `PROVIDER_UNAVAILABLE`, refused 502 `PROVIDER_ERROR` with LongPort's code.
+ */
+export class LongportTokenRefresher implements ProviderTokenRefresher {
+  constructor(private readonly timeoutMs: number) {}
+
+  async refresh(settings: LongportSettings, expiresAt: Date): Promise<string> {
+    try {
+      const config = await configFor(settings);
+      return await withTimeout(config.refreshAccessToken(expiresAt), this.timeoutMs, "LongPort token refresh");
+    } catch (error) {
+      throw longportError(error, "the token refresh");
+    }
+  }
+}

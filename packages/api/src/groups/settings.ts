@@ -1,0 +1,139 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import {
+  AssetModeInput,
+  AssetModeSetting,
+  DataSourceConfig,
+  DataSourceConfigInput,
+  ProviderConfig,
+  ProviderConfigInput,
+  RefreshTokenResponse,
+  Settings,
+} from "@tp/core/settings/index";
+import type { Services } from "@tp/adapters/services";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+
+const tags = ["settings"];
+const errorBody = (description: string) => json(z.any(), description);
+const adminNote = "Reading needs a token; changing needs an administrator (403 ACCESS_DENIED otherwise).";
+
+/**
+ * Service-wide provider settings (which market-data provider, its LongPort credentials, token
+ * refresh) and each user's asset mode. Credentials are sealed at rest and masked in answers;
+ * a change of provider applies without a restart.
+ */
+export function settingsGroup(services: Services) {
+  const app = createGroup();
+  app.use("/api/v1/settings/*", requireAuth(services));
+  const deps = services.settings;
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/settings/data-source",
+      tags,
+      summary: "The selected market-data provider and its (masked) configuration",
+      description: adminNote,
+      security: bearer,
+      responses: { 200: json(DataSourceConfig, "The selection"), ...errorResponses({ auth: true }) },
+    }),
+    async (c) => c.json(await Settings.dataSource(deps), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/api/v1/settings/data-source",
+      tags,
+      summary: "Select the provider (`simulated` or `longport`) and optionally change its configuration",
+      description: `${adminNote} Selecting \`longport\` needs stored or given credentials (422 otherwise). The change applies at once on this instance and within PROVIDER_SETTINGS_TTL_MS (default 5 s) on others; no restart. A GET answer may be sent back: masked secrets keep the stored ones.`,
+      security: bearer,
+      request: jsonBody(DataSourceConfigInput),
+      responses: {
+        200: json(DataSourceConfig, "The new selection"),
+        409: errorBody("SETTINGS_CHANGED: changed concurrently; read and retry"),
+        ...errorResponses({ auth: true }),
+      },
+    }),
+    async (c) => c.json(await Settings.setDataSource(deps, c.get("principal").user, c.req.valid("json")), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/settings/provider",
+      tags,
+      summary: "The LongPort provider configuration, secrets masked",
+      description: `${adminNote} Secrets are empty strings while none are stored (\`configured: false\`).`,
+      security: bearer,
+      responses: { 200: json(ProviderConfig, "The configuration"), ...errorResponses({ auth: true }) },
+    }),
+    async (c) => c.json(await Settings.provider(deps), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/api/v1/settings/provider",
+      tags,
+      summary: "Set the LongPort credentials, language and overnight flag",
+      description: `${adminNote} \`app_key\`, \`app_secret\`, \`access_token\` are required; sending one back masked exactly as answered keeps the stored secret, any other masked value is a 422. Omitted \`language\`/\`enable_overnight\` keep their stored values. Does not change which provider is selected.`,
+      security: bearer,
+      request: jsonBody(ProviderConfigInput),
+      responses: {
+        200: json(ProviderConfig, "The stored configuration, masked"),
+        409: errorBody("SETTINGS_CHANGED: changed concurrently; read and retry"),
+        ...errorResponses({ auth: true }),
+      },
+    }),
+    async (c) => c.json(await Settings.setProvider(deps, c.get("principal").user, c.req.valid("json")), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/settings/provider/refresh-token",
+      tags,
+      summary: "Refresh the selected provider's access token",
+      description:
+        "Administrators only. LongPort: the SDK's token refresh with the stored credentials (new token valid 90 days, stored sealed). Simulated: a new simulated token. Failures reaching LongPort answer 503 PROVIDER_UNAVAILABLE / 504 PROVIDER_TIMEOUT, refusals 502 PROVIDER_ERROR (with `provider_code`), missing credentials 409 PROVIDER_NOT_CONFIGURED.",
+      security: bearer,
+      responses: {
+        200: json(RefreshTokenResponse, "The new token (masked) and its expiry"),
+        409: errorBody("PROVIDER_NOT_CONFIGURED or SETTINGS_CHANGED"),
+        502: errorBody("PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort refused the refresh"),
+        503: errorBody("PROVIDER_UNAVAILABLE: LongPort could not be reached"),
+        504: errorBody("PROVIDER_TIMEOUT"),
+        ...errorResponses({ auth: true }),
+      },
+    }),
+    async (c) => c.json(await Settings.refreshToken(deps, c.get("principal").user), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/settings/asset-mode",
+      tags,
+      summary: "The caller's asset mode (`simulated` until chosen)",
+      security: bearer,
+      responses: { 200: json(AssetModeSetting, "The asset mode"), ...errorResponses({ auth: true }) },
+    }),
+    async (c) => c.json(await Settings.assetMode(deps, c.get("principal").user), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/api/v1/settings/asset-mode",
+      tags,
+      summary: "Choose the caller's asset mode",
+      description: 'Body `{ "asset_mode": "real" | "simulated" }` (a bare JSON string is accepted too). Each user has their own.',
+      security: bearer,
+      request: jsonBody(AssetModeInput),
+      responses: { 200: json(AssetModeSetting, "The new asset mode"), ...errorResponses({ auth: true }) },
+    }),
+    async (c) => c.json(await Settings.setAssetMode(deps, c.get("principal").user, c.req.valid("json")), 200),
+  );
+
+  return app;
+}
