@@ -1,0 +1,104 @@
+import { randomInt } from "node:crypto";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import type { PaperAccountStore, PaperCommit } from "@tp/core/paper/broker";
+import type { PaperAccount, PaperExecution, PaperOrder } from "@tp/core/paper/types";
+import type { Db } from "../../dynamo/db";
+import { Keys } from "../../dynamo/keys";
+import { Repository } from "../../dynamo/repository";
+import { Table } from "../../dynamo/table";
+
+/**
+ * A new paper order id: the submission time in 13-digit milliseconds, then 6 random digits.
+ * Numeric like LongPort's ids, unique in practice (new orders are also written only if absent),
+ * and sorting by submission time, which `Keys.paperOrdersSubmittedBetween` relies on.
+ */
+export function paperOrderId(now: number): string {
+  return `${String(now).padStart(13, "0")}${String(randomInt(0, 1_000_000)).padStart(6, "0")}`;
+}
+
+/**
+ * The paper broker's state in the table: the account item (`PAPER#<account>` / `ACCOUNT`), its
+ * orders (`PAPER#<account>#ORDERS` / `<order id>`) and executions (`PAPER#<account>#EXECUTIONS`
+ * / `<ms>#<trade id>`). Every change is one transaction conditioned on the account's version.
+ */
+export class DynamoPaperAccountStore implements PaperAccountStore {
+  private readonly accounts: Repository<PaperAccount>;
+  private readonly orders: Repository<PaperOrder>;
+  private readonly executions: Repository<PaperExecution>;
+
+  constructor(private readonly db: Db) {
+    this.accounts = new Repository<PaperAccount>(db, { type: "PaperAccount", key: (a) => Keys.paperAccount(a.account_id) });
+    this.orders = new Repository<PaperOrder>(db, { type: "PaperOrder", key: (o) => Keys.paperOrder(o.account_id, o.order_id) });
+    this.executions = new Repository<PaperExecution>(db, {
+      type: "PaperExecution",
+      key: (e) => Keys.paperExecution(e.account_id, e.done_ms, e.trade_id),
+    });
+  }
+
+  async load(accountId: string): Promise<{ account: PaperAccount; working: PaperOrder[] } | undefined> {
+    const account = await this.accounts.get(Keys.paperAccount(accountId));
+    if (!account) return undefined;
+    const found = account.working.length ? await this.orders.getMany(account.working.map((id) => Keys.paperOrder(accountId, id))) : [];
+    const byId = new Map(found.map((order) => [order.order_id, order]));
+    return { account, working: account.working.map((id) => byId.get(id)).filter((order): order is PaperOrder => order !== undefined) };
+  }
+
+  getOrder(accountId: string, orderId: string): Promise<PaperOrder | undefined> {
+    return this.orders.get(Keys.paperOrder(accountId, orderId));
+  }
+
+  ordersSubmittedBetween(accountId: string, fromMs: number, toMs: number): Promise<PaperOrder[]> {
+    return this.orders.queryAll(Keys.paperOrdersOf(accountId), { between: Keys.paperOrdersSubmittedBetween(fromMs, toMs) });
+  }
+
+  executionsBetween(accountId: string, fromMs: number, toMs: number): Promise<PaperExecution[]> {
+    return this.executions.queryAll(Keys.paperExecutionsOf(accountId), { between: Keys.paperExecutionsBetween(fromMs, toMs) });
+  }
+
+  /**
+   * One TransactWriteItems: the account only if its stored version is the expected one (absent
+   * for a new account), new orders only if absent, changed orders and executions as they are.
+   * (`transact` in the repository has no version-conditioned put, so the command is built here
+   * from the repositories' stored forms.)
+   */
+  async commit(change: PaperCommit): Promise<boolean> {
+    const newOrders = new Set(change.newOrderIds);
+    const absent = `attribute_not_exists(${Table.partitionKey})`;
+    try {
+      await this.db.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.db.tableName,
+                Item: this.accounts.toItem(change.account),
+                ...(change.expectedVersion === 0
+                  ? { ConditionExpression: absent }
+                  : {
+                      ConditionExpression: "#version = :expected",
+                      ExpressionAttributeNames: { "#version": "version" },
+                      ExpressionAttributeValues: { ":expected": change.expectedVersion },
+                    }),
+              },
+            },
+            ...change.orders.map((order) => ({
+              Put: {
+                TableName: this.db.tableName,
+                Item: this.orders.toItem(order),
+                ...(newOrders.has(order.order_id) ? { ConditionExpression: absent } : {}),
+              },
+            })),
+            ...change.executions.map((execution) => ({ Put: { TableName: this.db.tableName, Item: this.executions.toItem(execution) } })),
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((r) => r.Code === "ConditionalCheckFailed")) {
+        return false;
+      }
+      throw error;
+    }
+  }
+}

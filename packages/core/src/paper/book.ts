@@ -1,0 +1,489 @@
+import { Fees, type FeeConfig, type TradingFee } from "../fees/index";
+import { Dec, money, Round } from "../fees/money";
+import type { TickTable } from "../market/tick-size";
+import type { OrderStatus } from "../provider/order-types";
+import type { Depth } from "../provider/quote-types";
+import {
+  fillableQuantity,
+  limitFillPrice,
+  nextTrailingReference,
+  sweepLevels,
+  touchPrice,
+  trailingLimit,
+  trailingTrigger,
+  withinLimit,
+} from "./matching";
+import { isDone, PaperCurrencies, type PaperAccount, type PaperCurrency, type PaperExecution, type PaperOrder, type MinuteBar } from "./types";
+
+const ZERO = new Dec(0);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+// An order keeps its first step and its latest ones, so an order filled in thousands of pieces
+// stays far below DynamoDB's item size; every fill is also its own execution item.
+const HISTORY_LIMIT = 200;
+// Working orders whose state did not change are re-saved at most this often, so a look at the
+// account does not write every order while long-lived ones need not be re-matched from afar.
+const MATCHED_UNTIL_SAVE_MS = 3_600_000;
+
+/** What the book needs besides the account: the fee schedule, "now", and each order's tick grid. */
+export interface PaperBookOptions {
+  fees: FeeConfig;
+  now: number;
+  tickTable: (order: PaperOrder, at: number) => TickTable;
+}
+
+/** Cash reserved for a buy order's remaining quantity, estimated fees included. */
+export interface Reservation {
+  cash: Dec;
+  fees: Dec;
+}
+
+/** Writes a book has ready for the store. */
+export interface BookChanges {
+  account: PaperAccount;
+  orders: PaperOrder[];
+  /** Ids among `orders` that are new (written only if absent). */
+  newOrderIds: string[];
+  executions: PaperExecution[];
+}
+
+/**
+ * The in-memory working copy of one account during one operation: its cash, holdings and the
+ * orders touched. Every mutation of an order goes through here, so cash, frozen cash, holdings,
+ * fills and fees always move together; the caller writes `changes()` in one transaction.
+ */
+export class PaperBook {
+  private readonly orders = new Map<string, PaperOrder>();
+  private readonly changed = new Set<string>();
+  private readonly created = new Set<string>();
+  private readonly savedMatchedUntil = new Map<string, number>();
+  private executions: PaperExecution[] = [];
+  private accountChanged: boolean;
+
+  constructor(
+    readonly account: PaperAccount,
+    working: PaperOrder[],
+    private readonly options: PaperBookOptions,
+    /** Whether the account is already stored (else the first write creates it). */
+    readonly stored: boolean,
+  ) {
+    this.accountChanged = !stored;
+    for (const order of working) {
+      this.orders.set(order.order_id, order);
+      this.savedMatchedUntil.set(order.order_id, order.matched_until);
+    }
+  }
+
+  /** A new account holding `initialCash` per currency. */
+  static open(accountId: string, initialCash: Record<PaperCurrency, string>, options: PaperBookOptions): PaperBook {
+    const at = iso(options.now);
+    const cash = Object.fromEntries(
+      PaperCurrencies.map((currency) => [currency, { cash: money(new Dec(initialCash[currency] ?? "0")), frozen: "0.00", frozen_fees: "0.00" }]),
+    ) as PaperAccount["cash"];
+    return new PaperBook({ account_id: accountId, version: 0, cash, positions: {}, working: [], created_at: at, updated_at: at }, [], options, false);
+  }
+
+  get now(): number {
+    return this.options.now;
+  }
+
+  /** An order known to this operation (working orders are loaded with the account). */
+  order(orderId: string): PaperOrder | undefined {
+    return this.orders.get(orderId);
+  }
+
+  /** Brings a stored (final) order into the book so it can be shown or refused consistently. */
+  adopt(order: PaperOrder): PaperOrder {
+    const known = this.orders.get(order.order_id);
+    if (known) return known;
+    this.orders.set(order.order_id, order);
+    return order;
+  }
+
+  /** Working orders, oldest first. */
+  workingOrders(): PaperOrder[] {
+    return this.account.working.map((id) => this.orders.get(id)).filter((order): order is PaperOrder => order !== undefined);
+  }
+
+  /** Cash free for new buys: total cash minus what working buys hold. */
+  available(currency: PaperCurrency): Dec {
+    const line = this.account.cash[currency];
+    return new Dec(line.cash).minus(line.frozen);
+  }
+
+  /** Shares of a holding not promised to working sells. */
+  positionAvailable(symbol: string): Dec {
+    const position = this.account.positions[symbol];
+    return position ? new Dec(position.quantity).minus(position.frozen) : ZERO;
+  }
+
+  /** The fee calculator applied to a whole order: `quantity` shares worth `value` in total. */
+  feeFor(order: Pick<PaperOrder, "side" | "market">, quantity: Dec, value: Dec, at: number): { total: Dec; details: TradingFee | null } {
+    if (quantity.lte(0) || value.lte(0)) return { total: ZERO, details: null };
+    const result = Fees.calculate(
+      this.options.fees,
+      { quantity: quantity.toFixed(), price: value.div(quantity).toFixed(), side: order.side === "Buy" ? "buy" : "sell", market: order.market },
+      Fees.tradeDateOf(order.market, new Date(at)),
+    );
+    return { total: new Dec(result.fee_details.total), details: result.fee_details };
+  }
+
+  /**
+   * Cash a buy order must hold: its remaining shares at its reservation price, plus the fees the
+   * whole order would cost at that price beyond those already charged. Sells and finished orders hold none.
+   */
+  reservationOf(order: PaperOrder): Reservation {
+    if (order.side !== "Buy" || order.phase === "done" || order.reserve_price === null) return { cash: ZERO, fees: ZERO };
+    const quantity = new Dec(order.quantity);
+    const remaining = quantity.minus(order.executed_quantity);
+    if (remaining.lte(0)) return { cash: ZERO, fees: ZERO };
+    const remainingValue = remaining.times(order.reserve_price);
+    const total = this.feeFor(order, quantity, new Dec(order.executed_amount).plus(remainingValue), this.now).total;
+    const fees = Dec.max(ZERO, total.minus(order.fees_charged));
+    return { cash: Round.nearestCent(remainingValue).plus(fees), fees };
+  }
+
+  /** Takes a new order: holds its cash (buys) or shares (sells) and lists it as working. Funds are checked by the caller. */
+  accept(order: PaperOrder): void {
+    order.status = "NewStatus";
+    order.history = [this.step(order, "NewStatus", "", this.now)];
+    this.orders.set(order.order_id, order);
+    this.created.add(order.order_id);
+    this.account.working.push(order.order_id);
+    this.savedMatchedUntil.set(order.order_id, order.matched_until);
+    this.settle(order);
+    this.touch(order);
+  }
+
+  /** Records an order refused at submission: it holds nothing and never works. */
+  recordRejected(order: PaperOrder, msg: string): void {
+    order.status = "RejectedStatus";
+    order.phase = "done";
+    order.msg = msg;
+    order.history = [this.step(order, "RejectedStatus", msg, this.now)];
+    this.orders.set(order.order_id, order);
+    this.created.add(order.order_id);
+    this.touch(order);
+  }
+
+  /**
+   * Fills up to `wanted` shares at `price`. Buys fill only what the account can pay for (an
+   * order reserved below its eventual price, such as a market-if-touched order that gapped,
+   * may fill less). Returns the shares filled.
+   */
+  fill(order: PaperOrder, wanted: Dec, price: Dec, at: number): Dec {
+    if (order.phase === "done") return ZERO;
+    const quantity = order.side === "Buy" ? this.affordable(order, wanted, price, at) : wanted;
+    if (quantity.lte(0)) return ZERO;
+    const exact = quantity.times(price);
+    const amount = Round.nearestCent(exact);
+    order.executed_quantity = new Dec(order.executed_quantity).plus(quantity).toFixed();
+    order.executed_amount = new Dec(order.executed_amount).plus(exact).toFixed();
+    const fee = this.feeFor(order, new Dec(order.executed_quantity), new Dec(order.executed_amount), at);
+    const feeDelta = fee.total.minus(order.fees_charged);
+    order.fees_charged = money(fee.total);
+    order.fee_details = fee.details;
+
+    const line = this.account.cash[order.currency];
+    const position = (this.account.positions[order.symbol] ??= {
+      symbol: order.symbol,
+      symbol_name: order.stock_name,
+      market: order.market,
+      currency: order.currency,
+      quantity: "0",
+      frozen: "0",
+      cost_amount: "0.00",
+    });
+    const held = new Dec(position.quantity);
+    if (order.side === "Buy") {
+      line.cash = money(new Dec(line.cash).minus(amount).minus(feeDelta));
+      position.cost_amount = money(new Dec(position.cost_amount).plus(amount).plus(feeDelta));
+      position.quantity = held.plus(quantity).toFixed();
+    } else {
+      line.cash = money(new Dec(line.cash).plus(amount).minus(feeDelta));
+      const left = held.minus(quantity);
+      position.cost_amount = money(left.isZero() ? ZERO : new Dec(position.cost_amount).times(left).div(held));
+      position.quantity = left.toFixed();
+    }
+    this.accountChanged = true;
+
+    order.fills += 1;
+    order.last_done = price.toFixed();
+    order.updated_at = iso(at);
+    const done = new Dec(order.executed_quantity).gte(order.quantity);
+    order.status = done ? "FilledStatus" : "PartialFilledStatus";
+    this.pushHistory(order, { price: price.toFixed(), quantity: quantity.toFixed(), status: order.status, msg: "", time: iso(at) });
+    this.executions.push({
+      account_id: order.account_id,
+      order_id: order.order_id,
+      trade_id: `${order.order_id}-${order.fills}`,
+      symbol: order.symbol,
+      trade_done_at: iso(at),
+      quantity: quantity.toFixed(),
+      price: price.toFixed(),
+      market: order.market,
+      side: order.side,
+      done_ms: at,
+      amount: money(amount),
+    });
+    if (done) this.retire(order);
+    this.settle(order);
+    this.dropEmptyPosition(order.symbol);
+    this.touch(order);
+    return quantity;
+  }
+
+  /** Ends a working order (cancelled, withdrawn, expired, rejected) and releases what it held. */
+  finish(order: PaperOrder, status: OrderStatus, msg: string, at: number): void {
+    if (order.phase === "done") return;
+    order.status = status;
+    order.msg = msg;
+    order.updated_at = iso(at);
+    this.pushHistory(order, this.step(order, status, msg, at));
+    this.retire(order);
+    this.settle(order);
+    this.dropEmptyPosition(order.symbol);
+    this.touch(order);
+  }
+
+  /** Ends a working order's remainder: withdrawn after a partial fill, else `status` (cancelled or rejected). */
+  withdraw(order: PaperOrder, msg: string, at: number, unfilled: OrderStatus = "CanceledStatus"): void {
+    this.finish(order, new Dec(order.executed_quantity).gt(0) ? "PartialWithdrawal" : unfilled, msg, at);
+  }
+
+  /** Applies new terms to a working order (checked by the caller) and re-holds cash or shares for them. */
+  replace(order: PaperOrder, terms: Partial<PaperOrder>, at: number): void {
+    Object.assign(order, terms);
+    order.status = new Dec(order.executed_quantity).gt(0) ? "PartialFilledStatus" : "ReplacedStatus";
+    order.updated_at = iso(at);
+    this.pushHistory(order, this.step(order, "ReplacedStatus", "", at));
+    this.settle(order);
+    this.touch(order);
+  }
+
+  /** Takes displayed book levels best first (at most `maxLevels`, within `limit` when given). */
+  sweep(order: PaperOrder, levels: readonly Depth[], maxLevels: number, limit: Dec | null, at: number): void {
+    const remaining = new Dec(order.quantity).minus(order.executed_quantity);
+    for (const level of sweepLevels(order.side, levels, remaining, limit, maxLevels)) {
+      if (this.fill(order, level.quantity, level.price, at).lt(level.quantity)) break;
+    }
+  }
+
+  /** Marks a conditional order as triggered. */
+  release(order: PaperOrder, at: number): void {
+    order.trigger_status = "RELEASED";
+    order.trigger_at = iso(at);
+    order.updated_at = iso(at);
+    this.touch(order);
+  }
+
+  /** Matches a working order against one completed minute of its market. */
+  matchBar(order: PaperOrder, bar: MinuteBar): void {
+    if (order.phase === "done" || bar.end <= order.matched_until) return;
+    if (order.expires_at !== null && bar.start >= order.expires_at) {
+      this.expire(order);
+      return;
+    }
+    if (order.sessions.includes(bar.session)) this.matchInSession(order, bar);
+    if (!isDone(order)) order.matched_until = bar.end;
+  }
+
+  /** Ends a `Day`/`GTD` order at its expiry. */
+  expire(order: PaperOrder): void {
+    const at = order.expires_at ?? this.now;
+    this.finish(order, "ExpiredStatus", `time_in_force=${order.time_in_force} ended at ${iso(at)}`, at);
+  }
+
+  /**
+   * After matching up to `now`: working orders are matched through `now`; those that changed,
+   * or were last saved long ago, are written.
+   */
+  matchedThrough(now: number): void {
+    for (const order of this.workingOrders()) {
+      // A clock moved backwards (tests, replays) must not make minutes already matched count twice.
+      order.matched_until = Math.max(order.matched_until, now);
+      if (now - (this.savedMatchedUntil.get(order.order_id) ?? 0) >= MATCHED_UNTIL_SAVE_MS) this.touch(order);
+    }
+  }
+
+  /** How many items the next write holds (orders and executions; the account adds one). */
+  pendingItems(): number {
+    return this.changed.size + this.executions.length;
+  }
+
+  hasChanges(): boolean {
+    return this.accountChanged || this.changed.size > 0 || this.executions.length > 0;
+  }
+
+  /** The writes to make, the account stamped with its next version. */
+  changes(): BookChanges {
+    const orders = [...this.changed].map((id) => this.orders.get(id)!);
+    return {
+      account: { ...this.account, version: this.account.version + 1, updated_at: iso(this.now) },
+      orders,
+      newOrderIds: orders.filter((o) => this.created.has(o.order_id)).map((o) => o.order_id),
+      executions: [...this.executions],
+    };
+  }
+
+  /** Called once `changes()` is stored. */
+  committed(written: BookChanges): void {
+    this.account.version = written.account.version;
+    this.account.updated_at = written.account.updated_at;
+    for (const order of written.orders) {
+      this.savedMatchedUntil.set(order.order_id, order.matched_until);
+      this.created.delete(order.order_id);
+    }
+    this.changed.clear();
+    this.executions = [];
+    this.accountChanged = false;
+  }
+
+  private matchInSession(order: PaperOrder, bar: MinuteBar): void {
+    const at = bar.end;
+    const cap = () =>
+      fillableQuantity(new Dec(order.quantity).minus(order.executed_quantity), bar.volume, order.lot_size, order.order_type === "ODD");
+    switch (order.phase) {
+      case "auction": {
+        if (bar.session !== "Intraday" || bar.start < (order.auction_at ?? 0)) return;
+        const open = new Dec(bar.open);
+        if (order.order_type === "AO" || withinLimit(order.side, open, new Dec(order.price!))) this.fill(order, cap(), open, at);
+        if (isDone(order)) return;
+        if (order.order_type === "AO") {
+          this.withdraw(order, "not matched in the opening auction: an AO order's remainder is cancelled", at);
+        } else {
+          // The auction used this minute's volume; the ALO remainder joins continuous trading from the next minute.
+          order.phase = "limit";
+          this.touch(order);
+        }
+        return;
+      }
+      case "trigger":
+        this.matchTrigger(order, bar);
+        return;
+      case "limit": {
+        const price = limitFillPrice(order.side, new Dec(order.price!), bar);
+        if (price) this.fill(order, cap(), price, at);
+        return;
+      }
+      case "market":
+        this.fill(order, cap(), new Dec(bar.open), at);
+        return;
+      case "done":
+        return;
+    }
+  }
+
+  private matchTrigger(order: PaperOrder, bar: MinuteBar): void {
+    const at = bar.end;
+    const cap = () =>
+      fillableQuantity(new Dec(order.quantity).minus(order.executed_quantity), bar.volume, order.lot_size, false);
+    if (order.order_type === "LIT" || order.order_type === "MIT") {
+      const touched = touchPrice(order.touch!, new Dec(order.trigger_price!), bar);
+      if (!touched) return;
+      this.release(order, at);
+      if (order.order_type === "MIT") {
+        order.phase = "market";
+        this.fill(order, cap(), touched, at);
+      } else {
+        order.phase = "limit";
+        if (withinLimit(order.side, touched, new Dec(order.price!))) this.fill(order, cap(), touched, at);
+      }
+      return;
+    }
+    const table = this.options.tickTable(order, at);
+    const reference = new Dec(order.trailing_reference!);
+    const trigger = trailingTrigger(order, reference, table);
+    const touched = touchPrice(order.side === "Sell" ? "down" : "up", trigger, bar);
+    if (touched) {
+      const limit = trailingLimit(order.side, trigger, order.limit_offset ?? "0", table);
+      order.trigger_price = trigger.toFixed();
+      order.price = limit.toFixed();
+      order.phase = "limit";
+      this.release(order, at);
+      if (withinLimit(order.side, touched, limit)) this.fill(order, cap(), touched, at);
+      return;
+    }
+    const next = nextTrailingReference(order.side, reference, bar);
+    if (!next.eq(reference)) {
+      order.trailing_reference = next.toFixed();
+      order.trigger_price = trailingTrigger(order, next, table).toFixed();
+      this.touch(order);
+    }
+  }
+
+  /** The most of `wanted` (in whole lots) a buy can fill at `price` without the account's free cash going below zero. */
+  private affordable(order: PaperOrder, wanted: Dec, price: Dec, at: number): Dec {
+    const fits = (quantity: Dec) => this.availableAfterFill(order, quantity, price, at).gte(0);
+    if (fits(wanted)) return wanted;
+    const unit = order.order_type === "ODD" || order.market === "US" ? 1 : order.lot_size;
+    let low = 0;
+    let high = wanted.div(unit).floor().toNumber() - 1;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (fits(new Dec(middle * unit))) low = middle;
+      else high = middle - 1;
+    }
+    return new Dec(low * unit);
+  }
+
+  private availableAfterFill(order: PaperOrder, quantity: Dec, price: Dec, at: number): Dec {
+    const executed = new Dec(order.executed_quantity).plus(quantity);
+    const executedAmount = new Dec(order.executed_amount).plus(quantity.times(price));
+    const feeTotal = this.feeFor(order, executed, executedAmount, at).total;
+    const cost = Round.nearestCent(quantity.times(price)).plus(feeTotal.minus(order.fees_charged));
+    const next = this.reservationOf({
+      ...order,
+      executed_quantity: executed.toFixed(),
+      executed_amount: executedAmount.toFixed(),
+      fees_charged: money(feeTotal),
+      phase: executed.gte(order.quantity) ? "done" : order.phase,
+    });
+    return this.available(order.currency).minus(cost).plus(order.frozen_cash).minus(next.cash);
+  }
+
+  /** Brings the cash (buys) and shares (sells) an order holds in line with its remaining quantity. */
+  private settle(order: PaperOrder): void {
+    const line = this.account.cash[order.currency];
+    const next = this.reservationOf(order);
+    line.frozen = money(new Dec(line.frozen).plus(next.cash).minus(order.frozen_cash));
+    line.frozen_fees = money(new Dec(line.frozen_fees).plus(next.fees).minus(order.frozen_fees));
+    order.frozen_cash = money(next.cash);
+    order.frozen_fees = money(next.fees);
+    const hold = order.side === "Sell" && order.phase !== "done" ? new Dec(order.quantity).minus(order.executed_quantity) : ZERO;
+    const position = this.account.positions[order.symbol];
+    if (position) position.frozen = new Dec(position.frozen).plus(hold).minus(order.frozen_quantity).toFixed();
+    order.frozen_quantity = hold.toFixed();
+    this.accountChanged = true;
+  }
+
+  private retire(order: PaperOrder): void {
+    order.phase = "done";
+    this.account.working = this.account.working.filter((id) => id !== order.order_id);
+    this.accountChanged = true;
+  }
+
+  private dropEmptyPosition(symbol: string): void {
+    const position = this.account.positions[symbol];
+    if (position && new Dec(position.quantity).isZero() && new Dec(position.frozen).isZero()) delete this.account.positions[symbol];
+  }
+
+  private step(order: PaperOrder, status: OrderStatus, msg: string, at: number) {
+    return {
+      price: order.price ?? order.last_done ?? "0",
+      quantity: new Dec(order.quantity).minus(order.executed_quantity).toFixed(),
+      status,
+      msg,
+      time: iso(at),
+    };
+  }
+
+  private pushHistory(order: PaperOrder, entry: PaperOrder["history"][number]): void {
+    order.history.push(entry);
+    if (order.history.length > HISTORY_LIMIT) order.history.splice(1, order.history.length - HISTORY_LIMIT);
+  }
+
+  private touch(order: PaperOrder): void {
+    this.changed.add(order.order_id);
+  }
+}

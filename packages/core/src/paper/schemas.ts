@@ -1,0 +1,214 @@
+import { z } from "zod";
+import { DomainError } from "../errors";
+import { Market, marketOf, normalizeSymbol } from "../market/market";
+import {
+  HistoryExecutionsRequest,
+  HistoryOrdersRequest,
+  ReplaceOrderRequest,
+  SubmitOrderRequest,
+  TodayExecutionsRequest,
+  TodayOrdersRequest,
+  EstimateMaxPurchaseRequest,
+} from "../provider/order-gateway";
+import {
+  checkOrderRules,
+  OrderSide,
+  OrderStatus,
+  OrderTag,
+  OrderType,
+  OutsideRth,
+  TimeInForce,
+  TriggerStatus,
+} from "../provider/order-types";
+
+/**
+ * Bodies and answers of the trade pass-through endpoints (`/api/v1/api-test/trade/*`), as zod
+ * schemas: the HTTP layer validates with them and the OpenAPI document is generated from them.
+ */
+
+const ALLOWED =
+  "order_type: LO, ELO, MO, AO, ALO, ODD, LIT, MIT, TSLPAMT, TSLPPCT, SLO (US: LO, MO, LIT, MIT, TSLPAMT, TSLPPCT); " +
+  "side: Buy, Sell (also buy/sell/BUY/SELL); time_in_force: Day, GTC, GTD (GTD needs expire_date; also GoodTilCanceled, GoodTilDate); " +
+  "outside_rth (US only): RTH_ONLY, ANY_TIME, OVERNIGHT (also RTHOnly, AnyTime, Overnight). " +
+  "Decimals are strings or numbers. Required per order_type: GET /api/v1/api-test/trade/order-type-fields/{order_type}.";
+
+/**
+ * A submit-order body: LongPort's fields, the symbol in `ticker.region` form, and the order-type
+ * table's rules for the symbol's market (type offered there, its required fields, `expire_date`
+ * with `GTD`, `outside_rth` for US only). Each broken rule is one 422 issue at its field.
+ */
+export const SubmitOrderBody = SubmitOrderRequest.superRefine((order, ctx) => {
+  let market: Market;
+  try {
+    market = marketOf(normalizeSymbol(order.symbol));
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    ctx.addIssue({ code: "custom", path: ["symbol"], message: error.message });
+    return;
+  }
+  for (const problem of checkOrderRules(market, order)) {
+    ctx.addIssue({ code: "custom", path: problem.field ? [problem.field] : [], message: `${problem.code}: ${problem.message}` });
+  }
+}).meta({ id: "TradeSubmitOrderRequest", description: `Submit an order. ${ALLOWED}` });
+
+export const ReplaceOrderBody = ReplaceOrderRequest.meta({
+  id: "TradeReplaceOrderRequest",
+  description: "Amend a working order: `quantity` is the new total; which price fields may change depends on the order type (SLO cannot be replaced).",
+});
+export const OrderIdBody = z.object({ order_id: z.string().trim().min(1) }).meta({ id: "TradeOrderIdRequest" });
+export const TodayExecutionsBody = TodayExecutionsRequest.meta({ id: "TradeTodayExecutionsRequest" });
+export const HistoryExecutionsBody = HistoryExecutionsRequest.meta({
+  id: "TradeHistoryExecutionsRequest",
+  description: "`start_at`/`end_at`: ISO instants, or dates (whole UTC days, the end inclusive); default the last 90 days.",
+});
+export const EstimateMaxPurchaseBody = EstimateMaxPurchaseRequest.meta({
+  id: "TradeEstimateMaxPurchaseRequest",
+  description: `Without \`price\`: the best ask. \`order_id\`: the working order being amended (what it holds counts as free). ${ALLOWED}`,
+});
+export const AccountBalanceBody = z
+  .object({ currency: z.string().trim().regex(/^[A-Za-z]{3}$/, "must be a 3-letter currency code such as USD").optional() })
+  .meta({ id: "TradeAccountBalanceRequest", description: "Paper accounts hold USD and HKD; omit `currency` for both." });
+export const TodayOrdersBody = TodayOrdersRequest.meta({
+  id: "TradeTodayOrdersRequest",
+  description: "`status`: OrderStatus wire names, an array or a comma-separated string; `market`: US, HK, CN, SG.",
+});
+export const HistoryOrdersBody = HistoryOrdersRequest.meta({
+  id: "TradeHistoryOrdersRequest",
+  description: "`start_at`/`end_at`: ISO instants, or dates (whole UTC days, the end inclusive); default the last 90 days.",
+});
+
+const Decimal = z.string().describe("decimal string");
+const Instant = z.string().describe("ISO 8601 UTC instant");
+
+export const TradeOrder = z
+  .object({
+    order_id: z.string(),
+    status: OrderStatus,
+    stock_name: z.string(),
+    quantity: Decimal,
+    executed_quantity: Decimal,
+    price: Decimal.nullable().describe("limit price; null for market-type orders (trailing types: set when triggered)"),
+    executed_price: Decimal.nullable().describe("average fill price"),
+    submitted_at: Instant,
+    side: OrderSide,
+    symbol: z.string(),
+    order_type: OrderType,
+    last_done: Decimal.nullable().describe("price of the latest fill"),
+    trigger_price: Decimal.nullable(),
+    msg: z.string().describe("why the order was rejected, withdrawn or expired (`CODE: reason` for rejections)"),
+    tag: OrderTag,
+    time_in_force: TimeInForce,
+    expire_date: z.string().nullable(),
+    updated_at: Instant.nullable(),
+    trigger_at: Instant.nullable(),
+    trailing_amount: Decimal.nullable(),
+    trailing_percent: Decimal.nullable(),
+    limit_offset: Decimal.nullable(),
+    trigger_status: TriggerStatus.nullable(),
+    currency: z.string(),
+    outside_rth: OutsideRth.nullable(),
+    remark: z.string(),
+  })
+  .meta({ id: "TradeOrder" });
+
+const ChargeFee = z.object({ code: z.string(), name: z.string(), amount: Decimal, currency: z.string() });
+const DeductionStatus = z.enum(["NONE", "NO_DATA", "PENDING", "DONE"]);
+
+export const TradeOrderDetail = TradeOrder.extend({
+  free_status: z.enum(["None", "Calculated", "Pending", "Ready"]),
+  free_amount: Decimal.nullable(),
+  free_currency: z.string().nullable(),
+  deductions_status: DeductionStatus,
+  deductions_amount: Decimal.nullable(),
+  deductions_currency: z.string().nullable(),
+  platform_deducted_status: DeductionStatus,
+  platform_deducted_amount: Decimal.nullable(),
+  platform_deducted_currency: z.string().nullable(),
+  history: z
+    .array(z.object({ price: Decimal, quantity: Decimal, status: OrderStatus, msg: z.string(), time: Instant }))
+    .describe("each step: fills (executed price and quantity) and status changes (limit price and remaining quantity)"),
+  charge_detail: z
+    .object({
+      total_amount: Decimal,
+      currency: z.string(),
+      items: z.array(z.object({ code: z.enum(["BROKER_FEES", "THIRD_FEES"]), name: z.string(), fees: z.array(ChargeFee) })),
+    })
+    .describe("fees charged so far: the fee calculator on the executed quantity at its average price"),
+}).meta({ id: "TradeOrderDetail" });
+
+export const TradeExecution = z
+  .object({ order_id: z.string(), trade_id: z.string(), symbol: z.string(), trade_done_at: Instant, quantity: Decimal, price: Decimal })
+  .meta({ id: "TradeExecution" });
+
+export const TradeAccountBalance = z
+  .object({
+    total_cash: Decimal.describe("cash of this currency, frozen cash included"),
+    max_finance_amount: Decimal,
+    remaining_finance_amount: Decimal,
+    risk_level: z.number().int(),
+    margin_call: Decimal,
+    currency: z.string(),
+    cash_infos: z.array(
+      z.object({ withdraw_cash: Decimal, available_cash: Decimal, frozen_cash: Decimal, settling_cash: Decimal, currency: z.string() }),
+    ),
+    net_assets: Decimal.describe("cash plus holdings quoted in this currency, at the last price"),
+    init_margin: Decimal,
+    maintenance_margin: Decimal,
+    buy_power: Decimal.describe("free cash (no margin)"),
+    frozen_transaction_fees: z.array(z.object({ currency: z.string(), frozen_transaction_fee: Decimal })),
+  })
+  .meta({ id: "TradeAccountBalance" });
+
+export const TradeMaxPurchase = z
+  .object({ cash_max_qty: Decimal, margin_max_qty: Decimal.describe("equal to cash_max_qty: paper accounts have no margin") })
+  .meta({ id: "TradeMaxPurchase" });
+
+export const OrderTypeInfo = z
+  .object({
+    order_type: OrderType,
+    name: z.string(),
+    description: z.string(),
+    markets: z.array(Market),
+    required_fields: z.array(z.string()).describe("every field the order type needs, the always-required ones included"),
+    conditional_fields: z.array(z.object({ field: z.string(), required_when: z.string() })),
+    optional_fields: z.array(z.string()),
+    replaceable: z.boolean(),
+    replaceable_fields: z.array(z.string()).describe("fields replace-order may change besides quantity"),
+  })
+  .meta({ id: "TradeOrderTypeInfo" });
+
+export const SupportedOrderTypesData = z
+  .object({ market: Market, order_types: z.array(OrderTypeInfo) })
+  .meta({ id: "TradeSupportedOrderTypes" });
+
+export const OrderIdData = z.object({ order_id: z.string() }).meta({ id: "TradeOrderId" });
+export const OrdersData = z.object({ orders: z.array(TradeOrder), total: z.number().int() }).meta({ id: "TradeOrders" });
+export const ExecutionsData = z.object({ executions: z.array(TradeExecution), total: z.number().int() }).meta({ id: "TradeExecutions" });
+export const BalancesData = z.object({ balances: z.array(TradeAccountBalance) }).meta({ id: "TradeAccountBalances" });
+
+/** A broker's refusal: its code (e.g. `INSUFFICIENT_BUYING_POWER`), message and the numbers behind it. */
+export const TradeError = z
+  .object({
+    code: z
+      .string()
+      .describe(
+        "MARKET_CLOSED, INSUFFICIENT_BUYING_POWER, INSUFFICIENT_POSITION, INVALID_LOT_SIZE, INVALID_ODD_LOT_QUANTITY, INVALID_TICK_SIZE, INVALID_QUANTITY, ORDER_NOT_FOUND, ORDER_NOT_REPLACEABLE, ORDER_NOT_CANCELLABLE, FIELD_NOT_REPLACEABLE, QUANTITY_BELOW_EXECUTED, SYMBOL_NOT_FOUND, ...",
+      ),
+    message: z.string(),
+    status: z.number().int().describe("the HTTP status the same failure has on the service's other endpoints"),
+  })
+  .catchall(z.unknown())
+  .describe("extra fields when known: `order_id` (a refused order kept as RejectedStatus), `required`/`available`/`currency`, `problems`")
+  .meta({ id: "TradeError" });
+
+/** The envelope of every trade endpoint: a refusal is `success: false` with `error`, HTTP 200. */
+export function tradeTestResponse<T extends z.ZodType>(data: T, id: string) {
+  return z
+    .object({
+      success: z.boolean(),
+      message: z.string().describe("human-readable result"),
+      data: data.nullable().optional(),
+      error: TradeError.nullable().optional(),
+    })
+    .meta({ id });
+}

@@ -1,0 +1,181 @@
+import type { TradeSession } from "../market/trade-session";
+import type { TradingFee } from "../fees/index";
+import type { Execution, OrderHistoryDetail } from "../provider/order-gateway";
+import type {
+  OrderSide,
+  OrderStatus,
+  OrderTag,
+  OrderType,
+  OutsideRth,
+  TimeInForce,
+  TriggerStatus,
+} from "../provider/order-types";
+
+/**
+ * The paper broker's state, as stored. Quantities, prices and money are decimal strings
+ * (decimal.js inside); instants are epoch milliseconds where the broker computes with them and
+ * ISO strings where they are shown.
+ */
+
+/** Markets the paper broker trades (those with calendars and a simulated market). */
+export type PaperMarket = "US" | "HK";
+
+/** Cash currencies of a paper account: each market settles in its own, and the broker never converts. */
+export const PaperCurrencies = ["USD", "HKD"] as const;
+export type PaperCurrency = (typeof PaperCurrencies)[number];
+
+export const CurrencyOfMarket: Readonly<Record<PaperMarket, PaperCurrency>> = { US: "USD", HK: "HKD" };
+
+/** Cash of one currency: `cash` is the total (frozen included); `frozen` is held for working buy orders, fees included. */
+export interface CashLine {
+  cash: string;
+  frozen: string;
+  /** The part of `frozen` that is estimated fees. */
+  frozen_fees: string;
+}
+
+/** A holding. `frozen` shares are promised to working sell orders; `cost_amount` is the cost basis, buy fees included. */
+export interface PaperPosition {
+  symbol: string;
+  symbol_name: string;
+  market: PaperMarket;
+  currency: PaperCurrency;
+  quantity: string;
+  frozen: string;
+  cost_amount: string;
+}
+
+/**
+ * One account: cash by currency, holdings, and the ids of its working orders. Every change is
+ * written with `version` + 1, only if the stored version is still `version`.
+ */
+export interface PaperAccount {
+  account_id: string;
+  version: number;
+  cash: Record<PaperCurrency, CashLine>;
+  positions: Record<string, PaperPosition>;
+  /** Orders that can still fill, oldest first. */
+  working: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * What a working order waits for: the opening auction (`AO`/`ALO`), its trigger (`LIT`, `MIT`,
+ * trailing types), a price (limit orders) or nothing (market orders fill at each minute's open).
+ */
+export type OrderPhase = "auction" | "trigger" | "limit" | "market" | "done";
+
+/** Whether an order can no longer fill (a function, so checks after a mutation are not narrowed away). */
+export function isDone(order: { phase: OrderPhase }): boolean {
+  return order.phase === "done";
+}
+
+/** A paper order: LongPort's order fields plus what the broker needs to keep matching it. */
+export interface PaperOrder {
+  account_id: string;
+  order_id: string;
+  symbol: string;
+  stock_name: string;
+  market: PaperMarket;
+  currency: PaperCurrency;
+  lot_size: number;
+  order_type: OrderType;
+  side: OrderSide;
+  time_in_force: TimeInForce;
+  outside_rth: OutsideRth | null;
+  expire_date: string | null;
+  remark: string;
+  /** Why the order was rejected, withdrawn or expired; empty otherwise. */
+  msg: string;
+  status: OrderStatus;
+  tag: OrderTag;
+  quantity: string;
+  executed_quantity: string;
+  /** Σ price × quantity of the fills, unrounded. */
+  executed_amount: string;
+  /** The limit price (for trailing types: set when triggered). */
+  price: string | null;
+  submitted_price: string | null;
+  trigger_price: string | null;
+  limit_offset: string | null;
+  trailing_amount: string | null;
+  trailing_percent: string | null;
+  trigger_status: TriggerStatus;
+  trigger_at: string | null;
+  /** `LIT`/`MIT`: whether the market must fall (`down`) or rise (`up`) to the trigger, from where it was at submission. */
+  touch: "up" | "down" | null;
+  /** Trailing types: the highest (sell) or lowest (buy) price seen since submission. */
+  trailing_reference: string | null;
+  phase: OrderPhase;
+  /** `AO`/`ALO`: the opening the order waits for (epoch ms). */
+  auction_at: number | null;
+  /** Sessions whose minutes the order trades in. */
+  sessions: TradeSession[];
+  /** The exchange trading date the order was accepted for. */
+  trading_date: string;
+  /** When a `Day`/`GTD` order stops working (epoch ms); null for `GTC`. */
+  expires_at: number | null;
+  /** Buys: the price per share the cash reservation is computed at. */
+  reserve_price: string | null;
+  /** Cash held for this order (buys), fees included. */
+  frozen_cash: string;
+  frozen_fees: string;
+  /** Shares held for this order (sells). */
+  frozen_quantity: string;
+  /** Fees charged so far: the fee calculator applied to the executed quantity at its average price. */
+  fees_charged: string;
+  fee_details: TradingFee | null;
+  last_done: string | null;
+  submitted_at: string;
+  updated_at: string;
+  /** Minutes completing at or before this instant (epoch ms) have been matched. */
+  matched_until: number;
+  fills: number;
+  history: OrderHistoryDetail[];
+}
+
+/** A fill, as stored: LongPort's execution fields plus the account, market, side and amount. */
+export interface PaperExecution extends Execution {
+  account_id: string;
+  market: PaperMarket;
+  side: OrderSide;
+  /** `trade_done_at` in epoch milliseconds (the storage sort key). */
+  done_ms: number;
+  /** Cash moved for the trade value (price × quantity to the cent), fees not included. */
+  amount: string;
+}
+
+/** A one-minute bar of the market the broker matches against. */
+export interface MinuteBar {
+  start: number;
+  end: number;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: number;
+  session: TradeSession;
+}
+
+/** LongPort's `stockPositions()` answer. */
+export interface StockPositionsResponse {
+  channels: StockPositionChannel[];
+}
+
+export interface StockPositionChannel {
+  account_channel: string;
+  positions: StockPosition[];
+}
+
+export interface StockPosition {
+  symbol: string;
+  symbol_name: string;
+  quantity: string;
+  available_quantity: string;
+  currency: string;
+  /** Average cost per share, buy fees included. */
+  cost_price: string;
+  market: PaperMarket;
+  init_quantity: string | null;
+}
