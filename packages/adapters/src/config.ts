@@ -23,6 +23,12 @@ export interface ServiceConfig {
   brokerTimeoutMs: number;
   /** Exchange rates per USD for asset overviews, e.g. `HKD=7.8,CNY=7.1` (reference values otherwise). */
   fxRatesPerUsd?: string;
+  /** Cash of a new paper-broker account, e.g. `USD=1000000,HKD=1000000` (the default). */
+  paperInitialCash?: string;
+  /** How long an instance trusts its cached provider selection before reading the settings again (ms). */
+  providerSettingsTtlMs: number;
+  /** How long a LongPort connection or call may take (ms). */
+  providerTimeoutMs: number;
 }
 
 /**
@@ -60,6 +66,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
     encryptionKey: encryptionKeyFrom(env, jwtSecret, encryptionKey),
     brokerTimeoutMs: number(env.BROKER_TIMEOUT_MS, 10_000),
     fxRatesPerUsd: env.FX_RATES_PER_USD || undefined,
+    paperInitialCash: env.PAPER_INITIAL_CASH || undefined,
+    providerSettingsTtlMs: number(env.PROVIDER_SETTINGS_TTL_MS, 5000),
+    providerTimeoutMs: number(env.PROVIDER_TIMEOUT_MS, 10_000),
     auth: {
       jwtSecret,
       tokenTtlSeconds: number(env.ACCESS_TOKEN_TTL_SECONDS, 8 * 3600),

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AuthDeps } from "@tp/core/auth";
 import type { CandleStore } from "@tp/core/candles/index";
 import type { ImportDeps } from "@tp/core/imports/index";
+import type { TradingCalendarDeps } from "@tp/core/trading-calendar/index";
 import type { JobQueue } from "@tp/core/jobs";
 import type { MarketData } from "@tp/core/provider/market-data";
 import type { RealtimeDeps } from "@tp/core/realtime";
@@ -19,7 +20,11 @@ import { ApiGatewayPusher } from "./realtime/api-gateway-pusher";
 import { SqsJobQueue } from "./queues/sqs-queue";
 import { DynamoCandleStore } from "./stores/candle-store";
 import { DynamoImportTaskStore } from "./stores/import-task-store";
+import { DynamoCalendarStore } from "./stores/calendar-store";
 import { SimulatedMarketData } from "./provider/simulated";
+import { createPaperBroker, type PaperOrderGateway } from "./provider/paper";
+import { createProviderServices, type ProviderRegistry } from "./provider/registry";
+import type { SettingsDeps } from "@tp/core/settings/index";
 import { TableQueue } from "./queues/table-queue";
 import { BrokerAccountReader, type BrokerAccount } from "./stores/broker-accounts";
 import { Keys } from "./dynamo/keys";
@@ -40,7 +45,15 @@ export interface Services {
   candles: CandleStore;
   /** The market-data provider currently selected (the simulated market unless settings choose LongPort). */
   marketData: () => Promise<MarketData>;
+  /** The paper broker (the default trade adapter) for one account id; the api-test endpoints use the caller's user id. */
+  paperBroker: (accountId: string) => PaperOrderGateway;
+  /** Service-wide provider settings (selection, sealed credentials, token refresh) and users' asset modes. */
+  settings: SettingsDeps;
+  /** The settings-driven provider selection: market data and order gateway of the selected provider. */
+  providers: ProviderRegistry;
   imports: ImportDeps;
+  /** Per-symbol trading calendars and the data readiness read against the candle store. */
+  calendar: TradingCalendarDeps;
   /** Where work for queue-fed workers goes: SQS when configured, else the table-backed queue. */
   jobs: JobQueue;
   /** A user's broker accounts (their brokers, summarised). */
@@ -73,7 +86,8 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
   const candles = new DynamoCandleStore(db);
   const jobs = Object.keys(config.queueUrls).length > 0 ? new SqsJobQueue(config.queueUrls) : new TableQueue(db, now);
   const simulated = new SimulatedMarketData({ clock: { now } });
-  const marketData = async (): Promise<MarketData> => simulated;
+  const { settings, providers } = createProviderServices(config, db, { now }, simulated);
+  const marketData = (): Promise<MarketData> => providers.marketData();
   const probe = new Repository<object>(db, { type: "HealthProbe", key: () => Keys.healthProbe() });
   const principals = new PrincipalCache(config.auth, revocations, now, config.principalRecheckMs);
   return {
@@ -95,7 +109,11 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
     jobs,
     candles,
     marketData,
+    paperBroker: createPaperBroker(db, { clock: { now }, marketData, initialCash: config.paperInitialCash }),
+    settings,
+    providers,
     imports: { tasks: new DynamoImportTaskStore(db), candles, marketData, jobs, now, newId },
+    calendar: { entries: new DynamoCalendarStore(db), candles, marketData, now },
     realtime: {
       connections: new DynamoConnectionStore(db),
       pusher: new ApiGatewayPusher(() => config.websocketManagementEndpoint),

@@ -27,6 +27,11 @@ export const groupRoutes = {
   "channel-presets": ["ANY /api/v1/channel-presets/{proxy+}"],
   flows: ["ANY /api/v1/flows", "ANY /api/v1/flows/{proxy+}"],
   "stock-import": ["ANY /api/v1/stock-import/{proxy+}"],
+  settings: ["ANY /api/v1/settings/{proxy+}"],
+  // The trade pass-through endpoints (/api/v1/api-test/trade/*) are another group.
+  "api-test-market": ["ANY /api/v1/api-test/pull/{proxy+}", "ANY /api/v1/api-test/subscription/{proxy+}"],
+  "api-test-trade": ["ANY /api/v1/api-test/trade/{proxy+}"],
+  "stock-calendar": ["ANY /api/v1/stock-calendar/{proxy+}"],
   "stock-data": [
     "POST /api/v1/stock-data",
     "GET /api/v1/stock-data",

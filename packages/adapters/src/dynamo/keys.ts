@@ -77,6 +77,10 @@ export const Keys = {
   /** The one running import of a symbol: held from creation until the task ends. */
   importLock: (symbol: string): Key => ({ pk: `IMPORT_LOCK#${symbol}`, sk: "LOCK" }),
 
+  /** A symbol's trading calendar: one entry per exchange-local date, so a date range is one Query. */
+  calendarPartition: (symbol: string) => `CALENDAR#${symbol}`,
+  calendarEntry: (symbol: string, date: string): Key => ({ pk: `CALENDAR#${symbol}`, sk: date }),
+
   cacheEntry: (cacheKey: string): Key => ({ pk: `CACHE#${cacheKey}`, sk: "CACHE" }),
 
   flow: (flowId: string): Key => ({ pk: `FLOW#${flowId}`, sk: "FLOW" }),
@@ -86,4 +90,28 @@ export const Keys = {
     pk: `USER#${userId}#FLOWS`,
     sk: `${createdAt}#${flowId}`,
   }),
+
+  /** Service-wide settings, one item per name (`PROVIDER`: the selected provider and its sealed credentials). */
+  serviceSettings: (name: string): Key => ({ pk: "SETTINGS", sk: name }),
+  /** A user's own setting (`ASSET_MODE`), in the user's partition beside the profile. */
+  userSetting: (userId: string, name: string): Key => ({ pk: `USER#${userId}`, sk: `SETTING#${name}` }),
+  /** Paper broker: one account item per account (cash by currency, holdings, working order ids, version). */
+  paperAccount: (accountId: string): Key => ({ pk: `PAPER#${accountId}`, sk: "ACCOUNT" }),
+  /** A paper account's orders by id; ids begin with the 13-digit submission time (ms), so the partition sorts by submission. */
+  paperOrdersOf: (accountId: string) => `PAPER#${accountId}#ORDERS`,
+  paperOrder: (accountId: string, orderId: string): Key => ({ pk: `PAPER#${accountId}#ORDERS`, sk: orderId }),
+  paperOrdersSubmittedBetween: (fromMs: number, toMs: number): [string, string] => [
+    String(fromMs).padStart(13, "0"),
+    `${String(toMs).padStart(13, "0")}~`,
+  ],
+  /** A paper account's executions by fill time (15-digit ms) then trade id. */
+  paperExecutionsOf: (accountId: string) => `PAPER#${accountId}#EXECUTIONS`,
+  paperExecution: (accountId: string, doneMs: number, tradeId: string): Key => ({
+    pk: `PAPER#${accountId}#EXECUTIONS`,
+    sk: `${String(doneMs).padStart(15, "0")}#${tradeId}`,
+  }),
+  paperExecutionsBetween: (fromMs: number, toMs: number): [string, string] => [
+    String(fromMs).padStart(15, "0"),
+    `${String(toMs).padStart(15, "0")}#~`,
+  ],
 };

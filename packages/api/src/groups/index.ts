@@ -4,6 +4,7 @@ import type { RoutedGroup } from "../routes";
 import { authGroup } from "./auth";
 import { stockDataGroup } from "./stock-data";
 import { stockImportGroup } from "./stock-import";
+import { stockCalendarGroup } from "./stock-calendar";
 import { systemGroup } from "./system";
 import { usersGroup } from "./users";
 import { brokersGroup } from "./brokers";
@@ -14,6 +15,9 @@ import { indicatorsGroup } from "./indicators";
 import { riskGroup } from "./risk";
 import { channelPresetsGroup } from "./channel-presets";
 import { flowsGroup } from "./flows";
+import { settingsGroup } from "./settings";
+import { apiTestMarketGroup } from "./api-test-market";
+import { apiTestTradeGroup } from "./api-test-trade";
 
 /**
  * Every endpoint group by name. The embedded runtime mounts them all on one server; on AWS
@@ -26,6 +30,7 @@ export const groups = {
   users: usersGroup,
   "stock-data": stockDataGroup,
   "stock-import": stockImportGroup,
+  "stock-calendar": stockCalendarGroup,
   brokers: brokersGroup,
   "data-sources": dataSourcesGroup,
   assets: assetsGroup,
@@ -34,6 +39,9 @@ export const groups = {
   risk: riskGroup,
   "channel-presets": channelPresetsGroup,
   flows: flowsGroup,
+  settings: settingsGroup,
+  "api-test-market": apiTestMarketGroup,
+  "api-test-trade": apiTestTradeGroup,
 } satisfies Partial<Record<RoutedGroup, (services: Services) => Group>>;
 
 export type GroupName = keyof typeof groups;

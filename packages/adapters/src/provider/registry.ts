@@ -1,0 +1,185 @@
+import { randomBytes } from "node:crypto";
+import { DomainError } from "@tp/core/errors";
+import type { Clock } from "@tp/core/provider/clock";
+import type { MarketData } from "@tp/core/provider/market-data";
+import type { OrderGateway } from "@tp/core/provider/order-gateway";
+import { Settings, type ProviderSelection, type ProviderType, type SettingsDeps } from "@tp/core/settings/index";
+import type { ServiceConfig } from "../config";
+import { AesGcmSecretBox } from "../crypto/aes-gcm-secret-box";
+import type { Db } from "../dynamo/db";
+import { DynamoSettingsStore } from "../stores/settings-store";
+import { LongportMarketData, LongportOrderGateway, LongportTokenRefresher, longportLimiters } from "./longport/index";
+import { createPaperBroker } from "./paper/index";
+import type { PacingQueue } from "./rate-limit";
+import { SimulatedMarketData } from "./simulated/index";
+
+/** The provider in use: its adapters, built for one settings selection. */
+export interface ActiveProvider {
+  type: ProviderType;
+  /** The settings version the adapters were built from. */
+  version: number;
+  marketData: MarketData;
+  /** The order gateway of an account: LongPort's one account, or the caller's paper account. */
+  orderGateway(accountId: string): Promise<OrderGateway>;
+}
+
+export interface ProviderRegistryOptions {
+  /** Reads the current selection (one GetItem on the settings item). */
+  select: () => Promise<ProviderSelection>;
+  /** The simulated market with overnight off; the overnight variant shares its engine. */
+  simulated: SimulatedMarketData;
+  /** "Now" of the simulated markets. */
+  clock: Clock;
+  /** Time used to age the cached selection (the services' clock). */
+  now: () => number;
+  /** How long a selection is trusted before the settings item is read again (ms). */
+  ttlMs: number;
+  /** Longest wait for a LongPort connection or call (ms). */
+  timeoutMs: number;
+  /** Pacing of the LongPort account; default a quote and a trade queue for this process. */
+  limiters?: { quote: PacingQueue; trade: PacingQueue };
+  /** The paper broker's gateway of an account, used while the simulated provider is selected. */
+  paperGateway?: (accountId: string) => OrderGateway;
+}
+
+interface Cached {
+  /** What the adapters depend on: a change rebuilds them, anything else keeps them (and their subscriptions). */
+  key: string;
+  provider: ActiveProvider;
+  checkedAt: number;
+  /** Set by `invalidate`: read the settings again before the next use. */
+  stale: boolean;
+}
+
+/** The adapters depend on the type, and for LongPort on every stored field (credentials, language, overnight). */
+const keyOf = (selection: ProviderSelection) =>
+  selection.type === "simulated" ? `simulated:${selection.enable_overnight}` : `longport:${selection.version}`;
+
+/**
+ * Resolves the provider the settings select, without a restart. The selection is cached for
+ * `ttlMs` and re-read after; the adapters are rebuilt only when what they depend on changed, so
+ * simulated subscriptions survive unrelated changes. A change made through this instance applies
+ * at once (`invalidate`); other instances see it within `ttlMs`.
+ */
+export class ProviderRegistry {
+  private cached?: Cached;
+  private loading?: Promise<Cached>;
+  private readonly limiters: { quote: PacingQueue; trade: PacingQueue };
+  private readonly simulatedByOvernight = new Map<boolean, SimulatedMarketData>();
+  /** Bumped by `invalidate`, so a read that started before a change cannot pass for a fresh one. */
+  private generation = 0;
+
+  constructor(private readonly options: ProviderRegistryOptions) {
+    this.limiters = options.limiters ?? longportLimiters();
+    this.simulatedByOvernight.set(options.simulated.overnight, options.simulated);
+  }
+
+  /** The provider in use now. */
+  async active(): Promise<ActiveProvider> {
+    const cached = this.cached;
+    // A clock moved backwards (tests, replays) counts as expired too.
+    if (cached && !cached.stale && Math.abs(this.options.now() - cached.checkedAt) < this.options.ttlMs) return cached.provider;
+    this.loading ??= this.reload().finally(() => (this.loading = undefined));
+    return (await this.loading).provider;
+  }
+
+  /** The selected market-data adapter. */
+  async marketData(): Promise<MarketData> {
+    return (await this.active()).marketData;
+  }
+
+  /**
+   * The selected order gateway for an account: LongPort's (the service's one LongPort account,
+   * whatever the id) or, for the simulated provider, the paper broker's account `accountId`.
+   */
+  async orderGateway(accountId: string): Promise<OrderGateway> {
+    return (await this.active()).orderGateway(accountId);
+  }
+
+  /** Marks the cached selection stale: the next call reads the settings again (and keeps adapters that still fit). */
+  invalidate(): void {
+    this.generation += 1;
+    if (this.cached) this.cached.stale = true;
+  }
+
+  private async reload(): Promise<Cached> {
+    const generation = this.generation;
+    const selection = await this.options.select();
+    const key = keyOf(selection);
+    const checkedAt = this.options.now();
+    const stale = generation !== this.generation;
+    const previous = this.cached;
+    this.cached = previous?.key === key ? { ...previous, checkedAt, stale } : { key, provider: this.build(selection), checkedAt, stale };
+    return this.cached;
+  }
+
+  private build(selection: ProviderSelection): ActiveProvider {
+    if (selection.type === "longport") {
+      const connection = {
+        settings: { ...selection.credentials!, language: selection.language, enable_overnight: selection.enable_overnight },
+        timeoutMs: this.options.timeoutMs,
+      };
+      let gateway: LongportOrderGateway | undefined;
+      return {
+        type: "longport",
+        version: selection.version,
+        marketData: new LongportMarketData({ ...connection, limiter: this.limiters.quote }),
+        orderGateway: async () => (gateway ??= new LongportOrderGateway({ ...connection, limiter: this.limiters.trade })),
+      };
+    }
+    return {
+      type: "simulated",
+      version: selection.version,
+      marketData: this.simulated(selection.enable_overnight),
+      orderGateway: async (accountId) => {
+        if (!this.options.paperGateway) {
+          throw new DomainError(503, "ORDER_GATEWAY_UNAVAILABLE", "No paper broker is wired for the simulated provider in this runtime", {
+            retry_after: 60,
+          });
+        }
+        return this.options.paperGateway(accountId);
+      },
+    };
+  }
+
+  /** One simulated market per overnight setting, kept for the process: switching back finds its subscriptions. */
+  private simulated(overnight: boolean): SimulatedMarketData {
+    let market = this.simulatedByOvernight.get(overnight);
+    if (!market) {
+      market = new SimulatedMarketData({ clock: this.options.clock, overnight, engine: this.options.simulated.engine });
+      this.simulatedByOvernight.set(overnight, market);
+    }
+    return market;
+  }
+}
+
+/** Settings use cases and the provider registry over the table, wired to each other. No I/O happens here. */
+export function createProviderServices(
+  config: ServiceConfig,
+  db: Db,
+  clock: { now: () => number },
+  simulated: SimulatedMarketData,
+  overrides: { paperGateway?: (accountId: string) => OrderGateway } = {},
+): { settings: SettingsDeps; providers: ProviderRegistry } {
+  const settings: SettingsDeps = {
+    store: new DynamoSettingsStore(db),
+    secrets: new AesGcmSecretBox(config.encryptionKey),
+    tokens: new LongportTokenRefresher(config.providerTimeoutMs),
+    now: clock.now,
+    newToken: () => `sim_${randomBytes(24).toString("base64url")}`,
+    onProviderChanged: () => providers.invalidate(),
+  };
+  const providers: ProviderRegistry = new ProviderRegistry({
+    select: () => Settings.selection(settings),
+    simulated,
+    clock: { now: clock.now },
+    now: clock.now,
+    ttlMs: config.providerSettingsTtlMs,
+    timeoutMs: config.providerTimeoutMs,
+    // The paper broker's state is on the table, so this gateway factory and `services.paperBroker` agree.
+    paperGateway:
+      overrides.paperGateway ??
+      createPaperBroker(db, { clock: { now: clock.now }, marketData: (): Promise<MarketData> => providers.marketData(), initialCash: config.paperInitialCash }),
+  });
+  return { settings, providers };
+}
