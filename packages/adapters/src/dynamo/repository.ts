@@ -166,28 +166,8 @@ export class Repository<T extends object> {
    * Replaces `from` by `to` (their keys differ) in one transaction that requires `from` to
    * still exist; false when someone else moved or deleted it first.
    */
-  async moveIfPresent(from: T, to: T): Promise<boolean> {
-    const fromKey = this.definition.key(from);
-    try {
-      await this.db.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: this.db.tableName,
-                Key: { [Table.partitionKey]: fromKey.pk, [Table.sortKey]: fromKey.sk },
-                ConditionExpression: `attribute_exists(${Table.partitionKey})`,
-              },
-            },
-            { Put: { TableName: this.db.tableName, Item: this.toItem(to) } },
-          ],
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof TransactionCanceledException) return false;
-      throw error;
-    }
+  moveIfPresent(from: T, to: T): Promise<boolean> {
+    return transactIfUnchanged(this.db, [{ delete: this.definition.key(from), ifPresent: true }, { put: this.toItem(to) }]);
   }
 
   /** Adds `by` to a numeric attribute (creating the item when absent) and returns the new item. */
@@ -309,12 +289,55 @@ export async function batchGetStored(db: Db, keys: Key[]): Promise<Record<string
 
 /** One step of an all-or-nothing write. */
 export type TransactionStep =
-  | { put: Record<string, unknown>; ifAbsent?: boolean; onConflict?: () => DomainError }
-  | { delete: Key; ifOwnedBy?: { attribute: string; value: unknown } };
+  | {
+      put: Record<string, unknown>;
+      /** Only if no item has this key. */
+      ifAbsent?: boolean;
+      /** Only if the stored item's `version` equals this (optimistic concurrency). */
+      ifVersion?: number;
+      onConflict?: () => DomainError;
+    }
+  | {
+      delete: Key;
+      /** Only if the stored item's attribute has this value. */
+      ifOwnedBy?: { attribute: string; value: unknown };
+      /** With `ifOwnedBy`: an item that is already gone is fine too. */
+      allowAbsent?: boolean;
+      /** Only if the item exists. */
+      ifPresent?: boolean;
+    };
+
+interface Condition {
+  ConditionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+function condition(step: TransactionStep): Condition {
+  if ("put" in step) {
+    if (step.ifAbsent) return { ConditionExpression: `attribute_not_exists(${Table.partitionKey})` };
+    if (step.ifVersion !== undefined) {
+      return {
+        ConditionExpression: "#version = :version",
+        ExpressionAttributeNames: { "#version": "version" },
+        ExpressionAttributeValues: { ":version": step.ifVersion },
+      };
+    }
+    return {};
+  }
+  if (step.ifPresent) return { ConditionExpression: `attribute_exists(${Table.partitionKey})` };
+  if (!step.ifOwnedBy) return {};
+  return {
+    ConditionExpression: step.allowAbsent ? `attribute_not_exists(#pk) OR #owner = :owner` : "#owner = :owner",
+    ExpressionAttributeNames: { "#owner": step.ifOwnedBy.attribute, ...(step.allowAbsent ? { "#pk": Table.partitionKey } : {}) },
+    ExpressionAttributeValues: { ":owner": step.ifOwnedBy.value },
+  };
+}
 
 /**
  * Runs steps as one TransactWriteItems call. When a condition fails, the failing step's
- * `onConflict` names the error (which unique value was taken, for instance).
+ * `onConflict` names the error (which unique value was taken, for instance); without one the
+ * SDK's TransactionCanceledException is thrown.
  */
 export async function transact(db: Db, steps: TransactionStep[]): Promise<void> {
   try {
@@ -322,24 +345,12 @@ export async function transact(db: Db, steps: TransactionStep[]): Promise<void> 
       new TransactWriteCommand({
         TransactItems: steps.map((step) =>
           "put" in step
-            ? {
-                Put: {
-                  TableName: db.tableName,
-                  Item: step.put,
-                  ...(step.ifAbsent ? { ConditionExpression: `attribute_not_exists(${Table.partitionKey})` } : {}),
-                },
-              }
+            ? { Put: { TableName: db.tableName, Item: step.put, ...condition(step) } }
             : {
                 Delete: {
                   TableName: db.tableName,
                   Key: { [Table.partitionKey]: step.delete.pk, [Table.sortKey]: step.delete.sk },
-                  ...(step.ifOwnedBy
-                    ? {
-                        ConditionExpression: "#owner = :owner",
-                        ExpressionAttributeNames: { "#owner": step.ifOwnedBy.attribute },
-                        ExpressionAttributeValues: { ":owner": step.ifOwnedBy.value },
-                      }
-                    : {}),
+                  ...condition(step),
                 },
               },
         ),
@@ -351,6 +362,22 @@ export async function transact(db: Db, steps: TransactionStep[]): Promise<void> 
       const failed = reasons.findIndex((reason) => reason.Code === "ConditionalCheckFailed");
       const step = steps[failed];
       if (step && "put" in step && step.onConflict) throw step.onConflict();
+    }
+    throw error;
+  }
+}
+
+/** `transact` for optimistic writers: false when a condition failed (someone else wrote first). */
+export async function transactIfUnchanged(db: Db, steps: TransactionStep[]): Promise<boolean> {
+  try {
+    await transact(db, steps);
+    return true;
+  } catch (error) {
+    if (
+      error instanceof TransactionCanceledException &&
+      (error.CancellationReasons ?? []).some((reason) => reason.Code === "ConditionalCheckFailed")
+    ) {
+      return false;
     }
     throw error;
   }

@@ -1,11 +1,9 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { conflict } from "@tp/core/errors";
 import type { ImportTask, ImportTaskStore } from "@tp/core/imports/index";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository, transact } from "../dynamo/repository";
-import { Table } from "../dynamo/table";
+import { Repository, transact, transactIfUnchanged } from "../dynamo/repository";
 
 interface ImportLock {
   symbol: string;
@@ -55,38 +53,11 @@ export class DynamoImportTaskStore implements ImportTaskStore {
     }
   }
 
-  async finish(task: ImportTask): Promise<boolean> {
-    const lockKey = Keys.importLock(task.symbol);
-    try {
-      await this.db.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.db.tableName,
-                Item: this.tasks.toItem(task),
-                ConditionExpression: "#version = :expected",
-                ExpressionAttributeNames: { "#version": "version" },
-                ExpressionAttributeValues: { ":expected": task.version - 1 },
-              },
-            },
-            {
-              Delete: {
-                TableName: this.db.tableName,
-                Key: { [Table.partitionKey]: lockKey.pk, [Table.sortKey]: lockKey.sk },
-                // Only this task's lock: never release a lock a later task took.
-                ConditionExpression: "attribute_not_exists(#pk) OR #task = :task",
-                ExpressionAttributeNames: { "#pk": Table.partitionKey, "#task": "task_id" },
-                ExpressionAttributeValues: { ":task": task.task_id },
-              },
-            },
-          ],
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof TransactionCanceledException) return false;
-      throw error;
-    }
+  finish(task: ImportTask): Promise<boolean> {
+    return transactIfUnchanged(this.db, [
+      { put: this.tasks.toItem(task), ifVersion: task.version - 1 },
+      // Only this task's lock: never release a lock a later task took.
+      { delete: Keys.importLock(task.symbol), ifOwnedBy: { attribute: "task_id", value: task.task_id }, allowAbsent: true },
+    ]);
   }
 }

@@ -1,12 +1,9 @@
 import { randomInt } from "node:crypto";
-import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import type { PaperAccountStore, PaperCommit } from "@tp/core/paper/broker";
 import type { PaperAccount, PaperExecution, PaperOrder } from "@tp/core/paper/types";
 import type { Db } from "../../dynamo/db";
 import { Keys } from "../../dynamo/keys";
-import { Repository } from "../../dynamo/repository";
-import { Table } from "../../dynamo/table";
+import { Repository, transactIfUnchanged } from "../../dynamo/repository";
 
 /**
  * A new paper order id: the submission time in 13-digit milliseconds, then 6 random digits.
@@ -57,48 +54,17 @@ export class DynamoPaperAccountStore implements PaperAccountStore {
   }
 
   /**
-   * One TransactWriteItems: the account only if its stored version is the expected one (absent
-   * for a new account), new orders only if absent, changed orders and executions as they are.
-   * (`transact` in the repository has no version-conditioned put, so the command is built here
-   * from the repositories' stored forms.)
+   * One transaction: the account only if its stored version is the expected one (absent for a
+   * new account), new orders only if absent, changed orders and executions as they are.
    */
-  async commit(change: PaperCommit): Promise<boolean> {
+  commit(change: PaperCommit): Promise<boolean> {
     const newOrders = new Set(change.newOrderIds);
-    const absent = `attribute_not_exists(${Table.partitionKey})`;
-    try {
-      await this.db.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.db.tableName,
-                Item: this.accounts.toItem(change.account),
-                ...(change.expectedVersion === 0
-                  ? { ConditionExpression: absent }
-                  : {
-                      ConditionExpression: "#version = :expected",
-                      ExpressionAttributeNames: { "#version": "version" },
-                      ExpressionAttributeValues: { ":expected": change.expectedVersion },
-                    }),
-              },
-            },
-            ...change.orders.map((order) => ({
-              Put: {
-                TableName: this.db.tableName,
-                Item: this.orders.toItem(order),
-                ...(newOrders.has(order.order_id) ? { ConditionExpression: absent } : {}),
-              },
-            })),
-            ...change.executions.map((execution) => ({ Put: { TableName: this.db.tableName, Item: this.executions.toItem(execution) } })),
-          ],
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((r) => r.Code === "ConditionalCheckFailed")) {
-        return false;
-      }
-      throw error;
-    }
+    return transactIfUnchanged(this.db, [
+      change.expectedVersion === 0
+        ? { put: this.accounts.toItem(change.account), ifAbsent: true }
+        : { put: this.accounts.toItem(change.account), ifVersion: change.expectedVersion },
+      ...change.orders.map((order) => ({ put: this.orders.toItem(order), ifAbsent: newOrders.has(order.order_id) })),
+      ...change.executions.map((execution) => ({ put: this.executions.toItem(execution) })),
+    ]);
   }
 }
