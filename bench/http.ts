@@ -5,7 +5,7 @@
  *
  *   npx tsx bench/http.ts [seconds]
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import autocannon from "autocannon";
@@ -14,12 +14,24 @@ import { printTable } from "./support/table";
 
 const seconds = Number(process.argv[2] ?? 8);
 
-async function measure(name: string, url: string, headers: Record<string, string> = {}) {
+/** The server process's CPU seconds so far (Linux); undefined elsewhere. */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  const file = `/proc/${pid}/stat`;
+  if (pid === undefined || !existsSync(file)) return undefined;
+  const fields = readFileSync(file, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
+}
+
+async function measure(name: string, url: string, pid: number | undefined, headers: Record<string, string> = {}) {
   // A short warm-up lets V8 optimise the hot path before the measured run.
   await autocannon({ url, connections: 50, duration: 2, headers });
+  const cpuBefore = cpuSeconds(pid);
   const result = await autocannon({ url, connections: 50, duration: seconds, headers });
+  const cpuAfter = cpuSeconds(pid);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
+  // CPU per request does not depend on how busy the machine is, unlike requests per second.
+  const cpuMicros = cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total;
+  return { name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, cpuMicros };
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "tp-bench-"));
@@ -34,11 +46,13 @@ try {
   });
   const { access_token: token } = (await login.json()) as { access_token: string };
 
-  const bare = await measure("bare Hono GET /hello", `${hello.base}/hello`);
+  const bare = await measure("bare Hono GET /hello", `${hello.base}/hello`, hello.child.pid);
   // The authenticated route runs before /health so DynamoDB Local's JVM is idle, not still
   // working off the health run's reads on one of only two cores.
-  const me = await measure("GET /api/v1/me (authenticated)", `${service.base}/api/v1/me`, { Authorization: `Bearer ${token}` });
-  const health = await measure("GET /health (one DynamoDB read)", `${service.base}/health`);
+  const me = await measure("GET /api/v1/me (authenticated)", `${service.base}/api/v1/me`, service.child.pid, {
+    Authorization: `Bearer ${token}`,
+  });
+  const health = await measure("GET /health (one DynamoDB read)", `${service.base}/health`, service.child.pid);
   printTable(
     `HTTP, 50 connections, ${seconds} s each, loopback (${new Date().toISOString()})`,
     [bare, health, me].map((row) => ({
@@ -47,6 +61,7 @@ try {
       "p50 ms": row.p50,
       "p99 ms": row.p99,
       "vs bare": `${((row.rps / bare.rps) * 100).toFixed(0)}%`,
+      "server CPU µs/req": row.cpuMicros === undefined ? "n/a" : row.cpuMicros.toFixed(1),
     })),
   );
 } finally {

@@ -79,12 +79,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     const app = createApp(services);
     const gateway = new LocalWebSocketGateway(services);
-    const management = gateway.managementApi();
-    // A substring test, not a URL parse, keeps this off the hot path of every request.
-    const fetch = (request: Request) =>
-      request.url.includes("/@connections/") ? management.fetch(request) : app.fetch(request);
+    // The @connections management API is routed by the app itself: a wrapper deciding per request
+    // would read `request.url`, which node-server builds lazily, on every call.
+    app.route("/", gateway.managementApi());
     server = await new Promise<Server>((resolveServer, reject) => {
-      const started = serve({ fetch, port, hostname: env.HOST || "127.0.0.1" }, () => resolveServer(started as Server)) as Server;
+      const started = serve({ fetch: app.fetch, port, hostname: env.HOST || "127.0.0.1" }, () => resolveServer(started as Server)) as Server;
       started.once("error", reject);
     });
     gateway.attach(server);

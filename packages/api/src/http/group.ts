@@ -1,11 +1,11 @@
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { cors } from "hono/cors";
-import { requestId } from "hono/request-id";
 import type { TokenClaims } from "@tp/core/auth";
 import { forbidden, unauthorized } from "@tp/core/errors";
 import type { User } from "@tp/core/users";
 import type { Services } from "@tp/adapters/services";
+import { cors } from "./cors";
+import { requestHeader, requestId } from "./edge";
 import { ErrorBody, notFoundHandler, onError, validationHook } from "./errors";
 
 export interface AppEnv {
@@ -26,14 +26,14 @@ export type Group = ReturnType<typeof createGroup>;
  * of them (the embedded runtime): request ids, CORS, the error mapper, the 404 body.
  */
 export function withConventions(app: Group, services: Services): Group {
-  app.use("*", requestId({ headerName: "X-Request-Id" }));
+  app.use("*", requestId);
   app.use(
     "*",
     cors({
-      origin: services.config.corsOrigins.includes("*") ? "*" : services.config.corsOrigins,
+      origins: services.config.corsOrigins,
       allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
       exposeHeaders: ["X-Request-Id", "Retry-After"],
-      maxAge: 600,
+      maxAgeSeconds: 600,
     }),
   );
   app.onError(onError);
@@ -44,7 +44,7 @@ export function withConventions(app: Group, services: Services): Group {
 /** Requires a valid bearer token; puts the principal on the context. */
 export function requireAuth(services: Services): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const header = c.req.header("Authorization") ?? "";
+    const header = requestHeader(c, "Authorization") ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const token = match?.[1] ?? c.req.query("token");
     if (!token) throw unauthorized("Not authenticated: send Authorization: Bearer <access_token>");
