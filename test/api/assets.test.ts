@@ -1,24 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AccountSnapshot, AccountSource, PriceSource } from "../../packages/core/src/assets/index";
-import { Dec } from "../../packages/core/src/fees/money";
-import type { BrokerConfig, BrokerType } from "../../packages/core/src/brokers/index";
-import { createTestApi, type TestApi } from "../support/harness";
-
-/**
- * A broker account standing in for LongPort (which this machine cannot reach): it answers what
- * the test sets, and remembers the credentials it was asked with.
- */
-class FakeBrokerAccount implements AccountSource {
-  snapshot_: AccountSnapshot = { currency: "USD", cash: "0", positions: [] };
-  lastConfig?: BrokerConfig;
-  supports(type: BrokerType) {
-    return type === "longport";
-  }
-  async snapshot(_type: BrokerType, config: BrokerConfig) {
-    this.lastConfig = config;
-    return this.snapshot_;
-  }
-}
+import type { PriceSource } from "../../packages/core/src/assets/index";
+import { Dec, money } from "../../packages/core/src/fees/money";
+import { ManualClock } from "../../packages/core/src/provider/clock";
+import { ADMIN, createTestApi, type TestApi } from "../support/harness";
 
 let api: TestApi;
 let admin: string;
@@ -357,67 +341,161 @@ describe("sync", () => {
     expect((await api.json("POST", "/api/v1/assets/sync-to-simulated", 404, { token: user.token })).error_code).toBe("ASSET_NOT_FOUND");
   });
 
-  it("reports success false when the broker cannot be reached or none can report an account", async () => {
+  it("answers success false for a futu broker and for a LongPort broker it cannot reach, changing nothing", async () => {
     const user = await api.createUser();
-    const none = await api.json("POST", "/api/v1/assets/sync-from-provider", 200, { token: user.token });
-    expect(none).toMatchObject({ success: false, synced_assets: null, synced_positions: null });
-    const paper = await api.json("POST", "/api/v1/brokers", 201, {
+    const futu = await api.json("POST", "/api/v1/brokers", 201, {
       token: user.token,
-      body: { name: "Paper", code: "P", type: "paper", user_id: user.id, config: {} },
+      body: { name: "Futu", code: "F", type: "futu", user_id: user.id, config: { host: "127.0.0.1", port: 11111 } },
     });
-    const unsupported = await api.json("POST", "/api/v1/assets/sync", 200, { token: user.token, body: { user_id: user.id, broker_id: paper.id } });
-    expect(unsupported).toMatchObject({ success: false, message: expect.stringContaining("type paper") });
+    const unsupported = await api.json("POST", "/api/v1/assets/sync", 200, { token: user.token, body: { user_id: user.id, broker_id: futu.id } });
+    expect(unsupported).toMatchObject({ success: false, synced_assets: null, synced_positions: null, message: expect.stringContaining("type futu") });
     await api.json("POST", "/api/v1/brokers", 201, {
       token: user.token,
       body: { name: "LP", code: "LP", type: "longport", user_id: user.id, config: { app_key: "k-0123456789", app_secret: "s-0123456789", access_token: "t-0123456789" } },
     });
-    const offline = await api.json("POST", "/api/v1/assets/sync-from-provider", 200, { token: user.token });
-    expect(offline).toMatchObject({ success: false, message: expect.stringContaining("Could not read the account of broker 'LP': LongPort") });
+    // Without broker_id the first broker that can report an account is chosen: the LongPort one.
+    const offline = await api.json("POST", "/api/v1/assets/sync", 200, { token: user.token, body: { user_id: user.id } });
+    expect(offline).toMatchObject({ success: false, synced_assets: null, message: expect.stringContaining("Could not read the account of broker 'LP': LongPort") });
     await api.json("GET", "/api/v1/assets/", 404, { token: user.token });
   });
+});
 
-  it("replaces the real cash and positions with the broker account's, keeping matched positions' ids", async () => {
-    const account = new FakeBrokerAccount();
-    const local = await createTestApi({}, { brokerAdapters: { accountSource: account } });
-    const user = await local.createUser();
-    const broker = await local.json("POST", "/api/v1/brokers", 201, {
-      token: user.token,
-      body: { name: "LP", code: "LP", type: "longport", user_id: user.id, config: { app_key: "k-0123456789", app_secret: "s-0123456789", access_token: "t-0123456789" } },
-    });
-    const kept = await local.json("POST", "/api/v1/assets/positions", 201, { token: user.token, body: position(user.id, { current_price: 175 }) });
-    const sold = await local.json("POST", "/api/v1/assets/positions", 201, {
-      token: user.token,
-      body: position(user.id, { symbol: "NVDA.US", symbol_name: "Nvidia" }),
-    });
-    account.snapshot_ = {
+describe("sync from the paper account", () => {
+  /** Tuesday 13 April 2027, 10:00:30 in Hong Kong: its regular session. (After real time, so tokens issued "now" stay valid.) */
+  const HK_OPEN = "2027-04-13T02:00:30Z";
+  /** The same Tuesday, 10:35:30 in New York. */
+  const US_OPEN = "2027-04-13T14:35:30Z";
+  const clock = new ManualClock(HK_OPEN);
+  let paper: TestApi;
+  beforeAll(async () => {
+    paper = await createTestApi({ FX_RATES_PER_USD: "HKD=8" }, { now: () => clock.now() });
+  });
+
+  const trade = (token: string, path: string, body: unknown) => paper.json("POST", `/api/v1/api-test/trade/${path}`, 200, { token, body });
+
+  /** Buys at market through the trade pass-through endpoints; answers the cash the fills moved (each to the cent) and the fees. */
+  async function buyAtMarket(token: string, symbol: string, quantity: number): Promise<{ amount: Dec; fee: Dec }> {
+    const submitted = await trade(token, "submit-order", { symbol, order_type: "MO", side: "Buy", submitted_quantity: quantity, time_in_force: "Day" });
+    expect(submitted).toMatchObject({ success: true, error: null });
+    const { order_id } = submitted.data;
+    const detail = (await trade(token, "order-detail", { order_id })).data;
+    expect(detail).toMatchObject({ status: "FilledStatus", executed_quantity: String(quantity) });
+    const fills: { quantity: string; price: string }[] = (await trade(token, "today-executions", { order_id })).data.executions;
+    const amount = fills.reduce((sum, fill) => sum.plus(new Dec(fill.quantity).times(fill.price).toDecimalPlaces(2)), new Dec(0));
+    return { amount, fee: new Dec(detail.charge_detail.total_amount) };
+  }
+  /** The paper broker's cost per share: what the shares cost, buy fees included, to 4 places. */
+  const costPerShare = (buy: { amount: Dec; fee: Dec }, quantity: number) => buy.amount.plus(buy.fee).div(quantity).toDecimalPlaces(4).toFixed();
+
+  it("syncs the paper account into real assets, copies them to simulated, and an edited simulated position changes the overview; another user gets 403", async () => {
+    clock.set(HK_OPEN);
+    // Users are created while the administrator's first token is fresh; later requests log in again.
+    const owner = await paper.createUser();
+    const intruderAccount = await paper.createUser();
+    const tencent = await buyAtMarket(owner.token, "700.HK", 100);
+    clock.set(US_OPEN);
+    // Tokens last 8 hours of service time and the clock moved 12.5.
+    const token = await paper.login(owner.username, owner.password);
+    const apple = await buyAtMarket(token, "AAPL.US", 10);
+    const usd = new Dec(1_000_000).minus(apple.amount).minus(apple.fee);
+    const hkd = new Dec(1_000_000).minus(tencent.amount).minus(tencent.fee);
+
+    const synced = await paper.json("POST", "/api/v1/assets/sync-from-provider", 200, { token });
+    expect(synced).toMatchObject({ success: true, synced_positions: 2, message: expect.stringContaining("from your paper account") });
+    expect(synced.synced_assets).toMatchObject({
+      user_id: owner.id,
       currency: "USD",
-      cash: "1234.5",
-      net_assets: "5000",
-      positions: [
-        { symbol: "AAPL.US", symbol_name: "Apple", quantity: "20", available_quantity: "20", cost_price: "160", currency: "USD", market: "US" },
-        { symbol: "AAPL260417P100000.US", symbol_name: "AAPL put", quantity: "1", available_quantity: "1", cost_price: "2.5", currency: "USD", market: "US" },
-        { symbol: "00005.HK", symbol_name: "HSBC", quantity: "400", available_quantity: "0", cost_price: "65.2", currency: "HKD", market: "HK" },
-        { symbol: "BTCUSD.CRYPTO", symbol_name: "Bitcoin", quantity: "1", available_quantity: "1", cost_price: "1", currency: "USD" },
-      ],
-    };
-    const result = await local.json("POST", "/api/v1/assets/sync", 200, { token: user.token, body: { user_id: user.id } });
-    expect(result).toMatchObject({
-      success: true,
-      synced_positions: 3,
-      message: expect.stringContaining("skipped 1 holding(s)"),
-      synced_assets: { cash_assets: "1234.5", total_assets: "5000", position_assets: "3765.5", currency: "USD" },
+      cash_by_currency: { USD: usd.toFixed(), HKD: hkd.toFixed() },
+      cash_assets: usd.plus(hkd.div(8)).toDecimalPlaces(2).toFixed(),
     });
-    expect(account.lastConfig?.app_secret).toBe("s-0123456789");
-    const positions = await local.json("GET", "/api/v1/assets/positions", 200, { token: user.token });
-    const bySymbol = Object.fromEntries(positions.map((p: any) => [p.symbol, p]));
-    expect(Object.keys(bySymbol).sort()).toEqual(["5.HK", "AAPL.US", "AAPL260417P100000.US"]);
-    expect(bySymbol["AAPL.US"]).toMatchObject({ id: kept.id, quantity: "20", cost_price: "160", current_price: "175" });
-    expect(bySymbol["AAPL260417P100000.US"]).toMatchObject({ asset_type: "option", option_type: "put", strike_price: "100", expiry_date: "2026-04-17", contract_multiplier: "100" });
-    expect(bySymbol["5.HK"]).toMatchObject({ market: "HK", currency: "HKD", available_quantity: "0" });
-    expect(positions.map((p: any) => p.id)).not.toContain(sold.id);
+    const real = await paper.json("GET", "/api/v1/assets/positions", 200, { token });
+    expect(real.map((p: any) => [p.symbol, p.quantity, p.available_quantity, p.cost_price, p.currency, p.market, p.asset_type])).toEqual([
+      ["700.HK", "100", "100", costPerShare(tencent, 100), "HKD", "HK", "stock"],
+      ["AAPL.US", "10", "10", costPerShare(apple, 10), "USD", "US", "stock"],
+    ]);
+    const overview = await paper.json("GET", "/api/v1/assets/overview", 200, { token });
+    expect(overview.by_currency.map((c: any) => [c.currency, c.cash])).toEqual([
+      ["USD", money(usd)],
+      ["HKD", money(hkd)],
+    ]);
+    // The reported totals are the overview's at the moment of the sync (the clock has not moved).
+    expect(synced.synced_assets).toMatchObject({ total_assets: new Dec(overview.total_assets).toFixed(), position_assets: new Dec(overview.positions_value).toFixed() });
 
-    const other = await local.createUser();
-    const refused = await local.json("POST", "/api/v1/assets/sync", 422, { token: await local.adminToken(), body: { user_id: other.id, broker_id: broker.id } });
+    // A paper broker of the owner reads the same account; matched positions keep their ids.
+    const broker = await paper.json("POST", "/api/v1/brokers", 201, { token, body: { name: "Paper", code: "P", type: "paper", user_id: owner.id, config: {} } });
+    const again = await paper.json("POST", "/api/v1/assets/sync", 200, { token, body: { user_id: owner.id, broker_id: broker.id } });
+    expect(again).toMatchObject({ success: true, synced_positions: 2, message: expect.stringContaining("broker 'Paper'"), synced_assets: { cash_by_currency: synced.synced_assets.cash_by_currency } });
+    expect((await paper.json("GET", "/api/v1/assets/positions", 200, { token })).map((p: any) => p.id)).toEqual(real.map((p: any) => p.id));
+
+    const copied = await paper.json("POST", "/api/v1/assets/sync-to-simulated", 200, { token });
+    expect(copied).toMatchObject({ success: true, synced_positions: 2, synced_assets: { cash_assets: synced.synced_assets.cash_assets, cash_by_currency: { USD: usd.toFixed(), HKD: hkd.toFixed() } } });
+    const simulated = await paper.json("GET", "/api/v1/assets/simulated/positions", 200, { token });
+    expect(simulated.map((p: any) => [p.symbol, p.quantity, p.cost_price])).toEqual(real.map((p: any) => [p.symbol, p.quantity, p.cost_price]));
+    const before = await paper.json("GET", "/api/v1/assets/simulated/overview", 200, { token });
+    expect(before).toMatchObject({ cash: overview.cash, positions_value: overview.positions_value, total_assets: overview.total_assets });
+
+    const simulatedApple = simulated.find((p: any) => p.symbol === "AAPL.US");
+    await paper.json("PUT", `/api/v1/assets/simulated/positions/${simulatedApple.id}`, 200, { token, body: { quantity: 25 } });
+    const after = await paper.json("GET", "/api/v1/assets/simulated/overview", 200, { token });
+    const price = new Dec(after.positions.find((p: any) => p.symbol === "AAPL.US").price);
+    expect(after.positions.find((p: any) => p.symbol === "AAPL.US")).toMatchObject({ quantity: "25", market_value: money(price.times(25)) });
+    expect(after.by_currency[0]).toMatchObject({ currency: "USD", cash: money(usd), positions_value: money(price.times(25)) });
+    expect(new Dec(after.total_assets).minus(before.total_assets).toFixed(2)).toBe(price.times(15).toFixed(2));
+    // The real portfolio is untouched.
+    expect((await paper.json("GET", "/api/v1/assets/overview", 200, { token })).total_assets).toBe(overview.total_assets);
+
+    const intruder = { ...intruderAccount, token: await paper.login(intruderAccount.username, intruderAccount.password) };
+    for (const [method, path, body] of [
+      ["POST", "/api/v1/assets/sync", { user_id: owner.id }],
+      ["POST", "/api/v1/assets/sync", { user_id: intruder.id, broker_id: broker.id }],
+      ["POST", `/api/v1/assets/sync-to-simulated?user_id=${owner.id}`, undefined],
+      ["PUT", `/api/v1/assets/simulated/positions/${simulatedApple.id}`, { quantity: 1 }],
+      ["GET", `/api/v1/assets/simulated/overview?user_id=${owner.id}`, undefined],
+      ["GET", `/api/v1/assets/simulated/positions?user_id=${owner.id}`, undefined],
+      ["GET", `/api/v1/assets/overview?user_id=${owner.id}`, undefined],
+      ["GET", `/api/v1/assets/positions?user_id=${owner.id}`, undefined],
+    ] as const) {
+      expect((await paper.json(method, path, 403, { token: intruder.token, body })).error_code, `${method} ${path}`).toBe("ACCESS_DENIED");
+    }
+    // An administrator may sync for anyone, but only from that user's own brokers.
+    const refused = await paper.json("POST", "/api/v1/assets/sync", 422, { token: await paper.login(ADMIN.username, ADMIN.password), body: { user_id: intruder.id, broker_id: broker.id } });
     expect(refused.detail.map((issue: any) => issue.loc.join("."))).toEqual(["body.broker_id"]);
   });
+
+  it("keeps a synced cash breakdown through other edits, and an edit of the cash makes it one line again", async () => {
+    clock.set(HK_OPEN);
+    const user = await paper.createUser();
+    const synced = await paper.json("POST", "/api/v1/assets/sync-from-provider", 200, { token: user.token });
+    // A new paper account: PAPER_INITIAL_CASH's default, 1,000,000 USD and 1,000,000 HKD (125,000 USD at 8).
+    expect(synced).toMatchObject({ success: true, synced_positions: 0, synced_assets: { cash_assets: "1125000", cash_by_currency: { USD: "1000000", HKD: "1000000" } } });
+    const noted = await paper.json("PUT", "/api/v1/assets/", 200, { token: user.token, body: { today_pnl: "12.5" } });
+    expect(noted.cash_by_currency).toEqual({ USD: "1000000", HKD: "1000000" });
+    const edited = await paper.json("PUT", "/api/v1/assets/", 200, { token: user.token, body: { cash_assets: "500" } });
+    expect(edited).toMatchObject({ cash_assets: "500", currency: "USD", cash_by_currency: null });
+    const overview = await paper.json("GET", "/api/v1/assets/overview", 200, { token: user.token });
+    expect(overview.by_currency.map((c: any) => [c.currency, c.cash])).toEqual([["USD", "500.00"]]);
+  });
+
+  it("answers success false when LongPort is selected and unreachable, while a paper broker still reads the paper account", async () => {
+    // Provider settings are service-wide: this test has its own service.
+    const local = await createTestApi({ FX_RATES_PER_USD: "HKD=8" });
+    const user = await local.createUser();
+    await local.json("PUT", "/api/v1/settings/data-source", 200, {
+      token: await local.adminToken(),
+      body: { type: "longport", provider_config: { app_key: "lp-app-key-0123456789", app_secret: "lp-app-secret-abcdefghij", access_token: "lp-access-token-ZYXWVU" } },
+    });
+    const offline = await local.json("POST", "/api/v1/assets/sync-from-provider", 200, { token: user.token });
+    expect(offline).toMatchObject({
+      success: false,
+      synced_assets: null,
+      synced_positions: null,
+      message: expect.stringContaining("Could not read the LongPort account of the provider settings: LongPort"),
+    });
+    await local.json("GET", "/api/v1/assets/", 404, { token: user.token });
+
+    const broker = await local.json("POST", "/api/v1/brokers", 201, { token: user.token, body: { name: "Paper", code: "P", type: "paper", user_id: user.id, config: {} } });
+    const synced = await local.json("POST", "/api/v1/assets/sync", 200, { token: user.token, body: { user_id: user.id, broker_id: broker.id } });
+    expect(synced).toMatchObject({ success: true, synced_positions: 0, synced_assets: { cash_assets: "1125000", cash_by_currency: { USD: "1000000", HKD: "1000000" } } });
+  });
 });
+

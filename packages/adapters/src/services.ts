@@ -88,6 +88,7 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
   const simulated = new SimulatedMarketData({ clock: { now } });
   const { settings, providers } = createProviderServices(config, db, { now }, simulated);
   const marketData = (): Promise<MarketData> => providers.marketData();
+  const paperBroker = createPaperBroker(db, { clock: { now }, marketData, initialCash: config.paperInitialCash });
   const probe = new Repository<object>(db, { type: "HealthProbe", key: () => Keys.healthProbe() });
   const principals = new PrincipalCache(config.auth, revocations, now, config.principalRecheckMs);
   return {
@@ -109,7 +110,7 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
     jobs,
     candles,
     marketData,
-    paperBroker: createPaperBroker(db, { clock: { now }, marketData, initialCash: config.paperInitialCash }),
+    paperBroker,
     settings,
     providers,
     imports: { tasks: new DynamoImportTaskStore(db), candles, marketData, jobs, now, newId },
@@ -121,7 +122,15 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
       authenticate: async (token) => ({ userId: (await principals.resolve(token)).user.id }),
     },
     brokerAccounts: (userId) => new BrokerAccountReader(db).list(userId),
-    ...createBrokerServices(config, db, { now, newId }, userStore, marketData, overrides.brokerAdapters),
+    ...createBrokerServices(
+      config,
+      db,
+      { now, newId },
+      userStore,
+      marketData,
+      { paperAccount: paperBroker, activeProvider: () => providers.active() },
+      overrides.brokerAdapters,
+    ),
     flows: { flows: new DynamoFlowStore(db), now, newId },
     pingDatabase: async () => {
       const started = performance.now();

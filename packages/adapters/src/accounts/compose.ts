@@ -1,4 +1,4 @@
-import type { AccountSource, OverviewDeps, PriceSource, SyncDeps } from "@tp/core/assets/index";
+import type { OverviewDeps, PriceSource, SyncDeps } from "@tp/core/assets/index";
 import type { BrokerConnector, BrokersDeps } from "@tp/core/brokers/index";
 import type { DataSourcesDeps } from "@tp/core/data-sources/index";
 import type { MarketData } from "@tp/core/provider/index";
@@ -10,7 +10,7 @@ import { DynamoBrokerStore } from "../stores/broker-store";
 import { DynamoDataSourceStore } from "../stores/data-source-store";
 import { DynamoPortfolioStore } from "../stores/portfolio-store";
 import { BrokerConnectionTester } from "./broker-connector";
-import { LongportAccountSource } from "./longport-account-source";
+import { GatewayAccountSource, type GatewayAccountSourceOptions } from "./gateway-account-source";
 import { MarketDataPrices } from "./market-data-prices";
 import { ConfiguredExchangeRates, parseRatesPerUsd } from "./reference-exchange-rates";
 
@@ -18,8 +18,6 @@ import { ConfiguredExchangeRates, parseRatesPerUsd } from "./reference-exchange-
 export interface BrokerAdapterOverrides {
   /** Broker connection tests (default: LongPort SDK, TCP to Futu OpenD, config checks for paper). */
   brokerConnector?: BrokerConnector;
-  /** Broker account reads for asset sync (default: LongPort TradeContext). */
-  accountSource?: AccountSource;
   /** Live prices for overviews (default: the selected market-data provider's quotes). */
   prices?: PriceSource;
 }
@@ -37,6 +35,8 @@ export function createBrokerServices(
   clock: { now: () => number; newId: () => string },
   users: UserStore,
   marketData: () => Promise<MarketData>,
+  /** The accounts asset sync reads: the paper broker's, and the selected provider's. */
+  accounts: Omit<GatewayAccountSourceOptions, "timeoutMs">,
   overrides: BrokerAdapterOverrides = {},
 ): BrokerServices {
   const { now, newId } = clock;
@@ -57,7 +57,7 @@ export function createBrokerServices(
     assets: {
       portfolio: new DynamoPortfolioStore(db),
       brokers,
-      accounts: overrides.accountSource ?? new LongportAccountSource(config.brokerTimeoutMs),
+      accounts: new GatewayAccountSource({ ...accounts, timeoutMs: config.brokerTimeoutMs }),
       rates: new ConfiguredExchangeRates(parseRatesPerUsd(config.fxRatesPerUsd)),
       prices: overrides.prices ?? new MarketDataPrices(marketData),
       now,

@@ -19,7 +19,7 @@ export {
   type ExchangeRates,
   type PriceSource,
 } from "./overview";
-export { AssetSync, type AccountSnapshot, type AccountSource, type HeldPosition, type SyncDeps } from "./sync";
+export { AssetSync, cashOf, heldToPositions, type AccountSource, type SyncDeps } from "./sync";
 export * from "./schemas";
 export * from "./types";
 export { Overview, type OverviewDeps } from "./overview";

@@ -117,7 +117,11 @@ export function valuePortfolio(input: ValuationInput): AssetOverview {
     if (!found) sums.set(currency, (found = { cash: ZERO, value: ZERO, cost: ZERO }));
     return found;
   };
-  if (input.asset) bucket(input.asset.currency).cash = new Dec(input.asset.cash_assets);
+  if (input.asset?.cash_by_currency) {
+    for (const [currency, cash] of Object.entries(input.asset.cash_by_currency) as [CurrencyType, string][]) bucket(currency).cash = new Dec(cash);
+  } else if (input.asset) {
+    bucket(input.asset.currency).cash = new Dec(input.asset.cash_assets);
+  }
 
   const valuations: PositionValuation[] = input.positions.map((position) => {
     const quoted = input.quotes[position.symbol];
@@ -198,11 +202,17 @@ export const Overview = {
   /** The valued portfolio of the caller (or, for an administrator, of `query.user_id`). */
   async of(deps: OverviewDeps, actor: Actor, mode: PortfolioMode, query: OverviewQuery): Promise<AssetOverview> {
     const owner = await portfolioOwner(deps, actor, query.user_id);
-    const [asset, positions, fx] = await Promise.all([
-      deps.portfolio.getAsset(owner, mode),
-      deps.portfolio.listPositions(owner, mode),
-      deps.rates.perUsd(),
-    ]);
+    const [asset, positions] = await Promise.all([deps.portfolio.getAsset(owner, mode), deps.portfolio.listPositions(owner, mode)]);
+    return Overview.value(deps, { userId: owner, mode, asset, positions, baseCurrency: query.currency, includePositions: query.include_positions !== "false" });
+  },
+
+  /** Values a portfolio as given (stored or about to be) at the provider's prices and the service's rates. */
+  async value(
+    deps: OverviewDeps,
+    portfolio: Pick<ValuationInput, "userId" | "mode" | "asset" | "positions" | "baseCurrency" | "includePositions">,
+  ): Promise<AssetOverview> {
+    const { positions } = portfolio;
+    const fx = await deps.rates.perUsd();
     let quotes: Record<string, string> = {};
     if (deps.prices && positions.length) {
       try {
@@ -212,17 +222,6 @@ export const Overview = {
         quotes = {};
       }
     }
-    return valuePortfolio({
-      userId: owner,
-      mode,
-      asset,
-      positions,
-      quotes,
-      perUsd: fx.rates,
-      fxSource: fx.source,
-      baseCurrency: query.currency,
-      includePositions: query.include_positions !== "false",
-      asOf: new Date(deps.now()).toISOString(),
-    });
+    return valuePortfolio({ ...portfolio, quotes, perUsd: fx.rates, fxSource: fx.source, asOf: new Date(deps.now()).toISOString() });
   },
 };

@@ -2,6 +2,7 @@ import { ValidationError, conflict, forbidden, notFound } from "../errors";
 import type { Actor } from "../users";
 import {
   positionProblems,
+  type CashByCurrency,
   type SimulatedAssetResponse,
   type SimulatedAssetUpdate,
   type SimulatedPositionInput,
@@ -24,8 +25,14 @@ export interface AssetRecord {
   id: string;
   user_id: string;
   mode: PortfolioMode;
+  /** Cash in `currency`; when `cash_by_currency` is set, the sum of its lines converted at the service's rates. */
   cash_assets: string;
   currency: CurrencyType;
+  /**
+   * Cash per currency as a broker sync reported it (the overview values each line in its own
+   * currency); null or absent for a single cash line in `currency`.
+   */
+  cash_by_currency?: CashByCurrency | null;
   total_assets: string | null;
   position_assets: string | null;
   today_pnl: string | null;
@@ -105,6 +112,7 @@ export const Assets = {
       user_id: asset.user_id,
       cash_assets: asset.cash_assets,
       currency: asset.currency,
+      cash_by_currency: asset.cash_by_currency ?? null,
       total_assets: asset.total_assets,
       position_assets: asset.position_assets,
       today_pnl: asset.today_pnl,
@@ -119,6 +127,7 @@ export const Assets = {
       user_id: asset.user_id,
       cash_assets: asset.cash_assets,
       currency: asset.currency,
+      cash_by_currency: asset.cash_by_currency ?? null,
       created_at: asset.created_at,
       updated_at: asset.updated_at,
     };
@@ -133,6 +142,7 @@ export const Assets = {
       mode,
       cash_assets: cash,
       currency,
+      cash_by_currency: null,
       total_assets: null,
       position_assets: null,
       today_pnl: null,
@@ -155,15 +165,21 @@ export const Assets = {
     return asset;
   },
 
-  /** Changes the given fields of the real account; `null` clears a reported figure. */
+  /**
+   * Changes the given fields of the real account; `null` clears a reported figure. Setting the
+   * cash or its currency makes the account one cash line again: a synced per-currency breakdown
+   * would no longer add up to it.
+   */
   async update(deps: PortfolioDeps, actor: Actor, input: UserAssetUpdate, userId?: string): Promise<AssetRecord> {
     const before = await Assets.get(deps, actor, "real", userId);
     const pick = <K extends "total_assets" | "position_assets" | "today_pnl">(field: K) =>
       input[field] === undefined ? before[field] : input[field];
+    const cashSet = input.cash_assets !== undefined || input.currency !== undefined;
     const after: AssetRecord = {
       ...before,
       cash_assets: input.cash_assets ?? before.cash_assets,
       currency: input.currency ?? before.currency,
+      cash_by_currency: cashSet ? null : (before.cash_by_currency ?? null),
       total_assets: pick("total_assets"),
       position_assets: pick("position_assets"),
       today_pnl: pick("today_pnl"),
@@ -173,12 +189,12 @@ export const Assets = {
     return after;
   },
 
-  /** Sets the simulated cash and currency, creating the simulated account when absent. */
+  /** Sets the simulated cash and currency (one cash line), creating the simulated account when absent. */
   async setSimulated(deps: PortfolioDeps, actor: Actor, input: SimulatedAssetUpdate, userId?: string): Promise<AssetRecord> {
     const owner = await portfolioOwner(deps, actor, userId);
     const before = await deps.portfolio.getAsset(owner, "simulated");
     const after: AssetRecord = before
-      ? { ...before, cash_assets: input.cash_assets, currency: input.currency, updated_at: stamp(deps) }
+      ? { ...before, cash_assets: input.cash_assets, currency: input.currency, cash_by_currency: null, updated_at: stamp(deps) }
       : Assets.newRecord(deps, owner, "simulated", input.cash_assets, input.currency);
     await deps.portfolio.putAsset(after);
     return after;

@@ -48,11 +48,18 @@ export const SimulatedAssetUpdate = z
   .meta({ id: "SimulatedAssetUpdate" });
 export type SimulatedAssetUpdate = z.infer<typeof SimulatedAssetUpdate>;
 
+/** Cash held in each currency, as a broker reported it (decimal strings). */
+export const CashByCurrency = z.partialRecord(CurrencyType, z.string()).meta({ id: "CashByCurrency" });
+export type CashByCurrency = z.infer<typeof CashByCurrency>;
+
 const assetResponseShape = {
   id: z.string(),
   user_id: z.string(),
-  cash_assets: z.string(),
+  cash_assets: z.string().describe("Cash in `currency`; with `cash_by_currency`, all of it converted at the service's rates"),
   currency: CurrencyType,
+  cash_by_currency: CashByCurrency.nullable().describe(
+    "Cash in each currency when a sync reported several; null for a single cash line (set by create or update)",
+  ),
   created_at: z.string(),
   updated_at: z.string(),
 };

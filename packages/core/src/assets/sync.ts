@@ -1,56 +1,111 @@
-import { ValidationError, notFound } from "../errors";
+import { DomainError, ValidationError, notFound } from "../errors";
 import { Dec } from "../fees/money";
+import type { AccountBalance, OrderGateway, StockPosition, StockPositionsResponse } from "../provider/order-gateway";
 import type { Actor } from "../users";
 import { Brokers, type Broker, type BrokerConfig, type BrokersDeps, type BrokerType } from "../brokers/index";
-import { Assets, type AssetRecord, type PortfolioDeps, type PortfolioMode, type Position, portfolioOwner } from "./portfolio";
-import type { SyncRequest, SyncResponse } from "./schemas";
-import {
-  CurrencyType,
-  DEFAULT_CURRENCY,
-  MarketType,
-  canonicalSymbol,
-  marketCurrency,
-  marketOfSymbol,
-  parseOptionSymbol,
-} from "./types";
+import { Overview, type OverviewDeps } from "./overview";
+import { Assets, type AssetRecord, type PortfolioMode, type Position, portfolioOwner } from "./portfolio";
+import type { CashByCurrency, SyncRequest, SyncResponse } from "./schemas";
+import { CurrencyType, DEFAULT_CURRENCY, MarketType, canonicalSymbol, marketCurrency, marketOfSymbol, parseOptionSymbol } from "./types";
 
-/** One holding as a broker reports it; currencies and markets are the broker's spelling until checked. */
-export interface HeldPosition {
-  symbol: string;
-  symbol_name: string;
-  quantity: string;
-  available_quantity: string;
-  cost_price: string;
-  currency: string;
-  market?: string;
-}
-
-/** A broker account's cash (in the requested currency) and holdings at one moment. */
-export interface AccountSnapshot {
-  currency: CurrencyType;
-  cash: string;
-  /** Cash plus holdings as the broker values them, when it says. */
-  net_assets?: string;
-  positions: HeldPosition[];
-}
-
-/** Reads broker accounts (LongPort's TradeContext `accountBalance` and `stockPositions`, the paper broker...). */
+/**
+ * Where asset sync finds accounts. Every account is an `OrderGateway` and is read the same way,
+ * through `accountBalance()` and `stockPositions()`, whoever holds it.
+ */
 export interface AccountSource {
+  /** Whether brokers of this type have an account the service can read. */
   supports(type: BrokerType): boolean;
-  /** Throws when the broker cannot be reached or refuses; the message is shown to the user. */
-  snapshot(type: BrokerType, config: BrokerConfig, currency: CurrencyType): Promise<AccountSnapshot>;
+  /** The account of a broker, `config` being its opened BrokerConfig. */
+  ofBroker(broker: Broker, config: BrokerConfig): Promise<OrderGateway>;
+  /** The account at the provider the settings select, for one user, and its name for messages. */
+  ofProvider(userId: string): Promise<{ name: string; gateway: OrderGateway }>;
 }
 
-export interface SyncDeps extends PortfolioDeps {
+export interface SyncDeps extends OverviewDeps {
   brokers: BrokersDeps;
   accounts: AccountSource;
+}
+
+type HeldFields = Omit<Position, "id" | "created_at" | "updated_at" | "current_price">;
+
+/**
+ * Cash of each currency an account holds, from the balances' per-currency lines: available plus
+ * frozen (held for working orders). Every balance entry repeats the same lines (LongPort answers
+ * the whole account in each entry's currency, the paper broker one entry per currency), so a
+ * currency counts once. Empty lines are left out; currencies the service does not know are
+ * returned as `skipped`.
+ */
+export function cashOf(balances: AccountBalance[]): { cash: CashByCurrency; skipped: string[] } {
+  const cash: CashByCurrency = {};
+  const skipped: string[] = [];
+  const seen = new Set<string>();
+  for (const line of balances.flatMap((balance) => balance.cash_infos)) {
+    const code = line.currency.toUpperCase();
+    if (seen.has(code)) continue;
+    seen.add(code);
+    const amount = new Dec(line.available_cash).plus(line.frozen_cash);
+    if (amount.isZero()) continue;
+    const currency = CurrencyType.safeParse(code);
+    if (currency.success) cash[currency.data] = amount.toFixed();
+    else skipped.push(`${amount.toFixed()} ${code}`);
+  }
+  return { cash, skipped };
+}
+
+/**
+ * Holdings as real positions. A symbol held in several channels becomes one position (quantities
+ * added, cost averaged by quantity to 4 places). Holdings in markets the service does not know
+ * (crypto...) are returned as `skipped`; US option symbols become `option` positions.
+ */
+export function heldToPositions(userId: string, holdings: StockPositionsResponse): { kept: HeldFields[]; skipped: string[] } {
+  const bySymbol = new Map<string, { holding: StockPosition; market: MarketType; quantity: Dec; available: Dec; cost: Dec }>();
+  const skipped: string[] = [];
+  for (const holding of holdings.channels.flatMap((channel) => channel.positions)) {
+    const reported = MarketType.safeParse(holding.market);
+    const market = reported.success ? reported.data : marketOfSymbol(holding.symbol);
+    const canonical = market ? canonicalSymbol(holding.symbol, market) : undefined;
+    if (!market || !canonical || "problem" in canonical) {
+      skipped.push(holding.symbol);
+      continue;
+    }
+    const quantity = new Dec(holding.quantity);
+    const same = bySymbol.get(canonical.symbol);
+    bySymbol.set(canonical.symbol, {
+      holding: same?.holding ?? holding,
+      market,
+      quantity: quantity.plus(same?.quantity ?? 0),
+      available: new Dec(holding.available_quantity).plus(same?.available ?? 0),
+      cost: quantity.times(holding.cost_price).plus(same?.cost ?? 0),
+    });
+  }
+  const kept = [...bySymbol.entries()].map(([symbol, { holding, market, quantity, available, cost }]): HeldFields => {
+    const currency = CurrencyType.safeParse(holding.currency.toUpperCase());
+    const option = parseOptionSymbol(symbol);
+    return {
+      user_id: userId,
+      mode: "real",
+      symbol,
+      symbol_name: holding.symbol_name,
+      asset_type: option ? "option" : "stock",
+      quantity: quantity.toFixed(),
+      available_quantity: available.toFixed(),
+      cost_price: quantity.isZero() ? new Dec(holding.cost_price).toFixed() : cost.dividedBy(quantity).toDecimalPlaces(4).toFixed(),
+      market,
+      currency: currency.success ? currency.data : marketCurrency[market],
+      contract_multiplier: option ? "100" : "1",
+      option_type: option?.option_type ?? null,
+      strike_price: option?.strike_price ?? null,
+      expiry_date: option?.expiry_date ?? null,
+    };
+  });
+  return { kept, skipped };
 }
 
 /**
  * Lays `incoming` positions over `existing` ones matched by symbol: a match keeps its id,
  * creation time and stored `current_price`; holdings no longer present are dropped.
  */
-function matchBySymbol(existing: Position[], incoming: Omit<Position, "id" | "created_at" | "updated_at" | "current_price">[], now: string, newId: () => string, prices: "keep" | "incoming", incomingPrices: (string | null)[] = []): Position[] {
+function matchBySymbol(existing: Position[], incoming: HeldFields[], now: string, newId: () => string, prices: "keep" | "incoming", incomingPrices: (string | null)[] = []): Position[] {
   const bySymbol = new Map<string, Position>();
   for (const position of existing) if (!bySymbol.has(position.symbol)) bySymbol.set(position.symbol, position);
   return incoming.map((fields, index) => {
@@ -67,83 +122,73 @@ function matchBySymbol(existing: Position[], incoming: Omit<Position, "id" | "cr
   });
 }
 
-/** Turns a broker's holdings into positions; holdings in markets or currencies the service does not know are skipped. */
-function heldToPositions(userId: string, held: HeldPosition[]) {
-  const kept: Omit<Position, "id" | "created_at" | "updated_at" | "current_price">[] = [];
-  const skipped: string[] = [];
-  for (const holding of held) {
-    const market = MarketType.safeParse(holding.market ?? marketOfSymbol(holding.symbol));
-    const canonical = market.success ? canonicalSymbol(holding.symbol, market.data) : undefined;
-    if (!market.success || !canonical || "problem" in canonical) {
-      skipped.push(holding.symbol);
-      continue;
-    }
-    const currency = CurrencyType.safeParse(holding.currency.toUpperCase());
-    const option = parseOptionSymbol(canonical.symbol);
-    kept.push({
-      user_id: userId,
-      mode: "real",
-      symbol: canonical.symbol,
-      symbol_name: holding.symbol_name,
-      asset_type: option ? "option" : "stock",
-      quantity: new Dec(holding.quantity).toFixed(),
-      available_quantity: new Dec(holding.available_quantity).toFixed(),
-      cost_price: new Dec(holding.cost_price).toFixed(),
-      market: market.data,
-      currency: currency.success ? currency.data : marketCurrency[market.data],
-      contract_multiplier: option ? "100" : "1",
-      option_type: option?.option_type ?? null,
-      strike_price: option?.strike_price ?? null,
-      expiry_date: option?.expiry_date ?? null,
-    });
-  }
-  return { kept, skipped };
-}
-
 const failed = (message: string): SyncResponse => ({ success: false, message, synced_assets: null, synced_positions: null });
+const canonical = (amount: string) => new Dec(amount).toFixed();
 
-async function syncBroker(deps: SyncDeps, owner: string, broker: Broker): Promise<SyncResponse> {
-  if (!deps.accounts.supports(broker.type)) {
-    return failed(`Broker '${broker.name}' is of type ${broker.type}, which cannot report an account to sync from`);
+/**
+ * Replaces the owner's real cash and positions with what the account `open()` finds reports. A
+ * refusal or outage of the account (a DomainError: provider unreachable, credentials refused,
+ * config unreadable...) is an answer with `success: false` and changes nothing; faults stay
+ * faults. `name` names the account in messages until `open()` names it better.
+ */
+async function syncAccount(
+  deps: SyncDeps,
+  owner: string,
+  name: string,
+  open: () => Promise<{ name: string; gateway: OrderGateway }>,
+): Promise<SyncResponse> {
+  let balances: AccountBalance[];
+  let holdings: StockPositionsResponse;
+  try {
+    const account = await open();
+    name = account.name;
+    [balances, holdings] = await Promise.all([account.gateway.accountBalance(), account.gateway.stockPositions()]);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    return failed(`Could not read ${name}: ${error.message} (${error.code})`);
   }
   const before = await deps.portfolio.getAsset(owner, "real");
-  const currency = before?.currency ?? DEFAULT_CURRENCY;
-  let snapshot: AccountSnapshot;
-  try {
-    snapshot = await deps.accounts.snapshot(broker.type, Brokers.openConfig(deps.brokers, broker), currency);
-  } catch (error) {
-    return failed(`Could not read the account of broker '${broker.name}': ${error instanceof Error ? error.message : String(error)}`);
-  }
   const now = new Date(deps.now()).toISOString();
-  const cash = new Dec(snapshot.cash);
-  const asset: AssetRecord = {
-    ...(before ?? Assets.newRecord(deps, owner, "real", "0", snapshot.currency)),
-    cash_assets: cash.toFixed(),
-    currency: snapshot.currency,
-    total_assets: snapshot.net_assets !== undefined ? new Dec(snapshot.net_assets).toFixed() : null,
-    position_assets: snapshot.net_assets !== undefined ? new Dec(snapshot.net_assets).minus(cash).toFixed() : null,
+  const cash = cashOf(balances);
+  const held = heldToPositions(owner, holdings);
+  const positions = matchBySymbol(await deps.portfolio.listPositions(owner, "real"), held.kept, now, deps.newId, "keep");
+  const account: AssetRecord = {
+    ...(before ?? Assets.newRecord(deps, owner, "real", "0", DEFAULT_CURRENCY)),
+    cash_by_currency: cash.cash,
     updated_at: now,
   };
-  const { kept, skipped } = heldToPositions(owner, snapshot.positions);
-  const positions = matchBySymbol(await deps.portfolio.listPositions(owner, "real"), kept, now, deps.newId, "keep");
+  // The totals in the account's currency are the overview's, taken at the moment of the sync.
+  const valued = await Overview.value(deps, { userId: owner, mode: "real", asset: account, positions, baseCurrency: account.currency, includePositions: false });
+  const asset: AssetRecord = {
+    ...account,
+    cash_assets: canonical(valued.cash),
+    total_assets: canonical(valued.total_assets),
+    position_assets: canonical(valued.positions_value),
+  };
   await deps.portfolio.replacePortfolio(asset, positions);
-  const note = skipped.length ? `; skipped ${skipped.length} holding(s) in markets the service does not support: ${skipped.join(", ")}` : "";
+  const notes = [
+    ...(held.skipped.length ? [`skipped ${held.skipped.length} holding(s) in markets the service does not support: ${held.skipped.join(", ")}`] : []),
+    ...(cash.skipped.length ? [`skipped cash in currencies the service does not support: ${cash.skipped.join(", ")}`] : []),
+  ];
+  const currencies = Object.keys(cash.cash);
   return {
     success: true,
-    message: `Synced cash and ${positions.length} position(s) from broker '${broker.name}'${note}`,
+    message:
+      `Synced cash in ${currencies.length} currenc${currencies.length === 1 ? "y" : "ies"}${currencies.length ? ` (${currencies.join(", ")})` : ""} ` +
+      `and ${positions.length} position(s) from ${name}${notes.map((note) => `; ${note}`).join("")}`,
     synced_assets: Assets.toResponse(asset),
     synced_positions: positions.length,
   };
 }
 
-/** The user's first broker that is not switched off and can report an account, optionally of one type. */
-async function defaultBroker(deps: SyncDeps, owner: string, type?: BrokerType): Promise<Broker | undefined> {
+/** The user's first broker that is not switched off and can report an account. */
+async function defaultBroker(deps: SyncDeps, owner: string): Promise<Broker | undefined> {
   const brokers = await deps.brokers.brokers.listByUser(owner);
-  return brokers.find((broker) => broker.status !== "inactive" && deps.accounts.supports(broker.type) && (!type || broker.type === type));
+  return brokers.find((broker) => broker.status !== "inactive" && deps.accounts.supports(broker.type));
 }
 
 export const AssetSync = {
-  /** Replaces the user's real cash and positions with what their broker reports. */
+  /** Replaces the user's real cash and positions with what their broker's account reports. */
   async fromBroker(deps: SyncDeps, actor: Actor, input: SyncRequest): Promise<SyncResponse> {
     const owner = await portfolioOwner(deps, actor, input.user_id);
     let broker: Broker | undefined;
@@ -152,18 +197,24 @@ export const AssetSync = {
       if (broker.user_id !== owner) {
         throw new ValidationError([{ loc: ["body", "broker_id"], msg: `broker ${broker.id} does not belong to user ${owner}`, type: "value_error" }]);
       }
+      if (!deps.accounts.supports(broker.type)) {
+        return failed(`Broker '${broker.name}' is of type ${broker.type}, which cannot report an account to sync from`);
+      }
     } else {
       broker = await defaultBroker(deps, owner);
-      if (!broker) return failed("No active broker that can report an account: add a longport broker under /api/v1/brokers");
+      if (!broker) return failed("No active broker that can report an account: add a longport or paper broker under /api/v1/brokers");
     }
-    return syncBroker(deps, owner, broker);
+    const chosen = broker;
+    const name = `the account of broker '${chosen.name}'`;
+    return syncAccount(deps, owner, name, async () => ({
+      name,
+      gateway: await deps.accounts.ofBroker(chosen, Brokers.openConfig(deps.brokers, chosen)),
+    }));
   },
 
-  /** The manual sync of the caller's real assets from the market-data provider's account (their LongPort broker). */
+  /** Replaces the caller's real cash and positions with their account at the selected provider. */
   async fromProvider(deps: SyncDeps, actor: Actor): Promise<SyncResponse> {
-    const broker = await defaultBroker(deps, actor.id, "longport");
-    if (!broker) return failed("No active longport broker: add one under /api/v1/brokers with its app key, secret and access token");
-    return syncBroker(deps, actor.id, broker);
+    return syncAccount(deps, actor.id, "the selected provider's account", () => deps.accounts.ofProvider(actor.id));
   },
 
   /** Copies the real cash account and positions into the simulated portfolio, replacing what it held. */
@@ -181,6 +232,7 @@ export const AssetSync = {
       ...(simulatedBefore ?? Assets.newRecord(deps, owner, "simulated", real.cash_assets, real.currency)),
       cash_assets: real.cash_assets,
       currency: real.currency,
+      cash_by_currency: real.cash_by_currency ?? null,
       updated_at: now,
     };
     const mode: PortfolioMode = "simulated";

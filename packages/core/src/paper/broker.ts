@@ -19,6 +19,7 @@ import type {
   Order,
   OrderDetail,
   ReplaceOrderOptions,
+  StockPositionsResponse,
   SubmitOrderOptions,
   SubmitOrderResponse,
 } from "../provider/order-gateway";
@@ -38,7 +39,6 @@ import {
   type PaperExecution,
   type PaperMarket,
   type PaperOrder,
-  type StockPositionsResponse,
 } from "./types";
 import { balanceView, executionView, orderDetailView, orderView, positionsView } from "./views";
 

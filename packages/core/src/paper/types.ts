@@ -157,25 +157,3 @@ export interface MinuteBar {
   volume: number;
   session: TradeSession;
 }
-
-/** LongPort's `stockPositions()` answer. */
-export interface StockPositionsResponse {
-  channels: StockPositionChannel[];
-}
-
-export interface StockPositionChannel {
-  account_channel: string;
-  positions: StockPosition[];
-}
-
-export interface StockPosition {
-  symbol: string;
-  symbol_name: string;
-  quantity: string;
-  available_quantity: string;
-  currency: string;
-  /** Average cost per share, buy fees included. */
-  cost_price: string;
-  market: PaperMarket;
-  init_quantity: string | null;
-}

@@ -6,8 +6,9 @@ import type {
   OrderChargeDetail,
   OrderChargeFee,
   OrderDetail,
+  StockPositionsResponse,
 } from "../provider/order-gateway";
-import { PaperCurrencies, type PaperAccount, type PaperCurrency, type PaperExecution, type PaperOrder, type StockPositionsResponse } from "./types";
+import { PaperCurrencies, type PaperAccount, type PaperCurrency, type PaperExecution, type PaperOrder } from "./types";
 
 /** LongPort-shaped views of the paper broker's state. */
 

@@ -191,6 +191,32 @@ export interface AccountBalance {
   frozen_transaction_fees: FrozenTransactionFee[];
 }
 
+/** One holding (LongPort `StockPosition`). */
+export interface StockPosition {
+  symbol: string;
+  symbol_name: string;
+  quantity: DecimalString;
+  available_quantity: DecimalString;
+  currency: string;
+  /** Average cost per share (LongPort: average or diluted, as the client chose; the paper broker: buy fees included). */
+  cost_price: DecimalString;
+  /** LongPort's market name: `US`, `HK`, `CN`, `SG`; others (`Crypto`, `Unknown`) pass through by name. */
+  market: string;
+  /** Holding before the market opened, when the broker says. */
+  init_quantity: DecimalString | null;
+}
+
+/** The holdings of one account channel. */
+export interface StockPositionChannel {
+  account_channel: string;
+  positions: StockPosition[];
+}
+
+/** LongPort's `stockPositions()` answer: holdings by account channel. */
+export interface StockPositionsResponse {
+  channels: StockPositionChannel[];
+}
+
 export interface GetTodayOrdersOptions {
   symbol?: string;
   status?: OrderStatus[];
@@ -229,6 +255,8 @@ export interface OrderGateway {
   orderDetail(orderId: string): Promise<OrderDetail>;
   estimateMaxPurchaseQuantity(options: EstimateMaxPurchaseQuantityOptions): Promise<EstimateMaxPurchaseQuantityResponse>;
   accountBalance(currency?: string): Promise<AccountBalance[]>;
+  /** Holdings across the account's channels; optionally only some symbols. */
+  stockPositions(symbols?: string[]): Promise<StockPositionsResponse>;
   todayOrders(options?: GetTodayOrdersOptions): Promise<Order[]>;
   historyOrders(options?: GetHistoryOrdersOptions): Promise<Order[]>;
 }

@@ -442,4 +442,41 @@ describe("SDK results become the ports' plain JSON", () => {
       frozen_transaction_fees: [{ currency: "HKD", frozen_transaction_fee: "15.3" }],
     });
   });
+
+  it("converts stock positions of every channel: decimals as sent, the market by name, a missing initial quantity as null", () => {
+    const position = (fields: Record<string, unknown>) =>
+      shaped<Sdk.StockPosition>({ availableQuantity: dec("0"), currency: "USD", initQuantity: null, ...fields });
+    const response = codec.stockPositions(
+      shaped<Sdk.StockPositionsResponse>({
+        channels: [
+          shaped<Sdk.StockPositionChannel>({
+            accountChannel: "lb",
+            positions: [
+              position({ symbol: "700.HK", symbolName: "Tencent", quantity: dec("200"), availableQuantity: dec("100"), currency: "HKD", costPrice: dec("388.600"), market: E.Market.HK, initQuantity: dec("200") }),
+              position({ symbol: "AAPL.US", symbolName: "Apple", quantity: dec("10"), availableQuantity: dec("10"), costPrice: dec("150.25"), market: E.Market.US }),
+            ],
+          }),
+          shaped<Sdk.StockPositionChannel>({
+            accountChannel: "lb_margin",
+            positions: [position({ symbol: "BTCUSD.HAS", symbolName: "Bitcoin", quantity: dec("0.5"), costPrice: dec("60000"), market: E.Market.Crypto })],
+          }),
+        ],
+      }),
+    );
+    expect(response).toEqual({
+      channels: [
+        {
+          account_channel: "lb",
+          positions: [
+            { symbol: "700.HK", symbol_name: "Tencent", quantity: "200", available_quantity: "100", currency: "HKD", cost_price: "388.600", market: "HK", init_quantity: "200" },
+            { symbol: "AAPL.US", symbol_name: "Apple", quantity: "10", available_quantity: "10", currency: "USD", cost_price: "150.25", market: "US", init_quantity: null },
+          ],
+        },
+        {
+          account_channel: "lb_margin",
+          positions: [{ symbol: "BTCUSD.HAS", symbol_name: "Bitcoin", quantity: "0.5", available_quantity: "0", currency: "USD", cost_price: "60000", market: "Crypto", init_quantity: null }],
+        },
+      ],
+    });
+  });
 });

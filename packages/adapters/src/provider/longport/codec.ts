@@ -17,6 +17,7 @@ import type {
   OrderChargeItem,
   OrderDetail,
   ReplaceOrderOptions,
+  StockPositionsResponse,
   SubmitOrderOptions,
 } from "@tp/core/provider/order-gateway";
 import {
@@ -586,6 +587,25 @@ export class LongportCodec {
       frozen_transaction_fees: balance.frozenTransactionFees.map((fee) => ({
         currency: fee.currency,
         frozen_transaction_fee: decimalText(fee.frozenTransactionFee),
+      })),
+    };
+  }
+
+  /** Holdings by channel; the market by member name (`Crypto` and `Unknown` pass through for the caller to skip). */
+  stockPositions(response: Sdk.StockPositionsResponse): StockPositionsResponse {
+    return {
+      channels: response.channels.map((channel) => ({
+        account_channel: channel.accountChannel,
+        positions: channel.positions.map((position) => ({
+          symbol: position.symbol,
+          symbol_name: position.symbolName,
+          quantity: decimalText(position.quantity),
+          available_quantity: decimalText(position.availableQuantity),
+          currency: position.currency,
+          cost_price: decimalText(position.costPrice),
+          market: this.name("Market", position.market),
+          init_quantity: optionalDecimalText(position.initQuantity),
+        })),
       })),
     };
   }

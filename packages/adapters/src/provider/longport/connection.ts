@@ -1,12 +1,16 @@
 import type { Config } from "longport";
+import type { BrokerConfig } from "@tp/core/brokers/index";
 import type { LanguageType, ProviderCredentials } from "@tp/core/settings/index";
 import { loadLongport, longportConfig, withTimeout } from "../../accounts/longport";
 import { LongportRateLimits, PacingQueue, systemScheduler } from "../rate-limit";
 import { LongportCodec, type LongportSdk } from "./codec";
 import { longportError } from "./errors";
 
-/** What the LongPort adapters are configured from: the provider settings (ProviderConfig). */
-export interface LongportSettings extends ProviderCredentials {
+/**
+ * What the LongPort adapters are configured from: the provider settings (ProviderConfig), or a
+ * `longport` broker's config, which may also choose the access point (region or explicit hosts).
+ */
+export interface LongportSettings extends ProviderCredentials, Pick<BrokerConfig, "region" | "http_url" | "quote_ws_url" | "trade_ws_url"> {
   language: LanguageType;
   enable_overnight: boolean;
 }
@@ -21,7 +25,7 @@ export interface LongportConnectionOptions {
   sdk?: () => Promise<LongportSdk>;
 }
 
-/** A LongPort SDK `Config` from the provider settings; the broker adapters' builder does the mapping. */
+/** A LongPort SDK `Config` from the settings; the broker adapters' builder does the mapping. */
 export function configFor(settings: LongportSettings): Promise<Config> {
   return longportConfig({
     app_key: settings.app_key,
@@ -29,6 +33,10 @@ export function configFor(settings: LongportSettings): Promise<Config> {
     access_token: settings.access_token,
     language: settings.language,
     enable_overnight: settings.enable_overnight,
+    region: settings.region,
+    http_url: settings.http_url,
+    quote_ws_url: settings.quote_ws_url,
+    trade_ws_url: settings.trade_ws_url,
   });
 }
 

@@ -173,4 +173,33 @@ describe("LongportOrderGateway", () => {
     expect(received!.submittedQuantity.toString()).toBe("200");
     expect(received!.submittedPrice!.toString()).toBe("612.5");
   });
+
+  it("asks the SDK for holdings of normalised symbols and answers them as plain JSON", async () => {
+    let received: unknown;
+    const context = {
+      stockPositions: async (symbols: string[] | undefined) => {
+        received = symbols;
+        return {
+          channels: [
+            {
+              accountChannel: "lb",
+              positions: [
+                { symbol: "700.HK", symbolName: "Tencent", quantity: dec("300"), availableQuantity: dec("300"), currency: "HKD", costPrice: dec("401.2"), market: E.Market.HK, initQuantity: null },
+              ],
+            },
+          ],
+        };
+      },
+    };
+    const gateway = new LongportOrderGateway({ settings, timeoutMs: 1000, limiter: new PacingQueue(LongportRateLimits.trade), sdk: fakeSdk("TradeContext", context).sdk });
+    expect(await gateway.stockPositions(["00700.hk"])).toEqual({
+      channels: [
+        {
+          account_channel: "lb",
+          positions: [{ symbol: "700.HK", symbol_name: "Tencent", quantity: "300", available_quantity: "300", currency: "HKD", cost_price: "401.2", market: "HK", init_quantity: null }],
+        },
+      ],
+    });
+    expect(received).toEqual(["700.HK"]);
+  });
 });

@@ -13,6 +13,7 @@ import type {
   OrderDetail,
   OrderGateway,
   ReplaceOrderOptions,
+  StockPositionsResponse,
   SubmitOrderOptions,
   SubmitOrderResponse,
 } from "@tp/core/provider/order-gateway";
@@ -75,6 +76,12 @@ export class LongportOrderGateway implements OrderGateway {
   accountBalance(currency?: string): Promise<AccountBalance[]> {
     return this.connection.call("accountBalance", async (ctx, codec) =>
       (await ctx.accountBalance(currency)).map((balance) => codec.accountBalance(balance)),
+    );
+  }
+
+  stockPositions(symbols?: string[]): Promise<StockPositionsResponse> {
+    return this.connection.call("stockPositions", async (ctx, codec) =>
+      codec.stockPositions(await ctx.stockPositions(symbols?.map((symbol) => normalizeSymbol(symbol)))),
     );
   }
 

@@ -1,7 +1,7 @@
 import { Fees, type FeeConfig } from "@tp/core/fees/index";
 import { Dec } from "@tp/core/fees/money";
 import { PaperBroker, type PaperBrokerDeps } from "@tp/core/paper/broker";
-import { PaperCurrencies, type PaperCurrency, type StockPositionsResponse } from "@tp/core/paper/types";
+import { PaperCurrencies, type PaperCurrency } from "@tp/core/paper/types";
 import type { Clock } from "@tp/core/provider/clock";
 import type { MarketData } from "@tp/core/provider/market-data";
 import type {
@@ -17,6 +17,7 @@ import type {
   OrderDetail,
   OrderGateway,
   ReplaceOrderOptions,
+  StockPositionsResponse,
   SubmitOrderOptions,
   SubmitOrderResponse,
 } from "@tp/core/provider/order-gateway";
@@ -26,8 +27,7 @@ import { DynamoPaperAccountStore, paperOrderId } from "./dynamo-paper-store";
 
 /**
  * The paper broker behind the `OrderGateway` port, for one account: LongPort's order types and
- * account queries, filled against the market-data provider, state in the table. It also answers
- * `stockPositions()` as LongPort's TradeContext does (not part of the port yet).
+ * account queries, filled against the market-data provider, state in the table.
  */
 export class PaperOrderGateway implements OrderGateway {
   constructor(
@@ -75,7 +75,6 @@ export class PaperOrderGateway implements OrderGateway {
     return PaperBroker.historyOrders(this.deps, this.accountId, options);
   }
 
-  /** Holdings in LongPort's `stockPositions()` shape; optionally only some symbols. */
   stockPositions(symbols?: string[]): Promise<StockPositionsResponse> {
     return PaperBroker.stockPositions(this.deps, this.accountId, symbols);
   }
