@@ -358,6 +358,12 @@ export const Imports = {
     if (!task || TERMINAL.includes(task.status) || message.chunk > task.chunks_done) return;
     const calendar = Calendar.for(task.market);
     let processed = 0;
+    let upcoming: { index: number; candles: Promise<Candlestick[]> } | undefined;
+    const fetchChunk = async (current: ImportTask, index: number) => {
+      const chunk = current.chunks[index]!;
+      const marketData = await deps.marketData();
+      return marketData.historyCandlesticksByDate(current.symbol, chunk.period, "NoAdjust", chunk.start, chunk.end, "All");
+    };
     try {
       while (task.chunks_done < task.chunks.length) {
         if (task.cancel_requested) {
@@ -371,8 +377,7 @@ export const Imports = {
         }
         const index = task.chunks_done;
         const chunk = task.chunks[index]!;
-        const marketData = await deps.marketData();
-        const candles = await marketData.historyCandlesticksByDate(task.symbol, chunk.period, "NoAdjust", chunk.start, chunk.end, "All");
+        const candles = await (upcoming?.index === index ? upcoming.candles : fetchChunk(task, index));
         const { batch, filtered } = screenCandles(candles, chunk.period, calendar, task.window);
         const prepared = await deps.candles.prepareUpsert(task.symbol, chunk.period, batch);
         if (task.pending?.chunk !== index) {
@@ -388,7 +393,12 @@ export const Imports = {
           if (!recorded) return;
           task = recorded;
         }
-        await prepared.commit();
+        // Start the writes, then fetch the next chunk while the database works on them.
+        const writing = prepared.commit();
+        upcoming = index + 1 < task.chunks.length ? { index: index + 1, candles: fetchChunk(task, index + 1) } : undefined;
+        // A prefetch left unused (cancel, deadline, failure) must not become an unhandled rejection.
+        upcoming?.candles.catch(() => undefined);
+        await writing;
         const committed = await Imports.update(deps, task, (current) => {
           if (current.chunks_done !== index) return undefined;
           const { chunk: _chunk, ...chunkCounts } = current.pending!;
