@@ -223,6 +223,13 @@ export function screenCandles(
   return { batch: CandleBatches.slice(batch, 0, kept), filtered };
 }
 
+/** A period is done when its chunks are; otherwise it shares the task's ending, or is running once its first chunk is under way. */
+function periodStatus(task: ImportTask, progress: { finished: boolean; started: boolean }): PeriodResult["status"] {
+  if (progress.finished) return "completed";
+  if (task.status === "failed" || task.status === "cancelled") return task.status;
+  return progress.started ? "running" : "pending";
+}
+
 const timestampOf = (deps: ImportDeps) => new Date(deps.now()).toISOString();
 
 export const Imports = {
@@ -297,7 +304,7 @@ export const Imports = {
       const counts = task.period_totals[period] ?? zero();
       const finished = done === chunks.length;
       periodResults[period] = {
-        status: finished ? "completed" : TERMINAL.includes(task.status) ? (task.status as "failed" | "cancelled") : done > 0 || task.chunks_done === firstIndex && task.status === "running" ? "running" : "pending",
+        status: periodStatus(task, { finished, started: done > 0 || (task.chunks_done === firstIndex && task.status === "running") }),
         data_count: counts.data,
         new_count: counts.added,
         overwritten_count: counts.overwritten,
