@@ -1,25 +1,32 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { DomainError } from "@tp/core/errors";
-import { Market, MarketInput } from "@tp/core/market/market";
-import { TradeSession } from "@tp/core/market/trade-session";
+import { MarketInput } from "@tp/core/market/market";
 import type { MarketData } from "@tp/core/provider/market-data";
 import {
   AdjustTypeInput,
   CalcIndex,
   CalcIndexField,
   CalcIndexInput,
+  Candlestick,
   DateInput,
-  DerivativeType,
+  IntradayLine,
   MarketDataLimits,
+  MarketTradingDays,
+  MarketTradingSession,
   Period,
   PeriodInput,
   QuoteRequestDefaults,
+  RealtimeQuote,
+  SecurityCalcIndex,
+  SecurityDepth,
+  SecurityQuote,
+  SecurityStaticInfo,
+  Subscription,
   SubType,
   SubTypeInput,
-  TradeDirection,
+  Trade,
   TradeSessionsInput,
-  TradeStatus,
 } from "@tp/core/provider/index";
 import type { Services } from "@tp/adapters/services";
 import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type AppEnv } from "../http/group";
@@ -131,128 +138,7 @@ const SubscribeBody = z
   .meta({ id: "ApiTestSubscribeRequest" });
 const UnsubscribeBody = z.object({ symbols: Symbols, sub_types: SubTypes }).meta({ id: "ApiTestUnsubscribeRequest" });
 
-// ---- result shapes (`data`), as the MarketData port returns them ----
-
-const Decimal = z.string().describe("Decimal number as a string, digits as the provider gives them");
-const Instant = z.string().describe("ISO 8601 instant, UTC");
-const IsoDate = z.string().describe("`YYYY-MM-DD`, exchange-local");
-
-const SecurityStaticInfo = z
-  .object({
-    symbol: z.string(),
-    name_cn: z.string(),
-    name_en: z.string(),
-    name_hk: z.string(),
-    exchange: z.string(),
-    currency: z.string(),
-    lot_size: z.int(),
-    total_shares: z.number(),
-    circulating_shares: z.number(),
-    hk_shares: z.number().describe("HK shares (HK securities only; 0 elsewhere)"),
-    eps: Decimal,
-    eps_ttm: Decimal,
-    bps: Decimal,
-    dividend_yield: Decimal.describe("Trailing dividend per share (LongPort's field name says yield)"),
-    stock_derivatives: z.array(DerivativeType),
-    board: z.string().describe("LongPort `SecurityBoard` member, e.g. `HKEquity`, `USMain`"),
-  })
-  .meta({ id: "SecurityStaticInfo" });
-
-const PrePostQuote = z
-  .object({ last_done: Decimal, timestamp: Instant, volume: z.number(), turnover: Decimal, high: Decimal, low: Decimal, prev_close: Decimal })
-  .meta({ id: "PrePostQuote" });
-
-const SecurityQuote = z
-  .object({
-    symbol: z.string(),
-    last_done: Decimal,
-    prev_close: Decimal,
-    open: Decimal,
-    high: Decimal,
-    low: Decimal,
-    timestamp: Instant,
-    volume: z.number(),
-    turnover: Decimal,
-    trade_status: TradeStatus,
-    pre_market_quote: PrePostQuote.nullable().describe("US only"),
-    post_market_quote: PrePostQuote.nullable().describe("US only"),
-    overnight_quote: PrePostQuote.nullable().describe("US only, when overnight is enabled"),
-  })
-  .meta({ id: "SecurityQuote" });
-
-const DepthLevel = z
-  .object({ position: z.int().describe("1 = best"), price: Decimal.nullable(), volume: z.number(), order_num: z.int() })
-  .meta({ id: "DepthLevel" });
-const SecurityDepth = z
-  .object({ asks: z.array(DepthLevel).describe("Ascending from the best ask"), bids: z.array(DepthLevel).describe("Descending from the best bid") })
-  .meta({ id: "SecurityDepth" });
-
-const QuoteTrade = z
-  .object({
-    price: Decimal,
-    volume: z.number(),
-    timestamp: Instant,
-    trade_type: z.string().describe("Exchange trade-type code; empty for an ordinary automatched trade"),
-    direction: TradeDirection,
-    trade_session: TradeSession,
-  })
-  .meta({ id: "QuoteTrade" });
-
-const IntradayLine = z
-  .object({ price: Decimal, timestamp: Instant.describe("Start of the minute"), volume: z.number(), turnover: Decimal, avg_price: Decimal })
-  .meta({ id: "IntradayLine" });
-
-const Candlestick = z
-  .object({
-    close: Decimal,
-    open: Decimal,
-    low: Decimal,
-    high: Decimal,
-    volume: z.number(),
-    turnover: Decimal,
-    timestamp: Instant.describe("Start of the bar"),
-    trade_session: TradeSession,
-  })
-  .meta({ id: "Candlestick" });
-
-const MarketTradingDays = z
-  .object({ trading_days: z.array(IsoDate).describe("Full trading days"), half_trading_days: z.array(IsoDate).describe("Half days (listed only here)") })
-  .meta({ id: "MarketTradingDays" });
-
-const MarketTradingSession = z
-  .object({
-    market: Market,
-    trade_sessions: z.array(
-      z
-        .object({ begin_time: z.string().describe("Local `HH:MM:SS`"), end_time: z.string().describe("Local `HH:MM:SS`"), trade_session: TradeSession })
-        .meta({ id: "TradingSessionInfo" }),
-    ),
-  })
-  .meta({ id: "MarketTradingSession" });
-
-const SecurityCalcIndex = z
-  .object({ symbol: z.string() })
-  .catchall(z.union([z.string(), z.number(), z.null()]))
-  .describe("`symbol` plus the requested indexes under their snake_case fields (`last_done`, `pe_ttm_ratio`, ...); rates in percent")
-  .meta({ id: "SecurityCalcIndex" });
-
-const QuoteSubscription = z
-  .object({ symbol: z.string(), sub_types: z.array(SubType), candlesticks: z.array(Period) })
-  .meta({ id: "QuoteSubscription" });
-
-const RealtimeQuote = z
-  .object({
-    symbol: z.string(),
-    last_done: Decimal,
-    open: Decimal,
-    high: Decimal,
-    low: Decimal,
-    timestamp: Instant,
-    volume: z.number(),
-    turnover: Decimal,
-    trade_status: TradeStatus,
-  })
-  .meta({ id: "RealtimeQuote" });
+// ---- result shapes (`data`): the MarketData port's own schemas (core `quote-types`), wrapped ----
 
 const ApiTestErrorDetail = z
   .object({
@@ -382,7 +268,7 @@ export function apiTestMarketGroup(services: Services) {
     return forward(services, c, "depth", (market) => market.depth(symbol), (data) => `Order book of ${symbol}: ${data.asks.length} ask and ${data.bids.length} bid levels`);
   });
 
-  app.openapi(pullRoute("trades", "Latest trades of a security, oldest first", TradesBody, z.array(QuoteTrade), "ApiTestTradesResponse"), (c) => {
+  app.openapi(pullRoute("trades", "Latest trades of a security, oldest first", TradesBody, z.array(Trade), "ApiTestTradesResponse"), (c) => {
     const { symbol, count: wanted } = c.req.valid("json");
     return forward(services, c, "trades", (market) => market.trades(symbol, wanted), (data) => `${count(data, "trade")} of ${symbol}`);
   });
@@ -438,12 +324,12 @@ export function apiTestMarketGroup(services: Services) {
     },
   );
 
-  app.openapi(routeWithoutBody("subscription", "subscriptions", "Current subscriptions", z.array(QuoteSubscription), "ApiTestSubscriptionsResponse"), (c) =>
+  app.openapi(routeWithoutBody("subscription", "subscriptions", "Current subscriptions", z.array(Subscription), "ApiTestSubscriptionsResponse"), (c) =>
     forward(services, c, "subscriptions", (market) => market.subscriptions(), (data) => `${count(data, "subscribed symbol")}`),
   );
 
   app.openapi(
-    subscriptionRoute("subscribe", "Subscribe symbols to push types; answers the subscriptions afterwards", SubscribeBody, z.array(QuoteSubscription), "ApiTestSubscribeResponse"),
+    subscriptionRoute("subscribe", "Subscribe symbols to push types; answers the subscriptions afterwards", SubscribeBody, z.array(Subscription), "ApiTestSubscribeResponse"),
     (c) => {
       const { symbols, sub_types: subTypes, is_first_push: isFirstPush } = c.req.valid("json");
       return forward(
@@ -460,7 +346,7 @@ export function apiTestMarketGroup(services: Services) {
   );
 
   app.openapi(
-    subscriptionRoute("unsubscribe", "Remove push types from symbols; answers the subscriptions afterwards", UnsubscribeBody, z.array(QuoteSubscription), "ApiTestUnsubscribeResponse"),
+    subscriptionRoute("unsubscribe", "Remove push types from symbols; answers the subscriptions afterwards", UnsubscribeBody, z.array(Subscription), "ApiTestUnsubscribeResponse"),
     (c) => {
       const { symbols, sub_types: subTypes } = c.req.valid("json");
       return forward(
@@ -493,7 +379,7 @@ export function apiTestMarketGroup(services: Services) {
   );
 
   app.openapi(
-    subscriptionRoute("realtime-trades", "Latest pushed trades, oldest first (empty without a Trade subscription)", TradesBody, z.array(QuoteTrade), "ApiTestRealtimeTradesResponse"),
+    subscriptionRoute("realtime-trades", "Latest pushed trades, oldest first (empty without a Trade subscription)", TradesBody, z.array(Trade), "ApiTestRealtimeTradesResponse"),
     (c) => {
       const { symbol, count: wanted } = c.req.valid("json");
       return forward(services, c, "realtime-trades", (market) => market.realtimeTrades(symbol, wanted), (data) => `${count(data, "realtime trade")} of ${symbol}`);
