@@ -18,11 +18,9 @@ import {
   SupportedOrderTypesData,
   TodayExecutionsBody,
   TodayOrdersBody,
-  TradeMaxPurchase,
-  TradeOrderDetail,
   tradeTestResponse,
 } from "@tp/core/paper/schemas";
-import type { OrderGateway } from "@tp/core/provider/order-gateway";
+import { EstimateMaxPurchaseQuantityResponse, OrderDetail, type OrderGateway } from "@tp/core/provider/order-gateway";
 import { ALWAYS_REQUIRED_FIELDS, OrderType, OrderTypeSpecs, SupportedOrderTypes } from "@tp/core/provider/order-types";
 import type { Services } from "@tp/adapters/services";
 import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type AppEnv } from "../http/group";
@@ -255,7 +253,7 @@ export function apiTestTradeGroup(services: Services) {
       description: refusalNote,
       security: bearer,
       request: jsonBody(OrderIdBody),
-      responses: { 200: json(tradeTestResponse(TradeOrderDetail, "TradeOrderDetailResponse"), "The order"), ...errorResponses({ auth: true }) },
+      responses: { 200: json(tradeTestResponse(OrderDetail, "TradeOrderDetailResponse"), "The order"), ...errorResponses({ auth: true }) },
     }),
     async (c) => {
       const { order_id } = c.req.valid("json");
@@ -273,7 +271,7 @@ export function apiTestTradeGroup(services: Services) {
       description: refusalNote,
       security: bearer,
       request: jsonBody(EstimateMaxPurchaseBody),
-      responses: { 200: json(tradeTestResponse(TradeMaxPurchase, "TradeEstimateMaxPurchaseResponse"), "The estimate"), ...errorResponses({ auth: true }) },
+      responses: { 200: json(tradeTestResponse(EstimateMaxPurchaseQuantityResponse, "TradeEstimateMaxPurchaseResponse"), "The estimate"), ...errorResponses({ auth: true }) },
     }),
     async (c) => {
       const body = c.req.valid("json");

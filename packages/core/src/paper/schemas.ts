@@ -2,28 +2,24 @@ import { z } from "zod";
 import { DomainError } from "../errors";
 import { Market, marketOf, normalizeSymbol } from "../market/market";
 import {
+  AccountBalance,
+  EstimateMaxPurchaseRequest,
+  Execution,
   HistoryExecutionsRequest,
   HistoryOrdersRequest,
+  Order,
   ReplaceOrderRequest,
   SubmitOrderRequest,
   TodayExecutionsRequest,
   TodayOrdersRequest,
-  EstimateMaxPurchaseRequest,
 } from "../provider/order-gateway";
-import {
-  checkOrderRules,
-  OrderSide,
-  OrderStatus,
-  OrderTag,
-  OrderType,
-  OutsideRth,
-  TimeInForce,
-  TriggerStatus,
-} from "../provider/order-types";
+import { checkOrderRules, OrderType } from "../provider/order-types";
 
 /**
  * Bodies and answers of the trade pass-through endpoints (`/api/v1/api-test/trade/*`), as zod
  * schemas: the HTTP layer validates with them and the OpenAPI document is generated from them.
+ * The results themselves (`Order`, `OrderDetail`, `Execution`, `AccountBalance`,
+ * `EstimateMaxPurchaseQuantityResponse`) are the `OrderGateway` port's schemas.
  */
 
 const ALLOWED =
@@ -77,92 +73,6 @@ export const HistoryOrdersBody = HistoryOrdersRequest.meta({
   description: "`start_at`/`end_at`: ISO instants, or dates (whole UTC days, the end inclusive); default the last 90 days.",
 });
 
-const Decimal = z.string().describe("decimal string");
-const Instant = z.string().describe("ISO 8601 UTC instant");
-
-export const TradeOrder = z
-  .object({
-    order_id: z.string(),
-    status: OrderStatus,
-    stock_name: z.string(),
-    quantity: Decimal,
-    executed_quantity: Decimal,
-    price: Decimal.nullable().describe("limit price; null for market-type orders (trailing types: set when triggered)"),
-    executed_price: Decimal.nullable().describe("average fill price"),
-    submitted_at: Instant,
-    side: OrderSide,
-    symbol: z.string(),
-    order_type: OrderType,
-    last_done: Decimal.nullable().describe("price of the latest fill"),
-    trigger_price: Decimal.nullable(),
-    msg: z.string().describe("why the order was rejected, withdrawn or expired (`CODE: reason` for rejections)"),
-    tag: OrderTag,
-    time_in_force: TimeInForce,
-    expire_date: z.string().nullable(),
-    updated_at: Instant.nullable(),
-    trigger_at: Instant.nullable(),
-    trailing_amount: Decimal.nullable(),
-    trailing_percent: Decimal.nullable(),
-    limit_offset: Decimal.nullable(),
-    trigger_status: TriggerStatus.nullable(),
-    currency: z.string(),
-    outside_rth: OutsideRth.nullable(),
-    remark: z.string(),
-  })
-  .meta({ id: "TradeOrder" });
-
-const ChargeFee = z.object({ code: z.string(), name: z.string(), amount: Decimal, currency: z.string() });
-const DeductionStatus = z.enum(["NONE", "NO_DATA", "PENDING", "DONE"]);
-
-export const TradeOrderDetail = TradeOrder.extend({
-  free_status: z.enum(["None", "Calculated", "Pending", "Ready"]),
-  free_amount: Decimal.nullable(),
-  free_currency: z.string().nullable(),
-  deductions_status: DeductionStatus,
-  deductions_amount: Decimal.nullable(),
-  deductions_currency: z.string().nullable(),
-  platform_deducted_status: DeductionStatus,
-  platform_deducted_amount: Decimal.nullable(),
-  platform_deducted_currency: z.string().nullable(),
-  history: z
-    .array(z.object({ price: Decimal, quantity: Decimal, status: OrderStatus, msg: z.string(), time: Instant }))
-    .describe("each step: fills (executed price and quantity) and status changes (limit price and remaining quantity)"),
-  charge_detail: z
-    .object({
-      total_amount: Decimal,
-      currency: z.string(),
-      items: z.array(z.object({ code: z.enum(["BROKER_FEES", "THIRD_FEES"]), name: z.string(), fees: z.array(ChargeFee) })),
-    })
-    .describe("fees charged so far: the fee calculator on the executed quantity at its average price"),
-}).meta({ id: "TradeOrderDetail" });
-
-export const TradeExecution = z
-  .object({ order_id: z.string(), trade_id: z.string(), symbol: z.string(), trade_done_at: Instant, quantity: Decimal, price: Decimal })
-  .meta({ id: "TradeExecution" });
-
-export const TradeAccountBalance = z
-  .object({
-    total_cash: Decimal.describe("cash of this currency, frozen cash included"),
-    max_finance_amount: Decimal,
-    remaining_finance_amount: Decimal,
-    risk_level: z.number().int(),
-    margin_call: Decimal,
-    currency: z.string(),
-    cash_infos: z.array(
-      z.object({ withdraw_cash: Decimal, available_cash: Decimal, frozen_cash: Decimal, settling_cash: Decimal, currency: z.string() }),
-    ),
-    net_assets: Decimal.describe("cash plus holdings quoted in this currency, at the last price"),
-    init_margin: Decimal,
-    maintenance_margin: Decimal,
-    buy_power: Decimal.describe("free cash (no margin)"),
-    frozen_transaction_fees: z.array(z.object({ currency: z.string(), frozen_transaction_fee: Decimal })),
-  })
-  .meta({ id: "TradeAccountBalance" });
-
-export const TradeMaxPurchase = z
-  .object({ cash_max_qty: Decimal, margin_max_qty: Decimal.describe("equal to cash_max_qty: paper accounts have no margin") })
-  .meta({ id: "TradeMaxPurchase" });
-
 export const OrderTypeInfo = z
   .object({
     order_type: OrderType,
@@ -182,9 +92,9 @@ export const SupportedOrderTypesData = z
   .meta({ id: "TradeSupportedOrderTypes" });
 
 export const OrderIdData = z.object({ order_id: z.string() }).meta({ id: "TradeOrderId" });
-export const OrdersData = z.object({ orders: z.array(TradeOrder), total: z.number().int() }).meta({ id: "TradeOrders" });
-export const ExecutionsData = z.object({ executions: z.array(TradeExecution), total: z.number().int() }).meta({ id: "TradeExecutions" });
-export const BalancesData = z.object({ balances: z.array(TradeAccountBalance) }).meta({ id: "TradeAccountBalances" });
+export const OrdersData = z.object({ orders: z.array(Order), total: z.number().int() }).meta({ id: "TradeOrders" });
+export const ExecutionsData = z.object({ executions: z.array(Execution), total: z.number().int() }).meta({ id: "TradeExecutions" });
+export const BalancesData = z.object({ balances: z.array(AccountBalance) }).meta({ id: "TradeAccountBalances" });
 
 /** A broker's refusal: its code (e.g. `INSUFFICIENT_BUYING_POWER`), message and the numbers behind it. */
 export const TradeError = z

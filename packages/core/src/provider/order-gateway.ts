@@ -2,25 +2,31 @@ import { z } from "zod";
 import { MarketInput, type Market } from "../market/market";
 import type { IsoDate } from "../market/zoned-time";
 import {
+  OrderSide,
   OrderSideInput,
   OrderStatus,
+  OrderTag,
   OrderType,
+  OutsideRth,
   OutsideRthInput,
+  TimeInForce,
   TimeInForceInput,
-  type OrderSide,
-  type OrderTag,
-  type OutsideRth,
-  type TimeInForce,
-  type TriggerStatus,
+  TriggerStatus,
 } from "./order-types";
 import { listInput } from "./quote-enums";
-import type { DecimalString, IsoInstant } from "./quote-types";
+import { DecimalString, IsoInstant } from "./quote-types";
 
 /**
  * Order entry and account queries, mirroring the parts of LongPort's `TradeContext` the service
  * uses. Requests and results are plain JSON with LongPort's snake_case names: quantities, prices
  * and money are decimal strings, instants ISO 8601 UTC, enumerations wire strings.
+ *
+ * Each result is a zod schema and its type under one name; the schemas document the API (their
+ * `id` is the OpenAPI component name) and are not used to validate what gateways return.
  */
+
+/** An exchange-local date `YYYY-MM-DD` (the `IsoDate` of `market/zoned-time`). */
+const IsoDateString = z.string().describe("`YYYY-MM-DD`, exchange-local");
 
 /** Submit-order request. */
 export interface SubmitOrderOptions {
@@ -39,9 +45,9 @@ export interface SubmitOrderOptions {
   remark?: string;
 }
 
-export interface SubmitOrderResponse {
-  order_id: string;
-}
+/** Submit-order answer. */
+export const SubmitOrderResponse = z.object({ order_id: z.string() });
+export type SubmitOrderResponse = z.infer<typeof SubmitOrderResponse>;
 
 /** Replace (amend) request; `quantity` is the new total quantity. */
 export interface ReplaceOrderOptions {
@@ -56,95 +62,111 @@ export interface ReplaceOrderOptions {
 }
 
 /** One fill. */
-export interface Execution {
-  order_id: string;
-  trade_id: string;
-  symbol: string;
-  trade_done_at: IsoInstant;
-  quantity: DecimalString;
-  price: DecimalString;
-}
+export const Execution = z
+  .object({
+    order_id: z.string(),
+    trade_id: z.string(),
+    symbol: z.string(),
+    trade_done_at: IsoInstant,
+    quantity: DecimalString,
+    price: DecimalString,
+  })
+  .meta({ id: "TradeExecution" });
+export type Execution = z.infer<typeof Execution>;
 
 /** An order as listed by today's and history queries. */
-export interface Order {
-  order_id: string;
-  status: OrderStatus;
-  stock_name: string;
-  quantity: DecimalString;
-  executed_quantity: DecimalString;
-  price: DecimalString | null;
-  executed_price: DecimalString | null;
-  submitted_at: IsoInstant;
-  side: OrderSide;
-  symbol: string;
-  order_type: OrderType;
-  last_done: DecimalString | null;
-  trigger_price: DecimalString | null;
-  /** Rejection message or remark. */
-  msg: string;
-  tag: OrderTag;
-  time_in_force: TimeInForce;
-  expire_date: IsoDate | null;
-  updated_at: IsoInstant | null;
-  trigger_at: IsoInstant | null;
-  trailing_amount: DecimalString | null;
-  trailing_percent: DecimalString | null;
-  limit_offset: DecimalString | null;
-  trigger_status: TriggerStatus | null;
-  currency: string;
-  outside_rth: OutsideRth | null;
-  remark: string;
-}
+export const Order = z
+  .object({
+    order_id: z.string(),
+    status: OrderStatus,
+    stock_name: z.string(),
+    quantity: DecimalString,
+    executed_quantity: DecimalString,
+    /** Limit price; null for market-type orders. */
+    price: DecimalString.nullable().describe("Limit price; null for market-type orders"),
+    /** Average fill price. */
+    executed_price: DecimalString.nullable().describe("Average fill price"),
+    submitted_at: IsoInstant,
+    side: OrderSide,
+    symbol: z.string(),
+    order_type: OrderType,
+    /** Price of the latest fill. */
+    last_done: DecimalString.nullable().describe("Price of the latest fill"),
+    trigger_price: DecimalString.nullable(),
+    /** Rejection message or remark: why the order was rejected, withdrawn or expired. */
+    msg: z.string().describe("Rejection message or remark: why the order was rejected, withdrawn or expired"),
+    tag: OrderTag,
+    time_in_force: TimeInForce,
+    expire_date: IsoDateString.nullable(),
+    updated_at: IsoInstant.nullable(),
+    trigger_at: IsoInstant.nullable(),
+    trailing_amount: DecimalString.nullable(),
+    trailing_percent: DecimalString.nullable(),
+    limit_offset: DecimalString.nullable(),
+    trigger_status: TriggerStatus.nullable(),
+    currency: z.string(),
+    outside_rth: OutsideRth.nullable(),
+    remark: z.string(),
+  })
+  .meta({ id: "TradeOrder" });
+export type Order = z.infer<typeof Order>;
 
 /** One step of an order's history. */
-export interface OrderHistoryDetail {
+export const OrderHistoryDetail = z.object({
   /** Executed price for fills; submitted price for expired, cancelled or rejected steps. */
-  price: DecimalString;
+  price: DecimalString,
   /** Executed quantity for fills; remaining quantity otherwise. */
-  quantity: DecimalString;
-  status: OrderStatus;
-  msg: string;
-  time: IsoInstant;
-}
+  quantity: DecimalString,
+  status: OrderStatus,
+  msg: z.string(),
+  time: IsoInstant,
+});
+export type OrderHistoryDetail = z.infer<typeof OrderHistoryDetail>;
 
 /** One fee of an order. */
-export interface OrderChargeFee {
-  code: string;
-  name: string;
-  amount: DecimalString;
-  currency: string;
-}
+export const OrderChargeFee = z.object({
+  code: z.string(),
+  name: z.string(),
+  amount: DecimalString,
+  currency: z.string(),
+});
+export type OrderChargeFee = z.infer<typeof OrderChargeFee>;
 
 /** A group of fees: the broker's own (`BROKER_FEES`) or pass-through (`THIRD_FEES`). */
-export interface OrderChargeItem {
-  code: "BROKER_FEES" | "THIRD_FEES";
-  name: string;
-  fees: OrderChargeFee[];
-}
+export const OrderChargeItem = z.object({
+  code: z.enum(["BROKER_FEES", "THIRD_FEES"]),
+  name: z.string(),
+  fees: z.array(OrderChargeFee),
+});
+export type OrderChargeItem = z.infer<typeof OrderChargeItem>;
 
-export interface OrderChargeDetail {
-  total_amount: DecimalString;
-  currency: string;
-  items: OrderChargeItem[];
-}
+export const OrderChargeDetail = z.object({
+  total_amount: DecimalString,
+  currency: z.string(),
+  items: z.array(OrderChargeItem),
+});
+export type OrderChargeDetail = z.infer<typeof OrderChargeDetail>;
 
-export type CommissionFreeStatus = "None" | "Calculated" | "Pending" | "Ready";
-export type DeductionStatus = "NONE" | "NO_DATA" | "PENDING" | "DONE";
+export const CommissionFreeStatus = z.enum(["None", "Calculated", "Pending", "Ready"]);
+export type CommissionFreeStatus = z.infer<typeof CommissionFreeStatus>;
+export const DeductionStatus = z.enum(["NONE", "NO_DATA", "PENDING", "DONE"]);
+export type DeductionStatus = z.infer<typeof DeductionStatus>;
 
 /** An order with its history and charges. */
-export interface OrderDetail extends Order {
-  free_status: CommissionFreeStatus;
-  free_amount: DecimalString | null;
-  free_currency: string | null;
-  deductions_status: DeductionStatus;
-  deductions_amount: DecimalString | null;
-  deductions_currency: string | null;
-  platform_deducted_status: DeductionStatus;
-  platform_deducted_amount: DecimalString | null;
-  platform_deducted_currency: string | null;
-  history: OrderHistoryDetail[];
-  charge_detail: OrderChargeDetail;
-}
+export const OrderDetail = Order.extend({
+  free_status: CommissionFreeStatus,
+  free_amount: DecimalString.nullable(),
+  free_currency: z.string().nullable(),
+  deductions_status: DeductionStatus,
+  deductions_amount: DecimalString.nullable(),
+  deductions_currency: z.string().nullable(),
+  platform_deducted_status: DeductionStatus,
+  platform_deducted_amount: DecimalString.nullable(),
+  platform_deducted_currency: z.string().nullable(),
+  history: z.array(OrderHistoryDetail).describe("Each step of the order: fills and status changes"),
+  charge_detail: OrderChargeDetail.describe("Fees charged so far"),
+}).meta({ id: "TradeOrderDetail" });
+export type OrderDetail = z.infer<typeof OrderDetail>;
 
 export interface EstimateMaxPurchaseQuantityOptions {
   symbol: string;
@@ -157,65 +179,81 @@ export interface EstimateMaxPurchaseQuantityOptions {
   fractional_shares?: boolean;
 }
 
-export interface EstimateMaxPurchaseQuantityResponse {
-  cash_max_qty: DecimalString;
-  margin_max_qty: DecimalString;
-}
+export const EstimateMaxPurchaseQuantityResponse = z
+  .object({
+    /** Most shares buyable with cash. */
+    cash_max_qty: DecimalString.describe("Most shares buyable with cash"),
+    /** Most shares buyable with margin. */
+    margin_max_qty: DecimalString.describe("Most shares buyable with margin"),
+  })
+  .meta({ id: "TradeMaxPurchase" });
+export type EstimateMaxPurchaseQuantityResponse = z.infer<typeof EstimateMaxPurchaseQuantityResponse>;
 
-export interface CashInfo {
-  withdraw_cash: DecimalString;
-  available_cash: DecimalString;
-  frozen_cash: DecimalString;
-  settling_cash: DecimalString;
-  currency: string;
-}
+export const CashInfo = z.object({
+  withdraw_cash: DecimalString,
+  available_cash: DecimalString,
+  frozen_cash: DecimalString,
+  settling_cash: DecimalString,
+  currency: z.string(),
+});
+export type CashInfo = z.infer<typeof CashInfo>;
 
-export interface FrozenTransactionFee {
-  currency: string;
-  frozen_transaction_fee: DecimalString;
-}
+export const FrozenTransactionFee = z.object({
+  currency: z.string(),
+  frozen_transaction_fee: DecimalString,
+});
+export type FrozenTransactionFee = z.infer<typeof FrozenTransactionFee>;
 
 /** Account balance in one currency. */
-export interface AccountBalance {
-  total_cash: DecimalString;
-  max_finance_amount: DecimalString;
-  remaining_finance_amount: DecimalString;
-  risk_level: number;
-  margin_call: DecimalString;
-  currency: string;
-  cash_infos: CashInfo[];
-  net_assets: DecimalString;
-  init_margin: DecimalString;
-  maintenance_margin: DecimalString;
-  buy_power: DecimalString;
-  frozen_transaction_fees: FrozenTransactionFee[];
-}
+export const AccountBalance = z
+  .object({
+    /** Cash in this currency. */
+    total_cash: DecimalString.describe("Cash in this currency"),
+    max_finance_amount: DecimalString,
+    remaining_finance_amount: DecimalString,
+    risk_level: z.number().int(),
+    margin_call: DecimalString,
+    currency: z.string(),
+    cash_infos: z.array(CashInfo),
+    /** Net assets in this currency: cash plus holdings. */
+    net_assets: DecimalString.describe("Net assets in this currency: cash plus holdings"),
+    init_margin: DecimalString,
+    maintenance_margin: DecimalString,
+    /** Buying power in this currency. */
+    buy_power: DecimalString.describe("Buying power in this currency"),
+    frozen_transaction_fees: z.array(FrozenTransactionFee),
+  })
+  .meta({ id: "TradeAccountBalance" });
+export type AccountBalance = z.infer<typeof AccountBalance>;
 
 /** One holding (LongPort `StockPosition`). */
-export interface StockPosition {
-  symbol: string;
-  symbol_name: string;
-  quantity: DecimalString;
-  available_quantity: DecimalString;
-  currency: string;
+export const StockPosition = z.object({
+  symbol: z.string(),
+  symbol_name: z.string(),
+  quantity: DecimalString,
+  available_quantity: DecimalString,
+  currency: z.string(),
   /** Average cost per share (LongPort: average or diluted, as the client chose; the paper broker: buy fees included). */
-  cost_price: DecimalString;
+  cost_price: DecimalString,
   /** LongPort's market name: `US`, `HK`, `CN`, `SG`; others (`Crypto`, `Unknown`) pass through by name. */
-  market: string;
+  market: z.string(),
   /** Holding before the market opened, when the broker says. */
-  init_quantity: DecimalString | null;
-}
+  init_quantity: DecimalString.nullable(),
+});
+export type StockPosition = z.infer<typeof StockPosition>;
 
 /** The holdings of one account channel. */
-export interface StockPositionChannel {
-  account_channel: string;
-  positions: StockPosition[];
-}
+export const StockPositionChannel = z.object({
+  account_channel: z.string(),
+  positions: z.array(StockPosition),
+});
+export type StockPositionChannel = z.infer<typeof StockPositionChannel>;
 
 /** LongPort's `stockPositions()` answer: holdings by account channel. */
-export interface StockPositionsResponse {
-  channels: StockPositionChannel[];
-}
+export const StockPositionsResponse = z.object({
+  channels: z.array(StockPositionChannel),
+});
+export type StockPositionsResponse = z.infer<typeof StockPositionsResponse>;
 
 export interface GetTodayOrdersOptions {
   symbol?: string;
