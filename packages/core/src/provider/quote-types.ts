@@ -83,20 +83,18 @@ export const SecurityQuote = z
   .meta({ id: "SecurityQuote" });
 export type SecurityQuote = z.infer<typeof SecurityQuote>;
 
-/** Quote kept from pushes (what `realtimeQuote` answers). */
-export const RealtimeQuote = z
-  .object({
-    symbol: z.string(),
-    last_done: DecimalString,
-    open: DecimalString,
-    high: DecimalString,
-    low: DecimalString,
-    timestamp: IsoInstant,
-    volume: z.number(),
-    turnover: DecimalString,
-    trade_status: TradeStatus,
-  })
-  .meta({ id: "RealtimeQuote" });
+/** Quote kept from pushes (what `realtimeQuote` answers): the snapshot quote without the previous close and extended sessions. */
+export const RealtimeQuote = SecurityQuote.pick({
+  symbol: true,
+  last_done: true,
+  open: true,
+  high: true,
+  low: true,
+  timestamp: true,
+  volume: true,
+  turnover: true,
+  trade_status: true,
+}).meta({ id: "RealtimeQuote" });
 export type RealtimeQuote = z.infer<typeof RealtimeQuote>;
 
 /** One price level of the order book. */

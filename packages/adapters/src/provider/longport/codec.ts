@@ -314,16 +314,8 @@ export class LongportCodec {
 
   quote(quote: Sdk.SecurityQuote): SecurityQuote {
     return {
-      symbol: quote.symbol,
-      last_done: decimalText(quote.lastDone),
+      ...this.realtimeQuote(quote),
       prev_close: decimalText(quote.prevClose),
-      open: decimalText(quote.open),
-      high: decimalText(quote.high),
-      low: decimalText(quote.low),
-      timestamp: instantOf(quote.timestamp),
-      volume: quote.volume,
-      turnover: decimalText(quote.turnover),
-      trade_status: this.name("TradeStatus", quote.tradeStatus) as TradeStatus,
       pre_market_quote: this.prePostQuote(quote.preMarketQuote),
       post_market_quote: this.prePostQuote(quote.postMarketQuote),
       overnight_quote: this.prePostQuote(quote.overnightQuote),
@@ -428,7 +420,8 @@ export class LongportCodec {
     return periodFromLongport(this.name("Period", period) as LongportPeriodName);
   }
 
-  realtimeQuote(quote: Sdk.RealtimeQuote): RealtimeQuote {
+  /** The fields a pushed quote and a snapshot quote share (the SDK's two classes name them alike). */
+  realtimeQuote(quote: Sdk.RealtimeQuote | Sdk.SecurityQuote): RealtimeQuote {
     return {
       symbol: quote.symbol,
       last_done: decimalText(quote.lastDone),
