@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { defaults as riskDefaults } from "../risk/risk";
+import { barsFrom } from "../strategies/test-bars";
+import { TradingEngine } from "./engine";
+import { singleStrategySetup } from "./testing/setups";
+
+/** An engine with a manual sleeve that has seen one bar of AAPL.US at `price`. */
+function engineAt(price: number, options: Parameters<typeof singleStrategySetup>[0] = { symbols: ["AAPL.US"] }) {
+  const engine = new TradingEngine(singleStrategySetup({ execution: { commission: { model: "percent", rate: 0.001 } }, ...options }));
+  for (const bar of barsFrom([price])) engine.onBar(bar, "1d");
+  engine.drainEvents();
+  return engine;
+}
+
+describe("trading engine", () => {
+  it("denies an order over the position limit as data, with the numbers behind it", () => {
+    const engine = engineAt(100, { symbols: ["AAPL.US"], risk: { ...riskDefaults(), max_position_size: 0.1 } });
+    const { order, denials } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 200 }, Date.UTC(2024, 0, 3));
+    expect(order).toBeNull();
+    expect(denials.map((d) => d.reason)).toEqual(["MAX_POSITION_EXCEEDED"]);
+    expect(denials[0].values).toEqual({ position_value: 20000, equity: 100000, fraction: 0.2, max: 0.1 });
+    const [event] = engine.drainEvents();
+    expect(event).toMatchObject({ type: "order_denied", channel_id: "main", data: { reason: "MAX_POSITION_EXCEEDED", quantity: 200 } });
+  });
+
+  it("check lists every rule an order breaks without placing it", () => {
+    const engine = engineAt(100, { symbols: ["AAPL.US"], risk: { ...riskDefaults(), max_order_notional: 1000 }, lots: { "AAPL.US": 10 } });
+    const denials = engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 2005 });
+    expect(denials.map((d) => d.reason)).toEqual([
+      "LOT_SIZE_VIOLATION",
+      "INSUFFICIENT_CASH",
+      "NOTIONAL_EXCEEDS_MAX_PER_ORDER",
+      "MAX_POSITION_EXCEEDED",
+      "MAX_EXPOSURE_EXCEEDED",
+      "MAX_LOSS_PER_TRADE_EXCEEDED",
+    ]);
+    expect(engine.drainEvents()).toEqual([]);
+  });
+
+  it("fills a market order at the next bar's open and books cash, cost and commission exactly", () => {
+    const engine = engineAt(100);
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 3 }, Date.UTC(2024, 0, 2, 21));
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 3), open: 101.1, high: 102, low: 100, close: 101.5, volume: 1 }, "1d");
+    const fill = engine.drainEvents().find((e) => e.type === "order_filled")!;
+    expect(fill.data).toMatchObject({ quantity: 3, price: "101.1", commission: "0.3033" });
+    const view = engine.view("main");
+    expect(view.cash).toEqual({ USD: "99696.3967" });
+    expect(view.positions[0]).toMatchObject({ quantity: 3, cost: "303.6033", last_price: 101.5 });
+  });
+
+  it("fills at the signal bar's close when the rule says close, with slippage against the trader", () => {
+    const engine = new TradingEngine(
+      singleStrategySetup({ symbols: ["AAPL.US"], parameters: { fast_period: 2, slow_period: 3 }, execution: { fill: "close", slippage_bps: 10, commission: { model: "percent", rate: 0 } } }),
+    );
+    for (const bar of barsFrom([10, 9, 8, 9, 11])) engine.onBar(bar, "1d");
+    const fill = engine.drainEvents().find((e) => e.type === "order_filled")!;
+    expect(fill.data).toMatchObject({ side: "buy", price: String(11 * 1.001) });
+    expect(fill.time).toBe(barsFrom([10, 9, 8, 9, 11])[4].timestamp + 86_400_000);
+  });
+
+  it("a paused channel keeps its position and places nothing; resumed, it trades again", () => {
+    const engine = engineAt(100);
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 5 }, Date.UTC(2024, 0, 2, 21));
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 3), open: 100, high: 100, low: 100, close: 100, volume: 1 }, "1d");
+    engine.setChannelState("main", "paused", Date.UTC(2024, 0, 3, 22));
+    const denied = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 1 }, Date.UTC(2024, 0, 3, 22));
+    expect(denied.denials.map((d) => d.reason)).toEqual(["CHANNEL_NOT_RUNNING"]);
+    expect(engine.view("main").positions[0].quantity).toBe(5);
+    engine.setChannelState("main", "running", Date.UTC(2024, 0, 3, 23));
+    expect(engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "sell", quantity: 5 }, Date.UTC(2024, 0, 3, 23)).denials).toEqual([]);
+    const statuses = engine.drainEvents().filter((e) => e.type === "channel_status").map((e) => e.data.status);
+    expect(statuses).toEqual(["paused", "running"]);
+  });
+
+  it("halts new entries after the drawdown limit and still lets positions close", () => {
+    const engine = engineAt(100, { symbols: ["AAPL.US"], risk: { ...riskDefaults(), max_position_size: 1, max_loss_per_trade: 1, max_drawdown: 0.05 } });
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 900 }, Date.UTC(2024, 0, 2, 21));
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 3), open: 100, high: 100, low: 90, close: 90, volume: 1 }, "1d");
+    const events = engine.drainEvents();
+    const alert = events.find((e) => e.type === "alert")!;
+    expect(alert.data).toMatchObject({ level: "critical", type: "risk_limit", reason: "MAX_DRAWDOWN_BREACHED" });
+    expect(engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 1 }).map((d) => d.reason)).toContain("CHANNEL_HALTED");
+    expect(engine.check({ channel_id: "main", symbol: "AAPL.US", side: "sell", quantity: 900 })).toEqual([]);
+  });
+
+  it("books a closed round trip with its net P&L", () => {
+    const engine = engineAt(100);
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 10 }, Date.UTC(2024, 0, 2, 21));
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 3), open: 100, high: 100, low: 100, close: 100, volume: 1 }, "1d");
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "sell", quantity: 10 }, Date.UTC(2024, 0, 3, 21));
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 4), open: 110, high: 110, low: 110, close: 110, volume: 1 }, "1d");
+    const closed = engine.drainEvents().find((e) => e.type === "trade_closed")!;
+    // 1100 − 1.1 − (1000 + 1) = 97.9
+    expect(closed.data).toMatchObject({ pnl: "97.9", fees: "2.1", quantity: 10, entry_price: 100, exit_price: 110, direction: "long" });
+    expect(engine.view(null).stats).toMatchObject({ closed_trades: 1, wins: 1, realized: "97.9" });
+  });
+
+  it("waits for a limit price the bar range reaches", () => {
+    const engine = engineAt(100);
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 1, order_type: "limit", price: 95 }, Date.UTC(2024, 0, 2, 21));
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 3), open: 99, high: 101, low: 96, close: 97, volume: 1 }, "1d");
+    expect(engine.drainEvents().some((e) => e.type === "order_filled")).toBe(false);
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 4), open: 96, high: 97, low: 94, close: 95, volume: 1 }, "1d");
+    expect(engine.drainEvents().find((e) => e.type === "order_filled")!.data).toMatchObject({ price: "95" });
+  });
+});

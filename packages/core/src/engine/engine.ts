@@ -1,0 +1,958 @@
+import { Fees } from "../fees/index";
+import { Dec } from "../fees/money";
+import { Markets, marketOf, type Market } from "../market/market";
+import { utcToZoned, MS_PER_DAY } from "../market/zoned-time";
+import type { Config as RiskConfig, Limits } from "../risk/risk";
+import { Strategies } from "../strategies/index";
+import type { Timeframe } from "../strategies/definition";
+import type { Bar, Signal, Strategy, StrategyState } from "../strategies/strategy";
+import type { Denial, EngineEvent, EngineOrder, EngineOrderType, EventType, FillData, OrderSide } from "./events";
+import { book, emptyPosition, restorePosition, savePosition, type Position, type SavedPosition } from "./ledger";
+import type { ChannelSetup, EngineSetup } from "./setup";
+
+/** Milliseconds a bar of each period spans: a signal read at a bar's close is stamped at its open plus this. */
+export const PERIOD_MS: Readonly<Record<Timeframe, number>> = { "1m": 60_000, "5m": 300_000, "1h": 3_600_000, "1d": 86_400_000 };
+
+/** A channel's run state. `halted` is set by the post-trade monitors and only blocks new entries. */
+export type ChannelRunState = "running" | "paused" | "stopped";
+export type Halt = null | "drawdown" | "daily_loss";
+
+/** Running figures of a channel or the whole session, all float64 marks (booked money lives in the ledger). */
+interface Tracker {
+  peak: number;
+  max_drawdown: number;
+  /** Day index (into `equity_days`) of the current peak and the longest underwater span in days. */
+  peak_day: number;
+  max_drawdown_days: number;
+  day_start_equity: number;
+  /** Closing equity of each finished day. */
+  equity_days: number[];
+  days_in_market: number;
+}
+
+interface Stats {
+  closed_trades: number;
+  wins: number;
+  losses: number;
+  gross_profit: Dec;
+  gross_loss: Dec;
+  fees: Dec;
+  realized: Dec;
+  orders: number;
+  denied: number;
+}
+
+interface Sleeve {
+  key: string;
+  strategy: Strategy | null;
+  weight: number;
+  positions: Map<string, Position>;
+}
+
+interface ChannelRuntime {
+  setup: ChannelSetup;
+  state: ChannelRunState;
+  halt: Halt;
+  cash: Map<string, Dec>;
+  /** Base-currency value of `cash`, refreshed after every fill. */
+  cash_value: number;
+  sleeves: Sleeve[];
+  manual: Sleeve;
+  initial_equity: number;
+  daily_trades: number;
+  tracker: Tracker;
+  stats: Stats;
+}
+
+interface SymbolInfo {
+  market: Market;
+  currency: string;
+  lot: number;
+  fx: number;
+}
+
+/** Where a strategy sleeve listens: bars of this symbol and period go to these sleeves. */
+type Routes = Map<string, Map<string, { channel: ChannelRuntime; sleeve: Sleeve }[]>>;
+
+/** An order someone asks for outside the strategies (manual orders, validation). */
+export interface OrderRequest {
+  channel_id: string;
+  symbol: string;
+  side: OrderSide;
+  quantity: number;
+  order_type?: EngineOrderType;
+  price?: number | null;
+  reason?: string;
+}
+
+export interface EngineSnapshot {
+  version: 1;
+  sequence: number;
+  order_counter: number;
+  time: number;
+  day: number;
+  pending: EngineOrder[];
+  last_price: Record<string, number>;
+  session: SavedTracker;
+  channels: Record<string, SavedChannel>;
+}
+
+type SavedTracker = Tracker;
+
+interface SavedChannel {
+  state: ChannelRunState;
+  halt: Halt;
+  cash: Record<string, string>;
+  initial_equity: number;
+  daily_trades: number;
+  tracker: SavedTracker;
+  stats: Record<keyof Stats, string | number>;
+  sleeves: { key: string; strategy: StrategyState | null; positions: SavedPosition[] }[];
+}
+
+const ZERO = new Dec(0);
+const newTracker = (equity: number): Tracker => ({
+  peak: equity,
+  max_drawdown: 0,
+  peak_day: 0,
+  max_drawdown_days: 0,
+  day_start_equity: equity,
+  equity_days: [],
+  days_in_market: 0,
+});
+const newStats = (): Stats => ({
+  closed_trades: 0,
+  wins: 0,
+  losses: 0,
+  gross_profit: ZERO,
+  gross_loss: ZERO,
+  fees: ZERO,
+  realized: ZERO,
+  orders: 0,
+  denied: 0,
+});
+
+/**
+ * The trading engine: one session's channels, strategies, ledger, bar-simulated venue, risk
+ * checks and monitors, fed closed bars in time order by whichever driver runs it (backtest
+ * chunks, replay, the session worker). Deterministic: it reads time only from the bars and
+ * commands it is given, and its whole state is the JSON of `snapshot()`.
+ */
+export class TradingEngine {
+  private readonly channels: ChannelRuntime[] = [];
+  private readonly byId = new Map<string, ChannelRuntime>();
+  private readonly routes: Routes = new Map();
+  private readonly symbols = new Map<string, SymbolInfo>();
+  private readonly timeZone: string;
+  private pending: EngineOrder[] = [];
+  private lastPrice = new Map<string, number>();
+  private events: EngineEvent[] = [];
+  private sequence = 0;
+  private orderCounter = 0;
+  private time = 0;
+  /** Local day number of the current trading day, and the UTC range it covers. */
+  private day = -1;
+  private dayStart = 0;
+  private dayEnd = 0;
+  private session: Tracker;
+  private readonly commissionRate: Dec | null;
+  private readonly fraction: Dec;
+  private readonly slippage: number;
+
+  constructor(readonly setup: EngineSetup) {
+    const market = Object.values(Markets).find((info) => info.currency === setup.base_currency) ?? Markets.US;
+    this.timeZone = market.timeZone;
+    const commission = setup.execution.commission;
+    this.commissionRate = commission.model === "percent" ? new Dec(commission.rate) : null;
+    this.fraction = new Dec(setup.execution.sizing.fraction);
+    this.slippage = setup.execution.slippage_bps / 10_000;
+    for (const channel of setup.channels) {
+      const cash = new Map<string, Dec>();
+      for (const [currency, amount] of Object.entries(setup.capital)) {
+        cash.set(currency, new Dec(amount).times(channel.capital_allocation));
+      }
+      const sleeves = channel.strategies.map((slot, index): Sleeve => ({
+        key: `${channel.channel_id}/${index}`,
+        strategy: Strategies.create(slot.strategy_name, slot.parameters),
+        weight: slot.weight,
+        positions: new Map(),
+      }));
+      const runtime: ChannelRuntime = {
+        setup: channel,
+        state: "running",
+        halt: null,
+        cash,
+        cash_value: 0,
+        sleeves,
+        manual: { key: `${channel.channel_id}/manual`, strategy: null, weight: 1, positions: new Map() },
+        initial_equity: 0,
+        daily_trades: 0,
+        tracker: newTracker(0),
+        stats: newStats(),
+      };
+      this.refreshCash(runtime);
+      runtime.initial_equity = runtime.cash_value;
+      runtime.tracker = newTracker(runtime.cash_value);
+      this.channels.push(runtime);
+      this.byId.set(channel.channel_id, runtime);
+      channel.strategies.forEach((slot, index) => {
+        for (const symbol of slot.symbols) this.route(symbol, slot.timeframe, runtime, sleeves[index]);
+      });
+    }
+    this.session = newTracker(this.totalEquity());
+  }
+
+  // ---- inputs -------------------------------------------------------------------------------
+
+  /** Feeds one closed bar of `timeframe`. Bars must arrive in time order across symbols. */
+  onBar(bar: Bar, timeframe: Timeframe): void {
+    const at = bar.timestamp;
+    if (at >= this.dayEnd || at < this.dayStart) this.rollTo(at);
+    this.time = at;
+    if (this.pending.length > 0) this.fillPending(bar);
+    this.lastPrice.set(bar.symbol, bar.close);
+    this.monitor();
+    const listeners = this.routes.get(bar.symbol)?.get(timeframe);
+    if (listeners === undefined) return;
+    const closeTime = at + PERIOD_MS[timeframe];
+    for (let i = 0; i < listeners.length; i++) {
+      const { channel, sleeve } = listeners[i];
+      const signals = sleeve.strategy!.onBar(bar);
+      if (signals.length === 0) continue;
+      this.time = closeTime;
+      for (const signal of signals) this.onSignal(channel, sleeve, signal, bar);
+      this.time = at;
+    }
+  }
+
+  /** Ends the current day (backtest end, or the worker's day rollover): daily figures and counters. */
+  endDay(): void {
+    if (this.day < 0) return;
+    this.closeDay();
+    this.day = -1;
+    this.dayStart = 0;
+    this.dayEnd = 0;
+  }
+
+  /** Changes a channel's run state (pause keeps positions and stops trading; stop also cancels its orders). */
+  setChannelState(channelId: string, state: ChannelRunState, at: number): void {
+    const channel = this.channel(channelId);
+    if (channel.state === state) return;
+    this.time = Math.max(this.time, at);
+    const previous = channel.state;
+    channel.state = state;
+    if (state === "stopped") this.cancelPending((order) => order.channel_id === channelId, "channel stopped");
+    this.emit("channel_status", channelId, { status: state, previous });
+  }
+
+  /** Restarts the daily counters: daily trades, the day-start equity anchor and daily-loss halts. */
+  resetDaily(at: number): void {
+    this.time = Math.max(this.time, at);
+    for (const channel of this.channels) this.startDay(channel);
+    this.session.day_start_equity = this.totalEquity();
+    this.emit("risk_event", null, { kind: "daily_reset", message: "Daily risk counters reset" });
+  }
+
+  /** Replaces a channel's risk limits from now on. */
+  setLimits(channelId: string, limits: Limits, at: number): void {
+    const channel = this.channel(channelId);
+    this.time = Math.max(this.time, at);
+    channel.setup = { ...channel.setup, limits };
+    this.emit("risk_event", channelId, { kind: "limits_changed", limits });
+  }
+
+  /** Places an order outside the strategies; the checks' denials are returned (and logged) as data. */
+  submit(request: OrderRequest, at: number): { order: EngineOrder | null; denials: Denial[] } {
+    const channel = this.channel(request.channel_id);
+    this.time = Math.max(this.time, at);
+    return this.place(channel, channel.manual, request);
+  }
+
+  /** Every denial the pre-trade checks would give `request` now, without placing it. */
+  check(request: OrderRequest): Denial[] {
+    const channel = this.channel(request.channel_id);
+    return this.denials(channel, channel.manual, request, this.referencePrice(request));
+  }
+
+  // ---- outputs ------------------------------------------------------------------------------
+
+  /** Events appended since the last drain, oldest first. */
+  drainEvents(): EngineEvent[] {
+    const out = this.events;
+    this.events = [];
+    return out;
+  }
+
+  get lastSequence(): number {
+    return this.sequence;
+  }
+
+  get clock(): number {
+    return this.time;
+  }
+
+  channelIds(): string[] {
+    return this.channels.map((c) => c.setup.channel_id);
+  }
+
+  /** Marked equity of the whole session in the base currency. */
+  totalEquity(): number {
+    let total = 0;
+    for (const channel of this.channels) total += this.equityOf(channel);
+    return total;
+  }
+
+  /** Figures of one channel, or of the whole session when `channelId` is null. */
+  view(channelId: string | null): EngineView {
+    const list = channelId === null ? this.channels : [this.channel(channelId)];
+    const stats = newStats();
+    const positions: PositionView[] = [];
+    const cash = new Map<string, Dec>();
+    let initial = 0;
+    let equity = 0;
+    let unrealized = 0;
+    for (const channel of list) {
+      initial += channel.initial_equity;
+      equity += this.equityOf(channel);
+      for (const [currency, amount] of channel.cash) cash.set(currency, (cash.get(currency) ?? ZERO).plus(amount));
+      for (const key of Object.keys(stats) as (keyof Stats)[]) {
+        const value = channel.stats[key];
+        (stats as unknown as Record<string, unknown>)[key] = typeof value === "number" ? (stats[key] as number) + value : (stats[key] as Dec).plus(value);
+      }
+      for (const sleeve of [...channel.sleeves, channel.manual]) {
+        for (const position of sleeve.positions.values()) {
+          if (position.quantity === 0) continue;
+          const info = this.info(position.symbol);
+          const last = this.lastPrice.get(position.symbol) ?? position.entry_price;
+          const value = position.quantity * last;
+          const pnl = value - position.cost.toNumber();
+          unrealized += pnl * info.fx;
+          positions.push({
+            channel_id: channel.setup.channel_id,
+            sleeve: sleeve.key,
+            symbol: position.symbol,
+            quantity: position.quantity,
+            cost: position.cost.toString(),
+            entry_price: position.entry_price,
+            last_price: last,
+            market_value: value,
+            unrealized_pnl: pnl,
+            currency: info.currency,
+            opened_at: position.opened_at,
+          });
+        }
+      }
+    }
+    const tracker = channelId === null ? this.session : list[0].tracker;
+    const dailyTrades = list.reduce((sum, c) => sum + c.daily_trades, 0);
+    return {
+      initial_equity: initial,
+      equity,
+      unrealized_pnl: unrealized,
+      cash: Object.fromEntries([...cash].map(([currency, amount]) => [currency, amount.toString()])),
+      positions,
+      stats: {
+        closed_trades: stats.closed_trades,
+        wins: stats.wins,
+        losses: stats.losses,
+        gross_profit: stats.gross_profit.toString(),
+        gross_loss: stats.gross_loss.toString(),
+        fees: stats.fees.toString(),
+        realized: stats.realized.toString(),
+        orders: stats.orders,
+        denied: stats.denied,
+      },
+      peak: tracker.peak,
+      max_drawdown: tracker.max_drawdown,
+      max_drawdown_days: tracker.max_drawdown_days,
+      current_drawdown: tracker.peak > 0 ? Math.max(0, (tracker.peak - equity) / tracker.peak) : 0,
+      daily_pnl: equity - tracker.day_start_equity,
+      day_start_equity: tracker.day_start_equity,
+      equity_days: tracker.equity_days.slice(),
+      days_in_market: tracker.days_in_market,
+      daily_trades: dailyTrades,
+      state: channelId === null ? null : list[0].state,
+      halt: channelId === null ? null : list[0].halt,
+      pending_orders: this.pending.filter((o) => channelId === null || o.channel_id === channelId).map((o) => ({ ...o })),
+    };
+  }
+
+  // ---- snapshot -----------------------------------------------------------------------------
+
+  /** The engine's whole state as plain JSON. */
+  snapshot(): EngineSnapshot {
+    const channels: Record<string, SavedChannel> = {};
+    for (const channel of this.channels) {
+      const stats = Object.fromEntries(
+        Object.entries(channel.stats).map(([key, value]) => [key, typeof value === "number" ? value : (value as Dec).toString()]),
+      ) as SavedChannel["stats"];
+      channels[channel.setup.channel_id] = {
+        state: channel.state,
+        halt: channel.halt,
+        cash: Object.fromEntries([...channel.cash].map(([currency, amount]) => [currency, amount.toString()])),
+        initial_equity: channel.initial_equity,
+        daily_trades: channel.daily_trades,
+        tracker: cloneTracker(channel.tracker),
+        stats,
+        sleeves: [...channel.sleeves, channel.manual].map((sleeve) => ({
+          key: sleeve.key,
+          strategy: sleeve.strategy ? sleeve.strategy.saveState() : null,
+          positions: [...sleeve.positions.values()].map(savePosition),
+        })),
+      };
+    }
+    return {
+      version: 1,
+      sequence: this.sequence,
+      order_counter: this.orderCounter,
+      time: this.time,
+      day: this.day,
+      pending: this.pending.map((order) => ({ ...order })),
+      last_price: Object.fromEntries(this.lastPrice),
+      session: cloneTracker(this.session),
+      channels,
+    };
+  }
+
+  /** An engine for `setup` continuing exactly where `snapshot` was taken. */
+  static restore(setup: EngineSetup, snapshot: EngineSnapshot): TradingEngine {
+    const engine = new TradingEngine(setup);
+    engine.sequence = snapshot.sequence;
+    engine.orderCounter = snapshot.order_counter;
+    engine.time = snapshot.time;
+    engine.pending = snapshot.pending.map((order) => ({ ...order }));
+    engine.lastPrice = new Map(Object.entries(snapshot.last_price));
+    engine.session = cloneTracker(snapshot.session);
+    if (snapshot.day >= 0) engine.enterDay(snapshot.day);
+    for (const channel of engine.channels) {
+      const saved = snapshot.channels[channel.setup.channel_id];
+      if (!saved) continue;
+      channel.state = saved.state;
+      channel.halt = saved.halt;
+      channel.cash = new Map(Object.entries(saved.cash).map(([currency, amount]) => [currency, new Dec(amount)]));
+      channel.initial_equity = saved.initial_equity;
+      channel.daily_trades = saved.daily_trades;
+      channel.tracker = cloneTracker(saved.tracker);
+      const stats = newStats() as unknown as Record<string, unknown>;
+      for (const [key, value] of Object.entries(saved.stats)) stats[key] = typeof value === "number" ? value : new Dec(value);
+      channel.stats = stats as unknown as Stats;
+      for (const sleeve of [...channel.sleeves, channel.manual]) {
+        const savedSleeve = saved.sleeves.find((s) => s.key === sleeve.key);
+        if (!savedSleeve) continue;
+        if (sleeve.strategy && savedSleeve.strategy) sleeve.strategy.restoreState(savedSleeve.strategy);
+        sleeve.positions = new Map(savedSleeve.positions.map((p) => [p.symbol, restorePosition(p)]));
+      }
+      engine.refreshCash(channel);
+    }
+    return engine;
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  private route(symbol: string, timeframe: Timeframe, channel: ChannelRuntime, sleeve: Sleeve) {
+    let byPeriod = this.routes.get(symbol);
+    if (!byPeriod) this.routes.set(symbol, (byPeriod = new Map()));
+    let list = byPeriod.get(timeframe);
+    if (!list) byPeriod.set(timeframe, (list = []));
+    list.push({ channel, sleeve });
+  }
+
+  private channel(channelId: string): ChannelRuntime {
+    const channel = this.byId.get(channelId);
+    if (!channel) throw new RangeError(`channel '${channelId}' is not part of this session`);
+    return channel;
+  }
+
+  private info(symbol: string): SymbolInfo {
+    let info = this.symbols.get(symbol);
+    if (!info) {
+      const market = marketOf(symbol);
+      const currency = Markets[market].currency;
+      const fx = currency === this.setup.base_currency ? 1 : (this.setup.fx[currency] ?? 1);
+      info = { market, currency, lot: this.setup.lots[symbol] ?? 1, fx };
+      this.symbols.set(symbol, info);
+    }
+    return info;
+  }
+
+  private emit(type: EventType, channelId: string | null, data: Record<string, unknown>) {
+    this.sequence += 1;
+    this.events.push({ sequence: this.sequence, time: this.time, type, channel_id: channelId, data });
+  }
+
+  private refreshCash(channel: ChannelRuntime) {
+    let value = 0;
+    for (const [currency, amount] of channel.cash) {
+      value += amount.toNumber() * (currency === this.setup.base_currency ? 1 : (this.setup.fx[currency] ?? 1));
+    }
+    channel.cash_value = value;
+  }
+
+  private equityOf(channel: ChannelRuntime): number {
+    let equity = channel.cash_value;
+    for (let s = 0; s < channel.sleeves.length; s++) equity += this.positionsValue(channel.sleeves[s]);
+    return equity + this.positionsValue(channel.manual);
+  }
+
+  private positionsValue(sleeve: Sleeve): number {
+    if (sleeve.positions.size === 0) return 0;
+    let value = 0;
+    for (const position of sleeve.positions.values()) {
+      if (position.quantity === 0) continue;
+      const last = this.lastPrice.get(position.symbol);
+      if (last !== undefined) value += position.quantity * last * this.info(position.symbol).fx;
+    }
+    return value;
+  }
+
+  private grossExposure(channel: ChannelRuntime): number {
+    let gross = 0;
+    for (const sleeve of [...channel.sleeves, channel.manual]) {
+      for (const position of sleeve.positions.values()) {
+        gross += Math.abs(position.quantity * (this.lastPrice.get(position.symbol) ?? 0) * this.info(position.symbol).fx);
+      }
+    }
+    return gross;
+  }
+
+  private openPositions(channel: ChannelRuntime): number {
+    const symbols = new Set<string>();
+    for (const sleeve of [...channel.sleeves, channel.manual]) {
+      for (const position of sleeve.positions.values()) if (position.quantity !== 0) symbols.add(position.symbol);
+    }
+    return symbols.size;
+  }
+
+  /** Post-trade monitors after every bar: peaks, drawdown and daily loss per channel and session. */
+  private monitor() {
+    let total = 0;
+    for (let i = 0; i < this.channels.length; i++) {
+      const channel = this.channels[i];
+      const equity = this.equityOf(channel);
+      total += equity;
+      const tracker = channel.tracker;
+      track(tracker, equity);
+      if (channel.halt === "drawdown") continue;
+      const limits = channel.setup.limits;
+      const drawdown = tracker.peak > 0 ? (tracker.peak - equity) / tracker.peak : 0;
+      if (drawdown >= limits.max_drawdown) {
+        this.halt(channel, "drawdown", "MAX_DRAWDOWN_BREACHED", { drawdown: round6(drawdown), max_drawdown: limits.max_drawdown, equity: round2(equity), peak: round2(tracker.peak) });
+        continue;
+      }
+      if (channel.halt === null && tracker.day_start_equity > 0) {
+        const loss = (tracker.day_start_equity - equity) / tracker.day_start_equity;
+        if (loss >= limits.max_daily_loss) {
+          this.halt(channel, "daily_loss", "MAX_DAILY_LOSS_BREACHED", { daily_loss: round6(loss), max_daily_loss: limits.max_daily_loss, equity: round2(equity), day_start_equity: round2(tracker.day_start_equity) });
+        }
+      }
+    }
+    track(this.session, total);
+  }
+
+  private halt(channel: ChannelRuntime, halt: Exclude<Halt, null>, reason: string, values: Record<string, number>) {
+    channel.halt = halt;
+    const id = channel.setup.channel_id;
+    const what = halt === "drawdown" ? "drawdown" : "daily loss";
+    const message = `${reason}: channel ${id} ${what} limit reached; new entries are halted${halt === "daily_loss" ? " until the next trading day" : ""}`;
+    this.emit("risk_event", id, { kind: "limit_breached", reason, message, values, halted: true });
+    this.emit("alert", id, { level: "critical", type: "risk_limit", reason, message, values });
+  }
+
+  private rollTo(at: number) {
+    const { dayNumber } = utcToZoned(this.timeZone, at);
+    if (dayNumber === this.day) return;
+    if (this.day >= 0) this.closeDay();
+    this.enterDay(dayNumber);
+    for (const channel of this.channels) this.startDay(channel);
+    this.session.day_start_equity = this.totalEquity();
+  }
+
+  private enterDay(dayNumber: number) {
+    this.day = dayNumber;
+    // The local day's UTC range, widened by the largest zone offsets: a bar inside it that
+    // belongs to the next local day is caught by the day-number check in `rollTo`.
+    const startGuess = dayNumber * MS_PER_DAY - 14 * 3_600_000;
+    const wall = (ms: number) => utcToZoned(this.timeZone, ms).dayNumber;
+    let start = startGuess;
+    while (wall(start) < dayNumber) start += 3_600_000;
+    let end = start + 20 * 3_600_000;
+    while (wall(end) === dayNumber) end += 3_600_000;
+    // Hour steps may overshoot by less than an hour; step back by minutes for the exact edges.
+    while (wall(start - 60_000) === dayNumber) start -= 60_000;
+    while (wall(end - 60_000) !== dayNumber) end -= 60_000;
+    this.dayStart = start;
+    this.dayEnd = end;
+  }
+
+  private startDay(channel: ChannelRuntime) {
+    channel.daily_trades = 0;
+    channel.tracker.day_start_equity = this.equityOf(channel);
+    if (channel.halt === "daily_loss") {
+      channel.halt = null;
+      this.emit("risk_event", channel.setup.channel_id, { kind: "halt_lifted", reason: "NEW_TRADING_DAY", message: "Daily loss halt lifted for the new trading day" });
+    }
+  }
+
+  private closeDay() {
+    const summary: Record<string, number> = {};
+    for (const channel of this.channels) {
+      const equity = this.equityOf(channel);
+      closeTrackerDay(channel.tracker, equity, this.openPositions(channel) > 0);
+      summary[channel.setup.channel_id] = round2(equity);
+    }
+    const total = this.totalEquity();
+    closeTrackerDay(this.session, total, this.channels.some((c) => this.openPositions(c) > 0));
+    this.emit("day_end", null, { day: this.day, equity: round2(total), channels: summary });
+  }
+
+  private onSignal(channel: ChannelRuntime, sleeve: Sleeve, signal: Signal, bar: Bar) {
+    if (channel.state !== "running") return;
+    const position = sleeve.positions.get(signal.symbol);
+    const held = position ? position.quantity : 0;
+    const target = signal.target_weight;
+    const reason = `${signal.strategy_id}: ${signal.reason}`;
+    // Leave what is held against the target first, then open towards it.
+    if (held !== 0 && Math.sign(held) !== Math.sign(target)) {
+      this.place(channel, sleeve, { channel_id: channel.setup.channel_id, symbol: signal.symbol, side: held > 0 ? "sell" : "buy", quantity: Math.abs(held), reason }, bar);
+    }
+    if (target !== 0 && Math.sign(held) !== Math.sign(target)) {
+      const quantity = this.entryQuantity(channel, sleeve, signal.symbol, Math.abs(target), bar.close);
+      this.place(channel, sleeve, { channel_id: channel.setup.channel_id, symbol: signal.symbol, side: target > 0 ? "buy" : "sell", quantity, reason }, bar);
+    }
+  }
+
+  /** floor(fraction × weight × free cash / price / lot) × lot, in exact arithmetic. */
+  private entryQuantity(channel: ChannelRuntime, sleeve: Sleeve, symbol: string, strength: number, price: number): number {
+    const info = this.info(symbol);
+    const free = this.freeCash(channel, info.currency);
+    if (free.lte(0) || !(price > 0)) return 0;
+    let budget = free.times(this.fraction);
+    if (sleeve.weight !== 1) budget = budget.times(sleeve.weight);
+    if (strength !== 1) budget = budget.times(strength);
+    return budget.div(price).div(info.lot).floor().times(info.lot).toNumber();
+  }
+
+  /** Cash of a currency not yet promised to pending buys (at their reference prices). */
+  private freeCash(channel: ChannelRuntime, currency: string): Dec {
+    let free = channel.cash.get(currency) ?? ZERO;
+    for (const order of this.pending) {
+      if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
+      if (this.info(order.symbol).currency !== currency) continue;
+      const price = order.limit_price ?? order.stop_price ?? this.lastPrice.get(order.symbol) ?? 0;
+      free = free.minus(new Dec(price).times(order.quantity));
+    }
+    return free;
+  }
+
+  private referencePrice(request: OrderRequest): number {
+    return request.price ?? this.lastPrice.get(request.symbol) ?? 0;
+  }
+
+  private place(channel: ChannelRuntime, sleeve: Sleeve, request: OrderRequest, bar?: Bar): { order: EngineOrder | null; denials: Denial[] } {
+    const denials = this.denials(channel, sleeve, request, this.referencePrice(request));
+    channel.stats.orders += 1;
+    if (denials.length > 0) {
+      channel.stats.denied += 1;
+      this.emit("order_denied", channel.setup.channel_id, {
+        symbol: request.symbol,
+        side: request.side,
+        quantity: request.quantity,
+        sleeve: sleeve.key,
+        reason: denials[0].reason,
+        message: denials[0].message,
+        denials,
+        signal: request.reason ?? null,
+      });
+      return { order: null, denials };
+    }
+    this.orderCounter += 1;
+    const orderType = request.order_type ?? "market";
+    const order: EngineOrder = {
+      order_id: `${this.setup.session_id}-${this.orderCounter}`,
+      channel_id: channel.setup.channel_id,
+      sleeve: sleeve.key,
+      symbol: request.symbol,
+      side: request.side,
+      order_type: orderType,
+      quantity: request.quantity,
+      limit_price: orderType === "limit" ? (request.price ?? null) : null,
+      stop_price: orderType === "stop" ? (request.price ?? null) : null,
+      submitted_at: this.time,
+      reason: request.reason ?? "manual",
+    };
+    channel.daily_trades += 1;
+    this.emit("order_submitted", channel.setup.channel_id, { ...order });
+    if (bar && orderType === "market" && this.setup.execution.fill === "close") {
+      this.fill(order, bar.close);
+    } else {
+      this.pending.push(order);
+    }
+    return { order, denials: [] };
+  }
+
+  /** Every pre-trade rule `request` breaks (empty when it may go). Exits are only checked for lots and size. */
+  private denials(channel: ChannelRuntime, sleeve: Sleeve, request: OrderRequest, price: number): Denial[] {
+    const out: Denial[] = [];
+    const info = this.info(request.symbol);
+    const held = sleeve.positions.get(request.symbol)?.quantity ?? 0;
+    const signed = request.side === "buy" ? request.quantity : -request.quantity;
+    const reducing = held !== 0 && Math.sign(held) !== Math.sign(signed) && Math.abs(signed) <= Math.abs(held);
+    const deny = (reason: string, message: string, values: Record<string, number | string>) => out.push({ reason, message, values });
+    if (!Number.isInteger(request.quantity) || request.quantity <= 0) {
+      deny("INVALID_QUANTITY", `quantity=${request.quantity} must be a whole number of shares greater than 0`, { quantity: request.quantity });
+    } else if (request.quantity % info.lot !== 0 && !(reducing && request.quantity === Math.abs(held))) {
+      deny("LOT_SIZE_VIOLATION", `quantity=${request.quantity} is not a multiple of the board lot ${info.lot}`, { quantity: request.quantity, lot_size: info.lot });
+    }
+    if (channel.state !== "running") {
+      deny("CHANNEL_NOT_RUNNING", `channel ${channel.setup.channel_id} is ${channel.state}`, { channel_state: channel.state });
+    }
+    if (reducing) return out;
+    if (channel.halt !== null) {
+      deny("CHANNEL_HALTED", `channel ${channel.setup.channel_id} is halted by its ${channel.halt === "drawdown" ? "drawdown" : "daily loss"} limit`, { halt: channel.halt });
+    }
+    if (!(price > 0)) {
+      deny("NO_PRICE", `no price is known for ${request.symbol} yet`, { symbol: request.symbol });
+      return out;
+    }
+    const notional = new Dec(price).times(Math.max(0, request.quantity));
+    if (request.side === "buy") {
+      const free = this.freeCash(channel, info.currency);
+      const cost = notional.plus(this.commissionOf(info, "buy", request.quantity, price));
+      if (cost.gt(free)) {
+        deny("INSUFFICIENT_CASH", `order cost ${cost.toFixed(2)} ${info.currency} exceeds free cash ${free.toFixed(2)}`, { cost: cost.toFixed(2), free_cash: free.toFixed(2), currency: info.currency });
+      }
+    }
+    const risk: RiskConfig | null = this.setup.risk;
+    const equity = this.equityOf(channel);
+    const notionalBase = notional.toNumber() * info.fx;
+    if (request.side === "sell" && held <= 0 && risk !== null && !risk.allow_short) {
+      deny("SHORT_SELLING_NOT_ALLOWED", `selling ${request.quantity} ${request.symbol} would open a short position`, { quantity: request.quantity, held });
+    }
+    if (risk !== null) {
+      if (risk.max_order_notional !== null && notionalBase > risk.max_order_notional) {
+        deny("NOTIONAL_EXCEEDS_MAX_PER_ORDER", `notional=${round2(notionalBase)} exceeds max_order_notional=${risk.max_order_notional}`, { notional: round2(notionalBase), max: risk.max_order_notional });
+      }
+      const positionAfter = Math.abs((held + signed) * price * info.fx);
+      if (equity > 0 && positionAfter / equity > risk.max_position_size) {
+        deny("MAX_POSITION_EXCEEDED", `position of ${round2(positionAfter)} would be ${round6(positionAfter / equity)} of equity; max_position_size=${risk.max_position_size}`, { position_value: round2(positionAfter), equity: round2(equity), fraction: round6(positionAfter / equity), max: risk.max_position_size });
+      }
+      const exposureAfter = this.grossExposure(channel) + notionalBase;
+      const maxExposure = Math.min(risk.max_total_exposure, channel.setup.limits.leverage_limit);
+      if (equity > 0 && exposureAfter / equity > maxExposure) {
+        deny("MAX_EXPOSURE_EXCEEDED", `gross exposure would be ${round6(exposureAfter / equity)}x equity; limit ${maxExposure}x`, { exposure: round2(exposureAfter), equity: round2(equity), ratio: round6(exposureAfter / equity), max: maxExposure });
+      }
+      if (held === 0 && this.openPositions(channel) >= risk.max_open_positions) {
+        deny("MAX_OPEN_POSITIONS_EXCEEDED", `channel holds ${this.openPositions(channel)} positions; max_open_positions=${risk.max_open_positions}`, { open_positions: this.openPositions(channel), max: risk.max_open_positions });
+      }
+      if (channel.daily_trades >= risk.max_daily_trades) {
+        deny("MAX_DAILY_TRADES_EXCEEDED", `${channel.daily_trades} orders today; max_daily_trades=${risk.max_daily_trades}`, { daily_trades: channel.daily_trades, max: risk.max_daily_trades });
+      }
+      const loss = notionalBase * risk.stop_loss_pct;
+      const maxLoss = channel.setup.limits.max_loss_per_trade * equity;
+      if (loss > maxLoss) {
+        deny("MAX_LOSS_PER_TRADE_EXCEEDED", `a stop-out at ${risk.stop_loss_pct} would lose ${round2(loss)}; max_loss_per_trade allows ${round2(maxLoss)}`, { potential_loss: round2(loss), max_loss: round2(maxLoss) });
+      }
+    }
+    return out;
+  }
+
+  private commissionOf(info: SymbolInfo, side: OrderSide, quantity: number, price: number): Dec {
+    if (this.commissionRate !== null) return this.commissionRate.times(price).times(quantity);
+    if (this.setup.fees === null || (info.market !== "US" && info.market !== "HK") || quantity <= 0) return ZERO;
+    const result = Fees.calculate(
+      this.setup.fees,
+      { quantity: String(quantity), price: new Dec(price).toFixed(), side, market: info.market },
+      Fees.tradeDateOf(info.market, new Date(this.time)),
+    );
+    return new Dec(result.fee_details.total);
+  }
+
+  private fillPending(bar: Bar) {
+    let kept = 0;
+    const pending = this.pending;
+    for (let i = 0; i < pending.length; i++) {
+      const order = pending[i];
+      const price = order.symbol === bar.symbol && bar.timestamp >= order.submitted_at ? fillPrice(order, bar) : NaN;
+      if (Number.isNaN(price)) {
+        pending[kept++] = order;
+        continue;
+      }
+      this.fill(order, price);
+    }
+    pending.length = kept;
+  }
+
+  private fill(order: EngineOrder, marketPrice: number) {
+    const channel = this.channel(order.channel_id);
+    const sleeve = order.sleeve === channel.manual.key ? channel.manual : channel.sleeves.find((s) => s.key === order.sleeve)!;
+    const info = this.info(order.symbol);
+    const price = this.slippage === 0 ? marketPrice : marketPrice * (order.side === "buy" ? 1 + this.slippage : 1 - this.slippage);
+    const notional = new Dec(price).times(order.quantity);
+    const commission = this.commissionOf(info, order.side, order.quantity, price);
+    const cashFlow = order.side === "buy" ? notional.plus(commission).negated() : notional.minus(commission);
+    const cash = channel.cash.get(info.currency) ?? ZERO;
+    if (order.side === "buy" && cash.plus(cashFlow).lt(0)) {
+      this.emit("order_rejected", channel.setup.channel_id, {
+        order_id: order.order_id,
+        symbol: order.symbol,
+        side: order.side,
+        quantity: order.quantity,
+        reason: "INSUFFICIENT_CASH",
+        message: `fill cost ${cashFlow.negated().toFixed(2)} ${info.currency} exceeds cash ${cash.toFixed(2)}`,
+        values: { cost: cashFlow.negated().toFixed(2), cash: cash.toFixed(2) },
+      });
+      return;
+    }
+    channel.cash.set(info.currency, cash.plus(cashFlow));
+    this.refreshCash(channel);
+    let position = sleeve.positions.get(order.symbol);
+    if (!position) sleeve.positions.set(order.symbol, (position = emptyPosition(order.symbol)));
+    const signed = order.side === "buy" ? order.quantity : -order.quantity;
+    const booking = book(position, signed, price, cashFlow, commission, this.time);
+    const stats = channel.stats;
+    stats.fees = stats.fees.plus(commission);
+    stats.realized = stats.realized.plus(booking.realized);
+    const fill: FillData = {
+      order_id: order.order_id,
+      symbol: order.symbol,
+      side: order.side,
+      quantity: order.quantity,
+      price: new Dec(price).toString(),
+      commission: commission.toString(),
+      currency: info.currency,
+      sleeve: sleeve.key,
+    };
+    const id = channel.setup.channel_id;
+    this.emit("order_filled", id, { ...fill, order_type: order.order_type, submitted_at: order.submitted_at, reason: order.reason });
+    this.emit("position_changed", id, {
+      symbol: order.symbol,
+      sleeve: sleeve.key,
+      quantity: position.quantity,
+      cost: position.cost.toString(),
+      entry_price: position.entry_price,
+      currency: info.currency,
+      cash: channel.cash.get(info.currency)!.toString(),
+    });
+    if (booking.closed) {
+      const pnl = booking.closed.pnl;
+      stats.closed_trades += 1;
+      if (pnl.gt(0)) {
+        stats.wins += 1;
+        stats.gross_profit = stats.gross_profit.plus(pnl);
+      } else {
+        stats.losses += 1;
+        stats.gross_loss = stats.gross_loss.plus(pnl.negated());
+      }
+      this.emit("trade_closed", id, {
+        symbol: order.symbol,
+        sleeve: sleeve.key,
+        direction: signed < 0 ? "long" : "short",
+        quantity: booking.closed.quantity,
+        entry_time: booking.closed.opened_at,
+        exit_time: this.time,
+        entry_price: booking.closed.entry_price,
+        exit_price: price,
+        pnl: pnl.toString(),
+        fees: booking.closed.fees.toString(),
+        currency: info.currency,
+      });
+    }
+  }
+
+  private cancelPending(which: (order: EngineOrder) => boolean, reason: string) {
+    const kept: EngineOrder[] = [];
+    for (const order of this.pending) {
+      if (which(order)) this.emit("order_cancelled", order.channel_id, { order_id: order.order_id, symbol: order.symbol, reason });
+      else kept.push(order);
+    }
+    this.pending = kept;
+  }
+}
+
+/** Execution price of a pending order on `bar`, or NaN when the bar does not reach it. */
+function fillPrice(order: EngineOrder, bar: Bar): number {
+  switch (order.order_type) {
+    case "market":
+      return bar.open;
+    case "limit": {
+      const limit = order.limit_price!;
+      if (order.side === "buy") return bar.low <= limit ? Math.min(bar.open, limit) : NaN;
+      return bar.high >= limit ? Math.max(bar.open, limit) : NaN;
+    }
+    case "stop": {
+      const stop = order.stop_price!;
+      if (order.side === "buy") return bar.high >= stop ? Math.max(bar.open, stop) : NaN;
+      return bar.low <= stop ? Math.min(bar.open, stop) : NaN;
+    }
+  }
+}
+
+function track(tracker: Tracker, equity: number) {
+  if (equity > tracker.peak) {
+    tracker.peak = equity;
+    tracker.peak_day = tracker.equity_days.length;
+  } else if (tracker.peak > 0) {
+    const drawdown = (tracker.peak - equity) / tracker.peak;
+    if (drawdown > tracker.max_drawdown) tracker.max_drawdown = drawdown;
+  }
+}
+
+function closeTrackerDay(tracker: Tracker, equity: number, inMarket: boolean) {
+  tracker.equity_days.push(equity);
+  if (inMarket) tracker.days_in_market += 1;
+  if (equity < tracker.peak) {
+    const underwater = tracker.equity_days.length - tracker.peak_day;
+    if (underwater > tracker.max_drawdown_days) tracker.max_drawdown_days = underwater;
+  }
+}
+
+const cloneTracker = (tracker: Tracker): Tracker => ({ ...tracker, equity_days: tracker.equity_days.slice() });
+const round2 = (value: number) => Math.round(value * 100) / 100;
+const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
+
+/** An open position as the views show it. */
+export interface PositionView {
+  channel_id: string;
+  sleeve: string;
+  symbol: string;
+  quantity: number;
+  cost: string;
+  entry_price: number;
+  last_price: number;
+  market_value: number;
+  unrealized_pnl: number;
+  currency: string;
+  opened_at: number;
+}
+
+/** A channel's (or the session's) figures at the engine's current time. */
+export interface EngineView {
+  initial_equity: number;
+  equity: number;
+  unrealized_pnl: number;
+  cash: Record<string, string>;
+  positions: PositionView[];
+  stats: {
+    closed_trades: number;
+    wins: number;
+    losses: number;
+    gross_profit: string;
+    gross_loss: string;
+    fees: string;
+    realized: string;
+    orders: number;
+    denied: number;
+  };
+  peak: number;
+  max_drawdown: number;
+  max_drawdown_days: number;
+  current_drawdown: number;
+  daily_pnl: number;
+  day_start_equity: number;
+  equity_days: number[];
+  days_in_market: number;
+  daily_trades: number;
+  state: ChannelRunState | null;
+  halt: Halt;
+  pending_orders: EngineOrder[];
+}

@@ -1,0 +1,75 @@
+import { z } from "zod";
+
+/**
+ * The engine's output: one append-only log per session, every entry stamped with a per-session
+ * `sequence` and the clock's time (epoch ms). Orders, positions, logs, risk events, alerts and
+ * performance are views over it.
+ */
+
+export const EventType = z
+  .enum([
+    "order_submitted",
+    "order_denied",
+    "order_filled",
+    "order_rejected",
+    "order_cancelled",
+    "position_changed",
+    "trade_closed",
+    "risk_event",
+    "alert",
+    "channel_status",
+    "day_end",
+    "log",
+  ])
+  .meta({ id: "EngineEventType" });
+export type EventType = z.infer<typeof EventType>;
+
+export const LogLevel = z.enum(["debug", "info", "warning", "error"]).meta({ id: "SessionLogLevel" });
+export type LogLevel = z.infer<typeof LogLevel>;
+
+/** One entry of a session's event log. `data` depends on `type` (see docs/trading-engine.md). */
+export interface EngineEvent {
+  sequence: number;
+  time: number;
+  type: EventType;
+  channel_id: string | null;
+  data: Record<string, unknown>;
+}
+
+/** A pre-trade check's refusal: a stable reason and the numbers behind it. */
+export interface Denial {
+  reason: string;
+  message: string;
+  values: Record<string, number | string>;
+}
+
+export type OrderSide = "buy" | "sell";
+export type EngineOrderType = "market" | "limit" | "stop";
+
+/** An order inside the engine (quantities are whole shares; prices are float64 as bars are). */
+export interface EngineOrder {
+  order_id: string;
+  channel_id: string;
+  /** The strategy sleeve that owns the order: `<channel_id>/<index>`, or `<channel_id>/manual`. */
+  sleeve: string;
+  symbol: string;
+  side: OrderSide;
+  order_type: EngineOrderType;
+  quantity: number;
+  limit_price: number | null;
+  stop_price: number | null;
+  submitted_at: number;
+  reason: string;
+}
+
+/** `data` of an `order_filled` event. Money is a decimal string. */
+export interface FillData {
+  order_id: string;
+  symbol: string;
+  side: OrderSide;
+  quantity: number;
+  price: string;
+  commission: string;
+  currency: string;
+  sleeve: string;
+}

@@ -1,0 +1,89 @@
+import { z } from "zod";
+import type { FeeConfig } from "../fees/index";
+import type { Config as RiskConfig, Limits } from "../risk/risk";
+import { Timeframe } from "../strategies/definition";
+
+/**
+ * What the engine is told once, when a session or backtest starts: its channels, capital, how
+ * orders fill and cost, and the risk rules. Everything here is resolved (defaults filled,
+ * strategies validated, lot sizes looked up) by the caller; the engine only runs it.
+ */
+
+/** Commission of each fill: a flat fraction of its notional (unrounded), or a broker's fee schedule. */
+export const CommissionModel = z
+  .discriminatedUnion("model", [
+    z.object({
+      model: z.literal("percent"),
+      rate: z.number().min(0).max(0.1).describe("Fraction of each fill's notional, e.g. 0.001 for 0.1 %"),
+    }),
+    z.object({
+      model: z.literal("broker"),
+      broker_type: z.string().min(1).max(32).default("longport").describe("Whose fee schedule prices each fill (see docs/fees.md)"),
+    }),
+  ])
+  .meta({ id: "CommissionModel" });
+export type CommissionModel = z.infer<typeof CommissionModel>;
+
+/** How an entry is sized: a fraction of the sleeve's free cash in the symbol's currency, whole lots. */
+export const SizingModel = z
+  .object({
+    model: z.literal("cash_fraction"),
+    fraction: z.number().gt(0).max(1).default(0.95).describe("Share of the strategy's free cash an entry may use"),
+  })
+  .meta({ id: "SizingModel" });
+export type SizingModel = z.infer<typeof SizingModel>;
+
+/** When a market order placed on a bar's close fills. */
+export const FillRule = z.enum(["next_open", "close"]).meta({ id: "FillRule" });
+export type FillRule = z.infer<typeof FillRule>;
+
+/** How orders fill and what they cost (backtests' `strategy_config.execution`, sessions' `config.execution`). */
+export const Execution = z
+  .object({
+    commission: CommissionModel.default({ model: "broker", broker_type: "longport" }),
+    sizing: SizingModel.default({ model: "cash_fraction", fraction: 0.95 }),
+    fill: FillRule.default("next_open"),
+    slippage_bps: z.number().min(0).max(1000).default(0).describe("Adverse price move applied to every fill, in basis points"),
+    timeframe: Timeframe.default("1d").describe("Candle period the strategies run on unless a strategy names its own"),
+  })
+  .meta({ id: "Execution" });
+export type Execution = z.infer<typeof Execution>;
+
+/** One strategy of a channel, resolved: validated parameters, its symbols and its period. */
+export interface StrategySlot {
+  strategy_name: string;
+  parameters: Record<string, unknown>;
+  /** Share of the channel's capital this strategy sizes against. */
+  weight: number;
+  symbols: string[];
+  timeframe: Timeframe;
+}
+
+/** A sleeve of the session's capital. */
+export interface ChannelSetup {
+  channel_id: string;
+  channel_type: string;
+  capital_allocation: number;
+  strategies: StrategySlot[];
+  limits: Limits;
+}
+
+export interface EngineSetup {
+  session_id: string;
+  /** The currency equity, drawdowns and returns are measured in. */
+  base_currency: string;
+  /** Starting cash of the whole session by currency; each channel gets `capital_allocation` of every line. */
+  capital: Record<string, string>;
+  /** Units of `base_currency` per unit of each other currency (marking only; cash is never converted). */
+  fx: Record<string, number>;
+  channels: ChannelSetup[];
+  execution: Execution;
+  /** Session-wide pre-trade rules; null runs without position, exposure and count limits (cash and lots still apply). */
+  risk: RiskConfig | null;
+  /** Board lot per symbol (1 when absent). */
+  lots: Record<string, number>;
+  /** Fee schedule for the `broker` commission model. */
+  fees: FeeConfig | null;
+  /** Trading days per year of the session's market, for annualising (252 US, 247 HK). */
+  trading_days_per_year: number;
+}

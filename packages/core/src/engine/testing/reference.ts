@@ -1,0 +1,56 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import type { Bar } from "../../strategies/strategy";
+
+/**
+ * The backtest reference fixtures (`shared/reference/backtest/`, beside the repository): frozen
+ * daily bars and the fills a reference engine produced on them under stated rules.
+ */
+
+export interface ReferenceFill {
+  bar_index: number;
+  timestamp: number;
+  side: "buy" | "sell";
+  quantity: number;
+  price: number;
+  commission: number;
+}
+
+export interface ReferenceCase {
+  symbol: string;
+  bars: Bar[];
+  rules: { fast: number; slow: number; lot: number; commission_rate: number; allocation: number; initial_cash: number };
+  fills: ReferenceFill[];
+  final_cash: number;
+  final_position: number;
+  final_value: number;
+  total_commission: number;
+}
+
+/** The fixture folder: found by walking up from here to the folder that holds `shared/`. */
+export function referenceDir(): string {
+  let dir = dirname(new URL(import.meta.url).pathname);
+  for (;;) {
+    const candidate = join(dir, "shared", "reference", "backtest");
+    if (existsSync(candidate)) return candidate;
+    const parent = resolve(dir, "..");
+    if (parent === dir) throw new Error("shared/reference/backtest not found beside the repository");
+    dir = parent;
+  }
+}
+
+/** Bars of a fixture CSV (timestamps in seconds there, milliseconds here). */
+export function readBars(symbol: string): Bar[] {
+  const text = readFileSync(join(referenceDir(), `${symbol}-1d.csv`), "utf8").trim().split("\n");
+  return text.slice(1).map((line) => {
+    const [timestamp, open, high, low, close, volume] = line.split(",").map(Number);
+    return { symbol, timestamp: timestamp * 1000, open, high, low, close, volume };
+  });
+}
+
+export function referenceCase(symbol: "AAPL.US" | "700.HK"): ReferenceCase {
+  const expected = JSON.parse(readFileSync(join(referenceDir(), `${symbol}-sma10-30.expected.json`), "utf8"));
+  return { ...expected, symbol, bars: readBars(symbol) };
+}
+
+export const REFERENCE_SYMBOLS = ["AAPL.US", "700.HK"] as const;
