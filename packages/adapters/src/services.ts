@@ -30,6 +30,9 @@ import { BrokerAccountReader, type BrokerAccount } from "./stores/broker-account
 import { Keys } from "./dynamo/keys";
 import { Repository } from "./dynamo/repository";
 import { createBrokerServices, type BrokerAdapterOverrides, type BrokerServices } from "./accounts/compose";
+import { serviceUnavailable } from "@tp/core/errors";
+import type { WorkflowStarter } from "@tp/core/workflows";
+import { createTradingServices, type TradingServices } from "./trading";
 
 /** The record of adapters every runtime builds the same way (the composition root's output). */
 export interface Services {
@@ -65,6 +68,10 @@ export interface Services {
   assets: BrokerServices["assets"];
   /** Flows saved by users (the flow editor's documents). */
   flows: FlowLibraryDeps;
+  /** Trading sessions, their views and backtests. */
+  trading: TradingServices;
+  /** Where workflow executions (backtests) are started. */
+  workflows: WorkflowStarter;
   /** Times one read of the table; throws when the database is unreachable. */
   pingDatabase: () => Promise<number>;
 }
@@ -74,7 +81,16 @@ export interface ServiceOverrides {
   db?: Db;
   /** Stand-ins for the broker-facing adapters (connection tests, account reads, prices). */
   brokerAdapters?: BrokerAdapterOverrides;
+  /** The workflow runner (the embedded runtime's local Step Functions). */
+  workflows?: WorkflowStarter;
 }
+
+/** Without a configured workflow runner, starting a workflow is a 503 rather than a silent no-op. */
+const noWorkflows: WorkflowStarter = {
+  async start() {
+    throw serviceUnavailable("No workflow runner is configured for this instance", 30);
+  },
+};
 
 /** Wires the adapters for a configuration. No I/O happens here. */
 export function createServices(config: ServiceConfig, overrides: ServiceOverrides = {}): Services {
@@ -91,6 +107,8 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
   const paperBroker = createPaperBroker(db, { clock: { now }, marketData, initialCash: config.paperInitialCash });
   const probe = new Repository<object>(db, { type: "HealthProbe", key: () => Keys.healthProbe() });
   const principals = new PrincipalCache(config.auth, revocations, now, config.principalRecheckMs);
+  const imports: ImportDeps = { tasks: new DynamoImportTaskStore(db), candles, marketData, jobs, now, newId };
+  const workflows = overrides.workflows ?? noWorkflows;
   return {
     config,
     db,
@@ -113,7 +131,7 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
     paperBroker,
     settings,
     providers,
-    imports: { tasks: new DynamoImportTaskStore(db), candles, marketData, jobs, now, newId },
+    imports,
     calendar: { entries: new DynamoCalendarStore(db), candles, marketData, now },
     realtime: {
       connections: new DynamoConnectionStore(db),
@@ -132,6 +150,8 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
       overrides.brokerAdapters,
     ),
     flows: { flows: new DynamoFlowStore(db), now, newId },
+    trading: createTradingServices(config, db, { now, newId }, { candles, imports, marketData, workflows }),
+    workflows,
     pingDatabase: async () => {
       const started = performance.now();
       await probe.get(Keys.healthProbe(), { consistent: false });

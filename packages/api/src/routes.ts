@@ -32,6 +32,8 @@ export const groupRoutes = {
   "api-test-market": ["ANY /api/v1/api-test/pull/{proxy+}", "ANY /api/v1/api-test/subscription/{proxy+}"],
   "api-test-trade": ["ANY /api/v1/api-test/trade/{proxy+}"],
   "stock-calendar": ["ANY /api/v1/stock-calendar/{proxy+}"],
+  trading: ["ANY /api/v1/trading/{proxy+}", "ANY /api/v1/risk/sessions/{proxy+}"],
+  backtest: ["ANY /api/v1/backtest/{proxy+}"],
   "stock-data": [
     "POST /api/v1/stock-data",
     "GET /api/v1/stock-data",

@@ -114,4 +114,39 @@ export const Keys = {
     String(fromMs).padStart(15, "0"),
     `${String(toMs).padStart(15, "0")}#~`,
   ],
+
+  /** A trading session. */
+  tradingSession: (sessionId: string): Key => ({ pk: `SESSION#${sessionId}`, sk: "SESSION" }),
+  /** gsi1: a user's sessions by creation (`created_at#id`), read backwards for newest first. */
+  sessionsOfUser: (userId: string) => `USER#${userId}#SESSIONS`,
+  sessionOfUser: (userId: string, createdAt: string, sessionId: string): Key => ({ pk: `USER#${userId}#SESSIONS`, sk: `${createdAt}#${sessionId}` }),
+  /** gsi2: a user's sessions of one status, by creation. */
+  sessionsOfUserByStatus: (userId: string, status: string) => `USER#${userId}#SESSIONS#${status}`,
+  sessionOfUserByStatus: (userId: string, status: string, createdAt: string, sessionId: string): Key => ({
+    pk: `USER#${userId}#SESSIONS#${status}`,
+    sk: `${createdAt}#${sessionId}`,
+  }),
+
+  /** A run's engine state (setup and latest snapshot, compressed). */
+  runState: (runId: string): Key => ({ pk: `RUN#${runId}`, sk: "STATE" }),
+  /** A run's event log in sequence order (12-digit sequence). */
+  runEvents: (runId: string) => `RUN#${runId}#EVENTS`,
+  runEvent: (runId: string, sequence: number): Key => ({ pk: `RUN#${runId}#EVENTS`, sk: String(sequence).padStart(12, "0") }),
+  /** gsi1: a run's events of one log level; gsi2: of one category (orders, risk, positions, trades, days). */
+  runEventsByLevel: (runId: string, level: string) => `RUN#${runId}#LEVEL#${level}`,
+  runEventByLevel: (runId: string, level: string, sequence: number): Key => ({ pk: `RUN#${runId}#LEVEL#${level}`, sk: String(sequence).padStart(12, "0") }),
+  runEventsByCategory: (runId: string, category: string) => `RUN#${runId}#CATEGORY#${category}`,
+  runEventByCategory: (runId: string, category: string, sequence: number): Key => ({ pk: `RUN#${runId}#CATEGORY#${category}`, sk: String(sequence).padStart(12, "0") }),
+  /** An order of a run, by id; gsi1 lists a run's orders by the sequence that created them, gsi2 by status. */
+  runOrder: (orderId: string): Key => ({ pk: `ORDER#${orderId}`, sk: "ORDER" }),
+  runOrders: (runId: string) => `RUN#${runId}#ORDERS`,
+  runOrderBySequence: (runId: string, sequence: number): Key => ({ pk: `RUN#${runId}#ORDERS`, sk: String(sequence).padStart(12, "0") }),
+  runOrdersByStatus: (runId: string, status: string) => `RUN#${runId}#ORDERS#${status}`,
+  runOrderByStatus: (runId: string, status: string, sequence: number): Key => ({ pk: `RUN#${runId}#ORDERS#${status}`, sk: String(sequence).padStart(12, "0") }),
+
+  /** A backtest; gsi1 lists a session's backtests by creation; gsi2 (sparse) holds the active ones. */
+  backtest: (backtestId: string): Key => ({ pk: `BACKTEST#${backtestId}`, sk: "BACKTEST" }),
+  backtestOfSession: (sessionId: string, createdAt: string, backtestId: string): Key => ({ pk: `SESSION#${sessionId}#BACKTESTS`, sk: `${createdAt}#${backtestId}` }),
+  activeBacktests: "BACKTESTS#ACTIVE",
+  activeBacktest: (createdAt: string, backtestId: string): Key => ({ pk: "BACKTESTS#ACTIVE", sk: `${createdAt}#${backtestId}` }),
 };

@@ -1,5 +1,6 @@
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -193,6 +194,16 @@ export class Repository<T extends object> {
     return this.fromItem(result.Attributes ?? {});
   }
 
+  /** Writes many items (unconditional puts), 25 per request, retrying what DynamoDB leaves unprocessed. */
+  async putMany(items: T[]): Promise<void> {
+    await batchWrite(this.db, items.map((item) => ({ PutRequest: { Item: this.toItem(item) } })));
+  }
+
+  /** Deletes many keys, 25 per request. */
+  async deleteMany(keys: Key[]): Promise<void> {
+    await batchWrite(this.db, keys.map((key) => ({ DeleteRequest: { Key: { [Table.partitionKey]: key.pk, [Table.sortKey]: key.sk } } })));
+  }
+
   /** Deletes and returns the old item, or undefined when there was none (atomic: single-use items rely on it). */
   async delete(key: Key): Promise<T | undefined> {
     const result = await this.db.client.send(
@@ -285,6 +296,19 @@ export async function batchGetStored(db: Db, keys: Key[]): Promise<Record<string
     }
   }
   return found;
+}
+
+type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
+
+async function batchWrite(db: Db, requests: WriteRequest[]): Promise<void> {
+  for (let start = 0; start < requests.length; start += 25) {
+    let pending: WriteRequest[] = requests.slice(start, start + 25);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+      const result = await db.client.send(new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }));
+      pending = (result.UnprocessedItems?.[db.tableName] ?? []) as WriteRequest[];
+    }
+  }
 }
 
 /** One step of an all-or-nothing write. */

@@ -18,6 +18,8 @@ import { flowsGroup } from "./flows";
 import { settingsGroup } from "./settings";
 import { apiTestMarketGroup } from "./api-test-market";
 import { apiTestTradeGroup } from "./api-test-trade";
+import { tradingGroup } from "./trading";
+import { backtestGroup } from "./backtest";
 
 /**
  * Every endpoint group by name. The embedded runtime mounts them all on one server; on AWS
@@ -42,6 +44,8 @@ export const groups = {
   settings: settingsGroup,
   "api-test-market": apiTestMarketGroup,
   "api-test-trade": apiTestTradeGroup,
+  trading: tradingGroup,
+  backtest: backtestGroup,
 } satisfies Partial<Record<RoutedGroup, (services: Services) => Group>>;
 
 export type GroupName = keyof typeof groups;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Candles, CandleBatches, StoredPeriod, StoredPeriods, type CandleBatch, type CandleStore } from "../candles/index";
+import { Buckets, Candles, CandleBatches, StoredPeriod, StoredPeriods, type CandleBatch, type CandleStore } from "../candles/index";
 import { DomainError, ValidationError, conflict, forbidden, notFound } from "../errors";
 import type { JobQueue } from "../jobs";
 import { Calendar } from "../market/calendar";
@@ -111,6 +111,8 @@ export interface ImportTask {
   /** Counts of the chunk in flight, recorded before its candles are written so a redelivery reuses them. */
   pending?: ChunkCounts & { chunk: number };
   cancel_requested: boolean;
+  /** Only candles whose timestamps are not stored yet are written (backtests filling gaps). */
+  keep_existing?: boolean;
   version: number;
   created_at: string;
   updated_at: string;
@@ -234,7 +236,7 @@ const timestampOf = (deps: ImportDeps) => new Date(deps.now()).toISOString();
 
 export const Imports = {
   /** Creates a task (409 when the symbol already has one running) and queues its first chunk. */
-  async start(deps: ImportDeps, actor: Actor, request: StockImportRequest): Promise<ImportTask> {
+  async start(deps: ImportDeps, actor: Actor, request: StockImportRequest, options: { keepExisting?: boolean } = {}): Promise<ImportTask> {
     const symbol = normalizeSymbol(request.symbol);
     const market = marketOf(symbol);
     const calendar = Calendar.for(market);
@@ -278,6 +280,7 @@ export const Imports = {
       totals: zero(),
       period_totals: {},
       cancel_requested: false,
+      ...(options.keepExisting ? { keep_existing: true } : {}),
       version: 1,
       created_at: timestamp,
       updated_at: timestamp,
@@ -385,7 +388,9 @@ export const Imports = {
         const index = task.chunks_done;
         const chunk = task.chunks[index]!;
         const candles = await (upcoming?.index === index ? upcoming.candles : fetchChunk(task, index));
-        const { batch, filtered } = screenCandles(candles, chunk.period, calendar, task.window);
+        const screened = screenCandles(candles, chunk.period, calendar, task.window);
+        const batch = task.keep_existing ? await unstored(deps.candles, task.symbol, chunk.period, screened.batch) : screened.batch;
+        const filtered = screened.filtered;
         const prepared = await deps.candles.prepareUpsert(task.symbol, chunk.period, batch);
         if (task.pending?.chunk !== index) {
           const counts = { chunk: index, data: batch.length, added: prepared.added, overwritten: prepared.overwritten, filtered };
@@ -464,3 +469,12 @@ export const Imports = {
 
 /** Receives after which a failing import is marked failed (the queue's dead-letter threshold). */
 export const IMPORT_MAX_RECEIVES = 5;
+
+/** The candles of `batch` whose timestamps are not stored yet. */
+async function unstored(candles: CandleStore, symbol: string, period: StoredPeriod, batch: CandleBatch): Promise<CandleBatch> {
+  if (batch.length === 0) return batch;
+  const buckets = [...new Set(Array.from(batch.timestamp, (ts) => Buckets.of(period, ts)))];
+  const stored = new Set<number>();
+  for (const existing of (await candles.load(symbol, period, buckets)).values()) for (const ts of existing.timestamp) stored.add(ts);
+  return CandleBatches.filter(batch, (i) => !stored.has(batch.timestamp[i]!));
+}

@@ -1,0 +1,180 @@
+import { gunzipSync, gzipSync } from "node:zlib";
+import type { EngineEvent } from "@tp/core/engine/events";
+import { categoryOf, levelOf, orderChangeOf, type EventQuery, type OrderStatus, type RunStore, type StoredEvent, type StoredRun, type TradingOrderResponse } from "@tp/core/trading/runs";
+import type { SessionStatus, SessionStore, StoredSession } from "@tp/core/trading/sessions";
+import type { Db } from "../dynamo/db";
+import { Keys } from "../dynamo/keys";
+import { Repository, transactIfUnchanged } from "../dynamo/repository";
+
+/**
+ * Trading sessions on the single table: one item per session, listed per owner through gsi1
+ * and per owner and status through gsi2 (both by `created_at#id`, read backwards for newest
+ * first). Replacements are conditional on `version`.
+ */
+export class DynamoSessionStore implements SessionStore {
+  private readonly sessions: Repository<StoredSession>;
+
+  constructor(
+    db: Db,
+    private readonly runs: DynamoRunStore,
+  ) {
+    this.sessions = new Repository<StoredSession>(db, {
+      type: "TradingSession",
+      key: (s) => Keys.tradingSession(s.id),
+      indexes: {
+        gsi1: (s) => Keys.sessionOfUser(s.user_id, s.created_at, s.id),
+        gsi2: (s) => Keys.sessionOfUserByStatus(s.user_id, s.status, s.created_at, s.id),
+      },
+    });
+  }
+
+  async create(session: StoredSession): Promise<void> {
+    await this.sessions.put(session, { ifAbsent: true });
+  }
+
+  get(id: string) {
+    return this.sessions.get(Keys.tradingSession(id));
+  }
+
+  replace(session: StoredSession, expectedVersion: number): Promise<boolean> {
+    return transactIfUnchanged(this.sessions.db, [{ put: this.sessions.toItem(session), ifVersion: expectedVersion }]);
+  }
+
+  listByUser(userId: string, status?: SessionStatus) {
+    return status
+      ? this.sessions.queryAll(Keys.sessionsOfUserByStatus(userId, status), { index: "gsi2", ascending: false })
+      : this.sessions.queryAll(Keys.sessionsOfUser(userId), { index: "gsi1", ascending: false });
+  }
+
+  async delete(session: StoredSession): Promise<void> {
+    // The runs first: a session item is the only way to find them again.
+    for (const runId of new Set([session.id, ...(session.run_id ? [session.run_id] : [])])) await this.runs.delete(runId);
+    await this.sessions.delete(Keys.tradingSession(session.id));
+  }
+}
+
+/** A run's state item: setup and snapshot gzipped into one binary attribute. */
+interface RunItem {
+  run_id: string;
+  session_id: string;
+  user_id: string;
+  state: Uint8Array;
+  last_sequence: number;
+  version: number;
+  updated_at: string;
+}
+
+interface OrderItem extends TradingOrderResponse {
+  /** Sequence of the event that created the order: orders list in the order they were placed. */
+  sequence: number;
+}
+
+/**
+ * Runs on the single table: the state item (`Keys.runState`), one item per event (`Keys.runEvent`,
+ * indexed by level on gsi1 and by category on gsi2), and one item per order (`Keys.runOrder`,
+ * listed per run on gsi1 and per run and status on gsi2).
+ */
+export class DynamoRunStore implements RunStore {
+  private readonly states: Repository<RunItem>;
+  private readonly events_: Repository<StoredEvent>;
+  private readonly orders_: Repository<OrderItem>;
+
+  constructor(private readonly db: Db) {
+    this.states = new Repository<RunItem>(db, { type: "RunState", key: (r) => Keys.runState(r.run_id) });
+    this.events_ = new Repository<StoredEvent>(db, {
+      type: "RunEvent",
+      key: (e) => Keys.runEvent(e.run_id, e.sequence),
+      indexes: {
+        gsi1: (e) => Keys.runEventByLevel(e.run_id, e.level, e.sequence),
+        gsi2: (e) => Keys.runEventByCategory(e.run_id, e.category, e.sequence),
+      },
+    });
+    this.orders_ = new Repository<OrderItem>(db, {
+      type: "RunOrder",
+      key: (o) => Keys.runOrder(o.id),
+      indexes: {
+        gsi1: (o) => Keys.runOrderBySequence(o.run_id, o.sequence),
+        gsi2: (o) => Keys.runOrderByStatus(o.run_id, o.status, o.sequence),
+      },
+    });
+  }
+
+  async get(runId: string): Promise<StoredRun | undefined> {
+    const item = await this.states.get(Keys.runState(runId));
+    if (!item) return undefined;
+    const { setup, snapshot, progress } = JSON.parse(gunzipSync(item.state).toString("utf8")) as Pick<StoredRun, "setup" | "snapshot" | "progress">;
+    return { run_id: item.run_id, session_id: item.session_id, user_id: item.user_id, setup, snapshot, progress: progress ?? null, version: item.version, updated_at: item.updated_at };
+  }
+
+  async save(run: StoredRun, expectedVersion: number, events: EngineEvent[]): Promise<boolean> {
+    if (events.length > 0) {
+      await this.events_.putMany(events.map((e) => ({ ...e, run_id: run.run_id, level: levelOf(e), category: categoryOf(e) })));
+      await this.applyOrderChanges(run, events);
+    }
+    const item: RunItem = {
+      run_id: run.run_id,
+      session_id: run.session_id,
+      user_id: run.user_id,
+      state: gzipSync(JSON.stringify({ setup: run.setup, snapshot: run.snapshot, progress: run.progress })),
+      last_sequence: run.snapshot?.sequence ?? 0,
+      version: run.version,
+      updated_at: run.updated_at,
+    };
+    return transactIfUnchanged(this.db, [
+      expectedVersion === 0 ? { put: this.states.toItem(item), ifAbsent: true } : { put: this.states.toItem(item), ifVersion: expectedVersion },
+    ]);
+  }
+
+  /** Creates and updates the order records the events imply (read, change, write: idempotent under retries). */
+  private async applyOrderChanges(run: StoredRun, events: EngineEvent[]) {
+    const changes = events.map((e) => ({ sequence: e.sequence, change: orderChangeOf(e, run) })).filter((c) => c.change !== null);
+    if (changes.length === 0) return;
+    const touched = new Map<string, OrderItem>();
+    const updatedIds = changes.flatMap(({ change }) => (change!.kind === "set" ? [change!.order_id] : []));
+    const createdIds = new Set(changes.flatMap(({ change }) => (change!.kind === "create" ? [change!.order.id] : [])));
+    const toRead = [...new Set(updatedIds)].filter((id) => !createdIds.has(id));
+    for (const order of await this.orders_.getMany(toRead.map(Keys.runOrder))) touched.set(order.id, order);
+    for (const { sequence, change } of changes) {
+      if (change!.kind === "create") touched.set(change!.order.id, { ...change!.order, sequence });
+      else {
+        const order = touched.get(change!.order_id);
+        if (order) touched.set(order.id, { ...order, ...change!.fields });
+      }
+    }
+    await this.orders_.putMany([...touched.values()]);
+  }
+
+  async events(runId: string, query: EventQuery) {
+    const page = query.level
+      ? await this.events_.query(Keys.runEventsByLevel(runId, query.level), { index: "gsi1", limit: query.limit, cursor: query.cursor, ascending: query.ascending })
+      : query.category
+        ? await this.events_.query(Keys.runEventsByCategory(runId, query.category), { index: "gsi2", limit: query.limit, cursor: query.cursor, ascending: query.ascending })
+        : await this.events_.query(Keys.runEvents(runId), { limit: query.limit, cursor: query.cursor, ascending: query.ascending });
+    return page;
+  }
+
+  async orders(runId: string, query: { limit: number; cursor?: string; status?: OrderStatus }) {
+    const page = query.status
+      ? await this.orders_.query(Keys.runOrdersByStatus(runId, query.status), { index: "gsi2", limit: query.limit, cursor: query.cursor })
+      : await this.orders_.query(Keys.runOrders(runId), { index: "gsi1", limit: query.limit, cursor: query.cursor });
+    return { items: page.items.map(withoutSequence), cursor: page.cursor };
+  }
+
+  async order(orderId: string) {
+    const order = await this.orders_.get(Keys.runOrder(orderId));
+    return order ? withoutSequence(order) : undefined;
+  }
+
+  async delete(runId: string): Promise<void> {
+    const orders = await this.orders_.queryAll(Keys.runOrders(runId), { index: "gsi1", projection: ["id"] });
+    await this.orders_.deleteMany(orders.map((o) => Keys.runOrder(o.id)));
+    for (;;) {
+      const page = await this.events_.query(Keys.runEvents(runId), { limit: 500, projection: ["sequence"] });
+      if (page.items.length === 0) break;
+      await this.events_.deleteMany(page.items.map((e) => Keys.runEvent(runId, e.sequence)));
+    }
+    await this.states.delete(Keys.runState(runId));
+  }
+}
+
+const withoutSequence = ({ sequence: _sequence, ...order }: OrderItem): TradingOrderResponse => order;

@@ -1,0 +1,91 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { Backtests } from "@tp/core/backtests/index";
+import type { Services } from "@tp/adapters/services";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+
+const BacktestIdParam = z.object({ backtest_id: z.string().min(1).max(128) });
+const tags = ["backtest"];
+const owned = { auth: true, notFound: true } as const;
+const transitionConflict = { 409: json(z.any(), "INVALID_STATE_TRANSITION: not allowed in the backtest's state (`current_status` names it)") };
+
+/**
+ * Backtests (docs/backtests.md): started on a backtest-mode session, run by the backtest state
+ * machine in chunks over stored candles (missing ones imported first), controlled by durable
+ * pause, resume and stop flags.
+ */
+export function backtestGroup(services: Services) {
+  const app = createGroup();
+  app.use("/api/v1/backtest/*", requireAuth(services));
+  const deps = services.trading.backtests;
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/backtest/start",
+      tags,
+      summary: "Start a backtest on a session",
+      description:
+        "`strategy_config` holds the strategy's parameters (missing ones take their defaults) plus `execution` (commission, sizing, fill, slippage_bps, timeframe), an optional `risk_config` (without one only cash, lot and quantity checks apply) and an optional `timeframe`. `strategy_name: \"multi_channel\"` runs the session's own channels.",
+      security: bearer,
+      request: jsonBody(Backtests.BacktestRequest),
+      responses: { 200: json(Backtests.BacktestResponse, "Started"), ...transitionConflict, ...errorResponses(owned) },
+    }),
+    async (c) => {
+      const backtest = await Backtests.start(deps, c.get("principal").user, c.req.valid("json"));
+      return c.json({ success: true, message: `Backtest ${backtest.id} started`, backtest_id: backtest.id, performance_metrics: null }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/backtest/{backtest_id}/progress",
+      tags,
+      summary: "Progress: the stage, the share of bars processed and the simulated clock",
+      security: bearer,
+      request: { params: BacktestIdParam },
+      responses: { 200: json(Backtests.BacktestProgress, "Progress"), ...errorResponses(owned) },
+    }),
+    async (c) => c.json(await Backtests.progress(deps, c.get("principal").user, c.req.valid("param").backtest_id), 200),
+  );
+
+  const controls = { pause: Backtests.pause, resume: Backtests.resume, stop: Backtests.stop } as const;
+  const summaries = {
+    pause: "Pause after the current chunk; the checkpoint survives restarts",
+    resume: "Continue a paused backtest from its checkpoint",
+    stop: "Stop and finalise the result of what ran",
+  };
+  for (const [action, run] of Object.entries(controls) as [keyof typeof controls, (typeof controls)[keyof typeof controls]][]) {
+    app.openapi(
+      createRoute({
+        method: "post",
+        path: `/api/v1/backtest/{backtest_id}/${action}`,
+        tags,
+        summary: summaries[action],
+        security: bearer,
+        request: { params: BacktestIdParam },
+        responses: { 200: json(Backtests.BacktestControlResult, "The backtest's new status"), ...transitionConflict, ...errorResponses(owned) },
+      }),
+      async (c) => c.json(await run(deps, c.get("principal").user, c.req.valid("param").backtest_id), 200),
+    );
+  }
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/backtest/{backtest_id}/result",
+      tags,
+      summary: "The result: metrics, final capital, fills, closed trades and the equity curve",
+      security: bearer,
+      request: { params: BacktestIdParam },
+      responses: {
+        200: json(Backtests.BacktestResult, "The result"),
+        409: json(z.any(), "BACKTEST_NOT_FINISHED while it runs; BACKTEST_FAILED with the reason"),
+        ...errorResponses(owned),
+      },
+    }),
+    async (c) => c.json(await Backtests.result(deps, c.get("principal").user, c.req.valid("param").backtest_id), 200),
+  );
+
+  return app;
+}

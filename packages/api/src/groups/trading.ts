@@ -1,0 +1,222 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import * as Risk from "@tp/core/risk/risk";
+import { Sessions, SessionViews, TradingOrderResponse } from "@tp/core/trading/index";
+import type { Services } from "@tp/adapters/services";
+import { type AppEnv, bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+
+const SessionIdParam = z.object({ session_id: z.string().min(1).max(128) });
+const OrderIdParam = z.object({ order_id: z.string().min(1).max(200) });
+
+const tags = ["trading"];
+const riskTags = ["risk"];
+const owned = { auth: true, notFound: true } as const;
+const conflictResponse = (what: string) => ({ 409: json(z.any(), what) });
+const transitionConflict = conflictResponse("INVALID_STATE_TRANSITION: the operation is not allowed in the session's state (`current_status` names it)");
+
+type Ctx = Context<AppEnv>;
+const actor = (c: Ctx) => c.get("principal").user;
+
+/**
+ * Trading sessions (docs/trading-sessions.md): the resource and its state machine, the views
+ * over each session's event log, order checks, and the per-session risk operations, which the
+ * interface serves under both /trading/sessions/{id}/risk/... and /risk/sessions/{id}/....
+ */
+export function tradingGroup(services: Services) {
+  const app = createGroup();
+  for (const path of ["/api/v1/trading/*", "/api/v1/risk/sessions/*"]) app.use(path, requireAuth(services));
+  const deps = services.trading.sessions;
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/trading/sessions",
+      tags,
+      summary: "Create a trading session (status created)",
+      description: "`config` takes channels (a channel preset's content as it is), or `strategy_name` with `parameters` for a one-channel session; unknown keys are ignored and missing strategy parameters take their defaults. An empty `config` makes a session without channels.",
+      security: bearer,
+      request: jsonBody(Sessions.TradingSessionCreate),
+      responses: { 201: json(Sessions.TradingSessionResponse, "The new session"), ...errorResponses({ auth: true }) },
+    }),
+    async (c) => c.json(Sessions.toResponse(await Sessions.create(deps, actor(c), c.req.valid("json"))), 201),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/trading/sessions",
+      tags,
+      summary: "The caller's sessions, newest first",
+      security: bearer,
+      request: { query: Sessions.SessionListQuery },
+      responses: { 200: json(z.array(Sessions.TradingSessionResponse), "Sessions"), ...errorResponses({ auth: true }) },
+    }),
+    async (c) => c.json((await Sessions.list(deps, actor(c), c.req.valid("query"))).map(Sessions.toResponse), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/trading/sessions/{session_id}",
+      tags,
+      summary: "Get a session",
+      security: bearer,
+      request: { params: SessionIdParam },
+      responses: { 200: json(Sessions.TradingSessionResponse, "The session"), ...errorResponses(owned) },
+    }),
+    async (c) => c.json(Sessions.toResponse(await Sessions.owned(deps, actor(c), c.req.valid("param").session_id)), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/api/v1/trading/sessions/{session_id}",
+      tags,
+      summary: "Rename, change status (through the state machine) or replace the risk configuration",
+      security: bearer,
+      request: { params: SessionIdParam, ...jsonBody(Sessions.TradingSessionUpdate) },
+      responses: { 200: json(Sessions.TradingSessionResponse, "The updated session"), ...transitionConflict, ...errorResponses(owned) },
+    }),
+    async (c) => c.json(Sessions.toResponse(await Sessions.update(deps, actor(c), c.req.valid("param").session_id, c.req.valid("json"))), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/v1/trading/sessions/{session_id}",
+      tags,
+      summary: "Delete a session that is not running or paused, with its runs' events and orders",
+      security: bearer,
+      request: { params: SessionIdParam },
+      responses: { 200: json(Sessions.SessionDeleteResult, "Deleted"), ...transitionConflict, ...errorResponses(owned) },
+    }),
+    async (c) => {
+      const session = await Sessions.remove(deps, actor(c), c.req.valid("param").session_id);
+      return c.json({ success: true, message: `Trading session ${session.session_name} deleted`, id: session.id }, 200);
+    },
+  );
+
+  for (const action of ["start", "stop", "pause", "resume"] as const) {
+    const rule = Sessions.TRANSITIONS[action];
+    app.openapi(
+      createRoute({
+        method: "post",
+        path: `/api/v1/trading/sessions/{session_id}/${action}`,
+        tags,
+        summary: `${action[0].toUpperCase()}${action.slice(1)} a session (${rule.from.join(" or ")} → ${rule.to})`,
+        security: bearer,
+        request: { params: SessionIdParam },
+        responses: { 200: json(Sessions.TradingSessionResponse, "The session in its new state"), ...transitionConflict, ...errorResponses(owned) },
+      }),
+      async (c) => c.json(Sessions.toResponse(await Sessions.transition(deps, actor(c), c.req.valid("param").session_id, action)), 200),
+    );
+  }
+
+  /** A GET view of one session, under each of `prefixes`. */
+  const view = <Q extends z.ZodType | undefined>(
+    paths: string[],
+    options: { summary: string; schema: z.ZodType; query?: Q; tags?: string[] },
+    read: (c: Ctx, sessionId: string) => Promise<unknown>,
+  ) => {
+    for (const path of paths) {
+      app.openapi(
+        createRoute({
+          method: "get",
+          path,
+          tags: options.tags ?? tags,
+          summary: options.summary,
+          security: bearer,
+          request: { params: SessionIdParam, ...(options.query ? { query: options.query as never } : {}) },
+          responses: { 200: json(options.schema, options.summary), ...errorResponses(owned) },
+        }),
+        async (c: Ctx) => c.json((await read(c, c.req.param("session_id")!)) as never, 200),
+      );
+    }
+  };
+  const both = (suffix: string) => [`/api/v1/trading/sessions/{session_id}/risk/${suffix}`, `/api/v1/risk/sessions/{session_id}/${suffix}`];
+
+  view(["/api/v1/trading/sessions/{session_id}/orders"], { summary: "The session's orders, in the order placed (denied ones with every reason)", schema: SessionViews.OrderPage, query: SessionViews.OrderQuery }, (c, id) =>
+    SessionViews.orders(deps, actor(c), id, c.req.query()),
+  );
+  view(["/api/v1/trading/sessions/{session_id}/positions"], { summary: "Position changes, oldest first (paged)", schema: SessionViews.EventPage, query: SessionViews.PageQuery }, (c, id) =>
+    SessionViews.positionHistory(deps, actor(c), id, c.req.query()),
+  );
+  view(["/api/v1/trading/sessions/{session_id}/positions/latest"], { summary: "Open positions at the latest checkpoint, marked at the last price", schema: SessionViews.LatestPositions }, (c, id) =>
+    SessionViews.latestPositions(deps, actor(c), id),
+  );
+  view(["/api/v1/trading/sessions/{session_id}/logs"], { summary: "The session's log: its events as lines, optionally of one level (paged)", schema: SessionViews.EventPage, query: SessionViews.LogQuery }, (c, id) =>
+    SessionViews.logs(deps, actor(c), id, c.req.query()),
+  );
+  view(["/api/v1/trading/sessions/{session_id}/performance"], { summary: "Performance of the session and each channel", schema: SessionViews.SessionPerformance }, (c, id) =>
+    SessionViews.sessionPerformance(deps, actor(c), id),
+  );
+  view(["/api/v1/trading/sessions/{session_id}/engine/status"], { summary: "What the session's engine is doing and where its clock is", schema: SessionViews.EngineStatus }, (c, id) =>
+    SessionViews.engineStatus(deps, actor(c), id),
+  );
+  view(both("summary"), { summary: "Risk state: drawdowns, daily P&L, halts and limit usage per channel", schema: SessionViews.RiskSummary, tags: riskTags }, (c, id) =>
+    SessionViews.riskSummary(deps, actor(c), id),
+  );
+  view(both("events"), { summary: "Risk events, alerts and denied orders, oldest first (paged)", schema: SessionViews.EventPage, query: SessionViews.PageQuery, tags: riskTags }, (c, id) =>
+    SessionViews.riskEvents(deps, actor(c), id, c.req.query()),
+  );
+  view(both("recommendations"), { summary: "Advice derived from the risk state, each with its reason", schema: SessionViews.Recommendations, tags: riskTags }, (c, id) =>
+    SessionViews.recommendations(deps, actor(c), id),
+  );
+
+  for (const path of both("reset-daily")) {
+    app.openapi(
+      createRoute({
+        method: "post",
+        path,
+        tags: riskTags,
+        summary: "Restart the daily risk counters (trades today, the day's loss anchor, daily-loss halts)",
+        security: bearer,
+        request: { params: SessionIdParam },
+        responses: { 200: json(SessionViews.ResetDailyResult, "Reset"), ...errorResponses(owned) },
+      }),
+      async (c) => c.json(await SessionViews.resetDaily(deps, actor(c), c.req.valid("param").session_id), 200),
+    );
+  }
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/api/v1/risk/sessions/{session_id}/config",
+      tags: riskTags,
+      summary: "Replace the session's risk configuration (validated like /risk/validate; fields left out take the defaults)",
+      description: "Body: `{\"config\": {...}}` (RiskConfigRequest) or the configuration itself. Out-of-range values, such as `max_drawdown` outside 0.01 to 1.0, answer 422 listing every problem.",
+      security: bearer,
+      request: { params: SessionIdParam, ...jsonBody(z.object({ config: Risk.ConfigInput }).or(Risk.ConfigInput)) },
+      responses: { 200: json(SessionViews.RiskConfigUpdateResult, "The configuration now in force"), ...errorResponses(owned) },
+    }),
+    async (c) => c.json(await SessionViews.updateRiskConfig(deps, actor(c), c.req.valid("param").session_id, await c.req.json()), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/v1/trading/orders/validate",
+      tags,
+      summary: "Run a session's pre-trade checks on an order without placing it; every denial is listed",
+      security: bearer,
+      request: jsonBody(SessionViews.OrderCheckRequest),
+      responses: { 200: json(SessionViews.OrderCheckResult, "`valid` and every denial with its reason and numbers"), ...errorResponses(owned) },
+    }),
+    async (c) => c.json(await SessionViews.checkOrder(deps, actor(c), c.req.valid("json")), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/trading/orders/{order_id}",
+      tags,
+      summary: "One order of a session the caller owns",
+      security: bearer,
+      request: { params: OrderIdParam },
+      responses: { 200: json(TradingOrderResponse, "The order"), ...errorResponses(owned) },
+    }),
+    async (c) => c.json(await SessionViews.order(deps, actor(c), c.req.valid("param").order_id), 200),
+  );
+
+  return app;
+}

@@ -1,0 +1,696 @@
+import { z } from "zod";
+import { Buckets, type StoredPeriod } from "../candles/buckets";
+import type { CandleStore } from "../candles/index";
+import { conflict, DomainError, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
+import { TradingEngine } from "../engine/engine";
+import { Execution } from "../engine/setup";
+import { performance, PerformanceMetrics } from "../engine/metrics";
+import type { FeeConfig } from "../fees/index";
+import { Dec, DecimalInput, IsoDate } from "../fees/money";
+import { Imports, type ImportDeps } from "../imports/index";
+import { Calendar } from "../market/calendar";
+import { marketOf, Markets, normalizeSymbol } from "../market/market";
+import { zonedTimeToUtc, dayNumberOf, isoDateOf, utcToZoned } from "../market/zoned-time";
+import { Strategies } from "../strategies/index";
+import { Timeframe } from "../strategies/definition";
+import { TimeZone } from "../time";
+import type { Actor } from "../users";
+import { engineSetup, feedsOf, normalizeConfig, type SessionConfig } from "../trading/session-config";
+import type { RunStore, StoredRun, TradingOrderResponse } from "../trading/runs";
+import { capitalOf, owned, type SessionDeps, type StoredSession } from "../trading/sessions";
+import type { BacktestTaskInput, BacktestTaskOutput, WorkflowStarter } from "../workflows";
+import { BarFeed, bucketsBetween } from "./bar-feed";
+
+/**
+ * Backtests: a session's strategy run over stored candles by the Step Functions machine
+ * (prepare → run chunk → … → finalize). Every task reads the backtest and its run from the
+ * table and writes them back version-checked, so a task may be retried, a whole runtime may be
+ * restarted, and pause and resume may come at any time: the result is that of one
+ * uninterrupted run. docs/backtests.md has the states and fields.
+ */
+
+/** Where a backtest is: `queued` → `importing` → `running` ⇄ `pausing`/`paused` → `stopping` → `completed`, `stopped` or `failed`. */
+export const BacktestStatus = z
+  .enum(["queued", "importing", "running", "pausing", "paused", "stopping", "completed", "stopped", "failed"])
+  .meta({ id: "BacktestStatus" });
+export type BacktestStatus = z.infer<typeof BacktestStatus>;
+
+const ACTIVE: readonly BacktestStatus[] = ["queued", "importing", "running", "pausing", "stopping"];
+const TERMINAL: readonly BacktestStatus[] = ["completed", "stopped", "failed"];
+
+/** Interface BacktestRequest. `strategy_config` holds the strategy's parameters plus `execution`, `risk_config` and `timeframe`. */
+export const BacktestRequest = z
+  .object({
+    session_id: z.string().min(1).max(128),
+    strategy_name: z.string().min(1).max(64),
+    strategy_config: z.record(z.string(), z.unknown()),
+    symbols: z.array(z.string().min(1).max(32)).min(1).max(20),
+    start_date: IsoDate,
+    end_date: IsoDate,
+    initial_capital: DecimalInput.refine((v) => new Dec(v).gt(0), "must be greater than zero").refine((v) => new Dec(v).lte("1e15"), "must be at most 1e15"),
+    timezone: TimeZone.optional(),
+  })
+  .meta({ id: "BacktestRequest" });
+export type BacktestRequest = z.infer<typeof BacktestRequest>;
+
+/** Interface BacktestResponse. */
+export const BacktestResponse = z
+  .object({ success: z.boolean(), message: z.string(), backtest_id: z.string().nullable(), performance_metrics: PerformanceMetrics.nullable() })
+  .meta({ id: "BacktestResponse" });
+
+/** Interface BacktestProgressResponse, with the stage and counts behind the percentage. */
+export const BacktestProgress = z
+  .object({
+    backtest_id: z.string(),
+    status: BacktestStatus,
+    stage: z.enum(["queued", "importing", "running", "finalizing", "done"]),
+    progress: z.number().describe("Percent of the backtest's bars processed, 0 to 100"),
+    current_time: z.string().nullable(),
+    start_date: z.string(),
+    end_date: z.string(),
+    is_running: z.boolean(),
+    is_paused: z.boolean(),
+    bars_processed: z.int(),
+    bars_total: z.int(),
+    message: z.string(),
+  })
+  .meta({ id: "BacktestProgressResponse" });
+
+/** Answer of pause, resume and stop. */
+export const BacktestControlResult = z
+  .object({ success: z.boolean(), message: z.string(), backtest_id: z.string(), status: BacktestStatus })
+  .meta({ id: "BacktestControlResult" });
+
+const Fill = z.object({
+  order_id: z.string(),
+  timestamp: z.string(),
+  symbol: z.string(),
+  side: z.enum(["buy", "sell"]),
+  quantity: z.string(),
+  price: z.string(),
+  commission: z.string(),
+  channel_id: z.string().nullable(),
+});
+
+const ClosedTrade = z.object({
+  symbol: z.string(),
+  channel_id: z.string().nullable(),
+  direction: z.enum(["long", "short"]),
+  quantity: z.string(),
+  entry_time: z.string(),
+  exit_time: z.string(),
+  entry_price: z.string(),
+  exit_price: z.string(),
+  pnl: z.string(),
+  fees: z.string(),
+});
+
+/** The result of a finished (or stopped) backtest. */
+export const BacktestResult = z
+  .object({
+    backtest_id: z.string(),
+    session_id: z.string(),
+    status: BacktestStatus,
+    strategy_name: z.string(),
+    symbols: z.array(z.string()),
+    start_date: z.string(),
+    end_date: z.string(),
+    timeframe: Timeframe,
+    execution: Execution,
+    initial_capital: z.string(),
+    final_capital: z.string(),
+    final_capital_by_currency: z.record(z.string(), z.string()),
+    performance_metrics: PerformanceMetrics,
+    channels: z.record(z.string(), PerformanceMetrics),
+    fills: z.array(Fill),
+    trades: z.array(ClosedTrade),
+    equity_curve: z.array(z.object({ date: z.string(), equity: z.string() })),
+    bars_processed: z.int(),
+    completed_at: z.string().nullable(),
+  })
+  .meta({ id: "BacktestResult" });
+export type BacktestResult = z.infer<typeof BacktestResult>;
+
+/** A backtest as stored. Progress lives in its run; this record holds the plan and the control flags. */
+export interface StoredBacktest {
+  id: string;
+  session_id: string;
+  user_id: string;
+  strategy_name: string;
+  config: SessionConfig;
+  enforce_risk: boolean;
+  symbols: string[];
+  start_date: string;
+  end_date: string;
+  timezone: string;
+  /** The window in UNIX seconds (inclusive). */
+  window: [number, number];
+  initial_capital: string;
+  status: BacktestStatus;
+  message: string;
+  pause_requested: boolean;
+  stop_requested: boolean;
+  /** Executions started so far; the next execution's name ends with this number plus one. */
+  executions: number;
+  import_task_ids: string[];
+  bars_total: number;
+  result: BacktestResult | null;
+  error: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+/** Storage port of backtests. */
+export interface BacktestStore {
+  create(backtest: StoredBacktest): Promise<void>;
+  get(id: string): Promise<StoredBacktest | undefined>;
+  /** Replaces if the stored version is still `expectedVersion`; false otherwise. */
+  replace(backtest: StoredBacktest, expectedVersion: number): Promise<boolean>;
+  /** Backtests in an active state (queued, importing, running, pausing, stopping): the local runtime's recovery list. */
+  active(): Promise<StoredBacktest[]>;
+}
+
+export interface BacktestDeps extends SessionDeps {
+  backtests: BacktestStore;
+  runs: RunStore;
+  candles: CandleStore;
+  imports: ImportDeps;
+  workflows: WorkflowStarter;
+  /** Board lots by symbol (from the provider's static information). */
+  lots: (symbols: string[]) => Promise<Record<string, number>>;
+  /** Units of USD per unit of each currency, for marking. */
+  fx: Record<string, number>;
+  /** Fee schedule of a broker type, for the `broker` commission model. */
+  fees: (brokerType: string) => FeeConfig;
+}
+
+/** Bars one chunk task feeds the engine at most before it checkpoints. */
+export const CHUNK_BARS = 250_000;
+const MAX_CURVE_POINTS = 500;
+const iso = (ms: number) => new Date(ms).toISOString();
+const backtestNotFound = (id: string) => notFound("BACKTEST_NOT_FOUND", `Backtest ${id} does not exist`);
+
+/** The run of a backtest has the backtest's id. */
+const runIdOf = (backtest: Pick<StoredBacktest, "id">) => backtest.id;
+
+/** The backtest if it exists and belongs to `actor`. */
+async function ownedBacktest(deps: BacktestDeps, actor: Actor, id: string): Promise<StoredBacktest> {
+  const backtest = await deps.backtests.get(id);
+  if (!backtest) throw backtestNotFound(id);
+  if (backtest.user_id !== actor.id && actor.user_type !== "admin") throw forbidden(`Backtest ${id} belongs to another user`);
+  return backtest;
+}
+
+/** Applies `change` to the freshest backtest, retrying version conflicts; undefined when `change` declines. */
+async function update(deps: BacktestDeps, id: string, change: (current: StoredBacktest) => StoredBacktest | undefined): Promise<StoredBacktest | undefined> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const current = await deps.backtests.get(id);
+    if (!current) throw backtestNotFound(id);
+    const next = change(current);
+    if (!next) return undefined;
+    const written = { ...next, version: current.version + 1, updated_at: iso(deps.now()) };
+    if (await deps.backtests.replace(written, current.version)) return written;
+  }
+  throw conflict("BACKTEST_CHANGED", `Backtest ${id} changed concurrently; try again`);
+}
+
+/** The strategy configuration of a request as a session configuration (one channel, `main`). */
+function configOf(request: BacktestRequest, session: StoredSession, symbols: string[]): { config: SessionConfig; enforceRisk: boolean } {
+  const { execution, risk_config, timeframe, parameters, ...rest } = request.strategy_config as Record<string, unknown>;
+  const strategyParameters = (parameters && typeof parameters === "object" ? parameters : rest) as Record<string, unknown>;
+  const issues: ValidationIssue[] = [];
+  const relocate = (error: unknown) => {
+    if (error instanceof ValidationError) for (const i of error.issues) issues.push({ ...i, loc: ["body", "strategy_config", ...i.loc.slice(1)] });
+    else throw error;
+  };
+  let config: SessionConfig | undefined;
+  try {
+    const base =
+      request.strategy_name === "multi_channel"
+        ? { ...session.config, risk_config: risk_config ?? session.config.risk_config }
+        : { strategy_name: request.strategy_name, parameters: strategyParameters, ...(risk_config !== undefined ? { risk_config } : {}) };
+    config = normalizeConfig({ ...base, symbols, ...(timeframe !== undefined ? { timeframe } : {}), execution: execution ?? {} }, symbols);
+  } catch (error) {
+    relocate(error);
+  }
+  if (request.strategy_name !== "multi_channel" && !Strategies.exists(request.strategy_name)) {
+    issues.push({ loc: ["body", "strategy_name"], msg: `strategy '${request.strategy_name}' does not exist`, type: "strategy_not_found" });
+  }
+  if (config && config.channels.length === 0) issues.push({ loc: ["body", "strategy_name"], msg: "the session has no channels to backtest", type: "no_channels" });
+  if (issues.length > 0 || !config) throw new ValidationError(issues);
+  return { config, enforceRisk: risk_config !== undefined || request.strategy_name === "multi_channel" };
+}
+
+/** Plans a backtest on a session and starts its workflow. */
+export async function start(deps: BacktestDeps, actor: Actor, request: BacktestRequest): Promise<StoredBacktest> {
+  const session = await owned(deps, actor, request.session_id);
+  if (session.trading_mode !== "backtest") {
+    throw conflict("INVALID_STATE_TRANSITION", `Session ${session.id} trades in ${session.trading_mode} mode; backtests run on sessions created with trading_mode backtest`, { current_status: session.status });
+  }
+  if (session.status === "running" || session.status === "paused") {
+    throw conflict("INVALID_STATE_TRANSITION", `Session ${session.id} is ${session.status} with another backtest; stop it first`, { current_status: session.status });
+  }
+  const symbols: string[] = [];
+  const issues: ValidationIssue[] = [];
+  request.symbols.forEach((symbol, index) => {
+    try {
+      const normal = normalizeSymbol(symbol);
+      if (!Markets[marketOf(normal)].supported) throw new Error(`${normal}: the ${marketOf(normal)} market has no calendar here`);
+      if (!symbols.includes(normal)) symbols.push(normal);
+    } catch (error) {
+      issues.push({ loc: ["body", "symbols", index], msg: (error as Error).message, type: "invalid_symbol" });
+    }
+  });
+  if (request.start_date > request.end_date) issues.push({ loc: ["body", "end_date"], msg: "end_date is before start_date", type: "value_error" });
+  if (issues.length > 0) throw new ValidationError(issues);
+  const { config, enforceRisk } = configOf(request, session, symbols);
+  const timezone = request.timezone ?? Markets[marketOf(symbols[0])].timeZone;
+  const window: [number, number] = [
+    Math.floor(zonedTimeToUtc(timezone, dayNumberOf(request.start_date), 0) / 1000),
+    Math.floor(zonedTimeToUtc(timezone, dayNumberOf(request.end_date) + 1, 0) / 1000) - 1,
+  ];
+  const now = iso(deps.now());
+  const backtest: StoredBacktest = {
+    id: deps.newId(),
+    session_id: session.id,
+    user_id: session.user_id,
+    strategy_name: request.strategy_name,
+    config,
+    enforce_risk: enforceRisk,
+    symbols,
+    start_date: request.start_date,
+    end_date: request.end_date,
+    timezone,
+    window,
+    initial_capital: request.initial_capital,
+    status: "queued",
+    message: "Queued",
+    pause_requested: false,
+    stop_requested: false,
+    executions: 1,
+    import_task_ids: [],
+    bars_total: 0,
+    result: null,
+    error: null,
+    version: 1,
+    created_at: now,
+    updated_at: now,
+    finished_at: null,
+  };
+  await deps.backtests.create(backtest);
+  // The session follows its latest backtest: its views read this run from now on.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = (await deps.sessions.get(session.id))!;
+    const next: StoredSession = { ...current, status: "running", run_id: runIdOf(backtest), start_time: now, end_time: null, initial_capital: request.initial_capital, version: current.version + 1, updated_at: now };
+    if (await deps.sessions.replace(next, current.version)) break;
+  }
+  await deps.workflows.start("backtest", executionName(backtest), { backtest_id: backtest.id });
+  return backtest;
+}
+
+const executionName = (backtest: Pick<StoredBacktest, "id" | "executions">) => `${backtest.id}-${backtest.executions}`;
+
+/** The interface's progress view. */
+export async function progress(deps: BacktestDeps, actor: Actor, id: string): Promise<z.infer<typeof BacktestProgress>> {
+  const backtest = await ownedBacktest(deps, actor, id);
+  const run = await deps.runs.get(runIdOf(backtest));
+  const processed = run?.progress?.bars ?? 0;
+  const total = Math.max(backtest.bars_total, processed);
+  const done = backtest.status === "completed";
+  const percent = done ? 100 : total > 0 ? Math.min(99.99, Math.floor((processed / total) * 10_000) / 100) : 0;
+  const stage = TERMINAL.includes(backtest.status) ? "done" : backtest.status === "queued" ? "queued" : backtest.status === "importing" ? "importing" : backtest.status === "stopping" ? "finalizing" : "running";
+  return {
+    backtest_id: id,
+    status: backtest.status,
+    stage,
+    progress: percent,
+    current_time: run?.progress?.cursor_ms ? iso(run.progress.cursor_ms) : null,
+    start_date: backtest.start_date,
+    end_date: backtest.end_date,
+    is_running: ACTIVE.includes(backtest.status) && backtest.status !== "pausing",
+    is_paused: backtest.status === "paused" || backtest.status === "pausing",
+    bars_processed: processed,
+    bars_total: total,
+    message: backtest.message,
+  };
+}
+
+const control = (backtest: StoredBacktest, message: string) => ({ success: true, message, backtest_id: backtest.id, status: backtest.status });
+const illegal = (backtest: StoredBacktest, action: string) =>
+  conflict("INVALID_STATE_TRANSITION", `Cannot ${action} backtest ${backtest.id}: it is ${backtest.status}`, { current_status: backtest.status, action });
+
+/** Asks the running workflow to stop after its current chunk; the checkpoint stays for resume. */
+export async function pause(deps: BacktestDeps, actor: Actor, id: string) {
+  await ownedBacktest(deps, actor, id);
+  const next = await update(deps, id, (b) => {
+    if (b.status === "paused" || b.status === "pausing") return b;
+    if (!["queued", "importing", "running"].includes(b.status)) throw illegal(b, "pause");
+    return { ...b, status: "pausing", pause_requested: true, message: "Pausing after the current chunk" };
+  });
+  await syncSession(deps, next!.session_id, "paused");
+  return control(next!, `Backtest ${id} pausing; its checkpoint is kept`);
+}
+
+/** Continues a paused backtest from its checkpoint (a new workflow execution), or cancels a pause not yet taken. */
+export async function resume(deps: BacktestDeps, actor: Actor, id: string) {
+  await ownedBacktest(deps, actor, id);
+  let startExecution = false;
+  const next = await update(deps, id, (b) => {
+    startExecution = false;
+    if (b.status === "pausing") return { ...b, status: "running", pause_requested: false, message: "Running" };
+    if (b.status !== "paused") throw illegal(b, "resume");
+    startExecution = true;
+    return { ...b, status: "queued", pause_requested: false, executions: b.executions + 1, message: "Resuming from the checkpoint" };
+  });
+  if (startExecution) await deps.workflows.start("backtest", executionName(next!), { backtest_id: id });
+  await syncSession(deps, next!.session_id, "running");
+  return control(next!, `Backtest ${id} resumed`);
+}
+
+/** Stops the backtest; what ran so far is finalised into a result. */
+export async function stop(deps: BacktestDeps, actor: Actor, id: string) {
+  await ownedBacktest(deps, actor, id);
+  let startExecution = false;
+  const next = await update(deps, id, (b) => {
+    startExecution = false;
+    if (b.status === "stopping" || b.status === "stopped") return b;
+    if (TERMINAL.includes(b.status)) throw illegal(b, "stop");
+    // A paused backtest has no execution left to see the flag: one is started to finalise it.
+    if (b.status === "paused") {
+      startExecution = true;
+      return { ...b, status: "stopping", stop_requested: true, pause_requested: false, executions: b.executions + 1, message: "Stopping" };
+    }
+    return { ...b, status: "stopping", stop_requested: true, message: "Stopping after the current chunk" };
+  });
+  if (startExecution) await deps.workflows.start("backtest", executionName(next!), { backtest_id: id });
+  return control(next!, `Backtest ${id} stopping`);
+}
+
+/** The result of a finished or stopped backtest; 409 while it still runs. */
+export async function result(deps: BacktestDeps, actor: Actor, id: string): Promise<BacktestResult> {
+  const backtest = await ownedBacktest(deps, actor, id);
+  if (backtest.result) return backtest.result;
+  if (backtest.status === "failed") throw new DomainError(409, "BACKTEST_FAILED", `Backtest ${id} failed: ${backtest.error ?? "unknown error"}`);
+  throw conflict("BACKTEST_NOT_FINISHED", `Backtest ${id} is ${backtest.status}; its result is ready when it completes or is stopped`, { status: backtest.status });
+}
+
+/** Keeps the session's status in step with its backtest. */
+async function syncSession(deps: BacktestDeps, sessionId: string, status: StoredSession["status"], extra: Partial<StoredSession> = {}) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = await deps.sessions.get(sessionId);
+    if (!current) return;
+    const next = { ...current, ...extra, status, version: current.version + 1, updated_at: iso(deps.now()) };
+    if (await deps.sessions.replace(next, current.version)) return;
+  }
+}
+
+// ---- workflow tasks ---------------------------------------------------------------------------
+
+const out = (backtest: StoredBacktest, status: BacktestTaskOutput["status"]): BacktestTaskOutput => ({ backtest_id: backtest.id, status });
+
+/** A flag raised since the last task: the machine's Choice acts on it. */
+async function flagged(deps: BacktestDeps, backtest: StoredBacktest): Promise<BacktestTaskOutput | null> {
+  if (backtest.stop_requested || backtest.status === "stopping") return out(backtest, "stopped");
+  if (backtest.pause_requested) {
+    const paused = await update(deps, backtest.id, (b) => (b.pause_requested ? { ...b, status: "paused", message: "Paused at a checkpoint" } : undefined));
+    if (paused) return out(paused, "paused");
+  }
+  return null;
+}
+
+/** Trading days of `symbol` in the window that have no stored regular-session candle of `period`. */
+async function missingDays(deps: BacktestDeps, symbol: string, period: StoredPeriod, window: [number, number]): Promise<string[]> {
+  const calendar = Calendar.for(marketOf(symbol));
+  const first = calendar.localDateOf(window[0] * 1000);
+  const last = calendar.localDateOf(window[1] * 1000);
+  let days: string[];
+  try {
+    days = calendar.tradingDays(first, last);
+  } catch (error) {
+    if (error instanceof DomainError) throw new ValidationError([{ loc: ["body", "start_date"], msg: error.message, type: "value_error" }]);
+    throw error;
+  }
+  const covered = new Set<number>();
+  const buckets = bucketsBetween(period, window[0], window[1]);
+  const loaded = await deps.candles.load(symbol, period, buckets);
+  for (const batch of loaded.values()) {
+    for (let i = 0; i < batch.length; i++) {
+      if (batch.session[i] === 0) covered.add(utcToZoned(calendar.timeZone, batch.timestamp[i] * 1000).dayNumber);
+    }
+  }
+  return days.filter((day) => !covered.has(dayNumberOf(day)));
+}
+
+/**
+ * Prepare: on the first pass, finds the trading days without candles and imports them through
+ * the import worker (keeping stored candles); answers `importing` until those imports end, then
+ * creates the run and answers `running`. A resumed backtest answers `running` at once.
+ */
+export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Promise<BacktestTaskOutput> {
+  let backtest = await deps.backtests.get(input.backtest_id);
+  if (!backtest) throw backtestNotFound(input.backtest_id);
+  if (TERMINAL.includes(backtest.status)) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
+  const raised = await flagged(deps, backtest);
+  if (raised) return raised;
+  if (await deps.runs.get(runIdOf(backtest))) {
+    const running = await update(deps, backtest.id, (b) => (b.status === "queued" || b.status === "importing" ? { ...b, status: "running", message: "Running" } : b));
+    return out(running!, "running");
+  }
+  if (backtest.import_task_ids.length === 0 && backtest.status === "queued") {
+    const feeds = feedsOf(backtest.config);
+    const started: string[] = [];
+    for (const feed of feeds) {
+      const missing = await missingDays(deps, feed.symbol, feed.timeframe, backtest.window);
+      if (missing.length === 0) continue;
+      try {
+        const task = await Imports.start(
+          deps.imports,
+          { id: backtest.user_id, user_type: "user" },
+          { symbol: feed.symbol, start_date: missing[0], end_date: missing[missing.length - 1], periods: [feed.timeframe], timezone: Calendar.for(marketOf(feed.symbol)).timeZone },
+          { keepExisting: true },
+        );
+        started.push(task.task_id);
+      } catch (error) {
+        // Someone else's import of the symbol is running: wait for it, then look again.
+        if (error instanceof DomainError && error.code === "IMPORT_ALREADY_RUNNING") return out(backtest, "importing");
+        throw error;
+      }
+    }
+    backtest = (await update(deps, backtest.id, (b) => ({
+      ...b,
+      status: started.length > 0 ? "importing" : b.status,
+      import_task_ids: started,
+      message: started.length > 0 ? `Importing missing candles (${started.length} import task${started.length > 1 ? "s" : ""})` : b.message,
+    })))!;
+    if (started.length > 0) return out(backtest, "importing");
+  }
+  for (const taskId of backtest.import_task_ids) {
+    const task = await deps.imports.tasks.get(taskId);
+    if (task && (task.status === "pending" || task.status === "running")) return out(backtest, "importing");
+    if (task && task.status !== "completed") throw new DomainError(502, "BACKTEST_IMPORT_FAILED", `Import ${taskId} of missing candles ${task.status}: ${task.message}`);
+  }
+  const run = await createRun(deps, backtest);
+  await deps.runs.save(run, 0, []);
+  const running = await update(deps, backtest.id, (b) => ({ ...b, status: b.status === "queued" || b.status === "importing" ? "running" : b.status, bars_total: run.progress?.bars_total ?? 0, message: "Running" }));
+  return out(running!, "running");
+}
+
+async function createRun(deps: BacktestDeps, backtest: StoredBacktest): Promise<StoredRun> {
+  const session = await deps.sessions.get(backtest.session_id);
+  const lots = await deps.lots(backtest.symbols);
+  const base = Markets[marketOf(backtest.symbols[0])].currency;
+  const commission = backtest.config.execution.commission;
+  const setup = engineSetup({
+    run_id: runIdOf(backtest),
+    config: backtest.config,
+    base_currency: base,
+    lots,
+    fx: fxToBase(deps.fx, base),
+    fees: commission.model === "broker" ? deps.fees(commission.broker_type) : null,
+    capital: session ? capitalOf({ initial_capital: backtest.initial_capital, initial_capital_by_currency: session.initial_capital_by_currency }, base) : { [base]: backtest.initial_capital },
+    enforce_risk: backtest.enforce_risk,
+  });
+  let total = 0;
+  for (const feed of feedsOf(backtest.config)) {
+    const summaries = await deps.candles.summaries(feed.symbol, feed.timeframe, [Buckets.of(feed.timeframe, backtest.window[0]), Buckets.of(feed.timeframe, backtest.window[1])]);
+    total += summaries.reduce((sum, s) => sum + (s.sessions.Intraday ?? 0), 0);
+  }
+  return {
+    run_id: runIdOf(backtest),
+    session_id: backtest.session_id,
+    user_id: backtest.user_id,
+    setup,
+    snapshot: null,
+    progress: { cursor_ms: 0, bars: 0, bars_total: total, done: false },
+    version: 1,
+    updated_at: iso(deps.now()),
+  };
+}
+
+/** Base-currency units per unit of each currency, from rates quoted per USD. */
+function fxToBase(perUsd: Record<string, number>, base: string): Record<string, number> {
+  const rate = (currency: string) => (currency === "USD" ? 1 : perUsd[currency] ?? 1);
+  return Object.fromEntries(Object.keys({ USD: 1, ...perUsd }).map((currency) => [currency, rate(base) / rate(currency)]));
+}
+
+/** Run chunk: restores the engine, feeds the next bars until the chunk budget or the deadline, checkpoints. */
+export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, deadlineMs: number, maxBars = CHUNK_BARS): Promise<BacktestTaskOutput> {
+  const backtest = await deps.backtests.get(input.backtest_id);
+  if (!backtest) throw backtestNotFound(input.backtest_id);
+  if (TERMINAL.includes(backtest.status)) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
+  const raised = await flagged(deps, backtest);
+  if (raised) return raised;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const run = await deps.runs.get(runIdOf(backtest));
+    if (!run) throw new DomainError(500, "BACKTEST_RUN_MISSING", `Backtest ${backtest.id} has no run; prepare it first`);
+    if (run.progress?.done) return out(backtest, "done");
+    const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+    const feed = new BarFeed(deps.candles, feedsOf(backtest.config), backtest.window[0], backtest.window[1], run.progress?.cursor_ms ?? 0);
+    const fed = await feed.run(maxBars, (bar, timeframe) => engine.onBar(bar, timeframe), () => deps.now() >= deadlineMs);
+    if (fed.done) engine.endDay();
+    const next: StoredRun = {
+      ...run,
+      snapshot: engine.snapshot(),
+      progress: {
+        cursor_ms: fed.lastCloseMs ?? run.progress?.cursor_ms ?? 0,
+        bars: (run.progress?.bars ?? 0) + fed.fed,
+        bars_total: run.progress?.bars_total ?? 0,
+        done: fed.done,
+      },
+      version: run.version + 1,
+      updated_at: iso(deps.now()),
+    };
+    if (!(await deps.runs.save(next, run.version, engine.drainEvents()))) continue;
+    const latest = await deps.backtests.get(backtest.id);
+    if (latest && !fed.done) {
+      const again = await flagged(deps, latest);
+      if (again) return again;
+    }
+    return out(backtest, fed.done ? "done" : "running");
+  }
+  throw conflict("BACKTEST_CHANGED", `Backtest ${backtest.id}'s run changed concurrently`);
+}
+
+/** Finalize: computes the result from the run, and records it on the backtest and its session. */
+export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Promise<BacktestTaskOutput> {
+  const backtest = await deps.backtests.get(input.backtest_id);
+  if (!backtest) throw backtestNotFound(input.backtest_id);
+  if (backtest.result) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
+  const run = (await deps.runs.get(runIdOf(backtest))) ?? (await createRun(deps, backtest));
+  const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+  const completed = run.progress?.done === true && !backtest.stop_requested;
+  const whole = engine.view(null);
+  const days = run.setup.trading_days_per_year;
+  const metrics = performance(whole, days);
+  const fills = await collect((cursor) => deps.runs.orders(run.run_id, { limit: 500, cursor, status: "filled" }));
+  const trades = await collect((cursor) => deps.runs.events(run.run_id, { category: "trade", limit: 500, cursor }));
+  const dayEnds = await collect((cursor) => deps.runs.events(run.run_id, { category: "day", limit: 500, cursor }));
+  const now = iso(deps.now());
+  const finalByCurrency = Object.fromEntries(Object.entries(whole.cash).map(([currency]) => [currency, equityIn(whole, currency)]));
+  const result: BacktestResult = {
+    backtest_id: backtest.id,
+    session_id: backtest.session_id,
+    status: completed ? "completed" : "stopped",
+    strategy_name: backtest.strategy_name,
+    symbols: backtest.symbols,
+    start_date: backtest.start_date,
+    end_date: backtest.end_date,
+    timeframe: backtest.config.timeframe,
+    execution: backtest.config.execution,
+    initial_capital: new Dec(backtest.initial_capital).toFixed(2),
+    final_capital: metrics.final_equity,
+    final_capital_by_currency: finalByCurrency,
+    performance_metrics: metrics,
+    channels: Object.fromEntries(engine.channelIds().map((id) => [id, performance(engine.view(id), days)])),
+    fills: fills.map(fillOf),
+    trades: trades.map((e) => {
+      const d = e.data as Record<string, string | number>;
+      return {
+        symbol: String(d.symbol),
+        channel_id: e.channel_id,
+        direction: d.direction as "long" | "short",
+        quantity: String(d.quantity),
+        entry_time: iso(Number(d.entry_time)),
+        exit_time: iso(Number(d.exit_time)),
+        entry_price: new Dec(d.entry_price).toString(),
+        exit_price: new Dec(d.exit_price).toString(),
+        pnl: new Dec(d.pnl).toFixed(2),
+        fees: new Dec(d.fees).toFixed(2),
+      };
+    }),
+    equity_curve: downsample(dayEnds.map((e) => ({ date: isoDateOf(Number(e.data.day)), equity: new Dec(Number(e.data.equity)).toFixed(2) })), MAX_CURVE_POINTS),
+    bars_processed: run.progress?.bars ?? 0,
+    completed_at: now,
+  };
+  const status: BacktestStatus = completed ? "completed" : "stopped";
+  const done = await update(deps, backtest.id, (b) => ({ ...b, status, result, finished_at: now, message: completed ? "Completed" : "Stopped" }));
+  await syncSession(deps, backtest.session_id, completed ? "completed" : "stopped", {
+    end_time: now,
+    final_capital: metrics.final_equity,
+    final_capital_by_currency: finalByCurrency,
+    performance_metrics: metrics,
+  });
+  return out(done!, completed ? "done" : "stopped");
+}
+
+/** Failure: records why the workflow failed on the backtest and its session. */
+export async function fail(deps: BacktestDeps, input: BacktestTaskInput & { error?: { Error?: string; Cause?: string } }): Promise<BacktestTaskOutput> {
+  const reason = [input.error?.Error, input.error?.Cause].filter(Boolean).join(": ").slice(0, 2000) || "the workflow failed";
+  const failed = await update(deps, input.backtest_id, (b) => (TERMINAL.includes(b.status) ? undefined : { ...b, status: "failed", error: reason, message: `Failed: ${reason}`, finished_at: iso(deps.now()) }));
+  const backtest = failed ?? (await deps.backtests.get(input.backtest_id));
+  if (failed) await syncSession(deps, failed.session_id, "failed", { end_time: iso(deps.now()) });
+  return out(backtest!, "stopped");
+}
+
+/** Restarts the workflows of active backtests (the embedded runtime's start-up: its executions did not survive). */
+export async function recover(deps: BacktestDeps): Promise<string[]> {
+  const restarted: string[] = [];
+  for (const backtest of await deps.backtests.active()) {
+    const next = await update(deps, backtest.id, (b) => (ACTIVE.includes(b.status) ? { ...b, executions: b.executions + 1 } : undefined));
+    if (!next) continue;
+    await deps.workflows.start("backtest", executionName(next), { backtest_id: next.id });
+    restarted.push(next.id);
+  }
+  return restarted;
+}
+
+async function collect<T>(page: (cursor?: string) => Promise<{ items: T[]; cursor?: string }>): Promise<T[]> {
+  const all: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const next = await page(cursor);
+    all.push(...next.items);
+    cursor = next.cursor;
+  } while (cursor);
+  return all;
+}
+
+function fillOf(order: TradingOrderResponse) {
+  return {
+    order_id: order.id,
+    timestamp: order.filled_at!,
+    symbol: order.symbol,
+    side: order.side,
+    quantity: order.filled_quantity ?? order.quantity,
+    price: order.filled_price!,
+    commission: order.commission ?? "0",
+    channel_id: order.channel_id,
+  };
+}
+
+/** Cash plus positions of one currency's symbols, at their last marks. */
+function equityIn(view: ReturnType<TradingEngine["view"]>, currency: string): string {
+  let total = new Dec(view.cash[currency] ?? 0);
+  for (const p of view.positions) if (p.currency === currency) total = total.plus(new Dec(p.market_value));
+  return total.toFixed(2);
+}
+
+/** At most `max` points, always keeping the first and the last. */
+function downsample<T>(points: T[], max: number): T[] {
+  if (points.length <= max) return points;
+  const step = (points.length - 1) / (max - 1);
+  return Array.from({ length: max }, (_, i) => points[Math.round(i * step)]);
+}
+

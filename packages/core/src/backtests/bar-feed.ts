@@ -1,0 +1,151 @@
+import { Buckets, type StoredPeriod } from "../candles/buckets";
+import type { CandleBatch } from "../candles/candle-batch";
+import type { CandleStore } from "../candles/index";
+import { TradeSessionCode } from "../market/trade-session";
+import type { Timeframe } from "../strategies/definition";
+import type { Bar } from "../strategies/strategy";
+
+/**
+ * Stored candles into the engine: each feed (symbol, period) reads its buckets a window at a
+ * time as typed-array columns, and the feeds are merged by close time (so a coarser bar arrives
+ * after the finer bars it spans). Only regular-session candles are fed. One scratch bar per feed
+ * is reused: nothing is allocated per bar.
+ */
+
+export interface Feed {
+  symbol: string;
+  timeframe: Timeframe;
+}
+
+const DAY_S = 86_400;
+/** Seconds of candles loaded per read: about a month of minute buckets, years of daily ones. */
+const WINDOW_S: Record<StoredPeriod, number> = { "1m": 31 * DAY_S, "5m": 31 * DAY_S, "1h": 366 * DAY_S, "1d": 5 * 366 * DAY_S };
+const INTRADAY = TradeSessionCode.Intraday;
+
+/** Bucket names covering `[startSec, endSec]`, in order. */
+export function bucketsBetween(period: StoredPeriod, startSec: number, endSec: number): string[] {
+  const out: string[] = [];
+  let at = startSec;
+  for (;;) {
+    const bucket = Buckets.of(period, at);
+    out.push(bucket);
+    const [, next] = Buckets.range(period, bucket);
+    if (next > endSec) return out;
+    at = next;
+  }
+}
+
+interface Cursor {
+  feed: Feed;
+  periodMs: number;
+  /** Loaded batches of the current window and the position inside them. */
+  batches: CandleBatch[];
+  batch: number;
+  index: number;
+  /** Start (seconds) of the next window to load; past `end` when exhausted. */
+  nextWindow: number;
+  scratch: Bar;
+  /** Close time (ms) of the bar under the cursor, Infinity when done. */
+  head: number;
+}
+
+/** Reads the feeds' bars with close times in `(afterMs, endSec]` in close-time order. */
+export class BarFeed {
+  private readonly cursors: Cursor[];
+
+  constructor(
+    private readonly candles: CandleStore,
+    feeds: Feed[],
+    private readonly startSec: number,
+    private readonly endSec: number,
+    private readonly afterMs: number,
+  ) {
+    this.cursors = feeds.map((feed) => ({
+      feed,
+      periodMs: Buckets.seconds(feed.timeframe) * 1000,
+      batches: [],
+      batch: 0,
+      index: -1,
+      nextWindow: Math.max(startSec, Math.floor(afterMs / 1000) - Buckets.seconds(feed.timeframe)),
+      scratch: { symbol: feed.symbol, timestamp: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 },
+      head: 0,
+    }));
+  }
+
+  /**
+   * Feeds bars to `onBar` in close-time order until at least `maxBars` were fed (finishing the
+   * close time reached, so a chunk never splits bars that close together) or the feeds end.
+   * Returns the bars fed and the close time of the last one (null when nothing was left).
+   */
+  async run(maxBars: number, onBar: (bar: Bar, timeframe: Timeframe) => void, shouldStop: () => boolean = () => false): Promise<{ fed: number; lastCloseMs: number | null; done: boolean }> {
+    for (const cursor of this.cursors) if (cursor.head === 0) while (this.step(cursor)) await this.load(cursor);
+    let fed = 0;
+    let last: number | null = null;
+    for (;;) {
+      let next: Cursor | undefined;
+      for (const cursor of this.cursors) if (cursor.head !== Infinity && (next === undefined || cursor.head < next.head)) next = cursor;
+      if (next === undefined) return { fed, lastCloseMs: last, done: true };
+      if (last !== null && next.head !== last && (fed >= maxBars || shouldStop())) return { fed, lastCloseMs: last, done: false };
+      const batch = next.batches[next.batch];
+      const i = next.index;
+      const bar = next.scratch;
+      bar.timestamp = batch.timestamp[i] * 1000;
+      bar.open = batch.open[i];
+      bar.high = batch.high[i];
+      bar.low = batch.low[i];
+      bar.close = batch.close[i];
+      bar.volume = batch.volume[i];
+      last = next.head;
+      onBar(bar, next.feed.timeframe);
+      fed++;
+      while (this.step(next)) await this.load(next);
+    }
+  }
+
+  /**
+   * Moves a cursor to its next regular-session bar after `afterMs` and within the range; true
+   * when its loaded window is used up and the next must be loaded first (synchronous otherwise,
+   * so the per-bar path awaits nothing).
+   */
+  private step(cursor: Cursor): boolean {
+    for (;;) {
+      let batch = cursor.batches[cursor.batch];
+      cursor.index++;
+      while (batch !== undefined && cursor.index >= batch.length) {
+        cursor.batch++;
+        cursor.index = 0;
+        batch = cursor.batches[cursor.batch];
+      }
+      if (batch === undefined) {
+        if (cursor.nextWindow > this.endSec) {
+          cursor.head = Infinity;
+          return false;
+        }
+        return true;
+      }
+      const ts = batch.timestamp[cursor.index];
+      if (ts > this.endSec) {
+        cursor.head = Infinity;
+        return false;
+      }
+      if (ts < this.startSec || batch.session[cursor.index] !== INTRADAY) continue;
+      const close = ts * 1000 + cursor.periodMs;
+      if (close <= this.afterMs) continue;
+      cursor.head = close;
+      return false;
+    }
+  }
+
+  private async load(cursor: Cursor) {
+    const period = cursor.feed.timeframe as StoredPeriod;
+    const from = cursor.nextWindow;
+    const to = Math.min(this.endSec, from + WINDOW_S[period] - 1);
+    const buckets = bucketsBetween(period, from, to);
+    const loaded = await this.candles.load(cursor.feed.symbol, period, buckets);
+    cursor.batches = buckets.map((b) => loaded.get(b)).filter((b): b is CandleBatch => b !== undefined);
+    cursor.batch = 0;
+    cursor.index = -1;
+    // Continue after the last bucket read (buckets may extend past `to`).
+    cursor.nextWindow = Buckets.range(period, buckets[buckets.length - 1])[1];
+  }
+}

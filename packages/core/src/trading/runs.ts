@@ -1,0 +1,244 @@
+import { z } from "zod";
+import type { EngineEvent, EventType, LogLevel } from "../engine/events";
+import type { EngineSnapshot } from "../engine/engine";
+import type { EngineSetup } from "../engine/setup";
+
+/**
+ * A run is one engine's life: a backtest, or a simulation or live session's trading. Its state
+ * (the setup and the latest snapshot) is one record; its output is the event log, from which
+ * orders, logs, positions, risk events and alerts are read. Order records are a view kept up to
+ * date as events are appended.
+ */
+
+/** Views group events into these categories (one each), so a view reads one partition of the log. */
+export type EventCategory = "order" | "risk" | "position" | "trade" | "status" | "day" | "log";
+
+const CATEGORY: Record<EventType, EventCategory> = {
+  order_submitted: "order",
+  order_filled: "order",
+  order_rejected: "order",
+  order_cancelled: "order",
+  order_denied: "risk",
+  risk_event: "risk",
+  alert: "risk",
+  position_changed: "position",
+  trade_closed: "trade",
+  channel_status: "status",
+  day_end: "day",
+  log: "log",
+};
+
+export const categoryOf = (event: Pick<EngineEvent, "type">): EventCategory => CATEGORY[event.type];
+
+/** The level an event is logged at. */
+export function levelOf(event: EngineEvent): LogLevel {
+  switch (event.type) {
+    case "order_denied":
+    case "order_rejected":
+      return "warning";
+    case "risk_event":
+      return event.data.kind === "limit_breached" ? "error" : "info";
+    case "alert":
+      return event.data.level === "critical" ? "error" : event.data.level === "warning" ? "warning" : "info";
+    case "day_end":
+      return "debug";
+    case "log":
+      return (event.data.level as LogLevel) ?? "info";
+    default:
+      return "info";
+  }
+}
+
+/** A one-line description of an event, for the session log. */
+export function messageOf(event: EngineEvent): string {
+  const d = event.data as Record<string, string | number | null | undefined>;
+  const channel = event.channel_id ? `[${event.channel_id}] ` : "";
+  switch (event.type) {
+    case "order_submitted":
+      return `${channel}Order ${d.order_id} submitted: ${d.side} ${d.quantity} ${d.symbol} ${d.order_type} (${d.reason})`;
+    case "order_filled":
+      return `${channel}Order ${d.order_id} filled: ${d.side} ${d.quantity} ${d.symbol} at ${d.price}, commission ${d.commission} ${d.currency}`;
+    case "order_denied":
+      return `${channel}Order denied: ${d.side} ${d.quantity} ${d.symbol}: ${d.message}`;
+    case "order_rejected":
+      return `${channel}Order ${d.order_id} rejected: ${d.message}`;
+    case "order_cancelled":
+      return `${channel}Order ${d.order_id} cancelled: ${d.reason}`;
+    case "position_changed":
+      return `${channel}Position ${d.symbol} now ${d.quantity}`;
+    case "trade_closed":
+      return `${channel}Trade closed: ${d.direction} ${d.quantity} ${d.symbol} ${d.entry_price} → ${d.exit_price}, P&L ${d.pnl} ${d.currency}`;
+    case "risk_event":
+    case "alert":
+      return `${channel}${d.message}`;
+    case "channel_status":
+      return `${channel}Channel ${d.previous} → ${d.status}`;
+    case "day_end":
+      return `Trading day closed, equity ${d.equity}`;
+    case "log":
+      return `${channel}${d.message}`;
+  }
+}
+
+/** Values of OrderStatus (docs/trading-sessions.md). */
+export const OrderStatus = z
+  .enum(["pending", "partially_filled", "filled", "cancelled", "rejected", "denied", "expired"])
+  .meta({ id: "OrderStatus" });
+export type OrderStatus = z.infer<typeof OrderStatus>;
+
+/** An order as the views show it (interface TradingOrderResponse plus the channel and reasons). */
+export const TradingOrderResponse = z
+  .object({
+    id: z.string(),
+    session_id: z.string(),
+    run_id: z.string(),
+    channel_id: z.string().nullable(),
+    symbol: z.string(),
+    side: z.enum(["buy", "sell"]),
+    order_type: z.enum(["market", "limit", "stop"]),
+    quantity: z.string(),
+    price: z.string().nullable(),
+    status: OrderStatus,
+    submitted_at: z.string(),
+    filled_at: z.string().nullable(),
+    cancelled_at: z.string().nullable(),
+    filled_price: z.string().nullable(),
+    filled_quantity: z.string().nullable(),
+    commission: z.string().nullable(),
+    trading_fee: z.record(z.string(), z.unknown()).nullable(),
+    reason: z.string().nullable(),
+    denials: z.array(z.object({ reason: z.string(), message: z.string(), values: z.record(z.string(), z.union([z.number(), z.string()])) })),
+  })
+  .meta({ id: "TradingOrderResponse" });
+export type TradingOrderResponse = z.infer<typeof TradingOrderResponse>;
+
+/** What an event does to the order records: create one, or set fields of an existing one. */
+export type OrderChange =
+  | { kind: "create"; order: TradingOrderResponse }
+  | { kind: "set"; order_id: string; fields: Partial<TradingOrderResponse> };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The order-record change an event makes, if any. */
+export function orderChangeOf(event: EngineEvent, run: { run_id: string; session_id: string }): OrderChange | null {
+  const d = event.data as Record<string, unknown>;
+  const base = { session_id: run.session_id, run_id: run.run_id, channel_id: event.channel_id };
+  switch (event.type) {
+    case "order_submitted": {
+      const price = (d.limit_price ?? d.stop_price ?? null) as number | null;
+      return {
+        kind: "create",
+        order: {
+          ...base,
+          id: String(d.order_id),
+          symbol: String(d.symbol),
+          side: d.side as "buy" | "sell",
+          order_type: d.order_type as "market" | "limit" | "stop",
+          quantity: String(d.quantity),
+          price: price === null ? null : String(price),
+          status: "pending",
+          submitted_at: iso(event.time),
+          filled_at: null,
+          cancelled_at: null,
+          filled_price: null,
+          filled_quantity: null,
+          commission: null,
+          trading_fee: null,
+          reason: (d.reason as string) ?? null,
+          denials: [],
+        },
+      };
+    }
+    case "order_denied":
+      return {
+        kind: "create",
+        order: {
+          ...base,
+          id: `${run.run_id}-d${event.sequence}`,
+          symbol: String(d.symbol),
+          side: d.side as "buy" | "sell",
+          order_type: "market",
+          quantity: String(d.quantity),
+          price: null,
+          status: "denied",
+          submitted_at: iso(event.time),
+          filled_at: null,
+          cancelled_at: null,
+          filled_price: null,
+          filled_quantity: null,
+          commission: null,
+          trading_fee: null,
+          reason: (d.signal as string) ?? null,
+          denials: (d.denials as TradingOrderResponse["denials"]) ?? [],
+        },
+      };
+    case "order_filled":
+      return {
+        kind: "set",
+        order_id: String(d.order_id),
+        fields: { status: "filled", filled_at: iso(event.time), filled_price: String(d.price), filled_quantity: String(d.quantity), commission: String(d.commission) },
+      };
+    case "order_rejected":
+      return {
+        kind: "set",
+        order_id: String(d.order_id),
+        fields: { status: "rejected", cancelled_at: iso(event.time), denials: [{ reason: String(d.reason), message: String(d.message), values: (d.values as Record<string, string>) ?? {} }] },
+      };
+    case "order_cancelled":
+      return { kind: "set", order_id: String(d.order_id), fields: { status: "cancelled", cancelled_at: iso(event.time) } };
+    default:
+      return null;
+  }
+}
+
+/** A run's state. `version` rises with every save. */
+export interface StoredRun {
+  run_id: string;
+  session_id: string;
+  user_id: string;
+  setup: EngineSetup;
+  snapshot: EngineSnapshot | null;
+  /** Where a driver that reads stored candles (backtest, replay) has got to: the close time of the last bar fed. */
+  progress: RunProgress | null;
+  version: number;
+  updated_at: string;
+}
+
+export interface RunProgress {
+  cursor_ms: number;
+  bars: number;
+  bars_total: number;
+  done: boolean;
+}
+
+/** An event as stored, with its log level and category. */
+export interface StoredEvent extends EngineEvent {
+  run_id: string;
+  level: LogLevel;
+  category: EventCategory;
+}
+
+export interface EventQuery {
+  category?: EventCategory;
+  level?: LogLevel;
+  limit: number;
+  cursor?: string;
+  /** Newest first when false (default true: in sequence order). */
+  ascending?: boolean;
+}
+
+/** Storage port of runs. */
+export interface RunStore {
+  get(runId: string): Promise<StoredRun | undefined>;
+  /**
+   * Appends `events` (idempotent by sequence, so a retried save rewrites the same items), applies
+   * their order changes, then writes the run if its stored version is still `expectedVersion`
+   * (0: only if there is none). False when another writer got there first.
+   */
+  save(run: StoredRun, expectedVersion: number, events: EngineEvent[]): Promise<boolean>;
+  events(runId: string, query: EventQuery): Promise<{ items: StoredEvent[]; cursor?: string }>;
+  orders(runId: string, query: { limit: number; cursor?: string; status?: OrderStatus }): Promise<{ items: TradingOrderResponse[]; cursor?: string }>;
+  order(orderId: string): Promise<TradingOrderResponse | undefined>;
+  /** Removes a run's state, events and orders. */
+  delete(runId: string): Promise<void>;
+}

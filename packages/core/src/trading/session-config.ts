@@ -1,0 +1,251 @@
+import { z } from "zod";
+import { ValidationError, type ValidationIssue } from "../errors";
+import { ChannelType } from "../channel-presets/channel-presets";
+import { Execution, type ChannelSetup, type EngineSetup } from "../engine/setup";
+import type { FeeConfig } from "../fees/index";
+import { marketOf, Markets, normalizeSymbol } from "../market/market";
+import * as Risk from "../risk/risk";
+import { Strategies } from "../strategies/index";
+import { Timeframe } from "../strategies/definition";
+
+/**
+ * The `config` of a trading session: its channels (each a sleeve of the capital with its own
+ * strategies and risk limits), the symbols and period strategies run on, the session's risk rules
+ * and how orders execute. A channel preset's content is a valid `config` as it is; unknown keys
+ * are ignored (front ends send extra fields); a strategy's missing parameters take their
+ * defaults. See docs/trading-sessions.md.
+ */
+
+const Symbols = z.array(z.string().min(1).max(32)).max(100);
+
+const StrategyEntry = z.object({
+  strategy_name: z.string().min(1).max(64),
+  parameters: z.record(z.string(), z.unknown()).default({}),
+  weight: z.number().gt(0).max(1).default(1),
+  symbols: Symbols.optional(),
+  timeframe: Timeframe.optional(),
+});
+
+const ChannelEntry = z.object({
+  channel_id: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "letters, digits, '_' and '-' only"),
+  channel_type: ChannelType.default("BALANCED"),
+  capital_allocation: z.number().gt(0).max(1),
+  strategies: z.array(StrategyEntry).min(1).max(20),
+  risk_limits: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** The input form of `config` (what POST /trading/sessions accepts). */
+export const SessionConfigInput = z
+  .object({
+    channels: z.array(ChannelEntry).max(10).optional(),
+    strategy_name: z.string().min(1).max(64).optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    symbols: Symbols.optional(),
+    timeframe: Timeframe.optional(),
+    risk_config: z.record(z.string(), z.unknown()).optional(),
+    execution: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: "TradingSessionConfigInput" });
+
+/** One strategy of a stored channel: parameters complete. */
+export const ChannelStrategy = z.object({
+  strategy_name: z.string(),
+  parameters: z.record(z.string(), z.unknown()),
+  weight: z.number(),
+  symbols: z.array(z.string()).optional(),
+  timeframe: Timeframe.optional(),
+});
+
+/** A stored channel: every field resolved. */
+export const SessionChannel = z
+  .object({
+    channel_id: z.string(),
+    channel_type: ChannelType,
+    capital_allocation: z.number(),
+    strategies: z.array(ChannelStrategy),
+    risk_limits: Risk.Limits,
+  })
+  .meta({ id: "TradingSessionChannel" });
+export type SessionChannel = z.infer<typeof SessionChannel>;
+
+/** The stored, normalised `config`. */
+export const SessionConfig = z
+  .object({
+    channels: z.array(SessionChannel),
+    symbols: z.array(z.string()),
+    timeframe: Timeframe,
+    risk_config: Risk.Config,
+    execution: Execution,
+  })
+  .meta({ id: "TradingSessionConfig" });
+export type SessionConfig = z.infer<typeof SessionConfig>;
+
+/** The id of the one channel a single-strategy configuration (`strategy_name` at the top) becomes. */
+export const SINGLE_CHANNEL_ID = "main";
+
+const EPSILON = 1e-9;
+
+/**
+ * Normalises a session configuration or throws a 422 listing every problem (located under
+ * `config`). `fallbackSymbols` (the session's `tradable_symbols`) applies where neither the
+ * strategy nor the configuration names symbols.
+ */
+export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []): SessionConfig {
+  const issues: ValidationIssue[] = [];
+  const parsed = SessionConfigInput.safeParse(input ?? {});
+  if (!parsed.success) {
+    throw new ValidationError(parsed.error.issues.map((i) => ({ loc: ["config", ...i.path.map((p) => (typeof p === "number" ? p : String(p)))], msg: i.message, type: i.code })));
+  }
+  const raw = parsed.data;
+  const symbolList = (list: string[] | undefined, loc: (string | number)[]): string[] | undefined => {
+    if (list === undefined) return undefined;
+    const out: string[] = [];
+    list.forEach((symbol, index) => {
+      try {
+        const normal = normalizeSymbol(symbol);
+        if (!Markets[marketOf(normal)].supported) throw new Error(`market of ${normal} is not supported`);
+        if (!out.includes(normal)) out.push(normal);
+      } catch (error) {
+        issues.push({ loc: [...loc, index], msg: error instanceof Error ? error.message : String(error), type: "invalid_symbol" });
+      }
+    });
+    return out;
+  };
+  const symbols = symbolList(raw.symbols, ["config", "symbols"]) ?? fallbackSymbols;
+
+  let risk = Risk.defaults();
+  if (raw.risk_config !== undefined) {
+    const result = Risk.validate({ ...Risk.defaults(), ...raw.risk_config });
+    if (result.valid && result.config) risk = result.config;
+    for (const error of result.errors) issues.push({ loc: ["config", "risk_config", ...(error.field ? error.field.split(".") : [])], msg: error.message, type: error.code.toLowerCase() });
+  }
+  const execution = Execution.safeParse(raw.execution ?? {});
+  if (!execution.success) {
+    for (const i of execution.error.issues) issues.push({ loc: ["config", "execution", ...i.path.map((p) => (typeof p === "number" ? p : String(p)))], msg: i.message, type: i.code });
+  }
+  const timeframe = raw.timeframe ?? (execution.success ? execution.data.timeframe : "1d");
+
+  const entries = raw.channels ?? (raw.strategy_name
+    ? [{ channel_id: SINGLE_CHANNEL_ID, channel_type: "BALANCED" as const, capital_allocation: 1, strategies: [{ strategy_name: raw.strategy_name, parameters: raw.parameters ?? {}, weight: 1 }] }]
+    : []);
+  const channels: SessionChannel[] = [];
+  const seen = new Set<string>();
+  let allocated = 0;
+  entries.forEach((channel, c) => {
+    const loc = raw.channels ? ["config", "channels", c] : ["config"];
+    if (seen.has(channel.channel_id)) issues.push({ loc: [...loc, "channel_id"], msg: `channel_id '${channel.channel_id}' appears twice`, type: "duplicate_channel" });
+    seen.add(channel.channel_id);
+    allocated += channel.capital_allocation;
+    const limits = Risk.Limits.safeParse({ ...Risk.limitsOf(risk), ...pick(channel.risk_limits ?? {}, ["max_drawdown", "max_daily_loss", "max_loss_per_trade", "leverage_limit"]) });
+    if (!limits.success) {
+      for (const i of limits.error.issues) issues.push({ loc: [...loc, "risk_limits", ...i.path.map(String)], msg: i.message, type: i.code });
+    }
+    const strategies = channel.strategies.map((strategy, s) => {
+      const strategyLoc = raw.channels ? [...loc, "strategies", s] : ["config"];
+      const result = Strategies.validate(strategy.strategy_name, strategy.parameters);
+      for (const error of result.errors) {
+        const field = error.field === "strategy_name" ? ["strategy_name"] : ["parameters", ...(error.field ? error.field.split(".") : [])];
+        issues.push({ loc: [...strategyLoc, ...field], msg: error.message, type: error.code.toLowerCase() });
+      }
+      const own = "symbols" in strategy ? symbolList(strategy.symbols, [...strategyLoc, "symbols"]) : undefined;
+      return {
+        strategy_name: strategy.strategy_name,
+        parameters: result.config ?? strategy.parameters,
+        weight: strategy.weight,
+        ...(own !== undefined ? { symbols: own } : {}),
+        ...("timeframe" in strategy && strategy.timeframe ? { timeframe: strategy.timeframe } : {}),
+      };
+    });
+    channels.push({
+      channel_id: channel.channel_id,
+      channel_type: channel.channel_type,
+      capital_allocation: channel.capital_allocation,
+      strategies,
+      risk_limits: limits.success ? limits.data : Risk.limitsOf(risk),
+    });
+  });
+  if (allocated > 1 + EPSILON) {
+    issues.push({ loc: ["config", "channels"], msg: `channels allocate ${round(allocated)} of the capital; the total must not exceed 1`, type: "over_allocated" });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return { channels, symbols, timeframe, risk_config: risk, execution: execution.success ? execution.data : Execution.parse({}) };
+}
+
+const round = (value: number) => Math.round(value * 1e6) / 1e6;
+const pick = (value: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => value[k] !== undefined).map((k) => [k, value[k]]));
+
+/** The strategy a session is known by: its one strategy, `multi_channel`, or `none` without channels. */
+export function strategyNameOf(config: SessionConfig): string {
+  const all = config.channels.flatMap((c) => c.strategies);
+  if (all.length === 0) return "none";
+  if (config.channels.length === 1 && all.length === 1) return all[0].strategy_name;
+  return "multi_channel";
+}
+
+/** Parameters of a single-strategy session (null for multi-strategy sessions). */
+export function strategyParamsOf(config: SessionConfig): Record<string, unknown> | null {
+  const all = config.channels.flatMap((c) => c.strategies);
+  return config.channels.length === 1 && all.length === 1 ? all[0].parameters : null;
+}
+
+/** Every symbol any strategy of the configuration trades. */
+export function symbolsOf(config: SessionConfig): string[] {
+  const out = new Set<string>();
+  for (const channel of config.channels) for (const s of channel.strategies) for (const symbol of s.symbols ?? config.symbols) out.add(symbol);
+  return [...out];
+}
+
+/** Every (symbol, period) pair the strategies listen to. */
+export function feedsOf(config: SessionConfig): { symbol: string; timeframe: Timeframe }[] {
+  const out = new Map<string, { symbol: string; timeframe: Timeframe }>();
+  for (const channel of config.channels) {
+    for (const s of channel.strategies) {
+      const timeframe = s.timeframe ?? config.timeframe;
+      for (const symbol of s.symbols ?? config.symbols) out.set(`${symbol}|${timeframe}`, { symbol, timeframe });
+    }
+  }
+  return [...out.values()];
+}
+
+/** Trading days per year of a market, for annualising (US 252, HK 247). */
+export const TRADING_DAYS_PER_YEAR: Record<string, number> = { USD: 252, HKD: 247 };
+
+/** The engine's setup for a session's configuration. */
+export function engineSetup(options: {
+  run_id: string;
+  config: SessionConfig;
+  capital: Record<string, string>;
+  base_currency: string;
+  fx: Record<string, number>;
+  lots: Record<string, number>;
+  fees: FeeConfig | null;
+  /** Backtests without an explicit `risk_config` run without position and count limits. */
+  enforce_risk: boolean;
+}): EngineSetup {
+  const { config } = options;
+  const channels: ChannelSetup[] = config.channels.map((channel) => ({
+    channel_id: channel.channel_id,
+    channel_type: channel.channel_type,
+    capital_allocation: channel.capital_allocation,
+    limits: channel.risk_limits,
+    strategies: channel.strategies.map((s) => ({
+      strategy_name: s.strategy_name,
+      parameters: s.parameters,
+      weight: s.weight,
+      symbols: s.symbols ?? config.symbols,
+      timeframe: s.timeframe ?? config.timeframe,
+    })),
+  }));
+  return {
+    session_id: options.run_id,
+    base_currency: options.base_currency,
+    capital: options.capital,
+    fx: options.fx,
+    channels,
+    execution: config.execution,
+    risk: options.enforce_risk ? config.risk_config : null,
+    lots: options.lots,
+    fees: options.fees,
+    trading_days_per_year: TRADING_DAYS_PER_YEAR[options.base_currency] ?? 252,
+  };
+}

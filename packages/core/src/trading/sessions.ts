@@ -1,0 +1,349 @@
+import { z } from "zod";
+import { conflict, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
+import { DecimalInput, Dec, IsoDate, parseOrThrow } from "../fees/money";
+import { marketOf, Markets, normalizeSymbol } from "../market/market";
+import * as Risk from "../risk/risk";
+import { AssetModeType } from "../settings/settings";
+import { TimeZone } from "../time";
+import type { Actor } from "../users";
+import { PerformanceMetrics } from "../engine/metrics";
+import { normalizeConfig, SessionConfig, strategyNameOf, strategyParamsOf } from "./session-config";
+
+/** How a session trades: over stored candles, at simulated prices through the paper broker, or live through LongPort. */
+export const TradingMode = z.enum(["backtest", "simulation", "live"]).meta({ id: "TradingMode" });
+export type TradingMode = z.infer<typeof TradingMode>;
+
+/**
+ * Where a session is in its life (docs/trading-sessions.md has the machine): `created` →
+ * `running` ⇄ `paused` → `stopped`; a backtest ends `completed` or `failed`.
+ */
+export const SessionStatus = z.enum(["created", "running", "paused", "stopped", "completed", "failed"]).meta({ id: "SessionStatus" });
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+/** Operations that move a session between states. */
+export type SessionAction = "start" | "stop" | "pause" | "resume";
+
+/** From which states each operation is legal, and where it leads. */
+export const TRANSITIONS: Readonly<Record<SessionAction, { from: readonly SessionStatus[]; to: SessionStatus }>> = {
+  start: { from: ["created", "stopped"], to: "running" },
+  pause: { from: ["running"], to: "paused" },
+  resume: { from: ["paused"], to: "running" },
+  stop: { from: ["running", "paused"], to: "stopped" },
+};
+
+/** A currency amount given as a number or a decimal string; kept as a decimal string. */
+const Capital = DecimalInput.refine((value) => new Dec(value).gt(0), "must be greater than zero").refine((value) => new Dec(value).lte("1e15"), "must be at most 1e15");
+
+/** Body of POST /trading/sessions (interface TradingSessionCreate). Unknown fields are ignored. */
+export const TradingSessionCreate = z
+  .object({
+    session_name: z.string().trim().min(1).max(128),
+    trading_mode: TradingMode,
+    asset_mode: AssetModeType,
+    initial_capital: Capital,
+    initial_capital_by_currency: z.record(z.enum(["USD", "HKD"]), Capital).nullish(),
+    start_date: IsoDate.nullish(),
+    end_date: IsoDate.nullish(),
+    timezone: TimeZone.nullish(),
+    tradable_symbols: z.array(z.string().min(1).max(32)).max(100).nullish(),
+    config: z.record(z.string(), z.unknown()),
+    strategy_template_id: z.string().max(128).nullish(),
+    strategy_version: z.union([z.string().max(64), z.number()]).nullish(),
+  })
+  .meta({ id: "TradingSessionCreate" });
+export type TradingSessionCreate = z.infer<typeof TradingSessionCreate>;
+
+/** Body of PUT /trading/sessions/{id} (interface TradingSessionUpdate). */
+export const TradingSessionUpdate = z
+  .object({
+    session_name: z.string().trim().min(1).max(128).optional(),
+    status: SessionStatus.optional(),
+    risk_config: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: "TradingSessionUpdate" });
+export type TradingSessionUpdate = z.infer<typeof TradingSessionUpdate>;
+
+/** Query of GET /trading/sessions. */
+export const SessionListQuery = z.object({
+  status: SessionStatus.optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  offset: z.coerce.number().int().min(0).max(100_000).default(0),
+});
+export type SessionListQuery = z.infer<typeof SessionListQuery>;
+
+/** A session as stored. */
+export interface StoredSession {
+  id: string;
+  user_id: string;
+  session_name: string;
+  trading_mode: TradingMode;
+  asset_mode: AssetModeType;
+  status: SessionStatus;
+  initial_capital: string;
+  initial_capital_by_currency: Record<string, string> | null;
+  start_date: string | null;
+  end_date: string | null;
+  timezone: string | null;
+  tradable_symbols: string[] | null;
+  config: SessionConfig;
+  strategy_template_id: string | null;
+  strategy_version: string | number | null;
+  start_time: string | null;
+  end_time: string | null;
+  final_capital: string | null;
+  final_capital_by_currency: Record<string, string> | null;
+  performance_metrics: PerformanceMetrics | null;
+  /** The run whose event log the session's views read: its latest backtest, or the session's own run. */
+  run_id: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Interface TradingSessionResponse. */
+export const TradingSessionResponse = z
+  .object({
+    id: z.string(),
+    user_id: z.string(),
+    session_name: z.string(),
+    trading_mode: TradingMode,
+    asset_mode: AssetModeType,
+    strategy_name: z.string(),
+    status: SessionStatus,
+    start_time: z.string().nullable(),
+    end_time: z.string().nullable(),
+    initial_capital: z.string(),
+    final_capital: z.string().nullable(),
+    initial_capital_by_currency: z.record(z.string(), z.string()).nullable(),
+    final_capital_by_currency: z.record(z.string(), z.string()).nullable(),
+    config: SessionConfig,
+    strategy_params: z.record(z.string(), z.unknown()).nullable(),
+    tradable_symbols: z.array(z.string()).nullable(),
+    performance_metrics: PerformanceMetrics.nullable(),
+    strategy_template_id: z.string().nullable(),
+    strategy_version: z.union([z.string(), z.number()]).nullable(),
+    start_date: z.string().nullable(),
+    end_date: z.string().nullable(),
+    timezone: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "TradingSessionResponse" });
+export type TradingSessionResponse = z.infer<typeof TradingSessionResponse>;
+
+export const SessionDeleteResult = z
+  .object({ success: z.boolean(), message: z.string(), id: z.string() })
+  .meta({ id: "TradingSessionDeleteResult" });
+
+/** Storage port of sessions. */
+export interface SessionStore {
+  /** Writes a new session; its id must not exist. */
+  create(session: StoredSession): Promise<void>;
+  get(id: string): Promise<StoredSession | undefined>;
+  /** Replaces the session if its stored version is still `expectedVersion`; false otherwise. */
+  replace(session: StoredSession, expectedVersion: number): Promise<boolean>;
+  /** A user's sessions, newest first, optionally of one status. */
+  listByUser(userId: string, status?: SessionStatus): Promise<StoredSession[]>;
+  /** Removes the session with its runs' events, orders and state. */
+  delete(session: StoredSession): Promise<void>;
+}
+
+export interface SessionDeps {
+  sessions: SessionStore;
+  now: () => number;
+  newId: () => string;
+}
+
+export const sessionNotFound = (id: string) => notFound("SESSION_NOT_FOUND", `Trading session ${id} does not exist`);
+const sessionChanged = (id: string) => conflict("SESSION_CHANGED", `Trading session ${id} was changed by another request; read it again and retry`);
+
+/** 409 `INVALID_STATE_TRANSITION` naming the state the session is in. */
+export const invalidTransition = (session: Pick<StoredSession, "id" | "status">, action: string, hint = "") =>
+  conflict("INVALID_STATE_TRANSITION", `Cannot ${action} session ${session.id}: it is ${session.status}${hint ? `; ${hint}` : ""}`, {
+    current_status: session.status,
+    action,
+  });
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Interface TradingSessionResponse of a stored session. */
+export function toResponse(session: StoredSession): TradingSessionResponse {
+  return {
+    id: session.id,
+    user_id: session.user_id,
+    session_name: session.session_name,
+    trading_mode: session.trading_mode,
+    asset_mode: session.asset_mode,
+    strategy_name: strategyNameOf(session.config),
+    status: session.status,
+    start_time: session.start_time,
+    end_time: session.end_time,
+    initial_capital: session.initial_capital,
+    final_capital: session.final_capital,
+    initial_capital_by_currency: session.initial_capital_by_currency,
+    final_capital_by_currency: session.final_capital_by_currency,
+    config: session.config,
+    strategy_params: strategyParamsOf(session.config),
+    tradable_symbols: session.tradable_symbols,
+    performance_metrics: session.performance_metrics,
+    strategy_template_id: session.strategy_template_id,
+    strategy_version: session.strategy_version,
+    start_date: session.start_date,
+    end_date: session.end_date,
+    timezone: session.timezone,
+    created_at: session.created_at,
+    updated_at: session.updated_at,
+  };
+}
+
+/** The currency a session's figures are in: that of its first symbol's market, USD without symbols. */
+export function baseCurrencyOf(session: Pick<StoredSession, "config" | "tradable_symbols" | "initial_capital_by_currency">, symbols: string[]): string {
+  const first = symbols[0] ?? session.tradable_symbols?.[0];
+  if (first) return Markets[marketOf(first)].currency;
+  const given = Object.keys(session.initial_capital_by_currency ?? {});
+  return given[0] ?? "USD";
+}
+
+/** Starting cash by currency: `initial_capital_by_currency` when given, else all of `initial_capital` in the base currency. */
+export function capitalOf(session: Pick<StoredSession, "initial_capital" | "initial_capital_by_currency">, baseCurrency: string): Record<string, string> {
+  const byCurrency = session.initial_capital_by_currency;
+  if (byCurrency && Object.keys(byCurrency).length > 0) return { ...byCurrency };
+  return { [baseCurrency]: session.initial_capital };
+}
+
+/** The session if it exists and belongs to `actor` (administrators see every session). */
+export async function owned(deps: SessionDeps, actor: Actor, id: string): Promise<StoredSession> {
+  const session = await deps.sessions.get(id);
+  if (!session) throw sessionNotFound(id);
+  if (session.user_id !== actor.id && actor.user_type !== "admin") throw forbidden(`Trading session ${id} belongs to another user`);
+  return session;
+}
+
+/** Creates a session in `created`. */
+export async function create(deps: SessionDeps, actor: Actor, input: unknown): Promise<StoredSession> {
+  const body = parseOrThrow(TradingSessionCreate, input, ["body"]);
+  const tradable = body.tradable_symbols ? normalizeSymbols(body.tradable_symbols) : null;
+  const config = normalizeConfig(body.config, tradable ?? []);
+  if (body.start_date && body.end_date && body.start_date > body.end_date) {
+    throw new ValidationError([{ loc: ["body", "end_date"], msg: `end_date ${body.end_date} is before start_date ${body.start_date}`, type: "date_order" }]);
+  }
+  const now = iso(deps.now());
+  const session: StoredSession = {
+    id: deps.newId(),
+    user_id: actor.id,
+    session_name: body.session_name,
+    trading_mode: body.trading_mode,
+    asset_mode: body.asset_mode,
+    status: "created",
+    initial_capital: body.initial_capital,
+    initial_capital_by_currency: body.initial_capital_by_currency ? { ...body.initial_capital_by_currency } : null,
+    start_date: body.start_date ?? null,
+    end_date: body.end_date ?? null,
+    timezone: body.timezone ?? null,
+    tradable_symbols: tradable,
+    config,
+    strategy_template_id: body.strategy_template_id ?? null,
+    strategy_version: body.strategy_version ?? null,
+    start_time: null,
+    end_time: null,
+    final_capital: null,
+    final_capital_by_currency: null,
+    performance_metrics: null,
+    run_id: null,
+    version: 1,
+    created_at: now,
+    updated_at: now,
+  };
+  await deps.sessions.create(session);
+  return session;
+}
+
+function normalizeSymbols(symbols: string[]): string[] {
+  const out: string[] = [];
+  const issues: ValidationIssue[] = [];
+  symbols.forEach((symbol, index) => {
+    try {
+      const normal = normalizeSymbol(symbol);
+      if (!out.includes(normal)) out.push(normal);
+    } catch (error) {
+      issues.push({ loc: ["body", "tradable_symbols", index], msg: (error as Error).message, type: "invalid_symbol" });
+    }
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return out;
+}
+
+/** A user's sessions, newest first, `offset` skipped, at most `limit`. */
+export async function list(deps: SessionDeps, actor: Actor, query: SessionListQuery): Promise<StoredSession[]> {
+  const all = await deps.sessions.listByUser(actor.id, query.status);
+  return all.slice(query.offset, query.offset + query.limit);
+}
+
+/** Writes a change made by `change` to the freshest copy, retrying when another writer got there first. */
+export async function mutate(deps: SessionDeps, actor: Actor, id: string, change: (session: StoredSession) => StoredSession): Promise<StoredSession> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = await owned(deps, actor, id);
+    const next = { ...change(current), version: current.version + 1, updated_at: iso(deps.now()) };
+    if (await deps.sessions.replace(next, current.version)) return next;
+  }
+  throw sessionChanged(id);
+}
+
+/** Applies an operation of the state machine, or 409 `INVALID_STATE_TRANSITION`. */
+export function transition(deps: SessionDeps, actor: Actor, id: string, action: SessionAction): Promise<StoredSession> {
+  return mutate(deps, actor, id, (session) => {
+    const rule = TRANSITIONS[action];
+    if (session.trading_mode === "backtest" && (action === "start" || action === "resume")) {
+      throw invalidTransition(session, action, "a backtest session runs through POST /api/v1/backtest/start");
+    }
+    if (!rule.from.includes(session.status)) throw invalidTransition(session, action, `${action} is allowed from ${rule.from.join(" or ")}`);
+    const now = iso(deps.now());
+    return {
+      ...session,
+      status: rule.to,
+      ...(action === "start" ? { start_time: now, end_time: null } : {}),
+      ...(action === "stop" ? { end_time: now } : {}),
+    };
+  });
+}
+
+/** Which operation a requested status means from the current one (PUT with `status`). */
+function actionFor(from: SessionStatus, to: SessionStatus): SessionAction | null {
+  if (to === "running") return from === "paused" ? "resume" : "start";
+  if (to === "paused") return "pause";
+  if (to === "stopped") return "stop";
+  return null;
+}
+
+/** Renames, moves through the state machine, or replaces the risk configuration. */
+export async function update(deps: SessionDeps, actor: Actor, id: string, input: unknown): Promise<StoredSession> {
+  const body = parseOrThrow(TradingSessionUpdate, input, ["body"]);
+  let session = await owned(deps, actor, id);
+  if (body.status !== undefined && body.status !== session.status) {
+    const action = actionFor(session.status, body.status);
+    if (!action) throw invalidTransition(session, `set status ${body.status} on`, "completed and failed are reached by running a backtest");
+    session = await transition(deps, actor, id, action);
+  }
+  if (body.session_name !== undefined || body.risk_config !== undefined) {
+    const risk = body.risk_config !== undefined ? parseRiskConfig(body.risk_config, ["body", "risk_config"]) : undefined;
+    session = await mutate(deps, actor, id, (current) => ({
+      ...current,
+      ...(body.session_name !== undefined ? { session_name: body.session_name } : {}),
+      ...(risk ? { config: { ...current.config, risk_config: risk } } : {}),
+    }));
+  }
+  return session;
+}
+
+/** A full risk configuration from a partial one over the defaults, or a 422 listing every problem. */
+export function parseRiskConfig(input: Record<string, unknown>, loc: (string | number)[]): Risk.Config {
+  return Risk.parse({ ...Risk.defaults(), ...input }, loc);
+}
+
+/** Deletes a session that is not running or paused. */
+export async function remove(deps: SessionDeps, actor: Actor, id: string): Promise<StoredSession> {
+  const session = await owned(deps, actor, id);
+  if (session.status === "running" || session.status === "paused") throw invalidTransition(session, "delete", "stop it first");
+  await deps.sessions.delete(session);
+  return session;
+}
