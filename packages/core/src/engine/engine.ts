@@ -532,7 +532,8 @@ export class TradingEngine {
       total += equity;
       const tracker = channel.tracker;
       track(tracker, equity);
-      if (channel.halt === "drawdown") continue;
+      // Without risk rules (a plain backtest) the figures are tracked but nothing halts.
+      if (this.setup.risk === null || channel.halt === "drawdown") continue;
       const limits = channel.setup.limits;
       const drawdown = tracker.peak > 0 ? (tracker.peak - equity) / tracker.peak : 0;
       if (drawdown >= limits.max_drawdown) {

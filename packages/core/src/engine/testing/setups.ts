@@ -34,7 +34,7 @@ export function singleStrategySetup(options: {
             timeframe: "1d",
           },
         ],
-        limits: limitsOf(risk ?? { ...riskDefaults(), max_drawdown: 1, max_daily_loss: 1, max_loss_per_trade: 1, leverage_limit: 10 }),
+        limits: limitsOf(risk ?? riskDefaults()),
       },
     ],
     execution: Execution.parse(options.execution ?? {}),

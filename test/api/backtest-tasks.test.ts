@@ -1,0 +1,132 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { Backtests } from "../../packages/core/src/backtests/index";
+import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
+import { referenceCase, REFERENCE_SYMBOLS } from "../../packages/core/src/engine/testing/reference";
+import type { BacktestTaskInput } from "../../packages/core/src/workflows";
+import { createTestApi, type TestApi } from "../support/harness";
+
+/**
+ * The backtest tasks against DynamoDB Local, driven by hand (the state machine's order:
+ * prepare, run chunks, finalize), on the reference fixtures' bars stored in the candle store.
+ */
+let api: TestApi;
+let user: { id: string; token: string };
+const started: { name: string; input: BacktestTaskInput }[] = [];
+
+beforeAll(async () => {
+  api = await createTestApi({}, { workflows: { start: async (_workflow, name, input) => void started.push({ name, input }) } });
+  user = await api.createUser();
+  for (const symbol of REFERENCE_SYMBOLS) {
+    const ref = referenceCase(symbol);
+    const batch = CandleBatches.fromCandles(
+      ref.bars.map((b) => ({ timestamp: b.timestamp / 1000, open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, turnover: 0, trade_session: "Intraday" as const })),
+    );
+    await api.services.candles.upsert(symbol, "1d", batch);
+  }
+});
+
+async function startBacktest(symbol: string, overrides: Record<string, unknown> = {}) {
+  const ref = referenceCase(symbol as "AAPL.US");
+  const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
+    token: user.token,
+    body: { session_name: `ref ${symbol}`, trading_mode: "backtest", asset_mode: "simulated", initial_capital: ref.rules.initial_cash, config: {} },
+  });
+  const first = new Date(ref.bars[0].timestamp + 86_400_000 / 2).toISOString().slice(0, 10);
+  const last = new Date(ref.bars[ref.bars.length - 1].timestamp + 86_400_000 / 2).toISOString().slice(0, 10);
+  const response = await api.json("POST", "/api/v1/backtest/start", 200, {
+    token: user.token,
+    body: {
+      session_id: session.id,
+      strategy_name: "ma_crossover",
+      strategy_config: {
+        fast_period: ref.rules.fast,
+        slow_period: ref.rules.slow,
+        execution: { commission: { model: "percent", rate: ref.rules.commission_rate }, sizing: { model: "cash_fraction", fraction: ref.rules.allocation }, fill: "next_open" },
+      },
+      symbols: [symbol],
+      start_date: first,
+      end_date: last,
+      initial_capital: ref.rules.initial_cash,
+      ...overrides,
+    },
+  });
+  return { session, backtestId: response.backtest_id as string, ref };
+}
+
+/** Runs the machine's loop by hand: prepare, chunks of `chunkBars`, finalize. */
+async function runToEnd(backtestId: string, chunkBars: number) {
+  const deps = api.services.trading.backtests;
+  let step = await Backtests.prepare(deps, { backtest_id: backtestId });
+  expect(step.status).toBe("running");
+  let chunks = 0;
+  while (step.status === "running") {
+    step = await Backtests.runChunk(deps, { backtest_id: backtestId }, Date.now() + 60_000, chunkBars);
+    chunks++;
+  }
+  expect(step.status).toBe("done");
+  await Backtests.finalize(deps, { backtest_id: backtestId });
+  return chunks;
+}
+
+describe("backtest tasks", () => {
+  for (const symbol of REFERENCE_SYMBOLS) {
+    it(`reproduce the reference fills and final value of ${symbol} through the candle store, in chunks`, async () => {
+      const { backtestId, session, ref } = await startBacktest(symbol);
+      expect(started.at(-1)).toEqual({ name: `${backtestId}-1`, input: { backtest_id: backtestId } });
+      const chunks = await runToEnd(backtestId, 97);
+      expect(chunks).toBeGreaterThan(10);
+      const result = await api.json("GET", `/api/v1/backtest/${backtestId}/result`, 200, { token: user.token });
+      expect(result.fills).toHaveLength(ref.fills.length);
+      ref.fills.forEach((fill, i) => {
+        expect(result.fills[i]).toMatchObject({ side: fill.side, quantity: String(fill.quantity), timestamp: new Date(fill.timestamp * 1000).toISOString() });
+        expect(Math.abs(Number(result.fills[i].price) - fill.price)).toBeLessThan(1e-6);
+        expect(Math.abs(Number(result.fills[i].commission) - fill.commission)).toBeLessThan(1e-6);
+      });
+      const cash = Number(Object.values(result.final_capital_by_currency)[0]);
+      expect(Math.abs(cash - ref.final_value)).toBeLessThan(0.005);
+      expect(Math.abs(Number(result.performance_metrics.fees_paid) - ref.total_commission)).toBeLessThan(0.005);
+      expect(result.trades.length).toBe(Math.floor(ref.fills.length / 2));
+      const after = await api.json("GET", `/api/v1/trading/sessions/${session.id}`, 200, { token: user.token });
+      expect(after).toMatchObject({ status: "completed", final_capital: result.final_capital });
+      expect(after.performance_metrics.total_trades).toBe(result.trades.length);
+      const progress = await api.json("GET", `/api/v1/backtest/${backtestId}/progress`, 200, { token: user.token });
+      expect(progress).toMatchObject({ progress: 100, status: "completed", is_running: false, bars_processed: ref.bars.length });
+      const orders = await api.json("GET", `/api/v1/trading/sessions/${session.id}/orders?status=filled&limit=500`, 200, { token: user.token });
+      expect(orders.orders).toHaveLength(ref.fills.length);
+    });
+  }
+
+  it("pauses at a checkpoint and resumes with a new execution to the same result", async () => {
+    const deps = api.services.trading.backtests;
+    const { backtestId, ref } = await startBacktest("AAPL.US");
+    expect((await Backtests.prepare(deps, { backtest_id: backtestId })).status).toBe("running");
+    await Backtests.runChunk(deps, { backtest_id: backtestId }, Date.now() + 60_000, 300);
+    const paused = await api.json("POST", `/api/v1/backtest/${backtestId}/pause`, 200, { token: user.token });
+    expect(paused.status).toBe("pausing");
+    expect((await Backtests.runChunk(deps, { backtest_id: backtestId }, Date.now() + 60_000, 300)).status).toBe("paused");
+    const progress = await api.json("GET", `/api/v1/backtest/${backtestId}/progress`, 200, { token: user.token });
+    expect(progress).toMatchObject({ is_paused: true, is_running: false, status: "paused" });
+    expect(progress.progress).toBeGreaterThan(0);
+    expect(progress.progress).toBeLessThan(100);
+    await api.json("GET", `/api/v1/backtest/${backtestId}/result`, 409, { token: user.token });
+    const resumed = await api.json("POST", `/api/v1/backtest/${backtestId}/resume`, 200, { token: user.token });
+    expect(resumed.status).toBe("queued");
+    expect(started.at(-1)!.name).toBe(`${backtestId}-2`);
+    await runToEnd(backtestId, 300);
+    const result = await api.json("GET", `/api/v1/backtest/${backtestId}/result`, 200, { token: user.token });
+    expect(result.fills.map((f: { quantity: string }) => Number(f.quantity))).toEqual(ref.fills.map((f) => f.quantity));
+    await api.json("POST", `/api/v1/backtest/${backtestId}/resume`, 409, { token: user.token });
+  });
+
+  it("answers 422 for a bad request and 404/403 for unknown or foreign backtests", async () => {
+    const bad = await api.json("POST", "/api/v1/backtest/start", 422, {
+      token: user.token,
+      body: { session_id: "x", strategy_name: "ma_crossover", strategy_config: {}, symbols: [], start_date: "2024-02-30", end_date: "2024-01-01", initial_capital: -1 },
+    });
+    expect(bad.detail.map((d: { loc: string[] }) => d.loc.join("."))).toEqual(expect.arrayContaining(["body.symbols", "body.start_date", "body.initial_capital"]));
+    expect((await api.json("GET", "/api/v1/backtest/nope/progress", 404, { token: user.token })).error_code).toBe("BACKTEST_NOT_FOUND");
+    const { backtestId } = await startBacktest("700.HK");
+    const other = await api.createUser();
+    expect((await api.json("POST", `/api/v1/backtest/${backtestId}/pause`, 403, { token: other.token })).error_code).toBe("ACCESS_DENIED");
+  });
+});
