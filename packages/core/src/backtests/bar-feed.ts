@@ -18,8 +18,8 @@ export interface Feed {
 }
 
 const DAY_S = 86_400;
-/** Seconds of candles loaded per read: about a month of minute buckets, years of daily ones. */
-const WINDOW_S: Record<StoredPeriod, number> = { "1m": 31 * DAY_S, "5m": 31 * DAY_S, "1h": 366 * DAY_S, "1d": 5 * 366 * DAY_S };
+/** Seconds of candles loaded per read: about a hundred minute buckets (one BatchGetItem), years of daily ones. */
+const WINDOW_S: Record<StoredPeriod, number> = { "1m": 100 * DAY_S, "5m": 100 * DAY_S, "1h": 5 * 366 * DAY_S, "1d": 20 * 366 * DAY_S };
 const INTRADAY = TradeSessionCode.Intraday;
 
 /** Bucket names covering `[startSec, endSec]`, in order. */
@@ -44,6 +44,8 @@ interface Cursor {
   index: number;
   /** Start (seconds) of the next window to load; past `end` when exhausted. */
   nextWindow: number;
+  /** The next window's read, started while the current window is fed (the store works while the engine does). */
+  prefetch: Promise<{ batches: CandleBatch[]; next: number }> | null;
   scratch: Bar;
   /** Close time (ms) of the bar under the cursor, Infinity when done. */
   head: number;
@@ -67,6 +69,7 @@ export class BarFeed {
       batch: 0,
       index: -1,
       nextWindow: Math.max(startSec, Math.floor(afterMs / 1000) - Buckets.seconds(feed.timeframe)),
+      prefetch: null,
       scratch: { symbol: feed.symbol, timestamp: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 },
       head: 0,
     }));
@@ -137,15 +140,25 @@ export class BarFeed {
   }
 
   private async load(cursor: Cursor) {
-    const period = cursor.feed.timeframe as StoredPeriod;
-    const from = cursor.nextWindow;
-    const to = Math.min(this.endSec, from + WINDOW_S[period] - 1);
-    const buckets = bucketsBetween(period, from, to);
-    const loaded = await this.candles.load(cursor.feed.symbol, period, buckets);
-    cursor.batches = buckets.map((b) => loaded.get(b)).filter((b): b is CandleBatch => b !== undefined);
+    const window = await (cursor.prefetch ?? this.read(cursor.feed, cursor.nextWindow));
+    cursor.batches = window.batches;
     cursor.batch = 0;
     cursor.index = -1;
-    // Continue after the last bucket read (buckets may extend past `to`).
-    cursor.nextWindow = Buckets.range(period, buckets[buckets.length - 1])[1];
+    cursor.nextWindow = window.next;
+    cursor.prefetch = window.next <= this.endSec ? this.read(cursor.feed, window.next) : null;
+    // A prefetch left unused (the chunk ends first) must not become an unhandled rejection.
+    cursor.prefetch?.catch(() => undefined);
+  }
+
+  /** The batches of one window from `from`, and where the next window starts (after the last bucket read). */
+  private async read(feed: Feed, from: number): Promise<{ batches: CandleBatch[]; next: number }> {
+    const period = feed.timeframe as StoredPeriod;
+    const to = Math.min(this.endSec, from + WINDOW_S[period] - 1);
+    const buckets = bucketsBetween(period, from, to);
+    const loaded = await this.candles.load(feed.symbol, period, buckets);
+    return {
+      batches: buckets.map((b) => loaded.get(b)).filter((b): b is CandleBatch => b !== undefined),
+      next: Buckets.range(period, buckets[buckets.length - 1]!)[1],
+    };
   }
 }

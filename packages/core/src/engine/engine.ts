@@ -1,7 +1,7 @@
 import { Fees } from "../fees/index";
 import { Dec } from "../fees/money";
 import { Markets, marketOf, type Market } from "../market/market";
-import { utcToZoned, MS_PER_DAY } from "../market/zoned-time";
+import { isoDateOf, utcToZoned, MS_PER_DAY } from "../market/zoned-time";
 import type { Config as RiskConfig, Limits } from "../risk/risk";
 import { Strategies } from "../strategies/index";
 import type { Timeframe } from "../strategies/definition";
@@ -64,15 +64,19 @@ interface ChannelRuntime {
   stats: Stats;
 }
 
+/** What the engine keeps per symbol; looked up once per bar. */
 interface SymbolInfo {
   market: Market;
   currency: string;
   lot: number;
   fx: number;
+  /** Close of the last bar seen (NaN before the first). */
+  last: number;
+  /** Open positions in this symbol across all sleeves: a bar of a symbol nobody holds moves no equity. */
+  held: number;
+  /** The sleeves listening to each period of this symbol. */
+  routes: Partial<Record<Timeframe, { channel: ChannelRuntime; sleeve: Sleeve }[]>>;
 }
-
-/** Where a strategy sleeve listens: bars of this symbol and period go to these sleeves. */
-type Routes = Map<string, Map<string, { channel: ChannelRuntime; sleeve: Sleeve }[]>>;
 
 /** An order someone asks for outside the strategies (manual orders, validation). */
 export interface OrderRequest {
@@ -141,11 +145,9 @@ const newStats = (): Stats => ({
 export class TradingEngine {
   private readonly channels: ChannelRuntime[] = [];
   private readonly byId = new Map<string, ChannelRuntime>();
-  private readonly routes: Routes = new Map();
   private readonly symbols = new Map<string, SymbolInfo>();
   private readonly timeZone: string;
   private pending: EngineOrder[] = [];
-  private lastPrice = new Map<string, number>();
   private events: EngineEvent[] = [];
   private sequence = 0;
   private orderCounter = 0;
@@ -209,10 +211,11 @@ export class TradingEngine {
     const at = bar.timestamp;
     if (at >= this.dayEnd || at < this.dayStart) this.rollTo(at);
     this.time = at;
-    if (this.pending.length > 0) this.fillPending(bar);
-    this.lastPrice.set(bar.symbol, bar.close);
-    this.monitor();
-    const listeners = this.routes.get(bar.symbol)?.get(timeframe);
+    const info = this.info(bar.symbol);
+    const filled = this.pending.length > 0 && this.fillPending(bar);
+    info.last = bar.close;
+    if (filled || info.held > 0) this.monitor();
+    const listeners = info.routes[timeframe];
     if (listeners === undefined) return;
     const closeTime = at + PERIOD_MS[timeframe];
     for (let i = 0; i < listeners.length; i++) {
@@ -323,7 +326,8 @@ export class TradingEngine {
         for (const position of sleeve.positions.values()) {
           if (position.quantity === 0) continue;
           const info = this.info(position.symbol);
-          const last = this.lastPrice.get(position.symbol) ?? position.entry_price;
+          const known = info.last;
+          const last = Number.isNaN(known) ? position.entry_price : known;
           const value = position.quantity * last;
           const pnl = value - position.cost.toNumber();
           unrealized += pnl * info.fx;
@@ -408,7 +412,7 @@ export class TradingEngine {
       time: this.time,
       day: this.day,
       pending: this.pending.map((order) => ({ ...order })),
-      last_price: Object.fromEntries(this.lastPrice),
+      last_price: Object.fromEntries([...this.symbols].filter(([, info]) => !Number.isNaN(info.last)).map(([symbol, info]) => [symbol, info.last])),
       session: cloneTracker(this.session),
       channels,
     };
@@ -421,7 +425,7 @@ export class TradingEngine {
     engine.orderCounter = snapshot.order_counter;
     engine.time = snapshot.time;
     engine.pending = snapshot.pending.map((order) => ({ ...order }));
-    engine.lastPrice = new Map(Object.entries(snapshot.last_price));
+    for (const [symbol, last] of Object.entries(snapshot.last_price)) engine.info(symbol).last = last;
     engine.session = cloneTracker(snapshot.session);
     if (snapshot.day >= 0) engine.enterDay(snapshot.day);
     for (const channel of engine.channels) {
@@ -441,6 +445,7 @@ export class TradingEngine {
         if (!savedSleeve) continue;
         if (sleeve.strategy && savedSleeve.strategy) sleeve.strategy.restoreState(savedSleeve.strategy);
         sleeve.positions = new Map(savedSleeve.positions.map((p) => [p.symbol, restorePosition(p)]));
+        for (const position of sleeve.positions.values()) if (position.quantity !== 0) engine.info(position.symbol).held += 1;
       }
       engine.refreshCash(channel);
     }
@@ -450,11 +455,8 @@ export class TradingEngine {
   // ---- internals ----------------------------------------------------------------------------
 
   private route(symbol: string, timeframe: Timeframe, channel: ChannelRuntime, sleeve: Sleeve) {
-    let byPeriod = this.routes.get(symbol);
-    if (!byPeriod) this.routes.set(symbol, (byPeriod = new Map()));
-    let list = byPeriod.get(timeframe);
-    if (!list) byPeriod.set(timeframe, (list = []));
-    list.push({ channel, sleeve });
+    const routes = this.info(symbol).routes;
+    (routes[timeframe] ??= []).push({ channel, sleeve });
   }
 
   private channel(channelId: string): ChannelRuntime {
@@ -469,7 +471,7 @@ export class TradingEngine {
       const market = marketOf(symbol);
       const currency = Markets[market].currency;
       const fx = currency === this.setup.base_currency ? 1 : (this.setup.fx[currency] ?? 1);
-      info = { market, currency, lot: this.setup.lots[symbol] ?? 1, fx };
+      info = { market, currency, lot: this.setup.lots[symbol] ?? 1, fx, last: NaN, held: 0, routes: {} };
       this.symbols.set(symbol, info);
     }
     return info;
@@ -499,8 +501,8 @@ export class TradingEngine {
     let value = 0;
     for (const position of sleeve.positions.values()) {
       if (position.quantity === 0) continue;
-      const last = this.lastPrice.get(position.symbol);
-      if (last !== undefined) value += position.quantity * last * this.info(position.symbol).fx;
+      const info = this.info(position.symbol);
+      if (!Number.isNaN(info.last)) value += position.quantity * info.last * info.fx;
     }
     return value;
   }
@@ -509,7 +511,8 @@ export class TradingEngine {
     let gross = 0;
     for (const sleeve of [...channel.sleeves, channel.manual]) {
       for (const position of sleeve.positions.values()) {
-        gross += Math.abs(position.quantity * (this.lastPrice.get(position.symbol) ?? 0) * this.info(position.symbol).fx);
+        const info = this.info(position.symbol);
+        if (!Number.isNaN(info.last)) gross += Math.abs(position.quantity * info.last * info.fx);
       }
     }
     return gross;
@@ -608,6 +611,8 @@ export class TradingEngine {
 
   private onSignal(channel: ChannelRuntime, sleeve: Sleeve, signal: Signal, bar: Bar) {
     if (channel.state !== "running") return;
+    // The newest signal decides: orders of this sleeve and symbol still waiting are withdrawn first.
+    if (this.pending.length > 0) this.cancelPending((order) => order.sleeve === sleeve.key && order.symbol === signal.symbol, "superseded by a newer signal");
     const position = sleeve.positions.get(signal.symbol);
     const held = position ? position.quantity : 0;
     const target = signal.target_weight;
@@ -639,14 +644,20 @@ export class TradingEngine {
     for (const order of this.pending) {
       if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
       if (this.info(order.symbol).currency !== currency) continue;
-      const price = order.limit_price ?? order.stop_price ?? this.lastPrice.get(order.symbol) ?? 0;
+      const price = order.limit_price ?? order.stop_price ?? this.lastOf(order.symbol);
       free = free.minus(new Dec(price).times(order.quantity));
     }
     return free;
   }
 
   private referencePrice(request: OrderRequest): number {
-    return request.price ?? this.lastPrice.get(request.symbol) ?? 0;
+    return request.price ?? this.lastOf(request.symbol);
+  }
+
+  /** The last close seen of a symbol, 0 before its first bar. */
+  private lastOf(symbol: string): number {
+    const last = this.info(symbol).last;
+    return Number.isNaN(last) ? 0 : last;
   }
 
   private place(channel: ChannelRuntime, sleeve: Sleeve, request: OrderRequest, bar?: Bar): { order: EngineOrder | null; denials: Denial[] } {
@@ -760,16 +771,14 @@ export class TradingEngine {
   private commissionOf(info: SymbolInfo, side: OrderSide, quantity: number, price: number): Dec {
     if (this.commissionRate !== null) return this.commissionRate.times(price).times(quantity);
     if (this.setup.fees === null || (info.market !== "US" && info.market !== "HK") || quantity <= 0) return ZERO;
-    const result = Fees.calculate(
-      this.setup.fees,
-      { quantity: String(quantity), price: new Dec(price).toFixed(), side, market: info.market },
-      Fees.tradeDateOf(info.market, new Date(this.time)),
-    );
-    return new Dec(result.fee_details.total);
+    const tradeDate = isoDateOf(utcToZoned(Markets[info.market].timeZone, this.time).dayNumber);
+    return Fees.totalFee(this.setup.fees, info.market, side, new Dec(quantity), new Dec(price), tradeDate);
   }
 
-  private fillPending(bar: Bar) {
+  /** Fills what `bar` reaches; whether anything filled. */
+  private fillPending(bar: Bar): boolean {
     let kept = 0;
+    const before = this.pending.length;
     const pending = this.pending;
     for (let i = 0; i < pending.length; i++) {
       const order = pending[i];
@@ -781,6 +790,7 @@ export class TradingEngine {
       this.fill(order, price);
     }
     pending.length = kept;
+    return kept !== before;
   }
 
   private fill(order: EngineOrder, marketPrice: number) {
@@ -809,7 +819,9 @@ export class TradingEngine {
     let position = sleeve.positions.get(order.symbol);
     if (!position) sleeve.positions.set(order.symbol, (position = emptyPosition(order.symbol)));
     const signed = order.side === "buy" ? order.quantity : -order.quantity;
+    const heldBefore = position.quantity !== 0;
     const booking = book(position, signed, price, cashFlow, commission, this.time);
+    if (heldBefore !== (position.quantity !== 0)) info.held += heldBefore ? -1 : 1;
     const stats = channel.stats;
     stats.fees = stats.fees.plus(commission);
     stats.realized = stats.realized.plus(booking.realized);

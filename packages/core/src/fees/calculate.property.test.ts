@@ -60,6 +60,16 @@ const components = (fee: UsTradingFee | HkTradingFee) =>
     .map(([name, amount]) => [name, new Dec(amount as string)] as const);
 
 describe("Fees.calculate properties", () => {
+  it("totalFee (the engine's per-fill form) equals calculate's total", () => {
+    fc.assert(
+      fc.property(feeConfig, order, tradeDate, (config, input, date) => {
+        const total = Fees.totalFee(config, input.market, input.side, new Dec(input.quantity), new Dec(input.price), date);
+        expect(total.toFixed(2)).toBe(Fees.calculate(config, input, date).fee_details.total);
+      }),
+      RUNS,
+    );
+  });
+
   it("answers every charge as a non-negative two-place amount that sums to the total", () => {
     fc.assert(
       fc.property(feeConfig, order, tradeDate, (config, input, date) => {

@@ -118,6 +118,18 @@ const hkCharges = (config: HkFeeConfig, tradeValue: Dec, tradeDate: string) => (
   settlement_fee: hkCharge(inForce(config.settlement_fee_schedule, tradeDate), tradeValue, Round.nearestCent),
 });
 
+const chargesOf = (config: FeeConfig, market: "US" | "HK", side: "buy" | "sell", quantity: Dec, tradeValue: Dec, tradeDate: string): Record<string, Dec> =>
+  market === "US" ? usCharges(config.us_fees, quantity, tradeValue, side, tradeDate) : hkCharges(config.hk_fees, tradeValue, tradeDate);
+
+const sum = (charges: Record<string, Dec>) => Object.values(charges).reduce((total, amount) => total.plus(amount), ZERO);
+
+/**
+ * The total of `calculate` for input already known to be valid (whole shares, positive price,
+ * an ISO trade date), without building the response: what the trading engine books per fill.
+ */
+export const totalFee = (config: FeeConfig, market: "US" | "HK", side: "buy" | "sell", quantity: Dec, price: Dec, tradeDate: string): Dec =>
+  sum(chargesOf(config, market, side, quantity, quantity.times(price), tradeDate));
+
 const formatted = (charges: Record<string, Dec>) =>
   Object.fromEntries(Object.entries(charges).map(([name, amount]) => [name, money(amount)]));
 
@@ -131,11 +143,8 @@ export const calculate = (config: FeeConfig, input: z.input<typeof FeeCalculateI
   const date = parseOrThrow(IsoDate, tradeDate, ["trade_date"]);
   const quantity = new Dec(order.quantity);
   const tradeValue = quantity.times(order.price);
-  const charges =
-    order.market === "US"
-      ? usCharges(config.us_fees, quantity, tradeValue, order.side, date)
-      : hkCharges(config.hk_fees, tradeValue, date);
-  const total = Object.values(charges).reduce((sum, amount) => sum.plus(amount), ZERO);
+  const charges = chargesOf(config, order.market, order.side, quantity, tradeValue, date);
+  const total = sum(charges);
   const tradeAmount = Round.nearestCent(tradeValue);
   const common = { side: order.side, trade_date: date };
   const feeDetails =

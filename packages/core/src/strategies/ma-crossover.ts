@@ -40,17 +40,15 @@ export class MaCrossover extends BaseStrategy<CrossoverState> {
     const previous = state.previousSpread;
     state.previousSpread = spread;
     if (Number.isNaN(spread) || Number.isNaN(previous)) return undefined;
-    const name = `${String(this.parameters.ma_type).toUpperCase()}`;
-    const { fast_period, slow_period } = this.parameters;
-    // Two percent of separation counts as full conviction.
-    const strength = Math.abs(spread / slow) * 50;
-    if (previous <= 0 && spread > 0) {
-      return { stance: 1, reason: `${name}(${fast_period}) crossed above ${name}(${slow_period})`, strength };
-    }
-    if (previous >= 0 && spread < 0) {
-      return { stance: -1, reason: `${name}(${fast_period}) crossed below ${name}(${slow_period})`, strength };
-    }
+    // Two percent of separation counts as full conviction. Texts are built only on a cross: the bar path allocates nothing.
+    if (previous <= 0 && spread > 0) return { stance: 1, reason: this.describe("above"), strength: Math.abs(spread / slow) * 50 };
+    if (previous >= 0 && spread < 0) return { stance: -1, reason: this.describe("below"), strength: Math.abs(spread / slow) * 50 };
     return undefined;
+  }
+
+  private describe(direction: "above" | "below"): string {
+    const name = String(this.parameters.ma_type).toUpperCase();
+    return `${name}(${this.parameters.fast_period}) crossed ${direction} ${name}(${this.parameters.slow_period})`;
   }
 }
 

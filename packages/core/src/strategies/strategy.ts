@@ -90,6 +90,9 @@ export interface Decision {
 
 const BIAS_OF: Record<Stance, Bias> = { [-1]: "short", 0: "flat", 1: "long" };
 
+/** The answer of a bar that triggers nothing: shared, so the bar path allocates nothing. Never mutate it. */
+const NO_SIGNALS: Signal[] = Object.freeze([]) as unknown as Signal[];
+
 /** Rounds a strength into [0, 1] with four decimals, so signals compare equal across runs. */
 export const clampStrength = (value: number) =>
   Number.isFinite(value) ? Math.round(Math.min(1, Math.max(0, value)) * 1e4) / 1e4 : 1;
@@ -152,7 +155,7 @@ export abstract class BaseStrategy<S extends SymbolState> implements Strategy {
       target = 0;
       reason = `director bias is ${context.bias}`;
     }
-    if (target === state.position) return [];
+    if (target === state.position) return NO_SIGNALS;
     const previous = state.position;
     state.position = target;
     return [

@@ -1,6 +1,7 @@
 import { Execution, type EngineSetup } from "../setup";
 import { limitsOf, defaults as riskDefaults } from "../../risk/risk";
 import { marketOf, Markets } from "../../market/market";
+import type { Timeframe } from "../../strategies/definition";
 
 /** Test factory: a one-channel, one-strategy setup with the given overrides. */
 export function singleStrategySetup(options: {
@@ -12,6 +13,7 @@ export function singleStrategySetup(options: {
   risk?: EngineSetup["risk"];
   lots?: Record<string, number>;
   session_id?: string;
+  timeframe?: Timeframe;
 }): EngineSetup {
   const currency = Markets[marketOf(options.symbols[0])].currency;
   const risk = options.risk === undefined ? null : options.risk;
@@ -31,7 +33,7 @@ export function singleStrategySetup(options: {
             parameters: options.parameters ?? { fast_period: 10, slow_period: 30 },
             weight: 1,
             symbols: options.symbols,
-            timeframe: "1d",
+            timeframe: options.timeframe ?? "1d",
           },
         ],
         limits: limitsOf(risk ?? riskDefaults()),
