@@ -1,8 +1,33 @@
 import { z } from "zod";
+import backtestDefinition from "./workflows/backtest.asl.json";
 
 /** Step Functions state machines (docs/workflows.md); locally run by aws-local-stepfunctions with the same task handlers. */
 export const WorkflowNames = ["backtest"] as const;
 export type WorkflowName = (typeof WorkflowNames)[number];
+
+/**
+ * Each workflow's tasks: the export `packages/functions/src/workflow/<workflow>.<task>` and the
+ * placeholder its ASL Task states name as `Resource` (`${...}`), which the stack substitutes
+ * with that function's ARN and the embedded runtime maps to the same handler.
+ */
+export const WorkflowTasks = {
+  backtest: {
+    prepare: "BacktestPrepareFunctionArn",
+    runChunk: "BacktestRunChunkFunctionArn",
+    finalize: "BacktestFinalizeFunctionArn",
+    fail: "BacktestFailFunctionArn",
+  },
+} as const satisfies Record<WorkflowName, Record<string, string>>;
+export type WorkflowTaskName<W extends WorkflowName> = keyof (typeof WorkflowTasks)[W];
+
+/** Each workflow's Amazon States Language definition: its file (from the project root, for the stack) and its content. */
+export const WorkflowDefinitions: Record<WorkflowName, { file: string; definition: object }> = {
+  backtest: { file: "packages/core/src/workflows/backtest.asl.json", definition: backtestDefinition },
+};
+
+/** The environment variable holding a workflow's state machine ARN (`STATE_MACHINE_ARN_BACKTEST`). */
+export const stateMachineArnVariable = (workflow: WorkflowName) =>
+  `STATE_MACHINE_ARN_${workflow.toUpperCase().replace(/-/g, "_")}`;
 
 /** What every backtest task receives. */
 export const BacktestTaskInput = z.object({ backtest_id: z.string().min(1) });
@@ -14,6 +39,14 @@ export const BacktestTaskOutput = z.object({
   status: z.enum(["importing", "running", "paused", "stopped", "done"]),
 });
 export type BacktestTaskOutput = z.infer<typeof BacktestTaskOutput>;
+export type BacktestTaskStatus = BacktestTaskOutput["status"];
+
+/** What the failure task receives: the error a task's Catch caught (Step Functions' `Error` and `Cause`). */
+export const BacktestFailureInput = BacktestTaskInput.extend({ error: z.object({ Error: z.string(), Cause: z.string() }) });
+export type BacktestFailureInput = z.infer<typeof BacktestFailureInput>;
+
+/** Step Functions execution names: 1 to 80 letters, digits, `-` or `_` (what both runtimes accept). */
+export const ExecutionName = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, "an execution name is 1-80 letters, digits, '-' or '_'");
 
 /** Starts workflow executions; names are unique per start (a repeated name is treated as already started). */
 export interface WorkflowStarter {

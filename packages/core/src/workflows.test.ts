@@ -1,0 +1,20 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { WorkflowDefinitions, WorkflowNames, WorkflowTasks, stateMachineArnVariable } from "./workflows";
+
+describe("workflow definitions", () => {
+  it.each(WorkflowNames)("%s: the file the stack deploys is the definition the embedded runtime runs", (workflow) => {
+    const { file, definition } = WorkflowDefinitions[workflow];
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(definition);
+  });
+
+  it.each(WorkflowNames)("%s: its Task states name exactly the declared tasks' placeholders", (workflow) => {
+    const states = Object.values((WorkflowDefinitions[workflow].definition as { States: Record<string, { Type: string; Resource?: string }> }).States);
+    const resources = new Set(states.filter((state) => state.Type === "Task").map((state) => state.Resource));
+    expect([...resources].sort()).toEqual(Object.values(WorkflowTasks[workflow]).map((placeholder) => `\${${placeholder}}`).sort());
+  });
+
+  it("names the ARN variable after the workflow", () => {
+    expect(stateMachineArnVariable("backtest")).toBe("STATE_MACHINE_ARN_BACKTEST");
+  });
+});
