@@ -1,6 +1,7 @@
 import { hkdfSync } from "node:crypto";
 import type { AuthConfig } from "@tp/core/auth";
 import { QueueNames, type QueueName } from "@tp/core/jobs";
+import { WorkflowNames, stateMachineArnVariable, type WorkflowName } from "@tp/core/workflows";
 
 /** Everything the services need from their runtime; read from the environment only in composition roots. */
 export interface ServiceConfig {
@@ -15,6 +16,8 @@ export interface ServiceConfig {
   websocketManagementEndpoint?: string;
   /** SQS queue URLs by queue name (`QUEUE_URL_STOCK_IMPORT`, ...); queues without one use the table-backed local queue. */
   queueUrls: Partial<Record<QueueName, string>>;
+  /** Step Functions state machine ARNs by workflow name (`STATE_MACHINE_ARN_BACKTEST`, ...); without them the runtime's local runner runs workflows. */
+  stateMachineArns: Partial<Record<WorkflowName, string>>;
   /** How long a cached session may go without re-reading revocation and user (ms). */
   principalRecheckMs: number;
   /** AES-256 key (32 bytes) sealing broker credentials at rest. */
@@ -49,6 +52,11 @@ const number = (value: string | undefined, fallback: number) => {
   return Number.isFinite(parsed) ? parsed : fallback;
 };
 
+/** One variable per name (`QUEUE_URL_<NAME>`), keeping the names that have a value. */
+function perName<N extends string>(env: NodeJS.ProcessEnv, names: readonly N[], variable: (name: N) => string): Partial<Record<N, string>> {
+  return Object.fromEntries(names.map((name) => [name, env[variable(name)]]).filter(([, value]) => value));
+}
+
 /** Reads the service configuration from environment variables (documented in README.md). */
 export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, encryptionKey?: Uint8Array): ServiceConfig {
   return {
@@ -59,9 +67,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     corsOrigins: (env.CORS_ORIGINS ?? "*").split(",").map((origin) => origin.trim()).filter(Boolean),
     principalRecheckMs: number(env.AUTH_RECHECK_MS, 5000),
-    queueUrls: Object.fromEntries(
-      QueueNames.map((name) => [name, env[`QUEUE_URL_${name.toUpperCase().replace(/-/g, "_")}`]]).filter(([, url]) => url),
-    ),
+    queueUrls: perName(env, QueueNames, (name) => `QUEUE_URL_${name.toUpperCase().replace(/-/g, "_")}`),
+    stateMachineArns: perName(env, WorkflowNames, stateMachineArnVariable),
     websocketManagementEndpoint: env.WS_MANAGEMENT_ENDPOINT || undefined,
     encryptionKey: encryptionKeyFrom(env, jwtSecret, encryptionKey),
     brokerTimeoutMs: number(env.BROKER_TIMEOUT_MS, 10_000),

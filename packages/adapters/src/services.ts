@@ -18,6 +18,7 @@ import { DynamoFlowStore } from "./stores/flow-store";
 import { DynamoConnectionStore } from "./stores/connection-store";
 import { ApiGatewayPusher } from "./realtime/api-gateway-pusher";
 import { SqsJobQueue } from "./queues/sqs-queue";
+import { SfnWorkflowStarter } from "./workflows/sfn-starter";
 import { DynamoCandleStore } from "./stores/candle-store";
 import { DynamoImportTaskStore } from "./stores/import-task-store";
 import { DynamoCalendarStore } from "./stores/calendar-store";
@@ -70,7 +71,7 @@ export interface Services {
   flows: FlowLibraryDeps;
   /** Trading sessions, their views and backtests. */
   trading: TradingServices;
-  /** Where workflow executions (backtests) are started. */
+  /** Where workflow executions (backtests) are started: Step Functions when configured, else the runtime's local runner. */
   workflows: WorkflowStarter;
   /** Times one read of the table; throws when the database is unreachable. */
   pingDatabase: () => Promise<number>;
@@ -81,7 +82,7 @@ export interface ServiceOverrides {
   db?: Db;
   /** Stand-ins for the broker-facing adapters (connection tests, account reads, prices). */
   brokerAdapters?: BrokerAdapterOverrides;
-  /** The workflow runner (the embedded runtime's local Step Functions). */
+  /** The runtime's own workflow runner, used when no state machine ARN is configured (the embedded runtime's local Step Functions). */
   workflows?: WorkflowStarter;
 }
 
@@ -108,7 +109,8 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
   const probe = new Repository<object>(db, { type: "HealthProbe", key: () => Keys.healthProbe() });
   const principals = new PrincipalCache(config.auth, revocations, now, config.principalRecheckMs);
   const imports: ImportDeps = { tasks: new DynamoImportTaskStore(db), candles, marketData, jobs, now, newId };
-  const workflows = overrides.workflows ?? noWorkflows;
+  const workflows =
+    Object.keys(config.stateMachineArns).length > 0 ? new SfnWorkflowStarter(config.stateMachineArns) : (overrides.workflows ?? noWorkflows);
   return {
     config,
     db,
