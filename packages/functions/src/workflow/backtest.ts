@@ -1,0 +1,18 @@
+import { Backtests } from "@tp/core/backtests/index";
+import { BacktestFailureInput, BacktestTaskInput, BacktestTaskOutput } from "@tp/core/workflows";
+import type { Services } from "@tp/adapters/services";
+import { lambdaServices } from "../runtime";
+import { workflowTask } from "./task";
+
+/** The backtest state machine's tasks over a composition root (the Lambda's, or the embedded runtime's). */
+export function backtestHandlers(services: () => Promise<Services>) {
+  const task = { input: BacktestTaskInput, output: BacktestTaskOutput };
+  return {
+    prepare: workflowTask(services, task, (s, input) => Backtests.prepare(s.trading.backtests, input)),
+    runChunk: workflowTask(services, task, (s, input, deadlineMs) => Backtests.runChunk(s.trading.backtests, input, deadlineMs)),
+    finalize: workflowTask(services, task, (s, input) => Backtests.finalize(s.trading.backtests, input)),
+    fail: workflowTask(services, { ...task, input: BacktestFailureInput }, (s, input) => Backtests.fail(s.trading.backtests, input)),
+  };
+}
+
+export const { prepare, runChunk, finalize, fail } = backtestHandlers(lambdaServices);
