@@ -13,6 +13,8 @@ import { LocalWebSocketGateway } from "./websocket";
 import { LocalQueueRunner } from "./queue-runner";
 import { TableQueue } from "@tp/adapters/queues/table-queue";
 import { stockImportHandler } from "@tp/functions/queue/stock-import";
+import { backtestHandlers } from "@tp/functions/workflow/backtest";
+import { LocalWorkflowRunner } from "./workflow-runner";
 import { keyFile } from "./secrets";
 
 export interface LocalRuntimeOptions {
@@ -65,7 +67,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       // Seals broker credentials at rest; ENCRYPTION_KEY, when set, wins over the file.
       env.ENCRYPTION_KEY ? undefined : keyFile(join(dataDir, "broker-config.key")),
     );
-    const services = createServices(config);
+    // Step Functions' stand-in; its handlers need the services, which need it: they are asked for on the first start.
+    const workflows = new LocalWorkflowRunner({ backtest: () => backtestHandlers(() => Promise.resolve(services)) });
+    const services: Services = createServices(config, { workflows });
     await ensureTable(services.db);
 
     const username = env.ADMIN_USERNAME || "admin";
@@ -117,6 +121,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       generatedAdminPassword,
       async stop() {
         await queueRunner?.stop();
+        await workflows.stop();
         await gateway.close();
         await new Promise<void>((done) => {
           runningServer.close(() => done());

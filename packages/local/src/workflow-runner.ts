@@ -1,0 +1,146 @@
+import { ExecutionError, ExecutionTimeoutError, StateMachine, type StateMachineDefinition } from "aws-local-stepfunctions";
+import {
+  ExecutionName,
+  WorkflowDefinitions,
+  WorkflowTasks,
+  type BacktestTaskInput,
+  type WorkflowName,
+  type WorkflowStarter,
+  type WorkflowTaskName,
+} from "@tp/core/workflows";
+
+// aws-local-stepfunctions calls Promise.withResolvers (Node 22); the embedded runtime also runs on Node 20.
+const promises = Promise as PromiseConstructor & { withResolvers?: () => object };
+promises.withResolvers ??= () => {
+  let resolve!: (value: unknown) => void;
+  let reject!: (reason?: unknown) => void;
+  const promise = new Promise((resolvePromise, rejectPromise) => {
+    resolve = resolvePromise;
+    reject = rejectPromise;
+  });
+  return { promise, resolve, reject };
+};
+
+/** A task as the local runner calls it: the state's input in, its output out (a Lambda handler without context). */
+export type LocalTaskHandler = (input: unknown) => Promise<unknown>;
+
+/** Each workflow's task handlers by task name (`prepare`, ...), asked for on the first start (they need the services). */
+export type LocalWorkflowTasks = { [W in WorkflowName]: () => Record<WorkflowTaskName<W>, LocalTaskHandler> };
+
+/** How an execution ended, in Step Functions' words. */
+export type ExecutionOutcome =
+  | { status: "SUCCEEDED"; output: unknown }
+  | { status: "FAILED"; error: string; cause: string }
+  | { status: "TIMED_OUT" }
+  | { status: "ABORTED" };
+
+export interface LocalWorkflowRunnerOptions {
+  /** How long every Wait state waits (ms), instead of its `Seconds`. */
+  waitMs: number;
+}
+
+interface Execution {
+  abort: () => void;
+  outcome: Promise<ExecutionOutcome>;
+}
+
+type Definition = StateMachineDefinition & { States: Record<string, { Type: string; Resource?: string }> };
+
+/**
+ * The Step Functions stand-in of the embedded runtime: runs each workflow's ASL file with
+ * `aws-local-stepfunctions`, a Task state calling the handler whose placeholder (`${...}`) its
+ * Resource names, as Step Functions calls the function substituted there. Executions live in
+ * this process: `stop()` aborts them (after the task in flight) and a name is started once.
+ */
+export class LocalWorkflowRunner implements WorkflowStarter {
+  private readonly executions = new Map<string, Execution>();
+  private readonly tasksInFlight = new Set<Promise<unknown>>();
+  private readonly machines = new Map<WorkflowName, { machine: StateMachine; handlers: Record<string, LocalTaskHandler> }>();
+  private stopped = false;
+
+  constructor(
+    private readonly tasks: LocalWorkflowTasks,
+    private readonly options: LocalWorkflowRunnerOptions = { waitMs: 200 },
+  ) {}
+
+  async start(workflow: WorkflowName, executionName: string, input: BacktestTaskInput): Promise<void> {
+    if (this.stopped) throw new Error("The workflow runner is stopped");
+    const key = `${workflow}:${ExecutionName.parse(executionName)}`;
+    // Step Functions answers ExecutionAlreadyExists, which the SFN starter treats as started.
+    if (this.executions.has(key)) return;
+    const { machine, handlers } = this.machine(workflow);
+    const definition = WorkflowDefinitions[workflow].definition as Definition;
+    const waits = Object.entries(definition.States).filter(([, state]) => state.Type === "Wait");
+    const run = machine.run(input, {
+      overrides: {
+        taskResourceLocalHandlers: handlers as Record<string, (input: unknown) => Promise<never>>,
+        waitTimeOverrides: Object.fromEntries(waits.map(([name]) => [name, this.options.waitMs])),
+      },
+      noThrowOnAbort: true,
+      context: { Execution: { Id: `local:${key}`, Name: executionName } },
+    });
+    let aborted = false;
+    const outcome = run.result.then(
+      (output): ExecutionOutcome => (output === null && aborted ? { status: "ABORTED" } : { status: "SUCCEEDED", output }),
+      (error: unknown): ExecutionOutcome => {
+        if (error instanceof ExecutionTimeoutError) return { status: "TIMED_OUT" };
+        const cause = error instanceof ExecutionError && error.cause instanceof Error ? error.cause : (error as Error);
+        return { status: "FAILED", error: cause.name, cause: cause.message };
+      },
+    );
+    void outcome.then((ended) => {
+      if (ended.status === "SUCCEEDED") return;
+      console.error(JSON.stringify({ level: "ERROR", message: "Workflow execution did not succeed", workflow, execution: executionName, ...ended }));
+    });
+    this.executions.set(key, {
+      abort: () => {
+        aborted = true;
+        run.abort();
+      },
+      outcome,
+    });
+  }
+
+  /** How an execution started here ended (waits for it); undefined for a name never started. */
+  outcome(workflow: WorkflowName, executionName: string): Promise<ExecutionOutcome> | undefined {
+    return this.executions.get(`${workflow}:${executionName}`)?.outcome;
+  }
+
+  /** Aborts every execution and waits for the tasks in flight, so nothing touches the services after. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const execution of this.executions.values()) execution.abort();
+    await Promise.allSettled([...this.executions.values()].map((execution) => execution.outcome));
+    await Promise.allSettled([...this.tasksInFlight]);
+  }
+
+  /** The workflow's machine and its Task states' handlers, built on first use. */
+  private machine(workflow: WorkflowName) {
+    const existing = this.machines.get(workflow);
+    if (existing) return existing;
+    const definition = WorkflowDefinitions[workflow].definition as Definition;
+    const byPlaceholder = new Map<string, LocalTaskHandler>();
+    const tasks = this.tasks[workflow]() as Record<string, LocalTaskHandler>;
+    for (const [task, placeholder] of Object.entries(WorkflowTasks[workflow])) {
+      if (!tasks[task]) throw new Error(`No local handler for task ${task} of workflow ${workflow}`);
+      byPlaceholder.set(`\${${placeholder}}`, tasks[task]);
+    }
+    const handlers: Record<string, LocalTaskHandler> = {};
+    for (const [stateName, state] of Object.entries(definition.States)) {
+      if (state.Type !== "Task") continue;
+      const handler = byPlaceholder.get(state.Resource ?? "");
+      if (!handler) throw new Error(`Task state ${stateName} of workflow ${workflow} names ${state.Resource}, which no task declares`);
+      handlers[stateName] = (input) => this.track(handler(input));
+    }
+    // Validated as written: the `${...}` Resources are the validator's substitution extension.
+    const built = { machine: new StateMachine(definition), handlers };
+    this.machines.set(workflow, built);
+    return built;
+  }
+
+  private track<T>(task: Promise<T>): Promise<T> {
+    this.tasksInFlight.add(task);
+    void task.finally(() => this.tasksInFlight.delete(task)).catch(() => undefined);
+    return task;
+  }
+}
