@@ -3,6 +3,7 @@ import { Api } from "./stacks/Api";
 import { Queues } from "./stacks/Queues";
 import { Realtime } from "./stacks/Realtime";
 import { Storage } from "./stacks/Storage";
+import { Workflows } from "./stacks/Workflows";
 
 export default {
   config() {
@@ -19,6 +20,6 @@ export default {
       environment: { STAGE: app.stage, POWERTOOLS_SERVICE_NAME: "trading-platform" },
     });
     if (app.stage !== "prod") app.setDefaultRemovalPolicy("destroy");
-    app.stack(Storage).stack(Queues).stack(Realtime).stack(Api);
+    app.stack(Storage).stack(Queues).stack(Workflows).stack(Realtime).stack(Api);
   },
 } satisfies SSTConfig;

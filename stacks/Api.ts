@@ -3,6 +3,7 @@ import { groupRoutes } from "../packages/api/src/routes";
 import { Queues } from "./Queues";
 import { Realtime } from "./Realtime";
 import { Storage } from "./Storage";
+import { Workflows } from "./Workflows";
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
 
@@ -11,6 +12,7 @@ export function Api({ stack }: StackContext) {
   const { table, secrets } = use(Storage);
   const { managementEndpoint, manageConnections } = use(Realtime);
   const { queues, queueEnvironment } = use(Queues);
+  const { workflowEnvironment, startWorkflows } = use(Workflows);
   const routes: Record<string, ApiRouteProps<never>> = {};
   for (const [group, groupRouteKeys] of Object.entries(groupRoutes)) {
     const fn = new Function(stack, `Http${pascal(group)}`, {
@@ -21,8 +23,9 @@ export function Api({ stack }: StackContext) {
         WS_MANAGEMENT_ENDPOINT: managementEndpoint,
         CORS_ORIGINS: process.env.CORS_ORIGINS ?? "*",
         ...queueEnvironment,
+        ...workflowEnvironment,
       },
-      permissions: [table, manageConnections, ...queues],
+      permissions: [table, manageConnections, ...queues, startWorkflows],
     });
     secrets.grantRead(fn);
     for (const route of groupRouteKeys) routes[route] = { function: fn };

@@ -1,0 +1,83 @@
+import { join } from "node:path";
+import { Duration } from "aws-cdk-lib";
+import { Alarm, ComparisonOperator, TreatMissingData, type Metric } from "aws-cdk-lib/aws-cloudwatch";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { DefinitionBody, LogLevel, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
+import { Function, use, type StackContext } from "sst/constructs";
+import { useProject } from "sst/project.js";
+import { WorkflowDefinitions, WorkflowNames, WorkflowTasks, stateMachineArnVariable, type WorkflowName } from "../packages/core/src/workflows";
+import { Queues } from "./Queues";
+import { Storage } from "./Storage";
+
+const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
+
+/** A task may run this long; the task wrapper answers 20 s before (packages/functions/src/workflow/task.ts). */
+const TASK_TIMEOUT_SECONDS = 120;
+
+/**
+ * One Step Functions state machine per workflow, deployed from its ASL file with each Task's
+ * `${...}` Resource substituted by its task function's ARN; the machine may invoke only those
+ * functions, logs every event, is traced, and raises an alarm on any failed, timed-out or aborted
+ * execution. The task functions get the table, the secrets and the queues (Prepare enqueues imports).
+ */
+export function Workflows({ stack, app }: StackContext) {
+  const { table, secrets } = use(Storage);
+  const { queues, queueEnvironment } = use(Queues);
+  const stateMachines = {} as Record<WorkflowName, StateMachine>;
+  const workflowEnvironment: Record<string, string> = {};
+  for (const workflow of WorkflowNames) {
+    const name = pascal(workflow);
+    const functions: Function[] = [];
+    const definitionSubstitutions: Record<string, string> = {};
+    for (const [task, placeholder] of Object.entries(WorkflowTasks[workflow])) {
+      const fn = new Function(stack, `${name}${pascal(task)}Task`, {
+        handler: `packages/functions/src/workflow/${workflow}.${task}`,
+        timeout: TASK_TIMEOUT_SECONDS,
+        environment: { TABLE_NAME: table.tableName, ...secrets.environment, ...queueEnvironment },
+        permissions: [table, ...queues],
+      });
+      secrets.grantRead(fn);
+      functions.push(fn);
+      definitionSubstitutions[placeholder] = fn.functionArn;
+    }
+    const stateMachine = new StateMachine(stack, `${name}StateMachine`, {
+      definitionBody: DefinitionBody.fromFile(join(useProject().paths.root, WorkflowDefinitions[workflow].file)),
+      definitionSubstitutions,
+      tracingEnabled: true,
+      logs: {
+        level: LogLevel.ALL,
+        includeExecutionData: true,
+        // Under /aws/vendedlogs/ so the log delivery's resource policy does not grow with every machine.
+        destination: new LogGroup(stack, `${name}StateMachineLogs`, {
+          logGroupName: `/aws/vendedlogs/states/${app.logicalPrefixedName(workflow)}`,
+          retention: RetentionDays.ONE_MONTH,
+        }),
+      },
+    });
+    for (const fn of functions) fn.grantInvoke(stateMachine);
+    const alarms: [string, Metric][] = [
+      ["Failed", stateMachine.metricFailed({ period: Duration.minutes(1) })],
+      ["TimedOut", stateMachine.metricTimedOut({ period: Duration.minutes(1) })],
+      ["Aborted", stateMachine.metricAborted({ period: Duration.minutes(1) })],
+    ];
+    for (const [outcome, metric] of alarms) {
+      new Alarm(stack, `${name}Executions${outcome}Alarm`, {
+        alarmDescription: `A ${workflow} execution ended ${outcome.toLowerCase()}`,
+        metric,
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    }
+    stateMachines[workflow] = stateMachine;
+    workflowEnvironment[stateMachineArnVariable(workflow)] = stateMachine.stateMachineArn;
+  }
+  /** What a function needs to start the workflows: StartExecution on these machines only. */
+  const startWorkflows = new PolicyStatement({
+    actions: ["states:StartExecution"],
+    resources: Object.values(stateMachines).map((machine) => machine.stateMachineArn),
+  });
+  return { stateMachine: stateMachines.backtest, workflowEnvironment, startWorkflows };
+}
