@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { BacktestTaskStatus } from "@tp/core/workflows";
+import type { Services } from "@tp/adapters/services";
+import { BacktestFailureInput, BacktestTaskInput, BacktestTaskOutput, type BacktestTaskStatus } from "@tp/core/workflows";
+import { workflowTask } from "@tp/functions/workflow/task";
 import { LocalWorkflowRunner, type LocalTaskHandler } from "./workflow-runner";
 
 type Task = "prepare" | "runChunk" | "finalize" | "fail";
@@ -116,5 +118,39 @@ describe("the local workflow runner on the backtest ASL file", () => {
     expect(await runner.outcome("backtest", "bt-7-1")).toEqual({ status: "ABORTED" });
     expect(calls.map((call) => call.task)).toEqual(["prepare", "runChunk"]);
     await expect(runner.start("backtest", "bt-7-2", { backtest_id: "bt-7" })).rejects.toThrow(/stopped/);
+  });
+});
+
+describe("the local workflow runner with tasks in the Lambda wrapper", () => {
+  /** Tasks in the wrapper Lambda runs, each answering `status` (the failure task: stopped). */
+  function entryPoints(status: string) {
+    const calls: Task[] = [];
+    const services = () => Promise.resolve({ now: () => 0 } as Services);
+    const wrap = (task: Task) => {
+      const schemas = { input: task === "fail" ? BacktestFailureInput : BacktestTaskInput, output: BacktestTaskOutput };
+      return workflowTask(services, schemas, async (_, input) => {
+        calls.push(task);
+        return { backtest_id: input.backtest_id, status: (task === "fail" ? "stopped" : status) as BacktestTaskStatus };
+      });
+    };
+    const handlers = { prepare: wrap("prepare"), runChunk: wrap("runChunk"), finalize: wrap("finalize"), fail: wrap("fail") };
+    return { calls, tasks: { backtest: () => handlers } };
+  }
+
+  it("runs tasks wrapped as Lambda runs them", async () => {
+    const { calls, tasks } = entryPoints("done");
+    runner = new LocalWorkflowRunner(tasks);
+    await runner.start("backtest", "bt-8-1", { backtest_id: "bt-8" });
+    expect(await runner.outcome("backtest", "bt-8-1")).toEqual({ status: "SUCCEEDED", output: { backtest_id: "bt-8", status: "done" } });
+    expect(calls).toEqual(["prepare", "finalize"]);
+  });
+
+  it("fails a task that answers a status outside the contract, through the failure task", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const { calls, tasks } = entryPoints("finished");
+    runner = new LocalWorkflowRunner(tasks);
+    await runner.start("backtest", "bt-9-1", { backtest_id: "bt-9" });
+    expect(await runner.outcome("backtest", "bt-9-1")).toMatchObject({ status: "FAILED", error: "ZodError", cause: expect.stringContaining("status") });
+    expect(calls).toEqual(["prepare", "fail"]);
   });
 });
