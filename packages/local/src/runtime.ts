@@ -15,6 +15,7 @@ import { TableQueue } from "@tp/adapters/queues/table-queue";
 import { stockImportHandler } from "@tp/functions/queue/stock-import";
 import { backtestHandlers } from "@tp/functions/workflow/backtest";
 import { LocalWorkflowRunner } from "./workflow-runner";
+import { Backtests } from "@tp/core/backtests/index";
 import { keyFile } from "./secrets";
 
 export interface LocalRuntimeOptions {
@@ -97,6 +98,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         ? new LocalQueueRunner(services.jobs, { "stock-import": stockImportHandler(() => Promise.resolve(services)) })
         : undefined;
     queueRunner?.start();
+    // Executions of the local runner did not survive the last stop: active backtests start again from their checkpoints.
+    if (services.workflows === workflows) {
+      await Backtests.recover(services.trading.backtests).catch((error) =>
+        console.error(JSON.stringify({ level: "ERROR", message: "Backtest recovery failed", error: String(error) })),
+      );
+    }
     const host = env.PUBLIC_HOST || `127.0.0.1:${port}`;
     const urls = {
       base: `http://${host}`,

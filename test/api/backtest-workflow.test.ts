@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
+import { referenceCase } from "../../packages/core/src/engine/testing/reference";
+import { backtestHandlers } from "../../packages/functions/src/workflow/backtest";
+import { LocalWorkflowRunner } from "../../packages/local/src/workflow-runner";
+import { createTestApi, type TestApi } from "../support/harness";
+
+/** The backtest state machine end to end: the API starts it, the local runner runs the ASL file with the Lambda task handlers. */
+let api: TestApi;
+let runner: LocalWorkflowRunner;
+const started: string[] = [];
+
+beforeAll(async () => {
+  runner = new LocalWorkflowRunner({ backtest: () => backtestHandlers(() => Promise.resolve(api.services)) });
+  const recording = { start: (...args: Parameters<LocalWorkflowRunner["start"]>) => (started.push(args[1]), runner.start(...args)) };
+  api = await createTestApi({}, { workflows: recording });
+});
+afterAll(() => runner.stop());
+
+describe("a backtest run by the local workflow runner", () => {
+  it("goes from the start request through Prepare, the chunks and Finalize to its result", async () => {
+    const user = await api.createUser();
+    const ref = referenceCase("AAPL.US");
+    const candles = ref.bars.map((b) => ({ ...b, timestamp: b.timestamp / 1000, turnover: 0, trade_session: "Intraday" as const }));
+    await api.services.candles.upsert("AAPL.US", "1d", CandleBatches.fromCandles(candles));
+    const day = (ms: number) => new Date(ms + 43_200_000).toISOString().slice(0, 10);
+    const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: user.token,
+      body: { session_name: "workflow", trading_mode: "backtest", asset_mode: "simulated", initial_capital: ref.rules.initial_cash, config: {} },
+    });
+    const { backtest_id } = await api.json("POST", "/api/v1/backtest/start", 200, {
+      token: user.token,
+      body: {
+        session_id: session.id,
+        strategy_name: "ma_crossover",
+        strategy_config: { fast_period: ref.rules.fast, slow_period: ref.rules.slow },
+        symbols: ["AAPL.US"],
+        start_date: day(ref.bars[0]!.timestamp),
+        end_date: day(ref.bars.at(-1)!.timestamp),
+        initial_capital: ref.rules.initial_cash,
+      },
+    });
+    expect(started).toEqual([`${backtest_id}-1`]);
+    expect(await runner.outcome("backtest", `${backtest_id}-1`)).toEqual({ status: "SUCCEEDED", output: { backtest_id, status: "done" } });
+    const progress = await api.json("GET", `/api/v1/backtest/${backtest_id}/progress`, 200, { token: user.token });
+    expect(progress).toMatchObject({ progress: 100, status: "completed", bars_processed: ref.bars.length });
+    const result = await api.json("GET", `/api/v1/backtest/${backtest_id}/result`, 200, { token: user.token });
+    expect(result.fills.length).toBeGreaterThan(0);
+  });
+});
