@@ -1,7 +1,7 @@
 import { hkdfSync } from "node:crypto";
 import type { AuthConfig } from "@tp/core/auth";
 import { QueueNames, type QueueName } from "@tp/core/jobs";
-import { WorkflowNames, stateMachineArnVariable, type WorkflowName } from "@tp/core/workflows";
+import { BACKTEST_CHUNK_BARS, WorkflowNames, stateMachineArnVariable, type WorkflowName } from "@tp/core/workflows";
 
 /** Everything the services need from their runtime; read from the environment only in composition roots. */
 export interface ServiceConfig {
@@ -32,6 +32,8 @@ export interface ServiceConfig {
   providerSettingsTtlMs: number;
   /** How long a LongPort connection or call may take (ms). */
   providerTimeoutMs: number;
+  /** Bars one backtest chunk feeds the engine at most before it checkpoints. */
+  backtestChunkBars: number;
 }
 
 /**
@@ -76,6 +78,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
     paperInitialCash: env.PAPER_INITIAL_CASH || undefined,
     providerSettingsTtlMs: number(env.PROVIDER_SETTINGS_TTL_MS, 5000),
     providerTimeoutMs: number(env.PROVIDER_TIMEOUT_MS, 10_000),
+    backtestChunkBars: number(env.BACKTEST_CHUNK_BARS, BACKTEST_CHUNK_BARS),
     auth: {
       jwtSecret,
       tokenTtlSeconds: number(env.ACCESS_TOKEN_TTL_SECONDS, 8 * 3600),

@@ -79,6 +79,7 @@ export function createTradingServices(
     lots,
     fx,
     fees: (brokerType) => Fees.defaults(brokerType),
+    chunkBars: config.backtestChunkBars,
   };
   return { sessions: views, backtests };
 }

@@ -52,3 +52,6 @@ export const ExecutionName = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, "an execu
 export interface WorkflowStarter {
   start(workflow: WorkflowName, executionName: string, input: BacktestTaskInput): Promise<void>;
 }
+
+/** Bars one backtest chunk task feeds the engine at most before it checkpoints (env BACKTEST_CHUNK_BARS overrides). */
+export const BACKTEST_CHUNK_BARS = 250_000;

@@ -300,15 +300,25 @@ export async function batchGetStored(db: Db, keys: Key[]): Promise<Record<string
 
 type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
 
+/** Requests of 25 items in flight at once: enough to keep the table busy, few enough not to be throttled. */
+const BATCH_WRITE_CONCURRENCY = 8;
+
 async function batchWrite(db: Db, requests: WriteRequest[]): Promise<void> {
-  for (let start = 0; start < requests.length; start += 25) {
-    let pending: WriteRequest[] = requests.slice(start, start + 25);
+  const batches: WriteRequest[][] = [];
+  for (let start = 0; start < requests.length; start += 25) batches.push(requests.slice(start, start + 25));
+  const writeOne = async (batch: WriteRequest[]) => {
+    let pending = batch;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
       const result = await db.client.send(new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }));
       pending = (result.UnprocessedItems?.[db.tableName] ?? []) as WriteRequest[];
     }
-  }
+  };
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) await writeOne(batches[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(BATCH_WRITE_CONCURRENCY, batches.length) }, worker));
 }
 
 /** One step of an all-or-nothing write. */

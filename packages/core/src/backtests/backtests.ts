@@ -184,10 +184,10 @@ export interface BacktestDeps extends SessionDeps {
   fx: Record<string, number>;
   /** Fee schedule of a broker type, for the `broker` commission model. */
   fees: (brokerType: string) => FeeConfig;
+  /** Bars one chunk feeds at most before it checkpoints (BACKTEST_CHUNK_BARS unless configured). */
+  chunkBars: number;
 }
 
-/** Bars one chunk task feeds the engine at most before it checkpoints. */
-export const CHUNK_BARS = 250_000;
 const MAX_CURVE_POINTS = 500;
 const iso = (ms: number) => new Date(ms).toISOString();
 const backtestNotFound = (id: string) => notFound("BACKTEST_NOT_FOUND", `Backtest ${id} does not exist`);
@@ -433,11 +433,17 @@ async function missingDays(deps: BacktestDeps, symbol: string, period: StoredPer
     throw error;
   }
   const covered = new Set<number>();
-  const buckets = bucketsBetween(period, window[0], window[1]);
-  const loaded = await deps.candles.load(symbol, period, buckets);
-  for (const batch of loaded.values()) {
-    for (let i = 0; i < batch.length; i++) {
-      if (batch.session[i] === 0) covered.add(utcToZoned(calendar.timeZone, batch.timestamp[i] * 1000).dayNumber);
+  if (period === "1m" || period === "5m") {
+    // Day buckets: the US and HK regular sessions fall within one UTC date, their bucket's, so the
+    // buckets' session counts answer without reading a candle.
+    const summaries = await deps.candles.summaries(symbol, period, [Buckets.of(period, window[0]), Buckets.of(period, window[1])]);
+    for (const summary of summaries) if ((summary.sessions.Intraday ?? 0) > 0) covered.add(dayNumberOf(summary.bucket));
+  } else {
+    const loaded = await deps.candles.load(symbol, period, bucketsBetween(period, window[0], window[1]));
+    for (const batch of loaded.values()) {
+      for (let i = 0; i < batch.length; i++) {
+        if (batch.session[i] === 0) covered.add(utcToZoned(calendar.timeZone, batch.timestamp[i] * 1000).dayNumber);
+      }
     }
   }
   return days.filter((day) => !covered.has(dayNumberOf(day)));
@@ -536,7 +542,7 @@ function fxToBase(perUsd: Record<string, number>, base: string): Record<string, 
 }
 
 /** Run chunk: restores the engine, feeds the next bars until the chunk budget or the deadline, checkpoints. */
-export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, deadlineMs: number, maxBars = CHUNK_BARS): Promise<BacktestTaskOutput> {
+export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, deadlineMs: number, maxBars = deps.chunkBars): Promise<BacktestTaskOutput> {
   const backtest = await deps.backtests.get(input.backtest_id);
   if (!backtest) throw backtestNotFound(input.backtest_id);
   if (TERMINAL.includes(backtest.status)) return out(backtest, backtest.status === "completed" ? "done" : "stopped");

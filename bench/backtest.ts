@@ -1,0 +1,150 @@
+/**
+ * Backtest speed, in one run:
+ *  1. the engine loop: bars per second of an SMA crossover on one symbol through the full path
+ *     (strategy, pre-trade checks, risk monitors, exact ledger, commission, events), on one core,
+ *     at two fill densities (the slow crossover trades rarely, the fast one every few dozen bars:
+ *     each fill books money in decimal.js);
+ *  2. bars per second from the candle store (DynamoDB Local, in memory) into the engine: a year
+ *     of stored 1-minute candles read bucket by bucket and fed through `BarFeed`;
+ *  3. the wall time of a one-year 1-minute backtest through the HTTP API end to end (session,
+ *     POST /backtest/start, the state machine's chunks, the result), with the candles first
+ *     imported from the simulated provider and then again with them stored.
+ *
+ *   npx tsx bench/backtest.ts             (about two minutes)
+ *   npx tsx bench/backtest.ts --markdown  (tables as Markdown, for docs/benchmarks.md)
+ */
+import { randomUUID } from "node:crypto";
+import { configFromEnv } from "../packages/adapters/src/config";
+import { ensureTable } from "../packages/adapters/src/dynamo/db";
+import { createServices } from "../packages/adapters/src/services";
+import { BarFeed } from "../packages/core/src/backtests/bar-feed";
+import { CandleBatches, type Candle } from "../packages/core/src/candles/candle-batch";
+import { TradingEngine } from "../packages/core/src/engine/engine";
+import { singleStrategySetup } from "../packages/core/src/engine/testing/setups";
+import { Fees } from "../packages/core/src/fees/index";
+import { defaults as riskDefaults } from "../packages/core/src/risk/risk";
+import type { Bar } from "../packages/core/src/strategies/strategy";
+import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
+import { endToEndBacktest } from "./support/backtest-api";
+import { printTable } from "./support/table";
+
+const markdown = process.argv.includes("--markdown");
+const BARS = Number(process.env.BENCH_BARS ?? 1_000_000);
+const RUNS = 6;
+/** The default risk rules with room for an all-in single-symbol strategy (every check still runs). */
+const BENCH_RISK = { ...riskDefaults(), max_position_size: 1, max_loss_per_trade: 1, max_drawdown: 1, max_daily_loss: 1, max_daily_trades: 10_000 };
+
+const table = (title: string, rows: Record<string, string | number>[]) => {
+  if (!markdown) return printTable(title, rows);
+  const columns = Object.keys(rows[0]!);
+  console.log(`\n**${title}**\n\n| ${columns.join(" | ")} |\n|${columns.map(() => "---").join("|")}|`);
+  for (const row of rows) console.log(`| ${columns.map((c) => row[c]).join(" | ")} |`);
+};
+
+/** Best bars/s of RUNS runs (the first ones warm the JIT up). */
+function engineLoop(bars: Bar[], fast: number, slow: number, broker: boolean) {
+  let best = 0;
+  let fills = 0;
+  for (let run = 0; run < RUNS; run++) {
+    const engine = new TradingEngine({
+      ...singleStrategySetup({
+        symbols: ["AAPL.US"],
+        timeframe: "1m",
+        parameters: { fast_period: fast, slow_period: slow },
+        risk: BENCH_RISK,
+        execution: broker ? { commission: { model: "broker", broker_type: "longport" } } : { commission: { model: "percent", rate: 0.001 } },
+      }),
+      fees: broker ? Fees.defaults("longport") : null,
+    });
+    const started = performance.now();
+    for (let i = 0; i < bars.length; i++) engine.onBar(bars[i]!, "1m");
+    const seconds = (performance.now() - started) / 1000;
+    best = Math.max(best, bars.length / seconds);
+    fills = engine.drainEvents().filter((e) => e.type === "order_filled").length;
+  }
+  return { best, fills };
+}
+
+/**
+ * Minute bars whose log price reverts to 100 (Ornstein–Uhlenbeck, seeded): trends and reversals
+ * at every scale, without the compounding drift of a plain random walk over a million bars.
+ */
+function minuteBars(count: number, seed: number, startMs: number): Bar[] {
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+  const bars: Bar[] = [];
+  let log = Math.log(100);
+  let close = 100;
+  for (let i = 0; i < count; i++) {
+    const open = close;
+    log += 0.0005 * (Math.log(100) - log) + (random() - 0.5) * 0.004;
+    close = Math.round(Math.exp(log) * 100) / 100;
+    const high = Math.max(open, close) + Math.round(random() * 5) / 100;
+    const low = Math.min(open, close) - Math.round(random() * 5) / 100;
+    bars.push({ symbol: "AAPL.US", timestamp: startMs + i * 60_000, open, high, low, close, volume: 1000 });
+  }
+  return bars;
+}
+
+// 1. The engine loop on minute bars.
+const walk = minuteBars(BARS, 7, Date.UTC(2020, 0, 2, 14, 30));
+const loopRows = [
+  { name: "SMA 50/200, percent commission", fast: 50, slow: 200, broker: false },
+  { name: "SMA 50/200, LongPort fee schedule", fast: 50, slow: 200, broker: true },
+  { name: "SMA 10/30, percent commission", fast: 10, slow: 30, broker: false },
+].map(({ name, fast, slow, broker }) => {
+  const { best, fills } = engineLoop(walk, fast, slow, broker);
+  return { strategy: name, bars: BARS.toLocaleString("en-US"), fills: fills.toLocaleString("en-US"), "bars per fill": Math.round(BARS / Math.max(1, fills)), "bars/s": `${(best / 1e6).toFixed(2)} M`, aim: "10 M" };
+});
+table("Engine loop (one symbol, one core, full portfolio/fee/risk path)", loopRows);
+
+// 2. Candle store → engine.
+const dynamo = await startDynamoDbLocal();
+try {
+  const services = createServices(configFromEnv({ TABLE_NAME: `bench-${randomUUID()}`, DYNAMODB_ENDPOINT: dynamo.endpoint }, new TextEncoder().encode("bench-secret-bench-secret-bench-secret")));
+  await ensureTable(services.db);
+  // A year of regular-session minutes: 252 days × 390 bars.
+  const candles: Candle[] = [];
+  const yearWalk = minuteBars(252 * 390, 11, 0);
+  let day = 0;
+  for (let d = 0; day < 252; d++) {
+    const date = new Date(Date.UTC(2024, 0, 2 + d));
+    if (date.getUTCDay() === 0 || date.getUTCDay() === 6) continue;
+    for (let m = 0; m < 390; m++) {
+      const bar = yearWalk[day * 390 + m]!;
+      candles.push({ timestamp: date.getTime() / 1000 + 14.5 * 3600 + m * 60, open: bar.open, high: bar.high, low: bar.low, close: bar.close, volume: bar.volume, turnover: 0, trade_session: "Intraday" });
+    }
+    day++;
+  }
+  await services.candles.upsert("AAPL.US", "1m", CandleBatches.fromCandles(candles));
+  const window: [number, number] = [Date.UTC(2024, 0, 1) / 1000, Date.UTC(2025, 0, 1) / 1000 - 1];
+  const feedRows = [];
+  for (const withEngine of [false, true]) {
+    let best = 0;
+    let fed = 0;
+    for (let run = 0; run < 4; run++) {
+      const engine = new TradingEngine(
+        singleStrategySetup({ symbols: ["AAPL.US"], timeframe: "1m", parameters: { fast_period: 50, slow_period: 200 }, risk: BENCH_RISK, execution: { commission: { model: "percent", rate: 0.001 } } }),
+      );
+      let sink = 0;
+      const feed = new BarFeed(services.candles, [{ symbol: "AAPL.US", timeframe: "1m" }], window[0], window[1], 0);
+      const started = performance.now();
+      const result = await feed.run(Number.MAX_SAFE_INTEGER, withEngine ? (bar) => engine.onBar(bar, "1m") : (bar) => void (sink += bar.close));
+      best = Math.max(best, result.fed / ((performance.now() - started) / 1000));
+      fed = result.fed;
+    }
+    feedRows.push({ path: withEngine ? "candle store → BarFeed → engine" : "candle store → BarFeed", bars: fed.toLocaleString("en-US"), "bars/s": `${(best / 1e6).toFixed(2)} M`, aim: "1 M" });
+  }
+  table("Candle store into the engine (a year of 1-minute bars, DynamoDB Local in memory)", feedRows);
+} finally {
+  await dynamo.stop();
+}
+
+// 3. Through the HTTP API of the embedded runtime.
+table("One-year 1-minute backtest through the HTTP API (embedded runtime)", await endToEndBacktest());
