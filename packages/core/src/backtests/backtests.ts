@@ -131,6 +131,9 @@ export const BacktestResult = z
   .meta({ id: "BacktestResult" });
 export type BacktestResult = z.infer<typeof BacktestResult>;
 
+/** What finalize stores on the backtest: the result without its lists, which are read from the run's log (they can outgrow an item). */
+export type BacktestSummary = Omit<BacktestResult, "fills" | "trades" | "equity_curve">;
+
 /** A backtest as stored. Progress lives in its run; this record holds the plan and the control flags. */
 export interface StoredBacktest {
   id: string;
@@ -154,7 +157,7 @@ export interface StoredBacktest {
   executions: number;
   import_task_ids: string[];
   bars_total: number;
-  result: BacktestResult | null;
+  result: BacktestSummary | null;
   error: string | null;
   version: number;
   created_at: string;
@@ -391,7 +394,7 @@ export async function stop(deps: BacktestDeps, actor: Actor, id: string) {
 /** The result of a finished or stopped backtest; 409 while it still runs. */
 export async function result(deps: BacktestDeps, actor: Actor, id: string): Promise<BacktestResult> {
   const backtest = await ownedBacktest(deps, actor, id);
-  if (backtest.result) return backtest.result;
+  if (backtest.result) return { ...backtest.result, ...(await listsOf(deps, runIdOf(backtest))) };
   if (backtest.status === "failed") throw new DomainError(409, "BACKTEST_FAILED", `Backtest ${id} failed: ${backtest.error ?? "unknown error"}`);
   throw conflict("BACKTEST_NOT_FINISHED", `Backtest ${id} is ${backtest.status}; its result is ready when it completes or is stopped`, { status: backtest.status });
 }
@@ -590,12 +593,9 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
   const whole = engine.view(null);
   const days = run.setup.trading_days_per_year;
   const metrics = performance(whole, days);
-  const fills = await collect((cursor) => deps.runs.orders(run.run_id, { limit: 500, cursor, status: "filled" }));
-  const trades = await collect((cursor) => deps.runs.events(run.run_id, { category: "trade", limit: 500, cursor }));
-  const dayEnds = await collect((cursor) => deps.runs.events(run.run_id, { category: "day", limit: 500, cursor }));
   const now = iso(deps.now());
   const finalByCurrency = Object.fromEntries(Object.entries(whole.cash).map(([currency]) => [currency, equityIn(whole, currency)]));
-  const result: BacktestResult = {
+  const result: BacktestSummary = {
     backtest_id: backtest.id,
     session_id: backtest.session_id,
     status: completed ? "completed" : "stopped",
@@ -610,23 +610,6 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
     final_capital_by_currency: finalByCurrency,
     performance_metrics: metrics,
     channels: Object.fromEntries(engine.channelIds().map((id) => [id, performance(engine.view(id), days)])),
-    fills: fills.map(fillOf),
-    trades: trades.map((e) => {
-      const d = e.data as Record<string, string | number>;
-      return {
-        symbol: String(d.symbol),
-        channel_id: e.channel_id,
-        direction: d.direction as "long" | "short",
-        quantity: String(d.quantity),
-        entry_time: iso(Number(d.entry_time)),
-        exit_time: iso(Number(d.exit_time)),
-        entry_price: new Dec(d.entry_price).toString(),
-        exit_price: new Dec(d.exit_price).toString(),
-        pnl: new Dec(d.pnl).toFixed(2),
-        fees: new Dec(d.fees).toFixed(2),
-      };
-    }),
-    equity_curve: downsample(dayEnds.map((e) => ({ date: isoDateOf(Number(e.data.day)), equity: new Dec(Number(e.data.equity)).toFixed(2) })), MAX_CURVE_POINTS),
     bars_processed: run.progress?.bars ?? 0,
     completed_at: now,
   };
@@ -660,6 +643,34 @@ export async function recover(deps: BacktestDeps): Promise<string[]> {
     restarted.push(next.id);
   }
   return restarted;
+}
+
+/** The result's lists, read from the run: fills (filled orders), closed trades and the daily equity curve. */
+async function listsOf(deps: BacktestDeps, runId: string): Promise<Pick<BacktestResult, "fills" | "trades" | "equity_curve">> {
+  const [fills, trades, dayEnds] = await Promise.all([
+    collect((cursor) => deps.runs.orders(runId, { limit: 500, cursor, status: "filled" })),
+    collect((cursor) => deps.runs.events(runId, { category: "trade", limit: 500, cursor })),
+    collect((cursor) => deps.runs.events(runId, { category: "day", limit: 500, cursor })),
+  ]);
+  return {
+    fills: fills.map(fillOf),
+    trades: trades.map((e) => {
+      const d = e.data as Record<string, string | number>;
+      return {
+        symbol: String(d.symbol),
+        channel_id: e.channel_id,
+        direction: d.direction as "long" | "short",
+        quantity: String(d.quantity),
+        entry_time: iso(Number(d.entry_time)),
+        exit_time: iso(Number(d.exit_time)),
+        entry_price: new Dec(d.entry_price).toString(),
+        exit_price: new Dec(d.exit_price).toString(),
+        pnl: new Dec(d.pnl).toFixed(2),
+        fees: new Dec(d.fees).toFixed(2),
+      };
+    }),
+    equity_curve: downsample(dayEnds.map((e) => ({ date: isoDateOf(Number(e.data.day)), equity: new Dec(Number(e.data.equity)).toFixed(2) })), MAX_CURVE_POINTS),
+  };
 }
 
 async function collect<T>(page: (cursor?: string) => Promise<{ items: T[]; cursor?: string }>): Promise<T[]> {
