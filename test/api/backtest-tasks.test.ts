@@ -3,6 +3,7 @@ import { Backtests } from "../../packages/core/src/backtests/index";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
 import { referenceCase, REFERENCE_SYMBOLS } from "../../packages/core/src/engine/testing/reference";
 import type { BacktestTaskInput } from "../../packages/core/src/workflows";
+import { Dec } from "../../packages/core/src/fees/money";
 import { createTestApi, type TestApi } from "../support/harness";
 
 /**
@@ -82,8 +83,9 @@ describe("backtest tasks", () => {
         expect(Math.abs(Number(result.fills[i].price) - fill.price)).toBeLessThan(1e-6);
         expect(Math.abs(Number(result.fills[i].commission) - fill.commission)).toBeLessThan(1e-6);
       });
-      const cash = Number(Object.values(result.final_capital_by_currency)[0]);
-      expect(Math.abs(cash - ref.final_value)).toBeLessThan(0.005);
+      const currency = Object.keys(result.final_value_by_currency)[0];
+      expect(Math.abs(Number(result.final_value_by_currency[currency]) - ref.final_value)).toBeLessThan(1e-6);
+      expect(result.final_capital_by_currency[currency]).toBe(new Dec(result.final_value_by_currency[currency]).toFixed(2));
       expect(Math.abs(Number(result.performance_metrics.fees_paid) - ref.total_commission)).toBeLessThan(0.005);
       expect(result.trades.length).toBe(Math.floor(ref.fills.length / 2));
       const after = await api.json("GET", `/api/v1/trading/sessions/${session.id}`, 200, { token: user.token });

@@ -119,7 +119,9 @@ export const BacktestResult = z
     execution: Execution,
     initial_capital: z.string(),
     final_capital: z.string(),
-    final_capital_by_currency: z.record(z.string(), z.string()),
+    final_capital_by_currency: z.record(z.string(), z.string()).describe("Cash plus positions at their last close per currency, to the cent"),
+    final_value_by_currency: z.record(z.string(), z.string()).describe("The same, unrounded (commissions of the percent model are not rounded)"),
+    final_cash_by_currency: z.record(z.string(), z.string()).describe("Cash per currency, unrounded"),
     performance_metrics: PerformanceMetrics,
     channels: z.record(z.string(), PerformanceMetrics),
     fills: z.array(Fill),
@@ -594,7 +596,8 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
   const days = run.setup.trading_days_per_year;
   const metrics = performance(whole, days);
   const now = iso(deps.now());
-  const finalByCurrency = Object.fromEntries(Object.entries(whole.cash).map(([currency]) => [currency, equityIn(whole, currency)]));
+  const valueByCurrency = Object.fromEntries(Object.keys(whole.cash).map((currency) => [currency, valueIn(whole, currency)]));
+  const finalByCurrency = Object.fromEntries(Object.entries(valueByCurrency).map(([currency, value]) => [currency, new Dec(value).toFixed(2)]));
   const result: BacktestSummary = {
     backtest_id: backtest.id,
     session_id: backtest.session_id,
@@ -608,6 +611,8 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
     initial_capital: new Dec(backtest.initial_capital).toFixed(2),
     final_capital: metrics.final_equity,
     final_capital_by_currency: finalByCurrency,
+    final_value_by_currency: valueByCurrency,
+    final_cash_by_currency: whole.cash,
     performance_metrics: metrics,
     channels: Object.fromEntries(engine.channelIds().map((id) => [id, performance(engine.view(id), days)])),
     bars_processed: run.progress?.bars ?? 0,
@@ -697,11 +702,11 @@ function fillOf(order: TradingOrderResponse) {
   };
 }
 
-/** Cash plus positions of one currency's symbols, at their last marks. */
-function equityIn(view: ReturnType<TradingEngine["view"]>, currency: string): string {
+/** Cash plus positions of one currency's symbols at their last closes, exact (quantity × close in decimal). */
+function valueIn(view: ReturnType<TradingEngine["view"]>, currency: string): string {
   let total = new Dec(view.cash[currency] ?? 0);
-  for (const p of view.positions) if (p.currency === currency) total = total.plus(new Dec(p.market_value));
-  return total.toFixed(2);
+  for (const p of view.positions) if (p.currency === currency) total = total.plus(new Dec(p.quantity).times(p.last_price));
+  return total.toString();
 }
 
 /** At most `max` points, always keeping the first and the last. */
