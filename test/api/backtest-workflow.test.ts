@@ -33,7 +33,11 @@ describe("a backtest run by the local workflow runner", () => {
       body: {
         session_id: session.id,
         strategy_name: "ma_crossover",
-        strategy_config: { fast_period: ref.rules.fast, slow_period: ref.rules.slow },
+        strategy_config: {
+          fast_period: ref.rules.fast,
+          slow_period: ref.rules.slow,
+          execution: { commission: { model: "percent", rate: ref.rules.commission_rate }, sizing: { model: "cash_fraction", fraction: ref.rules.allocation }, fill: "next_open" },
+        },
         symbols: ["AAPL.US"],
         start_date: day(ref.bars[0]!.timestamp),
         end_date: day(ref.bars.at(-1)!.timestamp),
@@ -45,6 +49,12 @@ describe("a backtest run by the local workflow runner", () => {
     const progress = await api.json("GET", `/api/v1/backtest/${backtest_id}/progress`, 200, { token: user.token });
     expect(progress).toMatchObject({ progress: 100, status: "completed", bars_processed: ref.bars.length });
     const result = await api.json("GET", `/api/v1/backtest/${backtest_id}/result`, 200, { token: user.token });
-    expect(result.fills.length).toBeGreaterThan(0);
+    // The reference engine's fills and final value, under its rules, through the HTTP API and the state machine.
+    expect(result.fills.map((f: { side: string; quantity: string }) => [f.side, Number(f.quantity)])).toEqual(ref.fills.map((f) => [f.side, f.quantity]));
+    ref.fills.forEach((fill, i) => {
+      expect(Math.abs(Number(result.fills[i].price) - fill.price)).toBeLessThan(1e-6);
+      expect(Math.abs(Number(result.fills[i].commission) - fill.commission)).toBeLessThan(1e-6);
+    });
+    expect(Math.abs(Number(result.final_value_by_currency.USD) - ref.final_value)).toBeLessThan(1e-6);
   });
 });
