@@ -7,6 +7,7 @@ import { Strategies } from "../strategies/index";
 import type { Timeframe } from "../strategies/definition";
 import type { Bar, Signal, Strategy, StrategyState } from "../strategies/strategy";
 import type { Denial, EngineEvent, EngineOrder, EngineOrderType, EventType, FillData, OrderSide } from "./events";
+import { AT_LEVEL, AT_OPEN, limitReach, touchReach, type Reach } from "./matching";
 import { book, emptyPosition, restorePosition, savePosition, type Position, type SavedPosition } from "./ledger";
 import type { ChannelSetup, EngineSetup } from "./setup";
 
@@ -882,23 +883,25 @@ export class TradingEngine {
   }
 }
 
-/** Execution price of a pending order on `bar`, or NaN when the bar does not reach it. */
+/** Execution price of a pending order on `bar` by the shared matching rules, or NaN when the bar does not reach it. */
 function fillPrice(order: EngineOrder, bar: Bar): number {
+  const buying = order.side === "buy";
   switch (order.order_type) {
     case "market":
       return bar.open;
     case "limit": {
       const limit = order.limit_price!;
-      if (order.side === "buy") return bar.low <= limit ? Math.min(bar.open, limit) : NaN;
-      return bar.high >= limit ? Math.max(bar.open, limit) : NaN;
+      return priceAt(limitReach(buying, limit, bar.open, bar.high, bar.low), bar.open, limit);
     }
     case "stop": {
+      // A buy stop triggers on a rise, a sell stop on a fall; both then trade as market orders at the touch.
       const stop = order.stop_price!;
-      if (order.side === "buy") return bar.high >= stop ? Math.max(bar.open, stop) : NaN;
-      return bar.low <= stop ? Math.min(bar.open, stop) : NaN;
+      return priceAt(touchReach(buying, stop, bar.open, bar.high, bar.low), bar.open, stop);
     }
   }
 }
+
+const priceAt = (reach: Reach, open: number, level: number): number => (reach === AT_OPEN ? open : reach === AT_LEVEL ? level : NaN);
 
 function track(tracker: Tracker, equity: number) {
   if (equity > tracker.peak) {

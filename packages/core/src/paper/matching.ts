@@ -2,39 +2,35 @@ import { Dec } from "../fees/money";
 import type { TickTable } from "../market/tick-size";
 import type { OrderSide } from "../provider/order-types";
 import type { Depth } from "../provider/quote-types";
+import { AT_LEVEL, AT_OPEN, limitReach, marketable, touchReach, type Reach } from "../engine/matching";
 import type { MinuteBar } from "./types";
 
 /**
  * Matching rules of the paper broker, as pure functions of an order's terms and the market's
- * minute bars or displayed book. The broker applies them in `book.ts`; docs/paper-broker.md
+ * minute bars or displayed book. The price rules are the engine's (`engine/matching.ts`), shared
+ * with the bar-simulated venue; this file adds what only a LongPort-shaped book has. The broker applies them in `book.ts`; docs/paper-broker.md
  * states them in words.
  */
 
 const min = (a: Dec, b: Dec) => (a.lte(b) ? a : b);
 const max = (a: Dec, b: Dec) => (a.gte(b) ? a : b);
 
-/**
- * The price a resting limit order trades at in a bar, or null when the bar does not reach it:
- * a buy fills once the bar's low is at or below the limit, at the limit or at the bar's open
- * when the bar opened through it; sells mirror that with the high.
- */
+/** The decimal price a `Reach` names: the bar's open or the order's own level. */
+const priced = (reach: Reach, open: string, level: Dec): Dec | null => (reach === AT_OPEN ? new Dec(open) : reach === AT_LEVEL ? level : null);
+
+/** The price a resting limit order trades at in a minute bar, or null (the engine's `limitReach` rule). */
 export function limitFillPrice(side: OrderSide, limit: Dec, bar: MinuteBar): Dec | null {
-  if (side === "Buy") return new Dec(bar.low).lte(limit) ? min(limit, new Dec(bar.open)) : null;
-  return new Dec(bar.high).gte(limit) ? max(limit, new Dec(bar.open)) : null;
+  return priced(limitReach(side === "Buy", limit.toNumber(), Number(bar.open), Number(bar.high), Number(bar.low)), bar.open, limit);
 }
 
-/** Whether a price is marketable for a limit: at or below it for buys, at or above for sells. */
+/** Whether a price is marketable for a limit (the engine's `marketable` rule). */
 export function withinLimit(side: OrderSide, price: Dec, limit: Dec): boolean {
-  return side === "Buy" ? price.lte(limit) : price.gte(limit);
+  return marketable(side === "Buy", price.toNumber(), limit.toNumber());
 }
 
-/**
- * Where the market touches a trigger in a bar, or null: falling (`down`) when the low reaches it,
- * rising (`up`) when the high does; a bar that opens beyond the trigger touches at its open.
- */
+/** Where the market touches a trigger in a minute bar, or null (the engine's `touchReach` rule). */
 export function touchPrice(touch: "up" | "down", trigger: Dec, bar: MinuteBar): Dec | null {
-  if (touch === "down") return new Dec(bar.low).lte(trigger) ? min(new Dec(bar.open), trigger) : null;
-  return new Dec(bar.high).gte(trigger) ? max(new Dec(bar.open), trigger) : null;
+  return priced(touchReach(touch === "up", trigger.toNumber(), Number(bar.open), Number(bar.high), Number(bar.low)), bar.open, trigger);
 }
 
 /**
