@@ -4,6 +4,7 @@ import { Queues } from "./stacks/Queues";
 import { Realtime } from "./stacks/Realtime";
 import { Storage } from "./stacks/Storage";
 import { Workflows } from "./stacks/Workflows";
+import { DataSync } from "./stacks/DataSync";
 
 export default {
   config() {
@@ -20,6 +21,6 @@ export default {
       environment: { STAGE: app.stage, POWERTOOLS_SERVICE_NAME: "trading-platform" },
     });
     if (app.stage !== "prod") app.setDefaultRemovalPolicy("destroy");
-    app.stack(Storage).stack(Queues).stack(Workflows).stack(Realtime).stack(Api);
+    app.stack(Storage).stack(Queues).stack(Workflows).stack(Realtime).stack(DataSync).stack(Api);
   },
 } satisfies SSTConfig;

@@ -54,5 +54,5 @@ export function Queues({ stack }: StackContext) {
     });
     secrets.grantRead(queues[name]!.consumerFunction!);
   }
-  return { queues: Object.values(queues), queueEnvironment: environment };
+  return { queues: Object.values(queues), queueByName: queues as Record<QueueName, Queue>, queueEnvironment: environment };
 }

@@ -6,14 +6,17 @@ import { Storage } from "../../stacks/Storage";
 import { Realtime } from "../../stacks/Realtime";
 import { Api } from "../../stacks/Api";
 import { Queues } from "../../stacks/Queues";
+import { DataSync } from "../../stacks/DataSync";
 import config from "../../sst.config";
 import { groupRoutes } from "../../packages/api/src/routes";
 import { Table } from "../../packages/adapters/src/dynamo/table";
+import { QueueNames } from "../../packages/core/src/jobs";
 
 let storage: Template;
 let realtime: Template;
 let api: Template;
 let queues: Template;
+let dataSync: Template;
 
 beforeAll(async () => {
   await initProject({ stage: "test" });
@@ -23,6 +26,7 @@ beforeAll(async () => {
   realtime = Template.fromStack(getStack(Realtime));
   api = Template.fromStack(getStack(Api));
   queues = Template.fromStack(getStack(Queues));
+  dataSync = Template.fromStack(getStack(DataSync));
 }, 300_000);
 
 describe("Storage stack", () => {
@@ -89,7 +93,8 @@ describe("Api stack", () => {
 
 describe("Queues stack", () => {
   it("feeds the import queue to its worker with partial batch failures, dead-lettering after five receives", () => {
-    queues.resourceCountIs("AWS::SQS::Queue", 2);
+    // A queue and its dead-letter queue per job kind.
+    queues.resourceCountIs("AWS::SQS::Queue", QueueNames.length * 2);
     queues.hasResourceProperties("AWS::SQS::Queue", {
       VisibilityTimeout: 1800,
       RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
@@ -132,3 +137,17 @@ describe("Realtime stack", () => {
     realtime.resourceCountIs("AWS::CloudFront::Distribution", 1);
   });
 });
+
+describe("DataSync stack", () => {
+  it("runs the polling gap fill on a schedule, and the data-sync worker may push to the WebSocket API", () => {
+    dataSync.hasResourceProperties("AWS::Events::Rule", { ScheduleExpression: "rate(5 minutes)", State: "ENABLED" });
+    dataSync.hasResourceProperties("AWS::Lambda::Function", {
+      Environment: { Variables: Match.objectLike({ WS_MANAGEMENT_ENDPOINT: Match.anyValue(), QUEUE_URL_DATA_SYNC: Match.anyValue() }) },
+    });
+    const worker = Object.entries(queues.findResources("AWS::Lambda::Function")).find(([id]) => id.startsWith("ConsumerDataSync"))?.[1];
+    expect(worker?.Properties.Environment.Variables).toHaveProperty("WS_MANAGEMENT_ENDPOINT");
+    const policies = JSON.stringify(queues.findResources("AWS::IAM::Policy"));
+    expect(policies).toContain("execute-api:ManageConnections");
+  });
+});
+

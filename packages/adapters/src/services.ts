@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AuthDeps } from "@tp/core/auth";
 import type { CandleStore } from "@tp/core/candles/index";
 import type { ImportDeps } from "@tp/core/imports/index";
+import type { DataSyncDeps } from "@tp/core/data-sync/index";
 import type { TradingCalendarDeps } from "@tp/core/trading-calendar/index";
 import type { JobQueue } from "@tp/core/jobs";
 import type { MarketData } from "@tp/core/provider/market-data";
@@ -22,6 +23,7 @@ import { SfnWorkflowStarter } from "./workflows/sfn-starter";
 import { DynamoCandleStore } from "./stores/candle-store";
 import { DynamoImportTaskStore } from "./stores/import-task-store";
 import { DynamoCalendarStore } from "./stores/calendar-store";
+import { DynamoSyncStore } from "./stores/sync-store";
 import { SimulatedMarketData } from "./provider/simulated";
 import { createPaperBroker, type PaperOrderGateway } from "./provider/paper";
 import { createProviderServices, type ProviderRegistry } from "./provider/registry";
@@ -58,6 +60,8 @@ export interface Services {
   imports: ImportDeps;
   /** Per-symbol trading calendars and the data readiness read against the candle store. */
   calendar: TradingCalendarDeps;
+  /** The data sync service: its state in the table, backfills through the import worker, logs to its stream. */
+  dataSync: DataSyncDeps;
   /** Where work for queue-fed workers goes: SQS when configured, else the table-backed queue. */
   jobs: JobQueue;
   /** A user's broker accounts (their brokers, summarised). */
@@ -109,6 +113,13 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
   const probe = new Repository<object>(db, { type: "HealthProbe", key: () => Keys.healthProbe() });
   const principals = new PrincipalCache(config.auth, revocations, now, config.principalRecheckMs);
   const imports: ImportDeps = { tasks: new DynamoImportTaskStore(db), candles, marketData, jobs, now, newId };
+  const calendar: TradingCalendarDeps = { entries: new DynamoCalendarStore(db), candles, marketData, now };
+  const realtime: RealtimeDeps = {
+    connections: new DynamoConnectionStore(db),
+    pusher: new ApiGatewayPusher(() => config.websocketManagementEndpoint),
+    now,
+    authenticate: async (token) => ({ userId: (await principals.resolve(token)).user.id }),
+  };
   const workflows =
     Object.keys(config.stateMachineArns).length > 0 ? new SfnWorkflowStarter(config.stateMachineArns) : (overrides.workflows ?? noWorkflows);
   return {
@@ -134,13 +145,9 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
     settings,
     providers,
     imports,
-    calendar: { entries: new DynamoCalendarStore(db), candles, marketData, now },
-    realtime: {
-      connections: new DynamoConnectionStore(db),
-      pusher: new ApiGatewayPusher(() => config.websocketManagementEndpoint),
-      now,
-      authenticate: async (token) => ({ userId: (await principals.resolve(token)).user.id }),
-    },
+    calendar,
+    dataSync: { store: new DynamoSyncStore(db), imports, calendar, jobs, realtime, now },
+    realtime,
     brokerAccounts: (userId) => new BrokerAccountReader(db).list(userId),
     ...createBrokerServices(
       config,

@@ -34,6 +34,7 @@ export const groupRoutes = {
   "stock-calendar": ["ANY /api/v1/stock-calendar/{proxy+}"],
   trading: ["ANY /api/v1/trading/{proxy+}", "ANY /api/v1/risk/sessions/{proxy+}"],
   backtest: ["ANY /api/v1/backtest/{proxy+}"],
+  "data-sync": ["ANY /api/v1/data-sync/{proxy+}"],
   "stock-data": [
     "POST /api/v1/stock-data",
     "GET /api/v1/stock-data",

@@ -1,5 +1,5 @@
 /** Queue names; the Queues stack creates one SQS queue (with a dead-letter queue) per name. */
-export const QueueNames = ["stock-import"] as const;
+export const QueueNames = ["stock-import", "data-sync"] as const;
 export type QueueName = (typeof QueueNames)[number];
 
 /** Sends work to a queue-fed worker (SQS on AWS, a table-backed queue locally). */

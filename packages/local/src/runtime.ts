@@ -13,6 +13,9 @@ import { LocalWebSocketGateway } from "./websocket";
 import { LocalQueueRunner } from "./queue-runner";
 import { TableQueue } from "@tp/adapters/queues/table-queue";
 import { stockImportHandler } from "@tp/functions/queue/stock-import";
+import { dataSyncHandler } from "@tp/functions/queue/data-sync";
+import { dataSyncPollHandler } from "@tp/functions/schedule/data-sync-poll";
+import { SYNC_POLL_MINUTES } from "@tp/core/data-sync/index";
 import { backtestHandlers } from "@tp/functions/workflow/backtest";
 import { LocalWorkflowRunner } from "./workflow-runner";
 import { Backtests } from "@tp/core/backtests/index";
@@ -95,9 +98,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // The event-source mapping's stand-in: queued work in the table is picked up (again, after a restart).
     const queueRunner =
       services.jobs instanceof TableQueue
-        ? new LocalQueueRunner(services.jobs, { "stock-import": stockImportHandler(() => Promise.resolve(services)) })
+        ? new LocalQueueRunner(services.jobs, {
+            "stock-import": stockImportHandler(() => Promise.resolve(services)),
+            "data-sync": dataSyncHandler(() => Promise.resolve(services)),
+          })
         : undefined;
     queueRunner?.start();
+    // The EventBridge schedule's stand-in: the polling gap fill of the data sync service.
+    const poll = dataSyncPollHandler(() => Promise.resolve(services));
+    const pollTimer = setInterval(() => {
+      poll().catch((error) => console.error(JSON.stringify({ level: "ERROR", message: "Data sync poll failed", error: String(error) })));
+    }, SYNC_POLL_MINUTES * 60_000);
+    pollTimer.unref();
     // Executions of the local runner did not survive the last stop: active backtests start again from their checkpoints.
     if (services.workflows === workflows) {
       await Backtests.recover(services.trading.backtests).catch((error) =>
@@ -127,6 +139,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       urls,
       generatedAdminPassword,
       async stop() {
+        clearInterval(pollTimer);
         await queueRunner?.stop();
         await workflows.stop();
         await gateway.close();

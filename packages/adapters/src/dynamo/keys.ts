@@ -46,6 +46,11 @@ export const Keys = {
     sk: `${createdAt}#${symbol}#${positionId}`,
   }),
 
+  /** The data sync service's one record (state, lookback, subscriptions). */
+  dataSync: (): Key => ({ pk: "SYNC", sk: "STATE" }),
+  /** The per-symbol sequence counter of the data sync log stream. */
+  syncLogSequence: (symbol: string): Key => ({ pk: `SYNC#LOG#${symbol}`, sk: "SEQUENCE" }),
+
   /** A probe key that never exists: the health check reads it to time the database. */
   healthProbe: (): Key => ({ pk: "HEALTH", sk: "PROBE" }),
 

@@ -20,6 +20,7 @@ import { apiTestMarketGroup } from "./api-test-market";
 import { apiTestTradeGroup } from "./api-test-trade";
 import { tradingGroup } from "./trading";
 import { backtestGroup } from "./backtest";
+import { dataSyncGroup } from "./data-sync";
 
 /**
  * Every endpoint group by name. The embedded runtime mounts them all on one server; on AWS
@@ -46,6 +47,7 @@ export const groups = {
   "api-test-trade": apiTestTradeGroup,
   trading: tradingGroup,
   backtest: backtestGroup,
+  "data-sync": dataSyncGroup,
 } satisfies Partial<Record<RoutedGroup, (services: Services) => Group>>;
 
 export type GroupName = keyof typeof groups;

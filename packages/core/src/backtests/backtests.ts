@@ -19,7 +19,7 @@ import { engineSetup, feedsOf, normalizeConfig, type SessionConfig } from "../tr
 import type { RunStore, StoredRun, TradingOrderResponse } from "../trading/runs";
 import { capitalOf, owned, type SessionDeps, type StoredSession } from "../trading/sessions";
 import type { BacktestTaskInput, BacktestTaskOutput, WorkflowStarter } from "../workflows";
-import { BarFeed, bucketsBetween } from "./bar-feed";
+import { BarFeed } from "./bar-feed";
 
 /**
  * Backtests: a session's strategy run over stored candles by the Step Functions machine
@@ -444,7 +444,7 @@ async function missingDays(deps: BacktestDeps, symbol: string, period: StoredPer
     const summaries = await deps.candles.summaries(symbol, period, [Buckets.of(period, window[0]), Buckets.of(period, window[1])]);
     for (const summary of summaries) if ((summary.sessions.Intraday ?? 0) > 0) covered.add(dayNumberOf(summary.bucket));
   } else {
-    const loaded = await deps.candles.load(symbol, period, bucketsBetween(period, window[0], window[1]));
+    const loaded = await deps.candles.load(symbol, period, Buckets.between(period, window[0], window[1]));
     for (const batch of loaded.values()) {
       for (let i = 0; i < batch.length; i++) {
         if (batch.session[i] === 0) covered.add(utcToZoned(calendar.timeZone, batch.timestamp[i] * 1000).dayNumber);

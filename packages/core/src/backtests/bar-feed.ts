@@ -22,19 +22,6 @@ const DAY_S = 86_400;
 const WINDOW_S: Record<StoredPeriod, number> = { "1m": 100 * DAY_S, "5m": 100 * DAY_S, "1h": 5 * 366 * DAY_S, "1d": 20 * 366 * DAY_S };
 const INTRADAY = TradeSessionCode.Intraday;
 
-/** Bucket names covering `[startSec, endSec]`, in order. */
-export function bucketsBetween(period: StoredPeriod, startSec: number, endSec: number): string[] {
-  const out: string[] = [];
-  let at = startSec;
-  for (;;) {
-    const bucket = Buckets.of(period, at);
-    out.push(bucket);
-    const [, next] = Buckets.range(period, bucket);
-    if (next > endSec) return out;
-    at = next;
-  }
-}
-
 interface Cursor {
   feed: Feed;
   periodMs: number;
@@ -154,7 +141,7 @@ export class BarFeed {
   private async read(feed: Feed, from: number): Promise<{ batches: CandleBatch[]; next: number }> {
     const period = feed.timeframe as StoredPeriod;
     const to = Math.min(this.endSec, from + WINDOW_S[period] - 1);
-    const buckets = bucketsBetween(period, from, to);
+    const buckets = Buckets.between(period, from, to);
     const loaded = await this.candles.load(feed.symbol, period, buckets);
     return {
       batches: buckets.map((b) => loaded.get(b)).filter((b): b is CandleBatch => b !== undefined),

@@ -1,2 +1,2 @@
 export * as Backtests from "./backtests";
-export { BarFeed, bucketsBetween, type Feed } from "./bar-feed";
+export { BarFeed, type Feed } from "./bar-feed";

@@ -34,6 +34,19 @@ export const Buckets = {
     return [start, end];
   },
 
+  /** Bucket names covering `[startSec, endSec]`, in order. */
+  between(period: StoredPeriod, startSec: number, endSec: number): string[] {
+    const out: string[] = [];
+    let at = startSec;
+    for (;;) {
+      const bucket = Buckets.of(period, at);
+      out.push(bucket);
+      const [, next] = Buckets.range(period, bucket);
+      if (next > endSec) return out;
+      at = next;
+    }
+  },
+
   /** Period length in seconds (bars of a period start on multiples of it within their session). */
   seconds(period: StoredPeriod): number {
     return { "1m": 60, "5m": 300, "1h": 3600, "1d": 86_400 }[period];

@@ -1,0 +1,2 @@
+import { httpHandler } from "./handler";
+export const handler = httpHandler("data-sync");

@@ -1,0 +1,14 @@
+import { DataSync } from "@tp/core/data-sync/index";
+import type { Services } from "@tp/adapters/services";
+import { lambdaServices } from "../runtime";
+
+/** The polling gap fill, invoked by an EventBridge schedule (locally, a timer): a ready service looks for gaps and imports them. */
+export function dataSyncPollHandler(services: () => Promise<Services>) {
+  return async (): Promise<{ sync_state: string; started: boolean }> => {
+    const result = await DataSync.poll((await services()).dataSync);
+    console.log(JSON.stringify({ level: "INFO", source: "data-sync", message: "Polling gap fill", ...result }));
+    return result;
+  };
+}
+
+export const handler = dataSyncPollHandler(lambdaServices);

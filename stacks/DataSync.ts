@@ -1,0 +1,33 @@
+import { Cron, Function, use, type StackContext } from "sst/constructs";
+import { SYNC_POLL_MINUTES } from "../packages/core/src/data-sync/index";
+import { Queues } from "./Queues";
+import { Realtime } from "./Realtime";
+import { Storage } from "./Storage";
+
+/**
+ * The data sync service's moving parts besides its HTTP group: the `data-sync` queue worker
+ * (from the Queues stack) pushes log lines to the WebSocket API, and an EventBridge schedule
+ * runs the polling gap fill every few minutes.
+ */
+export function DataSync({ stack }: StackContext) {
+  const { table, secrets } = use(Storage);
+  const { queues, queueByName, queueEnvironment } = use(Queues);
+  const { managementEndpoint, manageConnections } = use(Realtime);
+  // The Queues stack builds every consumer with sst's Function.
+  const worker = queueByName["data-sync"].consumerFunction as Function;
+  worker.addEnvironment("WS_MANAGEMENT_ENDPOINT", managementEndpoint);
+  worker.attachPermissions([manageConnections]);
+  const poll = new Cron(stack, "DataSyncPoll", {
+    schedule: `rate(${SYNC_POLL_MINUTES} minutes)`,
+    job: {
+      function: {
+        handler: "packages/functions/src/schedule/data-sync-poll.handler",
+        timeout: 60,
+        environment: { TABLE_NAME: table.tableName, ...secrets.environment, WS_MANAGEMENT_ENDPOINT: managementEndpoint, ...queueEnvironment },
+        permissions: [table, manageConnections, ...queues],
+      },
+    },
+  });
+  secrets.grantRead(poll.jobFunction);
+  return { poll };
+}
