@@ -20,6 +20,7 @@ import { backtestHandlers } from "@tp/functions/workflow/backtest";
 import { LocalWorkflowRunner } from "./workflow-runner";
 import { Backtests } from "@tp/core/backtests/index";
 import { keyFile } from "./secrets";
+import { SessionWorker } from "@tp/worker/session-worker";
 
 export interface LocalRuntimeOptions {
   env: NodeJS.ProcessEnv;
@@ -116,6 +117,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         console.error(JSON.stringify({ level: "ERROR", message: "Backtest recovery failed", error: String(error) })),
       );
     }
+    // The session worker runs in-process: it drives running simulation and live sessions (SESSION_WORKER=off leaves it out).
+    const sessionWorker = env.SESSION_WORKER === "off" ? undefined : new SessionWorker(services, { marketData: await services.marketData() });
+    await sessionWorker?.start();
     const host = env.PUBLIC_HOST || `127.0.0.1:${port}`;
     const urls = {
       base: `http://${host}`,
@@ -140,6 +144,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       generatedAdminPassword,
       async stop() {
         clearInterval(pollTimer);
+        await sessionWorker?.stop();
         await queueRunner?.stop();
         await workflows.stop();
         await gateway.close();

@@ -122,6 +122,11 @@ export const Keys = {
 
   /** A trading session. */
   tradingSession: (sessionId: string): Key => ({ pk: `SESSION#${sessionId}`, sk: "SESSION" }),
+  /** One marker per simulation or live session that is running or paused: the session worker lists them. */
+  liveSessionsPartition: "SESSIONS#LIVE",
+  liveSession: (sessionId: string): Key => ({ pk: "SESSIONS#LIVE", sk: sessionId }),
+  /** The session worker's heartbeat. */
+  workerHeartbeat: (): Key => ({ pk: "WORKER", sk: "HEARTBEAT" }),
   /** gsi1: a user's sessions by creation (`created_at#id`), read backwards for newest first. */
   sessionsOfUser: (userId: string) => `USER#${userId}#SESSIONS`,
   sessionOfUser: (userId: string, createdAt: string, sessionId: string): Key => ({ pk: `USER#${userId}#SESSIONS`, sk: `${createdAt}#${sessionId}` }),

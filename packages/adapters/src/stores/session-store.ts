@@ -4,7 +4,7 @@ import { categoryOf, levelOf, orderChangeOf, type EventQuery, type OrderStatus, 
 import type { SessionStatus, SessionStore, StoredSession } from "@tp/core/trading/sessions";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository, transactIfUnchanged } from "../dynamo/repository";
+import { Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
 
 /**
  * Trading sessions on the single table: one item per session, listed per owner through gsi1
@@ -13,6 +13,7 @@ import { Repository, transactIfUnchanged } from "../dynamo/repository";
  */
 export class DynamoSessionStore implements SessionStore {
   private readonly sessions: Repository<StoredSession>;
+  private readonly markers: Repository<{ session_id: string }>;
 
   constructor(
     db: Db,
@@ -26,10 +27,17 @@ export class DynamoSessionStore implements SessionStore {
         gsi2: (s) => Keys.sessionOfUserByStatus(s.user_id, s.status, s.created_at, s.id),
       },
     });
+    this.markers = new Repository<{ session_id: string }>(db, { type: "LiveSessionMarker", key: (m) => Keys.liveSession(m.session_id) });
   }
 
   async create(session: StoredSession): Promise<void> {
     await this.sessions.put(session, { ifAbsent: true });
+  }
+
+  /** The marker step that keeps the live list in line with the session, written in the session's transaction. */
+  private markerStep(session: StoredSession): TransactionStep {
+    const key = Keys.liveSession(session.id);
+    return isLive(session) ? { put: { pk: key.pk, sk: key.sk, _type: "LiveSessionMarker", session_id: session.id } } : { delete: key };
   }
 
   get(id: string) {
@@ -37,7 +45,13 @@ export class DynamoSessionStore implements SessionStore {
   }
 
   replace(session: StoredSession, expectedVersion: number): Promise<boolean> {
-    return transactIfUnchanged(this.sessions.db, [{ put: this.sessions.toItem(session), ifVersion: expectedVersion }]);
+    return transactIfUnchanged(this.sessions.db, [{ put: this.sessions.toItem(session), ifVersion: expectedVersion }, this.markerStep(session)]);
+  }
+
+  async listLive(): Promise<StoredSession[]> {
+    const markers = await this.markers.queryAll(Keys.liveSessionsPartition);
+    const sessions = await this.sessions.getMany(markers.map((marker) => Keys.tradingSession(marker.session_id)));
+    return sessions.filter(isLive);
   }
 
   listByUser(userId: string, status?: SessionStatus) {
@@ -50,8 +64,12 @@ export class DynamoSessionStore implements SessionStore {
     // The runs first: a session item is the only way to find them again.
     for (const runId of new Set([session.id, ...(session.run_id ? [session.run_id] : [])])) await this.runs.delete(runId);
     await this.sessions.delete(Keys.tradingSession(session.id));
+    await this.markers.delete(Keys.liveSession(session.id));
   }
 }
+
+const isLive = (session: StoredSession) =>
+  (session.trading_mode === "simulation" || session.trading_mode === "live") && (session.status === "running" || session.status === "paused");
 
 /** A run's state item: setup and snapshot gzipped into one binary attribute. */
 interface RunItem {

@@ -146,6 +146,8 @@ export interface SessionStore {
   listByUser(userId: string, status?: SessionStatus): Promise<StoredSession[]>;
   /** Removes the session with its runs' events, orders and state. */
   delete(session: StoredSession): Promise<void>;
+  /** Every simulation or live session that is running or paused (the session worker's list). */
+  listLive(): Promise<StoredSession[]>;
 }
 
 export interface SessionDeps {

@@ -1,0 +1,87 @@
+import { conflict } from "../errors";
+import { TradingEngine } from "../engine/engine";
+import type { EngineEvent } from "../engine/events";
+import type { Timeframe } from "../strategies/definition";
+import type { Bar } from "../strategies/strategy";
+import type { StoredRun } from "./runs";
+import { feedsOf } from "./session-config";
+import type { StoredSession } from "./sessions";
+import type { ViewDeps } from "./views";
+
+/**
+ * The run of a simulation or live session (ENGINE.md §5): the session's own run (its id is the
+ * session's), fed closed bars by the session worker as they form. Each feed restores the
+ * engine from the run's snapshot, feeds the bars, and saves snapshot and events together,
+ * conditionally on the run's version: a worker killed between two feeds loses nothing, and a
+ * bar fed twice (a redelivery after a crash) is skipped by its close time.
+ */
+
+export interface ClosedBar {
+  bar: Bar;
+  timeframe: Timeframe;
+  /** When the bar closed (epoch ms): bars are fed in this order, and never twice. */
+  close_ms: number;
+}
+
+/** Whether the session is driven by the session worker (simulation and live; backtests run in their workflow). */
+export const isWorkerDriven = (session: Pick<StoredSession, "trading_mode">) => session.trading_mode === "simulation" || session.trading_mode === "live";
+
+/** The (symbol, timeframe) feeds a session's strategies read. */
+export const liveFeedsOf = (session: StoredSession) => feedsOf(session.config);
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export const LiveRuns = {
+  /** The session's own run, created at its configuration's starting capital on first use, and made the session's current run. */
+  async ensure(deps: ViewDeps, session: StoredSession): Promise<StoredRun> {
+    const runId = session.id;
+    let run = await deps.runs.get(runId);
+    if (!run) {
+      const fresh: StoredRun = {
+        run_id: runId,
+        session_id: session.id,
+        user_id: session.user_id,
+        setup: await deps.setupFor(session, runId),
+        snapshot: null,
+        progress: { cursor_ms: 0, bars: 0, bars_total: 0, done: false },
+        version: 1,
+        updated_at: iso(deps.now()),
+      };
+      await deps.runs.save(fresh, 0, []);
+      run = (await deps.runs.get(runId))!;
+    }
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = await deps.sessions.get(session.id);
+      if (!current || current.run_id === runId) return run;
+      if (await deps.sessions.replace({ ...current, run_id: runId, version: current.version + 1, updated_at: iso(deps.now()) }, current.version)) return run;
+    }
+    throw conflict("SESSION_CHANGED", `Trading session ${session.id} changed while its run was being attached`);
+  },
+
+  /**
+   * Feeds closed bars (in close order) into the run and saves it with the events they caused;
+   * bars closing at or before the run's cursor were fed already and are skipped. Returns the
+   * events written.
+   */
+  async feed(deps: ViewDeps, runId: string, bars: readonly ClosedBar[]): Promise<EngineEvent[]> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const run = await deps.runs.get(runId);
+      if (!run) throw conflict("RUN_MISSING", `Run ${runId} does not exist`);
+      const cursor = run.progress?.cursor_ms ?? 0;
+      const fresh = bars.filter((b) => b.close_ms > cursor);
+      if (fresh.length === 0) return [];
+      const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+      for (const { bar, timeframe } of fresh) engine.onBar(bar, timeframe);
+      const events = engine.drainEvents();
+      const next: StoredRun = {
+        ...run,
+        snapshot: engine.snapshot(),
+        progress: { cursor_ms: fresh[fresh.length - 1]!.close_ms, bars: (run.progress?.bars ?? 0) + fresh.length, bars_total: 0, done: false },
+        version: run.version + 1,
+        updated_at: iso(deps.now()),
+      };
+      if (await deps.runs.save(next, run.version, events)) return events;
+    }
+    throw conflict("RUN_CHANGED", `Run ${runId} changed concurrently`);
+  },
+};

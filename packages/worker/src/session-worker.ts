@@ -1,0 +1,210 @@
+import type { Services } from "@tp/adapters/services";
+import { DynamoWorkerStore, type WorkerHeartbeat } from "@tp/adapters/stores/worker-store";
+import { Buckets, type StoredPeriod } from "@tp/core/candles/buckets";
+import type { EngineEvent } from "@tp/core/engine/events";
+import { screenCandles } from "@tp/core/imports/index";
+import { Calendar } from "@tp/core/market/calendar";
+import { marketOf } from "@tp/core/market/market";
+import type { MarketData } from "@tp/core/provider/market-data";
+import type { PushCandlestickEvent } from "@tp/core/provider/quote-types";
+import { Realtime } from "@tp/core/realtime";
+import type { Timeframe } from "@tp/core/strategies/definition";
+import { LiveRuns, liveFeedsOf, type ClosedBar } from "@tp/core/trading/live";
+import type { StoredSession } from "@tp/core/trading/sessions";
+
+export interface SessionWorkerOptions {
+  /** The provider whose pushes drive the sessions (the selected market-data provider). */
+  marketData: MarketData;
+  /** How often pending bars are fed and saved, and the simulated market is advanced (ms). */
+  tickMs?: number;
+  /** How often the list of running sessions is read again (ms). */
+  refreshMs?: number;
+}
+
+interface Driven {
+  session: StoredSession;
+  feeds: string[];
+}
+
+const feedKey = (symbol: string, timeframe: string) => `${symbol}|${timeframe}`;
+/** The simulated market pushes only when told the time has moved; LongPort pushes by itself. */
+const advancing = (marketData: MarketData): marketData is MarketData & { advance(): void } =>
+  typeof (marketData as { advance?: unknown }).advance === "function";
+
+/**
+ * The session worker (ENGINE.md §5): holds the provider's candlestick subscriptions of every
+ * running simulation and live session, turns confirmed pushes into closed bars, stores them in
+ * the candle store, feeds them to each session's run (snapshot and events saved together) and
+ * pushes the events to the session's WebSocket topic. Crash-only: it keeps nothing that is not
+ * in the table, and on start it picks up every running session from its run's snapshot.
+ * Paused sessions stay subscribed but are not fed.
+ */
+export class SessionWorker {
+  private readonly driven = new Map<string, Driven>();
+  private readonly subscribed = new Set<string>();
+  /** Close time of the last confirmed bar per feed: the provider may push a confirmed bar again. */
+  private readonly lastClose = new Map<string, number>();
+  private pendingBars: ClosedBar[] = [];
+  private timers: NodeJS.Timeout[] = [];
+  private busy: Promise<void> | null = null;
+  private readonly heartbeat: WorkerHeartbeat;
+  private readonly store: DynamoWorkerStore;
+  private stopped = false;
+
+  constructor(
+    private readonly services: Services,
+    private readonly options: SessionWorkerOptions,
+  ) {
+    this.store = new DynamoWorkerStore(services.db);
+    const now = services.now();
+    this.heartbeat = { at: now, started_at: now, sessions: 0, feeds: [], last_bar: {}, bars: 0 };
+  }
+
+  /** Recovers running sessions, subscribes their feeds, and starts the timers. */
+  async start(): Promise<void> {
+    this.options.marketData.setOnCandlestick((event) => this.onCandlestick(event));
+    await this.refresh();
+    await this.beat();
+    const every = (ms: number, work: () => Promise<void>) => {
+      const timer = setInterval(() => void this.exclusive(work), ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(this.options.tickMs ?? 1_000, () => this.tick());
+    every(this.options.refreshMs ?? 2_000, () => this.refresh());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    await this.busy;
+    this.options.marketData.setOnCandlestick(null);
+  }
+
+  /** One step: let the simulated market push what the clock passed, then feed and save. */
+  async tick(): Promise<void> {
+    if (advancing(this.options.marketData)) this.options.marketData.advance();
+    await this.flush();
+    await this.beat();
+  }
+
+  /** Reads the running sessions again: new ones are attached (their run created or restored), ended ones let go. */
+  async refresh(): Promise<void> {
+    const deps = this.services.trading.sessions;
+    const live = await deps.sessions.listLive();
+    const seen = new Set<string>();
+    for (const session of live) {
+      seen.add(session.id);
+      if (!this.driven.has(session.id)) await LiveRuns.ensure(deps, session);
+      this.driven.set(session.id, { session, feeds: liveFeedsOf(session).map((f) => feedKey(f.symbol, f.timeframe)) });
+    }
+    for (const id of [...this.driven.keys()]) if (!seen.has(id)) this.driven.delete(id);
+    await this.resubscribe();
+  }
+
+  /** Subscribes feeds some session needs and unsubscribes those none needs. */
+  private async resubscribe(): Promise<void> {
+    const wanted = new Set([...this.driven.values()].flatMap((d) => d.feeds));
+    for (const key of wanted) {
+      if (this.subscribed.has(key)) continue;
+      const [symbol, period] = key.split("|") as [string, Timeframe];
+      await this.options.marketData.subscribeCandlesticks(symbol, period, "Intraday");
+      this.subscribed.add(key);
+    }
+    for (const key of [...this.subscribed]) {
+      if (wanted.has(key)) continue;
+      const [symbol, period] = key.split("|") as [string, Timeframe];
+      await this.options.marketData.unsubscribeCandlesticks(symbol, period);
+      this.subscribed.delete(key);
+    }
+    this.heartbeat.feeds = [...this.subscribed].sort();
+  }
+
+  private onCandlestick(event: PushCandlestickEvent): void {
+    const { period, candlestick, is_confirmed } = event.data;
+    if (!is_confirmed) return;
+    const key = feedKey(event.symbol, period);
+    if (!this.subscribed.has(key)) return;
+    const open = Date.parse(candlestick.timestamp);
+    const closeMs = open + Buckets.seconds(period as StoredPeriod) * 1000;
+    if (closeMs <= (this.lastClose.get(key) ?? 0)) return;
+    this.lastClose.set(key, closeMs);
+    const bar = {
+      symbol: event.symbol,
+      timestamp: open,
+      open: Number(candlestick.open),
+      high: Number(candlestick.high),
+      low: Number(candlestick.low),
+      close: Number(candlestick.close),
+      volume: candlestick.volume,
+    };
+    this.pendingBars.push({ bar, timeframe: period as Timeframe, close_ms: closeMs });
+    this.pendingCandles.push(event);
+  }
+
+  private pendingCandles: PushCandlestickEvent[] = [];
+
+  /** Stores the closed candles and feeds every running session the bars of its feeds, in close order. */
+  async flush(): Promise<void> {
+    const bars = this.pendingBars.sort((a, b) => a.close_ms - b.close_ms);
+    const candles = this.pendingCandles;
+    this.pendingBars = [];
+    this.pendingCandles = [];
+    if (bars.length === 0) return;
+    await this.storeCandles(candles);
+    const deps = this.services.trading.sessions;
+    for (const [id, driven] of this.driven) {
+      if (driven.session.status !== "running") continue;
+      const mine = bars.filter((b) => driven.feeds.includes(feedKey(b.bar.symbol, b.timeframe)));
+      if (mine.length === 0) continue;
+      const events = await LiveRuns.feed(deps, id, mine);
+      this.heartbeat.bars += mine.length;
+      this.heartbeat.last_bar[id] = mine[mine.length - 1]!.close_ms;
+      await this.publish(id, events);
+    }
+  }
+
+  /** Confirmed candles of stored periods go to the candle store, screened as imports are. */
+  private async storeCandles(events: PushCandlestickEvent[]): Promise<void> {
+    const groups = new Map<string, PushCandlestickEvent[]>();
+    for (const event of events) {
+      const key = feedKey(event.symbol, event.data.period);
+      groups.set(key, [...(groups.get(key) ?? []), event]);
+    }
+    for (const [key, group] of groups) {
+      const [symbol, period] = key.split("|") as [string, StoredPeriod];
+      const { batch } = screenCandles(group.map((e) => e.data.candlestick), period, Calendar.for(marketOf(symbol)), [0, Number.MAX_SAFE_INTEGER]);
+      if (batch.length > 0) await this.services.candles.upsert(symbol, period, batch);
+    }
+  }
+
+  /** Each event to the session's socket topic as `{type, data, timestamp}`. */
+  private async publish(sessionId: string, events: EngineEvent[]): Promise<void> {
+    for (const event of events) {
+      await Realtime.publish(this.services.realtime, `session:${sessionId}`, {
+        type: event.type,
+        data: { ...event.data, channel_id: event.channel_id, sequence: event.sequence },
+        timestamp: new Date(event.time).toISOString(),
+      });
+    }
+  }
+
+  private async beat(): Promise<void> {
+    this.heartbeat.at = this.services.now();
+    this.heartbeat.sessions = this.driven.size;
+    await this.store.beat(this.heartbeat);
+  }
+
+  /** Timer work never overlaps: a slow step makes the next one wait. */
+  private async exclusive(work: () => Promise<void>): Promise<void> {
+    if (this.stopped) return;
+    while (this.busy) await this.busy;
+    this.busy = work()
+      .catch((error) => console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Worker step failed", error: String(error) })))
+      .finally(() => {
+        this.busy = null;
+      });
+    await this.busy;
+  }
+}
