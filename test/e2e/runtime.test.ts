@@ -69,9 +69,17 @@ describe("the embedded runtime (npm start)", () => {
     const wsBase = base.replace("http://", "ws://");
     const pong = await exchange(`${wsBase}/api/v1/data-sync/logs?symbol=700.HK`, { type: "ping" });
     expect(pong.type).toBe("pong");
-    const sessionPong = await exchange(`${wsBase}/ws/trading/session-1?token=${dora}`, { type: "ping" });
+    const session = await call(base, "POST", "/api/v1/trading/sessions", { session_name: "watched", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "1000", config: {} }, dora);
+    expect(session.status).toBe(201);
+    const sessionPong = await exchange(`${wsBase}/ws/trading/${session.body.id}?token=${dora}`, { type: "ping" });
     expect(sessionPong.type).toBe("pong");
-    await expect(exchange(`${wsBase}/ws/trading/session-1?token=bogus`, { type: "ping" })).rejects.toThrow(/401/);
+    await expect(exchange(`${wsBase}/ws/trading/${session.body.id}?token=bogus`, { type: "ping" })).rejects.toThrow(/401/);
+    // Someone else's session and an unknown one are refused at the upgrade.
+    const other = await call(base, "POST", "/api/v1/users", { username: "eve", email: "eve@example.com", password: "eve-password" }, admin);
+    expect(other.status).toBe(201);
+    const eve = await login(base, "eve", "eve-password");
+    await expect(exchange(`${wsBase}/ws/sessions/${session.body.id}/channels?token=${eve}`, { type: "ping" })).rejects.toThrow(/403/);
+    await expect(exchange(`${wsBase}/ws/trading/no-such-session?token=${dora}`, { type: "ping" })).rejects.toThrow(/404/);
 
     expect((await call(base, "POST", "/api/v1/logout", undefined, dora)).status).toBe(200);
     expect((await call(base, "GET", "/api/v1/me", undefined, dora)).status).toBe(401);
@@ -81,7 +89,7 @@ describe("the embedded runtime (npm start)", () => {
     expect(service.output()).not.toContain(password);
     const again = await login(service.base, "admin", password);
     const users = await call(service.base, "GET", "/api/v1/users", undefined, again);
-    expect(users.body.map((user: any) => user.username).sort()).toEqual(["admin", "dora"]);
+    expect(users.body.map((user: any) => user.username).sort()).toEqual(["admin", "dora", "eve"]);
     await login(service.base, "dora", "dora-password");
   }, 240_000);
 });

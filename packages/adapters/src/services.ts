@@ -36,6 +36,7 @@ import { createBrokerServices, type BrokerAdapterOverrides, type BrokerServices 
 import { serviceUnavailable } from "@tp/core/errors";
 import type { WorkflowStarter } from "@tp/core/workflows";
 import { createTradingServices, type TradingServices } from "./trading";
+import { owned as ownedSession } from "@tp/core/trading/sessions";
 
 /** The record of adapters every runtime builds the same way (the composition root's output). */
 export interface Services {
@@ -119,9 +120,15 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
     pusher: new ApiGatewayPusher(() => config.websocketManagementEndpoint),
     now,
     authenticate: async (token) => ({ userId: (await principals.resolve(token)).user.id }),
+    // Someone else's session: 403; an unknown one: 404 (the same rules as the session endpoints).
+    authorizeSession: async (userId, sessionId) => {
+      const principal = { id: userId, user_type: (await userStore.get(userId))?.user_type ?? "user" };
+      await ownedSession(trading.sessions, principal, sessionId);
+    },
   };
   const workflows =
     Object.keys(config.stateMachineArns).length > 0 ? new SfnWorkflowStarter(config.stateMachineArns) : (overrides.workflows ?? noWorkflows);
+  const trading = createTradingServices(config, db, { now, newId }, { candles, imports, marketData, workflows });
   return {
     config,
     db,
@@ -159,7 +166,7 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
       overrides.brokerAdapters,
     ),
     flows: { flows: new DynamoFlowStore(db), now, newId },
-    trading: createTradingServices(config, db, { now, newId }, { candles, imports, marketData, workflows }),
+    trading,
     workflows,
     pingDatabase: async () => {
       const started = performance.now();

@@ -28,12 +28,19 @@ export interface RealtimeDeps {
   now: () => number;
   /** Resolves an access token to its user id; throws a 401 DomainError when invalid. */
   authenticate: (token: string) => Promise<{ userId: string }>;
+  /**
+   * Whether the user may listen to a session's topic: throws 404 `SESSION_NOT_FOUND` for an
+   * unknown session and 403 `ACCESS_DENIED` for someone else's.
+   */
+  authorizeSession: (userId: string, sessionId: string) => Promise<void>;
 }
 
 /** What a socket's path asks for. */
 export interface TopicRequest {
   topic: string;
   requiresAuth: boolean;
+  /** The session a session stream watches. */
+  sessionId?: string;
 }
 
 const CONNECTION_LIFETIME_SECONDS = 2 * 3600;
@@ -51,7 +58,10 @@ export const Topics = {
       return { topic: `logs:${symbol.toUpperCase()}`, requiresAuth: false };
     }
     const session = /^\/ws\/trading\/([^/]+)$/.exec(clean) ?? /^\/ws\/sessions\/([^/]+)\/channels$/.exec(clean);
-    if (session) return { topic: `session:${decodeURIComponent(session[1]!)}`, requiresAuth: true };
+    if (session) {
+      const sessionId = decodeURIComponent(session[1]!);
+      return { topic: `session:${sessionId}`, requiresAuth: true, sessionId };
+    }
     throw badRequest("INVALID_PARAMETER", `No WebSocket stream at ${path}`);
   },
 };
@@ -68,6 +78,7 @@ export const Realtime = {
       const token = input.query.token;
       if (!token) throw badRequest("UNAUTHORIZED", "Query parameter 'token' is required");
       userId = (await deps.authenticate(token)).userId;
+      if (request.sessionId !== undefined) await deps.authorizeSession(userId, request.sessionId);
     }
     const connection: Connection = {
       connection_id: input.connectionId,
