@@ -35,12 +35,7 @@ async function restart(): Promise<ApiClient> {
   return client;
 }
 
-function kill9(running: RunningService): Promise<void> {
-  return new Promise((done) => {
-    running.child.once("exit", () => done());
-    running.child.kill("SIGKILL");
-  });
-}
+const kill9 = (running: RunningService): Promise<void> => running.crash();
 
 /** The fills without their order ids (which name the run). */
 const fillsOf = (result: { fills: Record<string, unknown>[] }) => result.fills.map(({ order_id: _id, ...fill }) => fill);

@@ -6,6 +6,8 @@ export interface RunningService {
   base: string;
   output: () => string;
   stop(): Promise<number | null>;
+  /** `kill -9` of the whole process group: the runtime and its DynamoDB Local die together, as in a machine crash. */
+  crash(): Promise<void>;
 }
 
 /** Starts `packages/local/src/main.ts` (what `npm start` runs), or another entry, as a child process and waits for its URLs. */
@@ -15,6 +17,8 @@ export async function startService(env: Record<string, string>, entry = "package
     cwd: root,
     env: { ...process.env, PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    // Its own process group, so a crash can take its children (DynamoDB Local) with it.
+    detached: true,
   });
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
@@ -39,6 +43,10 @@ export async function startService(env: Record<string, string>, entry = "package
     async stop() {
       child.kill("SIGINT");
       return exited;
+    },
+    async crash() {
+      process.kill(-child.pid!, "SIGKILL");
+      await exited;
     },
   };
 }
