@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { Auth } from "../../packages/core/src/auth";
-import { ADMIN, createTestApi, type TestApi } from "../support/harness";
+import { SignJWT } from "jose";
+import { Auth, TOKEN_CLOCK_SKEW_SECONDS } from "../../packages/core/src/auth";
+import { ADMIN, CAPTCHA, createTestApi, type TestApi } from "../support/harness";
 
 let api: TestApi;
 beforeAll(async () => {
@@ -70,6 +71,23 @@ describe("login", () => {
     expect(right.status).toBe(429);
   });
 
+  it("does the same work for an unknown username as for a wrong password (two reads, one scrypt)", async () => {
+    const user = await api.createUser();
+    const client = api.services.db.client;
+    const send = client.send.bind(client);
+    const counted = async (username: string) => {
+      const commands: string[] = [];
+      (client as any).send = (command: { constructor: { name: string } }, ...rest: unknown[]) => (commands.push(command.constructor.name), (send as any)(command, ...rest));
+      try {
+        await api.json("POST", "/api/v1/login", 401, { body: { username, password: "not-the-password", captcha: CAPTCHA } });
+      } finally {
+        (client as any).send = send;
+      }
+      return commands;
+    };
+    expect(await counted(`nobody-${user.id.slice(0, 8)}`)).toEqual(await counted(user.username));
+  });
+
   it("lists every missing field in one 422", async () => {
     const body = await api.json("POST", "/api/v1/login", 422, { body: {} });
     expect(body.error_code).toBe("VALIDATION_ERROR");
@@ -107,6 +125,29 @@ describe("tokens", () => {
     const forged = token.slice(0, -4) + (token.endsWith("AAAA") ? "BBBB" : "AAAA");
     const body = await api.json("GET", "/api/v1/me", 401, { token: forged });
     expect(body.detail).toBe("Invalid token");
+  });
+
+  it("accepts a token only in the Authorization header on HTTP routes, never as ?token=", async () => {
+    const user = await api.createUser();
+    const body = await api.json("GET", `/api/v1/me?token=${user.token}`, 401);
+    expect(body.detail).toMatch(/Authorization: Bearer/);
+    await api.json("GET", `/api/v1/trading/sessions?token=${user.token}`, 401);
+  });
+
+  it("refuses a token whose iat is in the future beyond a small skew", async () => {
+    const user = await api.createUser();
+    const sign = (iat: number) =>
+      new SignJWT({ role: "user" })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .setSubject(user.id)
+        .setJti(crypto.randomUUID())
+        .setIssuer("trading-platform")
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 7200)
+        .sign(api.services.config.auth.jwtSecret);
+    const now = Math.floor(Date.now() / 1000);
+    expect((await api.json("GET", "/api/v1/me", 401, { token: await sign(now + 3600) })).detail).toBe("Token is issued in the future");
+    expect((await api.json("GET", "/api/v1/me", 200, { token: await sign(now + TOKEN_CLOCK_SKEW_SECONDS - 5) })).id).toBe(user.id);
   });
 
   it("returns the current user for a valid token", async () => {

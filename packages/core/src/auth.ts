@@ -81,6 +81,8 @@ export interface AuthDeps {
 }
 
 const ISSUER = "trading-platform";
+/** How far a token's `iat` may be ahead of this machine's clock (another instance's clock may run a little fast). */
+export const TOKEN_CLOCK_SKEW_SECONDS = 60;
 const INVALID_LOGIN = "Incorrect username, password or captcha";
 const hashAnswer = (answer: string) => createHash("sha256").update(answer.trim().toLowerCase()).digest("hex");
 
@@ -146,9 +148,11 @@ export const Auth = {
   async verifyToken(config: AuthConfig, token: string): Promise<TokenClaims> {
     try {
       const { payload } = await jwtVerify(token, config.jwtSecret, { issuer: ISSUER, algorithms: ["HS256"] });
-      if (typeof payload.sub !== "string" || typeof payload.jti !== "string" || typeof payload.exp !== "number")
+      if (typeof payload.sub !== "string" || typeof payload.jti !== "string" || typeof payload.exp !== "number" || typeof payload.iat !== "number")
         throw unauthorized("Malformed token");
-      return { sub: payload.sub, role: payload.role as UserType, jti: payload.jti, iat: payload.iat ?? 0, exp: payload.exp };
+      // jose checks `exp` against the machine's clock; a token issued later than that (beyond a small skew) is not one we issued.
+      if (payload.iat > Date.now() / 1000 + TOKEN_CLOCK_SKEW_SECONDS) throw unauthorized("Token is issued in the future");
+      return { sub: payload.sub, role: payload.role as UserType, jti: payload.jti, iat: payload.iat, exp: payload.exp };
     } catch (error) {
       if (error instanceof DomainError) throw error;
       if (error instanceof joseErrors.JWTExpired) throw unauthorized("Token has expired");

@@ -10,6 +10,9 @@ interface UniqueClaim {
 }
 
 /** Users on the single table; username and email uniqueness held by claim items in one transaction. */
+/** An id no user has (ids are UUIDs): read in place of an unknown username's user. */
+const UNKNOWN_USER_ID = "#unknown";
+
 export class DynamoUserStore implements UserStore {
   private readonly users: Repository<User>;
   private readonly claims: Repository<UniqueClaim>;
@@ -51,9 +54,14 @@ export class DynamoUserStore implements UserStore {
     return this.users.get(Keys.user(id));
   }
 
+  /**
+   * The user holding a username. An unknown name costs the same two reads as a known one (the
+   * second for an id that cannot exist), so a login's timing does not tell which names exist.
+   */
   async findByUsername(username: string): Promise<User | undefined> {
     const claim = await this.claims.get(Keys.uniqueUsername(username));
-    return claim ? this.get(claim.user_id) : undefined;
+    const user = await this.get(claim?.user_id ?? UNKNOWN_USER_ID);
+    return claim ? user : undefined;
   }
 
   list() {

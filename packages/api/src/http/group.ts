@@ -41,13 +41,17 @@ export function withConventions(app: Group, services: Services): Group {
   return app;
 }
 
-/** Requires a valid bearer token; puts the principal on the context. */
+/**
+ * Requires a valid bearer token in the `Authorization` header; puts the principal on the context.
+ * A `?token=` query parameter is not read here: tokens in URLs end up in proxy logs and Referer
+ * headers, so only the WebSocket upgrade (which cannot send headers from a browser) takes one.
+ */
 export function requireAuth(services: Services): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const header = requestHeader(c, "Authorization") ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const token = match?.[1] ?? c.req.query("token");
-    if (!token) throw unauthorized("Not authenticated: send Authorization: Bearer <access_token>");
+    const token = match?.[1];
+    if (!token) throw unauthorized("Not authenticated: send Authorization: Bearer <access_token> (a ?token= query parameter is accepted only on WebSocket connections)");
     const { user, claims } = await services.principals.resolve(token);
     c.set("principal", { user, claims, token });
     await next();
