@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { serviceUnavailable } from "@tp/core/errors";
+import { DomainError } from "@tp/core/errors";
 import type { Services } from "@tp/adapters/services";
 import { createGroup, json } from "../http/group";
 
@@ -15,7 +15,6 @@ const RootResponse = z
 const DependencyCheck = z.object({
   status: z.enum(["up", "down"]),
   latency_ms: z.number(),
-  error: z.string().optional(),
 });
 
 const HealthResponse = z
@@ -78,7 +77,8 @@ export function systemGroup(services: Services) {
       path: "/health",
       tags,
       summary: "Checks each dependency with its latency",
-      description: "503 with `retry_after` when the database is unreachable.",
+      description:
+        "503 `SERVICE_UNAVAILABLE` with `retry_after`, `status: \"unhealthy\"` and `checks` naming the dependency that is down; the cause goes to the log, never into the answer.",
       responses: { 200: json(HealthResponse, "Healthy"), 503: json(HealthResponse, "A dependency is down") },
     }),
     async (c) => {
@@ -87,10 +87,11 @@ export function systemGroup(services: Services) {
       try {
         database = { status: "up", latency_ms: round(await services.pingDatabase()) };
       } catch (error) {
-        database = { status: "down", latency_ms: round(performance.now() - started), error: (error as Error).message };
+        console.error(JSON.stringify({ level: "ERROR", message: "Health check: database unreachable", error: String(error) }));
+        database = { status: "down", latency_ms: round(performance.now() - started) };
       }
       if (database.status === "down") {
-        throw serviceUnavailable(`Database unavailable: ${database.error}`, 5);
+        throw new DomainError(503, "SERVICE_UNAVAILABLE", "Dependency down: database", { retry_after: 5, status: "unhealthy", checks: { database } });
       }
       return c.json(
         {
