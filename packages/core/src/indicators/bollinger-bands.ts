@@ -13,6 +13,9 @@ const checkParameters = (period: number, stdDev: number) => {
  * variance (divide by `period`, as TA-Lib BBANDS/STDDEV) comes from a sliding Welford sum of
  * squared deviations, M2 += (x − old)·((x − mean) + (old − previousMean)), which keeps its
  * precision on prices far from zero where Σx² − (Σx)²/n would cancel catastrophically.
+ * Sliding sums still carry rounding residue from values that left the window, so a window whose
+ * values are all equal (tracked as the run of equal trailing values) has its M2 set to exactly 0:
+ * flat prices give bands of width 0, not 2e-7.
  */
 class BollingerState {
   upper = NaN;
@@ -25,6 +28,9 @@ class BollingerState {
   private mean = 0;
   private squares = 0;
   private leaving = 0;
+  /** How many trailing values are equal to the latest one. */
+  private run = 0;
+  private last = NaN;
 
   constructor(
     private readonly period: number,
@@ -44,6 +50,8 @@ class BollingerState {
     head = head + 1 === period ? 0 : head + 1;
     this.head = head;
     this.sum += value;
+    this.run = value === this.last ? this.run + 1 : 1;
+    this.last = value;
     if (this.count < period) {
       const count = ++this.count;
       const mean = this.sum / count;
@@ -56,8 +64,8 @@ class BollingerState {
       this.squares += (value - leaving) * (value - mean + (leaving - this.mean));
       this.mean = mean;
     }
-    // Rounding can leave a flat window's M2 a hair below zero; the variance is then 0.
-    if (this.squares < 0) this.squares = 0;
+    // A flat window's variance is 0 exactly; rounding can also leave M2 a hair below zero.
+    if (this.squares < 0 || this.run >= period) this.squares = 0;
     this.leaving = this.window[head];
     this.sum -= this.leaving;
     const width = Math.sqrt(this.squares / period) * this.stdDev;
@@ -76,6 +84,8 @@ class BollingerState {
     this.mean = 0;
     this.squares = 0;
     this.leaving = 0;
+    this.run = 0;
+    this.last = NaN;
   }
 }
 
@@ -122,9 +132,11 @@ export const bollingerBands = (values: Float64Array, period = 20, stdDev = 2): B
   let mean = 0;
   let squares = 0;
   let leaving = 0;
+  let run = 0;
   for (let i = 0; i < length; i++) {
     const value = values[i];
     sum += value;
+    run = i > 0 && value === values[i - 1] ? run + 1 : 1;
     if (i < period) {
       const count = i + 1;
       const average = sum / count;
@@ -136,7 +148,7 @@ export const bollingerBands = (values: Float64Array, period = 20, stdDev = 2): B
       squares += (value - leaving) * (value - average + (leaving - mean));
       mean = average;
     }
-    if (squares < 0) squares = 0;
+    if (squares < 0 || run >= period) squares = 0;
     leaving = values[i - period + 1];
     sum -= leaving;
     const width = Math.sqrt(squares / period) * stdDev;
