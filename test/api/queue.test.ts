@@ -50,6 +50,26 @@ describe("the table-backed local queue and its runner", () => {
     expect(await queue.depth("stock-import")).toEqual({ pending: 0, deadLetter: 0 });
   });
 
+  it("on start, takes back what its previous run left in flight, and leaves delayed messages delayed", async () => {
+    const { queue } = await setup();
+    await queue.send("stock-import", { job: "interrupted" });
+    await queue.send("stock-import", { job: "later" }, { delaySeconds: 600 });
+    // The previous run received the message and died before deleting it: hidden for the visibility timeout.
+    expect(await queue.receive("stock-import", 10)).toHaveLength(1);
+    expect(await queue.receive("stock-import", 10)).toHaveLength(0);
+    const seen: string[] = [];
+    const runner = new LocalQueueRunner(queue, {
+      "stock-import": async (event) => {
+        seen.push(...event.Records.map((record) => JSON.parse(record.body).job));
+        return { batchItemFailures: [] };
+      },
+    });
+    await runner.start();
+    await expect.poll(() => seen, { timeout: 5_000 }).toEqual(["interrupted"]);
+    await runner.stop();
+    expect(await queue.depth("stock-import")).toEqual({ pending: 1, deadLetter: 0 });
+  });
+
   it("moves a message that keeps failing to the dead-letter queue", async () => {
     const { queue, advance } = await setup();
     await queue.send("stock-import", { job: "poison" });

@@ -60,9 +60,17 @@ export class LocalQueueRunner {
     return handled;
   }
 
-  /** Polls every queue with a handler until `stop()`. */
-  start(): void {
-    for (const queueName of Object.keys(this.handlers) as QueueName[]) this.schedule(queueName, 0);
+  /**
+   * Polls every queue with a handler until `stop()`. As the queues' only consumer, it first takes
+   * back the messages its previous run left in flight (a `kill -9` mid-chunk), so they run now.
+   */
+  async start(): Promise<void> {
+    const queues = Object.keys(this.handlers) as QueueName[];
+    for (const queueName of queues) {
+      const released = await this.queue.releaseInFlight(queueName);
+      if (released > 0) console.log(JSON.stringify({ level: "INFO", message: "Released in-flight messages of the previous run", queue: queueName, released }));
+    }
+    for (const queueName of queues) this.schedule(queueName, 0);
   }
 
   private schedule(queueName: QueueName, delayMs: number) {

@@ -104,7 +104,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
             "data-sync": dataSyncHandler(() => Promise.resolve(services)),
           })
         : undefined;
-    queueRunner?.start();
+    await queueRunner?.start();
     // The EventBridge schedule's stand-in: the polling gap fill of the data sync service.
     const poll = dataSyncPollHandler(() => Promise.resolve(services));
     const pollTimer = setInterval(() => {

@@ -84,6 +84,23 @@ export class TableQueue implements JobQueue {
     return received;
   }
 
+  /**
+   * Makes every message received but not deleted visible again at once (delayed messages keep
+   * their delay). Only for a runtime that is the queue's sole consumer, at its start: whatever
+   * was in flight belonged to its previous life, so the work resumes now rather than when the
+   * visibility timeout runs out. Returns how many were released.
+   */
+  async releaseInFlight(queue: QueueName): Promise<number> {
+    const now = this.now();
+    const later = await this.messages.queryAll(Keys.queuePartition(queue), { between: Keys.queueVisibleRange(now + 1, Number.MAX_SAFE_INTEGER) });
+    let released = 0;
+    for (const message of later) {
+      if (message.receive_count === 0) continue;
+      if (await this.messages.moveIfPresent(message, { ...message, visible_at: now })) released++;
+    }
+    return released;
+  }
+
   /** Deletes a received message (the worker finished it). */
   async delete(receipt: string): Promise<void> {
     const { queue, visibleAt, messageId } = this.parseReceipt(receipt);
