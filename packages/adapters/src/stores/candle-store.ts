@@ -1,5 +1,6 @@
 import { CandleBatches, type BucketSummary, type CandleBatch, type CandleStore, type PreparedUpsert, type StoredPeriod } from "@tp/core/candles/index";
 import { Buckets } from "@tp/core/candles/buckets";
+import { retrying } from "@tp/core/backoff";
 import { DomainError } from "@tp/core/errors";
 import { TradeSessionByCode, type TradeSession } from "@tp/core/market/trade-session";
 import type { Db } from "../dynamo/db";
@@ -23,8 +24,14 @@ interface StockCode {
 }
 
 const WRITE_CONCURRENCY = 16;
-const MAX_ATTEMPTS = 5;
 const staleBucket = () => new DomainError(409, "CONCURRENT_CANDLE_WRITE", "Candle bucket changed while writing");
+/** A writer that lost the race re-reads the bucket, merges again and retries, spread out by jitter. */
+const RACE_RETRY = {
+  attempts: 10,
+  baseMs: 5,
+  maxMs: 250,
+  retryable: (error: unknown) => error instanceof DomainError && error.code === "CONCURRENT_CANDLE_WRITE",
+};
 
 function sessionCounts(batch: CandleBatch): Partial<Record<TradeSession, number>> {
   const counts: Partial<Record<TradeSession, number>> = {};
@@ -107,17 +114,14 @@ export class DynamoCandleStore implements CandleStore {
       commit: async () => {
         await this.registerCode(code);
         await inParallel(merges, WRITE_CONCURRENCY, async ({ bucket, incoming, current, merged }) => {
-          for (let attempt = 1; ; attempt++) {
-            try {
-              await this.write(code, period, bucket, merged, current);
-              return;
-            } catch (error) {
-              if (!(error instanceof DomainError) || error.code !== "CONCURRENT_CANDLE_WRITE" || attempt >= MAX_ATTEMPTS) throw error;
+          await retrying(async (attempt) => {
+            if (attempt > 1) {
               // Someone wrote the bucket since it was read: merge into what is there now.
-              current = await this.buckets.get(Keys.candleBucket(code, period, bucket));
+              current = await this.buckets.get(Keys.candleBucket(code, period, bucket), { consistent: true });
               merged = current ? CandleBatches.merge(CandleBatches.unpack(current.data), incoming).batch : incoming;
             }
-          }
+            await this.write(code, period, bucket, merged, current);
+          }, RACE_RETRY);
         });
       },
     };
@@ -128,8 +132,10 @@ export class DynamoCandleStore implements CandleStore {
       await this.buckets.delete(Keys.candleBucket(code, period, bucket));
       return;
     }
-    const current = await this.buckets.get(Keys.candleBucket(code, period, bucket));
-    await this.write(code, period, bucket, batch, current);
+    await retrying(async () => {
+      const current = await this.buckets.get(Keys.candleBucket(code, period, bucket), { consistent: true });
+      await this.write(code, period, bucket, batch, current);
+    }, RACE_RETRY);
   }
 
   async codes(): Promise<string[]> {

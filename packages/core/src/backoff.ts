@@ -1,0 +1,30 @@
+/**
+ * Retries for optimistic writers that lost a race: full-jitter exponential backoff (a random
+ * wait between 0 and base·2^attempt, capped), bounded attempts, so writers that collided spread
+ * out instead of colliding again in lockstep.
+ */
+export interface RetryOptions {
+  /** Tries in all, the first included. */
+  attempts: number;
+  baseMs: number;
+  maxMs: number;
+  /** Whether an error is worth another try (others are thrown at once). */
+  retryable: (error: unknown) => boolean;
+  random?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const wait = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+
+export async function retrying<T>(work: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
+  const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? wait;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work(attempt);
+    } catch (error) {
+      if (attempt >= options.attempts || !options.retryable(error)) throw error;
+      await sleep(Math.floor(random() * Math.min(options.maxMs, options.baseMs * 2 ** attempt)));
+    }
+  }
+}
