@@ -1,3 +1,4 @@
+import { tokenSeconds } from "@tp/core/time";
 import { LRUCache } from "lru-cache";
 import { Auth, type AuthConfig, type RevocationStore, type TokenClaims } from "@tp/core/auth";
 import { unauthorized } from "@tp/core/errors";
@@ -35,9 +36,10 @@ export class PrincipalCache {
     if (!entry) {
       const claims = await Auth.verifyToken(this.config, token);
       entry = { claims, revoked: false, checkedAt: -Infinity };
-      this.entries.set(token, entry, { ttl: Math.max(1, claims.exp * 1000 - nowMs) });
+      this.entries.set(token, entry, { ttl: Math.max(1, (claims.exp - tokenSeconds()) * 1000) });
     }
-    if (entry.claims.exp * 1000 <= nowMs) {
+    // Expiry is on the wall clock, as tokens are issued (core/time.ts `tokenSeconds`); rechecks on the service clock.
+    if (entry.claims.exp <= tokenSeconds()) {
       this.entries.delete(token);
       throw unauthorized("Token has expired");
     }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { DomainError, tooManyRequests, unauthorized } from "./errors";
 import { Passwords } from "./passwords";
 import { Users, UserResponse, type User, type UserStore, type UserType } from "./users";
+import { tokenSeconds } from "./time";
 
 export const LoginRequest = z
   .object({
@@ -83,6 +84,7 @@ export interface AuthDeps {
 const ISSUER = "trading-platform";
 /** How far a token's `iat` may be ahead of this machine's clock (another instance's clock may run a little fast). */
 export const TOKEN_CLOCK_SKEW_SECONDS = 60;
+
 const INVALID_LOGIN = "Incorrect username, password or captcha";
 const hashAnswer = (answer: string) => createHash("sha256").update(answer.trim().toLowerCase()).digest("hex");
 
@@ -122,13 +124,14 @@ export const Auth = {
     if (user.status !== "active") throw new DomainError(403, "USER_INACTIVE", "This account is inactive");
     await deps.attempts.clear(username);
     const jti = randomUUID();
-    const exp = nowSeconds + config.tokenTtlSeconds;
+    const issuedAt = tokenSeconds();
+    const exp = issuedAt + config.tokenTtlSeconds;
     const accessToken = await new SignJWT({ role: user.user_type })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setSubject(user.id)
       .setJti(jti)
       .setIssuer(ISSUER)
-      .setIssuedAt(nowSeconds)
+      .setIssuedAt(issuedAt)
       .setExpirationTime(exp)
       .sign(config.jwtSecret);
     return { access_token: accessToken, token_type: "bearer", expires_in: config.tokenTtlSeconds, user: Users.toResponse(user) };
@@ -151,7 +154,7 @@ export const Auth = {
       if (typeof payload.sub !== "string" || typeof payload.jti !== "string" || typeof payload.exp !== "number" || typeof payload.iat !== "number")
         throw unauthorized("Malformed token");
       // jose checks `exp` against the machine's clock; a token issued later than that (beyond a small skew) is not one we issued.
-      if (payload.iat > Date.now() / 1000 + TOKEN_CLOCK_SKEW_SECONDS) throw unauthorized("Token is issued in the future");
+      if (payload.iat > tokenSeconds() + TOKEN_CLOCK_SKEW_SECONDS) throw unauthorized("Token is issued in the future");
       return { sub: payload.sub, role: payload.role as UserType, jti: payload.jti, iat: payload.iat, exp: payload.exp };
     } catch (error) {
       if (error instanceof DomainError) throw error;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DomainError, badRequest, forbidden, notFound } from "./errors";
 import { Passwords } from "./passwords";
+import { tokenSeconds } from "./time";
 
 /** Roles: `admin` manages users and data sources; `user` trades with their own resources. */
 export const UserType = z.enum(["admin", "user"]).meta({ id: "UserType" });
@@ -157,7 +158,6 @@ export const Users = {
     }
     if (isAdmin(actor) && actor.id === userId && input.status === "inactive")
       throw badRequest("CANNOT_DEACTIVATE_SELF", "An administrator cannot deactivate their own account");
-    const nowSeconds = Math.floor(deps.now() / 1000);
     const after: User = {
       ...before,
       username: input.username ?? before.username,
@@ -168,7 +168,7 @@ export const Users = {
       password_hash: input.password ? await Passwords.hash(input.password) : before.password_hash,
       // Deactivation ends every token issued so far.
       tokens_valid_after:
-        input.status === "inactive" && before.status !== "inactive" ? nowSeconds : before.tokens_valid_after,
+        input.status === "inactive" && before.status !== "inactive" ? tokenSeconds() : before.tokens_valid_after,
       updated_at: new Date(deps.now()).toISOString(),
     };
     await deps.users.update(before, after);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Dec, DecimalInput } from "../fees/money";
+import { CalendarDate, isRealDate } from "../time";
 
 /** Currencies of cash and positions. `USD` is the default of an account that names none. */
 export const CurrencyType = z.enum(["USD", "HKD", "CNY", "SGD"]).meta({ id: "CurrencyType" });
@@ -81,17 +82,8 @@ export const NonNegativeAmountInput = DecimalInput.refine((value) => !new Dec(va
 /** A decimal greater than zero (multipliers, strikes). */
 export const PositiveAmountInput = DecimalInput.refine((value) => new Dec(value).greaterThan(0), "must be greater than zero");
 
-/** Whether `YYYY-MM-DD` names a day that exists (not 2026-02-30). */
-export function isRealDate(value: string): boolean {
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
-}
-
-/** A calendar date `YYYY-MM-DD` that exists. */
-export const DateInput = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD")
-  .refine(isRealDate, "must be a real calendar date");
+/** A calendar date `YYYY-MM-DD` that exists, within the supported years. */
+export const DateInput = CalendarDate;
 
 /**
  * Options for a cross-field `superRefine` that must run even when some fields already failed,

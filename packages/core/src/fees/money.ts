@@ -1,5 +1,6 @@
 import Decimal from "decimal.js";
 import { z } from "zod";
+import { CalendarDate } from "../time";
 import { ValidationError } from "../errors";
 
 /**
@@ -29,13 +30,7 @@ export const DecimalString = z.string().regex(/^\d+(\.\d+)?$/);
 export const MoneyString = z.string().regex(/^\d+\.\d{2}$/);
 
 /** A calendar date `YYYY-MM-DD` that exists. */
-export const IsoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD")
-  .refine((value) => {
-    const date = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
-  }, "must be a real calendar date");
+export const IsoDate = CalendarDate;
 
 /** Rounding rules named by who sets them; every rule works on non-negative amounts. */
 export const Round = {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CalendarDate, InstantInput as InstantInputWithOffset } from "../time";
 import { MarketInput, type Market } from "../market/market";
 import type { IsoDate } from "../market/zoned-time";
 import {
@@ -309,8 +310,8 @@ export const DecimalInput = z
 /** A decimal greater than zero. */
 export const PositiveDecimalInput = DecimalInput.refine((value) => Number(value) > 0, "must be greater than 0");
 
-const IsoDateInput = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date in YYYY-MM-DD form");
-const InstantInput = z.iso.datetime({ offset: true }).or(IsoDateInput);
+const IsoDateInput = CalendarDate;
+const InstantInput = InstantInputWithOffset.or(IsoDateInput);
 
 /** Body of a submit-order request. */
 export const SubmitOrderRequest = z.object({

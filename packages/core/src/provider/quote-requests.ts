@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CalendarDate } from "../time";
 import { MarketInput } from "../market/market";
 import { MarketDataLimits } from "./market-data";
 import { AdjustTypeInput, CalcIndexInput, listInput, PeriodInput, SubTypeInput, TradeSessionsInput } from "./quote-enums";
@@ -12,8 +13,10 @@ import { AdjustTypeInput, CalcIndexInput, listInput, PeriodInput, SubTypeInput, 
 /** A `YYYY-MM-DD` date; a full ISO date-time is accepted and its date part kept. */
 export const DateInput = z
   .string()
+  .max(64)
   .regex(/^\d{4}-\d{2}-\d{2}(T.*)?$/, "must be a date in YYYY-MM-DD form")
-  .transform((value) => value.slice(0, 10));
+  .transform((value) => value.slice(0, 10))
+  .pipe(CalendarDate);
 
 const SymbolField = z.string().trim().min(1);
 const Symbols = listInput(SymbolField, { max: MarketDataLimits.symbolsPerRequest });
