@@ -71,6 +71,28 @@ describe("login", () => {
     expect(right.status).toBe(429);
   });
 
+  it("locks per username and client address: failures from one address do not lock the owner out from another", async () => {
+    const user = await api.createUser();
+    const from = (address: string, body: unknown) =>
+      api.app.request("/api/v1/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }, {
+        event: { requestContext: { http: { sourceIp: address } } },
+      });
+    for (let attempt = 0; attempt < 2; attempt++) expect((await from("203.0.113.5", loginBody({ username: user.username }))).status).toBe(401);
+    expect((await from("203.0.113.5", loginBody({ username: user.username }))).status).toBe(429);
+    expect((await from("203.0.113.5", { username: user.username, password: user.password, captcha: CAPTCHA })).status).toBe(429);
+    expect((await from("198.51.100.7", { username: user.username, password: user.password, captcha: CAPTCHA })).status).toBe(200);
+  });
+
+  it("never locks an address in LOGIN_TRUSTED_ADDRESSES: the administrator keeps a way in", async () => {
+    const trusted = await createTestApi({ LOGIN_MAX_FAILURES: "3", LOGIN_TRUSTED_ADDRESSES: "192.0.2.10, 192.0.2.11" });
+    const from = (address: string, body: unknown) =>
+      trusted.app.request("/api/v1/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }, {
+        event: { requestContext: { http: { sourceIp: address } } },
+      });
+    for (let attempt = 0; attempt < 6; attempt++) expect((await from("192.0.2.10", loginBody())).status).toBe(401);
+    expect((await from("192.0.2.10", { username: ADMIN.username, password: ADMIN.password, captcha: CAPTCHA })).status).toBe(200);
+  });
+
   it("does the same work for an unknown username as for a wrong password (two reads, one scrypt)", async () => {
     const user = await api.createUser();
     const client = api.services.db.client;

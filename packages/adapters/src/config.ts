@@ -87,6 +87,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
       failureWindowSeconds: number(env.LOGIN_FAILURE_WINDOW_SECONDS, 900),
       lockSeconds: number(env.LOGIN_LOCK_SECONDS, 900),
       captchaTestCode: env.CAPTCHA_TEST_CODE || undefined,
+      trustedAddresses: (env.LOGIN_TRUSTED_ADDRESSES ?? "").split(",").map((address) => address.trim()).filter(Boolean),
     },
   };
 }

@@ -43,13 +43,13 @@ export interface CaptchaStore {
   take(id: string): Promise<{ answerHash: string } | undefined>;
 }
 
-/** Storage port for failed-login counting per username. */
+/** Storage port for failed-login counting per subject (a username at a client address). */
 export interface LoginAttemptStore {
   /** Counts one failure inside the window and returns the count so far and any lock. */
-  recordFailure(username: string, windowSeconds: number): Promise<{ failures: number; lockedUntil?: number }>;
-  lock(username: string, untilSeconds: number): Promise<void>;
-  lockedUntil(username: string): Promise<number | undefined>;
-  clear(username: string): Promise<void>;
+  recordFailure(subject: string, windowSeconds: number): Promise<{ failures: number; lockedUntil?: number }>;
+  lock(subject: string, untilSeconds: number): Promise<void>;
+  lockedUntil(subject: string): Promise<number | undefined>;
+  clear(subject: string): Promise<void>;
 }
 
 /** Storage port for revoked tokens (an item per `jti` that expires with the token). */
@@ -70,7 +70,20 @@ export interface AuthConfig {
   lockSeconds: number;
   /** When set, this captcha code is accepted without a challenge (local use and tests only). */
   captchaTestCode?: string;
+  /** Client addresses whose failed logins never lock (an administrator's trusted path). */
+  trustedAddresses: string[];
 }
+
+/** Where a login comes from, as the edge saw it. */
+export interface LoginContext {
+  clientAddress: string;
+}
+
+/**
+ * Failures are counted and locked per username *and* client address: someone guessing from one
+ * address cannot lock the account's owner out from another.
+ */
+const attemptSubject = (username: string, context: LoginContext) => `${username.toLowerCase()}|${context.clientAddress}`;
 
 export interface AuthDeps {
   config: AuthConfig;
@@ -101,11 +114,13 @@ export const Auth = {
    * Logs a user in. A wrong captcha, a wrong password and an unknown user answer the same 401;
    * repeated failures lock the username for a while (429 with `retry_after`).
    */
-  async login(deps: AuthDeps, input: LoginRequest): Promise<LoginResponse> {
+  async login(deps: AuthDeps, input: LoginRequest, context: LoginContext = { clientAddress: "unknown" }): Promise<LoginResponse> {
     const { config } = deps;
     const nowSeconds = Math.floor(deps.now() / 1000);
     const username = input.username.trim();
-    const lockedUntil = await deps.attempts.lockedUntil(username);
+    const subject = attemptSubject(username, context);
+    const trusted = config.trustedAddresses.includes(context.clientAddress);
+    const lockedUntil = trusted ? undefined : await deps.attempts.lockedUntil(subject);
     if (lockedUntil && lockedUntil > nowSeconds) {
       throw tooManyRequests("Too many failed logins; try again later", lockedUntil - nowSeconds);
     }
@@ -114,15 +129,15 @@ export const Auth = {
     // Verify even without a user so response time does not reveal which usernames exist.
     const passwordOk = await Passwords.verify(input.password, user?.password_hash ?? Passwords.dummyHash);
     if (!captchaOk || !user || !passwordOk) {
-      const { failures } = await deps.attempts.recordFailure(username, config.failureWindowSeconds);
-      if (failures >= config.maxFailures) {
-        await deps.attempts.lock(username, nowSeconds + config.lockSeconds);
+      const { failures } = await deps.attempts.recordFailure(subject, config.failureWindowSeconds);
+      if (failures >= config.maxFailures && !trusted) {
+        await deps.attempts.lock(subject, nowSeconds + config.lockSeconds);
         throw tooManyRequests("Too many failed logins; try again later", config.lockSeconds);
       }
       throw new DomainError(401, "INVALID_CREDENTIALS", INVALID_LOGIN);
     }
     if (user.status !== "active") throw new DomainError(403, "USER_INACTIVE", "This account is inactive");
-    await deps.attempts.clear(username);
+    await deps.attempts.clear(subject);
     const jti = randomUUID();
     const issuedAt = tokenSeconds();
     const exp = issuedAt + config.tokenTtlSeconds;

@@ -4,6 +4,7 @@ import { Auth, LoginRequest, LoginResponse } from "@tp/core/auth";
 import { Users, UserResponse } from "@tp/core/users";
 import type { Services } from "@tp/adapters/services";
 import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { clientAddress } from "../http/edge";
 
 const CaptchaResponse = z
   .object({
@@ -43,11 +44,11 @@ export function authGroup(services: Services) {
       tags: ["auth"],
       summary: "Log in with username, password and captcha",
       description:
-        "Send `captcha_id` from GET /api/v1/captcha with the code it showed. A wrong captcha, password or username all answer the same 401; repeated failures lock the username (429 with `retry_after`).",
+        "Send `captcha_id` from GET /api/v1/captcha with the code it showed. A wrong captcha, password or username all answer the same 401; repeated failures lock the username for the address they came from (429 with `retry_after`); addresses in LOGIN_TRUSTED_ADDRESSES are never locked (docs/security.md).",
       request: jsonBody(LoginRequest),
       responses: { 200: json(LoginResponse, "Logged in"), ...errorResponses({ auth: true }) },
     }),
-    async (c) => c.json(await Auth.login(services.auth, c.req.valid("json")), 200),
+    async (c) => c.json(await Auth.login(services.auth, c.req.valid("json"), { clientAddress: clientAddress(c) }), 200),
   );
 
   app.openapi(

@@ -35,6 +35,23 @@ export function setResponseHeader(c: Context, name: string, value: string): void
   else c.header(name, value);
 }
 
+/** What the Lambda adapter puts in `c.env`: the API Gateway event (payload 2.0 carries the caller's address). */
+interface LambdaBindings {
+  event?: { requestContext?: { http?: { sourceIp?: string } } };
+}
+
+/**
+ * The caller's network address as the edge saw it: API Gateway's `sourceIp` on Lambda, the
+ * socket's peer under @hono/node-server, `unknown` in process (`app.request()`). Headers such as
+ * `X-Forwarded-For` are never read: a client can write them.
+ */
+export function clientAddress(c: Context): string {
+  const lambda = (c.env as LambdaBindings | undefined)?.event?.requestContext?.http?.sourceIp;
+  if (lambda) return lambda;
+  const peer = nodeBindings(c)?.incoming?.socket?.remoteAddress;
+  return peer ? peer.replace(/^::ffff:/, "") : "unknown";
+}
+
 const VALID_REQUEST_ID = /^[\w\-=]{1,255}$/;
 
 /** Every response carries `X-Request-Id`: the caller's when it sent a sane one, else a new UUID. */
