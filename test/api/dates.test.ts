@@ -16,8 +16,8 @@ const IMPOSSIBLE = "2024-02-30";
 const FAR_FUTURE = "+275760-09-13";
 const BEFORE_EPOCH = "1969-12-31";
 
-async function refused(method: string, path: string, field: string, body?: unknown) {
-  const answer = await api.json(method, path, 422, { token, body });
+async function refused(method: string, path: string, field: string, body?: unknown, as = token) {
+  const answer = await api.json(method, path, 422, { token: as, body });
   expect(answer.error_code).toBe("VALIDATION_ERROR");
   expect(answer.detail.map((issue: { loc: string[] }) => issue.loc.at(-1))).toContain(field);
   return answer;
@@ -27,7 +27,7 @@ describe("dates", () => {
   for (const date of [IMPOSSIBLE, FAR_FUTURE, BEFORE_EPOCH, "2024-13-01"]) {
     it(`answer 422 for ${date} wherever a date is taken`, async () => {
       await refused("POST", "/api/v1/stock-import/import", "start_date", { symbol: "AAPL.US", start_date: date, end_date: "2024-03-05" });
-      await refused("POST", "/api/v1/stock-calendar/AAPL.US/init", "start_date", { start_date: date, end_date: "2024-03-05" });
+      await refused("POST", "/api/v1/stock-calendar/AAPL.US/init", "start_date", { start_date: date, end_date: "2024-03-05" }, await api.adminToken());
       await refused("GET", `/api/v1/stock-calendar/AAPL.US?start_date=${encodeURIComponent(date)}&end_date=2024-03-05`, "start_date");
       await refused("GET", `/api/v1/stock-calendar/AAPL.US/missing?period=1d&start_date=${encodeURIComponent(date)}`, "start_date");
       await refused("POST", "/api/v1/stock-calendar/AAPL.US/verify", "end_date", { start_date: "2024-03-01", end_date: date });

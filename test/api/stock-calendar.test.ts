@@ -9,10 +9,12 @@ import { createTestApi, type TestApi } from "../support/harness";
 
 let api: TestApi;
 let token: string;
+/** Calendars are shared: settling them is for administrators. */
+let adminToken: string;
 
 const base = "/api/v1/stock-calendar";
 const initCalendar = (symbol: string, start_date: string, end_date: string, expected = 200) =>
-  api.json("POST", `${base}/${symbol}/init`, expected, { token, body: { start_date, end_date } });
+  api.json("POST", `${base}/${symbol}/init`, expected, { token: adminToken, body: { start_date, end_date } });
 const getCalendar = (symbol: string, start_date: string, end_date: string, expected = 200) =>
   api.json("GET", `${base}/${symbol}?start_date=${start_date}&end_date=${end_date}`, expected, { token });
 const missing = (symbol: string, query: Record<string, string>, expected = 200) =>
@@ -34,6 +36,7 @@ const locs = (body: any) => body.detail.map((issue: any) => issue.loc.join("."))
 beforeAll(async () => {
   api = await createTestApi();
   token = (await api.createUser()).token;
+  adminToken = await api.adminToken();
 });
 
 describe("calendar init", () => {
@@ -154,9 +157,9 @@ describe("data readiness over imported candles", () => {
   });
 
   it("reports a deleted day and a partly deleted one as missing, and ready again after a re-import", async () => {
-    await api.json("DELETE", "/api/v1/stock-data/700.HK?start_date=2024-03-12&end_date=2024-03-12&timezone=Asia/Hong_Kong", 200, { token });
+    await api.json("DELETE", "/api/v1/stock-data/700.HK?start_date=2024-03-12&end_date=2024-03-12&timezone=Asia/Hong_Kong", 200, { token: adminToken });
     // Ten minutes of one morning, 1m only: the day stays complete in every other period.
-    await api.json("DELETE", "/api/v1/stock-data/700.HK?start_date=2024-03-14T10:00:00&end_date=2024-03-14T10:09:59&timezone=Asia/Hong_Kong&period=1m", 200, { token });
+    await api.json("DELETE", "/api/v1/stock-data/700.HK?start_date=2024-03-14T10:00:00&end_date=2024-03-14T10:09:59&timezone=Asia/Hong_Kong&period=1m", 200, { token: adminToken });
 
     expect(await missing("700.HK", { period: "1m", ...march })).toMatchObject({ period: "1m", missing_dates: ["2024-03-12", "2024-03-14"], count: 2 });
     for (const period of ["5m", "1h", "1d"]) {
@@ -184,9 +187,9 @@ describe("data readiness over imported candles", () => {
     expect(result).toMatchObject({ is_ready: true, total_trading_days: 4, ready_days: 4, coverage_rate: 1 });
     expect(result.period_details["1m"]).toMatchObject({ expected_bars: 3 * 390 + 210, stored_bars: 3 * 390 + 210 });
     // Removing the post-market hour after the early close leaves the day complete.
-    await api.json("DELETE", "/api/v1/stock-data/AAPL.US?start_date=2024-11-29T13:00:00&end_date=2024-11-29T16:59:59&timezone=America/New_York", 200, { token });
+    await api.json("DELETE", "/api/v1/stock-data/AAPL.US?start_date=2024-11-29T13:00:00&end_date=2024-11-29T16:59:59&timezone=America/New_York", 200, { token: adminToken });
     expect(await missing("AAPL.US", { period: "1m", start_date: "2024-11-25", end_date: "2024-11-29" })).toMatchObject({ missing_dates: [] });
-    await api.json("DELETE", "/api/v1/stock-data/AAPL.US?start_date=2024-11-29T12:59:00&end_date=2024-11-29T12:59:59&timezone=America/New_York&period=1m", 200, { token });
+    await api.json("DELETE", "/api/v1/stock-data/AAPL.US?start_date=2024-11-29T12:59:00&end_date=2024-11-29T12:59:59&timezone=America/New_York&period=1m", 200, { token: adminToken });
     expect(await missing("AAPL.US", { period: "1m", start_date: "2024-11-25", end_date: "2024-11-29" })).toMatchObject({ missing_dates: ["2024-11-29"] });
   }, 120_000);
 
@@ -246,6 +249,12 @@ describe("bad requests", () => {
     const noPeriod = await missing("700.HK", { start_date: "2024-01-01" }, 422);
     expect(locs(noPeriod)).toEqual(["query.period"]);
     await getCalendar("700.HK", "2024-01-01", "", 422);
+  });
+
+  it("leaves calendar changes to administrators: a user's init is 403, reading stays open", async () => {
+    const refused = await api.json("POST", `${base}/AAPL.US/init`, 403, { token, body: { start_date: "2024-05-01", end_date: "2024-05-03" } });
+    expect(refused.error_code).toBe("ACCESS_DENIED");
+    await getCalendar("AAPL.US", "2024-05-01", "2024-05-03");
   });
 
   it("answers 404 for a symbol the provider does not know and 400 for one that is malformed", async () => {

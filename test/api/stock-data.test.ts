@@ -48,11 +48,15 @@ describe("creating candles", () => {
     expect(again.detail.map((issue: any) => issue.loc.join(".")).sort()).toEqual(["body.high", "body.low", "body.low"]);
   });
 
-  it("upserts by code, period and timestamp: 201 when new, 200 when it overwrites", async () => {
+  it("upserts by code, period and timestamp: 201 when new, 200 when an administrator overwrites, 403 when a user would", async () => {
     const candle = { code: "9988.hk", open: 80, high: 81, low: 79.5, close: 80.5, volume: 1000, turnover: 80_500, timestamp: DAY1, trade_session: "Intraday", period: "5m" };
     const first = await api.json("POST", "/api/v1/stock-data", 201, { token, body: candle });
     expect(first).toMatchObject({ created: true, period: "5m", data: { code: "9988.HK", close: 80.5 } });
-    const second = await api.json("POST", "/api/v1/stock-data", 200, { token, body: { ...candle, close: 80.9, high: 81 } });
+    // Candles are shared: a user may add them, not change someone's.
+    const refused = await api.json("POST", "/api/v1/stock-data", 403, { token, body: { ...candle, close: 1, high: 81, low: 1 } });
+    expect(refused.error_code).toBe("ACCESS_DENIED");
+    expect((await api.json("GET", `/api/v1/stock-data/9988.HK/${DAY1}`, 200, { token })).close).toBe(80.5);
+    const second = await api.json("POST", "/api/v1/stock-data", 200, { token: await api.adminToken(), body: { ...candle, close: 80.9, high: 81 } });
     expect(second.created).toBe(false);
     const stored = await api.json("GET", `/api/v1/stock-data/9988.HK/${DAY1}`, 200, { token });
     expect(stored).toMatchObject({ close: 80.9, period: "5m" });
@@ -122,14 +126,17 @@ describe("one candle and deletes", () => {
   it("deletes a range of one period and reports the count", async () => {
     await api.services.candles.upsert("1810.HK", "1m", CandleBatches.fromCandles([...minutes(DAY1, 100), ...minutes(DAY2, 100)]));
     await api.services.candles.upsert("1810.HK", "5m", CandleBatches.fromCandles(minutes(DAY1, 20).map((c, i) => ({ ...c, timestamp: DAY1 + i * 300 }))));
-    const result = await api.json("DELETE", `/api/v1/stock-data/1810.HK?start_date=2024-01-02T01:30:00Z&end_date=2024-01-02T01:59:00Z&period=1m`, 200, { token });
+    // Deleting shared candles is for administrators.
+    expect((await api.json("DELETE", `/api/v1/stock-data/1810.HK?start_date=2024-01-02&end_date=2024-01-02`, 403, { token })).error_code).toBe("ACCESS_DENIED");
+    const admin = await api.adminToken();
+    const result = await api.json("DELETE", `/api/v1/stock-data/1810.HK?start_date=2024-01-02T01:30:00Z&end_date=2024-01-02T01:59:00Z&period=1m`, 200, { token: admin });
     expect(result).toMatchObject({ deleted_count: 30, deleted_by_period: { "1m": 30 } });
     const left = await list("code=1810.HK&period=1m");
     expect(left.total).toBe(170);
-    const all = await api.json("DELETE", `/api/v1/stock-data/1810.HK?start_date=2024-01-01&end_date=2024-01-31`, 200, { token });
+    const all = await api.json("DELETE", `/api/v1/stock-data/1810.HK?start_date=2024-01-01&end_date=2024-01-31`, 200, { token: admin });
     expect(all).toMatchObject({ deleted_count: 190, deleted_by_period: { "1m": 170, "5m": 20, "1h": 0, "1d": 0 } });
     expect((await list("code=1810.HK&period=1m")).total).toBe(0);
-    await api.json("DELETE", `/api/v1/stock-data/1810.HK?start_date=2024-01-05`, 422, { token });
+    await api.json("DELETE", `/api/v1/stock-data/1810.HK?start_date=2024-01-05`, 422, { token: admin });
   });
 
   it("requires a token", async () => {

@@ -12,7 +12,7 @@ import {
   VerifyDataResponse,
 } from "@tp/core/trading-calendar/index";
 import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requireAuth } from "../http/group";
 
 const SymbolParam = z.object({ symbol: z.string().min(1).max(32) });
 const tags = ["stock-calendar"];
@@ -33,8 +33,9 @@ export function stockCalendarGroup(services: Services) {
       path: "/api/v1/stock-calendar/{symbol}/init",
       tags,
       summary: "Create the symbol's calendar entries for a range from the provider's trading days",
-      description: `Idempotent: dates that already have an entry are left as they are and counted in \`skipped_count\`. ${rangeNote}`,
+      description: `Idempotent: dates that already have an entry are left as they are and counted in \`skipped_count\`. Calendars are shared by every user: changing them is for administrators (403 \`ACCESS_DENIED\` otherwise; the data sync service settles subscribed symbols' calendars itself). ${rangeNote}`,
       security: bearer,
+      middleware: [requireAdmin],
       request: { params: SymbolParam, ...jsonBody(InitCalendarRequest) },
       responses: { 200: json(InitCalendarResponse, "Created and skipped counts"), ...symbolErrors },
     }),

@@ -10,7 +10,7 @@ import {
   StoredPeriod,
 } from "@tp/core/candles/index";
 import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requireAuth } from "../http/group";
 
 const CodeParam = z.object({ code: z.string().min(1).max(32).transform((code) => code.toUpperCase()) });
 
@@ -43,13 +43,14 @@ export function stockDataGroup(services: Services) {
       path: "/api/v1/stock-data",
       tags,
       summary: "Create or overwrite one candle (keyed by code, period and timestamp)",
-      description: "`period` (1m, 5m, 1h, 1d; default 1h) is an addition to StockDataCreate. Answers 201 when new, 200 when it overwrote.",
+      description:
+        "`period` (1m, 5m, 1h, 1d; default 1h) is an addition to StockDataCreate. Answers 201 when new, 200 when it overwrote. Candles are shared: overwriting a stored one is for administrators (403 `ACCESS_DENIED` otherwise; docs/security.md).",
       security: bearer,
       request: jsonBody(StockDataCreate),
       responses: { 201: json(CreateResult, "Created"), 200: json(CreateResult, "Overwritten"), ...errorResponses({ auth: true }) },
     }),
     async (c) => {
-      const result = await Candles.create(services.candles, c.req.valid("json"));
+      const result = await Candles.create(services.candles, c.req.valid("json"), c.get("principal").user);
       return c.json(result, result.created ? 201 : 200);
     },
   );
@@ -109,7 +110,9 @@ export function stockDataGroup(services: Services) {
       path: "/api/v1/stock-data/{code}",
       tags,
       summary: "Delete a date range of one period, or of all periods when `period` is omitted",
+      description: "Candles are shared by every user: deleting them is for administrators (403 `ACCESS_DENIED` otherwise).",
       security: bearer,
+      middleware: [requireAdmin],
       request: { params: CodeParam, query: StockDataDeleteQuery },
       responses: { 200: json(DeleteResult, "How many were deleted"), ...errorResponses({ auth: true }) },
     }),

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ValidationError, notFound, type ValidationIssue } from "../errors";
+import { ValidationError, forbidden, notFound, type ValidationIssue } from "../errors";
+import type { Actor } from "../users";
 import { TradeSession } from "../market/trade-session";
 import { TradeSessionCode } from "../market/trade-session";
 import { DateInput, Instants, TimeZone } from "../time";
@@ -178,10 +179,18 @@ function select(batch: CandleBatch, range: Range, session?: TradeSession): Candl
 const toStockData = (code: string, candle: Candle): StockData => ({ code, ...candle });
 
 export const Candles = {
-  /** Upserts one candle (keyed by code, period and timestamp). */
-  async create(store: CandleStore, input: StockDataCreate) {
+  /**
+   * Upserts one candle (keyed by code, period and timestamp). Candles are shared by every user:
+   * adding one is open, overwriting a stored one is for administrators (403 otherwise).
+   */
+  async create(store: CandleStore, input: StockDataCreate, actor: Actor) {
     const { period, code, ...candle } = input;
-    const { added } = await store.upsert(code, period, CandleBatches.fromCandles([candle]));
+    const prepared = await store.prepareUpsert(code, period, CandleBatches.fromCandles([candle]));
+    if (prepared.overwritten > 0 && actor.user_type !== "admin") {
+      throw forbidden(`A ${period} candle of ${code} at ${candle.timestamp} is stored already; overwriting shared candles is for administrators`);
+    }
+    await prepared.commit();
+    const added = prepared.added;
     return {
       success: true,
       message: added ? "Candle created" : "Candle overwritten",
