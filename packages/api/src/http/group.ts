@@ -4,6 +4,7 @@ import type { TokenClaims } from "@tp/core/auth";
 import { forbidden, unauthorized } from "@tp/core/errors";
 import type { User } from "@tp/core/users";
 import type { Services } from "@tp/adapters/services";
+import { inputBounds } from "./bounds";
 import { cors } from "./cors";
 import { requestHeader, requestId } from "./edge";
 import { ErrorBody, notFoundHandler, onError, validationHook } from "./errors";
@@ -36,6 +37,8 @@ export function withConventions(app: Group, services: Services): Group {
       maxAgeSeconds: 600,
     }),
   );
+  // After CORS, so a refused request's answer is readable by the browser that sent it.
+  app.use("*", inputBounds);
   app.onError(onError);
   app.notFound(notFoundHandler);
   return app;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Id } from "../bounds";
 import { DomainError } from "../errors";
 import { Market, marketOf, normalizeSymbol } from "../market/market";
 import {
@@ -51,7 +52,7 @@ export const ReplaceOrderBody = ReplaceOrderRequest.meta({
   id: "TradeReplaceOrderRequest",
   description: "Amend a working order: `quantity` is the new total; which price fields may change depends on the order type (SLO cannot be replaced).",
 });
-export const OrderIdBody = z.object({ order_id: z.string().trim().min(1) }).meta({ id: "TradeOrderIdRequest" });
+export const OrderIdBody = z.object({ order_id: Id }).meta({ id: "TradeOrderIdRequest" });
 export const TodayExecutionsBody = TodayExecutionsRequest.meta({ id: "TradeTodayExecutionsRequest" });
 export const HistoryExecutionsBody = HistoryExecutionsRequest.meta({
   id: "TradeHistoryExecutionsRequest",

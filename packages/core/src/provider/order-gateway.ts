@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Id } from "../bounds";
 import { CalendarDate, InstantInput as InstantInputWithOffset } from "../time";
 import { MarketInput, type Market } from "../market/market";
 import type { IsoDate } from "../market/zoned-time";
@@ -332,7 +333,7 @@ export const SubmitOrderRequest = z.object({
 
 /** Body of a replace-order request. */
 export const ReplaceOrderRequest = z.object({
-  order_id: z.string().min(1),
+  order_id: Id,
   quantity: PositiveDecimalInput,
   price: PositiveDecimalInput.optional(),
   trigger_price: PositiveDecimalInput.optional(),
@@ -349,7 +350,7 @@ export const EstimateMaxPurchaseRequest = z.object({
   side: OrderSideInput,
   price: PositiveDecimalInput.optional(),
   currency: z.string().min(3).max(3).optional(),
-  order_id: z.string().min(1).optional(),
+  order_id: Id.optional(),
   fractional_shares: z.boolean().optional(),
 });
 
@@ -359,7 +360,7 @@ export const TodayOrdersRequest = z.object({
   status: listInput(OrderStatus).optional(),
   side: OrderSideInput.optional(),
   market: MarketInput.optional(),
-  order_id: z.string().min(1).optional(),
+  order_id: Id.optional(),
 });
 
 /** Body of a history-orders request. */
@@ -375,7 +376,7 @@ export const HistoryOrdersRequest = z.object({
 /** Body of a today-executions request. */
 export const TodayExecutionsRequest = z.object({
   symbol: z.string().min(1).optional(),
-  order_id: z.string().min(1).optional(),
+  order_id: Id.optional(),
 });
 
 /** Body of a history-executions request. */
