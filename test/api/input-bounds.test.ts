@@ -34,6 +34,13 @@ describe("input bounds", () => {
     expect(locs(strings)).toEqual(["body.order_id", "body.quantity"]);
   });
 
+  it("refuse the keys that name JavaScript's object machinery", async () => {
+    const body = await api.json("POST", "/api/v1/flows", 422, { token, body: { name: "x", nodes: [], edges: [{ id: "e", constructor: "x" }] } });
+    expect(locs(body)).toEqual(["body.edges.0.constructor"]);
+    const proto = await api.request("POST", "/api/v1/flows", { token, body: '{"name":"x","__proto__":{"admin":true}}' });
+    expect(proto.status).toBe(422);
+  });
+
   it("bound ids: an order_id of 1,100 characters is a 422, not a failed table read", async () => {
     for (const call of ["order-detail", "cancel-order"]) {
       const body = await api.json("POST", `/api/v1/api-test/trade/${call}`, 422, { token, body: { order_id: "o".repeat(1100) } });

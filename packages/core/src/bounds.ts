@@ -25,6 +25,9 @@ export const Bounds = {
   maxIssues: 50,
 } as const;
 
+/** Object keys refused anywhere in a body: they name JavaScript's object machinery, not data. */
+const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
 /** An identifier field (order, session, channel ids…): 1 to 128 characters. */
 export const Id = z.string().trim().min(1).max(128);
 
@@ -52,7 +55,12 @@ export function valueProblems(value: unknown, location: string): ValidationIssue
       return;
     }
     if (Array.isArray(node)) node.forEach((item, index) => visit(item, [...path, index], depth + 1));
-    else for (const [key, item] of Object.entries(node)) visit(item, [...path, key], depth + 1);
+    else {
+      for (const [key, item] of Object.entries(node)) {
+        if (RESERVED_KEYS.has(key)) issues.push({ loc: [location, ...path, key], msg: `"${key}" is a reserved key`, type: "reserved_key" });
+        else visit(item, [...path, key], depth + 1);
+      }
+    }
   };
   visit(value, [], 0);
   return issues;
