@@ -261,22 +261,50 @@ describe("broker connection tests", () => {
     expect((await api.json("GET", `/api/v1/brokers/${broker.id}`, 200, { token: user.token })).status).toBe("active");
   });
 
-  it("reaches a Futu OpenD gateway over TCP, and reports one that is not listening", async () => {
+  it("never reaches loopback, private, link-local or metadata addresses for a user, open port or closed alike", async () => {
     const user = await api.createUser();
-    const reachable = await api.json("POST", "/api/v1/brokers", 201, {
+    const answers = new Set<string>();
+    for (const [host, port] of [["127.0.0.1", gatewayPort], ["127.0.0.1", 1], ["localhost", gatewayPort], ["169.254.169.254", 80], ["10.0.0.1", 22], ["::1", gatewayPort], ["0.0.0.0", gatewayPort], ["::ffff:127.0.0.1", gatewayPort]] as const) {
+      const broker = await api.json("POST", "/api/v1/brokers", 201, {
+        token: user.token,
+        body: { name: `Futu ${host}`, code: "F", type: "futu", user_id: user.id, config: { host, port } },
+      });
+      const result = await api.json("POST", `/api/v1/brokers/${broker.id}/test`, 200, { token: user.token });
+      expect(result.success).toBe(false);
+      expect(result.message).toMatch(/is not an allowed destination: it resolves to a loopback, private, link-local or reserved address/);
+      answers.add(result.message.replace(host, "HOST"));
+    }
+    // The same answer whatever is listening there.
+    expect(answers.size).toBe(1);
+  });
+
+  it("keeps LongPort endpoint URLs on LongPort's own https/wss hosts", async () => {
+    const user = await api.createUser();
+    for (const http_url of ["http://127.0.0.1:8080", "https://169.254.169.254/latest/meta-data", "https://example.com", "http://openapi.longportapp.com"]) {
+      const broker = await api.json("POST", "/api/v1/brokers", 201, { token: user.token, body: { ...longportBroker(user.id), config: { ...longportBroker(user.id).config, http_url } } });
+      const result = await api.json("POST", `/api/v1/brokers/${broker.id}/test`, 200, { token: user.token });
+      expect(result).toMatchObject({ success: false, message: expect.stringMatching(/is not an allowed destination: http_url must be a https URL on LongPort's own domains/) });
+    }
+  });
+
+  it("reaches a Futu OpenD gateway on a host an administrator allowed, and says only that a closed one failed", async () => {
+    const allowed = await createTestApi({ BROKER_ALLOWED_HOSTS: "127.0.0.1" });
+    const user = await allowed.createUser();
+    const reachable = await allowed.json("POST", "/api/v1/brokers", 201, {
       token: user.token,
       body: { name: "Futu", code: "F", type: "futu", user_id: user.id, config: { host: "127.0.0.1", port: gatewayPort } },
     });
-    expect((await api.json("POST", `/api/v1/brokers/${reachable.id}/test`, 200, { token: user.token })).success).toBe(true);
-    const closed = await api.json("POST", "/api/v1/brokers", 201, {
+    expect((await allowed.json("POST", `/api/v1/brokers/${reachable.id}/test`, 200, { token: user.token })).success).toBe(true);
+    const closed = await allowed.json("POST", "/api/v1/brokers", 201, {
       token: user.token,
       body: { name: "Futu off", code: "F2", type: "futu", status: "inactive", user_id: user.id, config: { host: "127.0.0.1", port: 1 } },
     });
-    const result = await api.json("POST", `/api/v1/brokers/${closed.id}/test`, 200, { token: user.token });
+    const result = await allowed.json("POST", `/api/v1/brokers/${closed.id}/test`, 200, { token: user.token });
     expect(result.success).toBe(false);
-    expect(result.message).toContain("127.0.0.1:1 is not reachable");
+    expect(result.message).toBe("Futu OpenD gateway at 127.0.0.1:1 did not accept a connection within 10000 ms");
+    expect(result.message).not.toMatch(/ECONNREFUSED|refused/i);
     // An inactive broker stays inactive whatever the test says.
-    expect((await api.json("GET", `/api/v1/brokers/${closed.id}`, 200, { token: user.token })).status).toBe("inactive");
+    expect((await allowed.json("GET", `/api/v1/brokers/${closed.id}`, 200, { token: user.token })).status).toBe("inactive");
   });
 });
 

@@ -24,6 +24,8 @@ export interface ServiceConfig {
   encryptionKey: Uint8Array;
   /** How long a broker connection test or account read may take (ms). */
   brokerTimeoutMs: number;
+  /** Hosts an administrator allowed broker connection tests to reach although they are private (BROKER_ALLOWED_HOSTS). */
+  brokerAllowedHosts: string[];
   /** Exchange rates per USD for asset overviews, e.g. `HKD=7.8,CNY=7.1` (reference values otherwise). */
   fxRatesPerUsd?: string;
   /** Cash of a new paper-broker account, e.g. `USD=1000000,HKD=1000000` (the default). */
@@ -74,6 +76,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
     websocketManagementEndpoint: env.WS_MANAGEMENT_ENDPOINT || undefined,
     encryptionKey: encryptionKeyFrom(env, jwtSecret, encryptionKey),
     brokerTimeoutMs: number(env.BROKER_TIMEOUT_MS, 10_000),
+    brokerAllowedHosts: (env.BROKER_ALLOWED_HOSTS ?? "").split(",").map((host) => host.trim().toLowerCase()).filter(Boolean),
     fxRatesPerUsd: env.FX_RATES_PER_USD || undefined,
     paperInitialCash: env.PAPER_INITIAL_CASH || undefined,
     providerSettingsTtlMs: number(env.PROVIDER_SETTINGS_TTL_MS, 5000),

@@ -10,6 +10,7 @@ import { DynamoBrokerStore } from "../stores/broker-store";
 import { DynamoDataSourceStore } from "../stores/data-source-store";
 import { DynamoPortfolioStore } from "../stores/portfolio-store";
 import { BrokerConnectionTester } from "./broker-connector";
+import { EgressPolicy } from "../net/egress";
 import { GatewayAccountSource, type GatewayAccountSourceOptions } from "./gateway-account-source";
 import { MarketDataPrices } from "./market-data-prices";
 import { ConfiguredExchangeRates, parseRatesPerUsd } from "./reference-exchange-rates";
@@ -45,7 +46,7 @@ export function createBrokerServices(
   const brokers: BrokersDeps = {
     brokers: new DynamoBrokerStore(db),
     secrets: new AesGcmSecretBox(config.encryptionKey),
-    connector: overrides.brokerConnector ?? new BrokerConnectionTester(config.brokerTimeoutMs),
+    connector: overrides.brokerConnector ?? new BrokerConnectionTester(config.brokerTimeoutMs, new EgressPolicy(async () => config.brokerAllowedHosts)),
     now,
     newId,
     userExists,
