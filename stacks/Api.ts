@@ -26,6 +26,8 @@ export function Api({ stack }: StackContext) {
         ...workflowEnvironment,
       },
       permissions: [table, manageConnections, ...queues, startWorkflows],
+      // The docs page serves Swagger UI's assets from the pinned package: installed beside the bundle.
+      ...(group === "docs" ? { nodejs: { format: "esm" as const, install: ["swagger-ui-dist"] } } : {}),
     });
     secrets.grantRead(fn);
     for (const route of groupRouteKeys) routes[route] = { function: fn };

@@ -1,6 +1,6 @@
-import { swaggerUI } from "@hono/swagger-ui";
 import type { Services } from "@tp/adapters/services";
 import { groups, type GroupName } from "./groups";
+import { mountDocsPage } from "./http/docs-page";
 import { createGroup, withConventions, type Group } from "./http/group";
 
 const openApiInfo = {
@@ -34,6 +34,6 @@ export function createApp(services: Services): Group {
   for (const build of Object.values(groups)) app.route("/", build(services));
   registerSecurity(app);
   app.doc31("/openapi.json", openApiInfo);
-  app.get("/docs", swaggerUI({ url: "/openapi.json", title: "Trading platform API" }));
+  mountDocsPage(app, { title: "Trading platform API", specUrl: "/openapi.json" });
   return app;
 }
