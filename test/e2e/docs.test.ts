@@ -44,7 +44,7 @@ describe.skipIf(!CHROMIUM)(`the docs page in headless Chromium (${CHROMIUM ?? "n
       return route.abort();
     });
     await page.goto(`${service.base}/docs`);
-    await page.waitForFunction(() => document.querySelectorAll(".opblock").length > 150, undefined, { timeout: 60_000 });
+    await page.waitForFunction("document.querySelectorAll('.opblock').length > 150", undefined, { timeout: 60_000 });
     expect(await page.locator(".opblock-tag").count()).toBeGreaterThan(15);
     expect(await page.locator(".opblock-summary-path", { hasText: "/api/v1/login" }).count()).toBeGreaterThan(0);
     expect(outside).toEqual([]);
