@@ -49,7 +49,7 @@ function alsoWithTrailingSlash(app: Group, path: string) {
     url.pathname = path;
     const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
     return app.fetch(
-      new Request(url, { method: c.req.method, headers: c.req.raw.headers, body: hasBody ? await c.req.raw.arrayBuffer() : undefined }),
+      new Request(url, { method: c.req.method, headers: c.req.raw.headers, body: hasBody ? await c.req.arrayBuffer() : undefined }),
       c.env,
     );
   });
