@@ -5,6 +5,7 @@ import { Realtime } from "./stacks/Realtime";
 import { Storage } from "./stacks/Storage";
 import { Workflows } from "./stacks/Workflows";
 import { DataSync } from "./stacks/DataSync";
+import { NODEJS } from "./stacks/functions";
 
 export default {
   config() {
@@ -17,7 +18,7 @@ export default {
       memorySize: 1024,
       timeout: 29,
       tracing: "active",
-      nodejs: { format: "esm" },
+      nodejs: NODEJS,
       environment: { STAGE: app.stage, POWERTOOLS_SERVICE_NAME: "trading-platform" },
     });
     if (app.stage !== "prod") app.setDefaultRemovalPolicy("destroy");

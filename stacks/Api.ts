@@ -4,6 +4,7 @@ import { Queues } from "./Queues";
 import { Realtime } from "./Realtime";
 import { Storage } from "./Storage";
 import { Workflows } from "./Workflows";
+import { httpBuildProps } from "./functions";
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
 
@@ -26,8 +27,7 @@ export function Api({ stack }: StackContext) {
         ...workflowEnvironment,
       },
       permissions: [table, manageConnections, ...queues, startWorkflows],
-      // The docs page serves Swagger UI's assets from the pinned package: installed beside the bundle.
-      ...(group === "docs" ? { nodejs: { format: "esm" as const, install: ["swagger-ui-dist"] } } : {}),
+      ...httpBuildProps(group),
     });
     secrets.grantRead(fn);
     for (const route of groupRouteKeys) routes[route] = { function: fn };

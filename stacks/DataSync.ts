@@ -3,6 +3,7 @@ import { SYNC_POLL_MINUTES } from "../packages/core/src/data-sync/index";
 import { Queues } from "./Queues";
 import { Realtime } from "./Realtime";
 import { Storage } from "./Storage";
+import { buildProps } from "./functions";
 
 /**
  * The data sync service's moving parts besides its HTTP group: the `data-sync` queue worker
@@ -23,6 +24,7 @@ export function DataSync({ stack }: StackContext) {
       function: {
         handler: "packages/functions/src/schedule/data-sync-poll.handler",
         timeout: 60,
+        ...buildProps({ provider: true }),
         environment: { TABLE_NAME: table.tableName, ...secrets.environment, WS_MANAGEMENT_ENDPOINT: managementEndpoint, ...queueEnvironment },
         permissions: [table, manageConnections, ...queues],
       },

@@ -5,6 +5,7 @@ import { Queue, use, type StackContext } from "sst/constructs";
 import { QueueNames, type QueueName } from "../packages/core/src/jobs";
 import { IMPORT_MAX_RECEIVES } from "../packages/core/src/imports/index";
 import { Storage } from "./Storage";
+import { buildProps } from "./functions";
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
 const envName = (name: QueueName) => `QUEUE_URL_${name.toUpperCase().replace(/-/g, "_")}`;
@@ -47,6 +48,7 @@ export function Queues({ stack }: StackContext) {
       function: {
         handler: `packages/functions/src/queue/${name}.handler`,
         timeout: WORKER_TIMEOUT_SECONDS,
+        ...buildProps({ provider: true }),
         environment: { TABLE_NAME: table.tableName, ...secrets.environment, ...environment },
         permissions: [table, ...Object.values(queues)],
       },

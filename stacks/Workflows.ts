@@ -9,6 +9,7 @@ import { useProject } from "sst/project.js";
 import { WorkflowDefinitions, WorkflowNames, WorkflowTasks, stateMachineArnVariable, type WorkflowName } from "../packages/core/src/workflows";
 import { Queues } from "./Queues";
 import { Storage } from "./Storage";
+import { buildProps } from "./functions";
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
 
@@ -34,6 +35,7 @@ export function Workflows({ stack, app }: StackContext) {
       const fn = new Function(stack, `${name}${pascal(task)}Task`, {
         handler: `packages/functions/src/workflow/${workflow}.${task}`,
         timeout: TASK_TIMEOUT_SECONDS,
+        ...buildProps({ provider: true }),
         environment: { TABLE_NAME: table.tableName, ...secrets.environment, ...queueEnvironment },
         permissions: [table, ...queues],
       });

@@ -1,10 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import svgCaptcha from "svg-captcha";
 import { Auth, LoginRequest, LoginResponse } from "@tp/core/auth";
 import { Users, UserResponse } from "@tp/core/users";
 import type { Services } from "@tp/adapters/services";
 import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
 import { clientAddress } from "../http/edge";
+
+/**
+ * svg-captcha reads its font file when it loads: loaded on the first captcha, so a function that
+ * never draws one (every group but auth and docs on AWS) needs no font beside its bundle.
+ */
+let captchaModule: Promise<typeof import("svg-captcha")> | undefined;
+const drawing = () => (captchaModule ??= import("svg-captcha"));
 
 const CaptchaResponse = z
   .object({
@@ -31,7 +37,7 @@ export function authGroup(services: Services) {
       responses: { 200: json(CaptchaResponse, "The challenge") },
     }),
     async (c) => {
-      const captcha = svgCaptcha.create({ size: 5, noise: 3, ignoreChars: "0oO1iIlL", color: true });
+      const captcha = (await drawing()).create({ size: 5, noise: 3, ignoreChars: "0oO1iIlL", color: true });
       const issued = await Auth.issueCaptcha(services.auth, captcha.text);
       return c.json({ ...issued, image: captcha.data }, 200);
     },

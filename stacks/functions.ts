@@ -1,0 +1,44 @@
+import type { FunctionProps } from "sst/constructs";
+
+/**
+ * How functions are built. `longport` is a native module (a `.node` binary esbuild cannot
+ * bundle): it is left out of every bundle, and only the functions that can talk to the provider
+ * get it, copied with the x64 binary beside the bundle (the registry has no arm64 build of the
+ * 3.0.18 the service pins), so those run on x86_64. The captcha font and the docs page's Swagger
+ * UI assets are files read at run time: copied to where their readers look.
+ */
+export const NODEJS = { format: "esm", minify: true, esbuild: { external: ["longport"] } } as const satisfies FunctionProps["nodejs"];
+
+const LONGPORT_FILES: NonNullable<FunctionProps["copyFiles"]> = [
+  { from: "node_modules/longport/index.js", to: "node_modules/longport/index.js" },
+  { from: "node_modules/longport/package.json", to: "node_modules/longport/package.json" },
+  { from: "node_modules/longport-linux-x64-gnu", to: "node_modules/longport-linux-x64-gnu" },
+];
+
+// svg-captcha reads `<its lib>/../fonts/Comismsh.ttf`; bundled, "its lib" is the bundle's folder (packages/functions/src/<kind>).
+const CAPTCHA_FILES: NonNullable<FunctionProps["copyFiles"]> = [
+  { from: "node_modules/svg-captcha/fonts/Comismsh.ttf", to: "packages/functions/src/fonts/Comismsh.ttf" },
+];
+
+const SWAGGER_FILES: NonNullable<FunctionProps["copyFiles"]> = ["package.json", "swagger-ui.css", "swagger-ui-bundle.js"].map((file) => ({
+  from: `node_modules/swagger-ui-dist/${file}`,
+  to: `node_modules/swagger-ui-dist/${file}`,
+}));
+
+/** HTTP groups that never reach the market-data or brokerage provider. */
+const PROVIDER_FREE_GROUPS = new Set(["system", "auth", "users", "strategies", "indicators", "risk", "channel-presets", "flows"]);
+
+/** What a function needs besides its handler: the provider SDK, the captcha font, the docs assets. */
+export function buildProps(needs: { provider?: boolean; captcha?: boolean; docs?: boolean }): Pick<FunctionProps, "architecture" | "copyFiles" | "nodejs"> {
+  const copyFiles = [...(needs.provider ? LONGPORT_FILES : []), ...(needs.captcha ? CAPTCHA_FILES : []), ...(needs.docs ? SWAGGER_FILES : [])];
+  return {
+    ...(needs.provider ? { architecture: "x86_64" as const } : {}),
+    ...(copyFiles.length ? { copyFiles } : {}),
+    nodejs: NODEJS,
+  };
+}
+
+/** The build of an HTTP group's function (`docs` holds every group, so it needs everything). */
+export function httpBuildProps(group: string) {
+  return buildProps({ provider: !PROVIDER_FREE_GROUPS.has(group), captcha: group === "auth" || group === "docs", docs: group === "docs" });
+}

@@ -1,0 +1,130 @@
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { initProject } from "sst/project.js";
+import { App } from "sst/constructs";
+import config from "../../sst.config";
+import { createDb, ensureTable } from "../../packages/adapters/src/dynamo/db";
+import { DynamoConnectionStore } from "../../packages/adapters/src/stores/connection-store";
+
+/**
+ * Every function built exactly as `sst deploy` builds it (`app.finish()`: SST's esbuild with the
+ * project's function props, copied files), then each bundle imported in a fresh Node process,
+ * and an HTTP, a queue and a WebSocket handler invoked against DynamoDB Local. A missing file,
+ * a native module the bundle cannot load or a load-time error fails here, not in AWS.
+ */
+const run = promisify(execFile);
+const root = join(import.meta.dirname, "../..");
+const artifacts = join(root, ".sst/artifacts");
+const tableName = `test-build-${randomUUID()}`;
+let bundles: Map<string, string>;
+let env: NodeJS.ProcessEnv;
+
+/** The `.mjs` entry of each artifact folder written since `since`, by its handler path (`http/auth`, `queue/data-sync`…). */
+function builtBundles(since: number): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const folder of readdirSync(artifacts)) {
+    const dir = join(artifacts, folder);
+    if (statSync(dir).mtimeMs < since) continue;
+    const walk = (at: string): void => {
+      for (const entry of readdirSync(at, { withFileTypes: true })) {
+        const path = join(at, entry.name);
+        if (entry.isDirectory() && entry.name !== "node_modules") walk(path);
+        else if (entry.name.endsWith(".mjs")) found.set(relative(join(dir, "packages/functions/src"), path).replace(/\.mjs$/, ""), path);
+      }
+    };
+    walk(dir);
+  }
+  return found;
+}
+
+/** Runs `script` (an ES module body with `bundle` in scope) in a fresh Node process; its stdout, parsed. */
+async function inFreshProcess(bundle: string, script: string): Promise<any> {
+  const source = `const bundle = await import(${JSON.stringify(bundle)});\n${script}`;
+  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", source], { cwd: root, env, maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(stdout.trim().split("\n").at(-1)!);
+}
+
+const httpEvent = (method: string, path: string) => ({
+  version: "2.0",
+  routeKey: `${method} ${path}`,
+  rawPath: path,
+  rawQueryString: "",
+  headers: { host: "api.example.com" },
+  requestContext: { accountId: "1", apiId: "api", domainName: "api.example.com", http: { method, path, protocol: "HTTP/1.1", sourceIp: "198.51.100.1", userAgent: "test" }, requestId: "r", routeKey: `${method} ${path}`, stage: "$default", time: "", timeEpoch: 0 },
+  isBase64Encoded: false,
+});
+
+beforeAll(async () => {
+  const started = Date.now() - 1000;
+  process.env.NODE_ENV = "test";
+  await initProject({ stage: "test" });
+  const app = new App({ mode: "deploy", stage: "test", name: "trading-platform", region: "us-east-1" });
+  config.stacks(app);
+  await app.finish();
+  bundles = builtBundles(started);
+  const endpoint = inject("dynamoEndpoint");
+  await ensureTable(createDb({ tableName, endpoint }));
+  env = {
+    PATH: process.env.PATH,
+    NODE_ENV: "production",
+    AWS_REGION: "us-east-1",
+    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: endpoint,
+    JWT_SECRET: "build-test-secret-build-test-secret!!",
+    CAPTCHA_TEST_CODE: "",
+  };
+}, 600_000);
+
+describe("the functions as sst deploy builds them", () => {
+  it("builds every function of the app", () => {
+    for (const handler of ["http/auth", "http/docs", "http/trading", "http/brokers", "queue/stock-import", "queue/data-sync", "workflow/backtest", "ws/socket", "schedule/data-sync-poll"]) {
+      expect(bundles.has(handler), handler).toBe(true);
+    }
+    expect(bundles.size).toBeGreaterThanOrEqual(26);
+  });
+
+  it("loads every bundle in a fresh process without a load-time error", { timeout: 300_000 }, async () => {
+    for (const [name, bundle] of bundles) {
+      const exported = await inFreshProcess(bundle, "console.log(JSON.stringify(Object.keys(bundle).sort()));");
+      expect(exported.length, name).toBeGreaterThan(0);
+    }
+  });
+
+  it("draws a captcha (the font ships with the function) through an API Gateway v2 event", { timeout: 60_000 }, async () => {
+    const result = await inFreshProcess(bundles.get("http/auth")!, `const r = await bundle.handler(${JSON.stringify(httpEvent("GET", "/api/v1/captcha"))}, {}); console.log(JSON.stringify(r));`);
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body).image).toMatch(/^<svg/);
+  });
+
+  it("serves the docs page's Swagger UI assets from the bundle", { timeout: 60_000 }, async () => {
+    const result = await inFreshProcess(bundles.get("http/docs")!, `const r = await bundle.handler(${JSON.stringify(httpEvent("GET", "/docs/assets/swagger-ui-bundle.js"))}, {}); console.log(JSON.stringify({ statusCode: r.statusCode, length: (r.body ?? "").length }));`);
+    expect(result.statusCode).toBe(200);
+    expect(result.length).toBeGreaterThan(100_000);
+  });
+
+  it("loads LongPort's native module beside the functions that talk to the provider", { timeout: 60_000 }, async () => {
+    for (const handler of ["http/brokers", "queue/stock-import"]) {
+      const bundle = bundles.get(handler)!;
+      const loaded = await inFreshProcess(bundle, `const { createRequire } = await import("node:module"); const longport = createRequire(${JSON.stringify(bundle)})("longport"); console.log(JSON.stringify(typeof longport.Config));`);
+      expect(loaded, handler).toBe("function");
+    }
+  });
+
+  it("runs the data-sync queue worker on an SQS event", { timeout: 60_000 }, async () => {
+    const event = { Records: [{ messageId: "m1", body: JSON.stringify({ kind: "advance", generation: 7 }), attributes: { ApproximateReceiveCount: "1" } }] };
+    const result = await inFreshProcess(bundles.get("queue/data-sync")!, `console.log(JSON.stringify(await bundle.handler(${JSON.stringify(event)})));`);
+    expect(result).toEqual({ batchItemFailures: [] });
+  });
+
+  it("connects a WebSocket client through $connect and stores its connection", { timeout: 60_000 }, async () => {
+    const event = { requestContext: { connectionId: "build-test-connection", routeKey: "$connect" }, queryStringParameters: { path: "/api/v1/data-sync/logs", symbol: "AAPL.US" } };
+    const result = await inFreshProcess(bundles.get("ws/socket")!, `console.log(JSON.stringify(await bundle.connect(${JSON.stringify(event)})));`);
+    expect(result.statusCode).toBe(200);
+    const stored = await new DynamoConnectionStore(createDb({ tableName, endpoint: inject("dynamoEndpoint") })).byTopic("logs:AAPL.US");
+    expect(stored.map((c) => c.connection_id)).toContain("build-test-connection");
+  });
+});
