@@ -6,6 +6,8 @@ import { Storage } from "./stacks/Storage";
 import { Workflows } from "./stacks/Workflows";
 import { DataSync } from "./stacks/DataSync";
 import { NODEJS } from "./stacks/functions";
+import { Alarms } from "./stacks/Alarms";
+import { Monitoring } from "./stacks/Monitoring";
 
 export default {
   config() {
@@ -18,10 +20,11 @@ export default {
       memorySize: 1024,
       timeout: 29,
       tracing: "active",
+      logRetention: "one_month",
       nodejs: NODEJS,
       environment: { STAGE: app.stage, POWERTOOLS_SERVICE_NAME: "trading-platform" },
     });
     if (app.stage !== "prod") app.setDefaultRemovalPolicy("destroy");
-    app.stack(Storage).stack(Queues).stack(Workflows).stack(Realtime).stack(DataSync).stack(Api);
+    app.stack(Storage).stack(Alarms).stack(Queues).stack(Workflows).stack(Realtime).stack(DataSync).stack(Api).stack(Monitoring);
   },
 } satisfies SSTConfig;

@@ -1,10 +1,11 @@
 import { Duration } from "aws-cdk-lib";
 import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import * as sqs from "aws-cdk-lib/aws-sqs";
-import { Queue, use, type StackContext } from "sst/constructs";
+import { Function, Queue, use, type StackContext } from "sst/constructs";
 import { QueueNames, type QueueName } from "../packages/core/src/jobs";
 import { IMPORT_MAX_RECEIVES } from "../packages/core/src/imports/index";
 import { Storage } from "./Storage";
+import { Alarms } from "./Alarms";
 import { buildProps } from "./functions";
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
@@ -19,6 +20,7 @@ const WORKER_TIMEOUT_SECONDS = 300;
  */
 export function Queues({ stack }: StackContext) {
   const { table, secrets } = use(Storage);
+  const { notify } = use(Alarms);
   const queues: Partial<Record<QueueName, Queue>> = {};
   const environment: Record<string, string> = {};
   for (const name of QueueNames) {
@@ -34,7 +36,7 @@ export function Queues({ stack }: StackContext) {
     });
     queues[name] = queue;
     environment[envName(name)] = queue.queueUrl;
-    new Alarm(stack, `${pascal(name)}DeadLetterAlarm`, {
+    const deadLetterAlarm = new Alarm(stack, `${pascal(name)}DeadLetterAlarm`, {
       alarmDescription: `Messages of ${name} failed ${IMPORT_MAX_RECEIVES} times and were dead-lettered`,
       metric: deadLetter.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
       threshold: 1,
@@ -42,6 +44,7 @@ export function Queues({ stack }: StackContext) {
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
+    notify(deadLetterAlarm);
   }
   for (const name of QueueNames) {
     queues[name]!.addConsumer(stack, {
@@ -56,5 +59,6 @@ export function Queues({ stack }: StackContext) {
     });
     secrets.grantRead(queues[name]!.consumerFunction!);
   }
-  return { queues: Object.values(queues), queueByName: queues as Record<QueueName, Queue>, queueEnvironment: environment };
+  const consumers = QueueNames.map((name) => queues[name]!.consumerFunction as Function);
+  return { queues: Object.values(queues), queueByName: queues as Record<QueueName, Queue>, queueEnvironment: environment, consumers };
 }

@@ -20,6 +20,8 @@ export function Realtime({ stack }: StackContext) {
         permissions: [table],
       },
     },
+    // Stage throttling on the WebSocket API too (messages and connects per second).
+    cdk: { webSocketStage: { throttle: { rateLimit: 200, burstLimit: 400 } } },
     routes: {
       $connect: `${handler}.connect`,
       $disconnect: `${handler}.disconnect`,
@@ -72,5 +74,6 @@ export function Realtime({ stack }: StackContext) {
   });
 
   stack.addOutputs({ WebSocketUrl: `wss://${distribution.distributionDomainName}`, WebSocketApiUrl: api.url });
-  return { managementEndpoint, manageConnections };
+  const functions = ["$connect", "$disconnect", "$default"].map((route) => api.getFunction(route)!);
+  return { managementEndpoint, manageConnections, functions };
 }

@@ -9,6 +9,7 @@ import { useProject } from "sst/project.js";
 import { WorkflowDefinitions, WorkflowNames, WorkflowTasks, stateMachineArnVariable, type WorkflowName } from "../packages/core/src/workflows";
 import { Queues } from "./Queues";
 import { Storage } from "./Storage";
+import { Alarms } from "./Alarms";
 import { buildProps } from "./functions";
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
@@ -25,7 +26,9 @@ const TASK_TIMEOUT_SECONDS = 120;
 export function Workflows({ stack, app }: StackContext) {
   const { table, secrets } = use(Storage);
   const { queues, queueEnvironment } = use(Queues);
+  const { notify } = use(Alarms);
   const stateMachines = {} as Record<WorkflowName, StateMachine>;
+  const taskFunctions: Function[] = [];
   const workflowEnvironment: Record<string, string> = {};
   for (const workflow of WorkflowNames) {
     const name = pascal(workflow);
@@ -64,7 +67,7 @@ export function Workflows({ stack, app }: StackContext) {
       ["Aborted", stateMachine.metricAborted({ period: Duration.minutes(1) })],
     ];
     for (const [outcome, metric] of alarms) {
-      new Alarm(stack, `${name}Executions${outcome}Alarm`, {
+      const executionAlarm = new Alarm(stack, `${name}Executions${outcome}Alarm`, {
         alarmDescription: `A ${workflow} execution ended ${outcome.toLowerCase()}`,
         metric,
         threshold: 1,
@@ -72,8 +75,10 @@ export function Workflows({ stack, app }: StackContext) {
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
+      notify(executionAlarm);
     }
     stateMachines[workflow] = stateMachine;
+    taskFunctions.push(...functions);
     workflowEnvironment[stateMachineArnVariable(workflow)] = stateMachine.stateMachineArn;
   }
   /** What a function needs to start the workflows: StartExecution on these machines only. */
@@ -81,5 +86,5 @@ export function Workflows({ stack, app }: StackContext) {
     actions: ["states:StartExecution"],
     resources: Object.values(stateMachines).map((machine) => machine.stateMachineArn),
   });
-  return { stateMachine: stateMachines.backtest, workflowEnvironment, startWorkflows };
+  return { stateMachine: stateMachines.backtest, workflowEnvironment, startWorkflows, functions: taskFunctions };
 }

@@ -7,6 +7,8 @@ import { Realtime } from "../../stacks/Realtime";
 import { Api } from "../../stacks/Api";
 import { Queues } from "../../stacks/Queues";
 import { DataSync } from "../../stacks/DataSync";
+import { Alarms } from "../../stacks/Alarms";
+import { Monitoring } from "../../stacks/Monitoring";
 import config from "../../sst.config";
 import { groupRoutes } from "../../packages/api/src/routes";
 import { Table } from "../../packages/adapters/src/dynamo/table";
@@ -17,6 +19,8 @@ let realtime: Template;
 let api: Template;
 let queues: Template;
 let dataSync: Template;
+let alarms: Template;
+let monitoring: Template;
 
 beforeAll(async () => {
   await initProject({ stage: "test" });
@@ -27,6 +31,8 @@ beforeAll(async () => {
   api = Template.fromStack(getStack(Api));
   queues = Template.fromStack(getStack(Queues));
   dataSync = Template.fromStack(getStack(DataSync));
+  alarms = Template.fromStack(getStack(Alarms));
+  monitoring = Template.fromStack(getStack(Monitoring));
 }, 300_000);
 
 describe("Storage stack", () => {
@@ -148,6 +154,44 @@ describe("DataSync stack", () => {
     expect(worker?.Properties.Environment.Variables).toHaveProperty("WS_MANAGEMENT_ENDPOINT");
     const policies = JSON.stringify(queues.findResources("AWS::IAM::Policy"));
     expect(policies).toContain("execute-api:ManageConnections");
+  });
+});
+
+describe("operations through CloudWatch", () => {
+  const functionCount = () =>
+    [api, queues, dataSync, realtime].reduce((sum, template) => sum + Object.keys(template.findResources("AWS::Lambda::Function", { Properties: { Handler: Match.anyValue() } })).length, 0);
+
+  it("names an SNS alarm topic in the outputs, and every alarm of the app notifies it", () => {
+    alarms.resourceCountIs("AWS::SNS::Topic", 1);
+    alarms.hasOutput("AlarmTopicArn", {});
+    for (const template of [monitoring, queues]) {
+      const all = Object.values(template.findResources("AWS::CloudWatch::Alarm"));
+      expect(all.length).toBeGreaterThan(0);
+      for (const alarm of all) expect(alarm.Properties.AlarmActions).toHaveLength(1);
+    }
+  });
+
+  it("alarms on each function's errors and throttles, API 5xx and p99 latency, queue age and DynamoDB throttles", () => {
+    const all = Object.values(monitoring.findResources("AWS::CloudWatch::Alarm")).map((alarm) => alarm.Properties);
+    const named = (metric: string) => all.filter((alarm) => alarm.MetricName === metric);
+    expect(named("Errors").length).toBeGreaterThanOrEqual(25);
+    expect(named("Throttles").length).toBe(named("Errors").length);
+    expect(named("5xx")).toHaveLength(1);
+    expect(named("Latency")).toEqual([expect.objectContaining({ ExtendedStatistic: "p99" })]);
+    expect(named("ApproximateAgeOfOldestMessage")).toHaveLength(2);
+    expect(all.some((alarm) => JSON.stringify(alarm.Metrics ?? []).includes("ThrottledRequests"))).toBe(true);
+    monitoring.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
+    expect(functionCount()).toBeGreaterThan(0);
+  });
+
+  it("keeps every function's logs a month, and throttles both APIs at the stage", () => {
+    for (const template of [api, queues, dataSync, realtime]) {
+      const retention = Object.values(template.findResources("Custom::LogRetention")).map((r) => r.Properties.RetentionInDays);
+      expect(retention.length).toBeGreaterThan(0);
+      expect(new Set(retention)).toEqual(new Set([30]));
+    }
+    api.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 }) });
+    realtime.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 }) });
   });
 });
 
