@@ -12,7 +12,7 @@ import { buildProps } from "./functions";
  */
 export function DataSync({ stack }: StackContext) {
   const { table, secrets } = use(Storage);
-  const { queues, queueByName, queueEnvironment } = use(Queues);
+  const { queueByName, queueEnvironment, sendTo } = use(Queues);
   const { managementEndpoint, manageConnections } = use(Realtime);
   // The Queues stack builds every consumer with sst's Function.
   const worker = queueByName["data-sync"].consumerFunction as Function;
@@ -25,8 +25,9 @@ export function DataSync({ stack }: StackContext) {
         handler: "packages/functions/src/schedule/data-sync-poll.handler",
         timeout: 60,
         ...buildProps({ provider: true }),
-        environment: { TABLE_NAME: table.tableName, ...secrets.environment, WS_MANAGEMENT_ENDPOINT: managementEndpoint, ...queueEnvironment },
-        permissions: [table, manageConnections, ...queues],
+        environment: { TABLE_NAME: table.tableName, ...secrets.environment, ...queueEnvironment },
+        // The poll only moves the state and queues the next step of the run.
+        permissions: [table, sendTo(["data-sync"])],
       },
     },
   });

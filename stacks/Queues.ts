@@ -1,5 +1,6 @@
-import { Duration } from "aws-cdk-lib";
+import { Duration, RemovalPolicy } from "aws-cdk-lib";
 import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import * as sqs from "aws-cdk-lib/aws-sqs";
 import { Function, Queue, use, type StackContext } from "sst/constructs";
 import { QueueNames, type QueueName } from "../packages/core/src/jobs";
@@ -7,6 +8,7 @@ import { IMPORT_MAX_RECEIVES } from "../packages/core/src/imports/index";
 import { Storage } from "./Storage";
 import { Alarms } from "./Alarms";
 import { buildProps } from "./functions";
+import { isProduction } from "./stage";
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
 const envName = (name: QueueName) => `QUEUE_URL_${name.toUpperCase().replace(/-/g, "_")}`;
@@ -18,18 +20,21 @@ const WORKER_TIMEOUT_SECONDS = 300;
  * One SQS queue per job kind, each with a dead-letter queue after the worker's retry budget,
  * a CloudWatch alarm when anything lands there, and a worker reporting partial batch failures.
  */
-export function Queues({ stack }: StackContext) {
+export function Queues({ stack, app }: StackContext) {
+  // Queued work is kept when a production stage's stack is removed.
+  const removalPolicy = isProduction(app.stage) ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
   const { table, secrets } = use(Storage);
   const { notify } = use(Alarms);
   const queues: Partial<Record<QueueName, Queue>> = {};
   const environment: Record<string, string> = {};
   for (const name of QueueNames) {
-    const deadLetter = new sqs.Queue(stack, `${pascal(name)}DeadLetter`, { retentionPeriod: Duration.days(14) });
+    const deadLetter = new sqs.Queue(stack, `${pascal(name)}DeadLetter`, { retentionPeriod: Duration.days(14), removalPolicy });
     const queue = new Queue(stack, pascal(name), {
       cdk: {
         queue: {
           // SQS advises a visibility timeout of six times the consumer's timeout.
           visibilityTimeout: Duration.seconds(WORKER_TIMEOUT_SECONDS * 6),
+          removalPolicy,
           deadLetterQueue: { queue: deadLetter, maxReceiveCount: IMPORT_MAX_RECEIVES },
         },
       },
@@ -46,6 +51,7 @@ export function Queues({ stack }: StackContext) {
     });
     notify(deadLetterAlarm);
   }
+  const sendTo = (names: readonly QueueName[]) => new PolicyStatement({ actions: ["sqs:SendMessage"], resources: names.map((n) => queues[n]!.queueArn) });
   for (const name of QueueNames) {
     queues[name]!.addConsumer(stack, {
       function: {
@@ -53,12 +59,13 @@ export function Queues({ stack }: StackContext) {
         timeout: WORKER_TIMEOUT_SECONDS,
         ...buildProps({ provider: true }),
         environment: { TABLE_NAME: table.tableName, ...secrets.environment, ...environment },
-        permissions: [table, ...Object.values(queues)],
+        // Receiving and deleting come with the event source; the workers send follow-ups and start imports.
+        permissions: [table, sendTo(QueueNames)],
       },
       cdk: { eventSource: { batchSize: 1, reportBatchItemFailures: true } },
     });
     secrets.grantRead(queues[name]!.consumerFunction!);
   }
   const consumers = QueueNames.map((name) => queues[name]!.consumerFunction as Function);
-  return { queues: Object.values(queues), queueByName: queues as Record<QueueName, Queue>, queueEnvironment: environment, consumers };
+  return { queues: Object.values(queues), queueByName: queues as Record<QueueName, Queue>, queueEnvironment: environment, consumers, sendTo };
 }

@@ -30,9 +30,10 @@ export function Realtime({ stack }: StackContext) {
   });
   const stage = api.cdk.webSocketStage;
   const managementEndpoint = stage.callbackUrl;
+  // Pushes only: POST to the stage's @connections path (no DELETE or GET of someone's connection).
   const manageConnections = new PolicyStatement({
     actions: ["execute-api:ManageConnections"],
-    resources: [stack.formatArn({ service: "execute-api", resource: api.cdk.webSocketApi.apiId, resourceName: "*" })],
+    resources: [stack.formatArn({ service: "execute-api", resource: api.cdk.webSocketApi.apiId, resourceName: `${stage.stageName}/POST/@connections/*` })],
   });
   for (const route of ["$connect", "$disconnect", "$default"]) {
     const fn = api.getFunction(route)!;
@@ -59,6 +60,8 @@ export function Realtime({ stack }: StackContext) {
     defaultBehavior: {
       origin: new origins.HttpOrigin(Fn.select(2, Fn.split("/", api.url)), { originPath: `/${stage.stageName}` }),
       allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+      // wss:// only: a plain ws:// (http) upgrade is refused rather than redirected.
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
       cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
       originRequestPolicy: new cloudfront.OriginRequestPolicy(stack, "WebSocketOriginRequest", {
         headerBehavior: cloudfront.OriginRequestHeaderBehavior.allowList(

@@ -1,10 +1,13 @@
+import { RemovalPolicy } from "aws-cdk-lib";
 import type { IGrantable } from "aws-cdk-lib/aws-iam";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Table, type StackContext } from "sst/constructs";
 import { Table as Layout } from "../packages/adapters/src/dynamo/table";
+import { isProduction } from "./stage";
 
 /** The single table (generic keys, the GSIs from the shared layout, TTL, PITR), the token-signing secret and the credential key. */
 export function Storage({ stack, app }: StackContext) {
+  const production = isProduction(app.stage);
   const indexes = Object.values(Layout.indexes);
   const fields: Record<string, "string"> = { [Layout.partitionKey]: "string", [Layout.sortKey]: "string" };
   for (const index of indexes) {
@@ -18,16 +21,19 @@ export function Storage({ stack, app }: StackContext) {
       indexes.map((index) => [index.name, { partitionKey: index.partitionKey, sortKey: index.sortKey }]),
     ),
     timeToLiveAttribute: Layout.ttlAttribute,
-    cdk: { table: { pointInTimeRecovery: true } },
+    cdk: { table: { pointInTimeRecovery: true, deletionProtection: production, ...(production ? { removalPolicy: RemovalPolicy.RETAIN } : {}) } },
   });
 
   const jwtSecret = new Secret(stack, "JwtSecret", {
     description: `Signs access tokens (${app.stage})`,
     generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    removalPolicy: production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
   });
   const encryptionSecret = new Secret(stack, "EncryptionKey", {
     description: `Encrypts stored broker and provider credentials (${app.stage})`,
     generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    // Losing it would make every stored credential unreadable.
+    removalPolicy: production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
   });
 
   /** What every function needs to reach the secrets: their ARNs in its environment and read access. */

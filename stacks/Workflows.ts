@@ -25,7 +25,7 @@ const TASK_TIMEOUT_SECONDS = 120;
  */
 export function Workflows({ stack, app }: StackContext) {
   const { table, secrets } = use(Storage);
-  const { queues, queueEnvironment } = use(Queues);
+  const { queueEnvironment, sendTo } = use(Queues);
   const { notify } = use(Alarms);
   const stateMachines = {} as Record<WorkflowName, StateMachine>;
   const taskFunctions: Function[] = [];
@@ -40,7 +40,8 @@ export function Workflows({ stack, app }: StackContext) {
         timeout: TASK_TIMEOUT_SECONDS,
         ...buildProps({ provider: true }),
         environment: { TABLE_NAME: table.tableName, ...secrets.environment, ...queueEnvironment },
-        permissions: [table, ...queues],
+        // Prepare queues the imports of missing candles.
+        permissions: [table, sendTo(["stock-import"])],
       });
       secrets.grantRead(fn);
       functions.push(fn);

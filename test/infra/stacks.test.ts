@@ -146,9 +146,10 @@ describe("Realtime stack", () => {
 
 describe("DataSync stack", () => {
   it("runs the polling gap fill on a schedule, and the data-sync worker may push to the WebSocket API", () => {
+    // The poll only queues work; the worker pushes log lines.
     dataSync.hasResourceProperties("AWS::Events::Rule", { ScheduleExpression: "rate(5 minutes)", State: "ENABLED" });
     dataSync.hasResourceProperties("AWS::Lambda::Function", {
-      Environment: { Variables: Match.objectLike({ WS_MANAGEMENT_ENDPOINT: Match.anyValue(), QUEUE_URL_DATA_SYNC: Match.anyValue() }) },
+      Environment: { Variables: Match.objectLike({ QUEUE_URL_DATA_SYNC: Match.anyValue() }) },
     });
     const worker = Object.entries(queues.findResources("AWS::Lambda::Function")).find(([id]) => id.startsWith("ConsumerDataSync"))?.[1];
     expect(worker?.Properties.Environment.Variables).toHaveProperty("WS_MANAGEMENT_ENDPOINT");
@@ -192,6 +193,53 @@ describe("operations through CloudWatch", () => {
     }
     api.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 }) });
     realtime.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 }) });
+  });
+});
+
+describe("least privilege", () => {
+  /** The actions of every policy attached to a function's role, by the function's logical id prefix. */
+  const actionsOf = (template: Template, functionPrefix: string): string[] => {
+    const policies = Object.values(template.findResources("AWS::IAM::Policy")).filter((policy) =>
+      JSON.stringify(policy.Properties.Roles).includes(functionPrefix),
+    );
+    return policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement.flatMap((statement: any) => [statement.Action].flat()));
+  };
+
+  it("grants each HTTP function only the queues, sockets and workflows it uses", () => {
+    const auth = actionsOf(api, "HttpAuth");
+    expect(auth.some((action) => action.startsWith("sqs:") || action === "execute-api:ManageConnections" || action === "states:StartExecution")).toBe(false);
+    expect(actionsOf(api, "HttpStockImport")).toContain("sqs:SendMessage");
+    expect(actionsOf(api, "HttpStockImport")).not.toContain("states:StartExecution");
+    expect(actionsOf(api, "HttpBacktest")).toContain("states:StartExecution");
+    expect(actionsOf(api, "HttpBacktest").some((action) => action.startsWith("sqs:"))).toBe(false);
+    expect(actionsOf(api, "HttpDataSync")).toEqual(expect.arrayContaining(["sqs:SendMessage", "execute-api:ManageConnections"]));
+    for (const template of [api, queues]) expect(JSON.stringify(template.toJSON())).not.toContain('"sqs:*"');
+  });
+
+  it("allows ManageConnections only on the @connections path, and pushes from other stacks only as POST on the stage", () => {
+    const manageIn = (template: Template) =>
+      Object.values(template.findResources("AWS::IAM::Policy"))
+        .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+        .filter((statement: any) => statement.Action === "execute-api:ManageConnections");
+    // The socket functions reply to their own connections (SST's grant, on @connections only).
+    for (const statement of manageIn(realtime)) expect(JSON.stringify(statement.Resource)).toMatch(/\/@connections\/\*/);
+    for (const template of [api, queues]) {
+      const statements = manageIn(template);
+      expect(statements.length).toBeGreaterThan(0);
+      for (const statement of statements) expect(JSON.stringify(statement.Resource)).toContain("/test/POST/@connections/*");
+    }
+  });
+
+  it("puts HTTPS only in front of the WebSocket API", () => {
+    realtime.hasResourceProperties("AWS::CloudFront::Distribution", {
+      DistributionConfig: Match.objectLike({ DefaultCacheBehavior: Match.objectLike({ ViewerProtocolPolicy: "https-only" }) }),
+    });
+  });
+
+  it("leaves CORS to the app alone: the gateway adds no CORS configuration", () => {
+    const apis = Object.values(api.findResources("AWS::ApiGatewayV2::Api"));
+    expect(apis).toHaveLength(1);
+    expect(apis[0]!.Properties.CorsConfiguration).toBeUndefined();
   });
 });
 
