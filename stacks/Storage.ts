@@ -36,14 +36,28 @@ export function Storage({ stack, app }: StackContext) {
     removalPolicy: production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
   });
 
+  // A captcha code the smoke test (scripts/smoke.ts) logs in with: generated, and never on a production stage.
+  const captchaTestCode = production
+    ? undefined
+    : new Secret(stack, "CaptchaTestCode", {
+        description: `Captcha test code for smoke tests (${app.stage}; production stages have none)`,
+        generateSecretString: { passwordLength: 24, excludePunctuation: true },
+      });
+
   /** What every function needs to reach the secrets: their ARNs in its environment and read access. */
   const secrets = {
-    environment: { JWT_SECRET_ARN: jwtSecret.secretArn, ENCRYPTION_KEY_ARN: encryptionSecret.secretArn },
+    environment: {
+      JWT_SECRET_ARN: jwtSecret.secretArn,
+      ENCRYPTION_KEY_ARN: encryptionSecret.secretArn,
+      ...(captchaTestCode ? { CAPTCHA_TEST_CODE_ARN: captchaTestCode.secretArn } : {}),
+    },
     grantRead(grantee: IGrantable) {
       jwtSecret.grantRead(grantee);
       encryptionSecret.grantRead(grantee);
+      captchaTestCode?.grantRead(grantee);
     },
   };
+  if (captchaTestCode) stack.addOutputs({ CaptchaTestCodeSecretArn: captchaTestCode.secretArn });
 
   stack.addOutputs({ TableName: table.tableName });
   return { table, secrets };

@@ -58,7 +58,9 @@ describe("Storage stack", () => {
   });
 
   it("generates the token-signing secret and the credential encryption key", () => {
-    storage.resourceCountIs("AWS::SecretsManager::Secret", 2);
+    // The token secret, the credential key, and (not production) the smoke test's captcha code.
+    storage.resourceCountIs("AWS::SecretsManager::Secret", 3);
+    storage.hasOutput("CaptchaTestCodeSecretArn", {});
     storage.hasResourceProperties("AWS::SecretsManager::Secret", {
       GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
     });

@@ -51,6 +51,14 @@ function encryptionKeyFrom(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, given?
   return new Uint8Array(hkdfSync("sha256", jwtSecret, new Uint8Array(0), "broker-config-encryption", 32));
 }
 
+/** Production stages never accept a captcha test code: a deployment that sets one fails to start. */
+const PRODUCTION_STAGES = new Set(["prod", "production"]);
+function captchaTestCodeFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const code = env.CAPTCHA_TEST_CODE?.trim() || undefined;
+  if (code && PRODUCTION_STAGES.has(env.STAGE ?? "")) throw new Error(`CAPTCHA_TEST_CODE is set on production stage ${env.STAGE}: refusing to start`);
+  return code;
+}
+
 const number = (value: string | undefined, fallback: number) => {
   const parsed = value === undefined || value === "" ? NaN : Number(value);
   return Number.isFinite(parsed) ? parsed : fallback;
@@ -89,7 +97,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
       maxFailures: number(env.LOGIN_MAX_FAILURES, 5),
       failureWindowSeconds: number(env.LOGIN_FAILURE_WINDOW_SECONDS, 900),
       lockSeconds: number(env.LOGIN_LOCK_SECONDS, 900),
-      captchaTestCode: env.CAPTCHA_TEST_CODE || undefined,
+      captchaTestCode: captchaTestCodeFrom(env),
       trustedAddresses: (env.LOGIN_TRUSTED_ADDRESSES ?? "").split(",").map((address) => address.trim()).filter(Boolean),
     },
   };

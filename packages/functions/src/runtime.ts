@@ -29,7 +29,9 @@ export function lambdaServices(env: NodeJS.ProcessEnv = process.env): Promise<Se
     const encryptionKey = env.ENCRYPTION_KEY_ARN
       ? new Uint8Array(hkdfSync("sha256", await secretBytes(env, "ENCRYPTION_KEY"), new Uint8Array(0), "broker-config-encryption", 32))
       : undefined;
-    return createServices(configFromEnv(env, jwtSecret, encryptionKey));
+    // Non-production stages may carry a captcha test code (for smoke tests) in its own secret.
+    const captcha = env.CAPTCHA_TEST_CODE_ARN ? { CAPTCHA_TEST_CODE: new TextDecoder().decode(await secretBytes(env, "CAPTCHA_TEST_CODE")) } : {};
+    return createServices(configFromEnv({ ...env, ...captcha }, jwtSecret, encryptionKey));
   })();
   services.catch(() => (services = undefined));
   return services;
