@@ -1,14 +1,11 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { initProject } from "sst/project.js";
-import { App } from "sst/constructs";
-import config from "../../sst.config";
 import { createDb, ensureTable } from "../../packages/adapters/src/dynamo/db";
 import { DynamoConnectionStore } from "../../packages/adapters/src/stores/connection-store";
+import { buildFunctions } from "../support/function-bundles";
 
 /**
  * Every function built exactly as `sst deploy` builds it (`app.finish()`: SST's esbuild with the
@@ -18,28 +15,9 @@ import { DynamoConnectionStore } from "../../packages/adapters/src/stores/connec
  */
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "../..");
-const artifacts = join(root, ".sst/artifacts");
 const tableName = `test-build-${randomUUID()}`;
 let bundles: Map<string, string>;
 let env: NodeJS.ProcessEnv;
-
-/** The `.mjs` entry of each artifact folder written since `since`, by its handler path (`http/auth`, `queue/data-sync`…). */
-function builtBundles(since: number): Map<string, string> {
-  const found = new Map<string, string>();
-  for (const folder of readdirSync(artifacts)) {
-    const dir = join(artifacts, folder);
-    if (statSync(dir).mtimeMs < since) continue;
-    const walk = (at: string): void => {
-      for (const entry of readdirSync(at, { withFileTypes: true })) {
-        const path = join(at, entry.name);
-        if (entry.isDirectory() && entry.name !== "node_modules") walk(path);
-        else if (entry.name.endsWith(".mjs")) found.set(relative(join(dir, "packages/functions/src"), path).replace(/\.mjs$/, ""), path);
-      }
-    };
-    walk(dir);
-  }
-  return found;
-}
 
 /** Runs `script` (an ES module body with `bundle` in scope) in a fresh Node process; its stdout, parsed. */
 async function inFreshProcess(bundle: string, script: string): Promise<any> {
@@ -59,13 +37,7 @@ const httpEvent = (method: string, path: string) => ({
 });
 
 beforeAll(async () => {
-  const started = Date.now() - 1000;
-  process.env.NODE_ENV = "test";
-  await initProject({ stage: "test" });
-  const app = new App({ mode: "deploy", stage: "test", name: "trading-platform", region: "us-east-1" });
-  config.stacks(app);
-  await app.finish();
-  bundles = builtBundles(started);
+  bundles = await buildFunctions();
   const endpoint = inject("dynamoEndpoint");
   await ensureTable(createDb({ tableName, endpoint }));
   env = {
