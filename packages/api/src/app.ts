@@ -1,7 +1,7 @@
 import type { Services } from "@tp/adapters/services";
 import { groups, type GroupName } from "./groups";
 import { mountDocsPage } from "./http/docs-page";
-import { createGroup, withConventions, type Group } from "./http/group";
+import { createGroup, createSingleGroupApp, withConventions, type Group } from "./http/group";
 
 const openApiInfo = {
   openapi: "3.1.0",
@@ -21,11 +21,9 @@ function registerSecurity(app: Group) {
   });
 }
 
-/** One group as its own app with the shared conventions: what a Lambda serves. */
+/** One group as its own app with the shared conventions, by name (tests and tools; a Lambda imports its group alone, `http/group.ts`). */
 export function createGroupApp(name: GroupName, services: Services): Group {
-  const app = withConventions(createGroup(), services);
-  app.route("/", groups[name](services));
-  return app;
+  return createSingleGroupApp(groups[name], services);
 }
 
 /** Every group on one app, with /openapi.json and /docs: what the embedded runtime (and the docs Lambda) serves. */

@@ -91,3 +91,10 @@ export function json<T>(schema: T, description: string) {
 export function jsonBody<T>(schema: T) {
   return { body: { required: true, content: { "application/json": { schema } } } };
 }
+
+/** One endpoint group as its own app with the shared conventions: what a group's Lambda serves (it imports only that group). */
+export function createSingleGroupApp(build: (services: Services) => Group, services: Services): Group {
+  const app = withConventions(createGroup(), services);
+  app.route("/", build(services));
+  return app;
+}

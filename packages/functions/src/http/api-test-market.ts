@@ -1,2 +1,3 @@
+import { apiTestMarketGroup } from "@tp/api/groups/api-test-market";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("api-test-market");
+export const handler = httpHandler(apiTestMarketGroup);

@@ -1,2 +1,3 @@
+import { apiTestTradeGroup } from "@tp/api/groups/api-test-trade";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("api-test-trade");
+export const handler = httpHandler(apiTestTradeGroup);

@@ -1,2 +1,3 @@
+import { assetsGroup } from "@tp/api/groups/assets";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("assets");
+export const handler = httpHandler(assetsGroup);

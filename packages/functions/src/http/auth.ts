@@ -1,2 +1,3 @@
+import { authGroup } from "@tp/api/groups/auth";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("auth");
+export const handler = httpHandler(authGroup);

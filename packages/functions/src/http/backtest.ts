@@ -1,2 +1,3 @@
+import { backtestGroup } from "@tp/api/groups/backtest";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("backtest");
+export const handler = httpHandler(backtestGroup);

@@ -1,2 +1,3 @@
+import { brokersGroup } from "@tp/api/groups/brokers";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("brokers");
+export const handler = httpHandler(brokersGroup);

@@ -1,2 +1,3 @@
+import { channelPresetsGroup } from "@tp/api/groups/channel-presets";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("channel-presets");
+export const handler = httpHandler(channelPresetsGroup);

@@ -1,2 +1,3 @@
+import { dataSourcesGroup } from "@tp/api/groups/data-sources";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("data-sources");
+export const handler = httpHandler(dataSourcesGroup);

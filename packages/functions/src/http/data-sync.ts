@@ -1,2 +1,3 @@
+import { dataSyncGroup } from "@tp/api/groups/data-sync";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("data-sync");
+export const handler = httpHandler(dataSyncGroup);

@@ -1,3 +1,5 @@
+import { createApp } from "@tp/api/app";
 import { httpHandler } from "./handler";
-/** /openapi.json and /docs: the document covers every group, so this function holds them all. */
-export const handler = httpHandler("all");
+
+/** The docs function: /openapi.json, /docs and every group (it is the HTTP API's `$default`). */
+export const handler = httpHandler(createApp, { app: true });

@@ -1,2 +1,3 @@
+import { flowsGroup } from "@tp/api/groups/flows";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("flows");
+export const handler = httpHandler(flowsGroup);

@@ -1,2 +1,3 @@
+import { indicatorsGroup } from "@tp/api/groups/indicators";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("indicators");
+export const handler = httpHandler(indicatorsGroup);

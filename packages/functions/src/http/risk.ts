@@ -1,2 +1,3 @@
+import { riskGroup } from "@tp/api/groups/risk";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("risk");
+export const handler = httpHandler(riskGroup);

@@ -1,2 +1,3 @@
+import { settingsGroup } from "@tp/api/groups/settings";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("settings");
+export const handler = httpHandler(settingsGroup);

@@ -1,2 +1,3 @@
+import { stockCalendarGroup } from "@tp/api/groups/stock-calendar";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("stock-calendar");
+export const handler = httpHandler(stockCalendarGroup);

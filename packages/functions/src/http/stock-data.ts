@@ -1,2 +1,3 @@
+import { stockDataGroup } from "@tp/api/groups/stock-data";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("stock-data");
+export const handler = httpHandler(stockDataGroup);

@@ -1,2 +1,3 @@
+import { stockImportGroup } from "@tp/api/groups/stock-import";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("stock-import");
+export const handler = httpHandler(stockImportGroup);

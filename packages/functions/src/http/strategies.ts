@@ -1,2 +1,3 @@
+import { strategiesGroup } from "@tp/api/groups/strategies";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("strategies");
+export const handler = httpHandler(strategiesGroup);

@@ -1,2 +1,3 @@
+import { systemGroup } from "@tp/api/groups/system";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("system");
+export const handler = httpHandler(systemGroup);

@@ -1,2 +1,3 @@
+import { tradingGroup } from "@tp/api/groups/trading";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("trading");
+export const handler = httpHandler(tradingGroup);

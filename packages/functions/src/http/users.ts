@@ -1,2 +1,3 @@
+import { usersGroup } from "@tp/api/groups/users";
 import { httpHandler } from "./handler";
-export const handler = httpHandler("users");
+export const handler = httpHandler(usersGroup);
