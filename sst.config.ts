@@ -22,7 +22,7 @@ export default {
       tracing: "active",
       logRetention: "one_month",
       nodejs: NODEJS,
-      environment: { STAGE: app.stage, POWERTOOLS_SERVICE_NAME: "trading-platform" },
+      environment: { STAGE: app.stage, POWERTOOLS_SERVICE_NAME: "trading-platform", POWERTOOLS_METRICS_NAMESPACE: "TradingPlatform" },
     });
     if (app.stage !== "prod") app.setDefaultRemovalPolicy("destroy");
     app.stack(Storage).stack(Alarms).stack(Queues).stack(Workflows).stack(Realtime).stack(DataSync).stack(Api).stack(Monitoring);

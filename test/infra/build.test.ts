@@ -19,11 +19,16 @@ const tableName = `test-build-${randomUUID()}`;
 let bundles: Map<string, string>;
 let env: NodeJS.ProcessEnv;
 
-/** Runs `script` (an ES module body with `bundle` in scope) in a fresh Node process; its stdout, parsed. */
+/** Runs `script` (an ES module body with `bundle` in scope) in a fresh Node process; the last line it printed, parsed. */
 async function inFreshProcess(bundle: string, script: string): Promise<any> {
+  return JSON.parse((await output(bundle, script)).trim().split("\n").at(-1)!);
+}
+
+/** Everything the process printed. */
+async function output(bundle: string, script: string): Promise<string> {
   const source = `const bundle = await import(${JSON.stringify(bundle)});\n${script}`;
   const { stdout } = await run(process.execPath, ["--input-type=module", "-e", source], { cwd: root, env, maxBuffer: 64 * 1024 * 1024 });
-  return JSON.parse(stdout.trim().split("\n").at(-1)!);
+  return stdout;
 }
 
 const httpEvent = (method: string, path: string) => ({
@@ -99,4 +104,15 @@ describe("the functions as sst deploy builds them", () => {
     const stored = await new DynamoConnectionStore(createDb({ tableName, endpoint: inject("dynamoEndpoint") })).byTopic("logs:AAPL.US");
     expect(stored.map((c) => c.connection_id)).toContain("build-test-connection");
   });
+
+  it("logs through Powertools with the request id and publishes EMF metrics on every invocation", { timeout: 60_000 }, async () => {
+    const context = { awsRequestId: "req-123", functionName: "HttpSystem", functionVersion: "1", invokedFunctionArn: "arn", memoryLimitInMB: "1024" };
+    const printed = await output(bundles.get("http/system")!, `await bundle.handler(${JSON.stringify(httpEvent("GET", "/api/v1/nowhere"))}, ${JSON.stringify(context)}); await bundle.handler(${JSON.stringify(httpEvent("GET", "/health"))}, ${JSON.stringify(context)});`);
+    const lines = printed.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+    const emf = lines.filter((line) => line._aws?.CloudWatchMetrics);
+    expect(emf.length).toBeGreaterThanOrEqual(2);
+    expect(emf[0]._aws.CloudWatchMetrics[0].Namespace).toBe("TradingPlatform");
+    expect(emf.some((line) => line.Invocations === 1 && line.kind === "http")).toBe(true);
+  });
 });
+

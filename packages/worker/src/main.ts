@@ -1,3 +1,4 @@
+import { logger } from "@tp/functions/observability";
 import { lambdaServices } from "@tp/functions/runtime";
 import { SessionWorker } from "./session-worker";
 
@@ -10,9 +11,9 @@ async function main() {
   const services = await lambdaServices();
   const worker = new SessionWorker(services, { marketData: await services.marketData() });
   await worker.start();
-  console.log(JSON.stringify({ level: "INFO", source: "session-worker", message: "Session worker started" }));
+  logger.info("Session worker started", { source: "session-worker" });
   const shutdown = async (signal: string) => {
-    console.log(JSON.stringify({ level: "INFO", source: "session-worker", message: `${signal}: stopping` }));
+    logger.info(`${signal}: stopping`, { source: "session-worker" });
     await worker.stop();
     process.exit(0);
   };
@@ -21,6 +22,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Session worker failed to start", error: String(error) }));
+  logger.error("Session worker failed to start", error as Error);
   process.exit(1);
 });

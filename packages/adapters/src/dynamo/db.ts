@@ -7,6 +7,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { Table, tableSchema } from "./table";
+import { awsClient } from "../aws-clients";
 
 /** A document client bound to the one table. */
 export interface Db {
@@ -24,13 +25,13 @@ export interface DbConfig {
 
 /** Builds the client. Local endpoints get dummy credentials so no AWS profile is needed. */
 export function createDb(config: DbConfig): Db {
-  const raw = new DynamoDBClient({
+  const raw = awsClient(new DynamoDBClient({
     region: config.region ?? process.env.AWS_REGION ?? "us-east-1",
     ...(config.endpoint
       ? { endpoint: config.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } }
       : {}),
     maxAttempts: 4,
-  });
+  }));
   const client = DynamoDBDocumentClient.from(raw, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

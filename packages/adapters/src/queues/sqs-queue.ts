@@ -1,9 +1,10 @@
 import { SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { JobQueue, QueueName } from "@tp/core/jobs";
+import { awsClient } from "../aws-clients";
 
 /** SQS: each queue's URL comes from configuration (`QUEUE_URL_<NAME>`, set by the Queues stack). */
 export class SqsJobQueue implements JobQueue {
-  private readonly client = new SQSClient({});
+  private readonly client = awsClient(new SQSClient({}));
   constructor(private readonly urls: Partial<Record<QueueName, string>>) {}
 
   async send(queue: QueueName, body: object, options: { delaySeconds?: number } = {}) {

@@ -1,5 +1,6 @@
 import { ApiGatewayManagementApiClient, GoneException, PostToConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import type { ConnectionPusher } from "@tp/core/realtime";
+import { awsClient } from "../aws-clients";
 
 /**
  * Posts through the API Gateway management API. The embedded runtime serves the same
@@ -12,12 +13,12 @@ export class ApiGatewayPusher implements ConnectionPusher {
   async post(connectionId: string, data: string): Promise<"sent" | "gone"> {
     const endpoint = this.endpoint();
     if (!endpoint) throw new Error("No WebSocket management endpoint is configured (WS_MANAGEMENT_ENDPOINT)");
-    this.client ??= new ApiGatewayManagementApiClient({
+    this.client ??= awsClient(new ApiGatewayManagementApiClient({
       endpoint,
       ...(endpoint.startsWith("http://127.0.0.1") || endpoint.startsWith("http://localhost")
         ? { region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } }
         : {}),
-    });
+    }));
     try {
       await this.client.send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: new TextEncoder().encode(data) }));
       return "sent";

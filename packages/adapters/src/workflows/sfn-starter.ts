@@ -1,5 +1,6 @@
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { ExecutionName, stateMachineArnVariable, type BacktestTaskInput, type WorkflowName, type WorkflowStarter } from "@tp/core/workflows";
+import { awsClient } from "../aws-clients";
 
 /** Step Functions: each workflow's state machine ARN comes from configuration (`STATE_MACHINE_ARN_<NAME>`, set by the Workflows stack). */
 export class SfnWorkflowStarter implements WorkflowStarter {
@@ -15,7 +16,7 @@ export class SfnWorkflowStarter implements WorkflowStarter {
   async start(workflow: WorkflowName, executionName: string, input: BacktestTaskInput) {
     const arn = this.arns[workflow];
     if (!arn) throw new Error(`No state machine configured for workflow ${workflow} (${stateMachineArnVariable(workflow)})`);
-    this.client ??= new SFNClient({});
+    this.client ??= awsClient(new SFNClient({}));
     try {
       await this.client.send(
         new StartExecutionCommand({ stateMachineArn: arn, name: ExecutionName.parse(executionName), input: JSON.stringify(input) }),

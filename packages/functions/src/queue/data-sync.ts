@@ -1,6 +1,7 @@
 import { DataSync, SyncMessage } from "@tp/core/data-sync/index";
 import type { BatchResult, QueueRecord } from "@tp/core/jobs";
 import type { Services } from "@tp/adapters/services";
+import { observed } from "../observability";
 import { lambdaServices } from "../runtime";
 
 /**
@@ -29,4 +30,4 @@ export function dataSyncHandler(services: () => Promise<Services>) {
   };
 }
 
-export const handler = dataSyncHandler(lambdaServices);
+export const handler = observed("queue", dataSyncHandler(lambdaServices));

@@ -2,6 +2,7 @@ import type { Context } from "aws-lambda";
 import { Imports, ImportMessage } from "@tp/core/imports/index";
 import type { BatchResult, QueueRecord } from "@tp/core/jobs";
 import type { Services } from "@tp/adapters/services";
+import { observed } from "../observability";
 import { lambdaServices } from "../runtime";
 
 /** Leaves this much of the invocation for the last chunk, the follow-up message and the batch answer. */
@@ -36,4 +37,4 @@ export function stockImportHandler(services: () => Promise<Services>) {
   };
 }
 
-export const handler = stockImportHandler(lambdaServices);
+export const handler = observed("queue", stockImportHandler(lambdaServices));

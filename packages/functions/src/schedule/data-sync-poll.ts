@@ -1,5 +1,6 @@
 import { DataSync } from "@tp/core/data-sync/index";
 import type { Services } from "@tp/adapters/services";
+import { observed } from "../observability";
 import { lambdaServices } from "../runtime";
 
 /** The polling gap fill, invoked by an EventBridge schedule (locally, a timer): a ready service looks for gaps and imports them. */
@@ -11,4 +12,4 @@ export function dataSyncPollHandler(services: () => Promise<Services>) {
   };
 }
 
-export const handler = dataSyncPollHandler(lambdaServices);
+export const handler = observed("schedule", dataSyncPollHandler(lambdaServices));

@@ -1,6 +1,7 @@
 import { Backtests } from "@tp/core/backtests/index";
 import { BacktestFailureInput, BacktestTaskInput, BacktestTaskOutput } from "@tp/core/workflows";
 import type { Services } from "@tp/adapters/services";
+import { observed } from "../observability";
 import { lambdaServices } from "../runtime";
 import { workflowTask } from "./task";
 
@@ -15,4 +16,8 @@ export function backtestHandlers(services: () => Promise<Services>) {
   };
 }
 
-export const { prepare, runChunk, finalize, fail } = backtestHandlers(lambdaServices);
+const tasks = backtestHandlers(lambdaServices);
+export const prepare = observed("workflow", tasks.prepare);
+export const runChunk = observed("workflow", tasks.runChunk);
+export const finalize = observed("workflow", tasks.finalize);
+export const fail = observed("workflow", tasks.fail);

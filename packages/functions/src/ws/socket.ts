@@ -1,6 +1,7 @@
 import { DomainError } from "@tp/core/errors";
 import { Realtime } from "@tp/core/realtime";
 import type { Services } from "@tp/adapters/services";
+import { observed } from "../observability";
 import { lambdaServices } from "../runtime";
 
 /** The parts of an API Gateway WebSocket event the handlers read (the local server builds the same). */
@@ -61,4 +62,7 @@ export function socketHandlers(services: () => Promise<Services>) {
   };
 }
 
-export const { connect, disconnect, message } = socketHandlers(lambdaServices);
+const sockets = socketHandlers(lambdaServices);
+export const connect = observed("ws", (event: WebSocketEvent) => sockets.connect(event));
+export const disconnect = observed("ws", (event: WebSocketEvent) => sockets.disconnect(event));
+export const message = observed("ws", (event: WebSocketEvent) => sockets.message(event));
