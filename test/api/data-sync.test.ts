@@ -50,6 +50,8 @@ async function settle(): Promise<any> {
 describe("the data sync service", () => {
   it("starts stopped with the default lookback and no subscriptions", async () => {
     expect(await status()).toMatchObject({ sync_state: "stopped", lookback_days: 30, subscribed_symbols: [], subscription_counts: {}, last_sync_time: null });
+    // No session worker has ever run against this table.
+    expect((await status()).worker).toEqual({ alive: false, last_heartbeat: null, sessions: 0, feeds: [], last_bar_at: null });
   });
 
   it("takes a lookback of 1 to 365 days: 400 INVALID_PARAMETER outside, 422 for a non-integer", async () => {

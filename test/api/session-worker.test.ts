@@ -75,6 +75,9 @@ describe("the session worker", () => {
 
     const status = await api.json("GET", `/api/v1/trading/sessions/${sessionId}/engine/status`, 200, { token });
     expect(status.run_id).toBe(sessionId);
+    expect(status.worker).toEqual({ alive: true, last_heartbeat: new Date(clock).toISOString(), sessions: 1, feeds: ["AAPL.US|1m"], last_bar_at: "2024-03-15T15:30:00.000Z" });
+    // The data sync status reports the same worker.
+    expect((await api.json("GET", "/api/v1/data-sync/status", 200, { token })).worker).toMatchObject({ alive: true, feeds: ["AAPL.US|1m"] });
     const run = (await api.services.trading.sessions.runs.get(sessionId))!;
     // Minutes 13:30–15:30 closed; the restart lost or repeated none of them.
     expect(run.progress).toMatchObject({ bars: 120, cursor_ms: Date.parse("2024-03-15T15:30:00Z") });

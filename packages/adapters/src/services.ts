@@ -153,7 +153,7 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
     providers,
     imports,
     calendar,
-    dataSync: { store: new DynamoSyncStore(db), imports, calendar, jobs, realtime, now },
+    dataSync: { store: new DynamoSyncStore(db), workerBeat: trading.sessions.workerBeat, imports, calendar, jobs, realtime, now },
     realtime,
     brokerAccounts: (userId) => new BrokerAccountReader(db).list(userId),
     ...createBrokerServices(

@@ -12,6 +12,7 @@ import type { ServiceConfig } from "./config";
 import type { Db } from "./dynamo/db";
 import { DynamoBacktestStore } from "./stores/backtest-store";
 import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
+import { DynamoWorkerStore } from "./stores/worker-store";
 
 export interface TradingServices {
   /** Trading sessions and their views. */
@@ -43,10 +44,12 @@ export function createTradingServices(
   };
   const fxToBase = (baseCurrency: string) =>
     Object.fromEntries(Object.keys(fx).map((currency) => [currency, (fx[baseCurrency] ?? 1) / (fx[currency] ?? 1)]));
+  const workers = new DynamoWorkerStore(db);
   const views: ViewDeps = {
     sessions,
     runs,
     ...base,
+    workerBeat: () => workers.last(),
     async setupFor(session, runId) {
       const symbols = symbolsOf(session.config);
       const baseCurrency = baseCurrencyOf(session, symbols);

@@ -9,6 +9,8 @@ import { dayNumberOf, isoDateOf, type IsoDate } from "../market/zoned-time";
 import { Realtime, type RealtimeDeps } from "../realtime";
 import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
 import type { Actor } from "../users";
+import { workerStatus, type WorkerBeat } from "../trading/live";
+import { WorkerStatusView } from "../trading/views";
 
 /**
  * The data sync service (docs/data-sync.md): one service-wide record in the table holding the
@@ -67,6 +69,8 @@ export interface SyncStore {
 
 export interface DataSyncDeps {
   store: SyncStore;
+  /** The session worker's last heartbeat: it holds the provider subscriptions. */
+  workerBeat: () => Promise<WorkerBeat | undefined>;
   imports: ImportDeps;
   calendar: TradingCalendarDeps;
   jobs: JobQueue;
@@ -118,6 +122,7 @@ export const DataSyncStatusResponse = z
     subscription_counts: z.record(z.string(), z.number().int()),
     message: z.string(),
     symbols: z.record(z.string(), SymbolSyncView).describe("Each subscribed symbol's backfill (an addition to the interface)"),
+    worker: WorkerStatusView.describe("The session worker holding the provider subscriptions (an addition)"),
   })
   .meta({ id: "DataSyncStatusResponse" });
 export type DataSyncStatusResponse = z.infer<typeof DataSyncStatusResponse>;
@@ -206,6 +211,7 @@ export const DataSync = {
       subscription_counts: Object.fromEntries(symbols.map((symbol) => [symbol, record.symbols[symbol]!.sessions.length])),
       message: record.message,
       symbols: Object.fromEntries(symbols.map((symbol) => [symbol, record.symbols[symbol]!])),
+      worker: workerStatus(await deps.workerBeat(), deps.now()),
     };
   },
 

@@ -16,6 +16,33 @@ import type { ViewDeps } from "./views";
  * bar fed twice (a redelivery after a crash) is skipped by its close time.
  */
 
+/** What the session worker last wrote about itself (its heartbeat item). */
+export interface WorkerBeat {
+  at: number;
+  started_at: number;
+  sessions: number;
+  feeds: string[];
+  last_bar: Record<string, number>;
+  bars: number;
+}
+
+/** A worker that has not beaten for this long is reported down. */
+export const WORKER_STALE_MS = 30_000;
+
+/** The worker as the status endpoints show it: alive, when it last beat, and what it drives. */
+export function workerStatus(beat: WorkerBeat | undefined, now: number, sessionId?: string) {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  if (!beat) return { alive: false, last_heartbeat: null, sessions: 0, feeds: [] as string[], last_bar_at: null };
+  const lastBar = sessionId !== undefined ? beat.last_bar[sessionId] : undefined;
+  return {
+    alive: now - beat.at <= WORKER_STALE_MS,
+    last_heartbeat: iso(beat.at),
+    sessions: beat.sessions,
+    feeds: beat.feeds,
+    last_bar_at: lastBar !== undefined ? iso(lastBar) : null,
+  };
+}
+
 export interface ClosedBar {
   bar: Bar;
   timeframe: Timeframe;

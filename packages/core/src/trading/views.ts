@@ -11,6 +11,7 @@ import type { Actor } from "../users";
 import { messageOf, OrderStatus, type RunStore, type StoredEvent, type StoredRun, TradingOrderResponse } from "./runs";
 import { SINGLE_CHANNEL_ID } from "./session-config";
 import { mutate, owned, parseRiskConfig, type SessionDeps, type StoredSession } from "./sessions";
+import { isWorkerDriven, workerStatus, type WorkerBeat } from "./live";
 
 /**
  * The session views: every one reads the session's run (its event log, its order records and
@@ -24,6 +25,8 @@ export interface ViewDeps extends SessionDeps {
   setupFor: (session: StoredSession, runId: string) => Promise<EngineSetup>;
   /** The latest price of a symbol, for checking an order of a session that has seen no bar of it. */
   lastPrice: (symbol: string) => Promise<number | null>;
+  /** The session worker's last heartbeat (simulation and live sessions run there). */
+  workerBeat: () => Promise<WorkerBeat | undefined>;
 }
 
 /** `limit` and an opaque `cursor` from the previous page. */
@@ -75,6 +78,16 @@ export const SessionPerformance = z
   .object({ session_id: z.string(), as_of: z.string().nullable(), session: PerformanceMetrics, channels: z.record(z.string(), PerformanceMetrics) })
   .meta({ id: "SessionPerformance" });
 
+export const WorkerStatusView = z
+  .object({
+    alive: z.boolean().describe("It wrote a heartbeat within the last 30 s"),
+    last_heartbeat: z.string().nullable(),
+    sessions: z.int(),
+    feeds: z.array(z.string()),
+    last_bar_at: z.string().nullable().describe("Close time of the last bar it fed this session"),
+  })
+  .meta({ id: "WorkerStatus" });
+
 export const EngineStatus = z
   .object({
     session_id: z.string(),
@@ -86,6 +99,7 @@ export const EngineStatus = z
     pending_orders: z.int(),
     channels: z.array(z.object({ channel_id: z.string(), state: z.string(), halted: z.boolean(), halt_reason: z.string().nullable() })),
     updated_at: z.string().nullable(),
+    worker: WorkerStatusView.nullable().describe("Simulation and live sessions: the session worker driving them (null for backtest sessions)"),
   })
   .meta({ id: "SessionEngineStatus" });
 
@@ -275,6 +289,7 @@ export async function engineStatus(deps: ViewDeps, actor: Actor, id: string) {
       return { channel_id: channelId, state: view.state ?? "running", halted: view.halt !== null, halt_reason: view.halt };
     }),
     updated_at: run?.updated_at ?? null,
+    worker: isWorkerDriven(session) ? workerStatus(await deps.workerBeat(), deps.now(), session.id) : null,
   };
 }
 
