@@ -116,16 +116,44 @@ describe("the session worker", () => {
     expect(beat).toMatchObject({ at: clock, sessions: 1, feeds: ["AAPL.US|1m"], last_bar: { [sessionId]: Date.parse("2024-03-15T15:30:00Z") } });
   });
 
+  it("takes a manual order into the running session, which fills on the next bar that opens after it", async () => {
+    const worker = workers.at(-1)!;
+    const before = (await api.json("GET", `/api/v1/trading/sessions/${sessionId}/positions/latest`, 200, { token })).positions;
+    const held = before.find((p: { symbol: string }) => p.symbol === "AAPL.US")?.quantity ?? "0";
+    const side = Number(held) > 0 ? "sell" : "buy";
+    clock += 30_000; // mid-minute: the bar now forming opened before the order
+    const placed = await api.json("POST", "/api/v1/trading/orders", 201, { token, body: { session_id: sessionId, symbol: "AAPL.US", side, order_type: "market", quantity: Number(held) > 0 ? held : "5" } });
+    expect(placed).toMatchObject({ session_id: sessionId, status: "pending", symbol: "AAPL.US", side, reason: "manual order" });
+    await minutes(worker, 1); // the bar that opened before the order closes: not filled on it
+    expect((await api.json("GET", `/api/v1/trading/orders/${placed.id}`, 200, { token })).status).toBe("pending");
+    await minutes(worker, 1);
+    const filled = await api.json("GET", `/api/v1/trading/orders/${placed.id}`, 200, { token });
+    expect(filled).toMatchObject({ status: "filled", filled_at: expect.any(String) });
+    expect(Date.parse(filled.filled_at)).toBeGreaterThan(Date.parse(placed.submitted_at));
+
+    // Denials are data; bad orders are 4xx.
+    const denied = await api.json("POST", "/api/v1/trading/orders", 201, { token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1000000" } });
+    expect(denied.status).toBe("denied");
+    expect(denied.denials.length).toBeGreaterThan(0);
+    expect((await api.json("POST", "/api/v1/trading/orders", 400, { token, body: { session_id: sessionId, symbol: "700.HK", side: "buy", quantity: "100" } })).error_code).toBe("SYMBOL_NOT_IN_SESSION");
+    expect((await api.json("POST", "/api/v1/trading/orders", 404, { token, body: { session_id: sessionId, channel_id: "nope", symbol: "AAPL.US", side: "buy", quantity: "1" } })).error_code).toBe("CHANNEL_NOT_FOUND");
+    await api.json("POST", "/api/v1/trading/orders", 422, { token, body: { session_id: sessionId, symbol: "AAPL.US", side: "hold", quantity: "-1" } });
+    const other = await api.createUser();
+    expect((await api.json("POST", "/api/v1/trading/orders", 403, { token: other.token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1" } })).error_code).toBe("ACCESS_DENIED");
+  });
+
   it("does not feed a paused session, and lets go of a stopped one", async () => {
     const worker = workers.at(-1)!;
     await api.json("POST", `/api/v1/trading/sessions/${sessionId}/pause`, 200, { token });
     await worker.refresh();
+    const fed = (await api.services.trading.sessions.runs.get(sessionId))!.progress!.bars;
     await minutes(worker, 5);
-    expect((await api.services.trading.sessions.runs.get(sessionId))!.progress!.bars).toBe(120);
+    expect((await api.services.trading.sessions.runs.get(sessionId))!.progress!.bars).toBe(fed);
+    expect((await api.json("POST", "/api/v1/trading/orders", 409, { token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1" } })).error_code).toBe("SESSION_NOT_RUNNING");
     await api.json("POST", `/api/v1/trading/sessions/${sessionId}/resume`, 200, { token });
     await worker.refresh();
     await minutes(worker, 5);
-    expect((await api.services.trading.sessions.runs.get(sessionId))!.progress!.bars).toBe(125);
+    expect((await api.services.trading.sessions.runs.get(sessionId))!.progress!.bars).toBe(fed + 5);
     await api.json("POST", `/api/v1/trading/sessions/${sessionId}/stop`, 200, { token });
     await worker.refresh();
     await minutes(worker, 1);

@@ -207,6 +207,26 @@ export function tradingGroup(services: Services) {
 
   app.openapi(
     createRoute({
+      method: "post",
+      path: "/api/v1/trading/orders",
+      tags,
+      summary: "Place a manual order into a running simulation or live session",
+      description:
+        "Goes through the channel's pre-trade checks (a denial is answered 201 as data: `status: denied` with every reason) and fills on the session's next bar that opens after it. 409 `SESSION_NOT_RUNNING` (the state named) or `SESSION_NOT_TRADING` (a backtest session); 400 `SYMBOL_NOT_IN_SESSION`; 404 `CHANNEL_NOT_FOUND`.",
+      security: bearer,
+      request: jsonBody(SessionViews.OrderCheckRequest),
+      responses: {
+        201: json(TradingOrderResponse, "Placed (pending) or denied"),
+        400: json(z.any(), "SYMBOL_NOT_IN_SESSION"),
+        409: json(z.any(), "SESSION_NOT_RUNNING or SESSION_NOT_TRADING"),
+        ...errorResponses(owned),
+      },
+    }),
+    async (c) => c.json(await SessionViews.placeOrder(deps, actor(c), c.req.valid("json")), 201),
+  );
+
+  app.openapi(
+    createRoute({
       method: "get",
       path: "/api/v1/trading/orders/{order_id}",
       tags,

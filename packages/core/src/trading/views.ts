@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { badRequest, notFound } from "../errors";
+import { badRequest, conflict, notFound } from "../errors";
 import { TradingEngine, type EngineView } from "../engine/engine";
 import { LogLevel } from "../engine/events";
 import { performance, PerformanceMetrics } from "../engine/metrics";
@@ -11,7 +11,7 @@ import type { Actor } from "../users";
 import { messageOf, OrderStatus, type RunStore, type StoredEvent, type StoredRun, TradingOrderResponse } from "./runs";
 import { SINGLE_CHANNEL_ID } from "./session-config";
 import { mutate, owned, parseRiskConfig, type SessionDeps, type StoredSession } from "./sessions";
-import { isWorkerDriven, workerStatus, type WorkerBeat } from "./live";
+import { isWorkerDriven, liveFeedsOf, LiveRuns, workerStatus, type WorkerBeat } from "./live";
 
 /**
  * The session views: every one reads the session's run (its event log, its order records and
@@ -434,6 +434,46 @@ export async function checkOrder(deps: ViewDeps, actor: Actor, input: unknown) {
     price,
   });
   return { valid: denials.length === 0, session_id: session.id, channel_id: channelId, symbol, reference_price: price === null ? null : priceText(price), denials };
+}
+
+/**
+ * A manual order into a running simulation or live session (`POST /trading/orders`): the run is
+ * restored from its snapshot, the order goes through the channel's pre-trade checks and is saved
+ * with its events, conditionally on the run's version, so it serialises with the session worker's
+ * bar feeds. It fills on the session's next bar that opens after it (no look-ahead). A denied order
+ * is answered as data: status `denied` with every reason.
+ */
+export async function placeOrder(deps: ViewDeps, actor: Actor, input: unknown): Promise<TradingOrderResponse> {
+  const body = parseOrThrow(OrderCheckRequest, input, ["body"]);
+  const session = await owned(deps, actor, body.session_id);
+  if (!isWorkerDriven(session)) {
+    throw conflict("SESSION_NOT_TRADING", `Session ${session.id} is a ${session.trading_mode} session: its orders come from its backtest`, { trading_mode: session.trading_mode });
+  }
+  if (session.status !== "running") {
+    throw conflict("SESSION_NOT_RUNNING", `Session ${session.id} is ${session.status}: start or resume it before placing orders`, { current_status: session.status });
+  }
+  const symbol = normalizeSymbol(body.symbol);
+  if (!liveFeedsOf(session).some((feed) => feed.symbol === symbol)) {
+    throw badRequest("SYMBOL_NOT_IN_SESSION", `Session ${session.id} has no bars of ${symbol}: orders fill on the session's own feeds (${liveFeedsOf(session).map((f) => f.symbol).join(", ") || "none"})`);
+  }
+  const runId = (await LiveRuns.ensure(deps, session)).run_id;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const run = (await deps.runs.get(runId))!;
+    const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+    const channelId = body.channel_id ?? engine.channelIds()[0] ?? SINGLE_CHANNEL_ID;
+    if (!engine.channelIds().includes(channelId)) throw notFound("CHANNEL_NOT_FOUND", `Session ${session.id} has no channel '${channelId}'`);
+    const { order: placed } = engine.submit(
+      { channel_id: channelId, symbol, side: body.side, quantity: Number(body.quantity), order_type: body.order_type, price: body.price ? Number(body.price) : null, reason: "manual order" },
+      deps.now(),
+    );
+    const events = engine.drainEvents();
+    const saved = await deps.runs.save({ ...run, snapshot: engine.snapshot(), version: run.version + 1, updated_at: iso(deps.now()) }, run.version, events);
+    if (!saved) continue;
+    const denied = events.find((event) => event.type === "order_denied");
+    const id = placed ? placed.order_id : `${runId}-d${denied!.sequence}`;
+    return (await deps.runs.order(id))!;
+  }
+  throw conflict("RUN_CHANGED", `Session ${session.id}'s run kept changing; try again`);
 }
 
 /** One order of a session the caller owns. */
