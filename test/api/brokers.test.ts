@@ -306,6 +306,26 @@ describe("broker connection tests", () => {
     // An inactive broker stays inactive whatever the test says.
     expect((await allowed.json("GET", `/api/v1/brokers/${closed.id}`, 200, { token: user.token })).status).toBe("inactive");
   });
+
+  it("reaches a private host once an administrator lists it in the settings; users may neither read nor change the list", async () => {
+    const user = await api.createUser();
+    const admin = await api.adminToken();
+    const broker = await api.json("POST", "/api/v1/brokers", 201, {
+      token: user.token,
+      body: { name: "Futu LAN", code: "F3", type: "futu", user_id: user.id, config: { host: "127.0.0.1", port: gatewayPort } },
+    });
+    expect((await api.json("POST", `/api/v1/brokers/${broker.id}/test`, 200, { token: user.token })).success).toBe(false);
+    expect((await api.json("GET", "/api/v1/settings/broker-network", 403, { token: user.token })).error_code).toBe("ACCESS_DENIED");
+    await api.json("PUT", "/api/v1/settings/broker-network", 403, { token: user.token, body: { allowed_hosts: ["127.0.0.1"] } });
+    await api.json("PUT", "/api/v1/settings/broker-network", 422, { token: admin, body: { allowed_hosts: ["not a host!"] } });
+    expect(await api.json("PUT", "/api/v1/settings/broker-network", 200, { token: admin, body: { allowed_hosts: ["127.0.0.1"] } })).toEqual({ allowed_hosts: ["127.0.0.1"] });
+    try {
+      expect(await api.json("GET", "/api/v1/settings/broker-network", 200, { token: admin })).toEqual({ allowed_hosts: ["127.0.0.1"] });
+      expect((await api.json("POST", `/api/v1/brokers/${broker.id}/test`, 200, { token: user.token })).success).toBe(true);
+    } finally {
+      await api.json("PUT", "/api/v1/settings/broker-network", 200, { token: admin, body: { allowed_hosts: [] } });
+    }
+  });
 });
 
 describe("broker fee configuration and the calculator", () => {

@@ -69,6 +69,7 @@ export interface Services {
   brokerAccounts: (userId: string) => Promise<BrokerAccount[]>;
   /** Brokers (credentials sealed), their fees and connection tests. */
   brokers: BrokerServices["brokers"];
+  brokerNetwork: BrokerServices["brokerNetwork"];
   dataSources: BrokerServices["dataSources"];
   /** Real and simulated cash accounts, positions, overviews and sync. */
   assets: BrokerServices["assets"];

@@ -11,6 +11,8 @@ import { DynamoDataSourceStore } from "../stores/data-source-store";
 import { DynamoPortfolioStore } from "../stores/portfolio-store";
 import { BrokerConnectionTester } from "./broker-connector";
 import { EgressPolicy } from "../net/egress";
+import { DynamoBrokerNetworkStore } from "../stores/broker-network-store";
+import type { BrokerNetworkStore } from "@tp/core/settings/broker-network";
 import { GatewayAccountSource, type GatewayAccountSourceOptions } from "./gateway-account-source";
 import { MarketDataPrices } from "./market-data-prices";
 import { ConfiguredExchangeRates, parseRatesPerUsd } from "./reference-exchange-rates";
@@ -25,6 +27,8 @@ export interface BrokerAdapterOverrides {
 
 export interface BrokerServices {
   brokers: BrokersDeps;
+  /** The administrator's list of private hosts broker tests may reach. */
+  brokerNetwork: BrokerNetworkStore;
   dataSources: DataSourcesDeps;
   assets: OverviewDeps & SyncDeps;
 }
@@ -42,11 +46,14 @@ export function createBrokerServices(
 ): BrokerServices {
   const { now, newId } = clock;
   const dataSourceStore = new DynamoDataSourceStore(db);
+  const brokerNetwork = new DynamoBrokerNetworkStore(db);
+  // The deployment's allowed hosts and the administrator's, read at each test (tests are rare).
+  const allowedHosts = async () => [...config.brokerAllowedHosts, ...((await brokerNetwork.get())?.allowed_hosts ?? [])];
   const userExists = async (userId: string) => (await users.get(userId)) !== undefined;
   const brokers: BrokersDeps = {
     brokers: new DynamoBrokerStore(db),
     secrets: new AesGcmSecretBox(config.encryptionKey),
-    connector: overrides.brokerConnector ?? new BrokerConnectionTester(config.brokerTimeoutMs, new EgressPolicy(async () => config.brokerAllowedHosts)),
+    connector: overrides.brokerConnector ?? new BrokerConnectionTester(config.brokerTimeoutMs, new EgressPolicy(allowedHosts)),
     now,
     newId,
     userExists,
@@ -54,6 +61,7 @@ export function createBrokerServices(
   };
   return {
     brokers,
+    brokerNetwork,
     dataSources: { dataSources: dataSourceStore, brokers, now, newId },
     assets: {
       portfolio: new DynamoPortfolioStore(db),

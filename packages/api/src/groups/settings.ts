@@ -9,6 +9,7 @@ import {
   RefreshTokenResponse,
   Settings,
 } from "@tp/core/settings/index";
+import { BrokerNetwork, BrokerNetworkSettings } from "@tp/core/settings/broker-network";
 import type { Services } from "@tp/adapters/services";
 import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
 
@@ -107,6 +108,33 @@ export function settingsGroup(services: Services) {
       },
     }),
     async (c) => c.json(await Settings.refreshToken(deps, c.get("principal").user), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/v1/settings/broker-network",
+      tags,
+      summary: "Private hosts broker connection tests may reach (administrators only)",
+      description: "Broker tests never reach loopback, private, link-local or metadata addresses unless the host is listed here or in the deployment's BROKER_ALLOWED_HOSTS (docs/security.md).",
+      security: bearer,
+      responses: { 200: json(BrokerNetworkSettings, "The allowed hosts"), ...errorResponses({ auth: true }) },
+    }),
+    async (c) => c.json(await BrokerNetwork.get(services.brokerNetwork, c.get("principal").user), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/api/v1/settings/broker-network",
+      tags,
+      summary: "Replace the private hosts broker connection tests may reach (administrators only)",
+      description: "`allowed_hosts`: host names or IP addresses, at most 50, lower-cased.",
+      security: bearer,
+      request: jsonBody(BrokerNetworkSettings),
+      responses: { 200: json(BrokerNetworkSettings, "Saved"), ...errorResponses({ auth: true }) },
+    }),
+    async (c) => c.json(await BrokerNetwork.put(services.brokerNetwork, c.get("principal").user, c.req.valid("json")), 200),
   );
 
   app.openapi(
