@@ -131,6 +131,16 @@ describe("the session worker", () => {
     expect(filled).toMatchObject({ status: "filled", filled_at: expect.any(String) });
     expect(Date.parse(filled.filled_at)).toBeGreaterThan(Date.parse(placed.submitted_at));
 
+    // A resting limit far below the market stays pending until cancelled; filled and cancelled orders cannot be.
+    const resting = await api.json("POST", "/api/v1/trading/orders", 201, { token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", order_type: "limit", price: "1", quantity: "1" } });
+    expect(resting.status).toBe("pending");
+    await minutes(worker, 1);
+    const cancelled = await api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 200, { token });
+    expect(cancelled).toMatchObject({ id: resting.id, status: "cancelled", cancelled_at: expect.any(String) });
+    expect((await api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 409, { token })).error_code).toBe("ORDER_NOT_CANCELLABLE");
+    expect((await api.json("POST", `/api/v1/trading/orders/${placed.id}/cancel`, 409, { token })).current_status).toBe("filled");
+    await api.json("POST", "/api/v1/trading/orders/no-such-order/cancel", 404, { token });
+
     // Denials are data; bad orders are 4xx.
     const denied = await api.json("POST", "/api/v1/trading/orders", 201, { token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1000000" } });
     expect(denied.status).toBe("denied");

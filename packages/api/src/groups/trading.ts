@@ -227,6 +227,20 @@ export function tradingGroup(services: Services) {
 
   app.openapi(
     createRoute({
+      method: "post",
+      path: "/api/v1/trading/orders/{order_id}/cancel",
+      tags,
+      summary: "Cancel a pending order of a simulation or live session",
+      description: "409 `ORDER_NOT_CANCELLABLE` (its status named) once it filled, was cancelled or was denied; 409 `SESSION_NOT_TRADING` for a backtest session's order.",
+      security: bearer,
+      request: { params: OrderIdParam },
+      responses: { 200: json(TradingOrderResponse, "Cancelled"), 409: json(z.any(), "ORDER_NOT_CANCELLABLE or SESSION_NOT_TRADING"), ...errorResponses(owned) },
+    }),
+    async (c) => c.json(await SessionViews.cancelOrder(deps, actor(c), c.req.valid("param").order_id), 200),
+  );
+
+  app.openapi(
+    createRoute({
       method: "get",
       path: "/api/v1/trading/orders/{order_id}",
       tags,

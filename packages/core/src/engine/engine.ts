@@ -272,6 +272,14 @@ export class TradingEngine {
     return this.place(channel, channel.manual, request);
   }
 
+  /** Withdraws a pending order (`order_cancelled`); false when no pending order has that id. */
+  cancel(orderId: string, at: number, reason: string): boolean {
+    if (!this.pending.some((order) => order.order_id === orderId)) return false;
+    this.time = Math.max(this.time, at);
+    this.cancelPending((order) => order.order_id === orderId, reason);
+    return true;
+  }
+
   /** Every denial the pre-trade checks would give `request` now, without placing it. */
   check(request: OrderRequest): Denial[] {
     const channel = this.channel(request.channel_id);

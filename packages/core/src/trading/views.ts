@@ -476,6 +476,32 @@ export async function placeOrder(deps: ViewDeps, actor: Actor, input: unknown): 
   throw conflict("RUN_CHANGED", `Session ${session.id}'s run kept changing; try again`);
 }
 
+/**
+ * Cancels a pending order of a simulation or live session (running or paused): withdrawn on the
+ * session's run, conditionally on its version like every other input. 409 `ORDER_NOT_CANCELLABLE`
+ * names the order's status when it is no longer pending.
+ */
+export async function cancelOrder(deps: ViewDeps, actor: Actor, orderId: string): Promise<TradingOrderResponse> {
+  const found = await order(deps, actor, orderId);
+  const session = await owned(deps, actor, found.session_id);
+  if (!isWorkerDriven(session)) {
+    throw conflict("SESSION_NOT_TRADING", `Order ${orderId} belongs to a ${session.trading_mode} session: its orders are its backtest's`, { trading_mode: session.trading_mode });
+  }
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const run = (await deps.runs.get(found.run_id))!;
+    const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+    if (!engine.cancel(orderId, deps.now(), "cancelled on request")) {
+      const current = (await deps.runs.order(orderId))!;
+      throw conflict("ORDER_NOT_CANCELLABLE", `Order ${orderId} is ${current.status}: only a pending order can be cancelled`, { current_status: current.status });
+    }
+    const events = engine.drainEvents();
+    if (await deps.runs.save({ ...run, snapshot: engine.snapshot(), version: run.version + 1, updated_at: iso(deps.now()) }, run.version, events)) {
+      return (await deps.runs.order(orderId))!;
+    }
+  }
+  throw conflict("RUN_CHANGED", `Session ${session.id}'s run kept changing; try again`);
+}
+
 /** One order of a session the caller owns. */
 export async function order(deps: ViewDeps, actor: Actor, orderId: string) {
   const found = await deps.runs.order(orderId);
