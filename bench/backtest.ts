@@ -27,6 +27,7 @@ import type { Bar } from "../packages/core/src/strategies/strategy";
 import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
 import { endToEndBacktest } from "./support/backtest-api";
 import { printTable } from "./support/table";
+import { seededRandom } from "../packages/core/src/indicators/testing/random-bars";
 
 const markdown = process.argv.includes("--markdown");
 const BARS = Number(process.env.BENCH_BARS ?? 1_000_000);
@@ -70,14 +71,7 @@ function engineLoop(bars: Bar[], fast: number, slow: number, broker: boolean) {
  * at every scale, without the compounding drift of a plain random walk over a million bars.
  */
 function minuteBars(count: number, seed: number, startMs: number): Bar[] {
-  let state = seed >>> 0;
-  const random = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const random = seededRandom(seed);
   const bars: Bar[] = [];
   let log = Math.log(100);
   let close = 100;

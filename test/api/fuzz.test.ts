@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { seededRandom } from "../../packages/core/src/indicators/testing/random-bars";
 import { createTestApi, type TestApi } from "../support/harness";
 
 /**
@@ -17,16 +18,9 @@ beforeAll(async () => {
   doc = await api.json("GET", "/openapi.json", 200);
 }, 120_000);
 
-/** mulberry32: a small seeded generator. */
+/** The project's seeded generator, with a picker. */
 function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   return { next, pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]! };
 }
 

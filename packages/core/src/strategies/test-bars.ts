@@ -1,4 +1,5 @@
 import type { Bar, BarContext, Signal, Strategy } from "./strategy";
+import { seededRandom } from "../indicators/testing/random-bars";
 
 /** Test factories for bars and strategy runs. */
 
@@ -22,14 +23,7 @@ export const barsFrom = (
 
 /** A deterministic random walk (mulberry32), for runs long enough to produce many signals. */
 export const randomWalk = (length: number, seed: number, symbol = "AAPL.US"): Bar[] => {
-  let state = seed >>> 0;
-  const random = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const random = seededRandom(seed);
   const closes: number[] = [];
   const highs: number[] = [];
   const lows: number[] = [];
