@@ -8,7 +8,7 @@ import { IMPORT_MAX_RECEIVES } from "../packages/core/src/imports/index";
 import { Storage } from "./Storage";
 import { Alarms } from "./Alarms";
 import { buildProps } from "./functions";
-import { isProduction } from "./stage";
+import { isProductionStage } from "../packages/adapters/src/config";
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
 const envName = (name: QueueName) => `QUEUE_URL_${name.toUpperCase().replace(/-/g, "_")}`;
@@ -22,7 +22,7 @@ const WORKER_TIMEOUT_SECONDS = 300;
  */
 export function Queues({ stack, app }: StackContext) {
   // Queued work is kept when a production stage's stack is removed.
-  const removalPolicy = isProduction(app.stage) ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+  const removalPolicy = isProductionStage(app.stage) ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
   const { table, secrets } = use(Storage);
   const { notify } = use(Alarms);
   const queues: Partial<Record<QueueName, Queue>> = {};

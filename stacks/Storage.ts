@@ -3,11 +3,11 @@ import type { IGrantable } from "aws-cdk-lib/aws-iam";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Table, type StackContext } from "sst/constructs";
 import { Table as Layout } from "../packages/adapters/src/dynamo/table";
-import { isProduction } from "./stage";
+import { isProductionStage } from "../packages/adapters/src/config";
 
 /** The single table (generic keys, the GSIs from the shared layout, TTL, PITR), the token-signing secret and the credential key. */
 export function Storage({ stack, app }: StackContext) {
-  const production = isProduction(app.stage);
+  const production = isProductionStage(app.stage);
   const indexes = Object.values(Layout.indexes);
   const fields: Record<string, "string"> = { [Layout.partitionKey]: "string", [Layout.sortKey]: "string" };
   for (const index of indexes) {

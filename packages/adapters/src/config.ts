@@ -51,11 +51,13 @@ function encryptionKeyFrom(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, given?
   return new Uint8Array(hkdfSync("sha256", jwtSecret, new Uint8Array(0), "broker-config-encryption", 32));
 }
 
+/** Stages treated as production: data kept, deletion protection, explicit CORS origins, no captcha test code. */
+export const isProductionStage = (stage: string) => stage === "prod" || stage === "production";
+
 /** Production stages never accept a captcha test code: a deployment that sets one fails to start. */
-const PRODUCTION_STAGES = new Set(["prod", "production"]);
 function captchaTestCodeFrom(env: NodeJS.ProcessEnv): string | undefined {
   const code = env.CAPTCHA_TEST_CODE?.trim() || undefined;
-  if (code && PRODUCTION_STAGES.has(env.STAGE ?? "")) throw new Error(`CAPTCHA_TEST_CODE is set on production stage ${env.STAGE}: refusing to start`);
+  if (code && isProductionStage(env.STAGE ?? "")) throw new Error(`CAPTCHA_TEST_CODE is set on production stage ${env.STAGE}: refusing to start`);
   return code;
 }
 

@@ -1,5 +1,5 @@
 import type { Services } from "@tp/adapters/services";
-import { DynamoWorkerStore, type WorkerHeartbeat } from "@tp/adapters/stores/worker-store";
+import { DynamoWorkerStore } from "@tp/adapters/stores/worker-store";
 import { Buckets, type StoredPeriod } from "@tp/core/candles/buckets";
 import type { EngineEvent } from "@tp/core/engine/events";
 import { screenCandles } from "@tp/core/imports/index";
@@ -9,7 +9,7 @@ import type { MarketData } from "@tp/core/provider/market-data";
 import type { PushCandlestickEvent } from "@tp/core/provider/quote-types";
 import { Realtime } from "@tp/core/realtime";
 import type { Timeframe } from "@tp/core/strategies/definition";
-import { LiveRuns, liveFeedsOf, type ClosedBar } from "@tp/core/trading/live";
+import { LiveRuns, liveFeedsOf, type ClosedBar, type WorkerBeat } from "@tp/core/trading/live";
 import type { StoredSession } from "@tp/core/trading/sessions";
 
 export interface SessionWorkerOptions {
@@ -47,7 +47,7 @@ export class SessionWorker {
   private pendingBars: ClosedBar[] = [];
   private timers: NodeJS.Timeout[] = [];
   private busy: Promise<void> | null = null;
-  private readonly heartbeat: WorkerHeartbeat;
+  private readonly heartbeat: WorkerBeat;
   private readonly store: DynamoWorkerStore;
   private stopped = false;
 

@@ -2,6 +2,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import type { EngineEvent } from "@tp/core/engine/events";
 import { categoryOf, levelOf, orderChangeOf, type EventQuery, type OrderStatus, type RunStore, type StoredEvent, type StoredRun, type TradingOrderResponse } from "@tp/core/trading/runs";
 import type { SessionStatus, SessionStore, StoredSession } from "@tp/core/trading/sessions";
+import { isLive } from "@tp/core/trading/live";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
@@ -67,9 +68,6 @@ export class DynamoSessionStore implements SessionStore {
     await this.markers.delete(Keys.liveSession(session.id));
   }
 }
-
-const isLive = (session: StoredSession) =>
-  (session.trading_mode === "simulation" || session.trading_mode === "live") && (session.status === "running" || session.status === "paused");
 
 /** A run's state item: setup and snapshot gzipped into one binary attribute. */
 interface RunItem {

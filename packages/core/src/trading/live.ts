@@ -16,13 +16,17 @@ import type { ViewDeps } from "./views";
  * bar fed twice (a redelivery after a crash) is skipped by its close time.
  */
 
-/** What the session worker last wrote about itself (its heartbeat item). */
+/** What the session worker last wrote about itself (its heartbeat item, `adapters/stores/worker-store.ts`). */
 export interface WorkerBeat {
+  /** Epoch ms of the beat. */
   at: number;
   started_at: number;
+  /** Sessions it drives and the (symbol, period) feeds it is subscribed to. */
   sessions: number;
   feeds: string[];
+  /** Close time (epoch ms) of the last bar it fed, per session. */
   last_bar: Record<string, number>;
+  /** Bars fed since it started. */
   bars: number;
 }
 
@@ -52,6 +56,9 @@ export interface ClosedBar {
 
 /** Whether the session is driven by the session worker (simulation and live; backtests run in their workflow). */
 export const isWorkerDriven = (session: Pick<StoredSession, "trading_mode">) => session.trading_mode === "simulation" || session.trading_mode === "live";
+
+/** Whether the worker drives it now: worker-driven and running or paused (the worker's list). */
+export const isLive = (session: Pick<StoredSession, "trading_mode" | "status">) => isWorkerDriven(session) && (session.status === "running" || session.status === "paused");
 
 /** The (symbol, timeframe) feeds a session's strategies read. */
 export const liveFeedsOf = (session: StoredSession) => feedsOf(session.config);
