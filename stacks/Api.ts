@@ -23,6 +23,8 @@ const GROUP_GRANTS: Record<string, { queues?: readonly QueueName[]; sockets?: bo
   "stock-import": { queues: ["stock-import"] },
   "data-sync": { queues: ["data-sync"], sockets: true },
   backtest: { workflows: true },
+  // Channel commands push their events and channel updates to the session's socket.
+  channels: { sockets: true },
   docs: { queues: QueueNames, sockets: true, workflows: true },
 };
 

@@ -109,8 +109,11 @@ describe("the session worker", () => {
     // The views read the run: orders filled, a position or cash moved; the socket saw every event.
     const orders = await api.json("GET", `/api/v1/trading/sessions/${sessionId}/orders?status=filled`, 200, { token });
     expect(orders.orders).toHaveLength(fills.length);
-    expect(pushed.map((message) => message.data.sequence)).toEqual(expected.map((event) => event.sequence));
-    expect(pushed[0]).toMatchObject({ type: expected[0]!.type, timestamp: new Date(expected[0]!.time).toISOString() });
+    // Besides the events, the socket carries channel updates and metrics (docs/channels.md); each event once, in order.
+    const events = pushed.filter((message) => message.type !== "channel_update" && message.type !== "channel_metrics");
+    expect(events.map((message) => message.data.sequence)).toEqual(expected.map((event) => event.sequence));
+    expect(events[0]).toMatchObject({ type: expected[0]!.type, data: { event_time: new Date(expected[0]!.time).toISOString() } });
+    expect(pushed.filter((message) => message.type === "channel_update" && message.data.cause === "fill")).toHaveLength(fills.length);
 
     const beat = (await new DynamoWorkerStore(api.services.db).last())!;
     expect(beat).toMatchObject({ at: clock, sessions: 1, feeds: ["AAPL.US|1m"], last_bar: { [sessionId]: Date.parse("2024-03-15T15:30:00Z") } });

@@ -129,7 +129,7 @@ export function createServices(config: ServiceConfig, overrides: ServiceOverride
   };
   const workflows =
     Object.keys(config.stateMachineArns).length > 0 ? new SfnWorkflowStarter(config.stateMachineArns) : (overrides.workflows ?? noWorkflows);
-  const trading = createTradingServices(config, db, { now, newId }, { candles, imports, marketData, workflows });
+  const trading = createTradingServices(config, db, { now, newId }, { candles, imports, marketData, workflows, realtime });
   return {
     config,
     db,

@@ -6,6 +6,9 @@ import type { MarketData } from "@tp/core/provider/market-data";
 import { engineSetup, symbolsOf } from "@tp/core/trading/session-config";
 import { baseCurrencyOf, capitalOf } from "@tp/core/trading/sessions";
 import type { ViewDeps } from "@tp/core/trading/views";
+import type { ChannelDeps } from "@tp/core/trading/channels";
+import type { RealtimeDeps } from "@tp/core/realtime";
+import { DynamoChannelConfigStore, DynamoUpdateFeed } from "./stores/channel-store";
 import type { WorkflowStarter } from "@tp/core/workflows";
 import { parseRatesPerUsd, REFERENCE_RATES_PER_USD } from "./accounts/reference-exchange-rates";
 import type { ServiceConfig } from "./config";
@@ -19,6 +22,8 @@ export interface TradingServices {
   sessions: ViewDeps;
   /** Backtests and their workflow tasks. */
   backtests: BacktestDeps;
+  /** Multi-channel sessions: the views plus configuration versions and the socket's update feed. */
+  channels: ChannelDeps;
 }
 
 /** Units of each currency per USD: the configured rates over the reference table. */
@@ -32,7 +37,7 @@ export function createTradingServices(
   config: ServiceConfig,
   db: Db,
   base: { now: () => number; newId: () => string },
-  deps: { candles: CandleStore; imports: ImportDeps; marketData: () => Promise<MarketData>; workflows: WorkflowStarter },
+  deps: { candles: CandleStore; imports: ImportDeps; marketData: () => Promise<MarketData>; workflows: WorkflowStarter; realtime: RealtimeDeps },
 ): TradingServices {
   const runs = new DynamoRunStore(db);
   const sessions = new DynamoSessionStore(db, runs);
@@ -84,5 +89,7 @@ export function createTradingServices(
     fees: (brokerType) => Fees.defaults(brokerType),
     chunkBars: config.backtestChunkBars,
   };
-  return { sessions: views, backtests };
+  // The same record as `views` (not a copy), so a stand-in set on one (tests, the bench) is seen by both.
+  const channels: ChannelDeps = Object.assign(views, { configs: new DynamoChannelConfigStore(db), feed: new DynamoUpdateFeed(db), realtime: deps.realtime });
+  return { sessions: views, backtests, channels };
 }

@@ -35,6 +35,8 @@ export const groupRoutes = {
   trading: ["ANY /api/v1/trading/{proxy+}", "ANY /api/v1/risk/sessions/{proxy+}"],
   backtest: ["ANY /api/v1/backtest/{proxy+}"],
   "data-sync": ["ANY /api/v1/data-sync/{proxy+}"],
+  // Multi-channel sessions under both of the interface's prefixes.
+  channels: ["ANY /api/v1/sessions/{proxy+}", "ANY /api/v1/channels/sessions/{proxy+}"],
   "stock-data": [
     "POST /api/v1/stock-data",
     "GET /api/v1/stock-data",

@@ -114,14 +114,26 @@ export const Realtime = {
 
   /** Posts a message to every connection of a topic, deleting the ones that are gone. Returns how many received it. */
   async publish(deps: RealtimeDeps, topic: string, message: unknown): Promise<number> {
-    const data = JSON.stringify(message);
-    const connections = await deps.connections.byTopic(topic);
-    const outcomes = await Promise.all(connections.map((connection) => deps.pusher.post(connection.connection_id, data)));
-    await Promise.all(
-      outcomes.map((outcome, index) =>
-        outcome === "gone" ? deps.connections.remove(connections[index]!.connection_id) : undefined,
-      ),
-    );
-    return outcomes.filter((outcome) => outcome === "sent").length;
+    return Realtime.publishMany(deps, topic, [message]);
+  },
+
+  /**
+   * Posts messages in order to every connection of a topic (the connections are looked up once),
+   * deleting the ones that are gone. Returns how many deliveries succeeded.
+   */
+  async publishMany(deps: RealtimeDeps, topic: string, messages: readonly unknown[]): Promise<number> {
+    if (messages.length === 0) return 0;
+    let connections = await deps.connections.byTopic(topic);
+    let sent = 0;
+    for (const message of messages) {
+      if (connections.length === 0) break;
+      const data = JSON.stringify(message);
+      const outcomes = await Promise.all(connections.map((connection) => deps.pusher.post(connection.connection_id, data)));
+      const gone = connections.filter((_, index) => outcomes[index] === "gone");
+      await Promise.all(gone.map((connection) => deps.connections.remove(connection.connection_id)));
+      sent += outcomes.filter((outcome) => outcome === "sent").length;
+      if (gone.length > 0) connections = connections.filter((connection) => !gone.includes(connection));
+    }
+    return sent;
   },
 };

@@ -7,7 +7,8 @@ import { Calendar } from "@tp/core/market/calendar";
 import { marketOf } from "@tp/core/market/market";
 import type { MarketData } from "@tp/core/provider/market-data";
 import type { PushCandlestickEvent } from "@tp/core/provider/quote-types";
-import { Realtime } from "@tp/core/realtime";
+import { TradingEngine } from "@tp/core/engine/engine";
+import * as Channels from "@tp/core/trading/channels";
 import type { Timeframe } from "@tp/core/strategies/definition";
 import { LiveRuns, liveFeedsOf, type ClosedBar, type WorkerBeat } from "@tp/core/trading/live";
 import type { StoredSession } from "@tp/core/trading/sessions";
@@ -19,6 +20,8 @@ export interface SessionWorkerOptions {
   tickMs?: number;
   /** How often the list of running sessions is read again (ms). */
   refreshMs?: number;
+  /** How often (at most) each running session's `channel_metrics` are pushed, when its run changed (ms of the service clock). */
+  metricsMs?: number;
 }
 
 interface Driven {
@@ -50,6 +53,9 @@ export class SessionWorker {
   private readonly heartbeat: WorkerBeat;
   private readonly store: DynamoWorkerStore;
   private stopped = false;
+  /** When channel metrics were last pushed, and the run version they showed per session (only saves pushes; nothing here is state). */
+  private metricsAt = 0;
+  private readonly metricsVersion = new Map<string, number>();
 
   constructor(
     private readonly services: Services,
@@ -86,6 +92,7 @@ export class SessionWorker {
   async tick(): Promise<void> {
     if (advancing(this.options.marketData)) this.options.marketData.advance();
     await this.flush();
+    await this.pushMetrics();
     await this.beat();
   }
 
@@ -161,7 +168,7 @@ export class SessionWorker {
       const events = await LiveRuns.feed(deps, id, mine);
       this.heartbeat.bars += mine.length;
       this.heartbeat.last_bar[id] = mine[mine.length - 1]!.close_ms;
-      await this.publish(id, events);
+      await this.publish(driven.session, events);
     }
   }
 
@@ -179,14 +186,32 @@ export class SessionWorker {
     }
   }
 
-  /** Each event to the session's socket topic as `{type, data, timestamp}`. */
-  private async publish(sessionId: string, events: EngineEvent[]): Promise<void> {
-    for (const event of events) {
-      await Realtime.publish(this.services.realtime, `session:${sessionId}`, {
-        type: event.type,
-        data: { ...event.data, channel_id: event.channel_id, sequence: event.sequence },
-        timestamp: new Date(event.time).toISOString(),
-      });
+  /**
+   * Each event to the session's socket as `{type, data, timestamp}`, with a `channel_update` after
+   * every fill and channel status change, through the session's update feed (docs/channels.md).
+   */
+  private async publish(session: StoredSession, events: EngineEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const deps = this.services.trading.channels;
+    const run = await deps.runs.get(session.id);
+    if (!run) return;
+    const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+    await Channels.publish(deps, session.id, Channels.streamMessagesOf(engine, session, events));
+  }
+
+  /** Every `metricsMs`, `channel_metrics` of each running session whose run changed since its last push. */
+  private async pushMetrics(): Promise<void> {
+    const now = this.services.now();
+    if (now - this.metricsAt < (this.options.metricsMs ?? 15_000)) return;
+    this.metricsAt = now;
+    const deps = this.services.trading.channels;
+    for (const [id, driven] of this.driven) {
+      if (driven.session.status !== "running" || driven.session.config.channels.length === 0) continue;
+      const run = await deps.runs.get(id);
+      if (!run || this.metricsVersion.get(id) === run.version) continue;
+      this.metricsVersion.set(id, run.version);
+      const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+      await Channels.publish(deps, id, Channels.metricsMessagesOf(engine, now));
     }
   }
 

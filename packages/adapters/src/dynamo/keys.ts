@@ -154,6 +154,16 @@ export const Keys = {
   runOrdersByStatus: (runId: string, status: string) => `RUN#${runId}#ORDERS#${status}`,
   runOrderByStatus: (runId: string, status: string, sequence: number): Key => ({ pk: `RUN#${runId}#ORDERS#${status}`, sk: String(sequence).padStart(12, "0") }),
 
+  /** Multi-channel sessions: which configuration version is current and which pending (one item beside the session). */
+  channelConfigPointer: (sessionId: string): Key => ({ pk: `SESSION#${sessionId}`, sk: "CONFIG#POINTER" }),
+  /** Every configuration version of a session, in version order (6-digit version). */
+  channelConfigVersions: (sessionId: string) => `SESSION#${sessionId}#CONFIG`,
+  channelConfigVersion: (sessionId: string, version: number): Key => ({ pk: `SESSION#${sessionId}#CONFIG`, sk: String(version).padStart(6, "0") }),
+  /** The short-lived feed of what a session's socket pushed, by push time (15-digit ms, unique per session). */
+  sessionUpdates: (sessionId: string) => `SESSION#${sessionId}#UPDATES`,
+  sessionUpdate: (sessionId: string, atMs: number): Key => ({ pk: `SESSION#${sessionId}#UPDATES`, sk: String(atMs).padStart(15, "0") }),
+  sessionUpdatesAfter: (atMs: number): [string, string] => [String(atMs + 1).padStart(15, "0"), "9".repeat(15)],
+
   /** A backtest; gsi1 lists a session's backtests by creation; gsi2 (sparse) holds the active ones. */
   backtest: (backtestId: string): Key => ({ pk: `BACKTEST#${backtestId}`, sk: "BACKTEST" }),
   backtestOfSession: (sessionId: string, createdAt: string, backtestId: string): Key => ({ pk: `SESSION#${sessionId}#BACKTESTS`, sk: `${createdAt}#${backtestId}` }),

@@ -21,6 +21,7 @@ import { apiTestTradeGroup } from "./api-test-trade";
 import { tradingGroup } from "./trading";
 import { backtestGroup } from "./backtest";
 import { dataSyncGroup } from "./data-sync";
+import { channelsGroup } from "./channels";
 
 /**
  * Every endpoint group by name. The embedded runtime mounts them all on one server; on AWS
@@ -48,6 +49,7 @@ export const groups = {
   trading: tradingGroup,
   backtest: backtestGroup,
   "data-sync": dataSyncGroup,
+  channels: channelsGroup,
 } satisfies Partial<Record<RoutedGroup, (services: Services) => Group>>;
 
 export type GroupName = keyof typeof groups;

@@ -265,6 +265,13 @@ export class TradingEngine {
     this.emit("risk_event", channelId, { kind: "limits_changed", limits });
   }
 
+  /** Records that someone acknowledged an alert (`alert_acknowledged`, naming the alert's event sequence); no trading state changes. */
+  acknowledgeAlert(channelId: string | null, alertSequence: number, by: string, at: number): void {
+    if (channelId !== null) this.channel(channelId);
+    this.time = Math.max(this.time, at);
+    this.emit("alert_acknowledged", channelId, { alert_sequence: alertSequence, acknowledged_by: by });
+  }
+
   /** Places an order outside the strategies; the checks' denials are returned (and logged) as data. */
   submit(request: OrderRequest, at: number): { order: EngineOrder | null; denials: Denial[] } {
     const channel = this.channel(request.channel_id);

@@ -17,6 +17,7 @@ export const EventType = z
     "trade_closed",
     "risk_event",
     "alert",
+    "alert_acknowledged",
     "channel_status",
     "day_end",
     "log",

@@ -2,3 +2,4 @@ export * as Sessions from "./sessions";
 export * as SessionViews from "./views";
 export * as SessionConfigs from "./session-config";
 export * from "./runs";
+export * as Channels from "./channels";

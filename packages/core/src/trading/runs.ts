@@ -21,6 +21,7 @@ const CATEGORY: Record<EventType, EventCategory> = {
   order_denied: "risk",
   risk_event: "risk",
   alert: "risk",
+  alert_acknowledged: "risk",
   position_changed: "position",
   trade_closed: "trade",
   channel_status: "status",
@@ -71,6 +72,8 @@ export function messageOf(event: EngineEvent): string {
     case "risk_event":
     case "alert":
       return `${channel}${d.message}`;
+    case "alert_acknowledged":
+      return `${channel}Alert ${d.alert_sequence} acknowledged by ${d.acknowledged_by}`;
     case "channel_status":
       return `${channel}Channel ${d.previous} → ${d.status}`;
     case "day_end":
