@@ -348,3 +348,22 @@ describe("the channel stream", () => {
     expect(all.channels.map((m: any) => m.channel_id)).toEqual(["fast", "slow"]);
   });
 });
+
+describe("the update feed", () => {
+  it("keeps one strictly increasing order when two processes append to the same session at once", async () => {
+    const { DynamoUpdateFeed } = await import("../../packages/adapters/src/stores/channel-store");
+    const a = new DynamoUpdateFeed(api.services.db);
+    const b = new DynamoUpdateFeed(api.services.db);
+    const sessionId = `feed-${Date.now()}`;
+    const batch = (writer: string, n: number) => Array.from({ length: n }, (_, i) => ({ type: "channel_metrics", data: { writer, i } }));
+    // Both start from the same instant; `b` also holds a stale guess of the head after its first batch.
+    await b.append(sessionId, batch("b0", 1), clock);
+    await Promise.all([a.append(sessionId, batch("a", 150), clock), b.append(sessionId, batch("b", 5), clock), a.append(sessionId, batch("a2", 3), clock)]);
+    const all = await a.since(sessionId, null, 1000);
+    expect(all).toHaveLength(159);
+    const stamps = all.map((r) => Date.parse(r.timestamp));
+    expect(stamps.every((t, i) => i === 0 || t > stamps[i - 1]!)).toBe(true);
+    expect(all.filter((r) => r.data.writer === "a").map((r) => r.data.i)).toEqual([...Array(150).keys()]);
+    expect(await a.since(sessionId, stamps[100]!, 1000)).toEqual(all.slice(101));
+  });
+});

@@ -118,22 +118,28 @@ export const Realtime = {
   },
 
   /**
-   * Posts messages in order to every connection of a topic (the connections are looked up once),
-   * deleting the ones that are gone. Returns how many deliveries succeeded.
+   * Posts messages to every connection of a topic (looked up once): in order on each connection,
+   * the connections side by side. A connection that is gone gets no more and is deleted. Returns
+   * how many deliveries succeeded.
    */
   async publishMany(deps: RealtimeDeps, topic: string, messages: readonly unknown[]): Promise<number> {
     if (messages.length === 0) return 0;
-    let connections = await deps.connections.byTopic(topic);
-    let sent = 0;
-    for (const message of messages) {
-      if (connections.length === 0) break;
-      const data = JSON.stringify(message);
-      const outcomes = await Promise.all(connections.map((connection) => deps.pusher.post(connection.connection_id, data)));
-      const gone = connections.filter((_, index) => outcomes[index] === "gone");
-      await Promise.all(gone.map((connection) => deps.connections.remove(connection.connection_id)));
-      sent += outcomes.filter((outcome) => outcome === "sent").length;
-      if (gone.length > 0) connections = connections.filter((connection) => !gone.includes(connection));
-    }
-    return sent;
+    const connections = await deps.connections.byTopic(topic);
+    if (connections.length === 0) return 0;
+    const data = messages.map((message) => JSON.stringify(message));
+    const sent = await Promise.all(
+      connections.map(async (connection) => {
+        let count = 0;
+        for (const body of data) {
+          if ((await deps.pusher.post(connection.connection_id, body)) === "gone") {
+            await deps.connections.remove(connection.connection_id);
+            break;
+          }
+          count += 1;
+        }
+        return count;
+      }),
+    );
+    return sent.reduce((a, b) => a + b, 0);
   },
 };

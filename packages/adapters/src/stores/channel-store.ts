@@ -50,19 +50,33 @@ interface UpdateItem extends StreamRecord {
   expires_at: number;
 }
 
+/** The newest record's instant of a session's feed; `version` guards it. */
+interface HeadItem {
+  session_id: string;
+  at: number;
+  version: number;
+}
+
 /** How long a session's pushed updates stay readable through `/updates`. */
 export const UPDATE_RETENTION_SECONDS = 24 * 3600;
-/** TransactWriteItems takes at most 100 items. */
-const CHUNK = 100;
+/** TransactWriteItems takes at most 100 items: the head and 99 records. */
+const CHUNK = 99;
+/** Sort keys of records: 15-digit instants (the head's `HEAD` sorts after all of them). */
+const ALL_RECORDS: [string, string] = ["0".repeat(15), "9".repeat(15)];
 
 /**
  * The feed behind `GET .../updates?since=`: one item per pushed record, keyed by a push time that
- * is unique per session (a record never shares its millisecond with another), expiring after a day.
- * Records are written ifAbsent in one transaction per 100; a concurrent publisher that took the
- * same milliseconds makes the batch move past the newest record and try again.
+ * is unique and increasing per session (a record never shares its millisecond with another, and
+ * never precedes an earlier one), expiring after a day. A head item holds the newest instant; the
+ * records and the head move together in one transaction conditional on the head's version. This
+ * process remembers the head it last wrote, so a publisher that is the session's only writer (the
+ * usual case) appends in one round trip; a stale guess costs one read and a retry.
  */
 export class DynamoUpdateFeed implements UpdateFeed {
   private readonly items: Repository<UpdateItem>;
+  private readonly headItems: Repository<HeadItem>;
+  /** The head this process last wrote per session: a guess, checked by the transaction's condition. */
+  private readonly heads = new Map<string, { at: number; version: number }>();
 
   constructor(private readonly db: Db) {
     this.items = new Repository<UpdateItem>(db, {
@@ -70,32 +84,37 @@ export class DynamoUpdateFeed implements UpdateFeed {
       key: (u) => Keys.sessionUpdate(u.session_id, u.at),
       expiresAt: (u) => u.expires_at,
     });
-  }
-
-  private async newest(sessionId: string): Promise<number> {
-    const page = await this.items.query(Keys.sessionUpdates(sessionId), { ascending: false, limit: 1, projection: ["at"] });
-    return page.items[0]?.at ?? 0;
+    this.headItems = new Repository<HeadItem>(db, { type: "SessionUpdateHead", key: (h) => Keys.sessionUpdatesHead(h.session_id) });
   }
 
   async append(sessionId: string, messages: { type: string; data: Record<string, unknown> }[], now: number): Promise<StreamRecord[]> {
     const out: StreamRecord[] = [];
-    let after = 0;
     for (let start = 0; start < messages.length; start += CHUNK) {
       const chunk = messages.slice(start, start + CHUNK);
       for (let attempt = 0; ; attempt++) {
-        if (attempt > 0 || start === 0) after = Math.max(after, await this.newest(sessionId));
-        const first = Math.max(now, after + 1);
+        let head = attempt === 0 ? this.heads.get(sessionId) : undefined;
+        if (!head) {
+          const stored = await this.headItems.get(Keys.sessionUpdatesHead(sessionId));
+          head = stored ? { at: stored.at, version: stored.version } : { at: 0, version: 0 };
+        }
+        const first = Math.max(now, head.at + 1);
         // Retention is measured on the wall clock, as the table's TTL and the reads' expiry check are (the service clock may be a test's).
         const expiry = Math.floor(Date.now() / 1000) + UPDATE_RETENTION_SECONDS;
         const items = chunk.map((message, index): UpdateItem => {
           const at = first + index;
           return { session_id: sessionId, at, type: message.type, data: message.data, timestamp: new Date(at).toISOString(), expires_at: expiry };
         });
-        if (await transactIfUnchanged(this.db, items.map((item) => ({ put: this.items.toItem(item), ifAbsent: true })))) {
+        const next = { at: items[items.length - 1]!.at, version: head.version + 1 };
+        const headStep: TransactionStep = head.version === 0
+          ? { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifAbsent: true }
+          : { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifVersion: head.version };
+        if (await transactIfUnchanged(this.db, [headStep, ...items.map((item): TransactionStep => ({ put: this.items.toItem(item), ifAbsent: true }))])) {
+          if (this.heads.size > 10_000) this.heads.clear();
+          this.heads.set(sessionId, next);
           out.push(...items.map(({ type, data, timestamp }) => ({ type, data, timestamp })));
-          after = items[items.length - 1]!.at;
           break;
         }
+        this.heads.delete(sessionId);
         if (attempt >= 10) throw new Error(`The update feed of session ${sessionId} kept changing`);
       }
     }
@@ -107,7 +126,7 @@ export class DynamoUpdateFeed implements UpdateFeed {
     let cursor: string | undefined;
     do {
       const page = await this.items.query(Keys.sessionUpdates(sessionId), {
-        ...(sinceMs !== null ? { between: Keys.sessionUpdatesAfter(sinceMs) } : {}),
+        between: sinceMs !== null ? Keys.sessionUpdatesAfter(sinceMs) : ALL_RECORDS,
         limit: limit - out.length,
         cursor,
       });
