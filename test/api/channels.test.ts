@@ -289,6 +289,12 @@ describe("risk limits, alerts and configuration versions", () => {
     expect(session.config.channels.map((c: any) => c.risk_limits.max_drawdown)).toEqual([0.2, 0.15, 0.1]);
     const run = (await api.services.trading.sessions.runs.get(id))!;
     expect(run.setup.channels.map((c) => c.limits.max_drawdown)).toEqual([0.2, 0.15, 0.1]);
+
+    // Deleting the session takes its configuration versions with it.
+    await api.json("DELETE", `/api/v1/trading/sessions/${id}`, 200, { token: owner.token });
+    expect(await api.services.trading.channels.configs.pointer(id)).toBeUndefined();
+    expect(await api.services.trading.channels.configs.versions(id)).toEqual([]);
+    await fails("GET", `${P(id)}/config/history`, 404, "SESSION_NOT_FOUND");
   });
 });
 

@@ -215,6 +215,9 @@ describe("least privilege", () => {
     expect(actionsOf(api, "HttpBacktest")).toContain("states:StartExecution");
     expect(actionsOf(api, "HttpBacktest").some((action) => action.startsWith("sqs:"))).toBe(false);
     expect(actionsOf(api, "HttpDataSync")).toEqual(expect.arrayContaining(["sqs:SendMessage", "execute-api:ManageConnections"]));
+    // Channel commands push their events and channel updates to the session's socket.
+    expect(actionsOf(api, "HttpChannels")).toContain("execute-api:ManageConnections");
+    expect(actionsOf(api, "HttpChannels").some((action) => action.startsWith("sqs:") || action === "states:StartExecution")).toBe(false);
     for (const template of [api, queues]) expect(JSON.stringify(template.toJSON())).not.toContain('"sqs:*"');
   });
 

@@ -44,6 +44,16 @@ export class DynamoChannelConfigStore implements ChannelConfigStore {
   }
 }
 
+/**
+ * Removes what a deleted session leaves here: its configuration pointer and versions, and the
+ * feed's head (the feed's records expire by themselves within a day).
+ */
+export async function deleteChannelItems(db: Db, sessionId: string): Promise<void> {
+  const records = new Repository<ConfigVersionRecord>(db, { type: "ChannelConfigVersion", key: (r) => Keys.channelConfigVersion(r.session_id, r.version) });
+  const versions = await records.queryAll(Keys.channelConfigVersions(sessionId), { projection: ["version"] });
+  await records.deleteMany([...versions.map((v) => Keys.channelConfigVersion(sessionId, v.version)), Keys.channelConfigPointer(sessionId), Keys.sessionUpdatesHead(sessionId)]);
+}
+
 interface UpdateItem extends StreamRecord {
   session_id: string;
   at: number;

@@ -6,6 +6,7 @@ import { isLive } from "@tp/core/trading/live";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
+import { deleteChannelItems } from "./channel-store";
 
 /**
  * Trading sessions on the single table: one item per session, listed per owner through gsi1
@@ -64,6 +65,7 @@ export class DynamoSessionStore implements SessionStore {
   async delete(session: StoredSession): Promise<void> {
     // The runs first: a session item is the only way to find them again.
     for (const runId of new Set([session.id, ...(session.run_id ? [session.run_id] : [])])) await this.runs.delete(runId);
+    await deleteChannelItems(this.sessions.db, session.id);
     await this.sessions.delete(Keys.tradingSession(session.id));
     await this.markers.delete(Keys.liveSession(session.id));
   }

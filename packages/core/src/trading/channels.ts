@@ -717,6 +717,11 @@ function setupAfter(setup: EngineSetup, command: ChannelCommand): EngineSetup {
   return { ...setup, channels: setup.channels.map((c) => (c.channel_id === command.channel_id ? { ...c, limits: command.limits } : c)) };
 }
 
+function sameLimits(setup: EngineSetup, channelId: string, limits: Risk.Limits): boolean {
+  const current = setup.channels.find((c) => c.channel_id === channelId)?.limits;
+  return current !== undefined && (Object.keys(limits) as (keyof Risk.Limits)[]).every((k) => current[k] === limits[k]);
+}
+
 /** Applies one command to an engine at `at`. */
 export function applyCommand(engine: TradingEngine, command: ChannelCommand, at: number): void {
   switch (command.kind) {
@@ -743,10 +748,12 @@ export async function deliver(deps: ViewDeps, runId: string, commands: ChannelCo
   for (let attempt = 0; attempt < 5; attempt++) {
     const run = await deps.runs.get(runId);
     if (!run) throw notFound("SESSION_NOT_FOUND", `The run ${runId} does not exist`);
-    const setup = commands.reduce(setupAfter, run.setup);
+    // Limits a channel already has are not set again (a reload or rollback names every channel).
+    const effective = commands.filter((c) => c.kind !== "set_channel_limits" || !sameLimits(run.setup, c.channel_id, c.limits));
+    const setup = effective.reduce(setupAfter, run.setup);
     const engine = run.snapshot ? TradingEngine.restore(setup, run.snapshot) : new TradingEngine(setup);
     const at = deps.now();
-    for (const command of commands) applyCommand(engine, command, at);
+    for (const command of effective) applyCommand(engine, command, at);
     const events = engine.drainEvents();
     const next: StoredRun = { ...run, setup, snapshot: engine.snapshot(), version: run.version + 1, updated_at: iso(at) };
     if (await deps.runs.save(next, run.version, events)) return { engine, events };

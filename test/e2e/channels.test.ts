@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { ChannelPresets } from "../../packages/core/src/channel-presets/index";
+import { startService, type RunningService } from "../support/local-process";
+
+/**
+ * A multi-channel session through `npm start`'s runtime over real HTTP and WebSocket: channels
+ * controlled over HTTP, their updates on the socket, and a client that reconnects catching up
+ * through `updates?since=` with exactly what it missed.
+ */
+const dataDir = mkdtempSync(join(tmpdir(), "tp-e2e-channels-"));
+let service: RunningService | undefined;
+
+afterAll(async () => {
+  await service?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function call(method: string, path: string, token?: string, body?: unknown) {
+  const response = await fetch(service!.base + path, {
+    method,
+    headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** A socket that collects what it receives. */
+async function listen(url: string) {
+  const ws = new WebSocket(url);
+  const received: any[] = [];
+  ws.on("message", (data) => received.push(JSON.parse(data.toString())));
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("unexpected-response", (_request, response) => reject(new Error(`rejected with ${response.statusCode}`)));
+    ws.once("error", reject);
+  });
+  return { ws, received };
+}
+
+const until = async (check: () => boolean, ms = 5_000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+};
+
+describe("channels in the embedded runtime", () => {
+  it("pushes channel updates to the socket and lets a reconnecting client catch up through updates?since", { timeout: 120_000 }, async () => {
+    service = await startService({ DATA_DIR: dataDir, CAPTCHA_TEST_CODE: "e2e-code", ADMIN_PASSWORD: "e2e-admin-password", SESSION_WORKER: "off" });
+    const token = (await call("POST", "/api/v1/login", undefined, { username: "admin", password: "e2e-admin-password", captcha: "e2e-code" })).body.access_token;
+    const session = (
+      await call("POST", "/api/v1/trading/sessions", token, {
+        session_name: "balanced",
+        trading_mode: "simulation",
+        asset_mode: "simulated",
+        initial_capital: "100000",
+        tradable_symbols: ["AAPL.US"],
+        config: { channels: ChannelPresets.get("balanced-multi").channels },
+      })
+    ).body;
+    const started = await call("POST", `/api/v1/channels/sessions/${session.id}/start`, token);
+    expect(started.status).toBe(200);
+    expect(started.body.channels.map((c: any) => c.status)).toEqual(["running", "running", "running"]);
+
+    const wsBase = service.base.replace(/^http/, "ws");
+    await expect(listen(`${wsBase}/ws/sessions/no-such-session/channels?token=${token}`)).rejects.toThrow("404");
+    const first = await listen(`${wsBase}/ws/sessions/${session.id}/channels?token=${token}`);
+    first.ws.send(JSON.stringify({ type: "ping" }));
+    expect((await call("POST", `/api/v1/sessions/${session.id}/channels/aggressive/pause`, token)).body.status).toBe("paused");
+    await until(() => first.received.some((m) => m.type === "channel_update"));
+    expect(first.received.find((m) => m.type === "pong")).toBeDefined();
+    const update = first.received.find((m) => m.type === "channel_update");
+    expect(update.data).toMatchObject({ channel_id: "aggressive", status: "paused", metrics: { total_pnl: 0, win_rate: 0, total_trades: 0 } });
+    const lastSeen = first.received.filter((m) => m.type !== "pong").at(-1).timestamp;
+    first.ws.close(1000);
+
+    // While disconnected: the channel resumes and its limits change.
+    expect((await call("POST", `/api/v1/sessions/${session.id}/channels/aggressive/resume`, token)).status).toBe(200);
+    const limits = await call("PUT", `/api/v1/sessions/${session.id}/channels/aggressive/risk-limits`, token, { max_drawdown: 0.1 });
+    expect(limits.body).toMatchObject({ current_config_version: 2, pending_config_version: null, effective_at: expect.any(String) });
+
+    const second = await listen(`${wsBase}/ws/trading/${session.id}?token=${token}`);
+    const missed = (await call("GET", `/api/v1/sessions/${session.id}/updates?since=${encodeURIComponent(lastSeen)}`, token)).body;
+    expect(missed.updates.map((u: any) => u.type)).toEqual(["channel_status", "channel_update", "risk_event"]);
+    expect(missed.updates[1].data).toMatchObject({ channel_id: "aggressive", status: "running" });
+    expect(missed.updates[2].data).toMatchObject({ kind: "limits_changed", limits: { max_drawdown: 0.1 } });
+    expect(missed).toMatchObject({ count: 3, has_more: false, last_timestamp: missed.updates[2].timestamp });
+
+    // After the catch-up, the new socket sees what follows.
+    await call("POST", `/api/v1/channels/sessions/${session.id}/channels/conservative/pause`, token);
+    await until(() => second.received.some((m) => m.type === "channel_update"));
+    expect(second.received.find((m) => m.type === "channel_update").data).toMatchObject({ channel_id: "conservative", status: "paused" });
+    expect(Date.parse(second.received[0].timestamp)).toBeGreaterThan(Date.parse(missed.last_timestamp));
+    second.ws.close(1000);
+  });
+});
