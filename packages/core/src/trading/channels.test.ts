@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { TradingEngine } from "../engine/engine";
+import { singleStrategySetup } from "../engine/testing/setups";
+import { DomainError } from "../errors";
+import { defaults as riskDefaults } from "../risk/risk";
+import { applyCommand, CHANNEL_TRANSITIONS, deliver, effectiveStatus, streamMessagesOf } from "./channels";
+import type { StoredRun } from "./runs";
+import type { ViewDeps } from "./views";
+
+const setup = () => singleStrategySetup({ symbols: ["AAPL.US"], risk: riskDefaults() });
+const bar = (timestamp: number, price: number) => ({ symbol: "AAPL.US", timestamp, open: price, high: price, low: price, close: price, volume: 1 });
+
+/** A run store holding one run in memory; `refuse` makes every save lose the race. */
+function memoryDeps(refuse = false) {
+  let run: StoredRun = { run_id: "r1", session_id: "s1", user_id: "u1", setup: setup(), snapshot: null, progress: null, version: 1, updated_at: "" };
+  const saved: unknown[] = [];
+  const deps = {
+    now: () => 1_700_000_000_000,
+    runs: {
+      get: async () => run,
+      save: async (next: StoredRun, expected: number, events: unknown[]) => {
+        if (refuse || expected !== run.version) return false;
+        run = next;
+        saved.push(...events);
+        return true;
+      },
+    },
+  } as unknown as ViewDeps;
+  return { deps, saved, current: () => run };
+}
+
+describe("channel commands", () => {
+  it("applies a state change and new limits to the run in one conditional save, limits into the setup", async () => {
+    const { deps, saved, current } = memoryDeps();
+    const limits = { max_drawdown: 0.05, max_daily_loss: 0.02, max_loss_per_trade: 0.01, leverage_limit: 1 };
+    const { events } = await deliver(deps, "r1", [
+      { kind: "set_channel_state", channel_id: "main", state: "paused" },
+      { kind: "set_channel_limits", channel_id: "main", limits },
+    ]);
+    expect(events.map((e) => e.type)).toEqual(["channel_status", "risk_event"]);
+    expect(saved).toHaveLength(2);
+    expect(current().version).toBe(2);
+    expect(current().setup.channels[0]!.limits).toEqual(limits);
+    expect(TradingEngine.restore(current().setup, current().snapshot!).view("main").state).toBe("paused");
+    // The same limits again change nothing.
+    expect((await deliver(deps, "r1", [{ kind: "set_channel_limits", channel_id: "main", limits }])).events).toEqual([]);
+  });
+
+  it("answers 503 SERVICE_UNAVAILABLE with retry_after when the run changes on every attempt", async () => {
+    const { deps } = memoryDeps(true);
+    const error = await deliver(deps, "r1", [{ kind: "set_channel_state", channel_id: "main", state: "paused" }]).catch((e) => e);
+    expect(error).toBeInstanceOf(DomainError);
+    expect([error.status, error.code, error.extra.retry_after]).toEqual([503, "SERVICE_UNAVAILABLE", 1]);
+  });
+
+  it("accepts each operation only from the states of the documented table", () => {
+    expect(CHANNEL_TRANSITIONS).toEqual({
+      start: { from: ["stopped"], to: "running" },
+      pause: { from: ["running"], to: "paused" },
+      resume: { from: ["paused"], to: "running" },
+      stop: { from: ["paused"], to: "stopped" },
+    });
+    expect(effectiveStatus({ status: "created" }, "running")).toBe("stopped");
+    expect(effectiveStatus({ status: "paused" }, "running")).toBe("paused");
+    expect(effectiveStatus({ status: "paused" }, "stopped")).toBe("stopped");
+    expect(effectiveStatus({ status: "running" }, "paused")).toBe("paused");
+  });
+});
+
+describe("the channel stream's messages", () => {
+  it("follows every fill and status change with a channel_update carrying the channel's figures", () => {
+    const engine = new TradingEngine(setup());
+    engine.onBar(bar(0, 100), "1m");
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 10 }, 1);
+    engine.onBar(bar(60_000, 101), "1m");
+    applyCommand(engine, { kind: "set_channel_state", channel_id: "main", state: "paused" }, 120_000);
+    const messages = streamMessagesOf(engine, { status: "running" }, engine.drainEvents());
+    expect(messages.map((m) => m.type)).toEqual(["order_submitted", "order_filled", "channel_update", "position_changed", "channel_status", "channel_update"]);
+    expect(messages[2]!.data).toEqual({ channel_id: "main", status: "paused", metrics: { total_pnl: expect.any(Number), win_rate: 0, total_trades: 0 }, cause: "fill", sequence: messages[1]!.data.sequence });
+    expect(messages[5]!.data).toMatchObject({ cause: "status_change", status: "paused" });
+    expect(messages[1]!.data).toMatchObject({ channel_id: "main", event_time: new Date(60_000).toISOString() });
+  });
+});
