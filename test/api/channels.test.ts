@@ -268,6 +268,14 @@ describe("risk limits, alerts and configuration versions", () => {
     const summary = await api.json("GET", `${P(id)}/summary`, 200, { token: owner.token });
     expect(summary).toMatchObject({ executed_orders: 1, total_orders: 1, pending_orders: 0, capital_used: 2000 });
     expect((await api.json("GET", `${Q(id)}/performance`, 200, { token: owner.token })).channels.balanced.total_pnl).toBe(balanced.total_pnl.toFixed(2));
+
+    // Paused, the channel keeps its position and places nothing new (a manual order is denied as data).
+    await api.json("POST", `${P(id)}/channels/balanced/pause`, 200, { token: owner.token });
+    const denied = await api.json("POST", "/api/v1/trading/orders", 201, { token: owner.token, body: { session_id: id, channel_id: "balanced", symbol: "AAPL.US", side: "buy", quantity: "1" } });
+    expect(denied.status).toBe("denied");
+    expect(denied.denials.map((d: any) => d.reason)).toContain("CHANNEL_NOT_RUNNING");
+    expect((await api.json("GET", `${Q(id)}/positions`, 200, { token: owner.token })).channels.find((c: any) => c.channel_id === "balanced").positions).toHaveLength(1);
+    await api.json("POST", `${P(id)}/channels/balanced/resume`, 200, { token: owner.token });
   });
 
   it("refuses a rollback while the session runs (409 SESSION_RUNNING) or to a version that does not exist (404 naming it), and rolls back once stopped", async () => {
