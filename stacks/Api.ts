@@ -25,6 +25,7 @@ const GROUP_GRANTS: Record<string, { queues?: readonly QueueName[]; sockets?: bo
   backtest: { workflows: true },
   // Channel commands push their events and channel updates to the session's socket.
   channels: { sockets: true },
+  mtf: { sockets: true },
   docs: { queues: QueueNames, sockets: true, workflows: true },
 };
 

@@ -16,6 +16,8 @@ import type { Db } from "./dynamo/db";
 import { DynamoBacktestStore } from "./stores/backtest-store";
 import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
 import { DynamoWorkerStore } from "./stores/worker-store";
+import { DynamoReplayMarkers } from "./stores/replay-store";
+import type { DriverDeps } from "@tp/core/trading/replay";
 
 export interface TradingServices {
   /** Trading sessions and their views. */
@@ -24,6 +26,8 @@ export interface TradingServices {
   backtests: BacktestDeps;
   /** Multi-channel sessions: the views plus configuration versions and the socket's update feed. */
   channels: ChannelDeps;
+  /** Runs driven over stored candles: replays and historical MTF sessions (docs/mtf-and-replay.md). */
+  drivers: DriverDeps;
 }
 
 /** Units of each currency per USD: the configured rates over the reference table. */
@@ -91,5 +95,6 @@ export function createTradingServices(
   };
   // The same record as `views` (not a copy), so a stand-in set on one (tests, the bench) is seen by both.
   const channels: ChannelDeps = Object.assign(views, { configs: new DynamoChannelConfigStore(db), feed: new DynamoUpdateFeed(db), realtime: deps.realtime });
-  return { sessions: views, backtests, channels };
+  const drivers: DriverDeps = Object.assign(views, { candles: deps.candles, replays: new DynamoReplayMarkers(db) });
+  return { sessions: views, backtests, channels, drivers };
 }

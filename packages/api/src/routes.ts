@@ -33,6 +33,13 @@ export const groupRoutes = {
   "api-test-trade": ["ANY /api/v1/api-test/trade/{proxy+}"],
   "stock-calendar": ["ANY /api/v1/stock-calendar/{proxy+}"],
   trading: ["ANY /api/v1/trading/{proxy+}", "ANY /api/v1/risk/sessions/{proxy+}"],
+  // More specific than trading's keys, so API Gateway sends these here: MTF sessions and replays.
+  mtf: [
+    "ANY /api/v1/trading/mtf/{proxy+}",
+    "POST /api/v1/trading/sessions/{session_id}/replay/start",
+    "POST /api/v1/trading/sessions/{session_id}/replay/control",
+    "GET /api/v1/trading/sessions/{session_id}/replay/status",
+  ],
   backtest: ["ANY /api/v1/backtest/{proxy+}"],
   "data-sync": ["ANY /api/v1/data-sync/{proxy+}"],
   // Multi-channel sessions under both of the interface's prefixes.

@@ -12,6 +12,8 @@ import * as Channels from "@tp/core/trading/channels";
 import type { Timeframe } from "@tp/core/strategies/definition";
 import { LiveRuns, liveFeedsOf, type ClosedBar, type WorkerBeat } from "@tp/core/trading/live";
 import type { StoredSession } from "@tp/core/trading/sessions";
+import * as Replay from "@tp/core/trading/replay";
+import { replayRunId } from "@tp/core/trading/replay";
 
 export interface SessionWorkerOptions {
   /** The provider whose pushes drive the sessions (the selected market-data provider). */
@@ -92,6 +94,7 @@ export class SessionWorker {
   async tick(): Promise<void> {
     if (advancing(this.options.marketData)) this.options.marketData.advance();
     await this.flush();
+    await this.playReplays();
     await this.pushMetrics();
     await this.beat();
   }
@@ -169,6 +172,14 @@ export class SessionWorker {
       this.heartbeat.bars += mine.length;
       this.heartbeat.last_bar[id] = mine[mine.length - 1]!.close_ms;
       await this.publish(driven.session, events);
+    }
+  }
+
+  /** Replays' playing loop (docs/mtf-and-replay.md): each playing replay advances by the steps its speed owes, its events streamed. */
+  async playReplays(): Promise<void> {
+    const deps = this.services.trading.drivers;
+    for (const { session_id, events } of await Replay.tick(deps)) {
+      await Replay.publish(this.services.realtime, session_id, replayRunId(session_id), events);
     }
   }
 

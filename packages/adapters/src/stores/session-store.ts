@@ -3,6 +3,7 @@ import type { EngineEvent } from "@tp/core/engine/events";
 import { categoryOf, levelOf, orderChangeOf, type EventQuery, type OrderStatus, type RunStore, type StoredEvent, type StoredRun, type TradingOrderResponse } from "@tp/core/trading/runs";
 import type { SessionStatus, SessionStore, StoredSession } from "@tp/core/trading/sessions";
 import { isLive } from "@tp/core/trading/live";
+import { replayRunId } from "@tp/core/trading/replay";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
@@ -64,7 +65,7 @@ export class DynamoSessionStore implements SessionStore {
 
   async delete(session: StoredSession): Promise<void> {
     // The runs first: a session item is the only way to find them again.
-    for (const runId of new Set([session.id, ...(session.run_id ? [session.run_id] : [])])) await this.runs.delete(runId);
+    for (const runId of new Set([session.id, replayRunId(session.id), ...(session.run_id ? [session.run_id] : [])])) await this.runs.delete(runId);
     await deleteChannelItems(this.sessions.db, session.id);
     await this.sessions.delete(Keys.tradingSession(session.id));
     await this.markers.delete(Keys.liveSession(session.id));

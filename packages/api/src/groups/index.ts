@@ -22,6 +22,7 @@ import { tradingGroup } from "./trading";
 import { backtestGroup } from "./backtest";
 import { dataSyncGroup } from "./data-sync";
 import { channelsGroup } from "./channels";
+import { mtfGroup } from "./mtf";
 
 /**
  * Every endpoint group by name. The embedded runtime mounts them all on one server; on AWS
@@ -50,6 +51,7 @@ export const groups = {
   backtest: backtestGroup,
   "data-sync": dataSyncGroup,
   channels: channelsGroup,
+  mtf: mtfGroup,
 } satisfies Partial<Record<RoutedGroup, (services: Services) => Group>>;
 
 export type GroupName = keyof typeof groups;

@@ -67,7 +67,13 @@ export class BarFeed {
    * close time reached, so a chunk never splits bars that close together) or the feeds end.
    * Returns the bars fed and the close time of the last one (null when nothing was left).
    */
-  async run(maxBars: number, onBar: (bar: Bar, timeframe: Timeframe) => void, shouldStop: () => boolean = () => false): Promise<{ fed: number; lastCloseMs: number | null; done: boolean }> {
+  async run(
+    maxBars: number,
+    onBar: (bar: Bar, timeframe: Timeframe) => void,
+    shouldStop: () => boolean = () => false,
+    /** Asked before each new close time (the first included): true stops before any bar closing then (replays' step and seek). */
+    stopBefore?: (nextCloseMs: number) => boolean,
+  ): Promise<{ fed: number; lastCloseMs: number | null; done: boolean }> {
     for (const cursor of this.cursors) if (cursor.head === 0) while (this.step(cursor)) await this.load(cursor);
     let fed = 0;
     let last: number | null = null;
@@ -75,6 +81,7 @@ export class BarFeed {
       let next: Cursor | undefined;
       for (const cursor of this.cursors) if (cursor.head !== Infinity && (next === undefined || cursor.head < next.head)) next = cursor;
       if (next === undefined) return { fed, lastCloseMs: last, done: true };
+      if (stopBefore !== undefined && next.head !== last && stopBefore(next.head)) return { fed, lastCloseMs: last, done: false };
       if (last !== null && next.head !== last && (fed >= maxBars || shouldStop())) return { fed, lastCloseMs: last, done: false };
       const batch = next.batches[next.batch];
       const i = next.index;

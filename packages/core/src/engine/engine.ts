@@ -48,6 +48,9 @@ interface Sleeve {
   strategy: Strategy | null;
   weight: number;
   positions: Map<string, Position>;
+  /** Multi-timeframe role, and the director whose bias an executor obeys (docs/mtf-and-replay.md). */
+  role: "director" | "executor" | null;
+  director: Sleeve | null;
 }
 
 interface ChannelRuntime {
@@ -179,7 +182,11 @@ export class TradingEngine {
         strategy: Strategies.create(slot.strategy_name, slot.parameters),
         weight: slot.weight,
         positions: new Map(),
+        role: slot.role ?? null,
+        director: null,
       }));
+      const director = sleeves.find((sleeve) => sleeve.role === "director") ?? null;
+      for (const sleeve of sleeves) if (sleeve.role === "executor") sleeve.director = director;
       const runtime: ChannelRuntime = {
         setup: channel,
         state: "running",
@@ -187,7 +194,7 @@ export class TradingEngine {
         cash,
         cash_value: 0,
         sleeves,
-        manual: { key: `${channel.channel_id}/manual`, strategy: null, weight: 1, positions: new Map() },
+        manual: { key: `${channel.channel_id}/manual`, strategy: null, weight: 1, positions: new Map(), role: null, director: null },
         initial_equity: 0,
         daily_trades: 0,
         tracker: newTracker(0),
@@ -221,6 +228,11 @@ export class TradingEngine {
     const closeTime = at + PERIOD_MS[timeframe];
     for (let i = 0; i < listeners.length; i++) {
       const { channel, sleeve } = listeners[i];
+      if (sleeve.role !== null) {
+        this.multiTimeframeBar(channel, sleeve, bar, timeframe, closeTime);
+        this.time = at;
+        continue;
+      }
       const signals = sleeve.strategy!.onBar(bar);
       if (signals.length === 0) continue;
       this.time = closeTime;
@@ -623,6 +635,65 @@ export class TradingEngine {
     const total = this.totalEquity();
     closeTrackerDay(this.session, total, this.channels.some((c) => this.openPositions(c) > 0));
     this.emit("day_end", null, { day: this.day, equity: round2(total), channels: summary });
+  }
+
+  /**
+   * A bar of a multi-timeframe sleeve: a director's bar may move its bias (`bias_changed`) and
+   * places no orders; an executor's bar runs under the director's current bias. With `trace`,
+   * every such bar writes a `strategy_output` (bar, indicator values, stance, bias) and every
+   * executor signal a `signal` event: the MTF session's `outputs`.
+   */
+  private multiTimeframeBar(channel: ChannelRuntime, sleeve: Sleeve, bar: Bar, timeframe: Timeframe, closeTime: number) {
+    const strategy = sleeve.strategy!;
+    const id = channel.setup.channel_id;
+    this.time = closeTime;
+    if (sleeve.role === "director") {
+      const before = strategy.bias(bar.symbol);
+      strategy.onBar(bar);
+      const after = strategy.bias(bar.symbol);
+      if (this.setup.trace) this.traceOutput(id, sleeve, bar, timeframe, after);
+      if (after !== before) {
+        this.emit("bias_changed", id, { symbol: bar.symbol, timeframe, sleeve: sleeve.key, strategy: strategy.id, bias: after, previous: before, reason: strategy.inspect?.(bar.symbol).reason ?? "" });
+      }
+      return;
+    }
+    const bias = sleeve.director ? sleeve.director.strategy!.bias(bar.symbol) : undefined;
+    const signals = strategy.onBar(bar, bias === undefined ? undefined : { bias });
+    if (this.setup.trace) this.traceOutput(id, sleeve, bar, timeframe, bias ?? null);
+    for (const signal of signals) {
+      if (this.setup.trace) this.emit("signal", id, { ...signal, timeframe, sleeve: sleeve.key, bias: bias ?? null });
+      this.onSignal(channel, sleeve, signal, bar);
+    }
+  }
+
+  private traceOutput(channelId: string, sleeve: Sleeve, bar: Bar, timeframe: Timeframe, bias: string | null) {
+    const state = sleeve.strategy!.inspect?.(bar.symbol);
+    this.emit("strategy_output", channelId, {
+      symbol: bar.symbol,
+      timeframe,
+      sleeve: sleeve.key,
+      strategy: sleeve.strategy!.id,
+      role: sleeve.role,
+      bar: { timestamp: bar.timestamp, open: bar.open, high: bar.high, low: bar.low, close: bar.close, volume: bar.volume },
+      indicators: state?.indicators ?? {},
+      stance: state?.stance ?? null,
+      position: state?.position ?? null,
+      reason: state?.reason ?? "",
+      bias,
+    });
+  }
+
+  /** The current bias of every director sleeve for each of its symbols (MTF status). */
+  biases(): { channel_id: string; sleeve: string; strategy: string; timeframe: Timeframe; symbol: string; bias: string }[] {
+    const out: { channel_id: string; sleeve: string; strategy: string; timeframe: Timeframe; symbol: string; bias: string }[] = [];
+    for (const channel of this.channels) {
+      channel.setup.strategies.forEach((slot, index) => {
+        const sleeve = channel.sleeves[index];
+        if (sleeve.role !== "director") return;
+        for (const symbol of slot.symbols) out.push({ channel_id: channel.setup.channel_id, sleeve: sleeve.key, strategy: slot.strategy_name, timeframe: slot.timeframe, symbol, bias: sleeve.strategy!.bias(symbol) });
+      });
+    }
+    return out;
   }
 
   private onSignal(channel: ChannelRuntime, sleeve: Sleeve, signal: Signal, bar: Bar) {

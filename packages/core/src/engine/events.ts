@@ -21,6 +21,9 @@ export const EventType = z
     "channel_status",
     "day_end",
     "log",
+    "bias_changed",
+    "signal",
+    "strategy_output",
   ])
   .meta({ id: "EngineEventType" });
 export type EventType = z.infer<typeof EventType>;

@@ -57,6 +57,11 @@ export interface StrategySlot {
   weight: number;
   symbols: string[];
   timeframe: Timeframe;
+  /**
+   * Multi-timeframe role (docs/mtf-and-replay.md): a `director` places no orders, its stance per
+   * symbol is the bias (`BarContext.bias`) of the channel's `executor`s. Absent: a plain strategy.
+   */
+  role?: "director" | "executor";
 }
 
 /** A sleeve of the session's capital. */
@@ -86,4 +91,6 @@ export interface EngineSetup {
   fees: FeeConfig | null;
   /** Trading days per year of the session's market, for annualising (252 US, 247 HK). */
   trading_days_per_year: number;
+  /** Emit `strategy_output` and `signal` events for every strategy bar (MTF sessions' `outputs`). */
+  trace?: boolean;
 }

@@ -26,12 +26,15 @@ export class PullbackExecutor extends BaseStrategy<PullbackState> {
       ...this.baseState(),
       rsi: new Rsi(this.parameters.rsi_period as number),
       trend: new Ema(this.parameters.trend_period as number),
+      indicators: { rsi: NaN, trend_ema: NaN },
     };
   }
 
   protected evaluate(state: PullbackState, bar: Bar, context: BarContext): Decision | undefined {
     const value = state.rsi.update(bar.close);
     const average = state.trend.update(bar.close);
+    state.indicators!.rsi = value;
+    state.indicators!.trend_ema = average;
     let trend: Bias | undefined = context.bias;
     if (!trend && !Number.isNaN(average)) trend = bar.close > average ? "long" : bar.close < average ? "short" : "flat";
     if (Number.isNaN(value) || !trend) return undefined;

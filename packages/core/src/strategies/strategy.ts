@@ -59,6 +59,8 @@ export interface Strategy {
   onBar(bar: Bar, context?: BarContext): Signal[];
   /** The strategy's own view of the symbol's direction, which a director hands to its executors. */
   bias(symbol: string): Bias;
+  /** What the strategy holds for a symbol now: stance, position, why, and its latest indicator values (MTF outputs). */
+  inspect?(symbol: string): StrategyInspection;
   /** Everything needed to continue later, as plain JSON. */
   saveState(): StrategyState;
   /** Continues from a saved state; the state must come from the same strategy and parameters. */
@@ -67,6 +69,16 @@ export interface Strategy {
 
 /** -1 short, 0 flat, 1 long. */
 export type Stance = -1 | 0 | 1;
+
+/** A strategy's view of one symbol, for study (the MTF session's `outputs`). */
+export interface StrategyInspection {
+  stance: Stance;
+  position: Stance;
+  reason: string;
+  strength: number;
+  /** Latest indicator values by name (null before they are ready); empty for strategies that record none. */
+  indicators: Record<string, number | null>;
+}
 
 /** Per-symbol state every strategy keeps besides its indicators. */
 export interface SymbolState {
@@ -79,6 +91,8 @@ export interface SymbolState {
   /** Why the stance last changed, and how strongly. */
   reason: string;
   strength: number;
+  /** Latest indicator values, for strategies that record them (shown in MTF outputs). */
+  indicators?: Record<string, number>;
 }
 
 /** A change of stance decided by a strategy's rules on one bar. */
@@ -173,6 +187,13 @@ export abstract class BaseStrategy<S extends SymbolState> implements Strategy {
 
   bias(symbol: string): Bias {
     return BIAS_OF[this.symbols.get(symbol)?.stance ?? 0];
+  }
+
+  inspect(symbol: string): StrategyInspection {
+    const state = this.symbols.get(symbol);
+    const indicators: Record<string, number | null> = {};
+    for (const [name, value] of Object.entries(state?.indicators ?? {})) indicators[name] = Number.isFinite(value) ? value : null;
+    return { stance: state?.stance ?? 0, position: state?.position ?? 0, reason: state?.reason ?? "", strength: state?.strength ?? 0, indicators };
   }
 
   saveState(): StrategyState {

@@ -27,12 +27,14 @@ export class TrendDirector extends BaseStrategy<DirectorState> {
   protected createSymbolState(): DirectorState {
     const { ma_type, fast_period, slow_period } = this.parameters;
     const make = (period: number): MovingAverage => (ma_type === "sma" ? new Sma(period) : new Ema(period));
-    return { ...this.baseState(), fast: make(fast_period as number), slow: make(slow_period as number) };
+    return { ...this.baseState(), fast: make(fast_period as number), slow: make(slow_period as number), indicators: { fast_ma: NaN, slow_ma: NaN } };
   }
 
   protected evaluate(state: DirectorState, bar: Bar): Decision | undefined {
     const fast = state.fast.update(bar.close);
     const slow = state.slow.update(bar.close);
+    state.indicators!.fast_ma = fast;
+    state.indicators!.slow_ma = slow;
     if (Number.isNaN(fast) || Number.isNaN(slow)) return undefined;
     const band = this.parameters.band_pct as number;
     const spread = (fast / slow - 1) * 100;

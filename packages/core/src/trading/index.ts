@@ -3,3 +3,5 @@ export * as SessionViews from "./views";
 export * as SessionConfigs from "./session-config";
 export * from "./runs";
 export * as Channels from "./channels";
+export * as Mtf from "./mtf";
+export * as Replay from "./replay";

@@ -11,7 +11,7 @@ import type { EngineSetup } from "../engine/setup";
  */
 
 /** Views group events into these categories (one each), so a view reads one partition of the log. */
-export type EventCategory = "order" | "risk" | "position" | "trade" | "status" | "day" | "log";
+export type EventCategory = "order" | "risk" | "position" | "trade" | "status" | "day" | "log" | "mtf";
 
 const CATEGORY: Record<EventType, EventCategory> = {
   order_submitted: "order",
@@ -27,6 +27,9 @@ const CATEGORY: Record<EventType, EventCategory> = {
   channel_status: "status",
   day_end: "day",
   log: "log",
+  bias_changed: "mtf",
+  signal: "mtf",
+  strategy_output: "mtf",
 };
 
 export const categoryOf = (event: Pick<EngineEvent, "type">): EventCategory => CATEGORY[event.type];
@@ -42,6 +45,7 @@ export function levelOf(event: EngineEvent): LogLevel {
     case "alert":
       return event.data.level === "critical" ? "error" : event.data.level === "warning" ? "warning" : "info";
     case "day_end":
+    case "strategy_output":
       return "debug";
     case "log":
       return (event.data.level as LogLevel) ?? "info";
@@ -80,6 +84,12 @@ export function messageOf(event: EngineEvent): string {
       return `Trading day closed, equity ${d.equity}`;
     case "log":
       return `${channel}${d.message}`;
+    case "bias_changed":
+      return `${channel}Director bias of ${d.symbol} (${d.timeframe}) ${d.previous} → ${d.bias}: ${d.reason}`;
+    case "signal":
+      return `${channel}Signal ${d.side} ${d.symbol} (${d.timeframe}) to weight ${d.target_weight}: ${d.reason}`;
+    case "strategy_output":
+      return `${channel}${d.strategy} on ${d.symbol} ${d.timeframe} bar`;
   }
 }
 
@@ -212,6 +222,8 @@ export interface RunProgress {
   bars: number;
   bars_total: number;
   done: boolean;
+  /** A run driven over stored candles step by step (a replay, a historical MTF session): range, speed, state. */
+  driver?: import("./replay").DriverState;
 }
 
 /** An event as stored, with its log level and category. */

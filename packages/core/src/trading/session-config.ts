@@ -16,6 +16,8 @@ import { Timeframe } from "../strategies/definition";
  * defaults. See docs/trading-sessions.md.
  */
 
+const MtfRole = z.enum(["director", "executor"]);
+
 const Symbols = z.array(z.string().min(1).max(32)).max(100);
 
 const StrategyEntry = z.object({
@@ -24,6 +26,8 @@ const StrategyEntry = z.object({
   weight: z.number().gt(0).max(1).default(1),
   symbols: Symbols.optional(),
   timeframe: Timeframe.optional(),
+  /** Multi-timeframe role (MTF sessions, docs/mtf-and-replay.md). */
+  role: MtfRole.optional(),
 });
 
 const ChannelEntry = z.object({
@@ -54,6 +58,7 @@ export const ChannelStrategy = z.object({
   weight: z.number(),
   symbols: z.array(z.string()).optional(),
   timeframe: Timeframe.optional(),
+  role: MtfRole.optional(),
 });
 
 /** A stored channel: every field resolved. */
@@ -154,6 +159,7 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
         weight: strategy.weight,
         ...(own !== undefined ? { symbols: own } : {}),
         ...("timeframe" in strategy && strategy.timeframe ? { timeframe: strategy.timeframe } : {}),
+        ...("role" in strategy && strategy.role ? { role: strategy.role } : {}),
       };
     });
     channels.push({
@@ -234,8 +240,10 @@ export function engineSetup(options: {
       weight: s.weight,
       symbols: s.symbols ?? config.symbols,
       timeframe: s.timeframe ?? config.timeframe,
+      ...(s.role ? { role: s.role } : {}),
     })),
   }));
+  const multiTimeframe = channels.some((channel) => channel.strategies.some((s) => s.role !== undefined));
   return {
     session_id: options.run_id,
     base_currency: options.base_currency,
@@ -247,5 +255,6 @@ export function engineSetup(options: {
     lots: options.lots,
     fees: options.fees,
     trading_days_per_year: TRADING_DAYS_PER_YEAR[options.base_currency] ?? 252,
+    ...(multiTimeframe ? { trace: true } : {}),
   };
 }

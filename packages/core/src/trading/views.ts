@@ -198,7 +198,7 @@ const eventEntry = (event: StoredEvent) => ({
   data: event.data,
 });
 
-async function eventPage(deps: ViewDeps, session: StoredSession, query: { limit: number; cursor?: string; level?: LogLevel; category?: StoredEvent["category"] }): Promise<EventPage> {
+export async function eventPage(deps: ViewDeps, session: StoredSession, query: { limit: number; cursor?: string; level?: LogLevel; category?: StoredEvent["category"] }): Promise<EventPage> {
   if (!session.run_id) return { session_id: session.id, run_id: null, items: [], count: 0, next_cursor: null };
   const page = await deps.runs.events(session.run_id, query);
   return { session_id: session.id, run_id: session.run_id, items: page.items.map(eventEntry), count: page.items.length, next_cursor: page.cursor ?? null };

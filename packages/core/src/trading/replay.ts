@@ -1,0 +1,376 @@
+import { z } from "zod";
+import { BarFeed, type Feed } from "../backtests/bar-feed";
+import type { CandleStore } from "../candles/index";
+import { conflict, notFound, ValidationError } from "../errors";
+import { PERIOD_MS, TradingEngine } from "../engine/engine";
+import type { EngineEvent } from "../engine/events";
+import { IsoDate, parseOrThrow } from "../fees/money";
+import { marketOf, Markets } from "../market/market";
+import { dayNumberOf, zonedTimeToUtc } from "../market/zoned-time";
+import { Realtime, type RealtimeDeps } from "../realtime";
+import type { Timeframe } from "../strategies/definition";
+import { TimeZone } from "../time";
+import type { Actor } from "../users";
+import type { StoredRun } from "./runs";
+import { feedsOf } from "./session-config";
+import { owned, type StoredSession } from "./sessions";
+import type { ViewDeps } from "./views";
+
+/**
+ * Runs driven over stored candles one step at a time (docs/mtf-and-replay.md): a session's
+ * **replay** (its configuration over a date range, at a speed, on its own run
+ * `<session_id>-replay`, never the live one) and a **historical MTF session** (stepped by its
+ * executor bars on the session's own run). The driver's state (range, cursor, speed, play
+ * state) is part of the run's progress, saved with the snapshot and the events in one
+ * conditional write, so a restart continues where it was and a control serialises with the
+ * worker's playing loop. Every step restores the engine from the snapshot and feeds the next
+ * bars from the candle store: stepping, seeking and playing give the events of one straight
+ * run (seeking backwards replays from the start).
+ */
+
+/** Where a replay is: `playing` (the worker advances it by `speed`), `paused`, or `finished` (the range is used up). */
+export const ReplayStatus = z.enum(["playing", "paused", "finished"]).meta({ id: "ReplayState" });
+export type ReplayStatus = z.infer<typeof ReplayStatus>;
+
+/** The driver's part of a run's progress. */
+export interface DriverState {
+  kind: "replay" | "mtf";
+  start_date: string;
+  end_date: string;
+  timezone: string;
+  /** The range in epoch ms: bars opening from `start_ms` to `end_ms` (inclusive) are fed. */
+  start_ms: number;
+  end_ms: number;
+  feeds: Feed[];
+  /** One step is one bar of this period (the finest the configuration reads; an MTF session's executors'). */
+  step_timeframe: Timeframe;
+  state: ReplayStatus;
+  /** Steps per second while playing. */
+  speed: number;
+  /** Steps fed since the start of the range. */
+  steps: number;
+  /** Wall time (ms) the playing loop last advanced it, and the fraction of a step it still owes. */
+  played_at: number | null;
+  carry: number;
+}
+
+export interface ReplayMarkers {
+  /** Marks a session's replay as playing (the worker's list). */
+  mark(sessionId: string): Promise<void>;
+  unmark(sessionId: string): Promise<void>;
+  /** Session ids whose replay may be playing. */
+  list(): Promise<string[]>;
+}
+
+export interface DriverDeps extends ViewDeps {
+  candles: CandleStore;
+  replays: ReplayMarkers;
+}
+
+/** The run a session's replays use: separate from the session's own (live) run. */
+export const replayRunId = (sessionId: string) => `${sessionId}-replay`;
+
+/** Most steps one playing tick feeds (a high speed catches up over several ticks). */
+const MAX_STEPS_PER_TICK = 5_000;
+
+export const ReplayStartRequest = z
+  .object({
+    start_date: IsoDate,
+    end_date: IsoDate,
+    speed: z.number().gt(0).max(10_000).default(1).describe("Steps (bars of the finest period) per second while playing"),
+    timezone: TimeZone.optional().describe("Zone the dates are read in; the first symbol's market by default"),
+    paused: z.boolean().default(false).describe("Create it paused at the start of the range instead of playing"),
+  })
+  .meta({ id: "ReplayStartRequest" });
+
+export const ReplayControlRequest = z
+  .discriminatedUnion("action", [
+    z.object({ action: z.literal("play") }),
+    z.object({ action: z.literal("pause") }),
+    z.object({ action: z.literal("step"), bars: z.int().min(1).max(10_000).default(1).describe("Steps to advance") }),
+    z.object({ action: z.literal("seek"), to: z.string().min(10).max(40).describe("ISO date or date-time: the replay moves to just after the bars closing at or before it") }),
+    z.object({ action: z.literal("speed"), speed: z.number().gt(0).max(10_000) }),
+  ])
+  .meta({ id: "ReplayControlRequest" });
+
+export const ReplayStatusView = z
+  .object({
+    session_id: z.string(),
+    run_id: z.string(),
+    state: ReplayStatus,
+    speed: z.number(),
+    start_date: z.string(),
+    end_date: z.string(),
+    timezone: z.string(),
+    step_timeframe: z.string(),
+    cursor: z.string().nullable().describe("Close time of the last bar fed (null at the start)"),
+    progress: z.number().describe("Share of the range's time behind the cursor, 0 to 1"),
+    steps: z.int(),
+    bars: z.int().describe("Bars of every feed fed so far"),
+    last_sequence: z.int(),
+    equity: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "ReplayStatus" });
+export type ReplayStatusView = z.infer<typeof ReplayStatusView>;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The finest period of `feeds` (a step is one bar of it). */
+export const finestTimeframe = (timeframes: Timeframe[]): Timeframe => timeframes.reduce((a, b) => (PERIOD_MS[b] < PERIOD_MS[a] ? b : a));
+
+/** The range of a date pair in a zone, in epoch ms (bars opening inside it are fed). */
+export function rangeOf(startDate: string, endDate: string, timezone: string): { start_ms: number; end_ms: number } {
+  return {
+    start_ms: zonedTimeToUtc(timezone, dayNumberOf(startDate), 0),
+    end_ms: zonedTimeToUtc(timezone, dayNumberOf(endDate) + 1, 0) - 1000,
+  };
+}
+
+/** A fresh run for a driver at the start of its range. */
+export async function freshRun(deps: DriverDeps, session: StoredSession, runId: string, driver: DriverState): Promise<StoredRun> {
+  return {
+    run_id: runId,
+    session_id: session.id,
+    user_id: session.user_id,
+    setup: await deps.setupFor(session, runId),
+    snapshot: null,
+    progress: { cursor_ms: 0, bars: 0, bars_total: 0, done: false, driver },
+    version: 1,
+    updated_at: iso(deps.now()),
+  };
+}
+
+/**
+ * Feeds the run's next bars: `steps` bars of the step period (with every bar closing at the same
+ * instant as the last of them), or every bar closing at or before `toMs`. Saved with its events
+ * conditionally on the run's version; `change` edits the driver state in the same write.
+ */
+export async function advance(
+  deps: DriverDeps,
+  runId: string,
+  until: { steps?: number; toMs?: number },
+  change: (driver: DriverState, run: StoredRun) => DriverState = (d) => d,
+): Promise<{ run: StoredRun; events: EngineEvent[] }> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const run = await deps.runs.get(runId);
+    const driver = run?.progress?.driver;
+    if (!run || !driver) throw notFound("REPLAY_NOT_FOUND", `Run ${runId} is not driven over stored candles`);
+    const next = await feedRun(deps, run, change(driver, run), until);
+    if (await deps.runs.save(next.run, run.version, next.events)) return next;
+  }
+  throw conflict("RUN_CHANGED", `Run ${runId} kept changing; try again`);
+}
+
+async function feedRun(deps: DriverDeps, run: StoredRun, driver: DriverState, until: { steps?: number; toMs?: number }) {
+  const progress = run.progress!;
+  const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+  let steps = 0;
+  let fed = { fed: 0, lastCloseMs: null as number | null, done: progress.done };
+  const wanted = until.steps ?? Infinity;
+  if (!progress.done && (wanted > 0 || until.toMs !== undefined)) {
+    const feed = new BarFeed(deps.candles, driver.feeds, Math.floor(driver.start_ms / 1000), Math.floor(driver.end_ms / 1000), progress.cursor_ms);
+    fed = await feed.run(
+      Number.MAX_SAFE_INTEGER,
+      (bar, timeframe) => {
+        if (timeframe === driver.step_timeframe) steps++;
+        engine.onBar(bar, timeframe);
+      },
+      () => false,
+      (close) => steps >= wanted || (until.toMs !== undefined && close > until.toMs),
+    );
+    if (fed.done) engine.endDay();
+  }
+  const done = fed.done;
+  const nextDriver: DriverState = { ...driver, steps: driver.steps + steps, ...(done ? { state: "finished" as const, played_at: null, carry: 0 } : {}) };
+  const next: StoredRun = {
+    ...run,
+    snapshot: engine.snapshot(),
+    progress: { cursor_ms: fed.lastCloseMs ?? progress.cursor_ms, bars: progress.bars + fed.fed, bars_total: 0, done, driver: nextDriver },
+    version: run.version + 1,
+    updated_at: iso(deps.now()),
+  };
+  return { run: next, events: engine.drainEvents() };
+}
+
+/** The replay's status as the API shows it. */
+export function statusOf(run: StoredRun): ReplayStatusView {
+  const progress = run.progress!;
+  const driver = progress.driver!;
+  const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+  const span = Math.max(1, driver.end_ms - driver.start_ms);
+  const behind = progress.done ? span : Math.max(0, Math.min(span, progress.cursor_ms - driver.start_ms));
+  return {
+    session_id: run.session_id,
+    run_id: run.run_id,
+    state: driver.state,
+    speed: driver.speed,
+    start_date: driver.start_date,
+    end_date: driver.end_date,
+    timezone: driver.timezone,
+    step_timeframe: driver.step_timeframe,
+    cursor: progress.cursor_ms > 0 ? iso(progress.cursor_ms) : null,
+    progress: Math.round((behind / span) * 1e6) / 1e6,
+    steps: driver.steps,
+    bars: progress.bars,
+    last_sequence: run.snapshot?.sequence ?? 0,
+    equity: engine.totalEquity().toFixed(2),
+    updated_at: run.updated_at,
+  };
+}
+
+/** 409 `INVALID_STATE_TRANSITION` naming the replay's state. */
+const invalidReplayTransition = (sessionId: string, state: ReplayStatus, action: string, hint: string) =>
+  conflict("INVALID_STATE_TRANSITION", `Cannot ${action} the replay of session ${sessionId}: it is ${state}; ${hint}`, { current_status: state, action });
+
+/** The driver of a session's replay, or 404 `REPLAY_NOT_FOUND`. */
+async function replayOf(deps: DriverDeps, session: StoredSession): Promise<StoredRun> {
+  const run = await deps.runs.get(replayRunId(session.id));
+  if (!run?.progress?.driver) throw notFound("REPLAY_NOT_FOUND", `Session ${session.id} has no replay; start one with POST .../replay/start`);
+  return run;
+}
+
+/** Starts (or restarts from scratch) a replay of the session's configuration over a date range. */
+export async function start(deps: DriverDeps, actor: Actor, sessionId: string, input: unknown): Promise<ReplayStatusView> {
+  const body = parseOrThrow(ReplayStartRequest, input, ["body"]);
+  const session = await owned(deps, actor, sessionId);
+  const issues = [];
+  if (body.start_date > body.end_date) issues.push({ loc: ["body", "end_date"], msg: `end_date ${body.end_date} is before start_date ${body.start_date}`, type: "date_order" });
+  const feeds = orderedFeeds(session);
+  if (feeds.length === 0) issues.push({ loc: ["path", "session_id"], msg: `session ${session.id} has no strategy with symbols to replay`, type: "nothing_to_replay" });
+  if (issues.length > 0) throw new ValidationError(issues);
+  const timezone = body.timezone ?? Markets[marketOf(feeds[0]!.symbol)].timeZone;
+  const runId = replayRunId(session.id);
+  const driver: DriverState = {
+    kind: "replay",
+    start_date: body.start_date,
+    end_date: body.end_date,
+    timezone,
+    ...rangeOf(body.start_date, body.end_date, timezone),
+    feeds,
+    step_timeframe: finestTimeframe(feeds.map((f) => f.timeframe)),
+    state: body.paused ? "paused" : "playing",
+    speed: body.speed,
+    steps: 0,
+    played_at: body.paused ? null : deps.now(),
+    carry: 0,
+  };
+  // The marker first: a crash between the two leaves a marker the worker drops, never a playing replay nobody plays.
+  if (!body.paused) await deps.replays.mark(session.id);
+  await deps.runs.delete(runId);
+  const run = await freshRun(deps, session, runId, driver);
+  if (!(await deps.runs.save(run, 0, []))) throw conflict("RUN_CHANGED", `The replay of session ${session.id} was started concurrently; try again`);
+  return statusOf(run);
+}
+
+/** The feeds of a session, a director's first (bars closing together reach the director before its executors). */
+export function orderedFeeds(session: StoredSession): Feed[] {
+  return feedsOf(session.config);
+}
+
+/** Play, pause, step, seek or change speed; answers the status after it. */
+export async function control(deps: DriverDeps, actor: Actor, sessionId: string, input: unknown): Promise<{ status: ReplayStatusView; events: EngineEvent[] }> {
+  const body = parseOrThrow(ReplayControlRequest, input, ["body"]);
+  const session = await owned(deps, actor, sessionId);
+  const run = await replayOf(deps, session);
+  const driver = run.progress!.driver!;
+  const runId = run.run_id;
+  const guard = (allowed: ReplayStatus[], hint: string) => (current: DriverState) => {
+    if (!allowed.includes(current.state)) throw invalidReplayTransition(session.id, current.state, body.action, hint);
+  };
+  switch (body.action) {
+    case "play": {
+      guard(["paused"], driver.state === "playing" ? "it is already playing" : "seek back or start a new replay")(driver);
+      await deps.replays.mark(session.id);
+      const result = await advance(deps, runId, { steps: 0 }, (d) => (guard(["paused"], "play is allowed when paused")(d), { ...d, state: "playing", played_at: deps.now(), carry: 0 }));
+      return { status: statusOf(result.run), events: result.events };
+    }
+    case "pause": {
+      const result = await advance(deps, runId, { steps: 0 }, (d) => (guard(["playing"], "pause is allowed while playing")(d), { ...d, state: "paused", played_at: null, carry: 0 }));
+      await deps.replays.unmark(session.id);
+      return { status: statusOf(result.run), events: result.events };
+    }
+    case "step": {
+      const result = await advance(deps, runId, { steps: body.bars }, (d) => (guard(["paused"], d.state === "playing" ? "pause it first" : "seek back or start a new replay")(d), d));
+      return { status: statusOf(result.run), events: result.events };
+    }
+    case "speed": {
+      const result = await advance(deps, runId, { steps: 0 }, (d) => ({ ...d, speed: body.speed }));
+      return { status: statusOf(result.run), events: result.events };
+    }
+    case "seek":
+      return seek(deps, session, run, body.to);
+  }
+}
+
+/**
+ * Moves the replay to just after the bars closing at or before `to` (clamped to the range).
+ * Forwards it feeds the bars in between; backwards it starts again from the beginning of the
+ * range and feeds up to `to` (the run's events after it are removed), so the state after a seek
+ * is exactly that of a straight run to the same point. A finished replay sought back is paused.
+ */
+async function seek(deps: DriverDeps, session: StoredSession, run: StoredRun, to: string): Promise<{ status: ReplayStatusView; events: EngineEvent[] }> {
+  const driver = run.progress!.driver!;
+  const parsed = /^\d{4}-\d{2}-\d{2}$/.test(to) ? zonedTimeToUtc(driver.timezone, dayNumberOf(to), 0) : Date.parse(to);
+  if (!Number.isFinite(parsed)) throw new ValidationError([{ loc: ["body", "to"], msg: `'${to}' is not an ISO date or date-time`, type: "value_error" }]);
+  const target = Math.max(driver.start_ms, Math.min(parsed, driver.end_ms + PERIOD_MS["1d"]));
+  if (target >= run.progress!.cursor_ms) {
+    const result = await advance(deps, run.run_id, { toMs: target });
+    return { status: statusOf(result.run), events: result.events };
+  }
+  const state: ReplayStatus = driver.state === "playing" ? "playing" : "paused";
+  await deps.runs.delete(run.run_id);
+  const fresh = await freshRun(deps, session, run.run_id, { ...driver, state, steps: 0, played_at: state === "playing" ? deps.now() : null, carry: 0 });
+  const { run: next, events } = await feedRun(deps, fresh, fresh.progress!.driver!, { toMs: target });
+  if (!(await deps.runs.save({ ...next, version: 1 }, 0, events))) throw conflict("RUN_CHANGED", `The replay of session ${session.id} changed during the seek; try again`);
+  return { status: statusOf({ ...next, version: 1 }), events };
+}
+
+/** The status of the session's replay (404 `REPLAY_NOT_FOUND` before the first start). */
+export async function status(deps: DriverDeps, actor: Actor, sessionId: string): Promise<ReplayStatusView> {
+  const session = await owned(deps, actor, sessionId);
+  return statusOf(await replayOf(deps, session));
+}
+
+/**
+ * The playing loop's step (the session worker calls it every tick; the embedded runtime's
+ * worker too): every playing replay advances by the steps its speed owes since it last played.
+ * Returns the events each wrote, for streaming.
+ */
+export async function tick(deps: DriverDeps): Promise<{ session_id: string; events: EngineEvent[] }[]> {
+  const out: { session_id: string; events: EngineEvent[] }[] = [];
+  for (const sessionId of await deps.replays.list()) {
+    const run = await deps.runs.get(replayRunId(sessionId));
+    const driver = run?.progress?.driver;
+    if (!run || !driver || driver.state !== "playing") {
+      await deps.replays.unmark(sessionId);
+      continue;
+    }
+    const now = deps.now();
+    const owed = driver.carry + (driver.speed * Math.max(0, now - (driver.played_at ?? now))) / 1000;
+    const steps = Math.min(MAX_STEPS_PER_TICK, Math.floor(owed));
+    if (steps < 1) continue;
+    try {
+      const result = await advance(deps, run.run_id, { steps }, (d) => {
+        if (d.state !== "playing") throw invalidReplayTransition(sessionId, d.state, "play", "it was paused meanwhile");
+        return { ...d, played_at: now, carry: Math.min(owed - steps, 1) };
+      });
+      if (result.run.progress!.driver!.state !== "playing") await deps.replays.unmark(sessionId);
+      out.push({ session_id: sessionId, events: result.events });
+    } catch (error) {
+      if ((error as { code?: string }).code !== "INVALID_STATE_TRANSITION") throw error;
+    }
+  }
+  return out;
+}
+
+/** Publishes a replay's events to the session's socket topic, each marked `replay: true`. */
+export async function publish(realtime: RealtimeDeps, sessionId: string, runId: string, events: EngineEvent[]): Promise<void> {
+  for (const event of events) {
+    await Realtime.publish(realtime, `session:${sessionId}`, {
+      type: event.type,
+      data: { ...event.data, channel_id: event.channel_id, sequence: event.sequence, run_id: runId, replay: true },
+      timestamp: iso(event.time),
+    });
+  }
+}

@@ -1,0 +1,220 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { TradingEngine } from "../../packages/core/src/engine/engine";
+import type { EngineEvent } from "../../packages/core/src/engine/events";
+import { createTestApi, type TestApi } from "../support/harness";
+import { firstSteps, intradayBars, merged, storeBars, type FedBar } from "../support/stored-bars";
+
+/**
+ * MTF sessions over HTTP against DynamoDB Local: a trend director on hourly bars sets the bias
+ * of a pullback executor on 5-minute bars. A historical session steps bar by bar over stored
+ * candles and its events equal those of one engine fed the same bars; the director's bias shows
+ * in `outputs` and `status`; the executor never trades against it.
+ */
+let api: TestApi;
+let token: string;
+const DAYS = ["2024-04-01", "2024-04-02", "2024-04-03", "2024-04-04", "2024-04-05", "2024-04-08", "2024-04-09", "2024-04-10", "2024-04-11"];
+const { fine, hourly } = intradayBars("AAPL.US", DAYS);
+// The director's feed comes first in the session's configuration, so it wins ties of close time.
+const ALL: FedBar[] = merged([
+  { timeframe: "1h", bars: hourly },
+  { timeframe: "5m", bars: fine },
+]);
+
+const director = { strategy_name: "trend_director", timeframe: "1h", parameters: { fast_period: 3, slow_period: 8, band_pct: 0.1, allow_short: true } };
+const executor = { strategy_name: "pullback_executor", timeframe: "5m", parameters: { rsi_period: 5, pullback_level: 45, exit_level: 55, trend_period: 10, allow_short: true } };
+const body = (overrides: Record<string, unknown> = {}) => ({
+  session_name: "mtf study",
+  mode: "historical",
+  initial_capital: "100000",
+  symbols: ["AAPL.US"],
+  director,
+  executors: [executor],
+  start_date: DAYS[0],
+  end_date: DAYS[DAYS.length - 1],
+  risk_config: { allow_short: true },
+  execution: { sizing: { model: "cash_fraction", fraction: 0.08 }, commission: { model: "percent", rate: 0.0005 } },
+  ...overrides,
+});
+
+beforeAll(async () => {
+  api = await createTestApi();
+  token = (await api.createUser()).token;
+  await storeBars(api.services, "5m", fine);
+  await storeBars(api.services, "1h", hourly);
+});
+
+/** Every event of a session's outputs, following the pager. */
+async function allOutputs(sessionId: string, kind = "all") {
+  const items: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: any = await api.json("GET", `/api/v1/trading/mtf/sessions/${sessionId}/outputs?kind=${kind}&limit=97${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, 200, { token });
+    items.push(...page.items);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return items;
+}
+
+/** The events one engine with the session's setup gives on `bars`. */
+async function engineEvents(sessionId: string, bars: FedBar[]): Promise<EngineEvent[]> {
+  const run = (await api.services.trading.drivers.runs.get(sessionId))!;
+  const engine = new TradingEngine(run.setup);
+  for (const { bar, timeframe } of bars) engine.onBar({ ...bar }, timeframe);
+  return engine.drainEvents();
+}
+
+const comparable = (events: { sequence: number; type: string; data: unknown }[]) => events.map((e) => ({ sequence: e.sequence, type: e.type, data: e.data }));
+
+describe("MTF sessions", () => {
+  it("answers 422 listing every problem of a director, its executors and the dates", async () => {
+    const response = await api.json("POST", "/api/v1/trading/mtf/sessions", 422, {
+      token,
+      body: body({
+        director: { strategy_name: "pullback_executor", timeframe: "5m" },
+        executors: [
+          { strategy_name: "trend_director", timeframe: "1h" },
+          { strategy_name: "no_such_strategy", timeframe: "5m" },
+          { strategy_name: "pullback_executor", timeframe: "5m", parameters: { pullback_level: 60, exit_level: 55 } },
+        ],
+        start_date: null,
+      }),
+    });
+    const locs = response.detail.map((d: { loc: (string | number)[] }) => d.loc.join("."));
+    expect(locs).toEqual(
+      expect.arrayContaining([
+        "body.director.strategy_name", // an executor cannot direct
+        "body.executors.0.strategy_name", // a director cannot execute
+        "body.executors.0.timeframe", // 1h is not below the director's 5m
+        "body.executors.1.strategy_name", // unknown
+        "body.executors.2.parameters.pullback_level", // out of range (max 50)
+        "body.start_date",
+      ]),
+    );
+    expect(response.detail.find((d: any) => d.loc.join(".") === "body.director.strategy_name").msg).toContain("role executor");
+  });
+
+  let id: string;
+
+  it("creates a historical session from the catalog and lists it", async () => {
+    const created = await api.json("POST", "/api/v1/trading/mtf/sessions", 201, { token, body: body() });
+    id = created.id;
+    expect(created).toMatchObject({
+      mode: "historical",
+      status: "created",
+      symbols: ["AAPL.US"],
+      director: { strategy_name: "trend_director", timeframe: "1h", parameters: { fast_period: 3, slow_period: 8, ma_type: "ema" } },
+      executors: [{ strategy_name: "pullback_executor", timeframe: "5m", weight: 1 }],
+      start_date: "2024-04-01",
+      end_date: "2024-04-11",
+    });
+    const listed = await api.json("GET", "/api/v1/trading/mtf/sessions", 200, { token });
+    expect(listed.map((s: { id: string }) => s.id)).toEqual([id]);
+    // It is a trading session like any other: its one channel holds the director and the executor.
+    const session = await api.json("GET", `/api/v1/trading/sessions/${id}`, 200, { token });
+    expect(session.config.channels[0].strategies.map((s: { role: string }) => s.role)).toEqual(["director", "executor"]);
+  });
+
+  it("refuses to step before it starts, naming the state", async () => {
+    const refused = await api.json("POST", `/api/v1/trading/mtf/sessions/${id}/step`, 409, { token });
+    expect(refused).toMatchObject({ error_code: "INVALID_STATE_TRANSITION", current_status: "created" });
+    expect(refused.detail).toContain("created");
+  });
+
+  it("steps executor bars over stored candles with exactly the events of one engine fed those bars", async () => {
+    expect((await api.json("POST", `/api/v1/trading/mtf/sessions/${id}/start`, 200, { token })).status).toBe("running");
+    const one = await api.json("POST", `/api/v1/trading/mtf/sessions/${id}/step`, 200, { token });
+    expect(one).toMatchObject({ steps: 1, done: false, cursor: new Date(fine[0]!.timestamp + 300_000).toISOString() });
+    // The first executor bar writes its strategy output (bar, indicator values, no bias yet: flat).
+    expect(one.events).toHaveLength(1);
+    expect(one.events[0]).toMatchObject({ type: "strategy_output", data: { timeframe: "5m", role: "executor", bias: "flat", bar: { close: fine[0]!.close }, indicators: { rsi: null, trend_ema: null } } });
+
+    const nine = await api.json("POST", `/api/v1/trading/mtf/sessions/${id}/step`, 200, { token, body: { bars: 9 } });
+    expect(nine.steps).toBe(10);
+    await api.json("POST", `/api/v1/trading/mtf/sessions/${id}/pause`, 200, { token });
+    const more = await api.json("POST", `/api/v1/trading/mtf/sessions/${id}/step`, 200, { token, body: { bars: 290 } });
+    expect(more.steps).toBe(300);
+
+    const fed = firstSteps(ALL, "5m", 300);
+    const expected = await engineEvents(id, fed);
+    expect(comparable([...one.events, ...nine.events, ...more.events])).toEqual(comparable(expected));
+    expect(comparable(await allOutputs(id))).toEqual(comparable(expected));
+    expect(more.cursor).toBe(new Date(fed[fed.length - 1]!.close_ms).toISOString());
+  });
+
+  it("shows the director's bias changes in outputs and status, and the executor never trades against it", async () => {
+    const mtf = await allOutputs(id, "mtf");
+    expect(new Set(mtf.map((e) => e.type))).toEqual(new Set(["strategy_output", "bias_changed", "signal"]));
+    const changes = mtf.filter((e) => e.type === "bias_changed");
+    expect(changes.length).toBeGreaterThanOrEqual(2);
+    expect(changes[0].data).toMatchObject({ symbol: "AAPL.US", timeframe: "1h", strategy: "trend_director", previous: "flat" });
+    expect(["long", "short"]).toContain(changes[0].data.bias);
+    // Hourly outputs carry the director's moving averages.
+    const hourlyOutput = mtf.filter((e) => e.type === "strategy_output" && e.data.timeframe === "1h").at(-1);
+    expect(hourlyOutput.data.indicators).toEqual({ fast_ma: expect.any(Number), slow_ma: expect.any(Number) });
+    for (const signal of mtf.filter((e) => e.type === "signal")) {
+      if (signal.data.target_weight > 0) expect(signal.data.bias).toBe("long");
+      if (signal.data.target_weight < 0) expect(signal.data.bias).toBe("short");
+    }
+    // Orders came from the executor, placed on the mtf channel.
+    const orders = await allOutputs(id, "order");
+    expect(orders.length).toBeGreaterThan(0);
+    expect(orders.every((e) => e.channel_id === "mtf")).toBe(true);
+
+    const status = await api.json("GET", `/api/v1/trading/mtf/sessions/${id}/status`, 200, { token });
+    expect(status.bias).toEqual([{ symbol: "AAPL.US", bias: changes.at(-1).data.bias, strategy: "trend_director", timeframe: "1h" }]);
+    const fed = firstSteps(ALL, "5m", 300);
+    const lastHour = fed.filter((f) => f.timeframe === "1h").at(-1)!.bar;
+    const lastFive = fed.filter((f) => f.timeframe === "5m").at(-1)!.bar;
+    expect(status.timeframes).toEqual([
+      { timeframe: "1h", role: "director", strategies: ["trend_director"], last_bars: [{ ...lastHour, timestamp: new Date(lastHour.timestamp).toISOString() }] },
+      { timeframe: "5m", role: "executor", strategies: ["pullback_executor"], last_bars: [{ ...lastFive, timestamp: new Date(lastFive.timestamp).toISOString() }] },
+    ]);
+    expect(status).toMatchObject({ mode: "historical", status: "paused", steps: 300, done: false });
+  });
+
+  it("steps to the end of the range, completes, and then refuses to step", async () => {
+    const last = await api.json("POST", `/api/v1/trading/mtf/sessions/${id}/step`, 200, { token, body: { bars: 1000 } });
+    expect(last).toMatchObject({ steps: fine.length, done: true });
+    const expected = await engineEvents(id, ALL);
+    const logged = await allOutputs(id);
+    // The whole range plus the final day close, identical to one straight engine run.
+    expect(comparable(logged.slice(0, expected.length))).toEqual(comparable(expected));
+    expect(logged.slice(expected.length).map((e) => e.type)).toEqual(["day_end"]);
+    const refused = await api.json("POST", `/api/v1/trading/mtf/sessions/${id}/step`, 409, { token });
+    expect(refused).toMatchObject({ error_code: "INVALID_STATE_TRANSITION", current_status: "completed" });
+  });
+
+  it("runs simulation MTF sessions through the session state machine; step is historical only", async () => {
+    const sim = await api.json("POST", "/api/v1/trading/mtf/sessions", 201, { token, body: body({ mode: "simulation", start_date: null, end_date: null }) });
+    expect(sim.mode).toBe("simulation");
+    expect((await api.json("POST", `/api/v1/trading/mtf/sessions/${sim.id}/start`, 200, { token })).status).toBe("running");
+    const refused = await api.json("POST", `/api/v1/trading/mtf/sessions/${sim.id}/step`, 409, { token });
+    expect(refused).toMatchObject({ error_code: "INVALID_STATE_TRANSITION", current_status: "running" });
+    expect((await api.json("POST", `/api/v1/trading/mtf/sessions/${sim.id}/resume`, 409, { token })).current_status).toBe("running");
+    expect((await api.json("POST", `/api/v1/trading/mtf/sessions/${sim.id}/pause`, 200, { token })).status).toBe("paused");
+    // Deleting a paused session is refused; stopped, it goes with its runs.
+    expect((await api.json("DELETE", `/api/v1/trading/mtf/sessions/${sim.id}`, 409, { token })).current_status).toBe("paused");
+    await api.json("POST", `/api/v1/trading/mtf/sessions/${sim.id}/stop`, 200, { token });
+    expect(await api.json("DELETE", `/api/v1/trading/mtf/sessions/${sim.id}`, 200, { token })).toMatchObject({ success: true, id: sim.id });
+    expect((await api.json("GET", `/api/v1/trading/mtf/sessions/${sim.id}/status`, 404, { token })).error_code).toBe("SESSION_NOT_FOUND");
+  });
+
+  it("answers 404 for unknown and non-MTF sessions and 403 for another user's", async () => {
+    expect((await api.json("GET", "/api/v1/trading/mtf/sessions/nope/status", 404, { token })).error_code).toBe("SESSION_NOT_FOUND");
+    const plain = await api.json("POST", "/api/v1/trading/sessions", 201, {
+      token,
+      body: { session_name: "plain", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "1000", config: { strategy_name: "ma_crossover", symbols: ["AAPL.US"] } },
+    });
+    expect((await api.json("POST", `/api/v1/trading/mtf/sessions/${plain.id}/step`, 404, { token })).error_code).toBe("SESSION_NOT_FOUND");
+    const other = (await api.createUser()).token;
+    for (const [method, path] of [
+      ["GET", "status"],
+      ["GET", "outputs"],
+      ["POST", "step"],
+      ["POST", "stop"],
+    ] as const) {
+      expect((await api.json(method, `/api/v1/trading/mtf/sessions/${id}/${path}`, 403, { token: other })).error_code).toBe("ACCESS_DENIED");
+    }
+    expect(await api.json("GET", "/api/v1/trading/mtf/sessions", 200, { token: other })).toEqual([]);
+  });
+});
