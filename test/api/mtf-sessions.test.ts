@@ -169,7 +169,7 @@ describe("MTF sessions", () => {
       { timeframe: "1h", role: "director", strategies: ["trend_director"], last_bars: [{ ...lastHour, timestamp: new Date(lastHour.timestamp).toISOString() }] },
       { timeframe: "5m", role: "executor", strategies: ["pullback_executor"], last_bars: [{ ...lastFive, timestamp: new Date(lastFive.timestamp).toISOString() }] },
     ]);
-    expect(status).toMatchObject({ mode: "historical", status: "paused", steps: 300, done: false });
+    expect(status).toMatchObject({ mode: "historical", status: "paused", steps: 300, steps_total: fine.length, done: false });
   });
 
   it("steps to the end of the range, completes, and then refuses to step", async () => {

@@ -9,7 +9,7 @@ import { TimeZone } from "../time";
 import type { Actor } from "../users";
 import type { EngineEvent } from "../engine/events";
 import { messageOf, type StoredRun } from "./runs";
-import { advance, finestTimeframe, freshRun, rangeOf, replayRunId, type DriverDeps, type DriverState } from "./replay";
+import { advance, countSteps, finestTimeframe, freshRun, rangeOf, replayRunId, type DriverDeps, type DriverState } from "./replay";
 import { normalizeConfig, feedsOf } from "./session-config";
 import * as Sessions from "./sessions";
 import { eventPage, EventPage, PageQuery } from "./views";
@@ -90,6 +90,7 @@ export const MtfStepResult = z
   .object({
     session_id: z.string(),
     steps: z.int().describe("Executor bars fed since the start of the range"),
+    steps_total: z.int().describe("Executor bars stored in the range"),
     cursor: z.string().nullable().describe("Close time of the last bar fed"),
     done: z.boolean().describe("The range is used up (the session is then completed)"),
     events: EventPage.shape.items.describe("What this step produced, oldest first"),
@@ -103,6 +104,7 @@ export const MtfStatus = z
     status: Sessions.SessionStatus,
     clock: z.string().nullable(),
     steps: z.int().nullable().describe("historical: executor bars fed so far"),
+    steps_total: z.int().nullable().describe("historical: executor bars stored in the range"),
     done: z.boolean(),
     bias: z.array(z.object({ symbol: z.string(), bias: z.enum(["long", "short", "flat"]), strategy: z.string(), timeframe: z.string() })),
     timeframes: z.array(z.object({ timeframe: z.string(), role: z.enum(["director", "executor"]), strategies: z.array(z.string()), last_bars: z.array(BarView) })),
@@ -243,21 +245,21 @@ export async function owned(deps: DriverDeps, actor: Actor, id: string): Promise
 }
 
 /** The driver state of a historical session's run at the start of its range. */
-function driverOf(session: Sessions.StoredSession): DriverState {
+async function driverOf(deps: DriverDeps, session: Sessions.StoredSession): Promise<DriverState> {
   const feeds = feedsOf(session.config);
   const timezone = session.timezone ?? Markets[marketOf(session.config.symbols[0]!)].timeZone;
   const executors = session.config.channels.flatMap((c) => c.strategies).filter((s) => s.role === "executor");
+  const base = { feeds, step_timeframe: finestTimeframe(executors.map((s) => s.timeframe ?? session.config.timeframe)), ...rangeOf(session.start_date!, session.end_date!, timezone) };
   return {
     kind: "mtf",
     start_date: session.start_date!,
     end_date: session.end_date!,
     timezone,
-    ...rangeOf(session.start_date!, session.end_date!, timezone),
-    feeds,
-    step_timeframe: finestTimeframe(executors.map((s) => s.timeframe ?? session.config.timeframe)),
+    ...base,
     state: "paused",
     speed: 1,
     steps: 0,
+    steps_total: await countSteps(deps.candles, base),
     played_at: null,
     carry: 0,
   };
@@ -275,7 +277,7 @@ export async function transition(deps: DriverDeps, actor: Actor, id: string, act
   const rule = Sessions.TRANSITIONS[action];
   if (!rule.from.includes(session.status)) throw Sessions.invalidTransition(session, action, `${action} is allowed from ${rule.from.join(" or ")}`);
   if (action === "start" && !(await deps.runs.get(session.id))) {
-    await deps.runs.save(await freshRun(deps, session, session.id, driverOf(session)), 0, []);
+    await deps.runs.save(await freshRun(deps, session, session.id, await driverOf(deps, session)), 0, []);
   }
   return Sessions.mutate(deps, actor, id, (current) => {
     if (!rule.from.includes(current.status)) throw Sessions.invalidTransition(current, action, `${action} is allowed from ${rule.from.join(" or ")}`);
@@ -319,6 +321,7 @@ export async function step(deps: DriverDeps, actor: Actor, id: string, input: un
   return {
     session_id: id,
     steps: progress.driver!.steps,
+    steps_total: progress.driver!.steps_total,
     cursor: progress.cursor_ms > 0 ? iso(progress.cursor_ms) : null,
     done: progress.done,
     events: events.map(eventEntry),
@@ -372,6 +375,7 @@ export async function status(deps: DriverDeps, actor: Actor, id: string) {
     status: session.status,
     clock: run?.snapshot && run.snapshot.time > 0 ? iso(run.snapshot.time) : null,
     steps: run?.progress?.driver ? run.progress.driver.steps : null,
+    steps_total: run?.progress?.driver ? run.progress.driver.steps_total : null,
     done: run?.progress?.done ?? false,
     bias: engine.biases().map((b) => ({ symbol: b.symbol, bias: b.bias as "long" | "short" | "flat", strategy: b.strategy, timeframe: b.timeframe })),
     timeframes: [...timeframes.values()]

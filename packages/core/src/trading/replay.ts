@@ -47,8 +47,9 @@ export interface DriverState {
   state: ReplayStatus;
   /** Steps per second while playing. */
   speed: number;
-  /** Steps fed since the start of the range. */
+  /** Steps fed since the start of the range, and how many the range holds (counted when the driver starts). */
   steps: number;
+  steps_total: number;
   /** Wall time (ms) the playing loop last advanced it, and the fraction of a step it still owes. */
   played_at: number | null;
   carry: number;
@@ -104,8 +105,9 @@ export const ReplayStatusView = z
     timezone: z.string(),
     step_timeframe: z.string(),
     cursor: z.string().nullable().describe("Close time of the last bar fed (null at the start)"),
-    progress: z.number().describe("Share of the range's time behind the cursor, 0 to 1"),
-    steps: z.int(),
+    progress: z.number().describe("steps / steps_total (1 once finished)"),
+    steps: z.int().describe("Bars of the step period fed since the start of the range"),
+    steps_total: z.int().describe("Bars of the step period stored in the range"),
     bars: z.int().describe("Bars of every feed fed so far"),
     last_sequence: z.int(),
     equity: z.string(),
@@ -125,6 +127,14 @@ export function rangeOf(startDate: string, endDate: string, timezone: string): {
     start_ms: zonedTimeToUtc(timezone, dayNumberOf(startDate), 0),
     end_ms: zonedTimeToUtc(timezone, dayNumberOf(endDate) + 1, 0) - 1000,
   };
+}
+
+/** Bars of the step period stored in the driver's range (regular session only, as the feed reads them). */
+export async function countSteps(candles: CandleStore, driver: Pick<DriverState, "feeds" | "step_timeframe" | "start_ms" | "end_ms">): Promise<number> {
+  let count = 0;
+  const feeds = driver.feeds.filter((feed) => feed.timeframe === driver.step_timeframe);
+  await new BarFeed(candles, feeds, Math.floor(driver.start_ms / 1000), Math.floor(driver.end_ms / 1000), 0).run(Number.MAX_SAFE_INTEGER, () => count++);
+  return count;
 }
 
 /** A fresh run for a driver at the start of its range. */
@@ -198,8 +208,7 @@ export function statusOf(run: StoredRun): ReplayStatusView {
   const progress = run.progress!;
   const driver = progress.driver!;
   const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
-  const span = Math.max(1, driver.end_ms - driver.start_ms);
-  const behind = progress.done ? span : Math.max(0, Math.min(span, progress.cursor_ms - driver.start_ms));
+  const share = progress.done ? 1 : driver.steps_total > 0 ? Math.min(1, driver.steps / driver.steps_total) : 0;
   return {
     session_id: run.session_id,
     run_id: run.run_id,
@@ -210,8 +219,9 @@ export function statusOf(run: StoredRun): ReplayStatusView {
     timezone: driver.timezone,
     step_timeframe: driver.step_timeframe,
     cursor: progress.cursor_ms > 0 ? iso(progress.cursor_ms) : null,
-    progress: Math.round((behind / span) * 1e6) / 1e6,
+    progress: Math.round(share * 1e6) / 1e6,
     steps: driver.steps,
+    steps_total: driver.steps_total,
     bars: progress.bars,
     last_sequence: run.snapshot?.sequence ?? 0,
     equity: engine.totalEquity().toFixed(2),
@@ -241,17 +251,17 @@ export async function start(deps: DriverDeps, actor: Actor, sessionId: string, i
   if (issues.length > 0) throw new ValidationError(issues);
   const timezone = body.timezone ?? Markets[marketOf(feeds[0]!.symbol)].timeZone;
   const runId = replayRunId(session.id);
+  const base = { feeds, step_timeframe: finestTimeframe(feeds.map((f) => f.timeframe)), ...rangeOf(body.start_date, body.end_date, timezone) };
   const driver: DriverState = {
     kind: "replay",
     start_date: body.start_date,
     end_date: body.end_date,
     timezone,
-    ...rangeOf(body.start_date, body.end_date, timezone),
-    feeds,
-    step_timeframe: finestTimeframe(feeds.map((f) => f.timeframe)),
+    ...base,
     state: body.paused ? "paused" : "playing",
     speed: body.speed,
     steps: 0,
+    steps_total: await countSteps(deps.candles, base),
     played_at: body.paused ? null : deps.now(),
     carry: 0,
   };
