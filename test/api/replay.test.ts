@@ -90,6 +90,8 @@ describe("replay", () => {
     expect(locs).toEqual(expect.arrayContaining(["body.speed"]));
     const order = await api.json("POST", path("start"), 422, { token, body: { start_date: "2024-04-03", end_date: "2024-04-01" } });
     expect(order.detail.map((d: { loc: (string | number)[] }) => d.loc.join("."))).toEqual(["body.end_date"]);
+    const long = await api.json("POST", path("start"), 422, { token, body: { start_date: "2000-01-01", end_date: "2024-01-01" } });
+    expect(long.detail).toEqual([expect.objectContaining({ loc: ["body", "end_date"], type: "range_too_long" })]);
     expect((await control({ action: "rewind" }, 422)).error_code).toBeDefined();
   });
 

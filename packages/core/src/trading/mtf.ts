@@ -9,7 +9,7 @@ import { TimeZone } from "../time";
 import type { Actor } from "../users";
 import type { EngineEvent } from "../engine/events";
 import { messageOf, type StoredRun } from "./runs";
-import { advance, countSteps, finestTimeframe, freshRun, rangeOf, replayRunId, type DriverDeps, type DriverState } from "./replay";
+import { advance, countSteps, finestTimeframe, freshRun, rangeIssue, rangeOf, replayRunId, type DriverDeps, type DriverState } from "./replay";
 import { normalizeConfig, feedsOf } from "./session-config";
 import * as Sessions from "./sessions";
 import { eventPage, EventPage, PageQuery } from "./views";
@@ -151,7 +151,8 @@ function catalogIssues(body: z.infer<typeof MtfSessionCreate>): ValidationIssue[
     if (!body.start_date) issues.push({ loc: ["body", "start_date"], msg: "a historical MTF session needs start_date", type: "missing" });
     if (!body.end_date) issues.push({ loc: ["body", "end_date"], msg: "a historical MTF session needs end_date", type: "missing" });
   }
-  if (body.start_date && body.end_date && body.start_date > body.end_date) issues.push({ loc: ["body", "end_date"], msg: `end_date ${body.end_date} is before start_date ${body.start_date}`, type: "date_order" });
+  const range = body.start_date && body.end_date ? rangeIssue(body.start_date, body.end_date) : null;
+  if (range) issues.push(range);
   body.symbols.forEach((symbol, index) => {
     try {
       const normal = normalizeSymbol(symbol);

@@ -71,6 +71,17 @@ export interface DriverDeps extends ViewDeps {
 /** The run a session's replays use: separate from the session's own (live) run. */
 export const replayRunId = (sessionId: string) => `${sessionId}-replay`;
 
+/** Longest date range a driver reads (its steps are counted, and seeks read it, from the start). */
+export const MAX_RANGE_DAYS = 1830;
+
+/** A problem with a driver's date range, if any (order, and at most `MAX_RANGE_DAYS` days). */
+export function rangeIssue(startDate: string, endDate: string): { loc: (string | number)[]; msg: string; type: string } | null {
+  if (startDate > endDate) return { loc: ["body", "end_date"], msg: `end_date ${endDate} is before start_date ${startDate}`, type: "date_order" };
+  const days = (Date.parse(`${endDate}T00:00:00Z`) - Date.parse(`${startDate}T00:00:00Z`)) / 86_400_000 + 1;
+  if (days > MAX_RANGE_DAYS) return { loc: ["body", "end_date"], msg: `the range holds ${days} days; at most ${MAX_RANGE_DAYS} are replayed at once`, type: "range_too_long" };
+  return null;
+}
+
 /** Most steps one playing tick feeds (a high speed catches up over several ticks). */
 const MAX_STEPS_PER_TICK = 5_000;
 
@@ -245,7 +256,8 @@ export async function start(deps: DriverDeps, actor: Actor, sessionId: string, i
   const body = parseOrThrow(ReplayStartRequest, input, ["body"]);
   const session = await owned(deps, actor, sessionId);
   const issues = [];
-  if (body.start_date > body.end_date) issues.push({ loc: ["body", "end_date"], msg: `end_date ${body.end_date} is before start_date ${body.start_date}`, type: "date_order" });
+  const range = rangeIssue(body.start_date, body.end_date);
+  if (range) issues.push(range);
   const feeds = orderedFeeds(session);
   if (feeds.length === 0) issues.push({ loc: ["path", "session_id"], msg: `session ${session.id} has no strategy with symbols to replay`, type: "nothing_to_replay" });
   if (issues.length > 0) throw new ValidationError(issues);
@@ -321,7 +333,7 @@ export async function control(deps: DriverDeps, actor: Actor, sessionId: string,
  */
 async function seek(deps: DriverDeps, session: StoredSession, run: StoredRun, to: string): Promise<{ status: ReplayStatusView; events: EngineEvent[] }> {
   const driver = run.progress!.driver!;
-  const parsed = /^\d{4}-\d{2}-\d{2}$/.test(to) ? zonedTimeToUtc(driver.timezone, dayNumberOf(to), 0) : Date.parse(to);
+  const parsed = IsoDate.safeParse(to).success ? zonedTimeToUtc(driver.timezone, dayNumberOf(to), 0) : Date.parse(to);
   if (!Number.isFinite(parsed)) throw new ValidationError([{ loc: ["body", "to"], msg: `'${to}' is not an ISO date or date-time`, type: "value_error" }]);
   const target = Math.max(driver.start_ms, Math.min(parsed, driver.end_ms + PERIOD_MS["1d"]));
   if (target >= run.progress!.cursor_ms) {
