@@ -1,6 +1,7 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
+import { SessionWorker } from "../../packages/worker/src/session-worker";
 import { createTestApi, type TestApi } from "../support/harness";
 import { firstSteps, intradayBars, merged, storeBars, type FedBar } from "../support/stored-bars";
 
@@ -216,5 +217,53 @@ describe("MTF sessions", () => {
       expect((await api.json(method, `/api/v1/trading/mtf/sessions/${id}/${path}`, 403, { token: other })).error_code).toBe("ACCESS_DENIED");
     }
     expect(await api.json("GET", "/api/v1/trading/mtf/sessions", 200, { token: other })).toEqual([]);
+  });
+});
+
+describe("a simulation MTF session in the session worker", () => {
+  let sim: TestApi;
+  let simToken: string;
+  let clock = Date.parse("2024-03-15T13:30:00Z"); // the US regular session opens (EDT)
+  let pinned = false;
+  const workers: SessionWorker[] = [];
+
+  beforeAll(async () => {
+    sim = await createTestApi({}, { now: () => (pinned ? clock : Date.now()) });
+    simToken = (await sim.createUser()).token;
+    pinned = true;
+  });
+  afterAll(async () => {
+    for (const worker of workers) await worker.stop();
+  });
+
+  it("is fed its director's and executors' bars as they close, like any session, with the outputs of each timeframe", async () => {
+    const created = await sim.json("POST", "/api/v1/trading/mtf/sessions", 201, { token: simToken, body: body({ mode: "simulation", start_date: null, end_date: null }) });
+    await sim.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/start`, 200, { token: simToken });
+    const worker = new SessionWorker(sim.services, { marketData: await sim.services.marketData(), tickMs: 1e9, refreshMs: 1e9 });
+    workers.push(worker);
+    await worker.start();
+    for (let minute = 0; minute < 180; minute++) {
+      clock += 60_000;
+      await worker.tick();
+    }
+    const engine = await sim.json("GET", `/api/v1/trading/sessions/${created.id}/engine/status`, 200, { token: simToken });
+    expect(engine.worker.feeds).toEqual(["AAPL.US|1h", "AAPL.US|5m"]);
+    const outputs: any[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await sim.json("GET", `/api/v1/trading/mtf/sessions/${created.id}/outputs?kind=mtf&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, 200, { token: simToken });
+      outputs.push(...page.items);
+      cursor = page.next_cursor;
+    } while (cursor);
+    // 13:30–16:30 UTC: 36 five-minute bars closed, and the hourly bars that closed in it.
+    const five = outputs.filter((e) => e.type === "strategy_output" && e.data.timeframe === "5m");
+    const hours = outputs.filter((e) => e.type === "strategy_output" && e.data.timeframe === "1h");
+    expect(five).toHaveLength(36);
+    expect(hours.length).toBeGreaterThanOrEqual(2);
+    expect(five.every((e) => e.data.role === "executor" && e.data.strategy === "pullback_executor")).toBe(true);
+    const status = await sim.json("GET", `/api/v1/trading/mtf/sessions/${created.id}/status`, 200, { token: simToken });
+    expect(status).toMatchObject({ mode: "simulation", status: "running", steps: null, bias: [{ symbol: "AAPL.US", strategy: "trend_director", timeframe: "1h" }] });
+    expect(status.timeframes[1]).toMatchObject({ timeframe: "5m", last_bars: [{ symbol: "AAPL.US", timestamp: "2024-03-15T16:25:00.000Z", close: five.at(-1).data.bar.close }] });
+    expect(status.timeframes[0].last_bars[0].timestamp).toBe(new Date(hours.at(-1).data.bar.timestamp).toISOString());
   });
 });
