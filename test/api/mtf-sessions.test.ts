@@ -266,4 +266,39 @@ describe("a simulation MTF session in the session worker", () => {
     expect(status.timeframes[1]).toMatchObject({ timeframe: "5m", last_bars: [{ symbol: "AAPL.US", timestamp: "2024-03-15T16:25:00.000Z", close: five.at(-1).data.bar.close }] });
     expect(status.timeframes[0].last_bars[0].timestamp).toBe(new Date(hours.at(-1).data.bar.timestamp).toISOString());
   });
+
+  it("plays a running historical session in the worker at its speed, pauses it, steps it, and completes it", async () => {
+    await storeBars(sim.services, "5m", fine);
+    await storeBars(sim.services, "1h", hourly);
+    const created = await sim.json("POST", "/api/v1/trading/mtf/sessions", 201, { token: simToken, body: body({ speed: 50 }) });
+    const before = await sim.json("GET", `/api/v1/trading/mtf/sessions/${created.id}/status`, 200, { token: simToken });
+    expect(before).toMatchObject({ status: "created", steps: 0, speed: 50, playing: false });
+    await sim.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/start`, 200, { token: simToken });
+    const worker = workers.at(-1)!;
+    clock += 2_000;
+    await worker.tick();
+    expect(await sim.json("GET", `/api/v1/trading/mtf/sessions/${created.id}/status`, 200, { token: simToken })).toMatchObject({ status: "running", steps: 100, steps_total: fine.length, playing: true });
+    await sim.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/pause`, 200, { token: simToken });
+    clock += 5_000;
+    await worker.tick();
+    expect((await sim.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/step`, 200, { token: simToken })).steps).toBe(101);
+    await sim.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/resume`, 200, { token: simToken });
+    clock += 100_000;
+    await worker.tick();
+    const done = await sim.json("GET", `/api/v1/trading/mtf/sessions/${created.id}/status`, 200, { token: simToken });
+    expect(done).toMatchObject({ status: "completed", steps: fine.length, done: true, playing: false });
+    // Played, paused, stepped and played again: the events of one straight engine run.
+    const run = (await sim.services.trading.drivers.runs.get(created.id))!;
+    const engine = new TradingEngine(run.setup);
+    for (const { bar, timeframe } of ALL) engine.onBar({ ...bar }, timeframe);
+    engine.endDay();
+    const logged: any[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await sim.services.trading.drivers.runs.events(created.id, { limit: 500, cursor });
+      logged.push(...page.items);
+      cursor = page.cursor;
+    } while (cursor);
+    expect(comparable(logged)).toEqual(comparable(engine.drainEvents()));
+  });
 });

@@ -13,7 +13,6 @@ import type { Timeframe } from "@tp/core/strategies/definition";
 import { LiveRuns, liveFeedsOf, type ClosedBar, type WorkerBeat } from "@tp/core/trading/live";
 import type { StoredSession } from "@tp/core/trading/sessions";
 import * as Replay from "@tp/core/trading/replay";
-import { replayRunId } from "@tp/core/trading/replay";
 
 export interface SessionWorkerOptions {
   /** The provider whose pushes drive the sessions (the selected market-data provider). */
@@ -175,11 +174,10 @@ export class SessionWorker {
     }
   }
 
-  /** Replays' playing loop (docs/mtf-and-replay.md): each playing replay advances by the steps its speed owes, its events streamed. */
+  /** The playing loop (docs/mtf-and-replay.md): each playing replay or running historical MTF session advances by the steps its speed owes, its events streamed. */
   async playReplays(): Promise<void> {
-    const deps = this.services.trading.drivers;
-    for (const { session_id, events } of await Replay.tick(deps)) {
-      await Replay.publish(this.services.realtime, session_id, replayRunId(session_id), events);
+    for (const { session_id, run_id, events } of await Replay.tick(this.services.trading.drivers)) {
+      await Replay.publish(this.services.realtime, session_id, run_id, events);
     }
   }
 

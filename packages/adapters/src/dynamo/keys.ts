@@ -125,9 +125,9 @@ export const Keys = {
   /** One marker per simulation or live session that is running or paused: the session worker lists them. */
   liveSessionsPartition: "SESSIONS#LIVE",
   liveSession: (sessionId: string): Key => ({ pk: "SESSIONS#LIVE", sk: sessionId }),
-  /** One marker per session whose replay is playing: the session worker's playing loop lists them. */
+  /** One marker per playing driven run (a replay, a running historical MTF session): the session worker's playing loop lists them. */
   playingReplaysPartition: "REPLAYS#PLAYING",
-  playingReplay: (sessionId: string): Key => ({ pk: "REPLAYS#PLAYING", sk: sessionId }),
+  playingReplay: (runId: string): Key => ({ pk: "REPLAYS#PLAYING", sk: runId }),
   /** The session worker's heartbeat. */
   workerHeartbeat: (): Key => ({ pk: "WORKER", sk: "HEARTBEAT" }),
   /** gsi1: a user's sessions by creation (`created_at#id`), read backwards for newest first. */

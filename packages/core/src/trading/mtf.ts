@@ -9,7 +9,7 @@ import { TimeZone } from "../time";
 import type { Actor } from "../users";
 import type { EngineEvent } from "../engine/events";
 import { messageOf, type StoredRun } from "./runs";
-import { advance, countSteps, finestTimeframe, freshRun, rangeIssue, rangeOf, replayRunId, type DriverDeps, type DriverState } from "./replay";
+import { advance, complete, countSteps, finestTimeframe, freshRun, rangeIssue, rangeOf, replayRunId, type DriverDeps, type DriverState } from "./replay";
 import { normalizeConfig, feedsOf } from "./session-config";
 import * as Sessions from "./sessions";
 import { eventPage, EventPage, PageQuery } from "./views";
@@ -52,6 +52,7 @@ export const MtfSessionCreate = z
     start_date: IsoDate.nullish().describe("historical: first day of stored candles to step through (required)"),
     end_date: IsoDate.nullish().describe("historical: last day (required)"),
     timezone: TimeZone.nullish(),
+    speed: z.number().gt(0).max(10_000).default(1).describe("historical: executor bars per second while running (the worker plays it); paused, it moves only by step"),
     risk_config: z.record(z.string(), z.unknown()).optional(),
     execution: z.record(z.string(), z.unknown()).optional(),
   })
@@ -105,6 +106,8 @@ export const MtfStatus = z
     clock: z.string().nullable(),
     steps: z.int().nullable().describe("historical: executor bars fed so far"),
     steps_total: z.int().nullable().describe("historical: executor bars stored in the range"),
+    speed: z.number().nullable().describe("historical: executor bars per second while running"),
+    playing: z.boolean().describe("historical: the worker is advancing it"),
     done: z.boolean(),
     bias: z.array(z.object({ symbol: z.string(), bias: z.enum(["long", "short", "flat"]), strategy: z.string(), timeframe: z.string() })),
     timeframes: z.array(z.object({ timeframe: z.string(), role: z.enum(["director", "executor"]), strategies: z.array(z.string()), last_bars: z.array(BarView) })),
@@ -192,7 +195,7 @@ export async function create(deps: DriverDeps, actor: Actor, input: unknown): Pr
     for (const i of error.issues) if (i.loc[1] !== "channels") issues.push({ ...i, loc: ["body", ...i.loc.slice(1)] });
   }
   if (issues.length > 0) throw new ValidationError(issues);
-  return Sessions.create(deps, actor, {
+  const session = await Sessions.create(deps, actor, {
     session_name: body.session_name,
     trading_mode: TRADING_MODE[body.mode],
     asset_mode: body.asset_mode,
@@ -203,6 +206,9 @@ export async function create(deps: DriverDeps, actor: Actor, input: unknown): Pr
     tradable_symbols: body.symbols,
     config,
   });
+  // A historical session's run holds its range and speed from the start (paused until it runs).
+  if (session.trading_mode === "backtest") await deps.runs.save(await freshRun(deps, session, session.id, await driverOf(deps, session, body.speed)), 0, []);
+  return session;
 }
 
 /** The MTF view of a stored session. */
@@ -246,7 +252,7 @@ export async function owned(deps: DriverDeps, actor: Actor, id: string): Promise
 }
 
 /** The driver state of a historical session's run at the start of its range. */
-async function driverOf(deps: DriverDeps, session: Sessions.StoredSession): Promise<DriverState> {
+async function driverOf(deps: DriverDeps, session: Sessions.StoredSession, speed: number): Promise<DriverState> {
   const feeds = feedsOf(session.config);
   const timezone = session.timezone ?? Markets[marketOf(session.config.symbols[0]!)].timeZone;
   const executors = session.config.channels.flatMap((c) => c.strategies).filter((s) => s.role === "executor");
@@ -258,7 +264,7 @@ async function driverOf(deps: DriverDeps, session: Sessions.StoredSession): Prom
     timezone,
     ...base,
     state: "paused",
-    speed: 1,
+    speed,
     steps: 0,
     steps_total: await countSteps(deps.candles, base),
     played_at: null,
@@ -268,20 +274,22 @@ async function driverOf(deps: DriverDeps, session: Sessions.StoredSession): Prom
 
 /**
  * start, stop, pause, resume. Simulation and live sessions take the trading sessions' state
- * machine (the worker then feeds them); a historical one takes the same table without the
- * backtest restriction, and `start` attaches its own run (created at the start of its range the
- * first time, continued after a stop).
+ * machine (the worker then feeds them as bars close); a historical one takes the same table
+ * without the backtest restriction: `start`/`resume` make its run play in the worker at its
+ * speed (from where it was), `pause`/`stop` stop the playing; `step` moves it either way.
  */
 export async function transition(deps: DriverDeps, actor: Actor, id: string, action: Sessions.SessionAction): Promise<Sessions.StoredSession> {
   const session = await owned(deps, actor, id);
   if (session.trading_mode !== "backtest") return Sessions.transition(deps, actor, id, action);
   const rule = Sessions.TRANSITIONS[action];
-  if (!rule.from.includes(session.status)) throw Sessions.invalidTransition(session, action, `${action} is allowed from ${rule.from.join(" or ")}`);
-  if (action === "start" && !(await deps.runs.get(session.id))) {
-    await deps.runs.save(await freshRun(deps, session, session.id, await driverOf(deps, session)), 0, []);
-  }
-  return Sessions.mutate(deps, actor, id, (current) => {
+  const allowed = (current: Sessions.StoredSession) => {
     if (!rule.from.includes(current.status)) throw Sessions.invalidTransition(current, action, `${action} is allowed from ${rule.from.join(" or ")}`);
+  };
+  allowed(session);
+  const playing = action === "start" || action === "resume";
+  if (!playing) await setPlaying(deps, session, false);
+  const next = await Sessions.mutate(deps, actor, id, (current) => {
+    allowed(current);
     const now = iso(deps.now());
     return {
       ...current,
@@ -290,6 +298,26 @@ export async function transition(deps: DriverDeps, actor: Actor, id: string, act
       ...(action === "stop" ? { end_time: now } : {}),
     };
   });
+  if (playing) await setPlaying(deps, next, true);
+  return next;
+}
+
+/** Starts or stops the worker playing a historical session's run (created at the start of its range if missing). */
+async function setPlaying(deps: DriverDeps, session: Sessions.StoredSession, playing: boolean): Promise<void> {
+  let run = await deps.runs.get(session.id);
+  if (!run?.progress?.driver) {
+    run = await freshRun(deps, session, session.id, await driverOf(deps, session, 1));
+    await deps.runs.save(run, 0, []);
+  }
+  const driver = run.progress!.driver!;
+  if (driver.state === "finished") return;
+  // Candles imported after the session was created count too, until the first bar is fed.
+  const total = driver.steps === 0 ? await countSteps(deps.candles, driver) : driver.steps_total;
+  if (playing) await deps.replays.mark(session.id);
+  await advance(deps, session.id, { steps: 0 }, (d) =>
+    d.state === "finished" ? d : { ...d, steps_total: total, state: playing ? "playing" : "paused", played_at: playing ? deps.now() : null, carry: 0 },
+  );
+  if (!playing) await deps.replays.unmark(session.id);
 }
 
 const eventEntry = (event: EngineEvent) => ({
@@ -317,7 +345,8 @@ export async function step(deps: DriverDeps, actor: Actor, id: string, input: un
   const { run, events } = await advance(deps, session.id, { steps: body.bars });
   const progress = run.progress!;
   if (progress.done) {
-    await Sessions.mutate(deps, actor, id, (current) => ({ ...current, status: "completed", end_time: current.end_time ?? iso(deps.now()) }));
+    await deps.replays.unmark(session.id);
+    await complete(deps, session.id);
   }
   return {
     session_id: id,
@@ -334,13 +363,16 @@ export async function remove(deps: DriverDeps, actor: Actor, id: string): Promis
   await owned(deps, actor, id);
   const session = await Sessions.remove(deps, actor, id);
   await deps.runs.delete(replayRunId(id));
+  for (const runId of [id, replayRunId(id)]) await deps.replays.unmark(runId);
   return session;
 }
 
 /** Each timeframe's last bar per symbol, the director's bias per symbol, positions and equity. */
 export async function status(deps: DriverDeps, actor: Actor, id: string) {
   const session = await owned(deps, actor, id);
-  const run: StoredRun | undefined = session.run_id ? await deps.runs.get(session.run_id) : undefined;
+  // A historical session's run exists from its creation; a simulation or live one's from its start.
+  const runId = session.run_id ?? (session.trading_mode === "backtest" ? session.id : null);
+  const run: StoredRun | undefined = runId ? await deps.runs.get(runId) : undefined;
   const setup = run?.setup ?? (await deps.setupFor(session, session.id));
   const engine = run?.snapshot ? TradingEngine.restore(setup, run.snapshot) : new TradingEngine(setup);
   const lastBars = new Map<string, z.infer<typeof BarView>>();
@@ -377,6 +409,8 @@ export async function status(deps: DriverDeps, actor: Actor, id: string) {
     clock: run?.snapshot && run.snapshot.time > 0 ? iso(run.snapshot.time) : null,
     steps: run?.progress?.driver ? run.progress.driver.steps : null,
     steps_total: run?.progress?.driver ? run.progress.driver.steps_total : null,
+    speed: run?.progress?.driver ? run.progress.driver.speed : null,
+    playing: run?.progress?.driver?.state === "playing",
     done: run?.progress?.done ?? false,
     bias: engine.biases().map((b) => ({ symbol: b.symbol, bias: b.bias as "long" | "short" | "flat", strategy: b.strategy, timeframe: b.timeframe })),
     timeframes: [...timeframes.values()]

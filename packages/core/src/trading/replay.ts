@@ -56,10 +56,10 @@ export interface DriverState {
 }
 
 export interface ReplayMarkers {
-  /** Marks a session's replay as playing (the worker's list). */
-  mark(sessionId: string): Promise<void>;
-  unmark(sessionId: string): Promise<void>;
-  /** Session ids whose replay may be playing. */
+  /** Marks a driven run as playing (the worker's list). */
+  mark(runId: string): Promise<void>;
+  unmark(runId: string): Promise<void>;
+  /** Ids of the runs that may be playing. */
   list(): Promise<string[]>;
 }
 
@@ -278,7 +278,7 @@ export async function start(deps: DriverDeps, actor: Actor, sessionId: string, i
     carry: 0,
   };
   // The marker first: a crash between the two leaves a marker the worker drops, never a playing replay nobody plays.
-  if (!body.paused) await deps.replays.mark(session.id);
+  if (!body.paused) await deps.replays.mark(runId);
   await deps.runs.delete(runId);
   const run = await freshRun(deps, session, runId, driver);
   if (!(await deps.runs.save(run, 0, []))) throw conflict("RUN_CHANGED", `The replay of session ${session.id} was started concurrently; try again`);
@@ -303,13 +303,13 @@ export async function control(deps: DriverDeps, actor: Actor, sessionId: string,
   switch (body.action) {
     case "play": {
       guard(["paused"], driver.state === "playing" ? "it is already playing" : "seek back or start a new replay")(driver);
-      await deps.replays.mark(session.id);
+      await deps.replays.mark(runId);
       const result = await advance(deps, runId, { steps: 0 }, (d) => (guard(["paused"], "play is allowed when paused")(d), { ...d, state: "playing", played_at: deps.now(), carry: 0 }));
       return { status: statusOf(result.run), events: result.events };
     }
     case "pause": {
       const result = await advance(deps, runId, { steps: 0 }, (d) => (guard(["playing"], "pause is allowed while playing")(d), { ...d, state: "paused", played_at: null, carry: 0 }));
-      await deps.replays.unmark(session.id);
+      await deps.replays.unmark(runId);
       return { status: statusOf(result.run), events: result.events };
     }
     case "step": {
@@ -356,16 +356,17 @@ export async function status(deps: DriverDeps, actor: Actor, sessionId: string):
 
 /**
  * The playing loop's step (the session worker calls it every tick; the embedded runtime's
- * worker too): every playing replay advances by the steps its speed owes since it last played.
- * Returns the events each wrote, for streaming.
+ * worker too): every playing run (replays, running historical MTF sessions) advances by the
+ * steps its speed owes since it last played. A historical MTF session whose range ends is
+ * `completed`. Returns the events each wrote, for streaming.
  */
-export async function tick(deps: DriverDeps): Promise<{ session_id: string; events: EngineEvent[] }[]> {
-  const out: { session_id: string; events: EngineEvent[] }[] = [];
-  for (const sessionId of await deps.replays.list()) {
-    const run = await deps.runs.get(replayRunId(sessionId));
+export async function tick(deps: DriverDeps): Promise<{ session_id: string; run_id: string; kind: DriverState["kind"]; events: EngineEvent[] }[]> {
+  const out: { session_id: string; run_id: string; kind: DriverState["kind"]; events: EngineEvent[] }[] = [];
+  for (const runId of await deps.replays.list()) {
+    const run = await deps.runs.get(runId);
     const driver = run?.progress?.driver;
     if (!run || !driver || driver.state !== "playing") {
-      await deps.replays.unmark(sessionId);
+      await deps.replays.unmark(runId);
       continue;
     }
     const now = deps.now();
@@ -373,12 +374,15 @@ export async function tick(deps: DriverDeps): Promise<{ session_id: string; even
     const steps = Math.min(MAX_STEPS_PER_TICK, Math.floor(owed));
     if (steps < 1) continue;
     try {
-      const result = await advance(deps, run.run_id, { steps }, (d) => {
-        if (d.state !== "playing") throw invalidReplayTransition(sessionId, d.state, "play", "it was paused meanwhile");
+      const result = await advance(deps, runId, { steps }, (d) => {
+        if (d.state !== "playing") throw invalidReplayTransition(run.session_id, d.state, "play", "it was paused meanwhile");
         return { ...d, played_at: now, carry: Math.min(owed - steps, 1) };
       });
-      if (result.run.progress!.driver!.state !== "playing") await deps.replays.unmark(sessionId);
-      out.push({ session_id: sessionId, events: result.events });
+      if (result.run.progress!.driver!.state !== "playing") {
+        await deps.replays.unmark(runId);
+        if (driver.kind === "mtf") await complete(deps, run.session_id);
+      }
+      out.push({ session_id: run.session_id, run_id: runId, kind: driver.kind, events: result.events });
     } catch (error) {
       if ((error as { code?: string }).code !== "INVALID_STATE_TRANSITION") throw error;
     }
@@ -386,12 +390,22 @@ export async function tick(deps: DriverDeps): Promise<{ session_id: string; even
   return out;
 }
 
-/** Publishes a replay's events to the session's socket topic, each marked `replay: true`. */
+/** Marks a session whose driven range ended `completed` (when it is still running or paused). */
+export async function complete(deps: DriverDeps, sessionId: string): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const session = await deps.sessions.get(sessionId);
+    if (!session || (session.status !== "running" && session.status !== "paused")) return;
+    const at = iso(deps.now());
+    if (await deps.sessions.replace({ ...session, status: "completed", end_time: session.end_time ?? at, version: session.version + 1, updated_at: at }, session.version)) return;
+  }
+}
+
+/** Publishes a driven run's events to the session's socket topic, with the run id; a replay's marked `replay: true`. */
 export async function publish(realtime: RealtimeDeps, sessionId: string, runId: string, events: EngineEvent[]): Promise<void> {
   for (const event of events) {
     await Realtime.publish(realtime, `session:${sessionId}`, {
       type: event.type,
-      data: { ...event.data, channel_id: event.channel_id, sequence: event.sequence, run_id: runId, replay: true },
+      data: { ...event.data, channel_id: event.channel_id, sequence: event.sequence, run_id: runId, replay: runId !== sessionId },
       timestamp: iso(event.time),
     });
   }
