@@ -261,6 +261,12 @@ describe("a simulation MTF session in the session worker", () => {
     expect(five).toHaveLength(36);
     expect(hours.length).toBeGreaterThanOrEqual(2);
     expect(five.every((e) => e.data.role === "executor" && e.data.strategy === "pullback_executor")).toBe(true);
+    // An hourly bar and the 5-minute bar closing with it: the director's comes first.
+    for (const hour of hours) {
+      const together = five.find((e) => e.data.bar.timestamp + 300_000 === hour.data.bar.timestamp + 3_600_000);
+      if (together) expect(hour.sequence).toBeLessThan(together.sequence);
+    }
+    expect(hours.some((hour) => five.some((e) => e.data.bar.timestamp + 300_000 === hour.data.bar.timestamp + 3_600_000))).toBe(true);
     const status = await sim.json("GET", `/api/v1/trading/mtf/sessions/${created.id}/status`, 200, { token: simToken });
     expect(status).toMatchObject({ mode: "simulation", status: "running", steps: null, bias: [{ symbol: "AAPL.US", strategy: "trend_director", timeframe: "1h" }] });
     expect(status.timeframes[1]).toMatchObject({ timeframe: "5m", last_bars: [{ symbol: "AAPL.US", timestamp: "2024-03-15T16:25:00.000Z", close: five.at(-1).data.bar.close }] });

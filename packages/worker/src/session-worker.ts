@@ -156,7 +156,8 @@ export class SessionWorker {
 
   /** Stores the closed candles and feeds every running session the bars of its feeds, in close order. */
   async flush(): Promise<void> {
-    const bars = this.pendingBars.sort((a, b) => a.close_ms - b.close_ms);
+    // Bars closing together go coarser period first: an MTF director's bar before its executors'.
+    const bars = this.pendingBars.sort((a, b) => a.close_ms - b.close_ms || Buckets.seconds(b.timeframe as StoredPeriod) - Buckets.seconds(a.timeframe as StoredPeriod));
     const candles = this.pendingCandles;
     this.pendingBars = [];
     this.pendingCandles = [];
