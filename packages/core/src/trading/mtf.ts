@@ -8,7 +8,7 @@ import { Timeframe } from "../strategies/definition";
 import { TimeZone } from "../time";
 import type { Actor } from "../users";
 import type { EngineEvent } from "../engine/events";
-import { messageOf, type StoredRun } from "./runs";
+import { levelOf, messageOf, type StoredRun } from "./runs";
 import { advance, complete, countSteps, finestTimeframe, freshRun, rangeIssue, rangeOf, replayRunId, type DriverDeps, type DriverState } from "./replay";
 import { normalizeConfig, feedsOf } from "./session-config";
 import * as Sessions from "./sessions";
@@ -325,7 +325,7 @@ const eventEntry = (event: EngineEvent) => ({
   timestamp: iso(event.time),
   type: event.type,
   channel_id: event.channel_id,
-  level: (event.type === "strategy_output" ? "debug" : "info") as "debug" | "info",
+  level: levelOf(event),
   message: messageOf(event),
   data: event.data,
 });
