@@ -10,7 +10,8 @@ import { startService, type RunningService } from "../support/local-process";
  * A replay through `npm start`'s runtime over real HTTP and WebSocket: 5-minute candles of three
  * days imported from the simulated provider, a session's configuration replayed over them,
  * stepped, played by the in-process worker, paused, sought back, played to the end; the socket
- * receives its events marked as the replay's.
+ * receives its events marked as the replay's. And a historical MTF session stepped bar by bar,
+ * the director's bias in its outputs and status.
  */
 const dataDir = mkdtempSync(join(tmpdir(), "tp-replay-"));
 const env = { DATA_DIR: dataDir, CAPTCHA_TEST_CODE: "e2e-code" };
@@ -81,4 +82,35 @@ describe("a replay in the embedded runtime", () => {
     // The session itself never ran.
     expect((await client.expect("GET", `/api/v1/trading/sessions/${session.id}`, 200)).status).toBe("created");
   }, 180_000);
+
+  it("steps a historical MTF session bar by bar with the director's bias in its outputs", async () => {
+    const client = new ApiClient(service!.base);
+    await client.loginAdmin(dataDir, "e2e-code");
+    const task = await client.expect("POST", "/api/v1/stock-import/import", 200, { symbol: "MSFT.US", start_date: "2024-04-01", end_date: "2024-04-05", periods: ["5m", "1h"] });
+    await until(() => client.expect("GET", `/api/v1/stock-import/import/${task.task_id}/status`, 200), (s: any) => s.status === "completed");
+    const mtf = await client.expect("POST", "/api/v1/trading/mtf/sessions", 201, {
+      session_name: "trend and pullbacks",
+      mode: "historical",
+      initial_capital: 100000,
+      symbols: ["MSFT.US"],
+      director: { strategy_name: "trend_director", timeframe: "1h", parameters: { fast_period: 2, slow_period: 4, band_pct: 0 } },
+      executors: [{ strategy_name: "pullback_executor", timeframe: "5m", parameters: { rsi_period: 5, trend_period: 10 } }],
+      start_date: "2024-04-01",
+      end_date: "2024-04-05",
+      execution: { sizing: { model: "cash_fraction", fraction: 0.08 } },
+    });
+    await client.expect("POST", `/api/v1/trading/mtf/sessions/${mtf.id}/start`, 200);
+    await client.expect("POST", `/api/v1/trading/mtf/sessions/${mtf.id}/pause`, 200);
+    const first = await client.expect("POST", `/api/v1/trading/mtf/sessions/${mtf.id}/step`, 200);
+    const after = first.steps;
+    const next = await client.expect("POST", `/api/v1/trading/mtf/sessions/${mtf.id}/step`, 200);
+    expect(next.steps).toBe(after + 1);
+    await client.expect("POST", `/api/v1/trading/mtf/sessions/${mtf.id}/step`, 200, { bars: 150 });
+    const outputs = await client.expect("GET", `/api/v1/trading/mtf/sessions/${mtf.id}/outputs?kind=mtf&limit=500`, 200);
+    const changes = outputs.items.filter((e: any) => e.type === "bias_changed");
+    expect(changes.length).toBeGreaterThan(0);
+    const status = await client.expect("GET", `/api/v1/trading/mtf/sessions/${mtf.id}/status`, 200);
+    expect(status.bias).toEqual([{ symbol: "MSFT.US", bias: changes.at(-1).data.bias, strategy: "trend_director", timeframe: "1h" }]);
+    expect(status.timeframes.map((t: any) => t.timeframe)).toEqual(["1h", "5m"]);
+  }, 120_000);
 });
