@@ -147,6 +147,28 @@ describe("replay", () => {
     expect(comparable(await replayEvents(id))).toEqual(comparable(await straight(id, 120)));
   });
 
+  it("keeps playing when the worker's loop reads the run between the marker and the play", async () => {
+    const markers = api.services.trading.drivers.replays;
+    const mark = markers.mark.bind(markers);
+    let raced = 0;
+    // The loop runs right after the first marking: it sees the run still paused and drops the marker.
+    markers.mark = async (runId) => {
+      await mark(runId);
+      if (raced++ === 0) await workers.at(-1)!.tick();
+    };
+    try {
+      expect((await control({ action: "play" })).state).toBe("playing");
+    } finally {
+      markers.mark = mark;
+    }
+    expect(raced).toBe(2);
+    expect(await markers.list()).toContain(`${id}-replay`);
+    clock += 1_000;
+    await workers.at(-1)!.tick();
+    expect((await api.json("GET", path("status"), 200, { token })).steps).toBe(140);
+    expect((await control({ action: "pause" })).state).toBe("paused");
+  });
+
   it("plays to the end at a new speed after a seek, equal to one straight run, then refuses to play", async () => {
     await control({ action: "seek", to: closeOf(40) });
     expect((await control({ action: "speed", speed: 1000 })).speed).toBe(1000);

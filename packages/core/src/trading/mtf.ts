@@ -9,7 +9,7 @@ import { TimeZone } from "../time";
 import type { Actor } from "../users";
 import type { EngineEvent } from "../engine/events";
 import { levelOf, messageOf, type StoredRun } from "./runs";
-import { advance, complete, countSteps, finestTimeframe, freshRun, rangeIssue, rangeOf, replayRunId, type DriverDeps, type DriverState } from "./replay";
+import { advance, complete, countSteps, finestTimeframe, freshRun, playingAfter, rangeIssue, rangeOf, replayRunId, type DriverDeps, type DriverState } from "./replay";
 import { normalizeConfig, feedsOf } from "./session-config";
 import * as Sessions from "./sessions";
 import { eventPage, EventPage, PageQuery } from "./views";
@@ -313,11 +313,15 @@ async function setPlaying(deps: DriverDeps, session: Sessions.StoredSession, pla
   if (driver.state === "finished") return;
   // Candles imported after the session was created count too, until the first bar is fed.
   const total = driver.steps === 0 ? await countSteps(deps.candles, driver) : driver.steps_total;
-  if (playing) await deps.replays.mark(session.id);
-  await advance(deps, session.id, { steps: 0 }, (d) =>
-    d.state === "finished" ? d : { ...d, steps_total: total, state: playing ? "playing" : "paused", played_at: playing ? deps.now() : null, carry: 0 },
-  );
-  if (!playing) await deps.replays.unmark(session.id);
+  const write = () =>
+    advance(deps, session.id, { steps: 0 }, (d) =>
+      d.state === "finished" ? d : { ...d, steps_total: total, state: playing ? "playing" : "paused", played_at: playing ? deps.now() : null, carry: 0 },
+    );
+  if (playing) await playingAfter(deps, session.id, write);
+  else {
+    await write();
+    await deps.replays.unmark(session.id);
+  }
 }
 
 const eventEntry = (event: EngineEvent) => ({

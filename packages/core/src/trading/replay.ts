@@ -277,17 +277,31 @@ export async function start(deps: DriverDeps, actor: Actor, sessionId: string, i
     played_at: body.paused ? null : deps.now(),
     carry: 0,
   };
-  // The marker first: a crash between the two leaves a marker the worker drops, never a playing replay nobody plays.
-  if (!body.paused) await deps.replays.mark(runId);
-  await deps.runs.delete(runId);
-  const run = await freshRun(deps, session, runId, driver);
-  if (!(await deps.runs.save(run, 0, []))) throw conflict("RUN_CHANGED", `The replay of session ${session.id} was started concurrently; try again`);
-  return statusOf(run);
+  const write = async () => {
+    await deps.runs.delete(runId);
+    const run = await freshRun(deps, session, runId, driver);
+    if (!(await deps.runs.save(run, 0, []))) throw conflict("RUN_CHANGED", `The replay of session ${session.id} was started concurrently; try again`);
+    return run;
+  };
+  return statusOf(body.paused ? await write() : await playingAfter(deps, runId, write));
 }
 
 /** The feeds of a session, a director's first (bars closing together reach the director before its executors). */
 export function orderedFeeds(session: StoredSession): Feed[] {
   return feedsOf(session.config);
+}
+
+/**
+ * Runs `write` (which makes the run playing) between two markings of the run for the worker's
+ * playing loop. The marker first: a crash after it leaves a marker the loop drops, never a playing
+ * run nobody plays. The marker again after: the loop may have read the run between the first
+ * marking and the write, still not playing, and dropped the first marker.
+ */
+export async function playingAfter<T>(deps: Pick<DriverDeps, "replays">, runId: string, write: () => Promise<T>): Promise<T> {
+  await deps.replays.mark(runId);
+  const result = await write();
+  await deps.replays.mark(runId);
+  return result;
 }
 
 /** Play, pause, step, seek or change speed; answers the status after it. */
@@ -303,8 +317,9 @@ export async function control(deps: DriverDeps, actor: Actor, sessionId: string,
   switch (body.action) {
     case "play": {
       guard(["paused"], driver.state === "playing" ? "it is already playing" : "seek back or start a new replay")(driver);
-      await deps.replays.mark(runId);
-      const result = await advance(deps, runId, { steps: 0 }, (d) => (guard(["paused"], "play is allowed when paused")(d), { ...d, state: "playing", played_at: deps.now(), carry: 0 }));
+      const result = await playingAfter(deps, runId, () =>
+        advance(deps, runId, { steps: 0 }, (d) => (guard(["paused"], "play is allowed when paused")(d), { ...d, state: "playing", played_at: deps.now(), carry: 0 })),
+      );
       return { status: statusOf(result.run), events: result.events };
     }
     case "pause": {
