@@ -5,11 +5,12 @@ import { isoDateOf, utcToZoned, MS_PER_DAY } from "../market/zoned-time";
 import type { Config as RiskConfig, Limits } from "../risk/risk";
 import { Strategies } from "../strategies/index";
 import type { Timeframe } from "../strategies/definition";
-import type { Bar, Signal, Strategy, StrategyState } from "../strategies/strategy";
+import type { Bar, BarColumns, IndexedSignal, Signal, Strategy, StrategyState } from "../strategies/strategy";
 import type { Denial, EngineEvent, EngineOrder, EngineOrderType, EventType, FillData, OrderSide } from "./events";
 import { AT_LEVEL, AT_OPEN, limitReach, touchReach, type Reach } from "./matching";
 import { book, emptyPosition, restorePosition, savePosition, type Position, type SavedPosition } from "./ledger";
 import type { ChannelSetup, EngineSetup } from "./setup";
+import { ESTIMATE_TOLERANCE, decimalText, productNumber, surely } from "./exact";
 
 /** Milliseconds a bar of each period spans: a signal read at a bar's close is stamped at its open plus this. */
 export const PERIOD_MS: Readonly<Record<Timeframe, number>> = { "1m": 60_000, "5m": 300_000, "1h": 3_600_000, "1d": 86_400_000 };
@@ -51,6 +52,13 @@ interface Sleeve {
   /** Multi-timeframe role, and the director whose bias an executor obeys (docs/mtf-and-replay.md). */
   role: "director" | "executor" | null;
   director: Sleeve | null;
+  /** The same positions in the same order with their symbols' info, walked per bar without allocating. */
+  holdings: Holding[];
+}
+
+interface Holding {
+  position: Position;
+  info: SymbolInfo;
 }
 
 interface ChannelRuntime {
@@ -58,6 +66,8 @@ interface ChannelRuntime {
   state: ChannelRunState;
   halt: Halt;
   cash: Map<string, Dec>;
+  /** `cash` as float64, for estimates that exact arithmetic confirms only when they come close to a boundary. */
+  cash_numbers: Map<string, number>;
   /** Base-currency value of `cash`, refreshed after every fill. */
   cash_value: number;
   sleeves: Sleeve[];
@@ -70,6 +80,7 @@ interface ChannelRuntime {
 
 /** What the engine keeps per symbol; looked up once per bar. */
 interface SymbolInfo {
+  symbol: string;
   market: Market;
   currency: string;
   lot: number;
@@ -152,6 +163,9 @@ export class TradingEngine {
   private readonly symbols = new Map<string, SymbolInfo>();
   private readonly timeZone: string;
   private pending: EngineOrder[] = [];
+  /** Scratch of `onColumns`: each listener's signals and how far they are handled. */
+  private readonly columnSignals: IndexedSignal[][] = [];
+  private readonly columnCursors: number[] = [];
   private events: EngineEvent[] = [];
   private sequence = 0;
   private orderCounter = 0;
@@ -162,7 +176,9 @@ export class TradingEngine {
   private dayEnd = 0;
   private session: Tracker;
   private readonly commissionRate: Dec | null;
+  private readonly commissionRateNumber: number;
   private readonly fraction: Dec;
+  private readonly fractionNumber: number;
   private readonly slippage: number;
 
   constructor(readonly setup: EngineSetup) {
@@ -170,7 +186,9 @@ export class TradingEngine {
     this.timeZone = market.timeZone;
     const commission = setup.execution.commission;
     this.commissionRate = commission.model === "percent" ? new Dec(commission.rate) : null;
+    this.commissionRateNumber = commission.model === "percent" ? commission.rate : 0;
     this.fraction = new Dec(setup.execution.sizing.fraction);
+    this.fractionNumber = setup.execution.sizing.fraction;
     this.slippage = setup.execution.slippage_bps / 10_000;
     for (const channel of setup.channels) {
       const cash = new Map<string, Dec>();
@@ -184,6 +202,7 @@ export class TradingEngine {
         positions: new Map(),
         role: slot.role ?? null,
         director: null,
+        holdings: [],
       }));
       const director = sleeves.find((sleeve) => sleeve.role === "director") ?? null;
       for (const sleeve of sleeves) if (sleeve.role === "executor") sleeve.director = director;
@@ -192,9 +211,10 @@ export class TradingEngine {
         state: "running",
         halt: null,
         cash,
+        cash_numbers: new Map(),
         cash_value: 0,
         sleeves,
-        manual: { key: `${channel.channel_id}/manual`, strategy: null, weight: 1, positions: new Map(), role: null, director: null },
+        manual: { key: `${channel.channel_id}/manual`, strategy: null, weight: 1, positions: new Map(), role: null, director: null, holdings: [] },
         initial_equity: 0,
         daily_trades: 0,
         tracker: newTracker(0),
@@ -217,12 +237,8 @@ export class TradingEngine {
   /** Feeds one closed bar of `timeframe`. Bars must arrive in time order across symbols. */
   onBar(bar: Bar, timeframe: Timeframe): void {
     const at = bar.timestamp;
-    if (at >= this.dayEnd || at < this.dayStart) this.rollTo(at);
-    this.time = at;
     const info = this.info(bar.symbol);
-    const filled = this.pending.length > 0 && this.fillPending(bar);
-    info.last = bar.close;
-    if (filled || info.held > 0) this.monitor();
+    this.step(info, at, bar.open, bar.high, bar.low, bar.close);
     const listeners = info.routes[timeframe];
     if (listeners === undefined) return;
     const closeTime = at + PERIOD_MS[timeframe];
@@ -236,9 +252,75 @@ export class TradingEngine {
       const signals = sleeve.strategy!.onBar(bar);
       if (signals.length === 0) continue;
       this.time = closeTime;
-      for (const signal of signals) this.onSignal(channel, sleeve, signal, bar);
+      for (const signal of signals) this.onSignal(channel, sleeve, signal, bar.close);
       this.time = at;
     }
+  }
+
+  /**
+   * The batch path: feeds bars `from` to `to - 1` of one symbol's columns, all of `timeframe`,
+   * giving exactly the events and state of `onBar` on each of them in turn (a test holds both
+   * paths to that). The strategies listening to the symbol run over the columns first, in their
+   * tight batch loops; then the engine walks the bars, touching money only when something fills
+   * or a signal arrives. The range is fed as a whole: snapshot before or after it, not inside.
+   */
+  onColumns(columns: BarColumns, from: number, to: number, timeframe: Timeframe): void {
+    if (to <= from) return;
+    const info = this.info(columns.symbol);
+    const listeners = info.routes[timeframe] ?? NO_ROUTES;
+    // Multi-timeframe sleeves read their director's bias bar by bar, and tracing writes every strategy bar: those go the streaming way.
+    if (this.setup.trace || listeners.some((listener) => listener.sleeve.role !== null)) return this.barByBar(columns, from, to, timeframe);
+    const signals = this.columnSignals;
+    for (let l = 0; l < listeners.length; l++) {
+      const list = (signals[l] ??= []);
+      list.length = 0;
+      listeners[l].sleeve.strategy!.onColumns(columns, from, to, list);
+    }
+    const cursors = this.columnCursors;
+    for (let l = 0; l < listeners.length; l++) cursors[l] = 0;
+    // The next bar index with a signal of any listener.
+    let next = nextSignal(signals, cursors, listeners.length);
+    const { timestamp, open, high, low, close, msPerUnit } = columns;
+    const period = PERIOD_MS[timeframe];
+    for (let i = from; i < to; i++) {
+      const at = timestamp[i] * msPerUnit;
+      this.step(info, at, open[i], high[i], low[i], close[i]);
+      if (i !== next) continue;
+      this.time = at + period;
+      for (let l = 0; l < listeners.length; l++) {
+        const list = signals[l];
+        while (cursors[l] < list.length && list[cursors[l]].index === i) {
+          const { channel, sleeve } = listeners[l];
+          this.onSignal(channel, sleeve, list[cursors[l]++].signal, close[i]);
+        }
+      }
+      this.time = at;
+      next = nextSignal(signals, cursors, listeners.length);
+    }
+    for (let l = 0; l < listeners.length; l++) signals[l].length = 0;
+  }
+
+  /** `onColumns` through `onBar`, one scratch bar at a time. */
+  private barByBar(columns: BarColumns, from: number, to: number, timeframe: Timeframe) {
+    const bar: Bar = { symbol: columns.symbol, timestamp: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 };
+    for (let i = from; i < to; i++) {
+      bar.timestamp = columns.timestamp[i] * columns.msPerUnit;
+      bar.open = columns.open[i];
+      bar.high = columns.high[i];
+      bar.low = columns.low[i];
+      bar.close = columns.close[i];
+      bar.volume = columns.volume[i];
+      this.onBar(bar, timeframe);
+    }
+  }
+
+  /** What every bar does before the strategies see it: day rollover, fills, the last price and the monitors. */
+  private step(info: SymbolInfo, at: number, open: number, high: number, low: number, close: number) {
+    if (at >= this.dayEnd || at < this.dayStart) this.rollTo(at);
+    this.time = at;
+    const filled = this.pending.length > 0 && this.fillPending(info.symbol, at, open, high, low);
+    info.last = close;
+    if (filled || info.held > 0) this.monitor();
   }
 
   /** Ends the current day (backtest end, or the worker's day rollover): daily figures and counters. */
@@ -472,8 +554,13 @@ export class TradingEngine {
         const savedSleeve = saved.sleeves.find((s) => s.key === sleeve.key);
         if (!savedSleeve) continue;
         if (sleeve.strategy && savedSleeve.strategy) sleeve.strategy.restoreState(savedSleeve.strategy);
-        sleeve.positions = new Map(savedSleeve.positions.map((p) => [p.symbol, restorePosition(p)]));
-        for (const position of sleeve.positions.values()) if (position.quantity !== 0) engine.info(position.symbol).held += 1;
+        sleeve.positions = new Map();
+        sleeve.holdings = [];
+        for (const saved of savedSleeve.positions) {
+          const position = engine.positionOf(sleeve, saved.symbol);
+          Object.assign(position, restorePosition(saved));
+          if (position.quantity !== 0) engine.info(position.symbol).held += 1;
+        }
       }
       engine.refreshCash(channel);
     }
@@ -499,7 +586,7 @@ export class TradingEngine {
       const market = marketOf(symbol);
       const currency = Markets[market].currency;
       const fx = currency === this.setup.base_currency ? 1 : (this.setup.fx[currency] ?? 1);
-      info = { market, currency, lot: this.setup.lots[symbol] ?? 1, fx, last: NaN, held: 0, routes: {} };
+      info = { symbol, market, currency, lot: this.setup.lots[symbol] ?? 1, fx, last: NaN, held: 0, routes: {} };
       this.symbols.set(symbol, info);
     }
     return info;
@@ -513,9 +600,22 @@ export class TradingEngine {
   private refreshCash(channel: ChannelRuntime) {
     let value = 0;
     for (const [currency, amount] of channel.cash) {
-      value += amount.toNumber() * (currency === this.setup.base_currency ? 1 : (this.setup.fx[currency] ?? 1));
+      const number = amount.toNumber();
+      channel.cash_numbers.set(currency, number);
+      value += number * (currency === this.setup.base_currency ? 1 : (this.setup.fx[currency] ?? 1));
     }
     channel.cash_value = value;
+  }
+
+  /** A sleeve's position in `symbol`, created empty on first use. */
+  private positionOf(sleeve: Sleeve, symbol: string): Position {
+    let position = sleeve.positions.get(symbol);
+    if (!position) {
+      position = emptyPosition(symbol);
+      sleeve.positions.set(symbol, position);
+      sleeve.holdings.push({ position, info: this.info(symbol) });
+    }
+    return position;
   }
 
   private equityOf(channel: ChannelRuntime): number {
@@ -525,11 +625,11 @@ export class TradingEngine {
   }
 
   private positionsValue(sleeve: Sleeve): number {
-    if (sleeve.positions.size === 0) return 0;
+    const holdings = sleeve.holdings;
     let value = 0;
-    for (const position of sleeve.positions.values()) {
+    for (let h = 0; h < holdings.length; h++) {
+      const { position, info } = holdings[h];
       if (position.quantity === 0) continue;
-      const info = this.info(position.symbol);
       if (!Number.isNaN(info.last)) value += position.quantity * info.last * info.fx;
     }
     return value;
@@ -537,21 +637,32 @@ export class TradingEngine {
 
   private grossExposure(channel: ChannelRuntime): number {
     let gross = 0;
-    for (const sleeve of [...channel.sleeves, channel.manual]) {
-      for (const position of sleeve.positions.values()) {
-        const info = this.info(position.symbol);
+    for (let s = 0; s <= channel.sleeves.length; s++) {
+      const holdings = (s < channel.sleeves.length ? channel.sleeves[s] : channel.manual).holdings;
+      for (let h = 0; h < holdings.length; h++) {
+        const { position, info } = holdings[h];
         if (!Number.isNaN(info.last)) gross += Math.abs(position.quantity * info.last * info.fx);
       }
     }
     return gross;
   }
 
+  /** Symbols the channel holds in any sleeve (a symbol held by two sleeves counts once). */
   private openPositions(channel: ChannelRuntime): number {
-    const symbols = new Set<string>();
-    for (const sleeve of [...channel.sleeves, channel.manual]) {
-      for (const position of sleeve.positions.values()) if (position.quantity !== 0) symbols.add(position.symbol);
+    const sleeves = channel.sleeves.length + 1;
+    const holdingsOf = (s: number) => (s < channel.sleeves.length ? channel.sleeves[s] : channel.manual).holdings;
+    let count = 0;
+    for (let s = 0; s < sleeves; s++) {
+      const holdings = holdingsOf(s);
+      for (let h = 0; h < holdings.length; h++) {
+        const { position } = holdings[h];
+        if (position.quantity === 0) continue;
+        let seen = false;
+        for (let e = 0; e < s && !seen; e++) seen = holdingsOf(e).some((other) => other.position.quantity !== 0 && other.position.symbol === position.symbol);
+        if (!seen) count += 1;
+      }
     }
-    return symbols.size;
+    return count;
   }
 
   /** Post-trade monitors after every bar: peaks, drawdown and daily loss per channel and session. */
@@ -662,7 +773,7 @@ export class TradingEngine {
     if (this.setup.trace) this.traceOutput(id, sleeve, bar, timeframe, bias ?? null);
     for (const signal of signals) {
       if (this.setup.trace) this.emit("signal", id, { ...signal, timeframe, sleeve: sleeve.key, bias: bias ?? null });
-      this.onSignal(channel, sleeve, signal, bar);
+      this.onSignal(channel, sleeve, signal, bar.close);
     }
   }
 
@@ -696,7 +807,7 @@ export class TradingEngine {
     return out;
   }
 
-  private onSignal(channel: ChannelRuntime, sleeve: Sleeve, signal: Signal, bar: Bar) {
+  private onSignal(channel: ChannelRuntime, sleeve: Sleeve, signal: Signal, close: number) {
     if (channel.state !== "running") return;
     // The newest signal decides: orders of this sleeve and symbol still waiting are withdrawn first.
     if (this.pending.length > 0) this.cancelPending((order) => order.sleeve === sleeve.key && order.symbol === signal.symbol, "superseded by a newer signal");
@@ -706,23 +817,60 @@ export class TradingEngine {
     const reason = `${signal.strategy_id}: ${signal.reason}`;
     // Leave what is held against the target first, then open towards it.
     if (held !== 0 && Math.sign(held) !== Math.sign(target)) {
-      this.place(channel, sleeve, { channel_id: channel.setup.channel_id, symbol: signal.symbol, side: held > 0 ? "sell" : "buy", quantity: Math.abs(held), reason }, bar);
+      this.place(channel, sleeve, { channel_id: channel.setup.channel_id, symbol: signal.symbol, side: held > 0 ? "sell" : "buy", quantity: Math.abs(held), reason }, close);
     }
     if (target !== 0 && Math.sign(held) !== Math.sign(target)) {
-      const quantity = this.entryQuantity(channel, sleeve, signal.symbol, Math.abs(target), bar.close);
-      this.place(channel, sleeve, { channel_id: channel.setup.channel_id, symbol: signal.symbol, side: target > 0 ? "buy" : "sell", quantity, reason }, bar);
+      const quantity = this.entryQuantity(channel, sleeve, signal.symbol, Math.abs(target), close);
+      this.place(channel, sleeve, { channel_id: channel.setup.channel_id, symbol: signal.symbol, side: target > 0 ? "buy" : "sell", quantity, reason }, close);
     }
   }
 
-  /** floor(fraction × weight × free cash / price / lot) × lot, in exact arithmetic. */
+  /**
+   * floor(fraction × weight × free cash / price / lot) × lot, in exact arithmetic. A float64
+   * estimate answers when it lies clearly inside one whole lot count; otherwise (and whenever
+   * the estimate is near zero free cash) decimal.js decides, so the answer is always the exact one.
+   */
   private entryQuantity(channel: ChannelRuntime, sleeve: Sleeve, symbol: string, strength: number, price: number): number {
     const info = this.info(symbol);
+    if (!(price > 0)) return 0;
+    const { free: freeEstimate, scale } = this.freeCashEstimate(channel, info.currency);
+    const tolerance = scale * ESTIMATE_TOLERANCE;
+    const sign = surely(freeEstimate, 0, tolerance);
+    if (sign < 0) return 0;
+    if (sign > 0) {
+      const factor = this.fractionNumber * sleeve.weight * strength;
+      const lots = (freeEstimate * factor) / price / info.lot;
+      const slack = (tolerance * factor) / price / info.lot + Math.abs(lots) * ESTIMATE_TOLERANCE;
+      const low = Math.floor(lots - slack);
+      if (low === Math.floor(lots + slack)) return low * info.lot;
+    }
     const free = this.freeCash(channel, info.currency);
-    if (free.lte(0) || !(price > 0)) return 0;
+    if (free.lte(0)) return 0;
     let budget = free.times(this.fraction);
     if (sleeve.weight !== 1) budget = budget.times(sleeve.weight);
     if (strength !== 1) budget = budget.times(strength);
     return budget.div(price).div(info.lot).floor().times(info.lot).toNumber();
+  }
+
+  /**
+   * `freeCash` as a float64 estimate, and the sum of the magnitudes that went into it: the
+   * estimate is within `scale × ESTIMATE_TOLERANCE` of the exact amount.
+   */
+  private freeCashEstimate(channel: ChannelRuntime, currency: string): { free: number; scale: number } {
+    const cash = channel.cash_numbers.get(currency) ?? 0;
+    let free = cash;
+    let scale = Math.abs(cash);
+    for (let i = 0; i < this.pending.length; i++) {
+      const order = this.pending[i];
+      if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
+      if (this.info(order.symbol).currency !== currency) continue;
+      const promised = (order.limit_price ?? order.stop_price ?? this.lastOf(order.symbol)) * order.quantity;
+      free -= promised;
+      scale += Math.abs(promised);
+    }
+    ESTIMATE.free = free;
+    ESTIMATE.scale = scale;
+    return ESTIMATE;
   }
 
   /** Cash of a currency not yet promised to pending buys (at their reference prices). */
@@ -747,7 +895,8 @@ export class TradingEngine {
     return Number.isNaN(last) ? 0 : last;
   }
 
-  private place(channel: ChannelRuntime, sleeve: Sleeve, request: OrderRequest, bar?: Bar): { order: EngineOrder | null; denials: Denial[] } {
+  /** `close` is the close of the bar whose signal places the order (NaN outside a bar): a fill at the close trades there. */
+  private place(channel: ChannelRuntime, sleeve: Sleeve, request: OrderRequest, close = NaN): { order: EngineOrder | null; denials: Denial[] } {
     const denials = this.denials(channel, sleeve, request, this.referencePrice(request));
     channel.stats.orders += 1;
     if (denials.length > 0) {
@@ -781,8 +930,8 @@ export class TradingEngine {
     };
     channel.daily_trades += 1;
     this.emit("order_submitted", channel.setup.channel_id, { ...order });
-    if (bar && orderType === "market" && this.setup.execution.fill === "close") {
-      this.fill(order, bar.close);
+    if (!Number.isNaN(close) && orderType === "market" && this.setup.execution.fill === "close") {
+      this.fill(order, close);
     } else {
       this.pending.push(order);
     }
@@ -813,17 +962,17 @@ export class TradingEngine {
       deny("NO_PRICE", `no price is known for ${request.symbol} yet`, { symbol: request.symbol });
       return out;
     }
-    const notional = new Dec(price).times(Math.max(0, request.quantity));
-    if (request.side === "buy") {
+    const quantity = Math.max(0, request.quantity);
+    if (request.side === "buy" && !this.coversEstimate(channel, info, quantity, price)) {
       const free = this.freeCash(channel, info.currency);
-      const cost = notional.plus(this.commissionOf(info, "buy", request.quantity, price));
+      const cost = new Dec(price).times(quantity).plus(this.commissionOf(info, "buy", request.quantity, price));
       if (cost.gt(free)) {
         deny("INSUFFICIENT_CASH", `order cost ${cost.toFixed(2)} ${info.currency} exceeds free cash ${free.toFixed(2)}`, { cost: cost.toFixed(2), free_cash: free.toFixed(2), currency: info.currency });
       }
     }
     const risk: RiskConfig | null = this.setup.risk;
     const equity = this.equityOf(channel);
-    const notionalBase = notional.toNumber() * info.fx;
+    const notionalBase = productNumber(price, quantity) * info.fx;
     if (request.side === "sell" && held <= 0 && risk !== null && !risk.allow_short) {
       deny("SHORT_SELLING_NOT_ALLOWED", `selling ${request.quantity} ${request.symbol} would open a short position`, { quantity: request.quantity, held });
     }
@@ -855,21 +1004,36 @@ export class TradingEngine {
     return out;
   }
 
-  private commissionOf(info: SymbolInfo, side: OrderSide, quantity: number, price: number): Dec {
-    if (this.commissionRate !== null) return this.commissionRate.times(price).times(quantity);
+  /**
+   * Whether free cash surely covers buying `quantity` at `price` with its commission, judged
+   * from float64 estimates (false also when it is too close to tell: then exact arithmetic decides).
+   * The percent model's commission is estimated; the broker's schedule has minimums and
+   * roundings, so it is only skipped when nothing is bought.
+   */
+  private coversEstimate(channel: ChannelRuntime, info: SymbolInfo, quantity: number, price: number): boolean {
+    if (this.commissionRate === null && quantity > 0) return false;
+    const notional = price * quantity;
+    const cost = notional * (1 + this.commissionRateNumber);
+    const { free, scale } = this.freeCashEstimate(channel, info.currency);
+    return surely(free, cost, (scale + notional * 2) * ESTIMATE_TOLERANCE) > 0;
+  }
+
+  /** `exactPrice` is `new Dec(price)` when the caller has it already. */
+  private commissionOf(info: SymbolInfo, side: OrderSide, quantity: number, price: number, exactPrice?: Dec): Dec {
+    if (this.commissionRate !== null) return this.commissionRate.times(exactPrice ?? price).times(quantity);
     if (this.setup.fees === null || (info.market !== "US" && info.market !== "HK") || quantity <= 0) return ZERO;
     const tradeDate = isoDateOf(utcToZoned(Markets[info.market].timeZone, this.time).dayNumber);
     return Fees.totalFee(this.setup.fees, info.market, side, new Dec(quantity), new Dec(price), tradeDate);
   }
 
   /** Fills what `bar` reaches; whether anything filled. */
-  private fillPending(bar: Bar): boolean {
+  private fillPending(symbol: string, at: number, open: number, high: number, low: number): boolean {
     let kept = 0;
     const before = this.pending.length;
     const pending = this.pending;
     for (let i = 0; i < pending.length; i++) {
       const order = pending[i];
-      const price = order.symbol === bar.symbol && bar.timestamp >= order.submitted_at ? fillPrice(order, bar) : NaN;
+      const price = order.symbol === symbol && at >= order.submitted_at ? fillPrice(order, open, high, low) : NaN;
       if (Number.isNaN(price)) {
         pending[kept++] = order;
         continue;
@@ -885,11 +1049,13 @@ export class TradingEngine {
     const sleeve = order.sleeve === channel.manual.key ? channel.manual : channel.sleeves.find((s) => s.key === order.sleeve)!;
     const info = this.info(order.symbol);
     const price = this.slippage === 0 ? marketPrice : marketPrice * (order.side === "buy" ? 1 + this.slippage : 1 - this.slippage);
-    const notional = new Dec(price).times(order.quantity);
-    const commission = this.commissionOf(info, order.side, order.quantity, price);
+    const exactPrice = new Dec(price);
+    const notional = exactPrice.times(order.quantity);
+    const commission = this.commissionOf(info, order.side, order.quantity, price, exactPrice);
     const cashFlow = order.side === "buy" ? notional.plus(commission).negated() : notional.minus(commission);
     const cash = channel.cash.get(info.currency) ?? ZERO;
-    if (order.side === "buy" && cash.plus(cashFlow).lt(0)) {
+    const cashAfter = cash.plus(cashFlow);
+    if (order.side === "buy" && cashAfter.isNegative() && !cashAfter.isZero()) {
       this.emit("order_rejected", channel.setup.channel_id, {
         order_id: order.order_id,
         symbol: order.symbol,
@@ -901,23 +1067,22 @@ export class TradingEngine {
       });
       return;
     }
-    channel.cash.set(info.currency, cash.plus(cashFlow));
+    channel.cash.set(info.currency, cashAfter);
     this.refreshCash(channel);
-    let position = sleeve.positions.get(order.symbol);
-    if (!position) sleeve.positions.set(order.symbol, (position = emptyPosition(order.symbol)));
+    const position = this.positionOf(sleeve, order.symbol);
     const signed = order.side === "buy" ? order.quantity : -order.quantity;
     const heldBefore = position.quantity !== 0;
     const booking = book(position, signed, price, cashFlow, commission, this.time);
     if (heldBefore !== (position.quantity !== 0)) info.held += heldBefore ? -1 : 1;
     const stats = channel.stats;
     stats.fees = stats.fees.plus(commission);
-    stats.realized = stats.realized.plus(booking.realized);
+    if (!booking.realized.isZero()) stats.realized = stats.realized.plus(booking.realized);
     const fill: FillData = {
       order_id: order.order_id,
       symbol: order.symbol,
       side: order.side,
       quantity: order.quantity,
-      price: new Dec(price).toString(),
+      price: decimalText(price),
       commission: commission.toString(),
       currency: info.currency,
       sleeve: sleeve.key,
@@ -931,7 +1096,7 @@ export class TradingEngine {
       cost: position.cost.toString(),
       entry_price: position.entry_price,
       currency: info.currency,
-      cash: channel.cash.get(info.currency)!.toString(),
+      cash: cashAfter.toString(),
     });
     if (booking.closed) {
       const pnl = booking.closed.pnl;
@@ -970,22 +1135,38 @@ export class TradingEngine {
 }
 
 /** Execution price of a pending order on `bar` by the shared matching rules, or NaN when the bar does not reach it. */
-function fillPrice(order: EngineOrder, bar: Bar): number {
+function fillPrice(order: EngineOrder, open: number, high: number, low: number): number {
   const buying = order.side === "buy";
   switch (order.order_type) {
     case "market":
-      return bar.open;
+      return open;
     case "limit": {
       const limit = order.limit_price!;
-      return priceAt(limitReach(buying, limit, bar.open, bar.high, bar.low), bar.open, limit);
+      return priceAt(limitReach(buying, limit, open, high, low), open, limit);
     }
     case "stop": {
       // A buy stop triggers on a rise, a sell stop on a fall; both then trade as market orders at the touch.
       const stop = order.stop_price!;
-      return priceAt(touchReach(buying, stop, bar.open, bar.high, bar.low), bar.open, stop);
+      return priceAt(touchReach(buying, stop, open, high, low), open, stop);
     }
   }
 }
+
+const NO_ROUTES: readonly { channel: ChannelRuntime; sleeve: Sleeve }[] = [];
+
+/** The smallest bar index among the listeners' next unhandled signals (-1 when none is left). */
+function nextSignal(signals: IndexedSignal[][], cursors: number[], listeners: number): number {
+  let next = -1;
+  for (let l = 0; l < listeners; l++) {
+    const list = signals[l];
+    const at = cursors[l];
+    if (at < list.length && (next === -1 || list[at].index < next)) next = list[at].index;
+  }
+  return next;
+}
+
+/** The one estimate object `freeCashEstimate` fills (nothing is allocated per call). */
+const ESTIMATE = { free: 0, scale: 0 };
 
 const priceAt = (reach: Reach, open: number, level: number): number => (reach === AT_OPEN ? open : reach === AT_LEVEL ? level : NaN);
 

@@ -2,7 +2,7 @@ import { Ema } from "../indicators/ema";
 import { Sma } from "../indicators/sma";
 import { allowShortParameter, requireBelow, type StrategyDefinition, type Values, warnShortPeriod } from "./definition";
 import { issue, joinField } from "../risk/config-issue";
-import { BaseStrategy, type Bar, type Decision, type SymbolState } from "./strategy";
+import { BaseStrategy, type Bar, type BarColumns, type Decision, type SymbolState } from "./strategy";
 
 interface MovingAverage {
   update(value: number): number;
@@ -44,6 +44,27 @@ export class MaCrossover extends BaseStrategy<CrossoverState> {
     if (previous <= 0 && spread > 0) return { stance: 1, reason: this.describe("above"), strength: Math.abs(spread / slow) * 50 };
     if (previous >= 0 && spread < 0) return { stance: -1, reason: this.describe("below"), strength: Math.abs(spread / slow) * 50 };
     return undefined;
+  }
+
+  /** `evaluate` over columns in one tight loop: the same updates in the same order, so the same decisions bit for bit. */
+  protected override evaluateColumns(state: CrossoverState, columns: BarColumns, from: number, to: number, decided: (index: number, decision: Decision) => void): void {
+    const close = columns.close;
+    const fastAverage = state.fast;
+    const slowAverage = state.slow;
+    let previous = state.previousSpread;
+    for (let i = from; i < to; i++) {
+      const value = close[i];
+      const fast = fastAverage.update(value);
+      const slow = slowAverage.update(value);
+      const spread = fast - slow;
+      if (!Number.isNaN(previous) && !Number.isNaN(spread)) {
+        if (previous <= 0 && spread > 0) decided(i, { stance: 1, reason: this.describe("above"), strength: Math.abs(spread / slow) * 50 });
+        else if (previous >= 0 && spread < 0) decided(i, { stance: -1, reason: this.describe("below"), strength: Math.abs(spread / slow) * 50 });
+      }
+      previous = spread;
+    }
+    state.previousSpread = previous;
+    state.bars += to - from;
   }
 
   private describe(direction: "above" | "below"): string {

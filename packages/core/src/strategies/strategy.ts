@@ -14,6 +14,29 @@ export interface Bar {
   volume: number;
 }
 
+/**
+ * Bars of one symbol as columns (the candle store's typed arrays, or any arrays): bar `i` is
+ * `timestamp[i] * msPerUnit` (its open, in ms) and the prices at `i`. The batch path reads them
+ * without building a `Bar` per bar.
+ */
+export interface BarColumns {
+  symbol: string;
+  /** Milliseconds per unit of `timestamp` (1000 for the store's seconds, 1 for milliseconds). */
+  msPerUnit: number;
+  timestamp: ArrayLike<number>;
+  open: ArrayLike<number>;
+  high: ArrayLike<number>;
+  low: ArrayLike<number>;
+  close: ArrayLike<number>;
+  volume: ArrayLike<number>;
+}
+
+/** A signal and the index of the column bar whose close produced it. */
+export interface IndexedSignal {
+  index: number;
+  signal: Signal;
+}
+
 /** Direction a higher-timeframe director sets for the executors below it. */
 export const Bias = z.enum(["long", "short", "flat"]);
 export type Bias = z.infer<typeof Bias>;
@@ -57,6 +80,12 @@ export interface Strategy {
   readonly warmupBars: number;
   /** Feeds one closed bar; returns the signals it triggers (usually none). */
   onBar(bar: Bar, context?: BarContext): Signal[];
+  /**
+   * The batch form of `onBar` without a context: feeds bars `from` to `to - 1` of `columns` and
+   * appends the signals they trigger to `out`, leaving the strategy exactly as `onBar` on each of
+   * those bars would (same signals, same state, bit for bit).
+   */
+  onColumns(columns: BarColumns, from: number, to: number, out: IndexedSignal[]): void;
   /** The strategy's own view of the symbol's direction, which a director hands to its executors. */
   bias(symbol: string): Bias;
   /** What the strategy holds for a symbol now: stance, position, why, and its latest indicator values (MTF outputs). */
@@ -103,6 +132,8 @@ export interface Decision {
 }
 
 const BIAS_OF: Record<Stance, Bias> = { [-1]: "short", 0: "flat", 1: "long" };
+
+const NO_CONTEXT: BarContext = Object.freeze({});
 
 /** The answer of a bar that triggers nothing: shared, so the bar path allocates nothing. Never mutate it. */
 const NO_SIGNALS: Signal[] = Object.freeze([]) as unknown as Signal[];
@@ -153,10 +184,44 @@ export abstract class BaseStrategy<S extends SymbolState> implements Strategy {
     return state;
   }
 
-  onBar(bar: Bar, context: BarContext = {}): Signal[] {
+  onBar(bar: Bar, context: BarContext = NO_CONTEXT): Signal[] {
     const state = this.stateOf(bar.symbol);
     state.bars += 1;
-    const decision = this.evaluate(state, bar, context);
+    const signal = this.settle(state, this.evaluate(state, bar, context), bar.symbol, bar.timestamp, context);
+    return signal === null ? NO_SIGNALS : [signal];
+  }
+
+  onColumns(columns: BarColumns, from: number, to: number, out: IndexedSignal[]): void {
+    const state = this.stateOf(columns.symbol);
+    this.evaluateColumns(state, columns, from, to, (index, decision) => {
+      const signal = this.settle(state, decision, columns.symbol, columns.timestamp[index] * columns.msPerUnit, NO_CONTEXT);
+      if (signal !== null) out.push({ index, signal });
+    });
+  }
+
+  /**
+   * The batch form of `evaluate`: counts and evaluates bars `from` to `to - 1` in order, calling
+   * `decided` with each bar's decision. This default builds one scratch bar and calls `evaluate`;
+   * a strategy may override it with a tighter loop that decides exactly the same.
+   */
+  protected evaluateColumns(state: S, columns: BarColumns, from: number, to: number, decided: (index: number, decision: Decision) => void): void {
+    const bar: Bar = { symbol: columns.symbol, timestamp: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 };
+    const unit = columns.msPerUnit;
+    for (let i = from; i < to; i++) {
+      bar.timestamp = columns.timestamp[i] * unit;
+      bar.open = columns.open[i];
+      bar.high = columns.high[i];
+      bar.low = columns.low[i];
+      bar.close = columns.close[i];
+      bar.volume = columns.volume[i];
+      state.bars += 1;
+      const decision = this.evaluate(state, bar, NO_CONTEXT);
+      if (decision) decided(i, decision);
+    }
+  }
+
+  /** Applies a bar's decision to the stance and the held direction; the signal when the held direction changes. */
+  private settle(state: S, decision: Decision | undefined, symbol: string, timestamp: number, context: BarContext): Signal | null {
     if (decision && decision.stance !== state.stance) {
       state.stance = decision.stance;
       state.reason = decision.reason;
@@ -169,20 +234,18 @@ export abstract class BaseStrategy<S extends SymbolState> implements Strategy {
       target = 0;
       reason = `director bias is ${context.bias}`;
     }
-    if (target === state.position) return NO_SIGNALS;
+    if (target === state.position) return null;
     const previous = state.position;
     state.position = target;
-    return [
-      {
-        strategy_id: this.id,
-        symbol: bar.symbol,
-        timestamp: bar.timestamp,
-        side: target > previous ? "buy" : "sell",
-        target_weight: target,
-        strength: target === 0 ? 1 : state.strength,
-        reason,
-      },
-    ];
+    return {
+      strategy_id: this.id,
+      symbol,
+      timestamp,
+      side: target > previous ? "buy" : "sell",
+      target_weight: target,
+      strength: target === 0 ? 1 : state.strength,
+      reason,
+    };
   }
 
   bias(symbol: string): Bias {

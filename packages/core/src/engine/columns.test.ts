@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import { Fees } from "../fees/index";
+import { defaults as riskDefaults } from "../risk/risk";
+import type { Bar, BarColumns } from "../strategies/strategy";
+import { TradingEngine } from "./engine";
+import type { EngineSetup } from "./setup";
+import { referenceCase } from "./testing/reference";
+import { singleStrategySetup } from "./testing/setups";
+import { seededRandom } from "../indicators/testing/random-bars";
+
+/** Minute bars of one symbol whose log price reverts to 100 (trends and reversals at every scale). */
+function minuteBars(count: number, seed: number): Bar[] {
+  const random = seededRandom(seed);
+  const bars: Bar[] = [];
+  let log = Math.log(100);
+  let close = 100;
+  for (let i = 0; i < count; i++) {
+    const open = close;
+    log += 0.0005 * (Math.log(100) - log) + (random() - 0.5) * 0.004;
+    close = Math.round(Math.exp(log) * 100) / 100;
+    const high = Math.max(open, close) + Math.round(random() * 5) / 100;
+    const low = Math.min(open, close) - Math.round(random() * 5) / 100;
+    bars.push({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 2, 14, 30) + i * 60_000, open, high, low, close, volume: 1000 });
+  }
+  return bars;
+}
+
+/** The bars as columns, timestamps in seconds as the candle store keeps them. */
+function columnsOf(bars: Bar[]): BarColumns {
+  const column = (pick: (bar: Bar) => number) => Float64Array.from(bars, pick);
+  return {
+    symbol: bars[0].symbol,
+    msPerUnit: 1000,
+    timestamp: column((b) => b.timestamp / 1000),
+    open: column((b) => b.open),
+    high: column((b) => b.high),
+    low: column((b) => b.low),
+    close: column((b) => b.close),
+    volume: column((b) => b.volume),
+  };
+}
+
+const risky = { ...riskDefaults(), max_position_size: 1, max_loss_per_trade: 1, max_daily_trades: 40 };
+
+const setups: [string, EngineSetup, "1m" | "1d"][] = [
+  [
+    "SMA 10/30, percent commission, risk rules, fills at the close",
+    singleStrategySetup({ symbols: ["AAPL.US"], timeframe: "1m", parameters: { fast_period: 10, slow_period: 30 }, risk: risky, execution: { commission: { model: "percent", rate: 0.001 }, fill: "close" } }),
+    "1m",
+  ],
+  [
+    "EMA 5/20 with shorts, LongPort fees, slippage, next-open fills",
+    {
+      ...singleStrategySetup({
+        symbols: ["AAPL.US"],
+        timeframe: "1m",
+        parameters: { fast_period: 5, slow_period: 20, ma_type: "ema", allow_short: true },
+        risk: { ...risky, allow_short: true },
+        execution: { commission: { model: "broker", broker_type: "longport" }, fill: "next_open", slippage_bps: 3 },
+      }),
+      fees: Fees.defaults("longport"),
+    },
+    "1m",
+  ],
+  [
+    "three sleeves on one symbol in two channels (two without a batch loop of their own)",
+    (() => {
+      const base = singleStrategySetup({ symbols: ["AAPL.US"], timeframe: "1m", risk: risky, execution: { commission: { model: "percent", rate: 0.0005 } } });
+      const channel = base.channels[0];
+      return {
+        ...base,
+        channels: [
+          {
+            ...channel,
+            capital_allocation: 0.5,
+            strategies: [
+              { ...channel.strategies[0], weight: 0.5, parameters: { fast_period: 8, slow_period: 21 } },
+              { strategy_name: "rsi_mean_reversion", parameters: {}, weight: 0.5, symbols: ["AAPL.US"], timeframe: "1m" as const },
+            ],
+          },
+          { ...channel, channel_id: "second", capital_allocation: 0.5, strategies: [{ strategy_name: "momentum", parameters: { lookback_period: 10, entry_threshold: 0.2, exit_threshold: 0 }, weight: 1, symbols: ["AAPL.US"], timeframe: "1m" as const }] },
+        ],
+      };
+    })(),
+    "1m",
+  ],
+];
+
+describe("the batch path (onColumns) against the streaming path (onBar)", () => {
+  for (const [name, setup, timeframe] of setups) {
+    it(`gives identical events and snapshots: ${name}`, () => {
+      const bars = minuteBars(20_000, 3);
+      const streaming = new TradingEngine(setup);
+      for (const bar of bars) streaming.onBar(bar, timeframe);
+      streaming.endDay();
+      const expected = streaming.drainEvents();
+      expect(expected.filter((e) => e.type === "order_filled").length).toBeGreaterThan(100);
+      expect(expected.some((e) => e.type === "order_denied")).toBe(true);
+
+      // In uneven chunks, each through a JSON snapshot, as the backtest's chunk tasks run.
+      const columns = columnsOf(bars);
+      let batch = new TradingEngine(setup);
+      const events = [];
+      const cuts = [0, 1, 37, 38, 1000, 4321, 9999, 15000, bars.length];
+      for (let c = 1; c < cuts.length; c++) {
+        batch.onColumns(columns, cuts[c - 1], cuts[c], timeframe);
+        events.push(...batch.drainEvents());
+        batch = TradingEngine.restore(setup, JSON.parse(JSON.stringify(batch.snapshot())));
+      }
+      batch.endDay();
+      events.push(...batch.drainEvents());
+      expect(events).toEqual(expected);
+      expect(JSON.parse(JSON.stringify(batch.snapshot()))).toEqual(JSON.parse(JSON.stringify(streaming.snapshot())));
+    });
+  }
+
+  it("reproduces the reference backtest's fills and final value over columns", () => {
+    const ref = referenceCase("AAPL.US");
+    const engine = new TradingEngine(
+      singleStrategySetup({
+        symbols: ["AAPL.US"],
+        parameters: { fast_period: ref.rules.fast, slow_period: ref.rules.slow, ma_type: "sma" },
+        capital: String(ref.rules.initial_cash),
+        execution: { commission: { model: "percent", rate: ref.rules.commission_rate }, sizing: { model: "cash_fraction", fraction: ref.rules.allocation }, fill: "next_open" },
+        lots: { "AAPL.US": ref.rules.lot },
+      }),
+    );
+    engine.onColumns(columnsOf(ref.bars), 0, ref.bars.length, "1d");
+    engine.endDay();
+    const fills = engine.drainEvents().filter((e) => e.type === "order_filled");
+    expect(fills.map((e) => [e.data.side, e.data.quantity])).toEqual(ref.fills.map((f) => [f.side, f.quantity]));
+    expect(Math.abs(engine.view(null).equity - ref.final_value)).toBeLessThan(1e-6);
+  });
+});
