@@ -559,7 +559,7 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
     if (run.progress?.done) return out(backtest, "done");
     const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
     const feed = new BarFeed(deps.candles, feedsOf(backtest.config), backtest.window[0], backtest.window[1], run.progress?.cursor_ms ?? 0);
-    const fed = await feed.run(maxBars, (bar, timeframe) => engine.onBar(bar, timeframe), () => deps.now() >= deadlineMs);
+    const fed = await feed.run(maxBars, engine, () => deps.now() >= deadlineMs);
     if (fed.done) engine.endDay();
     const next: StoredRun = {
       ...run,

@@ -3,14 +3,21 @@ import type { CandleBatch } from "../candles/candle-batch";
 import type { CandleStore } from "../candles/index";
 import { TradeSessionCode } from "../market/trade-session";
 import type { Timeframe } from "../strategies/definition";
-import type { Bar } from "../strategies/strategy";
+import type { Bar, BarColumns } from "../strategies/strategy";
 
 /**
  * Stored candles into the engine: each feed (symbol, period) reads its buckets a window at a
  * time as typed-array columns, and the feeds are merged by close time (so a coarser bar arrives
  * after the finer bars it spans). Only regular-session candles are fed. One scratch bar per feed
- * is reused: nothing is allocated per bar.
+ * is reused: nothing is allocated per bar. A single feed can instead hand its bars over as runs
+ * of the stored columns (`onColumns`), for the engine's batch path.
  */
+
+/** Where the feed's bars go: one by one, or (a single feed only) as runs of columns when `onColumns` is given. */
+export interface BarSink {
+  onBar(bar: Bar, timeframe: Timeframe): void;
+  onColumns?(columns: BarColumns, from: number, to: number, timeframe: Timeframe): void;
+}
 
 export interface Feed {
   symbol: string;
@@ -21,6 +28,18 @@ const DAY_S = 86_400;
 /** Seconds of candles loaded per read: about a hundred minute buckets (one BatchGetItem), years of daily ones. */
 const WINDOW_S: Record<StoredPeriod, number> = { "1m": 100 * DAY_S, "5m": 100 * DAY_S, "1h": 5 * 366 * DAY_S, "1d": 20 * 366 * DAY_S };
 const INTRADAY = TradeSessionCode.Intraday;
+
+/** A stored batch as the engine's columns (timestamps in seconds): one small object per run of bars. */
+const columnsOf = (symbol: string, batch: CandleBatch): BarColumns => ({
+  symbol,
+  msPerUnit: 1000,
+  timestamp: batch.timestamp,
+  open: batch.open,
+  high: batch.high,
+  low: batch.low,
+  close: batch.close,
+  volume: batch.volume,
+});
 
 interface Cursor {
   feed: Feed;
@@ -69,12 +88,14 @@ export class BarFeed {
    */
   async run(
     maxBars: number,
-    onBar: (bar: Bar, timeframe: Timeframe) => void,
+    sink: BarSink | ((bar: Bar, timeframe: Timeframe) => void),
     shouldStop: () => boolean = () => false,
     /** Asked before each new close time (the first included): true stops before any bar closing then (replays' step and seek). */
     stopBefore?: (nextCloseMs: number) => boolean,
   ): Promise<{ fed: number; lastCloseMs: number | null; done: boolean }> {
     for (const cursor of this.cursors) if (cursor.head === 0) while (this.step(cursor)) await this.load(cursor);
+    if (typeof sink !== "function" && sink.onColumns && this.cursors.length === 1 && stopBefore === undefined) return this.runColumns(this.cursors[0], maxBars, sink.onColumns.bind(sink), shouldStop);
+    const onBar = typeof sink === "function" ? sink : sink.onBar.bind(sink);
     let fed = 0;
     let last: number | null = null;
     for (;;) {
@@ -96,6 +117,33 @@ export class BarFeed {
       onBar(bar, next.feed.timeframe);
       fed++;
       while (this.step(next)) await this.load(next);
+    }
+  }
+
+  /**
+   * `run` for a single feed, handing over runs of consecutive bars of a loaded batch: the same
+   * bars in the same order, cut at the same bar count (every bar of one feed closes at its own
+   * time). `shouldStop` is asked between runs.
+   */
+  private async runColumns(cursor: Cursor, maxBars: number, onColumns: NonNullable<BarSink["onColumns"]>, shouldStop: () => boolean) {
+    let fed = 0;
+    let last: number | null = null;
+    const timeframe = cursor.feed.timeframe;
+    const scale = 1000;
+    for (;;) {
+      if (cursor.head === Infinity) return { fed, lastCloseMs: last, done: true };
+      if (last !== null && (fed >= maxBars || shouldStop())) return { fed, lastCloseMs: last, done: false };
+      const batch = cursor.batches[cursor.batch];
+      const from = cursor.index;
+      // Extend the run while the next bar of the same batch is a regular-session bar inside the range.
+      let to = from + 1;
+      const limit = Math.min(batch.length, from + (maxBars - fed));
+      while (to < limit && batch.session[to] === INTRADAY && batch.timestamp[to] <= this.endSec && batch.timestamp[to] >= this.startSec && batch.timestamp[to] * scale + cursor.periodMs > this.afterMs) to++;
+      onColumns(columnsOf(cursor.feed.symbol, batch), from, to, timeframe);
+      fed += to - from;
+      last = batch.timestamp[to - 1] * scale + cursor.periodMs;
+      cursor.index = to - 1;
+      while (this.step(cursor)) await this.load(cursor);
     }
   }
 

@@ -597,14 +597,21 @@ export class TradingEngine {
     this.events.push({ sequence: this.sequence, time: this.time, type, channel_id: channelId, data });
   }
 
-  private refreshCash(channel: ChannelRuntime) {
+  /** Refreshes the float64 figures of a channel's cash (`changed` is the currency a fill just moved, already as text). */
+  private refreshCash(channel: ChannelRuntime, changed?: string, changedText?: string) {
     let value = 0;
     for (const [currency, amount] of channel.cash) {
-      const number = amount.toNumber();
+      // `toNumber` reads the decimal's text; a fill has written that text already.
+      const number = currency === changed && changedText !== "0" ? Number(changedText) : amount.toNumber();
       channel.cash_numbers.set(currency, number);
       value += number * (currency === this.setup.base_currency ? 1 : (this.setup.fx[currency] ?? 1));
     }
     channel.cash_value = value;
+  }
+
+  private sleeveOf(channel: ChannelRuntime, key: string): Sleeve {
+    for (let s = 0; s < channel.sleeves.length; s++) if (channel.sleeves[s].key === key) return channel.sleeves[s];
+    return channel.manual;
   }
 
   /** A sleeve's position in `symbol`, created empty on first use. */
@@ -945,21 +952,20 @@ export class TradingEngine {
     const held = sleeve.positions.get(request.symbol)?.quantity ?? 0;
     const signed = request.side === "buy" ? request.quantity : -request.quantity;
     const reducing = held !== 0 && Math.sign(held) !== Math.sign(signed) && Math.abs(signed) <= Math.abs(held);
-    const deny = (reason: string, message: string, values: Record<string, number | string>) => out.push({ reason, message, values });
     if (!Number.isInteger(request.quantity) || request.quantity <= 0) {
-      deny("INVALID_QUANTITY", `quantity=${request.quantity} must be a whole number of shares greater than 0`, { quantity: request.quantity });
+      deny(out, "INVALID_QUANTITY", `quantity=${request.quantity} must be a whole number of shares greater than 0`, { quantity: request.quantity });
     } else if (request.quantity % info.lot !== 0 && !(reducing && request.quantity === Math.abs(held))) {
-      deny("LOT_SIZE_VIOLATION", `quantity=${request.quantity} is not a multiple of the board lot ${info.lot}`, { quantity: request.quantity, lot_size: info.lot });
+      deny(out, "LOT_SIZE_VIOLATION", `quantity=${request.quantity} is not a multiple of the board lot ${info.lot}`, { quantity: request.quantity, lot_size: info.lot });
     }
     if (channel.state !== "running") {
-      deny("CHANNEL_NOT_RUNNING", `channel ${channel.setup.channel_id} is ${channel.state}`, { channel_state: channel.state });
+      deny(out, "CHANNEL_NOT_RUNNING", `channel ${channel.setup.channel_id} is ${channel.state}`, { channel_state: channel.state });
     }
     if (reducing) return out;
     if (channel.halt !== null) {
-      deny("CHANNEL_HALTED", `channel ${channel.setup.channel_id} is halted by its ${channel.halt === "drawdown" ? "drawdown" : "daily loss"} limit`, { halt: channel.halt });
+      deny(out, "CHANNEL_HALTED", `channel ${channel.setup.channel_id} is halted by its ${channel.halt === "drawdown" ? "drawdown" : "daily loss"} limit`, { halt: channel.halt });
     }
     if (!(price > 0)) {
-      deny("NO_PRICE", `no price is known for ${request.symbol} yet`, { symbol: request.symbol });
+      deny(out, "NO_PRICE", `no price is known for ${request.symbol} yet`, { symbol: request.symbol });
       return out;
     }
     const quantity = Math.max(0, request.quantity);
@@ -967,38 +973,38 @@ export class TradingEngine {
       const free = this.freeCash(channel, info.currency);
       const cost = new Dec(price).times(quantity).plus(this.commissionOf(info, "buy", request.quantity, price));
       if (cost.gt(free)) {
-        deny("INSUFFICIENT_CASH", `order cost ${cost.toFixed(2)} ${info.currency} exceeds free cash ${free.toFixed(2)}`, { cost: cost.toFixed(2), free_cash: free.toFixed(2), currency: info.currency });
+        deny(out, "INSUFFICIENT_CASH", `order cost ${cost.toFixed(2)} ${info.currency} exceeds free cash ${free.toFixed(2)}`, { cost: cost.toFixed(2), free_cash: free.toFixed(2), currency: info.currency });
       }
     }
     const risk: RiskConfig | null = this.setup.risk;
     const equity = this.equityOf(channel);
     const notionalBase = productNumber(price, quantity) * info.fx;
     if (request.side === "sell" && held <= 0 && risk !== null && !risk.allow_short) {
-      deny("SHORT_SELLING_NOT_ALLOWED", `selling ${request.quantity} ${request.symbol} would open a short position`, { quantity: request.quantity, held });
+      deny(out, "SHORT_SELLING_NOT_ALLOWED", `selling ${request.quantity} ${request.symbol} would open a short position`, { quantity: request.quantity, held });
     }
     if (risk !== null) {
       if (risk.max_order_notional !== null && notionalBase > risk.max_order_notional) {
-        deny("NOTIONAL_EXCEEDS_MAX_PER_ORDER", `notional=${round2(notionalBase)} exceeds max_order_notional=${risk.max_order_notional}`, { notional: round2(notionalBase), max: risk.max_order_notional });
+        deny(out, "NOTIONAL_EXCEEDS_MAX_PER_ORDER", `notional=${round2(notionalBase)} exceeds max_order_notional=${risk.max_order_notional}`, { notional: round2(notionalBase), max: risk.max_order_notional });
       }
       const positionAfter = Math.abs((held + signed) * price * info.fx);
       if (equity > 0 && positionAfter / equity > risk.max_position_size) {
-        deny("MAX_POSITION_EXCEEDED", `position of ${round2(positionAfter)} would be ${round6(positionAfter / equity)} of equity; max_position_size=${risk.max_position_size}`, { position_value: round2(positionAfter), equity: round2(equity), fraction: round6(positionAfter / equity), max: risk.max_position_size });
+        deny(out, "MAX_POSITION_EXCEEDED", `position of ${round2(positionAfter)} would be ${round6(positionAfter / equity)} of equity; max_position_size=${risk.max_position_size}`, { position_value: round2(positionAfter), equity: round2(equity), fraction: round6(positionAfter / equity), max: risk.max_position_size });
       }
       const exposureAfter = this.grossExposure(channel) + notionalBase;
       const maxExposure = Math.min(risk.max_total_exposure, channel.setup.limits.leverage_limit);
       if (equity > 0 && exposureAfter / equity > maxExposure) {
-        deny("MAX_EXPOSURE_EXCEEDED", `gross exposure would be ${round6(exposureAfter / equity)}x equity; limit ${maxExposure}x`, { exposure: round2(exposureAfter), equity: round2(equity), ratio: round6(exposureAfter / equity), max: maxExposure });
+        deny(out, "MAX_EXPOSURE_EXCEEDED", `gross exposure would be ${round6(exposureAfter / equity)}x equity; limit ${maxExposure}x`, { exposure: round2(exposureAfter), equity: round2(equity), ratio: round6(exposureAfter / equity), max: maxExposure });
       }
       if (held === 0 && this.openPositions(channel) >= risk.max_open_positions) {
-        deny("MAX_OPEN_POSITIONS_EXCEEDED", `channel holds ${this.openPositions(channel)} positions; max_open_positions=${risk.max_open_positions}`, { open_positions: this.openPositions(channel), max: risk.max_open_positions });
+        deny(out, "MAX_OPEN_POSITIONS_EXCEEDED", `channel holds ${this.openPositions(channel)} positions; max_open_positions=${risk.max_open_positions}`, { open_positions: this.openPositions(channel), max: risk.max_open_positions });
       }
       if (channel.daily_trades >= risk.max_daily_trades) {
-        deny("MAX_DAILY_TRADES_EXCEEDED", `${channel.daily_trades} orders today; max_daily_trades=${risk.max_daily_trades}`, { daily_trades: channel.daily_trades, max: risk.max_daily_trades });
+        deny(out, "MAX_DAILY_TRADES_EXCEEDED", `${channel.daily_trades} orders today; max_daily_trades=${risk.max_daily_trades}`, { daily_trades: channel.daily_trades, max: risk.max_daily_trades });
       }
       const loss = notionalBase * risk.stop_loss_pct;
       const maxLoss = channel.setup.limits.max_loss_per_trade * equity;
       if (loss > maxLoss) {
-        deny("MAX_LOSS_PER_TRADE_EXCEEDED", `a stop-out at ${risk.stop_loss_pct} would lose ${round2(loss)}; max_loss_per_trade allows ${round2(maxLoss)}`, { potential_loss: round2(loss), max_loss: round2(maxLoss) });
+        deny(out, "MAX_LOSS_PER_TRADE_EXCEEDED", `a stop-out at ${risk.stop_loss_pct} would lose ${round2(loss)}; max_loss_per_trade allows ${round2(maxLoss)}`, { potential_loss: round2(loss), max_loss: round2(maxLoss) });
       }
     }
     return out;
@@ -1046,7 +1052,7 @@ export class TradingEngine {
 
   private fill(order: EngineOrder, marketPrice: number) {
     const channel = this.channel(order.channel_id);
-    const sleeve = order.sleeve === channel.manual.key ? channel.manual : channel.sleeves.find((s) => s.key === order.sleeve)!;
+    const sleeve = this.sleeveOf(channel, order.sleeve);
     const info = this.info(order.symbol);
     const price = this.slippage === 0 ? marketPrice : marketPrice * (order.side === "buy" ? 1 + this.slippage : 1 - this.slippage);
     const exactPrice = new Dec(price);
@@ -1068,7 +1074,8 @@ export class TradingEngine {
       return;
     }
     channel.cash.set(info.currency, cashAfter);
-    this.refreshCash(channel);
+    const cashText = cashAfter.toString();
+    this.refreshCash(channel, info.currency, cashText);
     const position = this.positionOf(sleeve, order.symbol);
     const signed = order.side === "buy" ? order.quantity : -order.quantity;
     const heldBefore = position.quantity !== 0;
@@ -1077,7 +1084,7 @@ export class TradingEngine {
     const stats = channel.stats;
     stats.fees = stats.fees.plus(commission);
     if (!booking.realized.isZero()) stats.realized = stats.realized.plus(booking.realized);
-    const fill: FillData = {
+    const fill: FillData & Pick<EngineOrder, "order_type" | "submitted_at" | "reason"> = {
       order_id: order.order_id,
       symbol: order.symbol,
       side: order.side,
@@ -1086,9 +1093,12 @@ export class TradingEngine {
       commission: commission.toString(),
       currency: info.currency,
       sleeve: sleeve.key,
+      order_type: order.order_type,
+      submitted_at: order.submitted_at,
+      reason: order.reason,
     };
     const id = channel.setup.channel_id;
-    this.emit("order_filled", id, { ...fill, order_type: order.order_type, submitted_at: order.submitted_at, reason: order.reason });
+    this.emit("order_filled", id, fill as unknown as Record<string, unknown>);
     this.emit("position_changed", id, {
       symbol: order.symbol,
       sleeve: sleeve.key,
@@ -1096,7 +1106,7 @@ export class TradingEngine {
       cost: position.cost.toString(),
       entry_price: position.entry_price,
       currency: info.currency,
-      cash: cashAfter.toString(),
+      cash: cashText,
     });
     if (booking.closed) {
       const pnl = booking.closed.pnl;
@@ -1189,6 +1199,7 @@ function closeTrackerDay(tracker: Tracker, equity: number, inMarket: boolean) {
   }
 }
 
+const deny = (out: Denial[], reason: string, message: string, values: Record<string, number | string>) => void out.push({ reason, message, values });
 const cloneTracker = (tracker: Tracker): Tracker => ({ ...tracker, equity_days: tracker.equity_days.slice() });
 const round2 = (value: number) => Math.round(value * 100) / 100;
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
