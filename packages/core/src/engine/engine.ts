@@ -8,6 +8,7 @@ import type { Timeframe } from "../strategies/definition";
 import type { Bar, BarColumns, IndexedSignal, Signal, Strategy, StrategyState } from "../strategies/strategy";
 import type { Denial, EngineEvent, EngineOrder, EngineOrderType, EventType, FillData, OrderSide } from "./events";
 import { AT_LEVEL, AT_OPEN, limitReach, touchReach, type Reach } from "./matching";
+import { Money } from "./money";
 import { book, emptyPosition, restorePosition, savePosition, type Position, type SavedPosition } from "./ledger";
 import type { ChannelSetup, EngineSetup } from "./setup";
 import { ESTIMATE_TOLERANCE, decimalText, productNumber, surely } from "./exact";
@@ -36,10 +37,10 @@ interface Stats {
   closed_trades: number;
   wins: number;
   losses: number;
-  gross_profit: Dec;
-  gross_loss: Dec;
-  fees: Dec;
-  realized: Dec;
+  gross_profit: Money;
+  gross_loss: Money;
+  fees: Money;
+  realized: Money;
   orders: number;
   denied: number;
 }
@@ -65,7 +66,7 @@ interface ChannelRuntime {
   setup: ChannelSetup;
   state: ChannelRunState;
   halt: Halt;
-  cash: Map<string, Dec>;
+  cash: Map<string, Money>;
   /** `cash` as float64, for estimates that exact arithmetic confirms only when they come close to a boundary. */
   cash_numbers: Map<string, number>;
   /** Base-currency value of `cash`, refreshed after every fill. */
@@ -129,7 +130,7 @@ interface SavedChannel {
   sleeves: { key: string; strategy: StrategyState | null; positions: SavedPosition[] }[];
 }
 
-const ZERO = new Dec(0);
+const ZERO = Money.ZERO;
 const newTracker = (equity: number): Tracker => ({
   peak: equity,
   max_drawdown: 0,
@@ -175,7 +176,7 @@ export class TradingEngine {
   private dayStart = 0;
   private dayEnd = 0;
   private session: Tracker;
-  private readonly commissionRate: Dec | null;
+  private readonly commissionRate: Money | null;
   private readonly commissionRateNumber: number;
   private readonly fraction: Dec;
   private readonly fractionNumber: number;
@@ -185,15 +186,15 @@ export class TradingEngine {
     const market = Object.values(Markets).find((info) => info.currency === setup.base_currency) ?? Markets.US;
     this.timeZone = market.timeZone;
     const commission = setup.execution.commission;
-    this.commissionRate = commission.model === "percent" ? new Dec(commission.rate) : null;
+    this.commissionRate = commission.model === "percent" ? Money.of(commission.rate) : null;
     this.commissionRateNumber = commission.model === "percent" ? commission.rate : 0;
     this.fraction = new Dec(setup.execution.sizing.fraction);
     this.fractionNumber = setup.execution.sizing.fraction;
     this.slippage = setup.execution.slippage_bps / 10_000;
     for (const channel of setup.channels) {
-      const cash = new Map<string, Dec>();
+      const cash = new Map<string, Money>();
       for (const [currency, amount] of Object.entries(setup.capital)) {
-        cash.set(currency, new Dec(amount).times(channel.capital_allocation));
+        cash.set(currency, Money.fromDec(new Dec(amount).times(channel.capital_allocation)));
       }
       const sleeves = channel.strategies.map((slot, index): Sleeve => ({
         key: `${channel.channel_id}/${index}`,
@@ -420,7 +421,7 @@ export class TradingEngine {
     const list = channelId === null ? this.channels : [this.channel(channelId)];
     const stats = newStats();
     const positions: PositionView[] = [];
-    const cash = new Map<string, Dec>();
+    const cash = new Map<string, Money>();
     let initial = 0;
     let equity = 0;
     let unrealized = 0;
@@ -430,7 +431,7 @@ export class TradingEngine {
       for (const [currency, amount] of channel.cash) cash.set(currency, (cash.get(currency) ?? ZERO).plus(amount));
       for (const key of Object.keys(stats) as (keyof Stats)[]) {
         const value = channel.stats[key];
-        (stats as unknown as Record<string, unknown>)[key] = typeof value === "number" ? (stats[key] as number) + value : (stats[key] as Dec).plus(value);
+        (stats as unknown as Record<string, unknown>)[key] = typeof value === "number" ? (stats[key] as number) + value : (stats[key] as Money).plus(value);
       }
       for (const sleeve of [...channel.sleeves, channel.manual]) {
         for (const position of sleeve.positions.values()) {
@@ -498,7 +499,7 @@ export class TradingEngine {
     const channels: Record<string, SavedChannel> = {};
     for (const channel of this.channels) {
       const stats = Object.fromEntries(
-        Object.entries(channel.stats).map(([key, value]) => [key, typeof value === "number" ? value : (value as Dec).toString()]),
+        Object.entries(channel.stats).map(([key, value]) => [key, typeof value === "number" ? value : (value as Money).toString()]),
       ) as SavedChannel["stats"];
       channels[channel.setup.channel_id] = {
         state: channel.state,
@@ -543,12 +544,12 @@ export class TradingEngine {
       if (!saved) continue;
       channel.state = saved.state;
       channel.halt = saved.halt;
-      channel.cash = new Map(Object.entries(saved.cash).map(([currency, amount]) => [currency, new Dec(amount)]));
+      channel.cash = new Map(Object.entries(saved.cash).map(([currency, amount]) => [currency, Money.of(amount)]));
       channel.initial_equity = saved.initial_equity;
       channel.daily_trades = saved.daily_trades;
       channel.tracker = cloneTracker(saved.tracker);
       const stats = newStats() as unknown as Record<string, unknown>;
-      for (const [key, value] of Object.entries(saved.stats)) stats[key] = typeof value === "number" ? value : new Dec(value);
+      for (const [key, value] of Object.entries(saved.stats)) stats[key] = typeof value === "number" ? value : Money.of(value);
       channel.stats = stats as unknown as Stats;
       for (const sleeve of [...channel.sleeves, channel.manual]) {
         const savedSleeve = saved.sleeves.find((s) => s.key === sleeve.key);
@@ -657,16 +658,12 @@ export class TradingEngine {
   /** Symbols the channel holds in any sleeve (a symbol held by two sleeves counts once). */
   private openPositions(channel: ChannelRuntime): number {
     const sleeves = channel.sleeves.length + 1;
-    const holdingsOf = (s: number) => (s < channel.sleeves.length ? channel.sleeves[s] : channel.manual).holdings;
     let count = 0;
     for (let s = 0; s < sleeves; s++) {
-      const holdings = holdingsOf(s);
+      const holdings = sleeveAt(channel, s).holdings;
       for (let h = 0; h < holdings.length; h++) {
         const { position } = holdings[h];
-        if (position.quantity === 0) continue;
-        let seen = false;
-        for (let e = 0; e < s && !seen; e++) seen = holdingsOf(e).some((other) => other.position.quantity !== 0 && other.position.symbol === position.symbol);
-        if (!seen) count += 1;
+        if (position.quantity !== 0 && !heldBefore(channel, s, position.symbol)) count += 1;
       }
     }
     return count;
@@ -851,7 +848,7 @@ export class TradingEngine {
       const low = Math.floor(lots - slack);
       if (low === Math.floor(lots + slack)) return low * info.lot;
     }
-    const free = this.freeCash(channel, info.currency);
+    const free = this.freeCash(channel, info.currency).toDec();
     if (free.lte(0)) return 0;
     let budget = free.times(this.fraction);
     if (sleeve.weight !== 1) budget = budget.times(sleeve.weight);
@@ -881,13 +878,13 @@ export class TradingEngine {
   }
 
   /** Cash of a currency not yet promised to pending buys (at their reference prices). */
-  private freeCash(channel: ChannelRuntime, currency: string): Dec {
+  private freeCash(channel: ChannelRuntime, currency: string): Money {
     let free = channel.cash.get(currency) ?? ZERO;
     for (const order of this.pending) {
       if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
       if (this.info(order.symbol).currency !== currency) continue;
       const price = order.limit_price ?? order.stop_price ?? this.lastOf(order.symbol);
-      free = free.minus(new Dec(price).times(order.quantity));
+      free = free.minus(Money.of(price).timesInteger(order.quantity));
     }
     return free;
   }
@@ -970,8 +967,8 @@ export class TradingEngine {
     }
     const quantity = Math.max(0, request.quantity);
     if (request.side === "buy" && !this.coversEstimate(channel, info, quantity, price)) {
-      const free = this.freeCash(channel, info.currency);
-      const cost = new Dec(price).times(quantity).plus(this.commissionOf(info, "buy", request.quantity, price));
+      const free = this.freeCash(channel, info.currency).toDec();
+      const cost = new Dec(price).times(quantity).plus(this.commissionOf(info, "buy", request.quantity, price).toDec());
       if (cost.gt(free)) {
         deny(out, "INSUFFICIENT_CASH", `order cost ${cost.toFixed(2)} ${info.currency} exceeds free cash ${free.toFixed(2)}`, { cost: cost.toFixed(2), free_cash: free.toFixed(2), currency: info.currency });
       }
@@ -1024,12 +1021,12 @@ export class TradingEngine {
     return surely(free, cost, (scale + notional * 2) * ESTIMATE_TOLERANCE) > 0;
   }
 
-  /** `exactPrice` is `new Dec(price)` when the caller has it already. */
-  private commissionOf(info: SymbolInfo, side: OrderSide, quantity: number, price: number, exactPrice?: Dec): Dec {
-    if (this.commissionRate !== null) return this.commissionRate.times(exactPrice ?? price).times(quantity);
+  /** `exactPrice` is `Money.of(price)` when the caller has it already. */
+  private commissionOf(info: SymbolInfo, side: OrderSide, quantity: number, price: number, exactPrice?: Money): Money {
+    if (this.commissionRate !== null) return this.commissionRate.times(exactPrice ?? Money.of(price)).times(Money.of(quantity));
     if (this.setup.fees === null || (info.market !== "US" && info.market !== "HK") || quantity <= 0) return ZERO;
     const tradeDate = isoDateOf(utcToZoned(Markets[info.market].timeZone, this.time).dayNumber);
-    return Fees.totalFee(this.setup.fees, info.market, side, new Dec(quantity), new Dec(price), tradeDate);
+    return Money.fromDec(Fees.totalFee(this.setup.fees, info.market, side, new Dec(quantity), new Dec(price), tradeDate));
   }
 
   /** Fills what `bar` reaches; whether anything filled. */
@@ -1055,13 +1052,13 @@ export class TradingEngine {
     const sleeve = this.sleeveOf(channel, order.sleeve);
     const info = this.info(order.symbol);
     const price = this.slippage === 0 ? marketPrice : marketPrice * (order.side === "buy" ? 1 + this.slippage : 1 - this.slippage);
-    const exactPrice = new Dec(price);
-    const notional = exactPrice.times(order.quantity);
+    const exactPrice = Money.of(price);
+    const notional = exactPrice.timesInteger(order.quantity);
     const commission = this.commissionOf(info, order.side, order.quantity, price, exactPrice);
     const cashFlow = order.side === "buy" ? notional.plus(commission).negated() : notional.minus(commission);
     const cash = channel.cash.get(info.currency) ?? ZERO;
     const cashAfter = cash.plus(cashFlow);
-    if (order.side === "buy" && cashAfter.isNegative() && !cashAfter.isZero()) {
+    if (order.side === "buy" && cashAfter.isBelowZero()) {
       this.emit("order_rejected", channel.setup.channel_id, {
         order_id: order.order_id,
         symbol: order.symbol,
@@ -1111,7 +1108,7 @@ export class TradingEngine {
     if (booking.closed) {
       const pnl = booking.closed.pnl;
       stats.closed_trades += 1;
-      if (pnl.gt(0)) {
+      if (pnl.isAboveZero()) {
         stats.wins += 1;
         stats.gross_profit = stats.gross_profit.plus(pnl);
       } else {
@@ -1197,6 +1194,18 @@ function closeTrackerDay(tracker: Tracker, equity: number, inMarket: boolean) {
     const underwater = tracker.equity_days.length - tracker.peak_day;
     if (underwater > tracker.max_drawdown_days) tracker.max_drawdown_days = underwater;
   }
+}
+
+/** The channel's sleeves by index, the manual sleeve last. */
+const sleeveAt = (channel: ChannelRuntime, s: number): Sleeve => (s < channel.sleeves.length ? channel.sleeves[s] : channel.manual);
+
+/** Whether a sleeve before the `s`-th holds `symbol`. */
+function heldBefore(channel: ChannelRuntime, s: number, symbol: string): boolean {
+  for (let e = 0; e < s; e++) {
+    const holdings = sleeveAt(channel, e).holdings;
+    for (let h = 0; h < holdings.length; h++) if (holdings[h].position.quantity !== 0 && holdings[h].position.symbol === symbol) return true;
+  }
+  return false;
 }
 
 const deny = (out: Denial[], reason: string, message: string, values: Record<string, number | string>) => void out.push({ reason, message, values });

@@ -1,18 +1,19 @@
 import { Dec } from "../fees/money";
+import { Money } from "./money";
 
 /**
- * Booked money of one sleeve position, exact: cost basis and realised P&L in decimal.js,
+ * Booked money of one sleeve position, exact: cost basis and realised P&L as `Money` (decimal.js's values),
  * quantities in whole shares (signed: negative is short). `cost` is what the open quantity
  * cost, fees included (negative for a short: the proceeds received).
  */
 export interface Position {
   symbol: string;
   quantity: number;
-  cost: Dec;
+  cost: Money;
   /** Realised P&L of the round trip so far (partial exits), fees included. */
-  realized: Dec;
+  realized: Money;
   /** Fees paid in the round trip so far. */
-  fees: Dec;
+  fees: Money;
   opened_at: number;
   /** Average entry price of the round trip (float, for display). */
   entry_price: number;
@@ -20,18 +21,18 @@ export interface Position {
 
 /** What a fill changed: the realised P&L it booked and, when the position closed, the round trip. */
 export interface Booking {
-  realized: Dec;
-  closed: { quantity: number; entry_price: number; exit_price: number; opened_at: number; pnl: Dec; fees: Dec } | null;
+  realized: Money;
+  closed: { quantity: number; entry_price: number; exit_price: number; opened_at: number; pnl: Money; fees: Money } | null;
 }
 
-const ZERO = new Dec(0);
+const ZERO = Money.ZERO;
 
 /**
  * Applies a fill to a position: `cashFlow` is the signed cash the fill moved (a buy pays
  * notional + commission, a sell receives notional − commission). Opening or adding grows the
  * cost basis; reducing releases the proportional share of it and books the difference.
  */
-export function book(position: Position, signedQuantity: number, price: number, cashFlow: Dec, commission: Dec, time: number): Booking {
+export function book(position: Position, signedQuantity: number, price: number, cashFlow: Money, commission: Money, time: number): Booking {
   const before = position.quantity;
   const after = before + signedQuantity;
   position.fees = position.fees.plus(commission);
@@ -45,8 +46,8 @@ export function book(position: Position, signedQuantity: number, price: number, 
     return { realized: ZERO, closed: null };
   }
   // Reducing (flips are sent as two orders, so `after` never changes sign).
-  const share = new Dec(Math.abs(signedQuantity)).div(Math.abs(before));
-  const released = position.cost.times(share);
+  // A whole exit releases the whole cost (decimal.js's cost × 1); a part, the share decimal.js computes.
+  const released = Math.abs(signedQuantity) === Math.abs(before) ? position.cost : Money.fromDec(position.cost.toDec().times(new Dec(Math.abs(signedQuantity)).div(Math.abs(before))));
   const realized = cashFlow.minus(released);
   position.cost = position.cost.minus(released);
   position.realized = position.realized.plus(realized);
@@ -99,7 +100,7 @@ export const savePosition = (p: Position): SavedPosition => ({
 
 export const restorePosition = (p: SavedPosition): Position => ({
   ...p,
-  cost: new Dec(p.cost),
-  realized: new Dec(p.realized),
-  fees: new Dec(p.fees),
+  cost: Money.of(p.cost),
+  realized: Money.of(p.realized),
+  fees: Money.of(p.fees),
 });
