@@ -2,8 +2,10 @@
  * Backtest speed, in one run:
  *  1. the engine loop: bars per second of an SMA crossover on one symbol through the full path
  *     (strategy, pre-trade checks, risk monitors, exact ledger, commission, events), on one core,
- *     at two fill densities (the slow crossover trades rarely, the fast one every few dozen bars:
- *     each fill books money in decimal.js);
+ *     at two fill densities (the slow crossover trades rarely, the fast one every few dozen bars),
+ *     on the batch path a backtest chunk runs (`onColumns` over the bars' columns, in chunks of
+ *     BACKTEST_CHUNK_BARS with the events drained after each, as the chunk task stores them)
+ *     and on the streaming path live sessions run (`onBar`, bar by bar);
  *  2. bars per second from the candle store (DynamoDB Local, in memory) into the engine: a year
  *     of stored 1-minute candles read bucket by bucket and fed through `BarFeed`;
  *  3. the wall time of a one-year 1-minute backtest through the HTTP API end to end (session,
@@ -20,6 +22,8 @@ import { createServices } from "../packages/adapters/src/services";
 import { BarFeed } from "../packages/core/src/backtests/bar-feed";
 import { CandleBatches, type Candle } from "../packages/core/src/candles/candle-batch";
 import { TradingEngine } from "../packages/core/src/engine/engine";
+import { BACKTEST_CHUNK_BARS } from "../packages/core/src/workflows";
+import type { BarColumns } from "../packages/core/src/strategies/strategy";
 import { singleStrategySetup } from "../packages/core/src/engine/testing/setups";
 import { Fees } from "../packages/core/src/fees/index";
 import { defaults as riskDefaults } from "../packages/core/src/risk/risk";
@@ -42,8 +46,8 @@ const table = (title: string, rows: Record<string, string | number>[]) => {
   for (const row of rows) console.log(`| ${columns.map((c) => row[c]).join(" | ")} |`);
 };
 
-/** Best bars/s of RUNS runs (the first ones warm the JIT up). */
-function engineLoop(bars: Bar[], fast: number, slow: number, broker: boolean) {
+/** Best bars/s of RUNS runs (the first ones warm the JIT up), on the batch path (`columns`) or bar by bar. */
+function engineLoop(bars: Bar[], columns: BarColumns | null, fast: number, slow: number, broker: boolean) {
   let best = 0;
   let fills = 0;
   for (let run = 0; run < RUNS; run++) {
@@ -57,11 +61,21 @@ function engineLoop(bars: Bar[], fast: number, slow: number, broker: boolean) {
       }),
       fees: broker ? Fees.defaults("longport") : null,
     });
-    const started = performance.now();
-    for (let i = 0; i < bars.length; i++) engine.onBar(bars[i]!, "1m");
-    const seconds = (performance.now() - started) / 1000;
+    let filled = 0;
+    const drain = () => {
+      for (const event of engine.drainEvents()) if (event.type === "order_filled") filled++;
+    };
+    let seconds = 0;
+    for (let from = 0; from < bars.length; from += BACKTEST_CHUNK_BARS) {
+      const to = Math.min(bars.length, from + BACKTEST_CHUNK_BARS);
+      const started = performance.now();
+      if (columns) engine.onColumns(columns, from, to, "1m");
+      else for (let i = from; i < to; i++) engine.onBar(bars[i]!, "1m");
+      seconds += (performance.now() - started) / 1000;
+      drain();
+    }
     best = Math.max(best, bars.length / seconds);
-    fills = engine.drainEvents().filter((e) => e.type === "order_filled").length;
+    fills = filled;
   }
   return { best, fills };
 }
@@ -88,14 +102,27 @@ function minuteBars(count: number, seed: number, startMs: number): Bar[] {
 
 // 1. The engine loop on minute bars.
 const walk = minuteBars(BARS, 7, Date.UTC(2020, 0, 2, 14, 30));
+const column = (pick: (bar: Bar) => number) => Float64Array.from(walk, pick);
+const walkColumns: BarColumns = {
+  symbol: "AAPL.US",
+  msPerUnit: 1,
+  timestamp: column((b) => b.timestamp),
+  open: column((b) => b.open),
+  high: column((b) => b.high),
+  low: column((b) => b.low),
+  close: column((b) => b.close),
+  volume: column((b) => b.volume),
+};
 const loopRows = [
   { name: "SMA 50/200, percent commission", fast: 50, slow: 200, broker: false },
   { name: "SMA 50/200, LongPort fee schedule", fast: 50, slow: 200, broker: true },
   { name: "SMA 10/30, percent commission", fast: 10, slow: 30, broker: false },
-].map(({ name, fast, slow, broker }) => {
-  const { best, fills } = engineLoop(walk, fast, slow, broker);
-  return { strategy: name, bars: BARS.toLocaleString("en-US"), fills: fills.toLocaleString("en-US"), "bars per fill": Math.round(BARS / Math.max(1, fills)), "bars/s": `${(best / 1e6).toFixed(2)} M`, aim: "10 M" };
-});
+].flatMap(({ name, fast, slow, broker }) =>
+  [walkColumns, null].map((columns) => {
+    const { best, fills } = engineLoop(walk, columns, fast, slow, broker);
+    return { strategy: name, path: columns ? "batch (backtests)" : "streaming (live)", bars: BARS.toLocaleString("en-US"), fills: fills.toLocaleString("en-US"), "bars per fill": Math.round(BARS / Math.max(1, fills)), "bars/s": `${(best / 1e6).toFixed(2)} M`, aim: columns ? "10 M" : "" };
+  }),
+);
 table("Engine loop (one symbol, one core, full portfolio/fee/risk path)", loopRows);
 
 // 2. Candle store → engine.
@@ -129,7 +156,7 @@ try {
       let sink = 0;
       const feed = new BarFeed(services.candles, [{ symbol: "AAPL.US", timeframe: "1m" }], window[0], window[1], 0);
       const started = performance.now();
-      const result = await feed.run(Number.MAX_SAFE_INTEGER, withEngine ? (bar) => engine.onBar(bar, "1m") : (bar) => void (sink += bar.close));
+      const result = await feed.run(Number.MAX_SAFE_INTEGER, withEngine ? engine : (bar) => void (sink += bar.close));
       best = Math.max(best, result.fed / ((performance.now() - started) / 1000));
       fed = result.fed;
     }

@@ -67,9 +67,16 @@ export class MaCrossover extends BaseStrategy<CrossoverState> {
     state.bars += to - from;
   }
 
+  /** The two texts a cross can give, built on the first cross (parameters never change). */
+  private texts: Record<"above" | "below", string> | null = null;
+
   private describe(direction: "above" | "below"): string {
-    const name = String(this.parameters.ma_type).toUpperCase();
-    return `${name}(${this.parameters.fast_period}) crossed ${direction} ${name}(${this.parameters.slow_period})`;
+    if (this.texts === null) {
+      const name = String(this.parameters.ma_type).toUpperCase();
+      const text = (side: string) => `${name}(${this.parameters.fast_period}) crossed ${side} ${name}(${this.parameters.slow_period})`;
+      this.texts = { above: text("above"), below: text("below") };
+    }
+    return this.texts[direction];
   }
 }
 
