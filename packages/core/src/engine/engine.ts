@@ -178,6 +178,8 @@ export class TradingEngine {
   private session: Tracker;
   private readonly commissionRate: Money | null;
   private readonly commissionRateNumber: number;
+  /** The last fee the broker's schedule gave, and what it was asked. */
+  private readonly feeMemo = { market: "", side: "", quantity: NaN, price: NaN, day: NaN, fee: ZERO };
   private readonly fraction: Dec;
   private readonly fractionNumber: number;
   private readonly slippage: number;
@@ -967,9 +969,9 @@ export class TradingEngine {
     }
     const quantity = Math.max(0, request.quantity);
     if (request.side === "buy" && !this.coversEstimate(channel, info, quantity, price)) {
-      const free = this.freeCash(channel, info.currency).toDec();
-      const cost = new Dec(price).times(quantity).plus(this.commissionOf(info, "buy", request.quantity, price).toDec());
-      if (cost.gt(free)) {
+      const free = this.freeCash(channel, info.currency);
+      const cost = Money.of(price).times(Money.of(quantity)).plus(this.commissionOf(info, "buy", request.quantity, price));
+      if (cost.compare(free) > 0) {
         deny(out, "INSUFFICIENT_CASH", `order cost ${cost.toFixed(2)} ${info.currency} exceeds free cash ${free.toFixed(2)}`, { cost: cost.toFixed(2), free_cash: free.toFixed(2), currency: info.currency });
       }
     }
@@ -1025,8 +1027,18 @@ export class TradingEngine {
   private commissionOf(info: SymbolInfo, side: OrderSide, quantity: number, price: number, exactPrice?: Money): Money {
     if (this.commissionRate !== null) return this.commissionRate.times(exactPrice ?? Money.of(price)).times(Money.of(quantity));
     if (this.setup.fees === null || (info.market !== "US" && info.market !== "HK") || quantity <= 0) return ZERO;
-    const tradeDate = isoDateOf(utcToZoned(Markets[info.market].timeZone, this.time).dayNumber);
-    return Money.fromDec(Fees.totalFee(this.setup.fees, info.market, side, new Dec(quantity), new Dec(price), tradeDate));
+    const day = utcToZoned(Markets[info.market].timeZone, this.time).dayNumber;
+    // The schedule is a pure function of these: a buy's pre-trade check and its fill at the same close ask twice.
+    const memo = this.feeMemo;
+    if (memo.market === info.market && memo.side === side && memo.quantity === quantity && memo.price === price && memo.day === day) return memo.fee;
+    const fee = Money.fromDec(Fees.totalFee(this.setup.fees, info.market, side, new Dec(quantity), new Dec(price), isoDateOf(day)));
+    memo.market = info.market;
+    memo.side = side;
+    memo.quantity = quantity;
+    memo.price = price;
+    memo.day = day;
+    memo.fee = fee;
+    return fee;
   }
 
   /** Fills what `bar` reaches; whether anything filled. */
