@@ -14,6 +14,7 @@
  *
  *   npx tsx bench/backtest.ts             (about two minutes)
  *   npx tsx bench/backtest.ts --markdown  (tables as Markdown, for docs/benchmarks.md)
+ *   npx tsx bench/backtest.ts --loop      (the engine loop alone, about twenty seconds: repeat it on a busy machine)
  */
 import { randomUUID } from "node:crypto";
 import { configFromEnv } from "../packages/adapters/src/config";
@@ -124,6 +125,8 @@ const loopRows = [
   }),
 );
 table("Engine loop (one symbol, one core, full portfolio/fee/risk path)", loopRows);
+
+if (process.argv.includes("--loop")) process.exit(0);
 
 // 2. Candle store → engine.
 const dynamo = await startDynamoDbLocal();
