@@ -84,6 +84,19 @@ const setups: [string, EngineSetup, "1m" | "1d"][] = [
     })(),
     "1m",
   ],
+  [
+    "a traced director and executor on one timeframe, which the batch path feeds bar by bar (they read each other's bias)",
+    (() => {
+      const base = singleStrategySetup({ symbols: ["AAPL.US"], timeframe: "1m", risk: risky, execution: { commission: { model: "percent", rate: 0.001 } } });
+      const slot = { weight: 1, symbols: ["AAPL.US"], timeframe: "1m" as const };
+      const strategies = [
+        { ...slot, strategy_name: "trend_director", parameters: { fast_period: 20, slow_period: 60, band_pct: 0.05 }, role: "director" as const },
+        { ...slot, strategy_name: "pullback_executor", parameters: {}, role: "executor" as const },
+      ];
+      return { ...base, trace: true, channels: [{ ...base.channels[0], strategies }] };
+    })(),
+    "1m",
+  ],
 ];
 
 describe("the batch path (onColumns) against the streaming path (onBar)", () => {
@@ -94,8 +107,8 @@ describe("the batch path (onColumns) against the streaming path (onBar)", () => 
       for (const bar of bars) streaming.onBar(bar, timeframe);
       streaming.endDay();
       const expected = streaming.drainEvents();
-      expect(expected.filter((e) => e.type === "order_filled").length).toBeGreaterThan(100);
-      expect(expected.some((e) => e.type === "order_denied")).toBe(true);
+      expect(expected.filter((e) => e.type === "order_filled").length).toBeGreaterThan(setup.trace ? 10 : 100);
+      expect(expected.some((e) => e.type === (setup.trace ? "strategy_output" : "order_denied"))).toBe(true);
 
       // In uneven chunks, each through a JSON snapshot, as the backtest's chunk tasks run.
       const columns = columnsOf(bars);
