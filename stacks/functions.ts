@@ -1,4 +1,43 @@
+import { dirname } from "node:path";
+import type { Plugin } from "esbuild";
 import type { FunctionProps } from "sst/constructs";
+
+/**
+ * zod re-exports every locale (`z.locales`, `z.core.locales`: about 260 KB minified, most of a
+ * small bundle) though only English is ever configured. In the functions' builds the locales'
+ * index resolves to English alone; the embedded runtime and the tests load zod unchanged.
+ */
+export const zodEnglishOnly: Plugin = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: args.importer, namespace: "zod-english-only" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "zod-english-only" }, (args) => ({
+      contents: 'export { default as en } from "../locales/en.js";',
+      resolveDir: dirname(args.path),
+      loader: "js",
+    }));
+  },
+};
+
+/**
+ * Lambda hands every function its role's credentials in the environment, the first link of the
+ * AWS SDK's default chain; the rest of the chain (SSO, profiles, processes, web identity, ECS and
+ * EC2 metadata, with the STS and SSO clients they carry: about 100 KB minified) can never answer
+ * there. In the functions' builds the default chain is the environment alone.
+ */
+export const lambdaCredentials: Plugin = {
+  name: "lambda-credentials",
+  setup(build) {
+    build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, (args) => ({ path: args.path, namespace: "lambda-credentials", pluginData: args.resolveDir }));
+    build.onLoad({ filter: /.*/, namespace: "lambda-credentials" }, (args) => ({
+      contents: 'import { fromEnv } from "@aws-sdk/credential-provider-env";\nexport const defaultProvider = (init = {}) => fromEnv(init);',
+      resolveDir: args.pluginData as string,
+      loader: "js",
+    }));
+  },
+};
 
 /**
  * How functions are built. `longport` is a native module (a `.node` binary esbuild cannot
@@ -7,7 +46,11 @@ import type { FunctionProps } from "sst/constructs";
  * 3.0.18 the service pins), so those run on x86_64. The captcha font and the docs page's Swagger
  * UI assets are files read at run time: copied to where their readers look.
  */
-export const NODEJS = { format: "esm", minify: true, esbuild: { external: ["longport"] } } as const satisfies FunctionProps["nodejs"];
+export const NODEJS = {
+  format: "esm",
+  minify: true,
+  esbuild: { external: ["longport"], plugins: [zodEnglishOnly, lambdaCredentials] },
+} as const satisfies FunctionProps["nodejs"];
 
 const LONGPORT_FILES: NonNullable<FunctionProps["copyFiles"]> = [
   { from: "node_modules/longport/index.js", to: "node_modules/longport/index.js" },

@@ -8,7 +8,7 @@ import type { JobQueue } from "@tp/core/jobs";
 import type { MarketData } from "@tp/core/provider/market-data";
 import type { RealtimeDeps } from "@tp/core/realtime";
 import type { FlowLibraryDeps } from "@tp/core/flows/flow-library";
-import type { UsersDeps } from "@tp/core/users";
+import type { UserStore, UsersDeps } from "@tp/core/users";
 import { ReadThroughCache } from "./cache";
 import type { ServiceConfig } from "./config";
 import { createDb, type Db } from "./dynamo/db";
@@ -26,7 +26,8 @@ import { DynamoCalendarStore } from "./stores/calendar-store";
 import { DynamoSyncStore } from "./stores/sync-store";
 import { SimulatedMarketData } from "./provider/simulated";
 import { createPaperBroker, type PaperOrderGateway } from "./provider/paper";
-import { createProviderServices, type ProviderRegistry } from "./provider/registry";
+import type { OrderGateway } from "@tp/core/provider/order-gateway";
+import { createProviderServices, paperGatewayUnavailable, type ProviderRegistry } from "./provider/registry";
 import type { SettingsDeps } from "@tp/core/settings/index";
 import { TableQueue } from "./queues/table-queue";
 import { BrokerAccountReader, type BrokerAccount } from "./stores/broker-accounts";
@@ -35,7 +36,10 @@ import { Repository } from "./dynamo/repository";
 import { createBrokerServices, type BrokerAdapterOverrides, type BrokerServices } from "./accounts/compose";
 import { serviceUnavailable } from "@tp/core/errors";
 import type { WorkflowStarter } from "@tp/core/workflows";
-import { createTradingServices, type TradingServices } from "./trading";
+import { createBacktestControl, createBacktestServices, createSessionServices, withChannels, withDrivers, type TradingServices } from "./trading";
+import type { BacktestControlDeps } from "@tp/core/backtests/backtests";
+import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
+import { DynamoWorkerStore } from "./stores/worker-store";
 import { owned as ownedSession } from "@tp/core/trading/sessions";
 
 /** The record of adapters every runtime builds the same way (the composition root's output). */
@@ -92,6 +96,44 @@ export interface ServiceOverrides {
   workflows?: WorkflowStarter;
 }
 
+/**
+ * What every service is built over: the configuration, the clock, ids and the table. Each
+ * service below is a function of the context that builds its adapters once per context (and
+ * the services it depends on through the same context), so a runtime that asks for two of them
+ * gets them wired to each other and builds nothing else. A Lambda function asks for what its
+ * handler uses, and its bundle holds only those adapters (each function's import graph is the
+ * graph of the services it names: no store, provider, broker or AWS client it never calls).
+ */
+export interface ServiceContext {
+  readonly config: ServiceConfig;
+  readonly overrides: ServiceOverrides;
+  readonly now: () => number;
+  readonly newId: () => string;
+  readonly db: Db;
+  /** The services built so far, by their builder. */
+  readonly built: Map<(context: ServiceContext) => unknown, unknown>;
+  /** The paper broker, once a service that trades has built it: the simulated provider's order gateway. */
+  paperGateway?: (accountId: string) => OrderGateway;
+}
+
+/** The context of one runtime. No I/O happens here. */
+export function serviceContext(config: ServiceConfig, overrides: ServiceOverrides = {}): ServiceContext {
+  return {
+    config,
+    overrides,
+    now: overrides.now ?? Date.now,
+    newId: () => randomUUID(),
+    db: overrides.db ?? createDb({ tableName: config.tableName, endpoint: config.dynamoEndpoint }),
+    built: new Map(),
+  };
+}
+
+/** `build()` the first time `service` is asked for on this context, the same value after. */
+function once<T>(context: ServiceContext, service: (context: ServiceContext) => T, build: () => T): T {
+  if (!context.built.has(service)) context.built.set(service, build());
+  return context.built.get(service) as T;
+}
+
 /** Without a configured workflow runner, starting a workflow is a 503 rather than a silent no-op. */
 const noWorkflows: WorkflowStarter = {
   async start() {
@@ -99,80 +141,257 @@ const noWorkflows: WorkflowStarter = {
   },
 };
 
-/** Wires the adapters for a configuration. No I/O happens here. */
-export function createServices(config: ServiceConfig, overrides: ServiceOverrides = {}): Services {
-  const now = overrides.now ?? Date.now;
-  const newId = () => randomUUID();
-  const db = overrides.db ?? createDb({ tableName: config.tableName, endpoint: config.dynamoEndpoint });
-  const userStore = new DynamoUserStore(db);
-  const revocations = new DynamoRevocationStore(db);
-  const candles = new DynamoCandleStore(db);
-  const jobs = Object.keys(config.queueUrls).length > 0 ? new SqsJobQueue(config.queueUrls) : new TableQueue(db, now);
-  const simulated = new SimulatedMarketData({ clock: { now } });
-  const { settings, providers } = createProviderServices(config, db, { now }, simulated);
-  const marketData = (): Promise<MarketData> => providers.marketData();
-  const paperBroker = createPaperBroker(db, { clock: { now }, marketData, initialCash: config.paperInitialCash });
-  const probe = new Repository<object>(db, { type: "HealthProbe", key: () => Keys.healthProbe() });
-  const principals = new PrincipalCache(config.auth, revocations, now, config.principalRecheckMs);
-  const imports: ImportDeps = { tasks: new DynamoImportTaskStore(db), candles, marketData, jobs, now, newId };
-  const calendar: TradingCalendarDeps = { entries: new DynamoCalendarStore(db), candles, marketData, now };
-  const realtime: RealtimeDeps = {
-    connections: new DynamoConnectionStore(db),
-    pusher: new ApiGatewayPusher(() => config.websocketManagementEndpoint),
-    now,
-    authenticate: async (token) => ({ userId: (await principals.resolve(token)).user.id }),
-    // Someone else's session: 403; an unknown one: 404 (the same rules as the session endpoints).
-    authorizeSession: async (userId, sessionId) => {
-      const principal = { id: userId, user_type: (await userStore.get(userId))?.user_type ?? "user" };
-      await ownedSession(trading.sessions, principal, sessionId);
-    },
-  };
-  const workflows =
-    Object.keys(config.stateMachineArns).length > 0 ? new SfnWorkflowStarter(config.stateMachineArns) : (overrides.workflows ?? noWorkflows);
-  const trading = createTradingServices(config, db, { now, newId }, { candles, imports, marketData, workflows, realtime });
-  return {
-    config,
-    db,
-    now,
-    newId,
-    auth: {
-      config: config.auth,
-      users: userStore,
-      captchas: new DynamoCaptchaStore(db),
-      attempts: new DynamoLoginAttemptStore(db, now),
-      revocations,
-      now,
-    },
-    users: { users: userStore, now, newId, onUserChanged: (userId) => principals.invalidateUser(userId) },
-    principals,
-    cache: new ReadThroughCache(db, now),
-    jobs,
-    candles,
-    marketData,
-    paperBroker,
-    settings,
-    providers,
-    imports,
-    calendar,
-    dataSync: { store: new DynamoSyncStore(db), workerBeat: trading.sessions.workerBeat, imports, calendar, jobs, realtime, now },
-    realtime,
-    brokerAccounts: (userId) => new BrokerAccountReader(db).list(userId),
-    ...createBrokerServices(
-      config,
-      db,
-      { now, newId },
-      userStore,
-      marketData,
-      { paperAccount: paperBroker, activeProvider: () => providers.active() },
-      overrides.brokerAdapters,
+/*
+ * The services, one builder each (named as the field of `Services` they fill). Builders import
+ * only what they construct; a function's bundle is what its builders reach.
+ */
+
+export function userStore(c: ServiceContext): UserStore {
+  return once(c, userStore, () => new DynamoUserStore(c.db));
+}
+
+function revocations(c: ServiceContext): DynamoRevocationStore {
+  return once(c, revocations, () => new DynamoRevocationStore(c.db));
+}
+
+export function principals(c: ServiceContext): PrincipalCache {
+  return once(c, principals, () => new PrincipalCache(c.config.auth, revocations(c), c.now, c.config.principalRecheckMs));
+}
+
+export function auth(c: ServiceContext): AuthDeps {
+  return once(c, auth, () => ({
+    config: c.config.auth,
+    users: userStore(c),
+    captchas: new DynamoCaptchaStore(c.db),
+    attempts: new DynamoLoginAttemptStore(c.db, c.now),
+    revocations: revocations(c),
+    now: c.now,
+  }));
+}
+
+export function users(c: ServiceContext): UsersDeps {
+  return once(c, users, () => ({ users: userStore(c), now: c.now, newId: c.newId, onUserChanged: (userId: string) => principals(c).invalidateUser(userId) }));
+}
+
+export function cache(c: ServiceContext): ReadThroughCache {
+  return once(c, cache, () => new ReadThroughCache(c.db, c.now));
+}
+
+export function jobs(c: ServiceContext): JobQueue {
+  return once(c, jobs, () => (Object.keys(c.config.queueUrls).length > 0 ? new SqsJobQueue(c.config.queueUrls) : new TableQueue(c.db, c.now)));
+}
+
+export function candles(c: ServiceContext): CandleStore {
+  return once(c, candles, () => new DynamoCandleStore(c.db));
+}
+
+/**
+ * Settings and the provider registry. The simulated provider's orders go to the paper broker
+ * when a service that trades has built it (`paperBroker`); functions that only read market data
+ * never load it, and an order there would be a 503.
+ */
+function providerServices(c: ServiceContext): { settings: SettingsDeps; providers: ProviderRegistry } {
+  return once(c, providerServices, () =>
+    createProviderServices(c.config, c.db, { now: c.now }, new SimulatedMarketData({ clock: { now: c.now } }), {
+      paperGateway: (accountId) => {
+        if (!c.paperGateway) throw paperGatewayUnavailable();
+        return c.paperGateway(accountId);
+      },
+    }),
+  );
+}
+
+export function settings(c: ServiceContext): SettingsDeps {
+  return providerServices(c).settings;
+}
+
+export function marketData(c: ServiceContext): () => Promise<MarketData> {
+  return once(c, marketData, () => () => providerServices(c).providers.marketData());
+}
+
+/** The paper broker; building it makes it the simulated provider's order gateway. */
+export function paperBroker(c: ServiceContext): (accountId: string) => PaperOrderGateway {
+  return once(c, paperBroker, () => {
+    const broker = createPaperBroker(c.db, { clock: { now: c.now }, marketData: marketData(c), initialCash: c.config.paperInitialCash });
+    c.paperGateway = broker;
+    return broker;
+  });
+}
+
+/** The provider registry for market data: orders under the simulated provider are a 503 unless `paperBroker` is built too. */
+export function marketProviders(c: ServiceContext): ProviderRegistry {
+  return providerServices(c).providers;
+}
+
+/** The provider registry with orders: the selected provider's gateway, the paper broker's under the simulated provider. */
+export function providers(c: ServiceContext): ProviderRegistry {
+  paperBroker(c);
+  return providerServices(c).providers;
+}
+
+export function imports(c: ServiceContext): ImportDeps {
+  return once(c, imports, () => ({ tasks: new DynamoImportTaskStore(c.db), candles: candles(c), marketData: marketData(c), jobs: jobs(c), now: c.now, newId: c.newId }));
+}
+
+export function calendar(c: ServiceContext): TradingCalendarDeps {
+  return once(c, calendar, () => ({ entries: new DynamoCalendarStore(c.db), candles: candles(c), marketData: marketData(c), now: c.now }));
+}
+
+export function realtime(c: ServiceContext): RealtimeDeps {
+  return once(c, realtime, () => {
+    const sessions = new DynamoSessionStore(c.db, new DynamoRunStore(c.db));
+    return {
+      connections: new DynamoConnectionStore(c.db),
+      pusher: new ApiGatewayPusher(() => c.config.websocketManagementEndpoint),
+      now: c.now,
+      authenticate: async (token: string) => ({ userId: (await principals(c).resolve(token)).user.id }),
+      // Someone else's session: 403; an unknown one: 404 (the same rules as the session endpoints).
+      authorizeSession: async (userId: string, sessionId: string) => {
+        const principal = { id: userId, user_type: (await userStore(c).get(userId))?.user_type ?? "user" };
+        await ownedSession({ sessions, now: c.now, newId: c.newId }, principal, sessionId);
+      },
+    };
+  });
+}
+
+export function workflows(c: ServiceContext): WorkflowStarter {
+  return once(c, workflows, () =>
+    Object.keys(c.config.stateMachineArns).length > 0 ? new SfnWorkflowStarter(c.config.stateMachineArns) : (c.overrides.workflows ?? noWorkflows),
+  );
+}
+
+/** Trading sessions, their runs and views. */
+export function tradingSessions(c: ServiceContext): TradingServices["sessions"] {
+  return once(c, tradingSessions, () => createSessionServices(c.config, c.db, { now: c.now, newId: c.newId }, { marketData: marketData(c) }));
+}
+
+/** Starting, controlling and reading backtests (the HTTP endpoints; the workflow's tasks need `tradingBacktests`). */
+export function backtestControl(c: ServiceContext): BacktestControlDeps {
+  return once(c, backtestControl, () => createBacktestControl(c.config, c.db, { now: c.now, newId: c.newId }, { candles: candles(c), workflows: workflows(c) }));
+}
+
+/** Backtests and their workflow tasks. */
+export function tradingBacktests(c: ServiceContext): TradingServices["backtests"] {
+  return once(c, tradingBacktests, () =>
+    createBacktestServices(c.config, c.db, { now: c.now, newId: c.newId }, { candles: candles(c), imports: imports(c), marketData: marketData(c), workflows: workflows(c) }),
+  );
+}
+
+/** Multi-channel sessions: the session views (the same record) with configuration versions, the update feed and the socket. */
+export function tradingChannels(c: ServiceContext): TradingServices["channels"] {
+  return once(c, tradingChannels, () => withChannels(tradingSessions(c), c.db, realtime(c)));
+}
+
+/** Runs driven over stored candles (replays, historical MTF sessions): the session views (the same record) with the candles. */
+export function tradingDrivers(c: ServiceContext): TradingServices["drivers"] {
+  return once(c, tradingDrivers, () => withDrivers(tradingSessions(c), c.db, candles(c)));
+}
+
+export function trading(c: ServiceContext): TradingServices {
+  return once(c, trading, () => ({ sessions: tradingSessions(c), backtests: tradingBacktests(c), channels: tradingChannels(c), drivers: tradingDrivers(c) }));
+}
+
+export function dataSync(c: ServiceContext): DataSyncDeps {
+  return once(c, dataSync, () => {
+    const workers = new DynamoWorkerStore(c.db);
+    return {
+      store: new DynamoSyncStore(c.db),
+      workerBeat: () => workers.last(),
+      imports: imports(c),
+      calendar: calendar(c),
+      jobs: jobs(c),
+      realtime: realtime(c),
+      now: c.now,
+    };
+  });
+}
+
+export function brokerAccounts(c: ServiceContext): (userId: string) => Promise<BrokerAccount[]> {
+  return once(c, brokerAccounts, () => {
+    const reader = new BrokerAccountReader(c.db);
+    return (userId: string) => reader.list(userId);
+  });
+}
+
+function brokerServices(c: ServiceContext): BrokerServices {
+  return once(c, brokerServices, () =>
+    createBrokerServices(
+      c.config,
+      c.db,
+      { now: c.now, newId: c.newId },
+      userStore(c),
+      marketData(c),
+      { paperAccount: paperBroker(c), activeProvider: () => providers(c).active() },
+      c.overrides.brokerAdapters,
     ),
-    flows: { flows: new DynamoFlowStore(db), now, newId },
-    trading,
-    workflows,
-    pingDatabase: async () => {
+  );
+}
+
+export function brokers(c: ServiceContext): BrokerServices["brokers"] {
+  return brokerServices(c).brokers;
+}
+
+export function brokerNetwork(c: ServiceContext): BrokerServices["brokerNetwork"] {
+  return brokerServices(c).brokerNetwork;
+}
+
+export function dataSources(c: ServiceContext): BrokerServices["dataSources"] {
+  return brokerServices(c).dataSources;
+}
+
+export function assets(c: ServiceContext): BrokerServices["assets"] {
+  return brokerServices(c).assets;
+}
+
+export function flows(c: ServiceContext): FlowLibraryDeps {
+  return once(c, flows, () => ({ flows: new DynamoFlowStore(c.db), now: c.now, newId: c.newId }));
+}
+
+export function pingDatabase(c: ServiceContext): () => Promise<number> {
+  return once(c, pingDatabase, () => {
+    const probe = new Repository<object>(c.db, { type: "HealthProbe", key: () => Keys.healthProbe() });
+    return async () => {
       const started = performance.now();
       await probe.get(Keys.healthProbe(), { consistent: false });
       return performance.now() - started;
-    },
+    };
+  });
+}
+
+/** Every service: what the embedded runtime, the docs function, the session worker and the tests use. No I/O happens here. */
+export function createServices(config: ServiceConfig, overrides: ServiceOverrides = {}): Services {
+  return allServices(serviceContext(config, overrides));
+}
+
+/** Every service on a context (built once each: asking again gives the same adapters). */
+export function allServices(c: ServiceContext): Services {
+  return {
+    config: c.config,
+    db: c.db,
+    now: c.now,
+    newId: c.newId,
+    auth: auth(c),
+    users: users(c),
+    principals: principals(c),
+    cache: cache(c),
+    jobs: jobs(c),
+    candles: candles(c),
+    marketData: marketData(c),
+    paperBroker: paperBroker(c),
+    settings: settings(c),
+    providers: providers(c),
+    imports: imports(c),
+    calendar: calendar(c),
+    dataSync: dataSync(c),
+    realtime: realtime(c),
+    brokerAccounts: brokerAccounts(c),
+    brokers: brokers(c),
+    brokerNetwork: brokerNetwork(c),
+    dataSources: dataSources(c),
+    assets: assets(c),
+    flows: flows(c),
+    trading: trading(c),
+    workflows: workflows(c),
+    pingDatabase: pingDatabase(c),
   };
 }

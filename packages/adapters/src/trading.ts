@@ -1,4 +1,4 @@
-import type { BacktestDeps } from "@tp/core/backtests/backtests";
+import type { BacktestControlDeps, BacktestDeps } from "@tp/core/backtests/backtests";
 import { Fees } from "@tp/core/fees/index";
 import type { ImportDeps } from "@tp/core/imports/index";
 import type { CandleStore } from "@tp/core/candles/index";
@@ -36,25 +36,30 @@ function ratesPerUsd(config: ServiceConfig): Record<string, number> {
   return Object.fromEntries(Object.entries(merged).map(([currency, rate]) => [currency, Number(rate)]));
 }
 
-/** Wires sessions, their runs and backtests over the table, the candle store, the import worker and the workflow starter. */
-export function createTradingServices(
+/** The lot size of each symbol, from the market-data provider's static info (1 when it has none). */
+function lotsFrom(marketData: () => Promise<MarketData>) {
+  return async (symbols: string[]): Promise<Record<string, number>> => {
+    if (symbols.length === 0) return {};
+    const infos = await (await marketData()).staticInfo(symbols);
+    return Object.fromEntries(infos.map((info) => [info.symbol, info.lot_size > 0 ? info.lot_size : 1]));
+  };
+}
+
+/** Wires trading sessions, their runs and views over the table and the market-data provider. No I/O happens here. */
+export function createSessionServices(
   config: ServiceConfig,
   db: Db,
   base: { now: () => number; newId: () => string },
-  deps: { candles: CandleStore; imports: ImportDeps; marketData: () => Promise<MarketData>; workflows: WorkflowStarter; realtime: RealtimeDeps },
-): TradingServices {
+  deps: { marketData: () => Promise<MarketData> },
+): ViewDeps {
   const runs = new DynamoRunStore(db);
   const sessions = new DynamoSessionStore(db, runs);
   const fx = ratesPerUsd(config);
-  const lots = async (symbols: string[]): Promise<Record<string, number>> => {
-    if (symbols.length === 0) return {};
-    const infos = await (await deps.marketData()).staticInfo(symbols);
-    return Object.fromEntries(infos.map((info) => [info.symbol, info.lot_size > 0 ? info.lot_size : 1]));
-  };
+  const lots = lotsFrom(deps.marketData);
   const fxToBase = (baseCurrency: string) =>
     Object.fromEntries(Object.keys(fx).map((currency) => [currency, (fx[baseCurrency] ?? 1) / (fx[currency] ?? 1)]));
   const workers = new DynamoWorkerStore(db);
-  const views: ViewDeps = {
+  return {
     sessions,
     runs,
     ...base,
@@ -80,21 +85,59 @@ export function createTradingServices(
       return Number.isFinite(price) && price > 0 ? price : null;
     },
   };
-  const backtests: BacktestDeps = {
-    sessions,
+}
+
+/** Wires starting, controlling and reading backtests over the table, the candle store and the workflow starter. No I/O happens here. */
+export function createBacktestControl(
+  config: ServiceConfig,
+  db: Db,
+  base: { now: () => number; newId: () => string },
+  deps: { candles: CandleStore; workflows: WorkflowStarter },
+): BacktestControlDeps {
+  const runs = new DynamoRunStore(db);
+  return {
+    sessions: new DynamoSessionStore(db, runs),
     runs,
     ...base,
     backtests: new DynamoBacktestStore(db),
     candles: deps.candles,
-    imports: deps.imports,
     workflows: deps.workflows,
-    lots,
-    fx,
+    fx: ratesPerUsd(config),
     fees: (brokerType) => Fees.defaults(brokerType),
     chunkBars: config.backtestChunkBars,
   };
-  // The same record as `views` (not a copy), so a stand-in set on one (tests, the bench) is seen by both.
-  const channels: ChannelDeps = Object.assign(views, { configs: new DynamoChannelConfigStore(db), feed: new DynamoUpdateFeed(db), realtime: deps.realtime });
-  const drivers: DriverDeps = Object.assign(views, { candles: deps.candles, replays: new DynamoReplayMarkers(db) });
+}
+
+/** Backtests with their workflow tasks: the above, the import worker and the provider's lot sizes. No I/O happens here. */
+export function createBacktestServices(
+  config: ServiceConfig,
+  db: Db,
+  base: { now: () => number; newId: () => string },
+  deps: { candles: CandleStore; imports: ImportDeps; marketData: () => Promise<MarketData>; workflows: WorkflowStarter },
+): BacktestDeps {
+  return { ...createBacktestControl(config, db, base, deps), imports: deps.imports, lots: lotsFrom(deps.marketData) };
+}
+
+/** Multi-channel sessions over the session views: the same record as `views` (not a copy), so a stand-in set on one (tests, the bench) is seen by both. */
+export function withChannels(views: ViewDeps, db: Db, realtime: RealtimeDeps): ChannelDeps {
+  return Object.assign(views, { configs: new DynamoChannelConfigStore(db), feed: new DynamoUpdateFeed(db), realtime });
+}
+
+/** Runs driven over stored candles (replays, historical MTF sessions) over the session views: the same record as `views`. */
+export function withDrivers(views: ViewDeps, db: Db, candles: CandleStore): DriverDeps {
+  return Object.assign(views, { candles, replays: new DynamoReplayMarkers(db) });
+}
+
+/** Wires sessions, their runs, backtests, channels and drivers (all of the above). No I/O happens here. */
+export function createTradingServices(
+  config: ServiceConfig,
+  db: Db,
+  base: { now: () => number; newId: () => string },
+  deps: { candles: CandleStore; imports: ImportDeps; marketData: () => Promise<MarketData>; workflows: WorkflowStarter; realtime: RealtimeDeps },
+): TradingServices {
+  const views = createSessionServices(config, db, base, deps);
+  const backtests = createBacktestServices(config, db, base, deps);
+  const channels = withChannels(views, db, deps.realtime);
+  const drivers = withDrivers(views, db, deps.candles);
   return { sessions: views, backtests, channels, drivers };
 }

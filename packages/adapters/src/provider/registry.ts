@@ -9,9 +9,13 @@ import { AesGcmSecretBox } from "../crypto/aes-gcm-secret-box";
 import type { Db } from "../dynamo/db";
 import { DynamoSettingsStore } from "../stores/settings-store";
 import { LongportMarketData, LongportOrderGateway, LongportTokenRefresher, longportLimiters } from "./longport/index";
-import { createPaperBroker } from "./paper/index";
 import type { PacingQueue } from "./rate-limit";
 import { SimulatedMarketData } from "./simulated/index";
+
+/** An order for the simulated provider in a runtime (or function) that has no paper broker wired. */
+export function paperGatewayUnavailable(): DomainError {
+  return new DomainError(503, "ORDER_GATEWAY_UNAVAILABLE", "No paper broker is wired for the simulated provider in this runtime", { retry_after: 60 });
+}
 
 /** The provider in use: its adapters, built for one settings selection. */
 export interface ActiveProvider {
@@ -132,11 +136,7 @@ export class ProviderRegistry {
       version: selection.version,
       marketData: this.simulated(selection.enable_overnight),
       orderGateway: async (accountId) => {
-        if (!this.options.paperGateway) {
-          throw new DomainError(503, "ORDER_GATEWAY_UNAVAILABLE", "No paper broker is wired for the simulated provider in this runtime", {
-            retry_after: 60,
-          });
-        }
+        if (!this.options.paperGateway) throw paperGatewayUnavailable();
         return this.options.paperGateway(accountId);
       },
     };
@@ -153,7 +153,11 @@ export class ProviderRegistry {
   }
 }
 
-/** Settings use cases and the provider registry over the table, wired to each other. No I/O happens here. */
+/**
+ * Settings use cases and the provider registry over the table, wired to each other. No I/O
+ * happens here. The simulated provider's orders go to `paperGateway` (the composition root's
+ * paper broker); without one they are a 503.
+ */
 export function createProviderServices(
   config: ServiceConfig,
   db: Db,
@@ -176,10 +180,7 @@ export function createProviderServices(
     now: clock.now,
     ttlMs: config.providerSettingsTtlMs,
     timeoutMs: config.providerTimeoutMs,
-    // The paper broker's state is on the table, so this gateway factory and `services.paperBroker` agree.
-    paperGateway:
-      overrides.paperGateway ??
-      createPaperBroker(db, { clock: { now: clock.now }, marketData: (): Promise<MarketData> => providers.marketData(), initialCash: config.paperInitialCash }),
+    paperGateway: overrides.paperGateway,
   });
   return { settings, providers };
 }

@@ -28,8 +28,7 @@ import {
   Trade,
   TradeSessionsInput,
 } from "@tp/core/provider/index";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type AppEnv } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type AppEnv, type GroupServices } from "../http/group";
 
 // ---- request fields, documented: every accepted spelling is listed in the OpenAPI document ----
 
@@ -180,7 +179,7 @@ const providerLabel = { simulated: "the simulated market", longport: "LongPort" 
  * unsupported market, LongPort unreachable) is `success: false` with `error`, never an HTTP error.
  */
 async function forward<T>(
-  services: Services,
+  services: GroupServices<"providers">,
   c: Context<AppEnv>,
   action: string,
   run: (market: MarketData) => Promise<T>,
@@ -248,7 +247,7 @@ const subscriptionRoute = <B extends z.ZodType, D extends z.ZodType>(name: strin
  * each forwards one call to the selected provider's `MarketData` and wraps the outcome as
  * ApiTestResponse `{success, message, data, error}`.
  */
-export function apiTestMarketGroup(services: Services) {
+export function apiTestMarketGroup(services: GroupServices<"providers">) {
   const app = createGroup();
   app.use("/api/v1/api-test/pull/*", requireAuth(services));
   app.use("/api/v1/api-test/subscription/*", requireAuth(services));

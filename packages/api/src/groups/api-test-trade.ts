@@ -22,8 +22,7 @@ import {
 } from "@tp/core/paper/schemas";
 import { EstimateMaxPurchaseQuantityResponse, OrderDetail, type OrderGateway } from "@tp/core/provider/order-gateway";
 import { ALWAYS_REQUIRED_FIELDS, OrderType, OrderTypeSpecs, SupportedOrderTypes } from "@tp/core/provider/order-types";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type AppEnv } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type AppEnv, type GroupServices } from "../http/group";
 
 const tags = ["api-test-trade"];
 const BASE = "/api/v1/api-test/trade";
@@ -82,7 +81,7 @@ const refusalNote =
  * (the caller's paper-broker account, id = user id, while the simulated market is selected) and
  * wraps the outcome as `{success, message, data, error}`.
  */
-export function apiTestTradeGroup(services: Services) {
+export function apiTestTradeGroup(services: GroupServices<"providers">) {
   const app = createGroup();
   app.use(`${BASE}/*`, requireAuth(services));
   /** One call on the caller's gateway of the selected provider: their paper account while the simulated market is selected, LongPort's otherwise. */

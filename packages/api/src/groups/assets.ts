@@ -21,9 +21,8 @@ import {
   UserPositionResponse,
   UserPositionUpdate,
 } from "@tp/core/assets/index";
-import type { Services } from "@tp/adapters/services";
 import { onError, notFoundHandler } from "../http/errors";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type Group } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type Group, type GroupServices } from "../http/group";
 
 const OwnerQuery = z.object({
   user_id: z.string().trim().min(1).max(64).optional().describe("Administrators only: act on another user's portfolio"),
@@ -56,7 +55,7 @@ function alsoWithTrailingSlash(app: Group, path: string) {
 }
 
 /** Real and simulated cash accounts and positions of the caller (or, for an administrator, of `user_id`), their overviews and sync. */
-export function assetsGroup(services: Services) {
+export function assetsGroup(services: GroupServices<"assets">) {
   const app = createGroup();
   // The slashed paths re-enter this app, so it maps its own errors the one shared way.
   app.onError(onError);

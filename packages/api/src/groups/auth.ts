@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Auth, LoginRequest, LoginResponse } from "@tp/core/auth";
 import { Users, UserResponse } from "@tp/core/users";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 import { clientAddress } from "../http/edge";
 
 /**
@@ -23,7 +22,7 @@ const CaptchaResponse = z
 const MessageResponse = z.object({ success: z.boolean(), message: z.string() }).meta({ id: "MessageResponse" });
 
 /** Captcha, login, logout and the current user. */
-export function authGroup(services: Services) {
+export function authGroup(services: GroupServices<"auth">) {
   const app = createGroup();
   app.use("/api/v1/logout", requireAuth(services));
   app.use("/api/v1/me", requireAuth(services));

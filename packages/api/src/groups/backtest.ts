@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Backtests } from "@tp/core/backtests/index";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const BacktestIdParam = z.object({ backtest_id: z.string().min(1).max(128) });
 const tags = ["backtest"];
@@ -13,7 +12,7 @@ const transitionConflict = { 409: json(z.any(), "INVALID_STATE_TRANSITION: not a
  * machine in chunks over stored candles (missing ones imported first), controlled by durable
  * pause, resume and stop flags.
  */
-export function backtestGroup(services: Services) {
+export function backtestGroup(services: GroupServices & { trading: { backtests: Backtests.BacktestControlDeps } }) {
   const app = createGroup();
   app.use("/api/v1/backtest/*", requireAuth(services));
   const deps = services.trading.backtests;

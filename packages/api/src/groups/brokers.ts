@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { BrokerCreate, BrokerResponse, BrokerUpdate, Brokers, FeeCalculateRequest, TestResponse } from "@tp/core/brokers/index";
 import { FeeCalculateResponse, FeeConfig, FeeConfigInput } from "@tp/core/fees/index";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const BrokerIdParam = z.object({ broker_id: z.string().min(1).max(64) });
 const ListQuery = z.object({
@@ -21,7 +20,7 @@ const conflictResponse = (description: string) => ({ 409: json(z.any(), descript
  * are sealed at rest and masked in every answer. Fee configuration and the fee calculator
  * hang off each broker.
  */
-export function brokersGroup(services: Services) {
+export function brokersGroup(services: GroupServices<"brokers">) {
   const app = createGroup();
   app.use("/api/v1/brokers", requireAuth(services));
   app.use("/api/v1/brokers/*", requireAuth(services));

@@ -1,14 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ChannelPresets } from "@tp/core/channel-presets/index";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const PresetIdParam = z.object({ preset_id: z.string().min(1).max(100) });
 
 const tags = ["channel-presets"];
 
 /** Built-in multi-channel configurations and validation of a channel list. */
-export function channelPresetsGroup(services: Services) {
+export function channelPresetsGroup(services: GroupServices) {
   const app = createGroup();
   app.use("/api/v1/channel-presets/*", requireAuth(services));
 

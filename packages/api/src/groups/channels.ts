@@ -1,9 +1,9 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { Channels, SessionViews } from "@tp/core/trading/index";
-import type { Services } from "@tp/adapters/services";
+import type { TradingServices } from "@tp/adapters/trading";
 import { ErrorBody } from "../http/errors";
-import { type AppEnv, bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { type AppEnv, bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const SessionIdParam = z.object({ session_id: z.string().min(1).max(128) });
 const ChannelParam = SessionIdParam.extend({ channel_id: z.string().min(1).max(64) });
@@ -33,7 +33,7 @@ const common = {
  * risk limits, alerts, configuration versions and the catch-up feed of the session's socket,
  * under `/api/v1/sessions/{session_id}` and `/api/v1/channels/sessions/{session_id}`.
  */
-export function channelsGroup(services: Services) {
+export function channelsGroup(services: GroupServices & { trading: Pick<TradingServices, "channels"> }) {
   const app = createGroup();
   for (const path of ["/api/v1/sessions/*", "/api/v1/channels/sessions/*"]) app.use(path, requireAuth(services));
   const deps = services.trading.channels;

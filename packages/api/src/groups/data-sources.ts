@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { TestResponse } from "@tp/core/brokers/index";
 import { DataSource, DataSourceCreate, DataSourceUpdate, DataSources } from "@tp/core/data-sources/index";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requireAuth, type GroupServices } from "../http/group";
 
 const DataSourceIdParam = z.object({ data_source_id: z.string().min(1).max(64) });
 
@@ -13,7 +12,7 @@ export const DataSourceDeleteResult = z
 const tags = ["data-sources"];
 
 /** Data sources: any signed-in user reads and tests them; only administrators create, change or delete them. */
-export function dataSourcesGroup(services: Services) {
+export function dataSourcesGroup(services: GroupServices<"dataSources">) {
   const app = createGroup();
   app.use("/api/v1/data-sources", requireAuth(services));
   app.use("/api/v1/data-sources/*", requireAuth(services));

@@ -10,8 +10,7 @@ import {
   StopSyncRequest,
   StopSyncResponse,
 } from "@tp/core/data-sync/index";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const SymbolParam = z.object({ symbol: z.string().min(1).max(32) });
 const tags = ["data-sync"];
@@ -21,7 +20,7 @@ const symbolErrors = { 400: json(z.any(), "INVALID_SYMBOL or MARKET_NOT_SUPPORTE
  * The data sync service (docs/data-sync.md): its state machine, reference-counted symbol
  * subscriptions and lookback window. The work itself runs in the `data-sync` queue worker.
  */
-export function dataSyncGroup(services: Services) {
+export function dataSyncGroup(services: GroupServices<"dataSync">) {
   const app = createGroup();
   app.use("/api/v1/data-sync/*", requireAuth(services));
   const deps = services.dataSync;

@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Flows } from "@tp/core/flows/index";
 import { FlowLibrary } from "@tp/core/flows/flow-library";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const FlowIdParam = z.object({ flow_id: z.string().min(1).max(64) });
 
@@ -23,7 +22,7 @@ const tooLargeResponse = { 413: json(z.any(), "FLOW_TOO_LARGE: the flow exceeds 
  * Flows saved from the editor. Each belongs to the user who created it; anyone else gets
  * 404 FLOW_NOT_FOUND. `node-types` is registered before `{flow_id}` so it is never read as an id.
  */
-export function flowsGroup(services: Services) {
+export function flowsGroup(services: GroupServices<"flows">) {
   const app = createGroup();
   app.use("/api/v1/flows", requireAuth(services));
   app.use("/api/v1/flows/*", requireAuth(services));

@@ -1,14 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { IndicatorMetadata, Indicators } from "@tp/core/indicators/index";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, requireAuth, type GroupServices } from "../http/group";
 
 const IndicatorIdParam = z.object({ indicator_id: z.string().min(1).max(100) });
 
 const tags = ["indicators"];
 
 /** The indicator catalog: what each indicator computes, its parameters and its outputs. */
-export function indicatorsGroup(services: Services) {
+export function indicatorsGroup(services: GroupServices) {
   const app = createGroup();
   app.use("/api/v1/indicators", requireAuth(services));
   app.use("/api/v1/indicators/*", requireAuth(services));

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { Mtf, Replay, Sessions, SessionViews } from "@tp/core/trading/index";
-import type { Services } from "@tp/adapters/services";
-import { type AppEnv, bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import type { TradingServices } from "@tp/adapters/trading";
+import { type AppEnv, bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const SessionIdParam = z.object({ session_id: z.string().min(1).max(128) });
 const tags = ["mtf"];
@@ -18,7 +18,7 @@ const actor = (c: Ctx) => c.get("principal").user;
  * under /trading/sessions/{id}/replay/... (docs/mtf-and-replay.md). Both are drivers of the one
  * engine over stored candles; the domain is `trading/mtf.ts` and `trading/replay.ts`.
  */
-export function mtfGroup(services: Services) {
+export function mtfGroup(services: GroupServices<"realtime"> & { trading: Pick<TradingServices, "drivers"> }) {
   const app = createGroup();
   app.use("/api/v1/trading/*", requireAuth(services));
   const deps = services.trading.drivers;

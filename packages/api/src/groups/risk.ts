@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Risk, RiskConfig } from "@tp/core/risk/index";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const PresetNameParam = z.object({ preset_name: z.string().min(1).max(100) });
 
@@ -11,7 +10,7 @@ const tags = ["risk"];
  * Risk presets and validation of a risk configuration. The `/api/v1/risk/sessions/...`
  * endpoints belong to trading sessions, so this group claims only its own paths.
  */
-export function riskGroup(services: Services) {
+export function riskGroup(services: GroupServices) {
   const app = createGroup();
   for (const path of ["/api/v1/risk/presets", "/api/v1/risk/presets/*", "/api/v1/risk/default", "/api/v1/risk/conservative", "/api/v1/risk/aggressive", "/api/v1/risk/validate"]) {
     app.use(path, requireAuth(services));

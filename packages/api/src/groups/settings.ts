@@ -10,8 +10,7 @@ import {
   Settings,
 } from "@tp/core/settings/index";
 import { BrokerNetwork, BrokerNetworkSettings } from "@tp/core/settings/broker-network";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const tags = ["settings"];
 const errorBody = (description: string) => json(z.any(), description);
@@ -22,7 +21,7 @@ const adminNote = "Reading needs a token; changing needs an administrator (403 A
  * refresh) and each user's asset mode. Credentials are sealed at rest and masked in answers;
  * a change of provider applies without a restart.
  */
-export function settingsGroup(services: Services) {
+export function settingsGroup(services: GroupServices<"brokerNetwork" | "settings">) {
   const app = createGroup();
   app.use("/api/v1/settings/*", requireAuth(services));
   const deps = services.settings;

@@ -11,8 +11,7 @@ import {
   VerifyDataRequest,
   VerifyDataResponse,
 } from "@tp/core/trading-calendar/index";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requireAuth, type GroupServices } from "../http/group";
 
 const SymbolParam = z.object({ symbol: z.string().min(1).max(32) });
 const tags = ["stock-calendar"];
@@ -23,7 +22,7 @@ const symbolErrors = {
 };
 
 /** Per-symbol trading calendars and the data-readiness checks built on them. */
-export function stockCalendarGroup(services: Services) {
+export function stockCalendarGroup(services: GroupServices<"calendar">) {
   const app = createGroup();
   app.use("/api/v1/stock-calendar/*", requireAuth(services));
 

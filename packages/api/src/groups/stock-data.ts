@@ -9,8 +9,7 @@ import {
   StockDataResponse,
   StoredPeriod,
 } from "@tp/core/candles/index";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requireAuth, type GroupServices } from "../http/group";
 
 const CodeParam = z.object({ code: z.string().min(1).max(32).transform((code) => code.toUpperCase()) });
 
@@ -31,7 +30,7 @@ const DeleteResult = z
 const tags = ["stock-data"];
 
 /** Candle storage: create (upsert), list with exact paging, one candle, codes, delete a range. */
-export function stockDataGroup(services: Services) {
+export function stockDataGroup(services: GroupServices<"candles">) {
   const app = createGroup();
   app.use("/api/v1/stock-data", requireAuth(services));
   app.use("/api/v1/stock-data/*", requireAuth(services));

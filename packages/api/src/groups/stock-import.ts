@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ImportStatus, Imports, StockImportRequest, StockImportStatus } from "@tp/core/imports/index";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const TaskParam = z.object({ task_id: z.string().min(1).max(64) });
 const StockImportResponse = z.object({ task_id: z.string(), message: z.string() }).meta({ id: "StockImportResponse" });
@@ -11,7 +10,7 @@ const CancelResult = z
 const tags = ["stock-import"];
 
 /** Import tasks: queued work that pulls provider history into the candle store. */
-export function stockImportGroup(services: Services) {
+export function stockImportGroup(services: GroupServices<"imports">) {
   const app = createGroup();
   app.use("/api/v1/stock-import/*", requireAuth(services));
 

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Strategies } from "@tp/core/strategies/index";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const StrategyNameParam = z.object({ strategy_name: z.string().min(1).max(100) });
 const StrategyIdParam = z.object({ strategy_id: z.string().min(1).max(100) });
@@ -14,7 +13,7 @@ const notFound = { auth: true, notFound: true } as const;
  * a configuration. Static paths are registered before `{strategy_name}` so that
  * `metadata/all` and `mtf/...` are never read as a strategy name.
  */
-export function strategiesGroup(services: Services) {
+export function strategiesGroup(services: GroupServices) {
   const app = createGroup();
   app.use("/api/v1/strategies", requireAuth(services));
   app.use("/api/v1/strategies/*", requireAuth(services));

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { DomainError } from "@tp/core/errors";
-import type { Services } from "@tp/adapters/services";
-import { createGroup, json } from "../http/group";
+import { createGroup, json, type GroupServices } from "../http/group";
 
 const RootResponse = z
   .object({
@@ -54,7 +53,7 @@ const tags = ["system"];
 const round = (ms: number) => Number(ms.toFixed(2));
 
 /** Root, health and cache endpoints (outside /api/v1). */
-export function systemGroup(services: Services) {
+export function systemGroup(services: GroupServices<"cache" | "now" | "pingDatabase">) {
   const app = createGroup();
 
   app.openapi(

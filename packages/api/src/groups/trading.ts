@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import * as Risk from "@tp/core/risk/risk";
 import { Sessions, SessionViews, TradingOrderResponse } from "@tp/core/trading/index";
-import type { Services } from "@tp/adapters/services";
-import { type AppEnv, bearer, createGroup, errorResponses, json, jsonBody, requireAuth } from "../http/group";
+import type { TradingServices } from "@tp/adapters/trading";
+import { type AppEnv, bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const SessionIdParam = z.object({ session_id: z.string().min(1).max(128) });
 const OrderIdParam = z.object({ order_id: z.string().min(1).max(200) });
@@ -22,7 +22,7 @@ const actor = (c: Ctx) => c.get("principal").user;
  * over each session's event log, order checks, and the per-session risk operations, which the
  * interface serves under both /trading/sessions/{id}/risk/... and /risk/sessions/{id}/....
  */
-export function tradingGroup(services: Services) {
+export function tradingGroup(services: GroupServices & { trading: Pick<TradingServices, "sessions"> }) {
   const app = createGroup();
   for (const path of ["/api/v1/trading/*", "/api/v1/risk/sessions/*"]) app.use(path, requireAuth(services));
   const deps = services.trading.sessions;

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Users, UserCreate, UserResponse, UserUpdate } from "@tp/core/users";
-import type { Services } from "@tp/adapters/services";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requireAuth } from "../http/group";
+import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requireAuth, type GroupServices } from "../http/group";
 
 const UserIdParam = z.object({ user_id: z.string().min(1).max(64) });
 
@@ -27,7 +26,7 @@ const UserAccountsResponse = z
 const tags = ["users"];
 
 /** User management: list, create and delete are administrator-only; a user may read and update themself. */
-export function usersGroup(services: Services) {
+export function usersGroup(services: GroupServices<"brokerAccounts" | "users">) {
   const app = createGroup();
   app.use("/api/v1/users", requireAuth(services));
   app.use("/api/v1/users/*", requireAuth(services));

@@ -16,6 +16,13 @@ export interface AppEnv {
   };
 }
 
+/**
+ * The services a group is built with: the configuration and the principals (CORS and bearer
+ * tokens, which every deployed app needs) and the group's own, `K`. A group names what it uses,
+ * so its Lambda function composes (and bundles) only those (packages/functions/src/http).
+ */
+export type GroupServices<K extends keyof Services = never> = Pick<Services, "config" | "principals" | K>;
+
 /** A new endpoint group: every group answers invalid input with the same 422. */
 export function createGroup() {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
@@ -26,7 +33,7 @@ export type Group = ReturnType<typeof createGroup>;
  * The conventions every deployed app carries, whether it holds one group (a Lambda) or all
  * of them (the embedded runtime): request ids, CORS, the error mapper, the 404 body.
  */
-export function withConventions(app: Group, services: Services): Group {
+export function withConventions(app: Group, services: GroupServices): Group {
   app.use("*", requestId);
   app.use(
     "*",
@@ -49,7 +56,7 @@ export function withConventions(app: Group, services: Services): Group {
  * A `?token=` query parameter is not read here: tokens in URLs end up in proxy logs and Referer
  * headers, so only the WebSocket upgrade (which cannot send headers from a browser) takes one.
  */
-export function requireAuth(services: Services): MiddlewareHandler<AppEnv> {
+export function requireAuth(services: GroupServices): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const header = requestHeader(c, "Authorization") ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
@@ -93,7 +100,7 @@ export function jsonBody<T>(schema: T) {
 }
 
 /** One endpoint group as its own app with the shared conventions: what a group's Lambda serves (it imports only that group). */
-export function createSingleGroupApp(build: (services: Services) => Group, services: Services): Group {
+export function createSingleGroupApp<S extends GroupServices>(build: (services: S) => Group, services: S): Group {
   const app = withConventions(createGroup(), services);
   app.route("/", build(services));
   return app;

@@ -193,6 +193,9 @@ export interface BacktestDeps extends SessionDeps {
   chunkBars: number;
 }
 
+/** What starting, controlling and reading backtests needs: no import worker and no provider (only the workflow's tasks use those). */
+export type BacktestControlDeps = Omit<BacktestDeps, "imports" | "lots">;
+
 const MAX_CURVE_POINTS = 500;
 const iso = (ms: number) => new Date(ms).toISOString();
 const backtestNotFound = (id: string) => notFound("BACKTEST_NOT_FOUND", `Backtest ${id} does not exist`);
@@ -201,7 +204,7 @@ const backtestNotFound = (id: string) => notFound("BACKTEST_NOT_FOUND", `Backtes
 const runIdOf = (backtest: Pick<StoredBacktest, "id">) => backtest.id;
 
 /** The backtest if it exists and belongs to `actor`. */
-async function ownedBacktest(deps: BacktestDeps, actor: Actor, id: string): Promise<StoredBacktest> {
+async function ownedBacktest(deps: BacktestControlDeps, actor: Actor, id: string): Promise<StoredBacktest> {
   const backtest = await deps.backtests.get(id);
   if (!backtest) throw backtestNotFound(id);
   if (backtest.user_id !== actor.id && actor.user_type !== "admin") throw forbidden(`Backtest ${id} belongs to another user`);
@@ -209,7 +212,7 @@ async function ownedBacktest(deps: BacktestDeps, actor: Actor, id: string): Prom
 }
 
 /** Applies `change` to the freshest backtest, retrying version conflicts; undefined when `change` declines. */
-async function update(deps: BacktestDeps, id: string, change: (current: StoredBacktest) => StoredBacktest | undefined): Promise<StoredBacktest | undefined> {
+async function update(deps: BacktestControlDeps, id: string, change: (current: StoredBacktest) => StoredBacktest | undefined): Promise<StoredBacktest | undefined> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const current = await deps.backtests.get(id);
     if (!current) throw backtestNotFound(id);
@@ -249,7 +252,7 @@ function configOf(request: BacktestRequest, session: StoredSession, symbols: str
 }
 
 /** Plans a backtest on a session and starts its workflow. */
-export async function start(deps: BacktestDeps, actor: Actor, request: BacktestRequest): Promise<StoredBacktest> {
+export async function start(deps: BacktestControlDeps, actor: Actor, request: BacktestRequest): Promise<StoredBacktest> {
   const session = await owned(deps, actor, request.session_id);
   if (session.trading_mode !== "backtest") {
     throw conflict("INVALID_STATE_TRANSITION", `Session ${session.id} trades in ${session.trading_mode} mode; backtests run on sessions created with trading_mode backtest`, { current_status: session.status });
@@ -318,7 +321,7 @@ export async function start(deps: BacktestDeps, actor: Actor, request: BacktestR
 const executionName = (backtest: Pick<StoredBacktest, "id" | "executions">) => `${backtest.id}-${backtest.executions}`;
 
 /** The interface's progress view. */
-export async function progress(deps: BacktestDeps, actor: Actor, id: string): Promise<z.infer<typeof BacktestProgress>> {
+export async function progress(deps: BacktestControlDeps, actor: Actor, id: string): Promise<z.infer<typeof BacktestProgress>> {
   const backtest = await ownedBacktest(deps, actor, id);
   const run = await deps.runs.get(runIdOf(backtest));
   const processed = run?.progress?.bars ?? 0;
@@ -347,7 +350,7 @@ const illegal = (backtest: StoredBacktest, action: string) =>
   conflict("INVALID_STATE_TRANSITION", `Cannot ${action} backtest ${backtest.id}: it is ${backtest.status}`, { current_status: backtest.status, action });
 
 /** Asks the running workflow to stop after its current chunk; the checkpoint stays for resume. */
-export async function pause(deps: BacktestDeps, actor: Actor, id: string) {
+export async function pause(deps: BacktestControlDeps, actor: Actor, id: string) {
   await ownedBacktest(deps, actor, id);
   const next = await update(deps, id, (b) => {
     if (b.status === "paused" || b.status === "pausing") return b;
@@ -359,7 +362,7 @@ export async function pause(deps: BacktestDeps, actor: Actor, id: string) {
 }
 
 /** Continues a paused backtest from its checkpoint (a new workflow execution), or cancels a pause not yet taken. */
-export async function resume(deps: BacktestDeps, actor: Actor, id: string) {
+export async function resume(deps: BacktestControlDeps, actor: Actor, id: string) {
   await ownedBacktest(deps, actor, id);
   let startExecution = false;
   const next = await update(deps, id, (b) => {
@@ -375,7 +378,7 @@ export async function resume(deps: BacktestDeps, actor: Actor, id: string) {
 }
 
 /** Stops the backtest; what ran so far is finalised into a result. */
-export async function stop(deps: BacktestDeps, actor: Actor, id: string) {
+export async function stop(deps: BacktestControlDeps, actor: Actor, id: string) {
   await ownedBacktest(deps, actor, id);
   let startExecution = false;
   const next = await update(deps, id, (b) => {
@@ -394,7 +397,7 @@ export async function stop(deps: BacktestDeps, actor: Actor, id: string) {
 }
 
 /** The result of a finished or stopped backtest; 409 while it still runs. */
-export async function result(deps: BacktestDeps, actor: Actor, id: string): Promise<BacktestResult> {
+export async function result(deps: BacktestControlDeps, actor: Actor, id: string): Promise<BacktestResult> {
   const backtest = await ownedBacktest(deps, actor, id);
   if (backtest.result) return { ...backtest.result, ...(await listsOf(deps, runIdOf(backtest))) };
   if (backtest.status === "failed") throw new DomainError(409, "BACKTEST_FAILED", `Backtest ${id} failed: ${backtest.error ?? "unknown error"}`);
@@ -402,7 +405,7 @@ export async function result(deps: BacktestDeps, actor: Actor, id: string): Prom
 }
 
 /** Keeps the session's status in step with its backtest. */
-async function syncSession(deps: BacktestDeps, sessionId: string, status: StoredSession["status"], extra: Partial<StoredSession> = {}) {
+async function syncSession(deps: BacktestControlDeps, sessionId: string, status: StoredSession["status"], extra: Partial<StoredSession> = {}) {
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = await deps.sessions.get(sessionId);
     if (!current) return;
@@ -639,7 +642,7 @@ export async function fail(deps: BacktestDeps, input: BacktestTaskInput & { erro
 }
 
 /** Restarts the workflows of active backtests (the embedded runtime's start-up: its executions did not survive). */
-export async function recover(deps: BacktestDeps): Promise<string[]> {
+export async function recover(deps: BacktestControlDeps): Promise<string[]> {
   const restarted: string[] = [];
   for (const backtest of await deps.backtests.active()) {
     const next = await update(deps, backtest.id, (b) => (ACTIVE.includes(b.status) ? { ...b, executions: b.executions + 1 } : undefined));
@@ -651,7 +654,7 @@ export async function recover(deps: BacktestDeps): Promise<string[]> {
 }
 
 /** The result's lists, read from the run: fills (filled orders), closed trades and the daily equity curve. */
-async function listsOf(deps: BacktestDeps, runId: string): Promise<Pick<BacktestResult, "fills" | "trades" | "equity_curve">> {
+async function listsOf(deps: BacktestControlDeps, runId: string): Promise<Pick<BacktestResult, "fills" | "trades" | "equity_curve">> {
   const [fills, trades, dayEnds] = await Promise.all([
     collect((cursor) => deps.runs.orders(runId, { limit: 500, cursor, status: "filled" })),
     collect((cursor) => deps.runs.events(runId, { category: "trade", limit: 500, cursor })),

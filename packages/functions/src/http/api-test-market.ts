@@ -1,3 +1,4 @@
 import { apiTestMarketGroup } from "@tp/api/groups/api-test-market";
+import { marketProviders } from "@tp/adapters/services";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(apiTestMarketGroup);
+export const handler = httpHandler(apiTestMarketGroup, (c) => ({ providers: marketProviders(c) }));

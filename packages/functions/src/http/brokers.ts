@@ -1,3 +1,4 @@
 import { brokersGroup } from "@tp/api/groups/brokers";
+import { brokers } from "@tp/adapters/services";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(brokersGroup);
+export const handler = httpHandler(brokersGroup, (c) => ({ brokers: brokers(c) }));

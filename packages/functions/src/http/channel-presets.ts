@@ -1,3 +1,3 @@
 import { channelPresetsGroup } from "@tp/api/groups/channel-presets";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(channelPresetsGroup);
+export const handler = httpHandler(channelPresetsGroup, () => ({}));

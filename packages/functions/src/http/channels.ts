@@ -1,3 +1,4 @@
 import { channelsGroup } from "@tp/api/groups/channels";
+import { tradingChannels } from "@tp/adapters/services";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(channelsGroup);
+export const handler = httpHandler(channelsGroup, (c) => ({ trading: { channels: tradingChannels(c) } }));

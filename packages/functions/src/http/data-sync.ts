@@ -1,3 +1,4 @@
 import { dataSyncGroup } from "@tp/api/groups/data-sync";
+import { dataSync } from "@tp/adapters/services";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(dataSyncGroup);
+export const handler = httpHandler(dataSyncGroup, (c) => ({ dataSync: dataSync(c) }));

@@ -1,3 +1,4 @@
 import { flowsGroup } from "@tp/api/groups/flows";
+import { flows } from "@tp/adapters/services";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(flowsGroup);
+export const handler = httpHandler(flowsGroup, (c) => ({ flows: flows(c) }));

@@ -1,3 +1,3 @@
 import { indicatorsGroup } from "@tp/api/groups/indicators";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(indicatorsGroup);
+export const handler = httpHandler(indicatorsGroup, () => ({}));

@@ -1,3 +1,4 @@
 import { mtfGroup } from "@tp/api/groups/mtf";
+import { realtime, tradingDrivers } from "@tp/adapters/services";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(mtfGroup);
+export const handler = httpHandler(mtfGroup, (c) => ({ realtime: realtime(c), trading: { drivers: tradingDrivers(c) } }));

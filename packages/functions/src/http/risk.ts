@@ -1,3 +1,3 @@
 import { riskGroup } from "@tp/api/groups/risk";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(riskGroup);
+export const handler = httpHandler(riskGroup, () => ({}));

@@ -1,3 +1,4 @@
 import { stockImportGroup } from "@tp/api/groups/stock-import";
+import { imports } from "@tp/adapters/services";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(stockImportGroup);
+export const handler = httpHandler(stockImportGroup, (c) => ({ imports: imports(c) }));

@@ -1,3 +1,3 @@
 import { strategiesGroup } from "@tp/api/groups/strategies";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(strategiesGroup);
+export const handler = httpHandler(strategiesGroup, () => ({}));

@@ -1,3 +1,4 @@
 import { tradingGroup } from "@tp/api/groups/trading";
+import { tradingSessions } from "@tp/adapters/services";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(tradingGroup);
+export const handler = httpHandler(tradingGroup, (c) => ({ trading: { sessions: tradingSessions(c) } }));

@@ -1,15 +1,15 @@
 import { DataSync, SyncMessage } from "@tp/core/data-sync/index";
 import type { BatchResult, QueueRecord } from "@tp/core/jobs";
-import type { Services } from "@tp/adapters/services";
+import { dataSync, type Services } from "@tp/adapters/services";
 import { observed } from "../observability";
-import { lambdaServices } from "../runtime";
+import { lambdaComposition } from "../runtime";
 
 /**
  * The data sync worker: each record advances one run of the service (settle pending symbols,
  * look at their backfill imports, move `sync_state`). A failure is reported per record so SQS
  * redelivers only that one; the step is idempotent.
  */
-export function dataSyncHandler(services: () => Promise<Services>) {
+export function dataSyncHandler(services: () => Promise<Pick<Services, "dataSync">>) {
   return async (event: { Records: readonly QueueRecord[] }): Promise<BatchResult> => {
     const resolved = await services();
     const failures: BatchResult["batchItemFailures"] = [];
@@ -30,4 +30,4 @@ export function dataSyncHandler(services: () => Promise<Services>) {
   };
 }
 
-export const handler = observed("queue", dataSyncHandler(lambdaServices));
+export const handler = observed("queue", dataSyncHandler(lambdaComposition((c) => ({ dataSync: dataSync(c) }))));

@@ -1,9 +1,9 @@
 import type { Context } from "aws-lambda";
 import { Imports, ImportMessage } from "@tp/core/imports/index";
 import type { BatchResult, QueueRecord } from "@tp/core/jobs";
-import type { Services } from "@tp/adapters/services";
+import { imports, type Services } from "@tp/adapters/services";
 import { observed } from "../observability";
-import { lambdaServices } from "../runtime";
+import { lambdaComposition } from "../runtime";
 
 /** Leaves this much of the invocation for the last chunk, the follow-up message and the batch answer. */
 const SAFETY_MARGIN_MS = 60_000;
@@ -14,7 +14,7 @@ const LOCAL_BUDGET_MS = 40_000;
  * The import worker over a composition root: each record is one task's next chunks; a failure
  * is reported per record so SQS redelivers only that one.
  */
-export function stockImportHandler(services: () => Promise<Services>) {
+export function stockImportHandler(services: () => Promise<Pick<Services, "imports" | "now">>) {
   return async (event: { Records: readonly QueueRecord[] }, context?: Pick<Context, "getRemainingTimeInMillis">): Promise<BatchResult> => {
     const resolved = await services();
     const failures: BatchResult["batchItemFailures"] = [];
@@ -37,4 +37,4 @@ export function stockImportHandler(services: () => Promise<Services>) {
   };
 }
 
-export const handler = observed("queue", stockImportHandler(lambdaServices));
+export const handler = observed("queue", stockImportHandler(lambdaComposition((c) => ({ imports: imports(c), now: c.now }))));

@@ -1,10 +1,10 @@
 import { DataSync } from "@tp/core/data-sync/index";
-import type { Services } from "@tp/adapters/services";
+import { dataSync, type Services } from "@tp/adapters/services";
 import { observed } from "../observability";
-import { lambdaServices } from "../runtime";
+import { lambdaComposition } from "../runtime";
 
 /** The polling gap fill, invoked by an EventBridge schedule (locally, a timer): a ready service looks for gaps and imports them. */
-export function dataSyncPollHandler(services: () => Promise<Services>) {
+export function dataSyncPollHandler(services: () => Promise<Pick<Services, "dataSync">>) {
   return async (): Promise<{ sync_state: string; started: boolean }> => {
     const result = await DataSync.poll((await services()).dataSync);
     console.log(JSON.stringify({ level: "INFO", source: "data-sync", message: "Polling gap fill", ...result }));
@@ -12,4 +12,4 @@ export function dataSyncPollHandler(services: () => Promise<Services>) {
   };
 }
 
-export const handler = observed("schedule", dataSyncPollHandler(lambdaServices));
+export const handler = observed("schedule", dataSyncPollHandler(lambdaComposition((c) => ({ dataSync: dataSync(c) }))));

@@ -1,12 +1,13 @@
 import { Backtests } from "@tp/core/backtests/index";
 import { BacktestFailureInput, BacktestTaskInput, BacktestTaskOutput } from "@tp/core/workflows";
-import type { Services } from "@tp/adapters/services";
+import { tradingBacktests, type Services } from "@tp/adapters/services";
+import type { TradingServices } from "@tp/adapters/trading";
 import { observed } from "../observability";
-import { lambdaServices } from "../runtime";
+import { lambdaComposition } from "../runtime";
 import { workflowTask } from "./task";
 
 /** The backtest state machine's tasks over a composition root (the Lambda's, or the embedded runtime's). */
-export function backtestHandlers(services: () => Promise<Services>) {
+export function backtestHandlers(services: () => Promise<Pick<Services, "now"> & { trading: Pick<TradingServices, "backtests"> }>) {
   const task = { input: BacktestTaskInput, output: BacktestTaskOutput };
   return {
     prepare: workflowTask(services, task, (s, input) => Backtests.prepare(s.trading.backtests, input)),
@@ -16,7 +17,7 @@ export function backtestHandlers(services: () => Promise<Services>) {
   };
 }
 
-const tasks = backtestHandlers(lambdaServices);
+const tasks = backtestHandlers(lambdaComposition((c) => ({ trading: { backtests: tradingBacktests(c) }, now: c.now })));
 export const prepare = observed("workflow", tasks.prepare);
 export const runChunk = observed("workflow", tasks.runChunk);
 export const finalize = observed("workflow", tasks.finalize);

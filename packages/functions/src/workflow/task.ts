@@ -15,10 +15,10 @@ export type WorkflowTaskHandler<Output> = (event: unknown, context?: Pick<Contex
  * the work a deadline (epoch ms, from the invocation's remaining time, or the local budget) and
  * checks what it answers with `output`, so a wrong answer fails the task instead of the Choice.
  */
-export function workflowTask<Input extends z.ZodType, Output extends z.ZodType>(
-  services: () => Promise<Services>,
+export function workflowTask<S extends Pick<Services, "now">, Input extends z.ZodType, Output extends z.ZodType>(
+  services: () => Promise<S>,
   schemas: { input: Input; output: Output },
-  work: (services: Services, input: z.output<Input>, deadlineMs: number) => Promise<z.input<Output>>,
+  work: (services: S, input: z.output<Input>, deadlineMs: number) => Promise<z.input<Output>>,
 ): WorkflowTaskHandler<z.output<Output>> {
   return async (event, context) => {
     const resolved = await services();

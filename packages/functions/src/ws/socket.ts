@@ -1,8 +1,8 @@
 import { DomainError } from "@tp/core/errors";
 import { Realtime } from "@tp/core/realtime";
-import type { Services } from "@tp/adapters/services";
+import { realtime, type Services } from "@tp/adapters/services";
 import { observed } from "../observability";
-import { lambdaServices } from "../runtime";
+import { lambdaComposition } from "../runtime";
 
 /** The parts of an API Gateway WebSocket event the handlers read (the local server builds the same). */
 export interface WebSocketEvent {
@@ -33,7 +33,7 @@ async function answer(work: () => Promise<unknown>): Promise<WebSocketResult> {
  * The three WebSocket route handlers over a composition root. Lambda uses its own; the
  * embedded runtime passes its services and calls these same functions.
  */
-export function socketHandlers(services: () => Promise<Services>) {
+export function socketHandlers(services: () => Promise<Pick<Services, "realtime">>) {
   return {
     /**
      * `$connect`. API Gateway WebSocket APIs have one URL, so the interface's paths arrive as the
@@ -62,7 +62,7 @@ export function socketHandlers(services: () => Promise<Services>) {
   };
 }
 
-const sockets = socketHandlers(lambdaServices);
+const sockets = socketHandlers(lambdaComposition((c) => ({ realtime: realtime(c) })));
 export const connect = observed("ws", (event: WebSocketEvent) => sockets.connect(event));
 export const disconnect = observed("ws", (event: WebSocketEvent) => sockets.disconnect(event));
 export const message = observed("ws", (event: WebSocketEvent) => sockets.message(event));
