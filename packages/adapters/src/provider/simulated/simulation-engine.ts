@@ -2,7 +2,7 @@ import { dayNumberOf } from "@tp/core/market/zoned-time";
 import { tickTableFor, type TickTable } from "@tp/core/market/tick-size";
 import { periodMinutes, type Period } from "@tp/core/provider/quote-enums";
 import { MarketTimeline, MASK_ALL, MASK_EXTENDED, MASK_INTRADAY, type DayLayout } from "./day-layout";
-import { EXPONENTIAL_12, hashString, KeyedRandom, LOGNORMAL_12, mixKeys, NORMAL_16 } from "./random";
+import { hashString, KeyedRandom, mixKeys, quantileTables } from "./random";
 import { SimulatedUniverse, type InstrumentSpec } from "./universe";
 
 /**
@@ -144,10 +144,8 @@ export function generateDay(instrument: InstrumentState, layout: DayLayout): Day
   const cumVar = shape.cumVar;
   const volumeShare = shape.volumeShare;
   const sessions = shape.session;
-  // Local aliases: module bindings compile to getter calls, which the minute loop cannot afford.
-  const normal16 = NORMAL_16;
-  const exponential12 = EXPONENTIAL_12;
-  const lognormal12 = LOGNORMAL_12;
+  // Local aliases: the minute loop reads the tables directly.
+  const { normal16, exponential12, lognormal12 } = quantileTables();
 
   // Pass 1: a free random walk with the day's variance profile. Each minute draws three words:
   // (path normal, volume noise), (two range excursions), and the trade-split bits.
