@@ -8,6 +8,7 @@ import { DataSync } from "./stacks/DataSync";
 import { NODEJS } from "./stacks/functions";
 import { Alarms } from "./stacks/Alarms";
 import { Monitoring } from "./stacks/Monitoring";
+import { Worker } from "./stacks/Worker";
 
 export default {
   config() {
@@ -25,6 +26,6 @@ export default {
       environment: { STAGE: app.stage, POWERTOOLS_SERVICE_NAME: "trading-platform", POWERTOOLS_METRICS_NAMESPACE: "TradingPlatform" },
     });
     if (app.stage !== "prod") app.setDefaultRemovalPolicy("destroy");
-    app.stack(Storage).stack(Alarms).stack(Queues).stack(Workflows).stack(Realtime).stack(DataSync).stack(Api).stack(Monitoring);
+    app.stack(Storage).stack(Alarms).stack(Queues).stack(Workflows).stack(Realtime).stack(DataSync).stack(Worker).stack(Api).stack(Monitoring);
   },
 } satisfies SSTConfig;

@@ -12,10 +12,15 @@ async function main() {
   const worker = new SessionWorker(services, { marketData: await services.marketData() });
   await worker.start();
   logger.info("Session worker started", { source: "session-worker" });
+  // The worker's own timers do not hold the process (npm start's server does); here this one does, until a signal.
+  const alive = setInterval(() => undefined, 60_000);
   const shutdown = async (signal: string) => {
     logger.info(`${signal}: stopping`, { source: "session-worker" });
+    clearInterval(alive);
     await worker.stop();
-    process.exit(0);
+    logger.info("Session worker stopped", { source: "session-worker" });
+    // Exit once the log lines are written (stdout is a pipe to the log driver; exit() would drop them).
+    process.stdout.write("", () => process.exit(0));
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,82 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { Match, Template } from "aws-cdk-lib/assertions";
+import { initProject } from "sst/project.js";
+import { App, getStack } from "sst/constructs";
+import config from "../../sst.config";
+import { Worker } from "../../stacks/Worker";
+
+let worker: Template;
+
+beforeAll(async () => {
+  process.env.NODE_ENV = "test";
+  await initProject({ stage: "test" });
+  const app = new App({ mode: "deploy", stage: "test", name: "trading-platform", region: "us-east-1" });
+  config.stacks(app);
+  worker = Template.fromStack(getStack(Worker));
+}, 300_000);
+
+/** Every action of the statements of the policies attached to the worker's task role. */
+const taskRoleActions = () => {
+  const roles = Object.entries(worker.findResources("AWS::IAM::Role")).filter(([, role]) =>
+    JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes("ecs-tasks.amazonaws.com"),
+  );
+  const taskRole = roles.find(([id]) => id.includes("TaskRole"))![0];
+  return Object.values(worker.findResources("AWS::IAM::Policy"))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(taskRole))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+};
+
+describe("Worker stack: the session worker as a Fargate service", () => {
+  it("runs one x86_64 task per stage, without a load balancer, stopping the old task before starting the new one", () => {
+    worker.resourceCountIs("AWS::ECS::Service", 1);
+    worker.hasResourceProperties("AWS::ECS::Service", {
+      LaunchType: "FARGATE",
+      DesiredCount: 1,
+      DeploymentConfiguration: Match.objectLike({ MinimumHealthyPercent: 0, MaximumPercent: 100, DeploymentCircuitBreaker: { Enable: true, Rollback: true } }),
+      NetworkConfiguration: { AwsvpcConfiguration: Match.objectLike({ AssignPublicIp: "ENABLED" }) },
+    });
+    worker.resourceCountIs("AWS::ElasticLoadBalancingV2::LoadBalancer", 0);
+    worker.resourceCountIs("AWS::CloudFront::Distribution", 0);
+    worker.hasResourceProperties("AWS::ApplicationAutoScaling::ScalableTarget", { MinCapacity: 1, MaxCapacity: 1 });
+  });
+
+  it("reaches the provider through a public subnet with a public IP: no NAT gateway", () => {
+    worker.resourceCountIs("AWS::EC2::NatGateway", 0);
+    worker.resourceCountIs("AWS::EC2::InternetGateway", 1);
+    worker.hasResourceProperties("AWS::EC2::VPCEndpoint", { VpcEndpointType: "Gateway", ServiceName: Match.objectLike({ "Fn::Join": Match.arrayWith([Match.arrayWith([".dynamodb"])]) }) });
+    const subnets = Object.values(worker.findResources("AWS::EC2::Subnet"));
+    expect(subnets.length).toBe(2);
+    for (const subnet of subnets) expect(subnet.Properties.MapPublicIpOnLaunch).toBe(true);
+    // Nothing reaches the task: its security group admits no inbound traffic.
+    for (const group of Object.values(worker.findResources("AWS::EC2::SecurityGroup"))) expect(group.Properties.SecurityGroupIngress ?? []).toEqual([]);
+  });
+
+  it("defines the task from the repository's worker image with the table, secrets, queues and socket endpoint", () => {
+    worker.hasResourceProperties("AWS::ECS::TaskDefinition", {
+      Cpu: "512",
+      Memory: "1024",
+      RequiresCompatibilities: ["FARGATE"],
+      RuntimePlatform: Match.objectLike({ CpuArchitecture: "X86_64" }),
+      ContainerDefinitions: [Match.objectLike({ LogConfiguration: Match.objectLike({ LogDriver: "awslogs" }) })],
+    });
+    const container = Object.values(worker.findResources("AWS::ECS::TaskDefinition"))[0]!.Properties.ContainerDefinitions[0];
+    const environment = Object.fromEntries(container.Environment.map((variable: { Name: string; Value: unknown }) => [variable.Name, variable.Value]));
+    expect(environment).toMatchObject({ NODE_ENV: "production", POWERTOOLS_SERVICE_NAME: "trading-platform-worker", POWERTOOLS_METRICS_NAMESPACE: "TradingPlatform" });
+    for (const name of ["TABLE_NAME", "JWT_SECRET_ARN", "ENCRYPTION_KEY_ARN", "WS_MANAGEMENT_ENDPOINT", "QUEUE_URL_STOCK_IMPORT", "QUEUE_URL_DATA_SYNC"]) expect(environment, name).toHaveProperty(name);
+  });
+
+  it("grants the task role the table, reading the secrets, sending to the queues and pushing to @connections only", () => {
+    const statements = taskRoleActions();
+    const actions = statements.flatMap((statement: any) => [statement.Action].flat());
+    expect(actions).toEqual(expect.arrayContaining(["secretsmanager:GetSecretValue", "sqs:SendMessage", "execute-api:ManageConnections"]));
+    expect(actions.some((action: string) => action.startsWith("dynamodb:"))).toBe(true);
+    expect(actions).not.toContain("sqs:*");
+    const manage = statements.filter((statement: any) => statement.Action === "execute-api:ManageConnections");
+    for (const statement of manage) expect(JSON.stringify(statement.Resource)).toContain("/test/POST/@connections/*");
+  });
+
+  it("keeps the worker's logs a month", () => {
+    const retention = Object.values(worker.findResources("Custom::LogRetention")).map((r) => r.Properties.RetentionInDays);
+    expect(retention).toEqual([30]);
+  });
+});
