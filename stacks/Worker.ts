@@ -1,6 +1,8 @@
 import { GatewayVpcEndpointAwsService, SubnetType, Vpc } from "aws-cdk-lib/aws-ec2";
-import { Service, use, type StackContext } from "sst/constructs";
+import { Cron, Service, use, type StackContext } from "sst/constructs";
 import { QueueNames } from "../packages/core/src/jobs";
+import { ROLLOVER_SCHEDULE } from "../packages/core/src/trading/rollover";
+import { buildProps } from "./functions";
 import { Queues } from "./Queues";
 import { Realtime } from "./Realtime";
 import { Storage } from "./Storage";
@@ -69,5 +71,21 @@ export function Worker({ stack, app }: StackContext) {
   });
   const taskRole = service.cdk?.taskDefinition?.taskRole;
   if (taskRole) secrets.grantRead(taskRole);
-  return { service };
+
+  // The day rollover after each market's close (packages/functions/src/schedule/day-rollover.ts).
+  const rollover = new Cron(stack, "DayRollover", {
+    schedule: ROLLOVER_SCHEDULE,
+    job: {
+      function: {
+        handler: "packages/functions/src/schedule/day-rollover.handler",
+        timeout: 120,
+        // It rolls the sessions' calendars through the provider.
+        ...buildProps({ provider: true }),
+        environment: { TABLE_NAME: table.tableName, ...secrets.environment, WS_MANAGEMENT_ENDPOINT: managementEndpoint },
+        permissions: [table, manageConnections],
+      },
+    },
+  });
+  secrets.grantRead(rollover.jobFunction);
+  return { service, rollover };
 }

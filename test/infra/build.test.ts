@@ -62,7 +62,7 @@ beforeAll(async () => {
 
 describe("the functions as sst deploy builds them", () => {
   it("builds every function of the app", () => {
-    for (const handler of ["http/auth", "http/docs", "http/trading", "http/brokers", "queue/stock-import", "queue/data-sync", "workflow/backtest", "ws/socket", "schedule/data-sync-poll"]) {
+    for (const handler of ["http/auth", "http/docs", "http/trading", "http/brokers", "queue/stock-import", "queue/data-sync", "workflow/backtest", "ws/socket", "schedule/data-sync-poll", "schedule/day-rollover"]) {
       expect(bundles.has(handler), handler).toBe(true);
     }
     expect(bundles.size).toBeGreaterThanOrEqual(26);
@@ -123,6 +123,11 @@ describe("the functions as sst deploy builds them", () => {
     const event = { Records: [{ messageId: "m1", body: JSON.stringify({ kind: "advance", generation: 7 }), attributes: { ApproximateReceiveCount: "1" } }] };
     const result = await inFreshProcess(bundles.get("queue/data-sync")!, `console.log(JSON.stringify(await bundle.handler(${JSON.stringify(event)})));`);
     expect(result).toEqual({ batchItemFailures: [] });
+  });
+
+  it("runs the day rollover on a schedule's event: nothing due without running sessions", { timeout: 60_000 }, async () => {
+    const result = await inFreshProcess(bundles.get("schedule/day-rollover")!, `console.log(JSON.stringify(await bundle.handler({}, {})));`);
+    expect(result).toEqual({ sessions: 0, rolled: [], calendars: [] });
   });
 
   it("connects a WebSocket client through $connect and stores its connection", { timeout: 60_000 }, async () => {

@@ -16,6 +16,8 @@ import { stockImportHandler } from "@tp/functions/queue/stock-import";
 import { dataSyncHandler } from "@tp/functions/queue/data-sync";
 import { dataSyncPollHandler } from "@tp/functions/schedule/data-sync-poll";
 import { SYNC_POLL_MINUTES } from "@tp/core/data-sync/index";
+import { dayRolloverHandler } from "@tp/functions/schedule/day-rollover";
+import { ROLLOVER_LOCAL_INTERVAL_MS } from "@tp/core/trading/rollover";
 import { backtestHandlers } from "@tp/functions/workflow/backtest";
 import { LocalWorkflowRunner } from "./workflow-runner";
 import { Backtests } from "@tp/core/backtests/index";
@@ -111,6 +113,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       poll().catch((error) => console.error(JSON.stringify({ level: "ERROR", message: "Data sync poll failed", error: String(error) })));
     }, SYNC_POLL_MINUTES * 60_000);
     pollTimer.unref();
+    // The rollover schedule's stand-in: sessions whose trading day has closed are rolled (what is due is the clock's call).
+    const rollover = dayRolloverHandler(() => Promise.resolve(services));
+    const rolloverTimer = setInterval(() => {
+      rollover().catch((error) => console.error(JSON.stringify({ level: "ERROR", message: "Day rollover failed", error: String(error) })));
+    }, ROLLOVER_LOCAL_INTERVAL_MS);
+    rolloverTimer.unref();
     // Executions of the local runner did not survive the last stop: active backtests start again from their checkpoints.
     if (services.workflows === workflows) {
       await Backtests.recover(services.trading.backtests).catch((error) =>
@@ -144,6 +152,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       generatedAdminPassword,
       async stop() {
         clearInterval(pollTimer);
+        clearInterval(rolloverTimer);
         await sessionWorker?.stop();
         await queueRunner?.stop();
         await workflows.stop();

@@ -16,6 +16,11 @@ import { ESTIMATE_TOLERANCE, decimalText, productNumber, surely } from "./exact"
 /** Milliseconds a bar of each period spans: a signal read at a bar's close is stamped at its open plus this. */
 export const PERIOD_MS: Readonly<Record<Timeframe, number>> = { "1m": 60_000, "5m": 300_000, "1h": 3_600_000, "1d": 86_400_000 };
 
+/** The market whose days the engine counts (daily figures, rollover): the one of the base currency, else the US. */
+export function dayMarketOf(setup: Pick<EngineSetup, "base_currency">): Market {
+  return Object.values(Markets).find((info) => info.currency === setup.base_currency)?.market ?? "US";
+}
+
 /** A channel's run state. `halted` is set by the post-trade monitors and only blocks new entries. */
 export type ChannelRunState = "running" | "paused" | "stopped";
 export type Halt = null | "drawdown" | "daily_loss";
@@ -185,8 +190,7 @@ export class TradingEngine {
   private readonly slippage: number;
 
   constructor(readonly setup: EngineSetup) {
-    const market = Object.values(Markets).find((info) => info.currency === setup.base_currency) ?? Markets.US;
-    this.timeZone = market.timeZone;
+    this.timeZone = Markets[dayMarketOf(setup)].timeZone;
     const commission = setup.execution.commission;
     this.commissionRate = commission.model === "percent" ? Money.of(commission.rate) : null;
     this.commissionRateNumber = commission.model === "percent" ? commission.rate : 0;
@@ -326,13 +330,28 @@ export class TradingEngine {
     if (filled || info.held > 0) this.monitor();
   }
 
-  /** Ends the current day (backtest end, or the worker's day rollover): daily figures and counters. */
-  endDay(): void {
+  /**
+   * Ends the current day (backtest end, or the worker's day rollover): daily figures and counters.
+   * The rollover passes the close instant: the engine's orders are day orders, so those still
+   * pending expire at it first (`order_cancelled` with `expired`), and after the day's figures are
+   * settled the daily risk counters restart (as `resetDaily`). Without a day under way, nothing.
+   */
+  endDay(close?: number): void {
     if (this.day < 0) return;
+    if (close !== undefined) {
+      this.time = Math.max(this.time, close);
+      if (this.pending.length > 0) this.cancelPending(() => true, "DAY_ORDER_EXPIRED: a day order ends at the market's close", { expired: true });
+    }
     this.closeDay();
     this.day = -1;
     this.dayStart = 0;
     this.dayEnd = 0;
+    if (close !== undefined) this.resetDaily(close);
+  }
+
+  /** The local day (day number in the session's market time zone) under way, or -1 between days. */
+  get tradingDay(): number {
+    return this.day;
   }
 
   /** Changes a channel's run state (pause keeps positions and stops trading; stop also cancels its orders). */
@@ -1143,10 +1162,10 @@ export class TradingEngine {
     }
   }
 
-  private cancelPending(which: (order: EngineOrder) => boolean, reason: string) {
+  private cancelPending(which: (order: EngineOrder) => boolean, reason: string, extra: Record<string, unknown> = {}) {
     const kept: EngineOrder[] = [];
     for (const order of this.pending) {
-      if (which(order)) this.emit("order_cancelled", order.channel_id, { order_id: order.order_id, symbol: order.symbol, reason });
+      if (which(order)) this.emit("order_cancelled", order.channel_id, { order_id: order.order_id, symbol: order.symbol, reason, ...extra });
       else kept.push(order);
     }
     this.pending = kept;

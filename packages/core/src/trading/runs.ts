@@ -198,7 +198,7 @@ export function orderChangeOf(event: EngineEvent, run: { run_id: string; session
         fields: { status: "rejected", cancelled_at: iso(event.time), denials: [{ reason: String(d.reason), message: String(d.message), values: (d.values as Record<string, string>) ?? {} }] },
       };
     case "order_cancelled":
-      return { kind: "set", order_id: String(d.order_id), fields: { status: "cancelled", cancelled_at: iso(event.time) } };
+      return { kind: "set", order_id: String(d.order_id), fields: { status: d.expired === true ? "expired" : "cancelled", cancelled_at: iso(event.time) } };
     default:
       return null;
   }

@@ -1,0 +1,127 @@
+import { conflict } from "../errors";
+import { dayMarketOf, TradingEngine } from "../engine/engine";
+import type { EngineEvent } from "../engine/events";
+import { Calendar } from "../market/calendar";
+import { Markets } from "../market/market";
+import { isoDateOf, MS_PER_DAY, zonedTimeToUtc } from "../market/zoned-time";
+import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
+import { liveFeedsOf } from "./live";
+import type { StoredRun } from "./runs";
+import type { StoredSession } from "./sessions";
+import type { ViewDeps } from "./views";
+
+/**
+ * The day rollover of simulation and live sessions (ENGINE.md §2 "day end"): after a market's
+ * regular session closes, each running or paused session whose engine is still inside that day
+ * settles it (`day_end`: the day's closing equity joins the daily figures), its pending day
+ * orders expire, and its daily risk counters restart. The engine's own day decides what is due,
+ * so the schedule may run at any time and as often as it likes: a session already rolled (or one
+ * whose next day's bars have arrived, which rolls it on its own) is left alone. The calendar of
+ * each symbol the sessions trade is stored a week ahead.
+ */
+
+/** The rollover waits this long after the close: the worker feeds the last bar of the day first. */
+export const ROLLOVER_GRACE_MS = 5 * 60_000;
+/**
+ * When the schedule runs (UTC hours, Monday to Friday, a quarter past): after Hong Kong's close
+ * (16:00 HKT = 08:00 UTC) and New York's (16:00 ET = 20:00 UTC in summer, 21:00 in winter). Half
+ * days close earlier and are rolled by the next run.
+ */
+export const ROLLOVER_SCHEDULE = "cron(15 8,20,21 ? * MON-FRI *)";
+/** The embedded runtime's timer: what is due is decided by the clock, so a short interval only rolls sooner. */
+export const ROLLOVER_LOCAL_INTERVAL_MS = 60_000;
+/** Calendar entries kept ahead of the rolled day. */
+export const CALENDAR_DAYS_AHEAD = 7;
+
+export interface RolloverDeps {
+  sessions: ViewDeps;
+  calendar: TradingCalendarDeps;
+}
+
+export interface RolledSession {
+  session_id: string;
+  /** The exchange-local date that was closed. */
+  date: string;
+  orders_expired: number;
+  equity: number;
+  events: EngineEvent[];
+  /** The session and its engine after the rollover (what the socket's channel updates are read from). */
+  session: StoredSession;
+  engine: TradingEngine;
+}
+
+export interface RolloverResult {
+  /** Sessions looked at (running or paused simulation and live sessions). */
+  sessions: number;
+  rolled: RolledSession[];
+  /** Symbols whose calendar was extended, and any that failed (the provider may not list them). */
+  calendars: string[];
+  calendar_failures: { symbol: string; message: string }[];
+}
+
+/** When local day `dayNumber` of `setup`'s market ends for the rollover: the regular session's close, or midnight on a closed day. */
+export function dayCloseOf(run: Pick<StoredRun, "setup">, dayNumber: number): number {
+  const market = dayMarketOf(run.setup);
+  const midnight = zonedTimeToUtc(Markets[market].timeZone, dayNumber + 1, 0);
+  let calendar: Calendar;
+  try {
+    calendar = Calendar.for(market);
+  } catch {
+    return midnight;
+  }
+  if (!calendar.covers(dayNumber)) return midnight;
+  const regular = calendar.sessionsOfDay(dayNumber).filter((s) => s.session === "Intraday");
+  return regular.length > 0 ? regular[regular.length - 1]!.end : midnight;
+}
+
+export const DayRollover = {
+  /**
+   * Rolls one session's run if its day has closed by `now`; null when nothing was due. Saved
+   * conditionally on the run's version (the worker may be feeding it), retried on a conflict.
+   */
+  async rollSession(deps: ViewDeps, session: StoredSession, now: number): Promise<RolledSession | null> {
+    const runId = session.run_id ?? session.id;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const run = await deps.runs.get(runId);
+      if (!run?.snapshot || run.snapshot.day < 0) return null;
+      const day = run.snapshot.day;
+      const close = dayCloseOf(run, day);
+      if (now < close + ROLLOVER_GRACE_MS) return null;
+      const engine = TradingEngine.restore(run.setup, run.snapshot);
+      const pending = engine.view(null).pending_orders.length;
+      engine.endDay(close);
+      const events = engine.drainEvents();
+      const next: StoredRun = { ...run, snapshot: engine.snapshot(), version: run.version + 1, updated_at: new Date(deps.now()).toISOString() };
+      if (await deps.runs.save(next, run.version, events)) {
+        return { session_id: session.id, date: isoDateOf(day), orders_expired: pending, equity: engine.totalEquity(), events, session, engine };
+      }
+    }
+    throw conflict("RUN_CHANGED", `Run ${runId} changed concurrently during the day rollover`);
+  },
+
+  /** Rolls every running or paused simulation and live session whose day has closed, then rolls their symbols' calendars. */
+  async run(deps: RolloverDeps, now: number): Promise<RolloverResult> {
+    const live = await deps.sessions.sessions.listLive();
+    const rolled: RolledSession[] = [];
+    const symbols = new Set<string>();
+    for (const session of live) {
+      const done = await DayRollover.rollSession(deps.sessions, session, now);
+      if (!done) continue;
+      rolled.push(done);
+      for (const feed of liveFeedsOf(session)) symbols.add(feed.symbol);
+    }
+    const calendars: string[] = [];
+    const calendar_failures: RolloverResult["calendar_failures"] = [];
+    for (const symbol of [...symbols].sort()) {
+      const start = new Date(now).toISOString();
+      const end = new Date(now + CALENDAR_DAYS_AHEAD * MS_PER_DAY).toISOString();
+      try {
+        await TradingCalendar.init(deps.calendar, symbol, { start_date: start, end_date: end });
+        calendars.push(symbol);
+      } catch (error) {
+        calendar_failures.push({ symbol, message: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return { sessions: live.length, rolled, calendars, calendar_failures };
+  },
+};

@@ -1,0 +1,28 @@
+import type { Services } from "@tp/adapters/services";
+import { DayRollover } from "@tp/core/trading/rollover";
+import * as Channels from "@tp/core/trading/channels";
+import { logger, observed } from "../observability";
+import { lambdaServices } from "../runtime";
+
+/**
+ * The day rollover, invoked by an EventBridge schedule after each market's close (locally, a
+ * timer): running simulation and live sessions whose trading day has closed settle it, expire
+ * their day orders and restart their daily risk counters; their symbols' calendars are stored a
+ * week ahead. Idempotent: a second run for the same day finds nothing due. The events go to the
+ * sessions' sockets as the worker's are.
+ */
+export function dayRolloverHandler(services: () => Promise<Services>) {
+  return async (): Promise<{ sessions: number; rolled: { session_id: string; date: string; orders_expired: number }[]; calendars: string[] }> => {
+    const { trading, calendar, realtime, now } = await services();
+    const result = await DayRollover.run({ sessions: trading.sessions, calendar }, now());
+    // Through the session's update feed, as the worker publishes (channel updates included).
+    for (const rolled of result.rolled) await Channels.publish(trading.channels, rolled.session_id, Channels.streamMessagesOf(rolled.engine, rolled.session, rolled.events));
+    const rolled = result.rolled.map(({ session_id, date, orders_expired }) => ({ session_id, date, orders_expired }));
+    // Every invocation that did something is logged; the embedded runtime's minute timer is quiet otherwise.
+    const level = rolled.length > 0 || result.calendar_failures.length > 0 ? "info" : "debug";
+    logger[level]("Day rollover", { source: "day-rollover", sessions: result.sessions, rolled, calendars: result.calendars, calendar_failures: result.calendar_failures });
+    return { sessions: result.sessions, rolled, calendars: result.calendars };
+  };
+}
+
+export const handler = observed("schedule", dayRolloverHandler(lambdaServices));
