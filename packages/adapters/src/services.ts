@@ -94,6 +94,12 @@ export interface ServiceOverrides {
   brokerAdapters?: BrokerAdapterOverrides;
   /** The runtime's own workflow runner, used when no state machine ARN is configured (the embedded runtime's local Step Functions). */
   workflows?: WorkflowStarter;
+  /**
+   * The market's time, when it is not the wall clock (the embedded runtime's accelerated simulated
+   * clock): the simulated market, the paper broker, imports, calendars, data sync and trading
+   * sessions read it; sign-in, tokens, caches and queues keep `now`.
+   */
+  marketNow?: () => number;
 }
 
 /**
@@ -108,6 +114,8 @@ export interface ServiceContext {
   readonly config: ServiceConfig;
   readonly overrides: ServiceOverrides;
   readonly now: () => number;
+  /** The market's clock (`ServiceOverrides.marketNow`, else `now`): the market side's services read it. */
+  readonly marketNow: () => number;
   readonly newId: () => string;
   readonly db: Db;
   /** The services built so far, by their builder. */
@@ -122,6 +130,7 @@ export function serviceContext(config: ServiceConfig, overrides: ServiceOverride
     config,
     overrides,
     now: overrides.now ?? Date.now,
+    marketNow: overrides.marketNow ?? overrides.now ?? Date.now,
     newId: () => randomUUID(),
     db: overrides.db ?? createDb({ tableName: config.tableName, endpoint: config.dynamoEndpoint }),
     built: new Map(),
@@ -192,7 +201,7 @@ export function candles(c: ServiceContext): CandleStore {
  */
 function providerServices(c: ServiceContext): { settings: SettingsDeps; providers: ProviderRegistry } {
   return once(c, providerServices, () =>
-    createProviderServices(c.config, c.db, { now: c.now }, new SimulatedMarketData({ clock: { now: c.now } }), {
+    createProviderServices(c.config, c.db, { now: c.marketNow }, new SimulatedMarketData({ clock: { now: c.marketNow } }), {
       paperGateway: (accountId) => {
         if (!c.paperGateway) throw paperGatewayUnavailable();
         return c.paperGateway(accountId);
@@ -212,7 +221,7 @@ export function marketData(c: ServiceContext): () => Promise<MarketData> {
 /** The paper broker; building it makes it the simulated provider's order gateway. */
 export function paperBroker(c: ServiceContext): (accountId: string) => PaperOrderGateway {
   return once(c, paperBroker, () => {
-    const broker = createPaperBroker(c.db, { clock: { now: c.now }, marketData: marketData(c), initialCash: c.config.paperInitialCash });
+    const broker = createPaperBroker(c.db, { clock: { now: c.marketNow }, marketData: marketData(c), initialCash: c.config.paperInitialCash });
     c.paperGateway = broker;
     return broker;
   });
@@ -230,11 +239,11 @@ export function providers(c: ServiceContext): ProviderRegistry {
 }
 
 export function imports(c: ServiceContext): ImportDeps {
-  return once(c, imports, () => ({ tasks: new DynamoImportTaskStore(c.db), candles: candles(c), marketData: marketData(c), jobs: jobs(c), now: c.now, newId: c.newId }));
+  return once(c, imports, () => ({ tasks: new DynamoImportTaskStore(c.db), candles: candles(c), marketData: marketData(c), jobs: jobs(c), now: c.marketNow, newId: c.newId }));
 }
 
 export function calendar(c: ServiceContext): TradingCalendarDeps {
-  return once(c, calendar, () => ({ entries: new DynamoCalendarStore(c.db), candles: candles(c), marketData: marketData(c), now: c.now }));
+  return once(c, calendar, () => ({ entries: new DynamoCalendarStore(c.db), candles: candles(c), marketData: marketData(c), now: c.marketNow }));
 }
 
 export function realtime(c: ServiceContext): RealtimeDeps {
@@ -262,18 +271,18 @@ export function workflows(c: ServiceContext): WorkflowStarter {
 
 /** Trading sessions, their runs and views. */
 export function tradingSessions(c: ServiceContext): TradingServices["sessions"] {
-  return once(c, tradingSessions, () => createSessionServices(c.config, c.db, { now: c.now, newId: c.newId }, { marketData: marketData(c) }));
+  return once(c, tradingSessions, () => createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, { marketData: marketData(c) }));
 }
 
 /** Starting, controlling and reading backtests (the HTTP endpoints; the workflow's tasks need `tradingBacktests`). */
 export function backtestControl(c: ServiceContext): BacktestControlDeps {
-  return once(c, backtestControl, () => createBacktestControl(c.config, c.db, { now: c.now, newId: c.newId }, { candles: candles(c), workflows: workflows(c) }));
+  return once(c, backtestControl, () => createBacktestControl(c.config, c.db, { now: c.marketNow, newId: c.newId }, { candles: candles(c), workflows: workflows(c) }));
 }
 
 /** Backtests and their workflow tasks. */
 export function tradingBacktests(c: ServiceContext): TradingServices["backtests"] {
   return once(c, tradingBacktests, () =>
-    createBacktestServices(c.config, c.db, { now: c.now, newId: c.newId }, { candles: candles(c), imports: imports(c), marketData: marketData(c), workflows: workflows(c) }),
+    createBacktestServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, { candles: candles(c), imports: imports(c), marketData: marketData(c), workflows: workflows(c) }),
   );
 }
 
@@ -301,7 +310,7 @@ export function dataSync(c: ServiceContext): DataSyncDeps {
       calendar: calendar(c),
       jobs: jobs(c),
       realtime: realtime(c),
-      now: c.now,
+      now: c.marketNow,
     };
   });
 }

@@ -22,6 +22,7 @@ import { backtestHandlers } from "@tp/functions/workflow/backtest";
 import { LocalWorkflowRunner } from "./workflow-runner";
 import { Backtests } from "@tp/core/backtests/index";
 import { keyFile } from "./secrets";
+import { simulatedClockFromEnv } from "./simulated-clock";
 import { SessionWorker } from "@tp/worker/session-worker";
 
 export interface LocalRuntimeOptions {
@@ -76,7 +77,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     );
     // Step Functions' stand-in; its handlers need the services, which need it: they are asked for on the first start.
     const workflows = new LocalWorkflowRunner({ backtest: () => backtestHandlers(() => Promise.resolve(services)) });
-    const services: Services = createServices(config, { workflows });
+    // SIMULATED_CLOCK_SPEED / SIMULATED_CLOCK_START: the market side runs on an accelerated clock.
+    const marketClock = simulatedClockFromEnv(env);
+    const services: Services = createServices(config, { workflows, ...(marketClock ? { marketNow: () => marketClock.clock.now() } : {}) });
     await ensureTable(services.db);
 
     const username = env.ADMIN_USERNAME || "admin";
@@ -126,7 +129,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       );
     }
     // The session worker runs in-process: it drives running simulation and live sessions (SESSION_WORKER=off leaves it out).
-    const sessionWorker = env.SESSION_WORKER === "off" ? undefined : new SessionWorker(services, { marketData: await services.marketData() });
+    const sessionWorker = env.SESSION_WORKER === "off" ? undefined : new SessionWorker(services, { marketData: await services.marketData(), clockSpeed: marketClock?.speed });
     await sessionWorker?.start();
     const host = env.PUBLIC_HOST || `127.0.0.1:${port}`;
     const urls = {
@@ -139,6 +142,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       log(`Administrator '${username}' created with password: ${generatedAdminPassword}`);
       log(`(kept in ${join(dataDir, "admin-password.txt")}; set ADMIN_PASSWORD to choose your own)`);
     }
+    if (marketClock) log(`Simulated clock: ${marketClock.speed}x from ${new Date(marketClock.start).toISOString()} (now ${new Date(marketClock.clock.now()).toISOString()})`);
     // The URLs come last: "WebSocket:" tells scripts the service is ready.
     log(`API:       ${urls.api}`);
     log(`Docs:      ${urls.docs}`);

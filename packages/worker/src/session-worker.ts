@@ -23,6 +23,8 @@ export interface SessionWorkerOptions {
   refreshMs?: number;
   /** How often (at most) each running session's `channel_metrics` are pushed, when its run changed (ms of the service clock). */
   metricsMs?: number;
+  /** How many times faster than the wall clock the market's clock runs (`SIMULATED_CLOCK_SPEED`), written in the heartbeat. */
+  clockSpeed?: number;
 }
 
 interface Driven {
@@ -63,8 +65,9 @@ export class SessionWorker {
     private readonly options: SessionWorkerOptions,
   ) {
     this.store = new DynamoWorkerStore(services.db);
-    const now = services.now();
-    this.heartbeat = { at: now, started_at: now, sessions: 0, feeds: [], last_bar: {}, bars: 0 };
+    // The heartbeat is on the market's clock, as the status endpoints that read it are.
+    const now = services.trading.sessions.now();
+    this.heartbeat = { at: now, started_at: now, sessions: 0, feeds: [], last_bar: {}, bars: 0, ...(options.clockSpeed && options.clockSpeed !== 1 ? { speed: options.clockSpeed } : {}) };
   }
 
   /** Recovers running sessions, subscribes their feeds, and starts the timers. */
@@ -226,7 +229,7 @@ export class SessionWorker {
   }
 
   private async beat(): Promise<void> {
-    this.heartbeat.at = this.services.now();
+    this.heartbeat.at = this.services.trading.sessions.now();
     this.heartbeat.sessions = this.driven.size;
     await this.store.beat(this.heartbeat);
   }

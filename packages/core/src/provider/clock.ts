@@ -43,3 +43,27 @@ export class ManualClock implements Clock {
     return ms;
   }
 }
+
+/**
+ * A clock running `speed` times faster than another (the wall clock by default) from `start`:
+ * it reads `start` when created and then moves `speed` milliseconds per millisecond of the other.
+ * The embedded runtime's accelerated simulated market uses it, so a session can be watched trading
+ * at any hour (SIMULATED_CLOCK_SPEED, SIMULATED_CLOCK_START).
+ */
+export class AcceleratedClock implements Clock {
+  private readonly origin: number;
+
+  constructor(
+    readonly start: number,
+    readonly speed: number,
+    private readonly base: () => number = Date.now,
+  ) {
+    if (!Number.isFinite(start)) throw new RangeError(`Not an instant: ${String(start)}`);
+    if (!(speed > 0) || !Number.isFinite(speed)) throw new RangeError(`A clock speed must be a positive number, not ${String(speed)}`);
+    this.origin = base();
+  }
+
+  now(): number {
+    return this.start + Math.floor((this.base() - this.origin) * this.speed);
+  }
+}

@@ -1,0 +1,74 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import WebSocket from "ws";
+import { startService, type RunningService } from "../support/local-process";
+
+/**
+ * `npm start` with SIMULATED_CLOCK_SPEED: the simulated market runs 600 times faster from a
+ * chosen start inside market hours, so a simulation session trades within seconds whatever the
+ * hour, and its socket shows the orders and fills.
+ */
+let service: RunningService | undefined;
+
+afterAll(async () => {
+  await service?.stop();
+});
+
+async function call(base: string, method: string, path: string, body?: unknown, token?: string) {
+  const response = await fetch(base + path, {
+    method,
+    headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+describe("the accelerated simulated clock (npm start)", () => {
+  it("lets a simulation session trade at any hour: bars, orders and fills within seconds", { timeout: 120_000 }, async () => {
+    service = await startService({
+      DATA_DIR: mkdtempSync(join(tmpdir(), "tp-clock-")),
+      DYNAMODB_ENDPOINT: inject("dynamoEndpoint"),
+      TABLE_NAME: `test-clock-${randomUUID()}`,
+      ADMIN_PASSWORD: "clock-admin-password-1",
+      CAPTCHA_TEST_CODE: "e2e-code",
+      SIMULATED_CLOCK_SPEED: "600",
+      SIMULATED_CLOCK_START: "2024-03-15T13:30:00Z",
+    });
+    expect(service.output()).toContain("Simulated clock: 600x from 2024-03-15T13:30:00.000Z");
+    const { base } = service;
+    const login = await call(base, "POST", "/api/v1/login", { username: "admin", password: "clock-admin-password-1", captcha: "e2e-code" });
+    expect(login.status).toBe(200);
+    const token = login.body.access_token as string;
+    const session = await call(base, "POST", "/api/v1/trading/sessions", {
+      session_name: "watch it trade",
+      trading_mode: "simulation",
+      asset_mode: "simulated",
+      initial_capital: "100000",
+      config: { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.08 } } },
+    }, token);
+    expect(session.status).toBe(201);
+    const id = session.body.id as string;
+
+    const messages: any[] = [];
+    const socket = new WebSocket(`${base.replace("http", "ws")}/ws/trading/${id}?token=${token}`);
+    await new Promise((resolve, reject) => (socket.once("open", resolve), socket.once("error", reject)));
+    socket.on("message", (data) => messages.push(JSON.parse(data.toString())));
+    expect((await call(base, "POST", `/api/v1/trading/sessions/${id}/start`, undefined, token)).status).toBe(200);
+
+    for (let waited = 0; !messages.some((m) => m.type === "order_filled") && waited < 60_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
+    socket.close(1000);
+    const filled = messages.find((m) => m.type === "order_filled");
+    expect(filled, service.output()).toBeDefined();
+    expect(messages.some((m) => m.type === "order_submitted")).toBe(true);
+    // Events carry the simulated market's time: a trading day in March 2024, inside its regular session.
+    expect(Date.parse(filled.timestamp)).toBeGreaterThan(Date.parse("2024-03-15T13:30:00Z"));
+    expect(Date.parse(filled.timestamp)).toBeLessThan(Date.parse("2024-03-15T20:00:00Z"));
+    const status = await call(base, "GET", `/api/v1/trading/sessions/${id}/engine/status`, undefined, token);
+    expect(status.body.worker).toMatchObject({ alive: true, sessions: 1, feeds: ["AAPL.US|1m"] });
+    expect(Date.parse(status.body.worker.last_bar_at)).toBeGreaterThan(Date.parse("2024-03-15T13:40:00Z"));
+  });
+});
