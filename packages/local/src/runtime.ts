@@ -29,6 +29,8 @@ export interface LocalRuntimeOptions {
   env: NodeJS.ProcessEnv;
   /** Print a line for the operator (stdout by default). */
   log?: (line: string) => void;
+  /** The market's clock, when a caller drives it (benchmarks); otherwise SIMULATED_CLOCK_* or the wall clock. */
+  marketNow?: () => number;
 }
 
 export interface LocalRuntime {
@@ -79,7 +81,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const workflows = new LocalWorkflowRunner({ backtest: () => backtestHandlers(() => Promise.resolve(services)) });
     // SIMULATED_CLOCK_SPEED / SIMULATED_CLOCK_START: the market side runs on an accelerated clock.
     const marketClock = simulatedClockFromEnv(env);
-    const services: Services = createServices(config, { workflows, ...(marketClock ? { marketNow: () => marketClock.clock.now() } : {}) });
+    const marketNow = options.marketNow ?? (marketClock ? () => marketClock.clock.now() : undefined);
+    const services: Services = createServices(config, { workflows, ...(marketNow ? { marketNow } : {}) });
     await ensureTable(services.db);
 
     const username = env.ADMIN_USERNAME || "admin";

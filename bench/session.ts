@@ -1,0 +1,151 @@
+/**
+ * The session worker under load, in one run: closed 1-minute bars of the simulated market pushed
+ * through the worker into N running simulation sessions (1, 10, 100), each session's run restored,
+ * fed and saved in DynamoDB Local (in memory), its events published through the `@connections`
+ * API to one WebSocket client per session, as `npm start` runs it.
+ *
+ *  - bars/s: closed bars of the feed the worker gets through per second of its own work;
+ *  - session bars/s: the same times N (each bar restores, feeds and saves N runs);
+ *  - push → socket p50/p99: from the moment the simulated market pushes a minute's candlestick
+ *    to the moment a WebSocket client receives an event that bar caused.
+ *
+ * The market's clock is driven here a minute per step; the sockets' client is in this process, and
+ * each step waits until the sockets are idle before the next push, so a message is timed against
+ * the push that caused it.
+ *
+ *   npx tsx bench/session.ts             (about a minute)
+ *   npx tsx bench/session.ts --markdown  (the table as Markdown, for docs/benchmarks.md)
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import WebSocket from "ws";
+import type { PushCandlestickEvent } from "../packages/core/src/provider/quote-types";
+import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
+import { startLocalRuntime } from "../packages/local/src/runtime";
+import { SessionWorker } from "../packages/worker/src/session-worker";
+import { printTable } from "./support/table";
+
+const markdown = process.argv.includes("--markdown");
+const SIZES = (process.env.BENCH_SESSIONS ?? "1,10,100").split(",").map(Number);
+/** Steps (minutes) per size: enough bars for the strategies to trade, the whole run about a minute. */
+const STEPS: Record<number, number> = { 1: 240, 10: 120, 100: 40 };
+const PASSWORD = "bench-admin-password-1";
+
+const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
+
+const dynamo = await startDynamoDbLocal();
+const rows: Record<string, string | number>[] = [];
+try {
+  for (const sessions of SIZES) rows.push(await measure(sessions, STEPS[sessions] ?? 60));
+} finally {
+  await dynamo.stop();
+}
+
+if (markdown) {
+  const columns = Object.keys(rows[0]!);
+  console.log(`\n| ${columns.join(" | ")} |\n|${columns.map(() => "---").join("|")}|`);
+  for (const row of rows) console.log(`| ${columns.map((c) => row[c]).join(" | ")} |`);
+} else {
+  printTable("Session worker: closed 1-minute bars into N running sessions, push to WebSocket", rows);
+}
+
+async function measure(sessionCount: number, steps: number): Promise<Record<string, string | number>> {
+  let clock = Date.parse("2024-03-15T13:30:00Z"); // the US regular session opens (EDT)
+  const runtime = await startLocalRuntime({
+    env: {
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      TABLE_NAME: `bench-session-${randomUUID()}`,
+      DATA_DIR: mkdtempSync(join(tmpdir(), "tp-bench-session-")),
+      PORT: "0",
+      ADMIN_PASSWORD: PASSWORD,
+      CAPTCHA_TEST_CODE: "bench-code",
+      SESSION_WORKER: "off",
+    },
+    marketNow: () => clock,
+    log: () => undefined,
+  });
+  const sockets: WebSocket[] = [];
+  const topics: string[] = [];
+  let worker: SessionWorker | undefined;
+  try {
+    const base = `http://127.0.0.1:${runtime.port}`;
+    const call = async (method: string, path: string, body?: unknown, token?: string) => {
+      const response = await fetch(base + path, {
+        method,
+        headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+      return response.json() as Promise<any>;
+    };
+    const token = (await call("POST", "/api/v1/login", { username: "admin", password: PASSWORD, captcha: "bench-code" })).access_token as string;
+
+    // Every message a socket receives, with its arrival time; and the time of each step's push.
+    const arrivals: number[] = [];
+    let lastArrival = 0;
+    for (let i = 0; i < sessionCount; i++) {
+      // Different windows, so the sessions do not all trade on the same bar.
+      const config = { strategy_name: "ma_crossover", parameters: { fast_period: 2 + (i % 3), slow_period: 5 + (i % 5) }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.05 } } };
+      const session = await call("POST", "/api/v1/trading/sessions", { session_name: `bench ${i}`, trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config }, token);
+      const socket = new WebSocket(`ws://127.0.0.1:${runtime.port}/ws/trading/${session.id}?token=${token}`);
+      await new Promise((resolve, reject) => (socket.once("open", resolve), socket.once("error", reject)));
+      socket.on("message", () => {
+        lastArrival = performance.now();
+        arrivals.push(lastArrival);
+      });
+      sockets.push(socket);
+      topics.push(`session:${session.id}`);
+      await call("POST", `/api/v1/trading/sessions/${session.id}/start`, undefined, token);
+    }
+
+    const marketData = await runtime.services.marketData();
+    const pushes: number[] = [];
+    // The worker's handler, timed: the moment the simulated market pushes a confirmed candlestick.
+    const setHandler = marketData.setOnCandlestick.bind(marketData);
+    marketData.setOnCandlestick = (handler: ((event: PushCandlestickEvent) => void) | null) =>
+      setHandler(handler && ((event) => (event.data.is_confirmed && pushes.push(performance.now()), handler(event))));
+    worker = new SessionWorker(runtime.services, { marketData, tickMs: 1e9, refreshMs: 1e9 });
+    await worker.start();
+
+    const delays: number[] = [];
+    let busy = 0;
+    let bars = 0;
+    for (let step = 0; step < steps; step++) {
+      clock += 60_000;
+      const pushesBefore = pushes.length;
+      const arrivalsBefore = arrivals.length;
+      const started = performance.now();
+      await worker.tick();
+      busy += performance.now() - started;
+      const pushedAt = pushes[pushesBefore];
+      if (pushedAt === undefined) continue;
+      bars += pushes.length - pushesBefore;
+      // Let the sockets go idle (nothing for 20 ms) before the next push: every message of this step is timed against its push.
+      while (performance.now() - Math.max(lastArrival, started) < 20) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (let i = arrivalsBefore; i < arrivals.length; i++) delays.push(arrivals[i]! - pushedAt);
+    }
+    delays.sort((a, b) => a - b);
+    const seconds = busy / 1000;
+    return {
+      sessions: sessionCount,
+      bars: bars,
+      "bars/s": Math.round(bars / seconds),
+      "session bars/s": Math.round((bars * sessionCount) / seconds),
+      "socket messages": delays.length,
+      "push → socket p50 (ms)": percentile(delays, 50).toFixed(1),
+      "push → socket p99 (ms)": percentile(delays, 99).toFixed(1),
+    };
+  } finally {
+    await worker?.stop();
+    // The sockets' disconnects reach the table before the runtime stops.
+    await Promise.all(sockets.map((socket) => new Promise((resolve) => (socket.once("close", resolve), socket.close(1000)))));
+    for (let waited = 0; waited < 10_000; waited += 100) {
+      const open = await Promise.all(topics.map((topic) => runtime.services.realtime.connections.byTopic(topic)));
+      if (open.every((list) => list.length === 0)) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await runtime.stop();
+  }
+}
