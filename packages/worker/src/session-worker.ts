@@ -32,6 +32,9 @@ interface Driven {
   feeds: string[];
 }
 
+/** Sessions fed at the same time in one step (each a run read and a conditional save; bench/session.ts). */
+const FEED_CONCURRENCY = 8;
+
 const feedKey = (symbol: string, timeframe: string) => `${symbol}|${timeframe}`;
 /** The simulated market pushes only when told the time has moved; LongPort pushes by itself. */
 const advancing = (marketData: MarketData): marketData is MarketData & { advance(): void } =>
@@ -167,15 +170,21 @@ export class SessionWorker {
     if (bars.length === 0) return;
     await this.storeCandles(candles);
     const deps = this.services.trading.sessions;
-    for (const [id, driven] of this.driven) {
-      if (driven.session.status !== "running") continue;
-      const mine = bars.filter((b) => driven.feeds.includes(feedKey(b.bar.symbol, b.timeframe)));
-      if (mine.length === 0) continue;
-      const events = await LiveRuns.feed(deps, id, mine);
-      this.heartbeat.bars += mine.length;
-      this.heartbeat.last_bar[id] = mine[mine.length - 1]!.close_ms;
-      await this.publish(driven.session, events);
-    }
+    const due = [...this.driven].filter(([, driven]) => driven.session.status === "running");
+    // Sessions are independent (each its own run and topic): several are fed at once, each one's events in order.
+    let next = 0;
+    const feedNext = async (): Promise<void> => {
+      while (next < due.length) {
+        const [id, driven] = due[next++]!;
+        const mine = bars.filter((b) => driven.feeds.includes(feedKey(b.bar.symbol, b.timeframe)));
+        if (mine.length === 0) continue;
+        const events = await LiveRuns.feed(deps, id, mine);
+        this.heartbeat.bars += mine.length;
+        this.heartbeat.last_bar[id] = mine[mine.length - 1]!.close_ms;
+        await this.publish(driven.session, events);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(FEED_CONCURRENCY, due.length) }, feedNext));
   }
 
   /** The playing loop (docs/mtf-and-replay.md): each playing replay or running historical MTF session advances by the steps its speed owes, its events streamed. */
