@@ -1,8 +1,11 @@
+import { Duration } from "aws-cdk-lib";
+import { Alarm, ComparisonOperator, Stats, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { GatewayVpcEndpointAwsService, SubnetType, Vpc } from "aws-cdk-lib/aws-ec2";
 import { Cron, Service, use, type StackContext } from "sst/constructs";
 import { QueueNames } from "../packages/core/src/jobs";
 import { ROLLOVER_SCHEDULE } from "../packages/core/src/trading/rollover";
 import { buildProps } from "./functions";
+import { Alarms } from "./Alarms";
 import { Queues } from "./Queues";
 import { Realtime } from "./Realtime";
 import { Storage } from "./Storage";
@@ -25,6 +28,7 @@ export function Worker({ stack, app }: StackContext) {
   const { table, secrets } = use(Storage);
   const { queueEnvironment, sendTo } = use(Queues);
   const { managementEndpoint, manageConnections } = use(Realtime);
+  const { notify } = use(Alarms);
   const vpc = new Vpc(stack, "WorkerVpc", {
     maxAzs: 2,
     natGateways: 0,
@@ -71,6 +75,20 @@ export function Worker({ stack, app }: StackContext) {
   });
   const taskRole = service.cdk?.taskDefinition?.taskRole;
   if (taskRole) secrets.grantRead(taskRole);
+  const fargate = service.cdk?.fargateService;
+  if (fargate) {
+    // A running task reports CPU every minute; none for 5 minutes means no worker (crashing, or not placed).
+    const running = fargate.metricCpuUtilization({ period: Duration.minutes(1), statistic: Stats.SAMPLE_COUNT });
+    const down = new Alarm(stack, "WorkerNotRunning", {
+      alarmDescription: "The session worker has had no running task for 5 minutes: simulation and live sessions are not fed",
+      metric: running,
+      threshold: 1,
+      evaluationPeriods: 5,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+    notify(down);
+  }
 
   // The day rollover after each market's close (packages/functions/src/schedule/day-rollover.ts).
   const rollover = new Cron(stack, "DayRollover", {

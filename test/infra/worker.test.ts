@@ -103,3 +103,19 @@ describe("Worker stack: the day rollover", () => {
     expect(new Set(retention)).toEqual(new Set([30]));
   });
 });
+
+describe("Worker stack: alarms", () => {
+  it("notifies the alarm topic when the worker has had no running task for 5 minutes", () => {
+    worker.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      Namespace: "AWS/ECS",
+      MetricName: "CPUUtilization",
+      Statistic: "SampleCount",
+      Threshold: 1,
+      EvaluationPeriods: 5,
+      ComparisonOperator: "LessThanThreshold",
+      TreatMissingData: "breaching",
+      AlarmActions: [Match.anyValue()],
+      OKActions: [Match.anyValue()],
+    });
+  });
+});
