@@ -58,6 +58,9 @@ export function Worker({ stack, app }: StackContext) {
       ...queueEnvironment,
     },
     // The table; follow-up work it queues (imports); pushes of session events to WebSocket clients.
+    // Commands from the API (issue 10's SQS FIFO queue grouped by session) are not in the Queues
+    // stack yet: once it returns that queue, grant the task role its consumption here
+    // (`queue.cdk.queue.grantConsumeMessages(taskRole)`) and pass its URL in the environment.
     permissions: [table, sendTo(QueueNames), manageConnections],
     cdk: {
       vpc,

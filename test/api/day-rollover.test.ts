@@ -75,6 +75,8 @@ describe("the day rollover", () => {
     expect(after.snapshot!.session.equity_days).toHaveLength(1);
     for (const channel of Object.values(after.snapshot!.channels)) expect(channel.daily_trades).toBe(0);
     expect(after.snapshot!.pending).toEqual([]);
+    // A late bar of the closed day would not be fed: the run's cursor is at the close.
+    expect(after.progress!.cursor_ms).toBe(Date.parse("2024-03-15T20:00:00Z"));
     // The day's events, in order; the socket saw them.
     const close = Date.parse("2024-03-15T20:00:00Z");
     const types = pushed.map((message) => message.type);

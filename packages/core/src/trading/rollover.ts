@@ -91,7 +91,10 @@ export const DayRollover = {
       const pending = engine.view(null).pending_orders.length;
       engine.endDay(close);
       const events = engine.drainEvents();
-      const next: StoredRun = { ...run, snapshot: engine.snapshot(), version: run.version + 1, updated_at: new Date(deps.now()).toISOString() };
+      // The cursor moves to the close: a bar of the closed day arriving late is not fed (it would reopen the day).
+      const progress = { cursor_ms: 0, bars: 0, bars_total: 0, done: false, ...run.progress };
+      progress.cursor_ms = Math.max(progress.cursor_ms, close);
+      const next: StoredRun = { ...run, snapshot: engine.snapshot(), progress, version: run.version + 1, updated_at: new Date(deps.now()).toISOString() };
       if (await deps.runs.save(next, run.version, events)) {
         return { session_id: session.id, date: isoDateOf(day), orders_expired: pending, equity: engine.totalEquity(), events, session, engine };
       }
