@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { cpSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { createDb, ensureTable } from "../../packages/adapters/src/dynamo/db";
@@ -9,19 +11,22 @@ import { buildWorker } from "../../scripts/build-worker";
 const root = join(import.meta.dirname, "../..");
 
 /**
- * The session worker as its image runs it (packages/worker/Dockerfile): the bundle of
- * packages/worker/src/main.ts built by scripts/build-worker.ts, started with the functions'
- * configuration against DynamoDB Local, beating, and stopping cleanly on SIGTERM (what ECS sends).
+ * The session worker as its image runs it (packages/worker/Dockerfile's run stage): the bundle of
+ * packages/worker/src/main.ts built by scripts/build-worker.ts, alone in a folder outside the
+ * repository with only LongPort's module beside it, started with the functions' configuration
+ * against DynamoDB Local, beating, and stopping cleanly on SIGTERM (what ECS sends).
  */
 describe("the session worker's bundle", () => {
   it("starts, writes its heartbeat, and exits 0 on SIGTERM", { timeout: 120_000 }, async () => {
-    const bundle = await buildWorker(join(root, ".build/worker-test/worker.mjs"));
+    const app = mkdtempSync(join(tmpdir(), "tp-worker-image-"));
+    const bundle = await buildWorker(join(app, "worker.mjs"));
+    for (const module of ["longport", "longport-linux-x64-gnu"]) cpSync(join(root, "node_modules", module), join(app, "node_modules", module), { recursive: true });
     const tableName = `test-worker-bundle-${randomUUID()}`;
     const endpoint = inject("dynamoEndpoint");
     const db = createDb({ tableName, endpoint });
     await ensureTable(db);
     const child = spawn(process.execPath, [bundle], {
-      cwd: root,
+      cwd: app,
       env: {
         PATH: process.env.PATH,
         NODE_ENV: "production",
