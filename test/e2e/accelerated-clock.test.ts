@@ -28,7 +28,7 @@ async function call(base: string, method: string, path: string, body?: unknown, 
 }
 
 describe("the accelerated simulated clock (npm start)", () => {
-  it("lets a simulation session trade at any hour: bars, orders and fills within seconds", { timeout: 120_000 }, async () => {
+  it("lets a simulation session trade at any hour: bars, orders and fills within seconds, then the day's close and rollover", { timeout: 120_000 }, async () => {
     service = await startService({
       DATA_DIR: mkdtempSync(join(tmpdir(), "tp-clock-")),
       DYNAMODB_ENDPOINT: inject("dynamoEndpoint"),
@@ -36,9 +36,9 @@ describe("the accelerated simulated clock (npm start)", () => {
       ADMIN_PASSWORD: "clock-admin-password-1",
       CAPTCHA_TEST_CODE: "e2e-code",
       SIMULATED_CLOCK_SPEED: "600",
-      SIMULATED_CLOCK_START: "2024-03-15T13:30:00Z",
+      SIMULATED_CLOCK_START: "2024-03-15T19:00:00Z",
     });
-    expect(service.output()).toContain("Simulated clock: 600x from 2024-03-15T13:30:00.000Z");
+    expect(service.output()).toContain("Simulated clock: 600x from 2024-03-15T19:00:00.000Z");
     const { base } = service;
     const login = await call(base, "POST", "/api/v1/login", { username: "admin", password: "clock-admin-password-1", captcha: "e2e-code" });
     expect(login.status).toBe(200);
@@ -60,15 +60,22 @@ describe("the accelerated simulated clock (npm start)", () => {
     expect((await call(base, "POST", `/api/v1/trading/sessions/${id}/start`, undefined, token)).status).toBe(200);
 
     for (let waited = 0; !messages.some((m) => m.type === "order_filled") && waited < 60_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
-    socket.close(1000);
     const filled = messages.find((m) => m.type === "order_filled");
     expect(filled, service.output()).toBeDefined();
     expect(messages.some((m) => m.type === "order_submitted")).toBe(true);
     // Events carry the simulated market's time: a trading day in March 2024, inside its regular session.
-    expect(Date.parse(filled.timestamp)).toBeGreaterThan(Date.parse("2024-03-15T13:30:00Z"));
+    expect(Date.parse(filled.timestamp)).toBeGreaterThan(Date.parse("2024-03-15T19:00:00Z"));
+    // …before the close (a fill is at a bar's open, so no later than 19:59).
     expect(Date.parse(filled.timestamp)).toBeLessThan(Date.parse("2024-03-15T20:00:00Z"));
     const status = await call(base, "GET", `/api/v1/trading/sessions/${id}/engine/status`, undefined, token);
     expect(status.body.worker).toMatchObject({ alive: true, sessions: 1, feeds: ["AAPL.US|1m"] });
-    expect(Date.parse(status.body.worker.last_bar_at)).toBeGreaterThan(Date.parse("2024-03-15T13:40:00Z"));
+    expect(Date.parse(status.body.worker.last_bar_at)).toBeGreaterThan(Date.parse("2024-03-15T19:05:00Z"));
+
+    // Half an hour later in market time the day closes, and the rollover settles it on its own.
+    for (let waited = 0; !messages.some((m) => m.type === "day_end") && waited < 60_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
+    socket.close(1000);
+    const dayEnd = messages.find((m) => m.type === "day_end");
+    expect(dayEnd, service.output()).toMatchObject({ timestamp: "2024-03-15T20:00:00.000Z", data: { day: expect.any(Number), equity: expect.any(Number) } });
+    expect(messages.at(-1)).toMatchObject({ type: "risk_event", data: { kind: "daily_reset" } });
   });
 });

@@ -121,9 +121,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     pollTimer.unref();
     // The rollover schedule's stand-in: sessions whose trading day has closed are rolled (what is due is the clock's call).
     const rollover = dayRolloverHandler(() => Promise.resolve(services));
+    // On an accelerated clock the timer keeps pace with market time (at most once a second).
     const rolloverTimer = setInterval(() => {
       rollover().catch((error) => console.error(JSON.stringify({ level: "ERROR", message: "Day rollover failed", error: String(error) })));
-    }, ROLLOVER_LOCAL_INTERVAL_MS);
+    }, Math.max(1_000, ROLLOVER_LOCAL_INTERVAL_MS / (marketClock?.speed ?? 1)));
     rolloverTimer.unref();
     // Executions of the local runner did not survive the last stop: active backtests start again from their checkpoints.
     if (services.workflows === workflows) {
@@ -131,8 +132,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         console.error(JSON.stringify({ level: "ERROR", message: "Backtest recovery failed", error: String(error) })),
       );
     }
+    // The accelerated clock starts from its start now that everything is up (starting took seconds, minutes of market time).
+    marketClock?.clock.restart();
     // The session worker runs in-process: it drives running simulation and live sessions (SESSION_WORKER=off leaves it out).
-    const sessionWorker = env.SESSION_WORKER === "off" ? undefined : new SessionWorker(services, { marketData: await services.marketData(), clockSpeed: marketClock?.speed });
+    const sessionWorker =
+      env.SESSION_WORKER === "off"
+        ? undefined
+        : new SessionWorker(services, {
+            marketData: await services.marketData(),
+            clockSpeed: marketClock?.speed,
+            // On an accelerated clock a started session is picked up within market seconds, not minutes.
+            ...(marketClock ? { refreshMs: Math.max(250, 2_000 / marketClock.speed) } : {}),
+          });
     await sessionWorker?.start();
     const host = env.PUBLIC_HOST || `127.0.0.1:${port}`;
     const urls = {

@@ -11,6 +11,11 @@ describe("the accelerated simulated clock", () => {
     expect(clock.now()).toBe(Date.parse("2024-03-15T13:31:00Z"));
     wall += 59_000;
     expect(clock.now()).toBe(Date.parse("2024-03-15T14:30:00Z"));
+    // Restarted: from the start again, at the same speed.
+    clock.restart();
+    expect(clock.now()).toBe(Date.parse("2024-03-15T13:30:00Z"));
+    wall += 500;
+    expect(clock.now()).toBe(Date.parse("2024-03-15T13:30:30Z"));
   });
 
   it("refuses a speed that is not a positive number", () => {

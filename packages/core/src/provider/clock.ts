@@ -51,7 +51,7 @@ export class ManualClock implements Clock {
  * at any hour (SIMULATED_CLOCK_SPEED, SIMULATED_CLOCK_START).
  */
 export class AcceleratedClock implements Clock {
-  private readonly origin: number;
+  private origin: number;
 
   constructor(
     readonly start: number,
@@ -65,5 +65,10 @@ export class AcceleratedClock implements Clock {
 
   now(): number {
     return this.start + Math.floor((this.base() - this.origin) * this.speed);
+  }
+
+  /** Reads `start` again from this moment (a runtime that took a while to start begins its clock when it is ready). */
+  restart(): void {
+    this.origin = this.base();
   }
 }

@@ -13,8 +13,9 @@ import { lambdaServices } from "../runtime";
  */
 export function dayRolloverHandler(services: () => Promise<Services>) {
   return async (): Promise<{ sessions: number; rolled: { session_id: string; date: string; orders_expired: number }[]; calendars: string[] }> => {
-    const { trading, calendar, realtime, now } = await services();
-    const result = await DayRollover.run({ sessions: trading.sessions, calendar }, now());
+    const { trading, calendar } = await services();
+    // The market's clock (the sessions'), which is not the wall clock on npm start's accelerated clock.
+    const result = await DayRollover.run({ sessions: trading.sessions, calendar }, trading.sessions.now());
     // Through the session's update feed, as the worker publishes (channel updates included).
     for (const rolled of result.rolled) await Channels.publish(trading.channels, rolled.session_id, Channels.streamMessagesOf(rolled.engine, rolled.session, rolled.events));
     const rolled = result.rolled.map(({ session_id, date, orders_expired }) => ({ session_id, date, orders_expired }));
