@@ -120,7 +120,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     }, SYNC_POLL_MINUTES * 60_000);
     pollTimer.unref();
     // The rollover schedule's stand-in: sessions whose trading day has closed are rolled (what is due is the clock's call).
-    const rollover = dayRolloverHandler(() => Promise.resolve(services));
+    const rollover = dayRolloverHandler(() => Promise.resolve({ sessions: services.trading.sessions, channels: services.trading.channels, calendar: services.calendar }));
     // On an accelerated clock the timer keeps pace with market time (at most once a second).
     const rolloverTimer = setInterval(() => {
       rollover().catch((error) => console.error(JSON.stringify({ level: "ERROR", message: "Day rollover failed", error: String(error) })));
