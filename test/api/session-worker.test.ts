@@ -138,6 +138,20 @@ describe("the session worker", () => {
     const resting = await api.json("POST", "/api/v1/trading/orders", 201, { token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", order_type: "limit", price: "1", quantity: "1" } });
     expect(resting.status).toBe("pending");
     await minutes(worker, 1);
+    // Replaced: new quantity and price, still pending; a replacement the checks deny leaves it as it was.
+    const replaced = await api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 200, { token, body: { quantity: "2", price: "1.5" } });
+    expect(replaced).toMatchObject({ replaced: true, denials: [], order: { id: resting.id, status: "pending", quantity: "2", price: "1.5" } });
+    const refused = await api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 200, { token, body: { quantity: "1000000" } });
+    expect(refused.replaced).toBe(false);
+    expect(refused.denials.map((d: { reason: string }) => d.reason)).toContain("INSUFFICIENT_CASH");
+    expect(refused.order).toMatchObject({ quantity: "2", price: "1.5", status: "pending" });
+    expect((await api.json("PUT", `/api/v1/trading/orders/${placed.id}`, 422, { token, body: { price: "1" } })).detail).toEqual([
+      expect.objectContaining({ loc: ["body", "price"] }),
+    ]);
+    await api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 422, { token, body: {} });
+    expect((await api.json("PUT", `/api/v1/trading/orders/${placed.id}`, 409, { token, body: { quantity: "3" } })).error_code).toBe("ORDER_NOT_REPLACEABLE");
+    const log = await api.json("GET", `/api/v1/trading/sessions/${sessionId}/logs?level=warning`, 200, { token });
+    expect(JSON.stringify(log)).toContain(`Replace of order ${resting.id} denied`);
     const cancelled = await api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 200, { token });
     expect(cancelled).toMatchObject({ id: resting.id, status: "cancelled", cancelled_at: expect.any(String) });
     expect((await api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 409, { token })).error_code).toBe("ORDER_NOT_CANCELLABLE");

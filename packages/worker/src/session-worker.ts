@@ -7,7 +7,7 @@ import { Calendar } from "@tp/core/market/calendar";
 import { marketOf } from "@tp/core/market/market";
 import type { MarketData } from "@tp/core/provider/market-data";
 import type { PushCandlestickEvent } from "@tp/core/provider/quote-types";
-import { TradingEngine } from "@tp/core/engine/engine";
+import { engineOf } from "@tp/core/trading/run-update";
 import * as Channels from "@tp/core/trading/channels";
 import type { Timeframe } from "@tp/core/strategies/definition";
 import { LiveRuns, liveFeedsOf, type ClosedBar, type WorkerBeat } from "@tp/core/trading/live";
@@ -217,7 +217,7 @@ export class SessionWorker {
     const deps = this.services.trading.channels;
     const run = await deps.runs.get(session.id);
     if (!run) return;
-    const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+    const engine = engineOf(run);
     await Channels.publish(deps, session.id, Channels.streamMessagesOf(engine, session, events));
   }
 
@@ -232,7 +232,7 @@ export class SessionWorker {
       const run = await deps.runs.get(id);
       if (!run || this.metricsVersion.get(id) === run.version) continue;
       this.metricsVersion.set(id, run.version);
-      const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+      const engine = engineOf(run);
       await Channels.publish(deps, id, Channels.metricsMessagesOf(engine, now));
     }
   }

@@ -241,6 +241,21 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
 
   app.openapi(
     createRoute({
+      method: "put",
+      path: "/api/v1/trading/orders/{order_id}",
+      tags,
+      summary: "Replace a pending order's quantity or price (limit and stop orders) in a simulation or live session",
+      description:
+        "The changed order passes the channel's pre-trade checks as if placed now (the daily order count aside) and keeps its place in the queue. A denied replacement answers 200 with `replaced: false`, every denial, and the order as it was. 409 `ORDER_NOT_REPLACEABLE` (its status named) once it filled, was cancelled, expired or was denied; 409 `SESSION_NOT_TRADING` for a backtest session's order; 422 for a price on a market order or a body with neither field.",
+      security: bearer,
+      request: { params: OrderIdParam, ...jsonBody(SessionViews.OrderReplaceRequest) },
+      responses: { 200: json(SessionViews.OrderReplaceResult, "Replaced, or denied with the reasons"), 409: json(z.any(), "ORDER_NOT_REPLACEABLE or SESSION_NOT_TRADING"), ...errorResponses(owned) },
+    }),
+    async (c) => c.json(await SessionViews.replaceOrder(deps, actor(c), c.req.valid("param").order_id, c.req.valid("json")), 200),
+  );
+
+  app.openapi(
+    createRoute({
       method: "get",
       path: "/api/v1/trading/orders/{order_id}",
       tags,

@@ -48,6 +48,27 @@ describe("trading engine", () => {
     expect(view.positions[0]).toMatchObject({ quantity: 3, cost: "303.6033", last_price: 101.5 });
   });
 
+  it("replaces a pending limit order in place: the new price decides the fill, its own cash is not counted twice, denials leave it as it was", () => {
+    const engine = engineAt(100, { symbols: ["AAPL.US"], risk: { ...riskDefaults(), max_position_size: 1, max_daily_trades: 1, max_loss_per_trade: 1 } });
+    const { order } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 900, order_type: "limit", price: 90 }, Date.UTC(2024, 0, 2, 21));
+    // 900 at 110 is within cash only if the order's own promise (900 at 90) is released first; one order a day is allowed and a replacement is not a new one.
+    const replaced = engine.replace(order!.order_id, { price: 95 }, Date.UTC(2024, 0, 2, 22))!;
+    expect(replaced.denials).toEqual([]);
+    expect(replaced.order).toMatchObject({ quantity: 900, limit_price: 95 });
+    const refused = engine.replace(order!.order_id, { quantity: 2000 }, Date.UTC(2024, 0, 2, 22))!;
+    expect(refused.denials.map((d) => d.reason)).toContain("INSUFFICIENT_CASH");
+    expect(engine.view("main").pending_orders[0]).toMatchObject({ quantity: 900, limit_price: 95 });
+    expect(engine.drainEvents().map((e) => [e.type, e.data.previous_price ?? e.data.level])).toEqual([
+      ["order_submitted", undefined],
+      ["order_replaced", 90],
+      ["log", "warning"],
+    ]);
+    // The bar's low (94) reaches 95, not 90: the replaced price fills.
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 3), open: 99, high: 100, low: 94, close: 96, volume: 1 }, "1d");
+    expect(engine.drainEvents().find((e) => e.type === "order_filled")!.data).toMatchObject({ quantity: 900, price: "95" });
+    expect(engine.replace(order!.order_id, { price: 1 }, Date.UTC(2024, 0, 3, 22))).toBeNull();
+  });
+
   it("fills at the signal bar's close when the rule says close, with slippage against the trader", () => {
     const engine = new TradingEngine(
       singleStrategySetup({ symbols: ["AAPL.US"], parameters: { fast_period: 2, slow_period: 3 }, execution: { fill: "close", slippage_bps: 10, commission: { model: "percent", rate: 0 } } }),

@@ -403,6 +403,48 @@ export class TradingEngine {
     return true;
   }
 
+  /**
+   * Changes a pending order's quantity and, for a limit or stop order, its price (`order_replaced`).
+   * The changed order goes through the pre-trade checks as if placed now, except the daily count
+   * (a replacement is not a new order) and with its own cash promise released; denied, it stays as
+   * it was and a warning is logged. `null` when no pending order has that id.
+   */
+  replace(orderId: string, change: { quantity?: number; price?: number | null }, at: number): { order: EngineOrder; denials: Denial[] } | null {
+    const index = this.pending.findIndex((order) => order.order_id === orderId);
+    if (index < 0) return null;
+    const order = this.pending[index];
+    const channel = this.channel(order.channel_id);
+    this.time = Math.max(this.time, at);
+    const quantity = change.quantity ?? order.quantity;
+    const price = order.order_type === "market" ? null : (change.price ?? order.limit_price ?? order.stop_price);
+    const request: OrderRequest = { channel_id: order.channel_id, symbol: order.symbol, side: order.side, quantity, order_type: order.order_type, price };
+    this.pending.splice(index, 1);
+    const denials = this.denials(channel, this.sleeveOf(channel, order.sleeve), request, this.referencePrice(request)).filter((denial) => denial.reason !== "MAX_DAILY_TRADES_EXCEEDED");
+    if (denials.length > 0) {
+      this.pending.splice(index, 0, order);
+      this.emit("log", order.channel_id, { level: "warning", message: `Replace of order ${orderId} denied: ${denials[0].message}`, order_id: orderId, denials });
+      return { order, denials };
+    }
+    const previous = { quantity: order.quantity, price: order.limit_price ?? order.stop_price };
+    const replaced: EngineOrder = {
+      ...order,
+      quantity,
+      limit_price: order.order_type === "limit" ? price : null,
+      stop_price: order.order_type === "stop" ? price : null,
+    };
+    this.pending.splice(index, 0, replaced);
+    this.emit("order_replaced", order.channel_id, {
+      order_id: orderId,
+      symbol: order.symbol,
+      quantity,
+      limit_price: replaced.limit_price,
+      stop_price: replaced.stop_price,
+      previous_quantity: previous.quantity,
+      previous_price: previous.price,
+    });
+    return { order: replaced, denials: [] };
+  }
+
   /** Every denial the pre-trade checks would give `request` now, without placing it. */
   check(request: OrderRequest): Denial[] {
     const channel = this.channel(request.channel_id);

@@ -13,6 +13,7 @@ export const EventType = z
     "order_filled",
     "order_rejected",
     "order_cancelled",
+    "order_replaced",
     "position_changed",
     "trade_closed",
     "risk_event",

@@ -9,6 +9,7 @@ import { Realtime, type RealtimeDeps } from "../realtime";
 import * as Risk from "../risk/risk";
 import type { Actor } from "../users";
 import { isLive, isWorkerDriven, LiveRuns } from "./live";
+import { engineOf, updateRun } from "./run-update";
 import type { StoredEvent, StoredRun } from "./runs";
 import type { SessionChannel } from "./session-config";
 import { invalidTransition, mutate, owned, transition, TRANSITIONS, type SessionAction, type StoredSession } from "./sessions";
@@ -355,11 +356,10 @@ export async function channelSession(deps: ViewDeps, actor: Actor, sessionId: st
 async function load(deps: ViewDeps, actor: Actor, sessionId: string): Promise<Loaded> {
   const session = await channelSession(deps, actor, sessionId);
   const run = session.run_id ? await deps.runs.get(session.run_id) : undefined;
-  const engine = run ? restore(run) : new TradingEngine(await deps.setupFor(session, session.id));
+  const engine = run ? engineOf(run) : new TradingEngine(await deps.setupFor(session, session.id));
   return { session, engine, run };
 }
 
-const restore = (run: StoredRun) => (run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup));
 
 function requireChannel(loaded: Loaded, channelId: string) {
   if (!loaded.engine.channelIds().includes(channelId)) {
@@ -739,26 +739,19 @@ export interface Delivered {
   events: EngineEvent[];
 }
 
-/**
- * Applies commands to a run: restore, apply, save snapshot and events conditionally on the run's
- * version, retrying when the worker (or another request) wrote first. 503 `SERVICE_UNAVAILABLE`
- * when the run keeps changing.
- */
+/** Applies commands to a run through `updateRun` (one conditional save; 503 `SERVICE_UNAVAILABLE` when the run keeps changing). */
 export async function deliver(deps: ViewDeps, runId: string, commands: ChannelCommand[]): Promise<Delivered> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const run = await deps.runs.get(runId);
-    if (!run) throw notFound("SESSION_NOT_FOUND", `The run ${runId} does not exist`);
+  const delivered = await updateRun(deps, runId, (run) => {
     // Limits a channel already has are not set again (a reload or rollback names every channel).
     const effective = commands.filter((c) => c.kind !== "set_channel_limits" || !sameLimits(run.setup, c.channel_id, c.limits));
     const setup = effective.reduce(setupAfter, run.setup);
-    const engine = run.snapshot ? TradingEngine.restore(setup, run.snapshot) : new TradingEngine(setup);
+    const engine = engineOf(run, setup);
     const at = deps.now();
     for (const command of effective) applyCommand(engine, command, at);
-    const events = engine.drainEvents();
-    const next: StoredRun = { ...run, setup, snapshot: engine.snapshot(), version: run.version + 1, updated_at: iso(at) };
-    if (await deps.runs.save(next, run.version, events)) return { engine, events };
-  }
-  throw serviceUnavailable(`The trading engine of run ${runId} is busy: it changed on every attempt; try again`, 1);
+    return { engine, value: null, setup };
+  });
+  if (!delivered) throw notFound("SESSION_NOT_FOUND", `The run ${runId} does not exist`);
+  return delivered;
 }
 
 /** Which channel operations are accepted from which state, and the answer otherwise (docs/channels.md). */
@@ -820,7 +813,7 @@ export async function sessionAction(deps: ChannelDeps, actor: Actor, sessionId: 
     const runId = (await LiveRuns.ensure(deps, session)).run_id;
     const reload = await pendingCommands(deps, session);
     const run = (await deps.runs.get(runId))!;
-    const engine = restore(run);
+    const engine = engineOf(run);
     const restart: ChannelCommand[] = engine.channelIds().filter((id) => engine.view(id).state !== "running").map((id) => ({ kind: "set_channel_state", channel_id: id, state: "running" }));
     const commands = [...(reload?.commands ?? []), ...restart];
     if (commands.length > 0) {

@@ -1,9 +1,9 @@
 import { conflict } from "../errors";
-import { TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import type { Timeframe } from "../strategies/definition";
 import type { Bar } from "../strategies/strategy";
 import type { StoredRun } from "./runs";
+import { engineOf, updateRun } from "./run-update";
 import { feedsOf } from "./session-config";
 import type { StoredSession } from "./sessions";
 import type { ViewDeps } from "./views";
@@ -100,24 +100,16 @@ export const LiveRuns = {
    * events written.
    */
   async feed(deps: ViewDeps, runId: string, bars: readonly ClosedBar[]): Promise<EngineEvent[]> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const run = await deps.runs.get(runId);
-      if (!run) throw conflict("RUN_MISSING", `Run ${runId} does not exist`);
+    if (!(await deps.runs.get(runId))) throw conflict("RUN_MISSING", `Run ${runId} does not exist`);
+    const fed = await updateRun(deps, runId, (run) => {
       const cursor = run.progress?.cursor_ms ?? 0;
       const fresh = bars.filter((b) => b.close_ms > cursor);
-      if (fresh.length === 0) return [];
-      const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+      if (fresh.length === 0) return null;
+      const engine = engineOf(run);
       for (const { bar, timeframe } of fresh) engine.onBar(bar, timeframe);
-      const events = engine.drainEvents();
-      const next: StoredRun = {
-        ...run,
-        snapshot: engine.snapshot(),
-        progress: { cursor_ms: fresh[fresh.length - 1]!.close_ms, bars: (run.progress?.bars ?? 0) + fresh.length, bars_total: 0, done: false },
-        version: run.version + 1,
-        updated_at: iso(deps.now()),
-      };
-      if (await deps.runs.save(next, run.version, events)) return events;
-    }
-    throw conflict("RUN_CHANGED", `Run ${runId} changed concurrently`);
+      const progress = { cursor_ms: fresh[fresh.length - 1]!.close_ms, bars: (run.progress?.bars ?? 0) + fresh.length, bars_total: 0, done: false };
+      return { engine, value: null, progress };
+    });
+    return fed?.events ?? [];
   },
 };

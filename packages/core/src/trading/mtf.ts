@@ -9,6 +9,7 @@ import { TimeZone } from "../time";
 import type { Actor } from "../users";
 import type { EngineEvent } from "../engine/events";
 import { levelOf, messageOf, type StoredRun } from "./runs";
+import { engineOf } from "./run-update";
 import { advance, complete, countSteps, finestTimeframe, freshRun, playingAfter, rangeIssue, rangeOf, replayRunId, type DriverDeps, type DriverState } from "./replay";
 import { normalizeConfig, feedsOf } from "./session-config";
 import * as Sessions from "./sessions";
@@ -378,7 +379,7 @@ export async function status(deps: DriverDeps, actor: Actor, id: string) {
   const runId = session.run_id ?? (session.trading_mode === "backtest" ? session.id : null);
   const run: StoredRun | undefined = runId ? await deps.runs.get(runId) : undefined;
   const setup = run?.setup ?? (await deps.setupFor(session, session.id));
-  const engine = run?.snapshot ? TradingEngine.restore(setup, run.snapshot) : new TradingEngine(setup);
+  const engine = run ? engineOf(run) : new TradingEngine(setup);
   const lastBars = new Map<string, z.infer<typeof BarView>>();
   if (run) {
     // The newest strategy outputs name the last bar of each (timeframe, symbol).

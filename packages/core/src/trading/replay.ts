@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BarFeed, type Feed } from "../backtests/bar-feed";
 import type { CandleStore } from "../candles/index";
 import { conflict, notFound, ValidationError } from "../errors";
-import { PERIOD_MS, TradingEngine } from "../engine/engine";
+import { PERIOD_MS } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import { IsoDate, parseOrThrow } from "../fees/money";
 import { marketOf, Markets } from "../market/market";
@@ -11,7 +11,8 @@ import { Realtime, type RealtimeDeps } from "../realtime";
 import type { Timeframe } from "../strategies/definition";
 import { TimeZone } from "../time";
 import type { Actor } from "../users";
-import type { StoredRun } from "./runs";
+import type { RunProgress, StoredRun } from "./runs";
+import { engineOf, updateRun } from "./run-update";
 import { feedsOf } from "./session-config";
 import { owned, type StoredSession } from "./sessions";
 import type { ViewDeps } from "./views";
@@ -173,19 +174,19 @@ export async function advance(
   until: { steps?: number; toMs?: number },
   change: (driver: DriverState, run: StoredRun) => DriverState = (d) => d,
 ): Promise<{ run: StoredRun; events: EngineEvent[] }> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const run = await deps.runs.get(runId);
-    const driver = run?.progress?.driver;
-    if (!run || !driver) throw notFound("REPLAY_NOT_FOUND", `Run ${runId} is not driven over stored candles`);
-    const next = await feedRun(deps, run, change(driver, run), until);
-    if (await deps.runs.save(next.run, run.version, next.events)) return next;
-  }
-  throw conflict("RUN_CHANGED", `Run ${runId} kept changing; try again`);
+  const missing = () => notFound("REPLAY_NOT_FOUND", `Run ${runId} is not driven over stored candles`);
+  const done = await updateRun(deps, runId, async (run) => {
+    const driver = run.progress?.driver;
+    if (!driver) throw missing();
+    return { value: null, ...(await feedRun(deps, run, change(driver, run), until)) };
+  });
+  if (!done) throw missing();
+  return { run: done.run, events: done.events };
 }
 
 async function feedRun(deps: DriverDeps, run: StoredRun, driver: DriverState, until: { steps?: number; toMs?: number }) {
   const progress = run.progress!;
-  const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+  const engine = engineOf(run);
   let steps = 0;
   let fed = { fed: 0, lastCloseMs: null as number | null, done: progress.done };
   const wanted = until.steps ?? Infinity;
@@ -204,21 +205,15 @@ async function feedRun(deps: DriverDeps, run: StoredRun, driver: DriverState, un
   }
   const done = fed.done;
   const nextDriver: DriverState = { ...driver, steps: driver.steps + steps, ...(done ? { state: "finished" as const, played_at: null, carry: 0 } : {}) };
-  const next: StoredRun = {
-    ...run,
-    snapshot: engine.snapshot(),
-    progress: { cursor_ms: fed.lastCloseMs ?? progress.cursor_ms, bars: progress.bars + fed.fed, bars_total: 0, done, driver: nextDriver },
-    version: run.version + 1,
-    updated_at: iso(deps.now()),
-  };
-  return { run: next, events: engine.drainEvents() };
+  const nextProgress: RunProgress = { cursor_ms: fed.lastCloseMs ?? progress.cursor_ms, bars: progress.bars + fed.fed, bars_total: 0, done, driver: nextDriver };
+  return { engine, progress: nextProgress };
 }
 
 /** The replay's status as the API shows it. */
 export function statusOf(run: StoredRun): ReplayStatusView {
   const progress = run.progress!;
   const driver = progress.driver!;
-  const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+  const engine = engineOf(run);
   const share = progress.done ? 1 : driver.steps_total > 0 ? Math.min(1, driver.steps / driver.steps_total) : 0;
   return {
     session_id: run.session_id,
@@ -358,7 +353,9 @@ async function seek(deps: DriverDeps, session: StoredSession, run: StoredRun, to
   const state: ReplayStatus = driver.state === "playing" ? "playing" : "paused";
   await deps.runs.delete(run.run_id);
   const fresh = await freshRun(deps, session, run.run_id, { ...driver, state, steps: 0, played_at: state === "playing" ? deps.now() : null, carry: 0 });
-  const { run: next, events } = await feedRun(deps, fresh, fresh.progress!.driver!, { toMs: target });
+  const fed = await feedRun(deps, fresh, fresh.progress!.driver!, { toMs: target });
+  const next: StoredRun = { ...fresh, snapshot: fed.engine.snapshot(), progress: fed.progress, updated_at: iso(deps.now()) };
+  const events = fed.engine.drainEvents();
   if (!(await deps.runs.save({ ...next, version: 1 }, 0, events))) throw conflict("RUN_CHANGED", `The replay of session ${session.id} changed during the seek; try again`);
   return { status: statusOf({ ...next, version: 1 }), events };
 }

@@ -1,4 +1,3 @@
-import { conflict } from "../errors";
 import { dayMarketOf, TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import { Calendar } from "../market/calendar";
@@ -6,6 +5,7 @@ import { Markets } from "../market/market";
 import { isoDateOf, MS_PER_DAY, zonedTimeToUtc } from "../market/zoned-time";
 import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
 import { liveFeedsOf } from "./live";
+import { engineOf, updateRun } from "./run-update";
 import type { StoredRun } from "./runs";
 import type { StoredSession } from "./sessions";
 import type { ViewDeps } from "./views";
@@ -81,25 +81,22 @@ export const DayRollover = {
    */
   async rollSession(deps: ViewDeps, session: StoredSession, now: number): Promise<RolledSession | null> {
     const runId = session.run_id ?? session.id;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const run = await deps.runs.get(runId);
-      if (!run?.snapshot || run.snapshot.day < 0) return null;
+    const rolled = await updateRun(deps, runId, (run) => {
+      if (!run.snapshot || run.snapshot.day < 0) return null;
       const day = run.snapshot.day;
       const close = dayCloseOf(run, day);
       if (now < close + ROLLOVER_GRACE_MS) return null;
-      const engine = TradingEngine.restore(run.setup, run.snapshot);
+      const engine = engineOf(run);
       const pending = engine.view(null).pending_orders.length;
       engine.endDay(close);
-      const events = engine.drainEvents();
       // The cursor moves to the close: a bar of the closed day arriving late is not fed (it would reopen the day).
       const progress = { cursor_ms: 0, bars: 0, bars_total: 0, done: false, ...run.progress };
       progress.cursor_ms = Math.max(progress.cursor_ms, close);
-      const next: StoredRun = { ...run, snapshot: engine.snapshot(), progress, version: run.version + 1, updated_at: new Date(deps.now()).toISOString() };
-      if (await deps.runs.save(next, run.version, events)) {
-        return { session_id: session.id, date: isoDateOf(day), orders_expired: pending, equity: engine.totalEquity(), events, session, engine };
-      }
-    }
-    throw conflict("RUN_CHANGED", `Run ${runId} changed concurrently during the day rollover`);
+      return { engine, value: { day, pending }, progress };
+    });
+    if (!rolled) return null;
+    const { day, pending } = rolled.value;
+    return { session_id: session.id, date: isoDateOf(day), orders_expired: pending, equity: rolled.engine.totalEquity(), events: rolled.events, session, engine: rolled.engine };
   },
 
   /** Rolls every running or paused simulation and live session whose day has closed, then rolls their symbols' calendars. */

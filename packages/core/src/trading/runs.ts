@@ -18,6 +18,7 @@ const CATEGORY: Record<EventType, EventCategory> = {
   order_filled: "order",
   order_rejected: "order",
   order_cancelled: "order",
+  order_replaced: "order",
   order_denied: "risk",
   risk_event: "risk",
   alert: "risk",
@@ -69,6 +70,8 @@ export function messageOf(event: EngineEvent): string {
       return `${channel}Order ${d.order_id} rejected: ${d.message}`;
     case "order_cancelled":
       return `${channel}Order ${d.order_id} cancelled: ${d.reason}`;
+    case "order_replaced":
+      return `${channel}Order ${d.order_id} replaced: quantity ${d.previous_quantity} → ${d.quantity}${d.previous_price !== (d.limit_price ?? d.stop_price) ? `, price ${d.previous_price} → ${d.limit_price ?? d.stop_price}` : ""}`;
     case "position_changed":
       return `${channel}Position ${d.symbol} now ${d.quantity}`;
     case "trade_closed":
@@ -199,6 +202,10 @@ export function orderChangeOf(event: EngineEvent, run: { run_id: string; session
       };
     case "order_cancelled":
       return { kind: "set", order_id: String(d.order_id), fields: { status: d.expired === true ? "expired" : "cancelled", cancelled_at: iso(event.time) } };
+    case "order_replaced": {
+      const price = (d.limit_price ?? d.stop_price ?? null) as number | null;
+      return { kind: "set", order_id: String(d.order_id), fields: { quantity: String(d.quantity), price: price === null ? null : String(price) } };
+    }
     default:
       return null;
   }

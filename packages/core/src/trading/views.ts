@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { badRequest, conflict, notFound } from "../errors";
+import { badRequest, conflict, notFound, ValidationError } from "../errors";
 import { TradingEngine, type EngineView } from "../engine/engine";
 import { LogLevel } from "../engine/events";
 import { performance, PerformanceMetrics } from "../engine/metrics";
@@ -12,6 +12,7 @@ import { messageOf, OrderStatus, type RunStore, type StoredEvent, type StoredRun
 import { SINGLE_CHANNEL_ID } from "./session-config";
 import { mutate, owned, parseRiskConfig, type SessionDeps, type StoredSession } from "./sessions";
 import { isWorkerDriven, liveFeedsOf, LiveRuns, workerStatus, type WorkerBeat } from "./live";
+import { engineOf, updateRun } from "./run-update";
 
 /**
  * The session views: every one reads the session's run (its event log, its order records and
@@ -182,9 +183,9 @@ const cents = (value: number) => new Dec(Number.isFinite(value) ? value : 0).toF
 const priceText = (value: number) => new Dec(value).toString();
 
 /** The engine as of the session's latest snapshot (or fresh at its starting capital) and its run. */
-async function engineOf(deps: ViewDeps, session: StoredSession): Promise<{ engine: TradingEngine; run: StoredRun | undefined }> {
+async function sessionEngine(deps: ViewDeps, session: StoredSession): Promise<{ engine: TradingEngine; run: StoredRun | undefined }> {
   const run = session.run_id ? await deps.runs.get(session.run_id) : undefined;
-  if (run) return { engine: run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup), run };
+  if (run) return { engine: engineOf(run), run };
   return { engine: new TradingEngine(await deps.setupFor(session, session.id)), run: undefined };
 }
 
@@ -222,7 +223,7 @@ export async function positionHistory(deps: ViewDeps, actor: Actor, id: string, 
 /** Open positions at the latest snapshot, marked at the last price seen. */
 export async function latestPositions(deps: ViewDeps, actor: Actor, id: string) {
   const session = await owned(deps, actor, id);
-  const { engine, run } = await engineOf(deps, session);
+  const { engine, run } = await sessionEngine(deps, session);
   const view = engine.view(null);
   return {
     session_id: id,
@@ -252,7 +253,7 @@ export async function logs(deps: ViewDeps, actor: Actor, id: string, input: unkn
 /** Performance of the session and of each channel (docs/trading-engine.md has the formulas). */
 export async function sessionPerformance(deps: ViewDeps, actor: Actor, id: string) {
   const session = await owned(deps, actor, id);
-  const { engine, run } = await engineOf(deps, session);
+  const { engine, run } = await sessionEngine(deps, session);
   const days = engine.setup.trading_days_per_year;
   return {
     session_id: id,
@@ -274,7 +275,7 @@ const ENGINE_STATE: Record<StoredSession["status"], z.infer<typeof EngineStatus>
 /** What the engine of the session is doing and where its clock is. */
 export async function engineStatus(deps: ViewDeps, actor: Actor, id: string) {
   const session = await owned(deps, actor, id);
-  const { engine, run } = await engineOf(deps, session);
+  const { engine, run } = await sessionEngine(deps, session);
   const whole = engine.view(null);
   return {
     session_id: id,
@@ -308,7 +309,7 @@ function utilization(view: EngineView, limits: Risk.Limits) {
 /** Risk state of the session and each channel: drawdowns, daily P&L, halts and how much of each limit is used. */
 export async function riskSummary(deps: ViewDeps, actor: Actor, id: string): Promise<RiskSummary> {
   const session = await owned(deps, actor, id);
-  const { engine, run } = await engineOf(deps, session);
+  const { engine, run } = await sessionEngine(deps, session);
   const whole = engine.view(null);
   return {
     session_id: id,
@@ -381,19 +382,15 @@ export async function recommendations(deps: ViewDeps, actor: Actor, id: string) 
   return { session_id: id, recommendations: out, count: out.length };
 }
 
-/** Applies a command to the session's stored run (a reset, a risk change), with optimistic retries. */
+/** Applies a command to the session's stored run (a reset, a risk change); nothing when it has not run yet. */
 async function applyToRun(deps: ViewDeps, session: StoredSession, apply: (engine: TradingEngine, at: number) => void, setup?: (setup: EngineSetup) => EngineSetup) {
   if (!session.run_id) return;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const run = await deps.runs.get(session.run_id);
-    if (!run) return;
+  await updateRun(deps, session.run_id, (run) => {
     const nextSetup = setup ? setup(run.setup) : run.setup;
-    const engine = run.snapshot ? TradingEngine.restore(nextSetup, run.snapshot) : new TradingEngine(nextSetup);
+    const engine = engineOf(run, nextSetup);
     apply(engine, deps.now());
-    const next: StoredRun = { ...run, setup: nextSetup, snapshot: engine.snapshot(), version: run.version + 1, updated_at: iso(deps.now()) };
-    if (await deps.runs.save(next, run.version, engine.drainEvents())) return;
-  }
-  throw badRequest("RUN_BUSY", `Session ${session.id} is being updated by its engine; try again`);
+    return { engine, value: null, setup: nextSetup };
+  });
 }
 
 /** Restarts the daily risk counters (trades today, the day's loss anchor, daily-loss halts). */
@@ -418,7 +415,7 @@ export async function checkOrder(deps: ViewDeps, actor: Actor, input: unknown) {
   const body = parseOrThrow(OrderCheckRequest, input, ["body"]);
   const session = await owned(deps, actor, body.session_id);
   const symbol = normalizeSymbol(body.symbol);
-  const { engine } = await engineOf(deps, session);
+  const { engine } = await sessionEngine(deps, session);
   const channelId = body.channel_id ?? engine.channelIds()[0] ?? SINGLE_CHANNEL_ID;
   if (!engine.channelIds().includes(channelId)) {
     throw notFound("CHANNEL_NOT_FOUND", `Session ${session.id} has no channel '${channelId}'${engine.channelIds().length === 0 ? " (it has no channels)" : ""}`);
@@ -457,49 +454,88 @@ export async function placeOrder(deps: ViewDeps, actor: Actor, input: unknown): 
     throw badRequest("SYMBOL_NOT_IN_SESSION", `Session ${session.id} has no bars of ${symbol}: orders fill on the session's own feeds (${liveFeedsOf(session).map((f) => f.symbol).join(", ") || "none"})`);
   }
   const runId = (await LiveRuns.ensure(deps, session)).run_id;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const run = (await deps.runs.get(runId))!;
-    const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
+  const placed = await updateRun(deps, runId, (run) => {
+    const engine = engineOf(run);
     const channelId = body.channel_id ?? engine.channelIds()[0] ?? SINGLE_CHANNEL_ID;
     if (!engine.channelIds().includes(channelId)) throw notFound("CHANNEL_NOT_FOUND", `Session ${session.id} has no channel '${channelId}'`);
-    const { order: placed } = engine.submit(
+    const { order } = engine.submit(
       { channel_id: channelId, symbol, side: body.side, quantity: Number(body.quantity), order_type: body.order_type, price: body.price ? Number(body.price) : null, reason: "manual order" },
       deps.now(),
     );
-    const events = engine.drainEvents();
-    const saved = await deps.runs.save({ ...run, snapshot: engine.snapshot(), version: run.version + 1, updated_at: iso(deps.now()) }, run.version, events);
-    if (!saved) continue;
-    const denied = events.find((event) => event.type === "order_denied");
-    const id = placed ? placed.order_id : `${runId}-d${denied!.sequence}`;
-    return (await deps.runs.order(id))!;
-  }
-  throw conflict("RUN_CHANGED", `Session ${session.id}'s run kept changing; try again`);
+    return { engine, value: order };
+  });
+  const denied = placed!.events.find((event) => event.type === "order_denied");
+  const id = placed!.value ? placed!.value.order_id : `${runId}-d${denied!.sequence}`;
+  return (await deps.runs.order(id))!;
 }
 
-/**
- * Cancels a pending order of a simulation or live session (running or paused): withdrawn on the
- * session's run, conditionally on its version like every other input. 409 `ORDER_NOT_CANCELLABLE`
- * names the order's status when it is no longer pending.
- */
-export async function cancelOrder(deps: ViewDeps, actor: Actor, orderId: string): Promise<TradingOrderResponse> {
+/** A pending order of a simulation or live session the caller owns, and that session (409 `SESSION_NOT_TRADING` for a backtest's). */
+async function tradableOrder(deps: ViewDeps, actor: Actor, orderId: string) {
   const found = await order(deps, actor, orderId);
   const session = await owned(deps, actor, found.session_id);
   if (!isWorkerDriven(session)) {
     throw conflict("SESSION_NOT_TRADING", `Order ${orderId} belongs to a ${session.trading_mode} session: its orders are its backtest's`, { trading_mode: session.trading_mode });
   }
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const run = (await deps.runs.get(found.run_id))!;
-    const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
-    if (!engine.cancel(orderId, deps.now(), "cancelled on request")) {
-      const current = (await deps.runs.order(orderId))!;
-      throw conflict("ORDER_NOT_CANCELLABLE", `Order ${orderId} is ${current.status}: only a pending order can be cancelled`, { current_status: current.status });
-    }
-    const events = engine.drainEvents();
-    if (await deps.runs.save({ ...run, snapshot: engine.snapshot(), version: run.version + 1, updated_at: iso(deps.now()) }, run.version, events)) {
-      return (await deps.runs.order(orderId))!;
-    }
+  return found;
+}
+
+/** 409 `code` naming the status of an order that is no longer pending. */
+async function notPending(deps: ViewDeps, orderId: string, code: string, action: string) {
+  const current = (await deps.runs.order(orderId))!;
+  return conflict(code, `Order ${orderId} is ${current.status}: only a pending order can be ${action}`, { current_status: current.status });
+}
+
+/**
+ * Cancels a pending order of a simulation or live session (running or paused): withdrawn on the
+ * session's run like every other input. 409 `ORDER_NOT_CANCELLABLE` names the order's status
+ * when it is no longer pending.
+ */
+export async function cancelOrder(deps: ViewDeps, actor: Actor, orderId: string): Promise<TradingOrderResponse> {
+  const found = await tradableOrder(deps, actor, orderId);
+  await updateRun(deps, found.run_id, async (run) => {
+    const engine = engineOf(run);
+    if (!engine.cancel(orderId, deps.now(), "cancelled on request")) throw await notPending(deps, orderId, "ORDER_NOT_CANCELLABLE", "cancelled");
+    return { engine, value: null };
+  });
+  return (await deps.runs.order(orderId))!;
+}
+
+/** PUT /trading/orders/{order_id}: a new quantity, a new price (limit and stop orders), or both. */
+export const OrderReplaceRequest = z
+  .object({ quantity: DecimalInput.optional(), price: DecimalInput.optional() })
+  .refine((body) => body.quantity !== undefined || body.price !== undefined, { message: "give quantity, price or both", path: ["quantity"] })
+  .meta({ id: "TradingOrderReplaceRequest" });
+
+export const OrderReplaceResult = z
+  .object({
+    replaced: z.boolean(),
+    order: TradingOrderResponse,
+    denials: z.array(z.object({ reason: z.string(), message: z.string(), values: z.record(z.string(), z.union([z.number(), z.string()])) })),
+  })
+  .meta({ id: "TradingOrderReplaceResult" });
+
+/**
+ * Replaces a pending order's quantity or price (running or paused simulation and live sessions):
+ * the changed order passes the pre-trade checks as if placed now (the daily order count aside),
+ * keeps its place in the queue and fills on the next bar that reaches it. A denied replacement
+ * leaves the order as it was (`replaced: false` with every denial). 409 `ORDER_NOT_REPLACEABLE`
+ * names the status of an order no longer pending; 422 for a price on a market order.
+ */
+export async function replaceOrder(deps: ViewDeps, actor: Actor, orderId: string, input: unknown): Promise<z.infer<typeof OrderReplaceResult>> {
+  const body = parseOrThrow(OrderReplaceRequest, input, ["body"]);
+  const found = await tradableOrder(deps, actor, orderId);
+  if (body.price !== undefined && found.order_type === "market") {
+    throw new ValidationError([{ loc: ["body", "price"], msg: `order ${orderId} is a market order: only its quantity can change`, type: "value_error" }]);
   }
-  throw conflict("RUN_CHANGED", `Session ${session.id}'s run kept changing; try again`);
+  const change = { quantity: body.quantity === undefined ? undefined : Number(body.quantity), price: body.price === undefined ? undefined : Number(body.price) };
+  const done = await updateRun(deps, found.run_id, async (run) => {
+    const engine = engineOf(run);
+    const result = engine.replace(orderId, change, deps.now());
+    if (!result) throw await notPending(deps, orderId, "ORDER_NOT_REPLACEABLE", "replaced");
+    return { engine, value: result.denials };
+  });
+  const denials = done!.value;
+  return { replaced: denials.length === 0, order: (await deps.runs.order(orderId))!, denials };
 }
 
 /** One order of a session the caller owns. */
