@@ -40,6 +40,8 @@ export const groupRoutes = {
     "POST /api/v1/trading/sessions/{session_id}/replay/control",
     "GET /api/v1/trading/sessions/{session_id}/replay/status",
   ],
+  // More specific than trading's keys: orders on the simulated venue need the paper broker, which the trading function does not carry.
+  simulation: ["POST /api/v1/trading/simulation/orders"],
   backtest: ["ANY /api/v1/backtest/{proxy+}"],
   "data-sync": ["ANY /api/v1/data-sync/{proxy+}"],
   // Multi-channel sessions under both of the interface's prefixes.

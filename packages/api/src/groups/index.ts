@@ -23,6 +23,7 @@ import { backtestGroup } from "./backtest";
 import { dataSyncGroup } from "./data-sync";
 import { channelsGroup } from "./channels";
 import { mtfGroup } from "./mtf";
+import { simulationGroup } from "./simulation";
 
 /**
  * Every endpoint group by name. The embedded runtime mounts them all on one server; on AWS
@@ -52,6 +53,7 @@ export const groups = {
   "data-sync": dataSyncGroup,
   channels: channelsGroup,
   mtf: mtfGroup,
+  simulation: simulationGroup,
 } satisfies Partial<Record<RoutedGroup, (services: Services) => Group>>;
 
 export type GroupName = keyof typeof groups;

@@ -6,3 +6,4 @@ export { engineOf, updateRun } from "./run-update";
 export * as Channels from "./channels";
 export * as Mtf from "./mtf";
 export * as Replay from "./replay";
+export * as SimulationOrders from "./simulation-orders";
