@@ -1,4 +1,4 @@
-import { LRUCache } from "lru-cache";
+import { Lru } from "./lru";
 import type { Db } from "./dynamo/db";
 import { Keys } from "./dynamo/keys";
 import { Repository } from "./dynamo/repository";
@@ -24,7 +24,7 @@ export interface CacheStatus {
  * Lambda or another instance still finds what one instance computed.
  */
 export class ReadThroughCache {
-  private readonly local: LRUCache<string, { value: unknown }>;
+  private readonly local: Lru<string, { value: unknown }>;
   private readonly items: Repository<CacheItem>;
   private hits = 0;
   private misses = 0;
@@ -35,7 +35,7 @@ export class ReadThroughCache {
     private readonly now: () => number,
     private readonly maxEntries = 5000,
   ) {
-    this.local = new LRUCache({ max: maxEntries, ttlAutopurge: false });
+    this.local = new Lru(maxEntries);
     this.items = new Repository<CacheItem>(db, {
       type: "CacheEntry",
       key: (item) => Keys.cacheEntry(item.cache_key),

@@ -1,5 +1,5 @@
 import { tokenSeconds } from "@tp/core/time";
-import { LRUCache } from "lru-cache";
+import { Lru } from "./lru";
 import { Auth, type AuthConfig, type RevocationStore, type TokenClaims } from "@tp/core/auth";
 import { unauthorized } from "@tp/core/errors";
 import type { User } from "@tp/core/users";
@@ -18,7 +18,7 @@ interface Entry {
  * user change on this instance takes effect at once; on other instances within `recheckMs`.
  */
 export class PrincipalCache {
-  private readonly entries: LRUCache<string, Entry>;
+  private readonly entries: Lru<string, Entry>;
 
   constructor(
     private readonly config: AuthConfig,
@@ -27,7 +27,7 @@ export class PrincipalCache {
     private readonly recheckMs = 5000,
     max = 20_000,
   ) {
-    this.entries = new LRUCache({ max });
+    this.entries = new Lru(max);
   }
 
   async resolve(token: string): Promise<{ user: User; claims: TokenClaims }> {
