@@ -19,14 +19,16 @@ export const API_THROTTLE = { rate: 500, burst: 1000 };
  * push to WebSocket connections, start workflows. Everything else gets none of these. The docs
  * function serves every group (it is `$default`), so it needs all of them.
  */
-const GROUP_GRANTS: Record<string, { queues?: readonly QueueName[]; sockets?: boolean; workflows?: boolean }> = {
+const GROUP_GRANTS: Record<string, { queues?: readonly QueueName[]; sockets?: boolean; workflows?: boolean; sessionCommands?: boolean }> = {
   "stock-import": { queues: ["stock-import"] },
   "data-sync": { queues: ["data-sync"], sockets: true },
   backtest: { workflows: true },
+  // Session starts, stops, orders and risk changes tell the session worker (its FIFO command queue).
+  trading: { sessionCommands: true },
   // Channel commands push their events and channel updates to the session's socket.
-  channels: { sockets: true },
-  mtf: { sockets: true },
-  docs: { queues: QueueNames, sockets: true, workflows: true },
+  channels: { sockets: true, sessionCommands: true },
+  mtf: { sockets: true, sessionCommands: true },
+  docs: { queues: QueueNames, sockets: true, workflows: true, sessionCommands: true },
 };
 
 /** The HTTP API: one function per endpoint group, each with the table and the token secret. */
@@ -34,7 +36,7 @@ export function Api({ stack, app }: StackContext) {
   const origins = corsOrigins(app.stage);
   const { table, secrets } = use(Storage);
   const { managementEndpoint, manageConnections } = use(Realtime);
-  const { queueByName, queueEnvironment } = use(Queues);
+  const { queueByName, queueEnvironment, sendCommands } = use(Queues);
   const { workflowEnvironment, startWorkflows } = use(Workflows);
   const grantsOf = (group: string) => {
     const needs = GROUP_GRANTS[group] ?? {};
@@ -42,6 +44,7 @@ export function Api({ stack, app }: StackContext) {
       ...(needs.queues?.length ? [new PolicyStatement({ actions: ["sqs:SendMessage"], resources: needs.queues.map((name) => queueByName[name].queueArn) })] : []),
       ...(needs.sockets ? [manageConnections] : []),
       ...(needs.workflows ? [startWorkflows] : []),
+      ...(needs.sessionCommands ? [sendCommands] : []),
     ];
   };
   const routes: Record<string, ApiRouteProps<never>> = {};

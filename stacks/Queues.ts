@@ -51,6 +51,29 @@ export function Queues({ stack, app }: StackContext) {
     });
     notify(deadLetterAlarm);
   }
+  // The session worker's commands (docs/session-worker.md): FIFO, one message group per session; the
+  // worker polls it (no Lambda consumer). A command the worker fails five times is dead-lettered.
+  const sessionCommandsDeadLetter = new sqs.Queue(stack, "SessionCommandsDeadLetter", { fifo: true, retentionPeriod: Duration.days(14), removalPolicy });
+  const sessionCommands = new sqs.Queue(stack, "SessionCommands", {
+    fifo: true,
+    contentBasedDeduplication: false,
+    visibilityTimeout: Duration.seconds(60),
+    retentionPeriod: Duration.days(1),
+    removalPolicy,
+    deadLetterQueue: { queue: sessionCommandsDeadLetter, maxReceiveCount: 5 },
+  });
+  environment.QUEUE_URL_SESSION_COMMANDS = sessionCommands.queueUrl;
+  const commandsDeadLetterAlarm = new Alarm(stack, "SessionCommandsDeadLetterAlarm", {
+    alarmDescription: "Session commands failed 5 times in the session worker and were dead-lettered",
+    metric: sessionCommandsDeadLetter.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  notify(commandsDeadLetterAlarm);
+  const sendCommands = new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [sessionCommands.queueArn] });
+
   const sendTo = (names: readonly QueueName[]) => new PolicyStatement({ actions: ["sqs:SendMessage"], resources: names.map((n) => queues[n]!.queueArn) });
   for (const name of QueueNames) {
     queues[name]!.addConsumer(stack, {
@@ -67,5 +90,5 @@ export function Queues({ stack, app }: StackContext) {
     secrets.grantRead(queues[name]!.consumerFunction!);
   }
   const consumers = QueueNames.map((name) => queues[name]!.consumerFunction as Function);
-  return { queues: Object.values(queues), queueByName: queues as Record<QueueName, Queue>, queueEnvironment: environment, consumers, sendTo };
+  return { queues: Object.values(queues), queueByName: queues as Record<QueueName, Queue>, queueEnvironment: environment, consumers, sendTo, sessionCommands, sendCommands };
 }

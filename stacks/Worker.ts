@@ -26,7 +26,7 @@ export const WORKER_TASK = { cpu: "0.5 vCPU", memory: "1 GB" } as const;
  */
 export function Worker({ stack, app }: StackContext) {
   const { table, secrets } = use(Storage);
-  const { queueEnvironment, sendTo } = use(Queues);
+  const { queueEnvironment, sendTo, sessionCommands } = use(Queues);
   const { managementEndpoint, manageConnections } = use(Realtime);
   const { notify } = use(Alarms);
   const vpc = new Vpc(stack, "WorkerVpc", {
@@ -57,10 +57,8 @@ export function Worker({ stack, app }: StackContext) {
       ...secrets.environment,
       ...queueEnvironment,
     },
-    // The table; follow-up work it queues (imports); pushes of session events to WebSocket clients.
-    // Commands from the API (issue 10's SQS FIFO queue grouped by session) are not in the Queues
-    // stack yet: once it returns that queue, grant the task role its consumption here
-    // (`queue.cdk.queue.grantConsumeMessages(taskRole)`) and pass its URL in the environment.
+    // The table; follow-up work it queues (imports); pushes of session events to WebSocket clients;
+    // the API's session commands it consumes (granted on the task role below; URL in queueEnvironment).
     permissions: [table, sendTo(QueueNames), manageConnections],
     cdk: {
       vpc,
@@ -77,7 +75,10 @@ export function Worker({ stack, app }: StackContext) {
     },
   });
   const taskRole = service.cdk?.taskDefinition?.taskRole;
-  if (taskRole) secrets.grantRead(taskRole);
+  if (taskRole) {
+    secrets.grantRead(taskRole);
+    sessionCommands.grantConsumeMessages(taskRole);
+  }
   const fargate = service.cdk?.fargateService;
   if (fargate) {
     // A running task reports CPU every minute; none for 5 minutes means no worker (crashing, or not placed).

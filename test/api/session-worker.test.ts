@@ -129,6 +129,9 @@ describe("the session worker", () => {
     expect(placed).toMatchObject({ session_id: sessionId, status: "pending", symbol: "AAPL.US", side, reason: "manual order" });
     await minutes(worker, 1); // the bar that opened before the order closes: not filled on it
     expect((await api.json("GET", `/api/v1/trading/orders/${placed.id}`, 200, { token })).status).toBe("pending");
+    // The API wrote the order on the run; its command told the worker, which pushed the event to the socket.
+    const pushedOf = (type: string, orderId: string) => pushed.filter((m) => m.type === type && m.data.order_id === orderId);
+    expect(pushedOf("order_submitted", placed.id)).toHaveLength(1);
     await minutes(worker, 1);
     const filled = await api.json("GET", `/api/v1/trading/orders/${placed.id}`, 200, { token });
     expect(filled).toMatchObject({ status: "filled", filled_at: expect.any(String) });
@@ -153,6 +156,10 @@ describe("the session worker", () => {
     const log = await api.json("GET", `/api/v1/trading/sessions/${sessionId}/logs?level=warning`, 200, { token });
     expect(JSON.stringify(log)).toContain(`Replace of order ${resting.id} denied`);
     const cancelled = await api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 200, { token });
+    await worker.takeCommands();
+    expect(pushedOf("order_replaced", resting.id).map((m) => m.data.quantity)).toEqual([2]);
+    expect(pushedOf("order_cancelled", resting.id)).toHaveLength(1);
+    expect(pushed.filter((m) => m.type === "log" && String(m.data.message).startsWith(`Replace of order ${resting.id} denied`))).toHaveLength(1);
     expect(cancelled).toMatchObject({ id: resting.id, status: "cancelled", cancelled_at: expect.any(String) });
     expect((await api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 409, { token })).error_code).toBe("ORDER_NOT_CANCELLABLE");
     expect((await api.json("POST", `/api/v1/trading/orders/${placed.id}/cancel`, 409, { token })).current_status).toBe("filled");
@@ -182,7 +189,7 @@ describe("the session worker", () => {
     await minutes(worker, 5);
     expect((await api.services.trading.sessions.runs.get(sessionId))!.progress!.bars).toBe(fed + 5);
     await api.json("POST", `/api/v1/trading/sessions/${sessionId}/stop`, 200, { token });
-    await worker.refresh();
+    // No refresh: the stop's lifecycle command makes the worker read its sessions in its next step.
     await minutes(worker, 1);
     expect(await new DynamoWorkerStore(api.services.db).last()).toMatchObject({ sessions: 0, feeds: [] });
   });

@@ -100,9 +100,19 @@ describe("Api stack", () => {
 });
 
 describe("Queues stack", () => {
+  it("has the session worker's FIFO command queue, dead-lettering after five receives, with an alarm", () => {
+    queues.hasResourceProperties("AWS::SQS::Queue", {
+      FifoQueue: true,
+      ContentBasedDeduplication: false,
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
+    });
+    expect(Object.values(queues.findResources("AWS::SQS::Queue")).filter((q) => q.Properties.FifoQueue === true)).toHaveLength(2);
+    queues.hasResourceProperties("AWS::CloudWatch::Alarm", { AlarmDescription: Match.stringLikeRegexp("Session commands") });
+  });
+
   it("feeds the import queue to its worker with partial batch failures, dead-lettering after five receives", () => {
     // A queue and its dead-letter queue per job kind.
-    queues.resourceCountIs("AWS::SQS::Queue", QueueNames.length * 2);
+    queues.resourceCountIs("AWS::SQS::Queue", QueueNames.length * 2 + 2); // each job queue and its dead letters, and the session commands and theirs;
     queues.hasResourceProperties("AWS::SQS::Queue", {
       VisibilityTimeout: 1800,
       RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
@@ -217,7 +227,17 @@ describe("least privilege", () => {
     expect(actionsOf(api, "HttpDataSync")).toEqual(expect.arrayContaining(["sqs:SendMessage", "execute-api:ManageConnections"]));
     // Channel commands push their events and channel updates to the session's socket.
     expect(actionsOf(api, "HttpChannels")).toContain("execute-api:ManageConnections");
-    expect(actionsOf(api, "HttpChannels").some((action) => action.startsWith("sqs:") || action === "states:StartExecution")).toBe(false);
+    expect(actionsOf(api, "HttpChannels")).not.toContain("states:StartExecution");
+    // Session lifecycles and inputs tell the session worker through its FIFO command queue: sending only, to that queue only.
+    for (const fn of ["HttpTrading", "HttpChannels", "HttpMtf"]) {
+      expect(actionsOf(api, fn).filter((action) => action.startsWith("sqs:")), fn).toEqual(["sqs:SendMessage"]);
+    }
+    const tradingSends = Object.values(api.findResources("AWS::IAM::Policy"))
+      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes("HttpTrading"))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+      .filter((statement: any) => statement.Action === "sqs:SendMessage");
+    expect(JSON.stringify(tradingSends)).toContain("SessionCommands");
+    expect(JSON.stringify(tradingSends)).not.toContain("StockImport");
     for (const template of [api, queues]) expect(JSON.stringify(template.toJSON())).not.toContain('"sqs:*"');
   });
 

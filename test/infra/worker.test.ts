@@ -62,13 +62,17 @@ describe("Worker stack: the session worker as a Fargate service", () => {
     const container = Object.values(worker.findResources("AWS::ECS::TaskDefinition"))[0]!.Properties.ContainerDefinitions[0];
     const environment = Object.fromEntries(container.Environment.map((variable: { Name: string; Value: unknown }) => [variable.Name, variable.Value]));
     expect(environment).toMatchObject({ NODE_ENV: "production", POWERTOOLS_SERVICE_NAME: "trading-platform-worker", POWERTOOLS_METRICS_NAMESPACE: "TradingPlatform" });
-    for (const name of ["TABLE_NAME", "JWT_SECRET_ARN", "ENCRYPTION_KEY_ARN", "WS_MANAGEMENT_ENDPOINT", "QUEUE_URL_STOCK_IMPORT", "QUEUE_URL_DATA_SYNC"]) expect(environment, name).toHaveProperty(name);
+    for (const name of ["TABLE_NAME", "JWT_SECRET_ARN", "ENCRYPTION_KEY_ARN", "WS_MANAGEMENT_ENDPOINT", "QUEUE_URL_STOCK_IMPORT", "QUEUE_URL_DATA_SYNC", "QUEUE_URL_SESSION_COMMANDS"]) expect(environment, name).toHaveProperty(name);
   });
 
   it("grants the task role the table, reading the secrets, sending to the queues and pushing to @connections only", () => {
     const statements = taskRoleActions();
     const actions = statements.flatMap((statement: any) => [statement.Action].flat());
-    expect(actions).toEqual(expect.arrayContaining(["secretsmanager:GetSecretValue", "sqs:SendMessage", "execute-api:ManageConnections"]));
+    expect(actions).toEqual(expect.arrayContaining(["secretsmanager:GetSecretValue", "sqs:SendMessage", "execute-api:ManageConnections", "sqs:ReceiveMessage", "sqs:DeleteMessage"]));
+    // It consumes the session commands queue (and only it).
+    const consume = statements.filter((statement: any) => [statement.Action].flat().includes("sqs:ReceiveMessage"));
+    expect(JSON.stringify(consume)).toContain("SessionCommands");
+    expect(JSON.stringify(consume)).not.toContain("StockImport");
     expect(actions.some((action: string) => action.startsWith("dynamodb:"))).toBe(true);
     expect(actions).not.toContain("sqs:*");
     const manage = statements.filter((statement: any) => statement.Action === "execute-api:ManageConnections");

@@ -16,6 +16,8 @@ export interface ServiceConfig {
   websocketManagementEndpoint?: string;
   /** SQS queue URLs by queue name (`QUEUE_URL_STOCK_IMPORT`, ...); queues without one use the table-backed local queue. */
   queueUrls: Partial<Record<QueueName, string>>;
+  /** The session worker's FIFO command queue (`QUEUE_URL_SESSION_COMMANDS`); without it the table-backed local queue. */
+  sessionCommandsUrl?: string;
   /** Step Functions state machine ARNs by workflow name (`STATE_MACHINE_ARN_BACKTEST`, ...); without them the runtime's local runner runs workflows. */
   stateMachineArns: Partial<Record<WorkflowName, string>>;
   /** How long a cached session may go without re-reading revocation and user (ms). */
@@ -82,6 +84,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
     corsOrigins: (env.CORS_ORIGINS ?? "*").split(",").map((origin) => origin.trim()).filter(Boolean),
     principalRecheckMs: number(env.AUTH_RECHECK_MS, 5000),
     queueUrls: perName(env, QueueNames, (name) => `QUEUE_URL_${name.toUpperCase().replace(/-/g, "_")}`),
+    sessionCommandsUrl: env.QUEUE_URL_SESSION_COMMANDS || undefined,
     stateMachineArns: perName(env, WorkflowNames, stateMachineArnVariable),
     websocketManagementEndpoint: env.WS_MANAGEMENT_ENDPOINT || undefined,
     encryptionKey: encryptionKeyFrom(env, jwtSecret, encryptionKey),

@@ -30,6 +30,7 @@ import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import { createProviderServices, paperGatewayUnavailable, type ProviderRegistry } from "./provider/registry";
 import type { SettingsDeps } from "@tp/core/settings/index";
 import { TableQueue } from "./queues/table-queue";
+import { SqsSessionCommands, TableSessionCommands } from "./queues/session-commands";
 import { BrokerAccountReader, type BrokerAccount } from "./stores/broker-accounts";
 import { Keys } from "./dynamo/keys";
 import { Repository } from "./dynamo/repository";
@@ -41,6 +42,7 @@ import type { BacktestControlDeps } from "@tp/core/backtests/backtests";
 import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
 import { DynamoWorkerStore } from "./stores/worker-store";
 import { owned as ownedSession } from "@tp/core/trading/sessions";
+import type { SessionCommandSink, SessionCommandSource } from "@tp/core/trading/commands";
 
 /** The record of adapters every runtime builds the same way (the composition root's output). */
 export interface Services {
@@ -69,6 +71,8 @@ export interface Services {
   dataSync: DataSyncDeps;
   /** Where work for queue-fed workers goes: SQS when configured, else the table-backed queue. */
   jobs: JobQueue;
+  /** The session worker's command queue: the API sends, the worker receives (SQS FIFO when configured, else the table-backed queue). */
+  sessionCommands: SessionCommandSink & SessionCommandSource;
   /** A user's broker accounts (their brokers, summarised). */
   brokerAccounts: (userId: string) => Promise<BrokerAccount[]>;
   /** Brokers (credentials sealed), their fees and connection tests. */
@@ -271,7 +275,16 @@ export function workflows(c: ServiceContext): WorkflowStarter {
 
 /** Trading sessions, their runs and views. */
 export function tradingSessions(c: ServiceContext): TradingServices["sessions"] {
-  return once(c, tradingSessions, () => createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, { marketData: marketData(c) }));
+  return once(c, tradingSessions, () =>
+    createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, { marketData: marketData(c), commands: sessionCommands(c) }),
+  );
+}
+
+/** The session worker's command queue (docs/session-worker.md): SQS FIFO when configured, the table-backed queue otherwise. */
+export function sessionCommands(c: ServiceContext): SessionCommandSink & SessionCommandSource {
+  return once(c, sessionCommands, () =>
+    c.config.sessionCommandsUrl ? new SqsSessionCommands(c.config.sessionCommandsUrl) : new TableSessionCommands(new TableQueue(c.db, c.now)),
+  );
 }
 
 /** Starting, controlling and reading backtests (the HTTP endpoints; the workflow's tasks need `tradingBacktests`). */
@@ -384,6 +397,7 @@ export function allServices(c: ServiceContext): Services {
     principals: principals(c),
     cache: cache(c),
     jobs: jobs(c),
+    sessionCommands: sessionCommands(c),
     candles: candles(c),
     marketData: marketData(c),
     paperBroker: paperBroker(c),

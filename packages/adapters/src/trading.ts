@@ -6,6 +6,7 @@ import type { MarketData } from "@tp/core/provider/market-data";
 import { engineSetup, symbolsOf } from "@tp/core/trading/session-config";
 import { baseCurrencyOf, capitalOf } from "@tp/core/trading/sessions";
 import type { ViewDeps } from "@tp/core/trading/views";
+import type { SessionCommandSink } from "@tp/core/trading/commands";
 import type { ChannelDeps } from "@tp/core/trading/channels";
 import type { RealtimeDeps } from "@tp/core/realtime";
 import { DynamoChannelConfigStore, DynamoUpdateFeed } from "./stores/channel-store";
@@ -50,7 +51,7 @@ export function createSessionServices(
   config: ServiceConfig,
   db: Db,
   base: { now: () => number; newId: () => string },
-  deps: { marketData: () => Promise<MarketData> },
+  deps: { marketData: () => Promise<MarketData>; commands: SessionCommandSink },
 ): ViewDeps {
   const runs = new DynamoRunStore(db);
   const sessions = new DynamoSessionStore(db, runs);
@@ -63,6 +64,7 @@ export function createSessionServices(
     sessions,
     runs,
     ...base,
+    commands: deps.commands,
     workerBeat: () => workers.last(),
     async setupFor(session, runId) {
       const symbols = symbolsOf(session.config);
@@ -128,16 +130,3 @@ export function withDrivers(views: ViewDeps, db: Db, candles: CandleStore): Driv
   return Object.assign(views, { candles, replays: new DynamoReplayMarkers(db) });
 }
 
-/** Wires sessions, their runs, backtests, channels and drivers (all of the above). No I/O happens here. */
-export function createTradingServices(
-  config: ServiceConfig,
-  db: Db,
-  base: { now: () => number; newId: () => string },
-  deps: { candles: CandleStore; imports: ImportDeps; marketData: () => Promise<MarketData>; workflows: WorkflowStarter; realtime: RealtimeDeps },
-): TradingServices {
-  const views = createSessionServices(config, db, base, deps);
-  const backtests = createBacktestServices(config, db, base, deps);
-  const channels = withChannels(views, db, deps.realtime);
-  const drivers = withDrivers(views, db, deps.candles);
-  return { sessions: views, backtests, channels, drivers };
-}

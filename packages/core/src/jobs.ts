@@ -2,6 +2,11 @@
 export const QueueNames = ["stock-import", "data-sync"] as const;
 export type QueueName = (typeof QueueNames)[number];
 
+/** The session worker's command queue (docs/session-worker.md): SQS FIFO on AWS, polled by the worker rather than feeding a Lambda. */
+export const SESSION_COMMANDS_QUEUE = "session-commands";
+/** Every queue the table-backed local queue holds. */
+export type LocalQueueName = QueueName | typeof SESSION_COMMANDS_QUEUE;
+
 /** Sends work to a queue-fed worker (SQS on AWS, a table-backed queue locally). */
 export interface JobQueue {
   send(queue: QueueName, body: object, options?: { delaySeconds?: number }): Promise<void>;

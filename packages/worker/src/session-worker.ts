@@ -32,6 +32,9 @@ interface Driven {
   feeds: string[];
 }
 
+/** Batches of ten commands taken per step at most (the rest wait for the next step, so bars are never held up long). */
+const COMMAND_ROUNDS = 10;
+
 /** Sessions fed at the same time in one step (each a run read and a conditional save; bench/session.ts). */
 const FEED_CONCURRENCY = 8;
 
@@ -95,13 +98,38 @@ export class SessionWorker {
     this.options.marketData.setOnCandlestick(null);
   }
 
-  /** One step: let the simulated market push what the clock passed, then feed and save. */
+  /** One step: take the API's commands, let the simulated market push what the clock passed, then feed and save. */
   async tick(): Promise<void> {
+    await this.takeCommands();
     if (advancing(this.options.marketData)) this.options.marketData.advance();
     await this.flush();
     await this.playReplays();
     await this.pushMetrics();
     await this.beat();
+  }
+
+  /**
+   * The API's session commands, in the order each session's were sent (docs/session-worker.md):
+   * a lifecycle change reads the live sessions at once; an input's events (a manual order, a
+   * cancel, a replacement, a reset, a risk change, already on the run) are pushed to the
+   * session's socket. Deleted once handled; one that fails is received again later.
+   */
+  async takeCommands(): Promise<void> {
+    const source = this.services.sessionCommands;
+    for (let round = 0; round < COMMAND_ROUNDS; round++) {
+      const received = await source.receive(10);
+      if (received.length === 0) return;
+      let lifecycle = false;
+      for (const { receipt, command } of received) {
+        if (command.kind === "lifecycle") lifecycle = true;
+        else {
+          const session = this.driven.get(command.session_id)?.session ?? (await this.services.trading.sessions.sessions.get(command.session_id));
+          if (session) await this.publish(session, command.events);
+        }
+        await source.delete(receipt);
+      }
+      if (lifecycle) await this.refresh();
+    }
   }
 
   /** Reads the running sessions again: new ones are attached (their run created or restored), ended ones let go. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { JobQueue, QueueName, QueueRecord } from "@tp/core/jobs";
+import type { JobQueue, LocalQueueName, QueueRecord } from "@tp/core/jobs";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository } from "../dynamo/repository";
@@ -19,6 +19,8 @@ export interface TableQueueOptions {
   /** Receives after which a message moves to the dead-letter queue (SQS maxReceiveCount). */
   maxReceives: number;
 }
+
+let sent = 0;
 
 /**
  * The local stand-in for SQS, kept in the table so queued work survives a restart: messages
@@ -40,11 +42,12 @@ export class TableQueue implements JobQueue {
     });
   }
 
-  async send(queue: QueueName, body: object, options: { delaySeconds?: number } = {}) {
+  async send(queue: LocalQueueName, body: object, options: { delaySeconds?: number } = {}) {
     const now = this.now();
     await this.messages.put({
       queue,
-      message_id: randomUUID(),
+      // Sent order within one instant: messages visible at the same time are received by id.
+      message_id: `${String(++sent).padStart(12, "0")}-${randomUUID()}`,
       body: JSON.stringify(body),
       visible_at: now + (options.delaySeconds ?? 0) * 1000,
       receive_count: 0,
@@ -56,7 +59,7 @@ export class TableQueue implements JobQueue {
    * Receives up to `max` visible messages, hiding each for the visibility timeout. The move to
    * a new sort key is one transaction conditioned on the old item, so two pollers never both get one.
    */
-  async receive(queue: QueueName, max = 10): Promise<QueueRecord[]> {
+  async receive(queue: LocalQueueName, max = 10): Promise<QueueRecord[]> {
     const now = this.now();
     const page = await this.messages.query(Keys.queuePartition(queue), {
       between: Keys.queueVisibleRange(0, now),
@@ -90,7 +93,7 @@ export class TableQueue implements JobQueue {
    * was in flight belonged to its previous life, so the work resumes now rather than when the
    * visibility timeout runs out. Returns how many were released.
    */
-  async releaseInFlight(queue: QueueName): Promise<number> {
+  async releaseInFlight(queue: LocalQueueName): Promise<number> {
     const now = this.now();
     const later = await this.messages.queryAll(Keys.queuePartition(queue), { between: Keys.queueVisibleRange(now + 1, Number.MAX_SAFE_INTEGER) });
     let released = 0;
@@ -108,14 +111,14 @@ export class TableQueue implements JobQueue {
   }
 
   /** Messages waiting or in flight, and those dead-lettered. */
-  async depth(queue: QueueName): Promise<{ pending: number; deadLetter: number }> {
+  async depth(queue: LocalQueueName): Promise<{ pending: number; deadLetter: number }> {
     const pending = await this.messages.queryAll(Keys.queuePartition(queue));
     const dead = await this.messages.queryAll(Keys.queuePartition(Keys.deadLetterQueue(queue)));
     return { pending: pending.length, deadLetter: dead.length };
   }
 
   /** The earliest time any message of the queue becomes visible, for the poller's sleep. */
-  async nextVisibleAt(queue: QueueName): Promise<number | undefined> {
+  async nextVisibleAt(queue: LocalQueueName): Promise<number | undefined> {
     const page = await this.messages.query(Keys.queuePartition(queue), { limit: 1 });
     return page.items[0]?.visible_at;
   }

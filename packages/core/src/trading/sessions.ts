@@ -7,6 +7,8 @@ import { AssetModeType } from "../settings/settings";
 import { TimeZone } from "../time";
 import type { Actor } from "../users";
 import { PerformanceMetrics } from "../engine/metrics";
+import { notifyWorker, type SessionCommandSink } from "./commands";
+import { isWorkerDriven } from "./live";
 import { normalizeConfig, SessionConfig, strategyNameOf, strategyParamsOf } from "./session-config";
 
 /** How a session trades: over stored candles, at simulated prices through the paper broker, or live through LongPort. */
@@ -154,6 +156,8 @@ export interface SessionDeps {
   sessions: SessionStore;
   now: () => number;
   newId: () => string;
+  /** Where commands to the session worker go (docs/session-worker.md); absent where no worker runs (the views' unit tests). */
+  commands?: SessionCommandSink;
 }
 
 export const sessionNotFound = (id: string) => notFound("SESSION_NOT_FOUND", `Trading session ${id} does not exist`);
@@ -291,8 +295,14 @@ export async function mutate(deps: SessionDeps, actor: Actor, id: string, change
   throw sessionChanged(id);
 }
 
-/** Applies an operation of the state machine, or 409 `INVALID_STATE_TRANSITION`. */
-export function transition(deps: SessionDeps, actor: Actor, id: string, action: SessionAction): Promise<StoredSession> {
+/** Applies an operation of the state machine, or 409 `INVALID_STATE_TRANSITION`; a simulation or live session's worker is told at once. */
+export async function transition(deps: SessionDeps, actor: Actor, id: string, action: SessionAction): Promise<StoredSession> {
+  const session = await applyTransition(deps, actor, id, action);
+  if (isWorkerDriven(session)) await notifyWorker(deps, session.id, "lifecycle", action);
+  return session;
+}
+
+function applyTransition(deps: SessionDeps, actor: Actor, id: string, action: SessionAction): Promise<StoredSession> {
   return mutate(deps, actor, id, (session) => {
     const rule = TRANSITIONS[action];
     if (session.trading_mode === "backtest" && (action === "start" || action === "resume")) {

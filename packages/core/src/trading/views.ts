@@ -11,7 +11,8 @@ import type { Actor } from "../users";
 import { messageOf, OrderStatus, type RunStore, type StoredEvent, type StoredRun, TradingOrderResponse } from "./runs";
 import { SINGLE_CHANNEL_ID } from "./session-config";
 import { mutate, owned, parseRiskConfig, type SessionDeps, type StoredSession } from "./sessions";
-import { isWorkerDriven, liveFeedsOf, LiveRuns, workerStatus, type WorkerBeat } from "./live";
+import { notifyWorker } from "./commands";
+import { isLive, isWorkerDriven, liveFeedsOf, LiveRuns, workerStatus, type WorkerBeat } from "./live";
 import { engineOf, updateRun } from "./run-update";
 
 /**
@@ -382,21 +383,22 @@ export async function recommendations(deps: ViewDeps, actor: Actor, id: string) 
   return { session_id: id, recommendations: out, count: out.length };
 }
 
-/** Applies a command to the session's stored run (a reset, a risk change); nothing when it has not run yet. */
-async function applyToRun(deps: ViewDeps, session: StoredSession, apply: (engine: TradingEngine, at: number) => void, setup?: (setup: EngineSetup) => EngineSetup) {
+/** Applies a command to the session's stored run (a reset, a risk change); nothing when it has not run yet. A live session's worker pushes the events. */
+async function applyToRun(deps: ViewDeps, session: StoredSession, action: string, apply: (engine: TradingEngine, at: number) => void, setup?: (setup: EngineSetup) => EngineSetup) {
   if (!session.run_id) return;
-  await updateRun(deps, session.run_id, (run) => {
+  const done = await updateRun(deps, session.run_id, (run) => {
     const nextSetup = setup ? setup(run.setup) : run.setup;
     const engine = engineOf(run, nextSetup);
     apply(engine, deps.now());
     return { engine, value: null, setup: nextSetup };
   });
+  if (done && isLive(session)) await notifyWorker(deps, session.id, "input", action, done.events);
 }
 
 /** Restarts the daily risk counters (trades today, the day's loss anchor, daily-loss halts). */
 export async function resetDaily(deps: ViewDeps, actor: Actor, id: string) {
   const session = await owned(deps, actor, id);
-  await applyToRun(deps, session, (engine, at) => engine.resetDaily(at));
+  await applyToRun(deps, session, "reset_daily", (engine, at) => engine.resetDaily(at));
   return { success: true, message: `Daily risk counters of session ${id} reset`, session_id: id, reset_at: iso(deps.now()) };
 }
 
@@ -406,7 +408,7 @@ export async function updateRiskConfig(deps: ViewDeps, actor: Actor, id: string,
   const given = "config" in body && typeof body.config === "object" && body.config !== null ? (body.config as Record<string, unknown>) : body;
   const risk = parseRiskConfig(given, ["body", "config"]);
   const session = await mutate(deps, actor, id, (current) => ({ ...current, config: { ...current.config, risk_config: risk } }));
-  await applyToRun(deps, session, () => undefined, (setup) => (setup.risk === null ? setup : { ...setup, risk }));
+  await applyToRun(deps, session, "risk_config", () => undefined, (setup) => (setup.risk === null ? setup : { ...setup, risk }));
   return { success: true, session_id: id, risk_config: risk, warnings: Risk.warningsFor(risk) };
 }
 
@@ -464,6 +466,7 @@ export async function placeOrder(deps: ViewDeps, actor: Actor, input: unknown): 
     );
     return { engine, value: order };
   });
+  await notifyWorker(deps, session.id, "input", "order", placed!.events);
   const denied = placed!.events.find((event) => event.type === "order_denied");
   const id = placed!.value ? placed!.value.order_id : `${runId}-d${denied!.sequence}`;
   return (await deps.runs.order(id))!;
@@ -492,11 +495,12 @@ async function notPending(deps: ViewDeps, orderId: string, code: string, action:
  */
 export async function cancelOrder(deps: ViewDeps, actor: Actor, orderId: string): Promise<TradingOrderResponse> {
   const found = await tradableOrder(deps, actor, orderId);
-  await updateRun(deps, found.run_id, async (run) => {
+  const done = await updateRun(deps, found.run_id, async (run) => {
     const engine = engineOf(run);
     if (!engine.cancel(orderId, deps.now(), "cancelled on request")) throw await notPending(deps, orderId, "ORDER_NOT_CANCELLABLE", "cancelled");
     return { engine, value: null };
   });
+  await notifyWorker(deps, found.session_id, "input", "cancel", done!.events);
   return (await deps.runs.order(orderId))!;
 }
 
@@ -534,6 +538,7 @@ export async function replaceOrder(deps: ViewDeps, actor: Actor, orderId: string
     if (!result) throw await notPending(deps, orderId, "ORDER_NOT_REPLACEABLE", "replaced");
     return { engine, value: result.denials };
   });
+  await notifyWorker(deps, found.session_id, "input", "replace", done!.events);
   const denials = done!.value;
   return { replaced: denials.length === 0, order: (await deps.runs.order(orderId))!, denials };
 }
