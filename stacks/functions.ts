@@ -22,6 +22,24 @@ export const zodEnglishOnly: Plugin = {
 };
 
 /**
+ * zod's `z.fromJSONSchema` (building schemas from JSON Schema documents, about 12 KB minified) is
+ * never called by the service; the `z` namespace keeps it in every bundle. In the functions'
+ * builds it is a stub that says so.
+ */
+export const zodWithoutFromJsonSchema: Plugin = {
+  name: "zod-without-from-json-schema",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/from-json-schema\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: args.importer, namespace: "zod-without-from-json-schema" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "zod-without-from-json-schema" }, () => ({
+      contents: 'export function fromJSONSchema() { throw new Error("z.fromJSONSchema is left out of the functions\' builds (stacks/functions.ts)"); }',
+      loader: "js",
+    }));
+  },
+};
+
+/**
  * Lambda hands every function its role's credentials in the environment, the first link of the
  * AWS SDK's default chain; the rest of the chain (SSO, profiles, processes, web identity, ECS and
  * EC2 metadata, with the STS and SSO clients they carry: about 100 KB minified) can never answer
@@ -49,7 +67,7 @@ export const lambdaCredentials: Plugin = {
 export const NODEJS = {
   format: "esm",
   minify: true,
-  esbuild: { external: ["longport"], plugins: [zodEnglishOnly, lambdaCredentials] },
+  esbuild: { external: ["longport"], plugins: [zodEnglishOnly, zodWithoutFromJsonSchema, lambdaCredentials] },
 } as const satisfies FunctionProps["nodejs"];
 
 const LONGPORT_FILES: NonNullable<FunctionProps["copyFiles"]> = [
