@@ -1,7 +1,7 @@
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Api as HttpApi, Function, use, type ApiRouteProps, type StackContext } from "sst/constructs";
 import { groupRoutes } from "../packages/api/src/routes";
-import { QueueNames, type QueueName } from "../packages/core/src/jobs";
+import type { QueueName } from "../packages/core/src/jobs";
 import { Queues } from "./Queues";
 import { Realtime } from "./Realtime";
 import { Storage } from "./Storage";
@@ -28,7 +28,6 @@ const GROUP_GRANTS: Record<string, { queues?: readonly QueueName[]; sockets?: bo
   // Channel commands push their events and channel updates to the session's socket.
   channels: { sockets: true, sessionCommands: true },
   mtf: { sockets: true, sessionCommands: true },
-  docs: { queues: QueueNames, sockets: true, workflows: true, sessionCommands: true },
 };
 
 /** The HTTP API: one function per endpoint group, each with the table and the token secret. */

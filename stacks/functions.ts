@@ -81,10 +81,14 @@ const CAPTCHA_FILES: NonNullable<FunctionProps["copyFiles"]> = [
   { from: "node_modules/svg-captcha/fonts/Comismsh.ttf", to: "packages/functions/src/fonts/Comismsh.ttf" },
 ];
 
-const SWAGGER_FILES: NonNullable<FunctionProps["copyFiles"]> = ["package.json", "swagger-ui.css", "swagger-ui-bundle.js"].map((file) => ({
-  from: `node_modules/swagger-ui-dist/${file}`,
-  to: `node_modules/swagger-ui-dist/${file}`,
-}));
+// The docs page's Swagger UI, and the OpenAPI document `npm run openapi` writes (read through `@tp/api/openapi.json`).
+const SWAGGER_FILES: NonNullable<FunctionProps["copyFiles"]> = [
+  ...["package.json", "swagger-ui.css", "swagger-ui-bundle.js"].map((file) => ({
+    from: `node_modules/swagger-ui-dist/${file}`,
+    to: `node_modules/swagger-ui-dist/${file}`,
+  })),
+  { from: "packages/api/openapi.json", to: "node_modules/@tp/api/openapi.json" },
+];
 
 /** HTTP groups that never reach the market-data or brokerage provider. */
 const PROVIDER_FREE_GROUPS = new Set(["system", "auth", "users", "strategies", "indicators", "risk", "channel-presets", "flows"]);
@@ -99,7 +103,10 @@ export function buildProps(needs: { provider?: boolean; captcha?: boolean; docs?
   };
 }
 
-/** The build of an HTTP group's function (`docs` holds every group, so it needs everything). */
+/** The docs function is no group's and reaches no provider (`fallback`, `$default`, holds assets, which does). */
+const NOT_A_GROUP = new Set(["docs"]);
+
+/** The build of an HTTP function. */
 export function httpBuildProps(group: string) {
-  return buildProps({ provider: !PROVIDER_FREE_GROUPS.has(group), captcha: group === "auth" || group === "docs", docs: group === "docs" });
+  return buildProps({ provider: !PROVIDER_FREE_GROUPS.has(group) && !NOT_A_GROUP.has(group), captcha: group === "auth", docs: group === "docs" });
 }

@@ -26,7 +26,7 @@ describe("API Gateway routing", () => {
       const served = build(api.services).routes.filter((route) => route.method !== "ALL");
       expect(served.length).toBeGreaterThan(0);
       for (const route of served) {
-        const keys = [...groupRoutes[name as keyof typeof groupRoutes], ...groupRoutes.docs.filter((key) => key === "$default")];
+        const keys = [...groupRoutes[name as keyof typeof groupRoutes], ...groupRoutes.fallback];
         expect(keys.some((key) => covers(key, route.method, route.path)), `${name}: ${route.method} ${route.path}`).toBe(true);
       }
     }

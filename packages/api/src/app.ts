@@ -1,7 +1,12 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { Services } from "@tp/adapters/services";
 import { groups, type GroupName } from "./groups";
+import { assetsGroup } from "./groups/assets";
+import { indicatorsGroup } from "./groups/indicators";
+import { strategiesGroup } from "./groups/strategies";
 import { mountDocsPage } from "./http/docs-page";
-import { createGroup, createSingleGroupApp, withConventions, type Group } from "./http/group";
+import { createGroup, createSingleGroupApp, withConventions, type Group, type GroupServices } from "./http/group";
 
 const openApiInfo = {
   openapi: "3.1.0",
@@ -26,12 +31,48 @@ export function createGroupApp(name: GroupName, services: Services): Group {
   return createSingleGroupApp(groups[name], services);
 }
 
-/** Every group on one app, with /openapi.json and /docs: what the embedded runtime (and the docs Lambda) serves. */
+const DOCS_PAGE = { title: "Trading platform API", specUrl: "/openapi.json" };
+
+/** Every group on one app, with /openapi.json (generated from the routes) and /docs: what the embedded runtime serves. */
 export function createApp(services: Services): Group {
   const app = withConventions(createGroup(), services);
   for (const build of Object.values(groups)) app.route("/", build(services));
   registerSecurity(app);
   app.doc31("/openapi.json", openApiInfo);
-  mountDocsPage(app, { title: "Trading platform API", specUrl: "/openapi.json" });
+  mountDocsPage(app, DOCS_PAGE);
+  return app;
+}
+
+/** The OpenAPI document of `createApp`, as `npm run openapi` wrote it to packages/api/openapi.json. */
+export async function openApiDocumentOf(app: Group): Promise<unknown> {
+  return (await app.request("/openapi.json")).json();
+}
+
+const require = createRequire(import.meta.url);
+let writtenDocument: string | undefined;
+
+/**
+ * The docs function's app: /openapi.json from packages/api/openapi.json (written by `npm run
+ * openapi`; a test holds it equal to the embedded app's document) and the docs page. It holds no
+ * group, so it stays small; the document is a file beside the bundle, read once.
+ */
+export function createDocsApp(services: GroupServices): Group {
+  const app = withConventions(createGroup(), services);
+  app.get("/openapi.json", (c) => {
+    writtenDocument ??= readFileSync(require.resolve("@tp/api/openapi.json"), "utf8");
+    return c.body(writtenDocument, 200, { "Content-Type": "application/json" });
+  });
+  mountDocsPage(app, DOCS_PAGE);
+  return app;
+}
+
+/**
+ * The HTTP API's `$default` function: the groups whose list endpoints the interface also spells
+ * with a trailing slash (`/api/v1/assets/`, `/api/v1/strategies/`, `/api/v1/indicators/`: route
+ * keys cannot end in "/"), and the service's own 404 for every path no route takes.
+ */
+export function createFallbackApp(services: GroupServices<"assets">): Group {
+  const app = withConventions(createGroup(), services);
+  for (const build of [assetsGroup, strategiesGroup, indicatorsGroup]) app.route("/", build(services));
   return app;
 }

@@ -5,9 +5,11 @@
  */
 export const groupRoutes = {
   system: ["GET /", "GET /health", "GET /cache/status", "GET /cache/test"],
-  // The docs function holds every group, so it also takes `$default`: the trailing-slash forms of list
-  // endpoints (`/api/v1/strategies/`; route keys cannot end in "/") and unknown paths get the service's own answers.
-  docs: ["GET /openapi.json", "GET /docs", "GET /docs/assets/{name}", "$default"],
+  // The docs function serves the written OpenAPI document and the docs page (it holds no group).
+  docs: ["GET /openapi.json", "GET /docs", "GET /docs/assets/{name}"],
+  // `$default`: the trailing-slash forms of list endpoints (`/api/v1/strategies/`; route keys cannot end
+  // in "/") reach the groups that serve them, and unknown paths get the service's own 404.
+  fallback: ["$default"],
   auth: ["GET /api/v1/captcha", "POST /api/v1/login", "POST /api/v1/logout", "GET /api/v1/me"],
   users: ["ANY /api/v1/users", "ANY /api/v1/users/{proxy+}"],
   brokers: ["ANY /api/v1/brokers", "ANY /api/v1/brokers/{proxy+}"],

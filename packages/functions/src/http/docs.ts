@@ -1,6 +1,5 @@
-import { createApp } from "@tp/api/app";
-import { allServices } from "@tp/adapters/services";
+import { createDocsApp } from "@tp/api/app";
 import { httpHandler } from "./handler";
 
-/** The docs function: /openapi.json, /docs and every group (it is the HTTP API's `$default`). */
-export const handler = httpHandler(createApp, allServices, { app: true });
+/** The docs function: /openapi.json (the written document, packages/api/openapi.json) and the docs page. */
+export const handler = httpHandler(createDocsApp, () => ({}), { app: true });
