@@ -40,6 +40,27 @@ export const zodWithoutFromJsonSchema: Plugin = {
 };
 
 /**
+ * The X-Ray SDK's AWS SDK v2 patcher (`captureAWS`) checks the v2 SDK's version with the whole of
+ * `semver` (about 29 KB minified); the service traces v3 clients only. In the functions' builds
+ * the X-Ray SDK gets the one comparison it calls.
+ */
+export const xrayWithoutSemver: Plugin = {
+  name: "xray-without-semver",
+  setup(build) {
+    build.onResolve({ filter: /^semver$/ }, (args) =>
+      /[\\/]node_modules[\\/]aws-xray-sdk-core[\\/]/.test(args.importer) ? { path: "semver", namespace: "xray-without-semver" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "xray-without-semver" }, () => ({
+      contents: [
+        "const parts = (version) => String(version).split(/[.+-]/).slice(0, 3).map(Number);",
+        "exports.gte = (a, b) => { const x = parts(a), y = parts(b); for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] > y[i]; return true; };",
+      ].join("\n"),
+      loader: "js",
+    }));
+  },
+};
+
+/**
  * Lambda hands every function its role's credentials in the environment, the first link of the
  * AWS SDK's default chain; the rest of the chain (SSO, profiles, processes, web identity, ECS and
  * EC2 metadata, with the STS and SSO clients they carry: about 100 KB minified) can never answer
@@ -67,7 +88,7 @@ export const lambdaCredentials: Plugin = {
 export const NODEJS = {
   format: "esm",
   minify: true,
-  esbuild: { external: ["longport"], plugins: [zodEnglishOnly, zodWithoutFromJsonSchema, lambdaCredentials] },
+  esbuild: { external: ["longport"], plugins: [zodEnglishOnly, zodWithoutFromJsonSchema, xrayWithoutSemver, lambdaCredentials] },
 } as const satisfies FunctionProps["nodejs"];
 
 const LONGPORT_FILES: NonNullable<FunctionProps["copyFiles"]> = [

@@ -135,8 +135,8 @@ describe("Workflows stack", () => {
     const starts = Object.values(api.findResources("AWS::IAM::Policy"))
       .flatMap((policy: any) => policy.Properties.PolicyDocument.Statement)
       .filter((statement: any) => [statement.Action].flat().includes("states:StartExecution"));
-    // The backtest group and the docs function (which serves every group).
-    expect(starts.length).toBe(2);
+    // The backtest group's function alone.
+    expect(starts.length).toBe(1);
     for (const statement of starts) {
       expect([statement.Action].flat()).toEqual(["states:StartExecution"]);
       expect([statement.Resource].flat()).toHaveLength(1);

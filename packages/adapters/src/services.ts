@@ -275,9 +275,17 @@ export function workflows(c: ServiceContext): WorkflowStarter {
 
 /** Trading sessions, their runs and views. */
 export function tradingSessions(c: ServiceContext): TradingServices["sessions"] {
-  return once(c, tradingSessions, () =>
-    createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, { marketData: marketData(c), commands: sessionCommands(c) }),
-  );
+  return once(c, tradingSessions, () => Object.assign(sessionViews(c), { commands: sessionCommands(c) }));
+}
+
+/**
+ * The session views without the session worker's command queue: the same record `tradingSessions`
+ * completes where both are built. Functions that build only this (the channel and MTF routes, the
+ * day rollover) leave the SQS client out of their bundles; the worker picks up the sessions they
+ * start or stop on its next refresh (docs/session-worker.md).
+ */
+export function sessionViews(c: ServiceContext): TradingServices["sessions"] {
+  return once(c, sessionViews, () => createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, { marketData: marketData(c) }));
 }
 
 /** The session worker's command queue (docs/session-worker.md): SQS FIFO when configured, the table-backed queue otherwise. */
@@ -301,12 +309,12 @@ export function tradingBacktests(c: ServiceContext): TradingServices["backtests"
 
 /** Multi-channel sessions: the session views (the same record) with configuration versions, the update feed and the socket. */
 export function tradingChannels(c: ServiceContext): TradingServices["channels"] {
-  return once(c, tradingChannels, () => withChannels(tradingSessions(c), c.db, realtime(c)));
+  return once(c, tradingChannels, () => withChannels(sessionViews(c), c.db, realtime(c)));
 }
 
 /** Runs driven over stored candles (replays, historical MTF sessions): the session views (the same record) with the candles. */
 export function tradingDrivers(c: ServiceContext): TradingServices["drivers"] {
-  return once(c, tradingDrivers, () => withDrivers(tradingSessions(c), c.db, candles(c)));
+  return once(c, tradingDrivers, () => withDrivers(sessionViews(c), c.db, candles(c)));
 }
 
 export function trading(c: ServiceContext): TradingServices {

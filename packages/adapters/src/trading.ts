@@ -6,7 +6,6 @@ import type { MarketData } from "@tp/core/provider/market-data";
 import { engineSetup, symbolsOf } from "@tp/core/trading/session-config";
 import { baseCurrencyOf, capitalOf } from "@tp/core/trading/sessions";
 import type { ViewDeps } from "@tp/core/trading/views";
-import type { SessionCommandSink } from "@tp/core/trading/commands";
 import type { ChannelDeps } from "@tp/core/trading/channels";
 import type { RealtimeDeps } from "@tp/core/realtime";
 import { DynamoChannelConfigStore, DynamoUpdateFeed } from "./stores/channel-store";
@@ -51,7 +50,7 @@ export function createSessionServices(
   config: ServiceConfig,
   db: Db,
   base: { now: () => number; newId: () => string },
-  deps: { marketData: () => Promise<MarketData>; commands: SessionCommandSink },
+  deps: { marketData: () => Promise<MarketData> },
 ): ViewDeps {
   const runs = new DynamoRunStore(db);
   const sessions = new DynamoSessionStore(db, runs);
@@ -64,7 +63,6 @@ export function createSessionServices(
     sessions,
     runs,
     ...base,
-    commands: deps.commands,
     workerBeat: () => workers.last(),
     async setupFor(session, runId) {
       const symbols = symbolsOf(session.config);

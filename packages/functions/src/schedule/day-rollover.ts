@@ -1,4 +1,4 @@
-import { calendar, tradingChannels, tradingSessions, type Services } from "@tp/adapters/services";
+import { calendar, tradingChannels, sessionViews, type Services } from "@tp/adapters/services";
 import { DayRollover } from "@tp/core/trading/rollover";
 import * as Channels from "@tp/core/trading/channels";
 import { logger, observed } from "../observability";
@@ -34,4 +34,4 @@ export function dayRolloverHandler(services: () => Promise<RolloverServices>) {
 }
 
 /** The rollover's function builds only the session views, the update feed and the calendars. */
-export const handler = observed("schedule", dayRolloverHandler(lambdaComposition((c) => ({ sessions: tradingSessions(c), channels: tradingChannels(c), calendar: calendar(c) }))));
+export const handler = observed("schedule", dayRolloverHandler(lambdaComposition((c) => ({ sessions: sessionViews(c), channels: tradingChannels(c), calendar: calendar(c) }))));
