@@ -1,7 +1,7 @@
 import { Fees } from "../fees/index";
 import { Dec } from "../fees/money";
 import { Markets, marketOf, type Market } from "../market/market";
-import { isoDateOf, utcToZoned, MS_PER_DAY } from "../market/zoned-time";
+import { isoDateOf, utcToZoned, zonedTimeToUtc, MS_PER_DAY } from "../market/zoned-time";
 import type { Config as RiskConfig, Limits } from "../risk/risk";
 import { Strategies } from "../strategies/index";
 import type { Timeframe } from "../strategies/definition";
@@ -185,6 +185,8 @@ export class TradingEngine {
   private readonly commissionRateNumber: number;
   /** The last fee the broker's schedule gave, and what it was asked. */
   private readonly feeMemo = { market: "", side: "", quantity: NaN, price: NaN, day: NaN, fee: ZERO };
+  /** The exchange-local trade date of the last fee asked for, and the UTC span of that day. */
+  private readonly feeDate = { market: "", day: NaN, iso: "", from: NaN, to: NaN };
   private readonly fraction: Dec;
   private readonly fractionNumber: number;
   private readonly slippage: number;
@@ -1088,11 +1090,22 @@ export class TradingEngine {
   private commissionOf(info: SymbolInfo, side: OrderSide, quantity: number, price: number, exactPrice?: Money): Money {
     if (this.commissionRate !== null) return this.commissionRate.times(exactPrice ?? Money.of(price)).times(Money.of(quantity));
     if (this.setup.fees === null || (info.market !== "US" && info.market !== "HK") || quantity <= 0) return ZERO;
-    const day = utcToZoned(Markets[info.market].timeZone, this.time).dayNumber;
+    // The trade date at the exchange: kept while the clock stays inside the same local day.
+    const date = this.feeDate;
+    if (date.market !== info.market || this.time < date.from || this.time >= date.to) {
+      const timeZone = Markets[info.market].timeZone;
+      const day = utcToZoned(timeZone, this.time).dayNumber;
+      date.market = info.market;
+      date.day = day;
+      date.iso = isoDateOf(day);
+      date.from = zonedTimeToUtc(timeZone, day, 0);
+      date.to = zonedTimeToUtc(timeZone, day + 1, 0);
+    }
+    const day = date.day;
     // The schedule is a pure function of these: a buy's pre-trade check and its fill at the same close ask twice.
     const memo = this.feeMemo;
     if (memo.market === info.market && memo.side === side && memo.quantity === quantity && memo.price === price && memo.day === day) return memo.fee;
-    const fee = Money.fromDec(Fees.totalFee(this.setup.fees, info.market, side, new Dec(quantity), new Dec(price), isoDateOf(day)));
+    const fee = Money.fromDec(Fees.totalFee(this.setup.fees, info.market, side, new Dec(quantity), new Dec(price), date.iso));
     memo.market = info.market;
     memo.side = side;
     memo.quantity = quantity;

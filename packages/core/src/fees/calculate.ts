@@ -66,60 +66,124 @@ const ZERO = new Dec(0);
 const capped = (fee: Dec, cap: Dec | null) => (cap !== null && fee.greaterThan(cap) ? Round.downToCent(cap) : fee);
 
 /** A broker charge: raw amount lifted to its minimum, rounded to the cent, then capped at a share of trade value. */
-const brokerCharge = (raw: Dec, minimum: string, maxRate: string | null, tradeValue: Dec) =>
+const brokerCharge = (raw: Dec, minimum: Dec, maxRate: Dec | null, tradeValue: Dec) =>
   capped(Round.nearestCent(Dec.max(raw, minimum)), maxRate === null ? null : tradeValue.times(maxRate));
 
+/** An HK schedule entry with its numbers parsed. */
+interface HkCharge {
+  rate: Dec;
+  per_trade: Dec;
+  minimum: Dec | null;
+  maximum: Dec | null;
+}
+
 /** An HK charge on trade value from its schedule entry: rate, rounding, minimum, maximum, fixed part. */
-const hkCharge = (entry: HkChargeEntry, tradeValue: Dec, round: (amount: Dec) => Dec) => {
+const hkCharge = (entry: HkCharge, tradeValue: Dec, round: (amount: Dec) => Dec) => {
   let fee = round(tradeValue.times(entry.rate));
   if (entry.minimum !== null) fee = Dec.max(fee, entry.minimum);
-  fee = capped(fee, entry.maximum === null ? null : new Dec(entry.maximum));
+  fee = capped(fee, entry.maximum);
   return fee.plus(entry.per_trade);
 };
 
-const usCharges = (config: UsFeeConfig, quantity: Dec, tradeValue: Dec, side: "buy" | "sell", tradeDate: string) => {
+const decOrNull = (value: string | null) => (value === null ? null : new Dec(value));
+
+/** A dated schedule with each entry parsed once; the entry in force on the last date asked is kept (the engine asks per fill, day after day). */
+function datedSchedule<T extends { effective_from: string | null }, P>(entries: readonly T[], parse: (entry: T) => P): (tradeDate: string) => P {
+  const parsed = new Map(entries.map((entry) => [entry, parse(entry)]));
+  let lastDate = "";
+  let last: P | undefined;
+  return (tradeDate) => {
+    if (tradeDate !== lastDate || last === undefined) {
+      last = parsed.get(inForce(entries, tradeDate))!;
+      lastDate = tradeDate;
+    }
+    return last;
+  };
+}
+
+/**
+ * A fee configuration with its decimal strings parsed once. Every charge is computed from the same
+ * values as from the strings (decimal.js parses a string and a Decimal of it alike), so results
+ * are identical; the engine, which asks per fill, no longer parses a dozen strings each time.
+ */
+function parsedConfig(config: FeeConfig) {
+  const us = config.us_fees;
+  const hk = config.hk_fees;
+  const hkEntry = (entry: HkChargeEntry): HkCharge => ({
+    rate: new Dec(entry.rate),
+    per_trade: new Dec(entry.per_trade),
+    minimum: decOrNull(entry.minimum),
+    maximum: decOrNull(entry.maximum),
+  });
+  return {
+    us: {
+      commission_per_share: new Dec(us.commission_per_share),
+      commission_min_per_order: new Dec(us.commission_min_per_order),
+      commission_max_rate: decOrNull(us.commission_max_rate),
+      platform_fee_per_share: new Dec(us.platform_fee_per_share),
+      platform_fee_min_per_order: new Dec(us.platform_fee_min_per_order),
+      platform_fee_max_rate: decOrNull(us.platform_fee_max_rate),
+      settlement_fee_per_share: new Dec(us.settlement_fee_per_share),
+      settlement_fee_max_rate: decOrNull(us.settlement_fee_max_rate),
+      cat_fee_per_share: new Dec(us.cat_fee_per_share),
+      sec_fee: datedSchedule(us.sec_fee_schedule, (entry) => ({ rate: new Dec(entry.rate) })),
+      finra_taf: datedSchedule(us.finra_taf_schedule, (entry) => ({ per_share: new Dec(entry.per_share), max_per_trade: new Dec(entry.max_per_trade) })),
+    },
+    hk: {
+      commission_rate: new Dec(hk.commission_rate),
+      commission_min_per_order: new Dec(hk.commission_min_per_order),
+      platform_fee_per_order: new Dec(hk.platform_fee_per_order),
+      stamp_duty: datedSchedule(hk.stamp_duty_schedule, hkEntry),
+      sfc_levy: datedSchedule(hk.sfc_levy_schedule, hkEntry),
+      afrc_levy: datedSchedule(hk.afrc_levy_schedule, hkEntry),
+      exchange_trading_fee: datedSchedule(hk.exchange_trading_fee_schedule, hkEntry),
+      settlement_fee: datedSchedule(hk.settlement_fee_schedule, hkEntry),
+    },
+  };
+}
+type ParsedConfig = ReturnType<typeof parsedConfig>;
+
+/** Configurations are immutable values once resolved: each is parsed once. */
+const parsedConfigs = new WeakMap<FeeConfig, ParsedConfig>();
+const parsedOf = (config: FeeConfig): ParsedConfig => {
+  let parsed = parsedConfigs.get(config);
+  if (!parsed) {
+    parsed = parsedConfig(config);
+    parsedConfigs.set(config, parsed);
+  }
+  return parsed;
+};
+
+const usCharges = (config: ParsedConfig["us"], quantity: Dec, tradeValue: Dec, side: "buy" | "sell", tradeDate: string) => {
   const charges: Record<string, Dec> = {
-    commission: brokerCharge(
-      quantity.times(config.commission_per_share),
-      config.commission_min_per_order,
-      config.commission_max_rate,
-      tradeValue,
-    ),
-    platform_fee: brokerCharge(
-      quantity.times(config.platform_fee_per_share),
-      config.platform_fee_min_per_order,
-      config.platform_fee_max_rate,
-      tradeValue,
-    ),
-    settlement_fee: brokerCharge(
-      quantity.times(config.settlement_fee_per_share),
-      "0",
-      config.settlement_fee_max_rate,
-      tradeValue,
-    ),
+    commission: brokerCharge(quantity.times(config.commission_per_share), config.commission_min_per_order, config.commission_max_rate, tradeValue),
+    platform_fee: brokerCharge(quantity.times(config.platform_fee_per_share), config.platform_fee_min_per_order, config.platform_fee_max_rate, tradeValue),
+    settlement_fee: brokerCharge(quantity.times(config.settlement_fee_per_share), ZERO, config.settlement_fee_max_rate, tradeValue),
     cat_fee: Round.upToCent(quantity.times(config.cat_fee_per_share)),
   };
   if (side === "sell") {
     // Rounding up to the cent also gives the $0.01 minimum, and a $0/M period stays at zero.
-    charges.sec_fee = Round.upToCent(tradeValue.times(inForce(config.sec_fee_schedule, tradeDate).rate));
-    const taf = inForce(config.finra_taf_schedule, tradeDate);
-    charges.finra_taf = capped(Round.upToCent(quantity.times(taf.per_share)), new Dec(taf.max_per_trade));
+    charges.sec_fee = Round.upToCent(tradeValue.times(config.sec_fee(tradeDate).rate));
+    const taf = config.finra_taf(tradeDate);
+    charges.finra_taf = capped(Round.upToCent(quantity.times(taf.per_share)), taf.max_per_trade);
   }
   return charges;
 };
 
-const hkCharges = (config: HkFeeConfig, tradeValue: Dec, tradeDate: string) => ({
+const hkCharges = (config: ParsedConfig["hk"], tradeValue: Dec, tradeDate: string) => ({
   commission: brokerCharge(tradeValue.times(config.commission_rate), config.commission_min_per_order, null, tradeValue),
-  platform_fee: new Dec(config.platform_fee_per_order),
-  stamp_duty: hkCharge(inForce(config.stamp_duty_schedule, tradeDate), tradeValue, Round.upToDollar),
-  sfc_levy: hkCharge(inForce(config.sfc_levy_schedule, tradeDate), tradeValue, Round.nearestCent),
-  afrc_levy: hkCharge(inForce(config.afrc_levy_schedule, tradeDate), tradeValue, Round.nearestCent),
-  exchange_trading_fee: hkCharge(inForce(config.exchange_trading_fee_schedule, tradeDate), tradeValue, Round.nearestCent),
-  settlement_fee: hkCharge(inForce(config.settlement_fee_schedule, tradeDate), tradeValue, Round.nearestCent),
+  platform_fee: config.platform_fee_per_order,
+  stamp_duty: hkCharge(config.stamp_duty(tradeDate), tradeValue, Round.upToDollar),
+  sfc_levy: hkCharge(config.sfc_levy(tradeDate), tradeValue, Round.nearestCent),
+  afrc_levy: hkCharge(config.afrc_levy(tradeDate), tradeValue, Round.nearestCent),
+  exchange_trading_fee: hkCharge(config.exchange_trading_fee(tradeDate), tradeValue, Round.nearestCent),
+  settlement_fee: hkCharge(config.settlement_fee(tradeDate), tradeValue, Round.nearestCent),
 });
 
-const chargesOf = (config: FeeConfig, market: "US" | "HK", side: "buy" | "sell", quantity: Dec, tradeValue: Dec, tradeDate: string): Record<string, Dec> =>
-  market === "US" ? usCharges(config.us_fees, quantity, tradeValue, side, tradeDate) : hkCharges(config.hk_fees, tradeValue, tradeDate);
+const chargesOf = (config: FeeConfig, market: "US" | "HK", side: "buy" | "sell", quantity: Dec, tradeValue: Dec, tradeDate: string): Record<string, Dec> => {
+  const parsed = parsedOf(config);
+  return market === "US" ? usCharges(parsed.us, quantity, tradeValue, side, tradeDate) : hkCharges(parsed.hk, tradeValue, tradeDate);
+};
 
 const sum = (charges: Record<string, Dec>) => Object.values(charges).reduce((total, amount) => total.plus(amount), ZERO);
 
