@@ -48,7 +48,7 @@ try {
     asset_mode: "simulated",
     initial_capital: "100000",
     tradable_symbols: ["AAPL.US"],
-    config: { channels: ChannelPresets.get("balanced-multi").channels },
+    config: { channels: ChannelPresets.get("balanced-multi").channels, venue: "bars" },
   });
   await call("POST", `/api/v1/channels/sessions/${session.id}/start`, token);
   const deps = runtime.services.trading.channels;
@@ -105,7 +105,7 @@ try {
   printTable(`Fill to socket (channel_update at every client), ${new Date().toISOString()}`, rows);
 
   // 10,000 stored updates (after those above), then catch-up reads over HTTP.
-  const feedSession = (await call("POST", "/api/v1/trading/sessions", token, { session_name: "feed", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", tradable_symbols: ["AAPL.US"], config: { channels: ChannelPresets.get("balanced-multi").channels } })).id;
+  const feedSession = (await call("POST", "/api/v1/trading/sessions", token, { session_name: "feed", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", tradable_symbols: ["AAPL.US"], config: { channels: ChannelPresets.get("balanced-multi").channels, venue: "bars" } })).id;
   const records: Channels.StreamRecord[] = [];
   const message = Channels.metricsMessagesOf(engine, at)[0]!;
   const appendStarted = performance.now();

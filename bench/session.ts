@@ -87,7 +87,7 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
     let lastArrival = 0;
     for (let i = 0; i < sessionCount; i++) {
       // Different windows, so the sessions do not all trade on the same bar.
-      const config = { strategy_name: "ma_crossover", parameters: { fast_period: 2 + (i % 3), slow_period: 5 + (i % 5) }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.05 } } };
+      const config = { strategy_name: "ma_crossover", parameters: { fast_period: 2 + (i % 3), slow_period: 5 + (i % 5) }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.05 } }, venue: "bars" };
       const session = await call("POST", "/api/v1/trading/sessions", { session_name: `bench ${i}`, trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config }, token);
       const socket = new WebSocket(`ws://127.0.0.1:${runtime.port}/ws/trading/${session.id}?token=${token}`);
       await new Promise((resolve, reject) => (socket.once("open", resolve), socket.once("error", reject)));

@@ -31,7 +31,7 @@ const preset = ChannelPresets.get("balanced-multi");
 const createSession = (config: Record<string, unknown> = { channels: preset.channels }, extra: Record<string, unknown> = {}) =>
   api.json("POST", "/api/v1/trading/sessions", 201, {
     token: owner.token,
-    body: { session_name: "Balanced", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", tradable_symbols: ["AAPL.US"], config, ...extra },
+    body: { session_name: "Balanced", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", tradable_symbols: ["AAPL.US"], config: { ...config, venue: "bars" }, ...extra },
   });
 const P = (id: string) => `/api/v1/sessions/${id}`;
 const Q = (id: string) => `/api/v1/channels/sessions/${id}`;

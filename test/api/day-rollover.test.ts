@@ -36,7 +36,7 @@ async function minutes(count: number) {
 }
 
 const rollover = () => dayRolloverHandler(() => Promise.resolve({ sessions: api.services.trading.sessions, channels: api.services.trading.channels, calendar: api.services.calendar }))();
-const config = { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.08 } } };
+const config = { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.08 } }, venue: "bars" };
 
 describe("the day rollover", () => {
   it("settles a closed day once: day orders expire, the daily counters restart, a second run changes nothing", async () => {

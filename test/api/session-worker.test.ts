@@ -52,6 +52,8 @@ const config = {
   symbols: ["AAPL.US"],
   timeframe: "1m",
   execution: { sizing: { model: "cash_fraction", fraction: 0.08 } },
+  // Filled on the bars fed, so one engine fed the same bars gives the same events (the broker venue: session-venue.test.ts).
+  venue: "bars",
 };
 
 describe("the session worker", () => {

@@ -48,7 +48,7 @@ describe("the accelerated simulated clock (npm start)", () => {
       trading_mode: "simulation",
       asset_mode: "simulated",
       initial_capital: "100000",
-      config: { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.08 } } },
+      config: { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.08 } }, venue: "bars" },
     }, token);
     expect(session.status).toBe(201);
     const id = session.body.id as string;

@@ -61,7 +61,7 @@ describe("channels in the embedded runtime", () => {
         asset_mode: "simulated",
         initial_capital: "100000",
         tradable_symbols: ["AAPL.US"],
-        config: { channels: ChannelPresets.get("balanced-multi").channels },
+        config: { channels: ChannelPresets.get("balanced-multi").channels, venue: "bars" },
       })
     ).body;
     const started = await call("POST", `/api/v1/channels/sessions/${session.id}/start`, token);

@@ -7,7 +7,9 @@ import { Calendar } from "@tp/core/market/calendar";
 import { marketOf } from "@tp/core/market/market";
 import type { MarketData } from "@tp/core/provider/market-data";
 import type { PushCandlestickEvent } from "@tp/core/provider/quote-types";
-import { engineOf } from "@tp/core/trading/run-update";
+import { engineOf, updateRun } from "@tp/core/trading/run-update";
+import { applyReports, exchange, type VenueReport } from "@tp/core/trading/venue";
+import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import * as Channels from "@tp/core/trading/channels";
 import type { Timeframe } from "@tp/core/strategies/definition";
 import { LiveRuns, liveFeedsOf, type ClosedBar, type WorkerBeat } from "@tp/core/trading/live";
@@ -103,6 +105,7 @@ export class SessionWorker {
     await this.takeCommands();
     if (advancing(this.options.marketData)) this.options.marketData.advance();
     await this.flush();
+    await this.routeOrders();
     await this.playReplays();
     await this.pushMetrics();
     await this.beat();
@@ -130,6 +133,40 @@ export class SessionWorker {
       }
       if (lifecycle) await this.refresh();
     }
+  }
+
+  /**
+   * Sessions whose orders go to their broker (`venue: broker`, docs/session-worker.md): their
+   * pending orders are sent, cancels forwarded, and what the broker did read back into the run
+   * (fills by trade id, ends), every step; repeatable, so a crash anywhere sends nothing twice.
+   */
+  async routeOrders(): Promise<void> {
+    const deps = this.services.trading.sessions;
+    for (const [id, driven] of this.driven) {
+      const run = await deps.runs.get(id);
+      if (run?.setup.venue !== "broker" || !run.snapshot || run.snapshot.pending.length === 0) continue;
+      let reports: VenueReport[];
+      try {
+        reports = await exchange(await this.venueOf(driven.session), run.snapshot.pending, deps.now());
+      } catch (error) {
+        // The broker is unreachable or busy: nothing was booked; the next step asks again.
+        console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Broker exchange failed", session_id: id, error: String(error) }));
+        continue;
+      }
+      if (reports.length === 0) continue;
+      const done = await updateRun(deps, id, (current) => {
+        const engine = engineOf(current);
+        applyReports(engine, reports);
+        return { engine, value: null };
+      });
+      if (done) await this.publish(driven.session, done.events);
+    }
+  }
+
+  /** A simulation session's paper account (its own, `session-<id>`), a live session's account at the selected provider. */
+  private venueOf(session: StoredSession): Promise<OrderGateway> {
+    if (session.trading_mode === "live") return this.services.providers.orderGateway(session.user_id);
+    return Promise.resolve(this.services.paperBroker(`session-${session.id}`));
   }
 
   /** Reads the running sessions again: new ones are attached (their run created or restored), ended ones let go. */

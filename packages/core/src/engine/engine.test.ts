@@ -69,6 +69,46 @@ describe("trading engine", () => {
     expect(engine.replace(order!.order_id, { price: 1 }, Date.UTC(2024, 0, 3, 22))).toBeNull();
   });
 
+  it("on a broker venue, books the broker's executions (in parts, each trade once) and ends orders only when the broker says so", () => {
+    const setup = { ...singleStrategySetup({ symbols: ["AAPL.US"], execution: { commission: { model: "percent", rate: 0.001 } } }), venue: "broker" as const };
+    const engine = new TradingEngine(setup);
+    for (const bar of barsFrom([100])) engine.onBar(bar, "1d");
+    engine.drainEvents();
+    const { order } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 10 }, Date.UTC(2024, 0, 2, 21));
+    // Bars do not fill it: the broker does.
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 3), open: 101, high: 102, low: 100, close: 101, volume: 1 }, "1d");
+    expect(engine.view("main").pending_orders).toHaveLength(1);
+    engine.routed(order!.order_id, "B-1");
+    engine.routed(order!.order_id, "B-2");
+    engine.venueFill(order!.order_id, "T-1", 4, 101.5, Date.UTC(2024, 0, 3, 15));
+    engine.venueFill(order!.order_id, "T-1", 4, 101.5, Date.UTC(2024, 0, 3, 15));
+    // A snapshot between the two parts continues exactly.
+    const resumed = TradingEngine.restore(setup, engine.snapshot());
+    for (const e of [engine, resumed]) e.venueFill(order!.order_id, "T-2", 6, 102, Date.UTC(2024, 0, 3, 15, 1));
+    const events = engine.drainEvents().filter((e) => e.type.startsWith("order_"));
+    expect(resumed.drainEvents().filter((e) => e.type.startsWith("order_"))).toEqual(events.slice(-1));
+    expect(events.map((e) => [e.type, e.data.venue_order_id ?? e.data.quantity])).toEqual([
+      ["order_submitted", 10],
+      ["order_routed", "B-1"],
+      ["order_filled", 4],
+      ["order_filled", 6],
+    ]);
+    // Totals: 4 × 101.5 + 6 × 102 = 1018 for 10 shares; 0.1 % commission on each part.
+    expect(events[3].data).toMatchObject({ filled_quantity: 10, remaining: 0, average_price: "101.8", total_commission: "1.018" });
+    expect(engine.view("main").pending_orders).toHaveLength(0);
+    expect(engine.view("main").cash).toEqual({ USD: "98980.982" });
+
+    // A cancel is asked, not done; the broker's answer ends the order; the day end leaves a broker's orders to the broker.
+    const { order: resting } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 1, order_type: "limit", price: 50 }, Date.UTC(2024, 0, 3, 16));
+    expect(engine.cancel(resting!.order_id, Date.UTC(2024, 0, 3, 16), "on request")).toBe(true);
+    engine.endDay(Date.UTC(2024, 0, 3, 21));
+    expect(engine.view("main").pending_orders).toHaveLength(1);
+    engine.venueEnded(resting!.order_id, "cancelled", "cancelled at the broker", Date.UTC(2024, 0, 3, 21, 1));
+    const ended = engine.drainEvents().filter((e) => e.data.order_id === resting!.order_id).map((e) => e.type);
+    expect(ended).toEqual(["order_submitted", "order_cancel_requested", "order_cancelled"]);
+    expect(engine.view("main").pending_orders).toHaveLength(0);
+  });
+
   it("fills at the signal bar's close when the rule says close, with slippage against the trader", () => {
     const engine = new TradingEngine(
       singleStrategySetup({ symbols: ["AAPL.US"], parameters: { fast_period: 2, slow_period: 3 }, execution: { fill: "close", slippage_bps: 10, commission: { model: "percent", rate: 0 } } }),

@@ -190,8 +190,11 @@ export class TradingEngine {
   private readonly fraction: Dec;
   private readonly fractionNumber: number;
   private readonly slippage: number;
+  /** Whether orders fill on the bars fed (`venue` bars) rather than by a broker's reports. */
+  private readonly barFills: boolean;
 
   constructor(readonly setup: EngineSetup) {
+    this.barFills = setup.venue !== "broker";
     this.timeZone = Markets[dayMarketOf(setup)].timeZone;
     const commission = setup.execution.commission;
     this.commissionRate = commission.model === "percent" ? Money.of(commission.rate) : null;
@@ -327,7 +330,7 @@ export class TradingEngine {
   private step(info: SymbolInfo, at: number, open: number, high: number, low: number, close: number) {
     if (at >= this.dayEnd || at < this.dayStart) this.rollTo(at);
     this.time = at;
-    const filled = this.pending.length > 0 && this.fillPending(info.symbol, at, open, high, low);
+    const filled = this.barFills && this.pending.length > 0 && this.fillPending(info.symbol, at, open, high, low);
     info.last = close;
     if (filled || info.held > 0) this.monitor();
   }
@@ -342,7 +345,8 @@ export class TradingEngine {
     if (this.day < 0) return;
     if (close !== undefined) {
       this.time = Math.max(this.time, close);
-      if (this.pending.length > 0) this.cancelPending(() => true, "DAY_ORDER_EXPIRED: a day order ends at the market's close", { expired: true });
+      // A broker's day orders expire at the broker, which reports it.
+      if (this.barFills && this.pending.length > 0) this.cancelPending(() => true, "DAY_ORDER_EXPIRED: a day order ends at the market's close", { expired: true });
     }
     this.closeDay();
     this.day = -1;
@@ -417,6 +421,11 @@ export class TradingEngine {
     const order = this.pending[index];
     const channel = this.channel(order.channel_id);
     this.time = Math.max(this.time, at);
+    if (!this.barFills) {
+      const denial = { reason: "REPLACE_AT_BROKER_UNSUPPORTED", message: "an order at the broker is not replaced: cancel it and place a new one", values: { order_id: orderId } };
+      this.emit("log", order.channel_id, { level: "warning", message: `Replace of order ${orderId} denied: ${denial.message}`, order_id: orderId, denials: [denial] });
+      return { order, denials: [denial] };
+    }
     const quantity = change.quantity ?? order.quantity;
     const price = order.order_type === "market" ? null : (change.price ?? order.limit_price ?? order.stop_price);
     const request: OrderRequest = { channel_id: order.channel_id, symbol: order.symbol, side: order.side, quantity, order_type: order.order_type, price };
@@ -999,7 +1008,7 @@ export class TradingEngine {
     };
     channel.daily_trades += 1;
     this.emit("order_submitted", channel.setup.channel_id, { ...order });
-    if (!Number.isNaN(close) && orderType === "market" && this.setup.execution.fill === "close") {
+    if (this.barFills && !Number.isNaN(close) && orderType === "market" && this.setup.execution.fill === "close") {
       this.fill(order, close);
     } else {
       this.pending.push(order);
@@ -1133,18 +1142,23 @@ export class TradingEngine {
     return kept !== before;
   }
 
-  private fill(order: EngineOrder, marketPrice: number) {
+  /**
+   * Books a fill of `quantity` (the whole order unless a broker venue filled part of it) at
+   * `marketPrice` (with slippage on bars; a venue's price as it is). A fill on bars that cash
+   * cannot pay is rejected; a venue's fill happened and is booked.
+   */
+  private fill(order: EngineOrder, marketPrice: number, quantity = order.quantity, venueFill = false): void {
     const channel = this.channel(order.channel_id);
     const sleeve = this.sleeveOf(channel, order.sleeve);
     const info = this.info(order.symbol);
-    const price = this.slippage === 0 ? marketPrice : marketPrice * (order.side === "buy" ? 1 + this.slippage : 1 - this.slippage);
+    const price = venueFill || this.slippage === 0 ? marketPrice : marketPrice * (order.side === "buy" ? 1 + this.slippage : 1 - this.slippage);
     const exactPrice = Money.of(price);
-    const notional = exactPrice.timesInteger(order.quantity);
-    const commission = this.commissionOf(info, order.side, order.quantity, price, exactPrice);
+    const notional = exactPrice.timesInteger(quantity);
+    const commission = this.commissionOf(info, order.side, quantity, price, exactPrice);
     const cashFlow = order.side === "buy" ? notional.plus(commission).negated() : notional.minus(commission);
     const cash = channel.cash.get(info.currency) ?? ZERO;
     const cashAfter = cash.plus(cashFlow);
-    if (order.side === "buy" && cashAfter.isBelowZero()) {
+    if (order.side === "buy" && cashAfter.isBelowZero() && !venueFill) {
       this.emit("order_rejected", channel.setup.channel_id, {
         order_id: order.order_id,
         symbol: order.symbol,
@@ -1160,7 +1174,7 @@ export class TradingEngine {
     const cashText = cashAfter.toString();
     this.refreshCash(channel, info.currency, cashText);
     const position = this.positionOf(sleeve, order.symbol);
-    const signed = order.side === "buy" ? order.quantity : -order.quantity;
+    const signed = order.side === "buy" ? quantity : -quantity;
     const heldBefore = position.quantity !== 0;
     const booking = book(position, signed, price, cashFlow, commission, this.time);
     if (heldBefore !== (position.quantity !== 0)) info.held += heldBefore ? -1 : 1;
@@ -1171,7 +1185,7 @@ export class TradingEngine {
       order_id: order.order_id,
       symbol: order.symbol,
       side: order.side,
-      quantity: order.quantity,
+      quantity,
       price: decimalText(price),
       commission: commission.toString(),
       currency: info.currency,
@@ -1181,6 +1195,20 @@ export class TradingEngine {
       reason: order.reason,
     };
     const id = channel.setup.channel_id;
+    if (venueFill) {
+      // Totals so far, for an order a venue may fill in parts.
+      const filled = (order.filled ?? 0) + quantity;
+      const value = Money.of(order.filled_value ?? "0").plus(notional);
+      const fees = Money.of(order.filled_commission ?? "0").plus(commission);
+      order.filled = filled;
+      order.filled_value = value.toString();
+      order.filled_commission = fees.toString();
+      const extra = fill as unknown as Record<string, unknown>;
+      extra.filled_quantity = filled;
+      extra.remaining = order.quantity - filled;
+      extra.average_price = value.toDec().div(filled).toString();
+      extra.total_commission = order.filled_commission;
+    }
     this.emit("order_filled", id, fill as unknown as Record<string, unknown>);
     this.emit("position_changed", id, {
       symbol: order.symbol,
@@ -1217,13 +1245,56 @@ export class TradingEngine {
     }
   }
 
+  /** Withdraws pending orders; a broker's orders are asked to cancel (`order_cancel_requested`) and end when it reports so. */
   private cancelPending(which: (order: EngineOrder) => boolean, reason: string, extra: Record<string, unknown> = {}) {
+    if (!this.barFills) {
+      for (const order of this.pending) {
+        if (!which(order) || order.cancel_requested) continue;
+        order.cancel_requested = true;
+        this.emit("order_cancel_requested", order.channel_id, { order_id: order.order_id, symbol: order.symbol, reason, ...extra });
+      }
+      return;
+    }
     const kept: EngineOrder[] = [];
     for (const order of this.pending) {
       if (which(order)) this.emit("order_cancelled", order.channel_id, { order_id: order.order_id, symbol: order.symbol, reason, ...extra });
       else kept.push(order);
     }
     this.pending = kept;
+  }
+
+  // ---- a broker venue's reports (docs/session-worker.md, "Orders at the broker") ----------------
+
+  /** The broker took the order under `venueOrderId` (`order_routed`); once only. */
+  routed(orderId: string, venueOrderId: string): void {
+    const order = this.pending.find((candidate) => candidate.order_id === orderId);
+    if (!order || order.venue_order_id !== undefined) return;
+    order.venue_order_id = venueOrderId;
+    this.emit("order_routed", order.channel_id, { order_id: orderId, symbol: order.symbol, venue_order_id: venueOrderId });
+  }
+
+  /** The broker executed `quantity` of the order at `price` (its trade `tradeId`, booked once); the order is done when all of it has filled. */
+  venueFill(orderId: string, tradeId: string, quantity: number, price: number, at: number): void {
+    const order = this.pending.find((candidate) => candidate.order_id === orderId);
+    if (!order || order.venue_trades?.includes(tradeId) || !(quantity > 0) || !(price > 0)) return;
+    this.time = Math.max(this.time, at);
+    order.venue_trades = [...(order.venue_trades ?? []), tradeId];
+    this.fill(order, price, Math.min(quantity, order.quantity - (order.filled ?? 0)), true);
+    if ((order.filled ?? 0) >= order.quantity) this.pending = this.pending.filter((candidate) => candidate !== order);
+    this.monitor();
+  }
+
+  /** The order is over at the broker: cancelled (also the rest of a part-filled order), rejected or expired. */
+  venueEnded(orderId: string, status: "cancelled" | "rejected" | "expired", message: string, at: number): void {
+    const order = this.pending.find((candidate) => candidate.order_id === orderId);
+    if (!order) return;
+    this.time = Math.max(this.time, at);
+    this.pending = this.pending.filter((candidate) => candidate !== order);
+    if (status === "rejected") {
+      this.emit("order_rejected", order.channel_id, { order_id: orderId, symbol: order.symbol, side: order.side, quantity: order.quantity, reason: "VENUE_REJECTED", message, values: {} });
+    } else {
+      this.emit("order_cancelled", order.channel_id, { order_id: orderId, symbol: order.symbol, reason: message, ...(status === "expired" ? { expired: true } : {}) });
+    }
   }
 }
 

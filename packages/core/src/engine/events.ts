@@ -14,6 +14,8 @@ export const EventType = z
     "order_rejected",
     "order_cancelled",
     "order_replaced",
+    "order_routed",
+    "order_cancel_requested",
     "position_changed",
     "trade_closed",
     "risk_event",
@@ -65,6 +67,15 @@ export interface EngineOrder {
   stop_price: number | null;
   submitted_at: number;
   reason: string;
+  /** Broker venue: the venue's order id once sent. */
+  venue_order_id?: string;
+  /** Broker venue: shares filled so far, their value and commission (decimal strings), and the venue's trade ids already booked. */
+  filled?: number;
+  filled_value?: string;
+  filled_commission?: string;
+  venue_trades?: string[];
+  /** Broker venue: a cancel was asked for; the order ends when the venue says so. */
+  cancel_requested?: boolean;
 }
 
 /** `data` of an `order_filled` event. Money is a decimal string. */

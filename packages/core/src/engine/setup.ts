@@ -93,4 +93,11 @@ export interface EngineSetup {
   trading_days_per_year: number;
   /** Emit `strategy_output` and `signal` events for every strategy bar (MTF sessions' `outputs`). */
   trace?: boolean;
+  /**
+   * Where orders fill (ENGINE.md §3): `bars` (absent), simulated on the bars fed (backtests,
+   * replays, MTF steps, and sessions that ask for it); `broker`, the session's broker (a
+   * simulation session's paper account, a live session's LongPort account): orders stay pending
+   * until the venue's fills and ends are handed in (`routed`, `venueFill`, `venueEnded`).
+   */
+  venue?: "bars" | "broker";
 }

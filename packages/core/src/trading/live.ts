@@ -62,6 +62,9 @@ export const isWorkerDriven = (session: Pick<StoredSession, "trading_mode">) => 
 /** Whether the worker drives it now: worker-driven and running or paused (the worker's list). */
 export const isLive = (session: Pick<StoredSession, "trading_mode" | "status">) => isWorkerDriven(session) && (session.status === "running" || session.status === "paused");
 
+/** Where a live run's orders fill: the session's choice; a session stored before the choice existed fills on bars. */
+export const venueOf = (session: Pick<StoredSession, "config">): "broker" | "bars" => session.config.venue ?? "bars";
+
 /** The (symbol, timeframe) feeds a session's strategies read. */
 export const liveFeedsOf = (session: StoredSession) => feedsOf(session.config);
 
@@ -77,7 +80,7 @@ export const LiveRuns = {
         run_id: runId,
         session_id: session.id,
         user_id: session.user_id,
-        setup: await deps.setupFor(session, runId),
+        setup: { ...(await deps.setupFor(session, runId)), venue: venueOf(session) },
         snapshot: null,
         progress: { cursor_ms: 0, bars: 0, bars_total: 0, done: false },
         version: 1,

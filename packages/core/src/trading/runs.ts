@@ -19,6 +19,8 @@ const CATEGORY: Record<EventType, EventCategory> = {
   order_rejected: "order",
   order_cancelled: "order",
   order_replaced: "order",
+  order_routed: "order",
+  order_cancel_requested: "order",
   order_denied: "risk",
   risk_event: "risk",
   alert: "risk",
@@ -70,6 +72,10 @@ export function messageOf(event: EngineEvent): string {
       return `${channel}Order ${d.order_id} rejected: ${d.message}`;
     case "order_cancelled":
       return `${channel}Order ${d.order_id} cancelled: ${d.reason}`;
+    case "order_routed":
+      return `${channel}Order ${d.order_id} sent to the broker as ${d.venue_order_id}`;
+    case "order_cancel_requested":
+      return `${channel}Order ${d.order_id}: cancel asked of the broker (${d.reason})`;
     case "order_replaced":
       return `${channel}Order ${d.order_id} replaced: quantity ${d.previous_quantity} → ${d.quantity}${d.previous_price !== (d.limit_price ?? d.stop_price) ? `, price ${d.previous_price} → ${d.limit_price ?? d.stop_price}` : ""}`;
     case "position_changed":
@@ -124,6 +130,10 @@ export const TradingOrderResponse = z
     trading_fee: z.record(z.string(), z.unknown()).nullable(),
     reason: z.string().nullable(),
     denials: z.array(z.object({ reason: z.string(), message: z.string(), values: z.record(z.string(), z.union([z.number(), z.string()])) })),
+    /** A broker venue's order id, once the session worker sent it (sessions whose venue is `broker`). */
+    venue_order_id: z.string().nullable().optional(),
+    /** A cancel was asked of the broker; the order ends when the broker reports it. */
+    cancel_requested: z.boolean().optional(),
   })
   .meta({ id: "TradingOrderResponse" });
 export type TradingOrderResponse = z.infer<typeof TradingOrderResponse>;
@@ -189,11 +199,30 @@ export function orderChangeOf(event: EngineEvent, run: { run_id: string; session
         },
       };
     case "order_filled":
+      // A broker venue may fill an order in parts: the event then carries the totals so far.
+      if (d.filled_quantity !== undefined) {
+        const done = d.remaining === 0;
+        return {
+          kind: "set",
+          order_id: String(d.order_id),
+          fields: {
+            status: done ? "filled" : "partially_filled",
+            filled_at: done ? iso(event.time) : null,
+            filled_price: String(d.average_price),
+            filled_quantity: String(d.filled_quantity),
+            commission: String(d.total_commission),
+          },
+        };
+      }
       return {
         kind: "set",
         order_id: String(d.order_id),
         fields: { status: "filled", filled_at: iso(event.time), filled_price: String(d.price), filled_quantity: String(d.quantity), commission: String(d.commission) },
       };
+    case "order_routed":
+      return { kind: "set", order_id: String(d.order_id), fields: { venue_order_id: String(d.venue_order_id) } };
+    case "order_cancel_requested":
+      return { kind: "set", order_id: String(d.order_id), fields: { cancel_requested: true } };
     case "order_rejected":
       return {
         kind: "set",

@@ -39,6 +39,15 @@ const ChannelEntry = z.object({
 });
 
 /** The input form of `config` (what POST /trading/sessions accepts). */
+/**
+ * Where a simulation or live session's orders fill (docs/trading-sessions.md): `broker`, the
+ * session's broker (a simulation session's paper account, a live session's LongPort account);
+ * `bars`, simulated on the session's bars as a backtest fills. Backtests and replays always fill
+ * on bars. Sessions stored before the choice existed fill on bars.
+ */
+export const SessionVenue = z.enum(["broker", "bars"]).meta({ id: "SessionVenue" });
+export type SessionVenue = z.infer<typeof SessionVenue>;
+
 export const SessionConfigInput = z
   .object({
     channels: z.array(ChannelEntry).max(10).optional(),
@@ -48,6 +57,7 @@ export const SessionConfigInput = z
     timeframe: Timeframe.optional(),
     risk_config: z.record(z.string(), z.unknown()).optional(),
     execution: z.record(z.string(), z.unknown()).optional(),
+    venue: SessionVenue.optional(),
   })
   .meta({ id: "TradingSessionConfigInput" });
 
@@ -81,6 +91,8 @@ export const SessionConfig = z
     timeframe: Timeframe,
     risk_config: Risk.Config,
     execution: Execution,
+    /** Absent in sessions stored before it existed: `bars`. */
+    venue: SessionVenue.optional(),
   })
   .meta({ id: "TradingSessionConfig" });
 export type SessionConfig = z.infer<typeof SessionConfig>;
@@ -174,7 +186,7 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
     issues.push({ loc: ["config", "channels"], msg: `channels allocate ${round(allocated)} of the capital; the total must not exceed 1`, type: "over_allocated" });
   }
   if (issues.length > 0) throw new ValidationError(issues);
-  return { channels, symbols, timeframe, risk_config: risk, execution: execution.success ? execution.data : Execution.parse({}) };
+  return { channels, symbols, timeframe, risk_config: risk, execution: execution.success ? execution.data : Execution.parse({}), venue: raw.venue ?? "broker" };
 }
 
 const round = (value: number) => Math.round(value * 1e6) / 1e6;
