@@ -32,6 +32,8 @@ export interface SessionWorkerOptions {
 interface Driven {
   session: StoredSession;
   feeds: string[];
+  /** Where its run's orders fill (fixed when the run is made): only `broker` sessions are routed. */
+  venue: "broker" | "bars";
 }
 
 /** Batches of ten commands taken per step at most (the rest wait for the next step, so bars are never held up long). */
@@ -143,8 +145,9 @@ export class SessionWorker {
   async routeOrders(): Promise<void> {
     const deps = this.services.trading.sessions;
     for (const [id, driven] of this.driven) {
+      if (driven.venue !== "broker") continue;
       const run = await deps.runs.get(id);
-      if (run?.setup.venue !== "broker" || !run.snapshot || run.snapshot.pending.length === 0) continue;
+      if (!run?.snapshot || run.snapshot.pending.length === 0) continue;
       let reports: VenueReport[];
       try {
         reports = await exchange(await this.venueOf(driven.session), run.snapshot.pending, deps.now());
@@ -176,8 +179,8 @@ export class SessionWorker {
     const seen = new Set<string>();
     for (const session of live) {
       seen.add(session.id);
-      if (!this.driven.has(session.id)) await LiveRuns.ensure(deps, session);
-      this.driven.set(session.id, { session, feeds: liveFeedsOf(session).map((f) => feedKey(f.symbol, f.timeframe)) });
+      const venue = this.driven.get(session.id)?.venue ?? (await LiveRuns.ensure(deps, session)).setup.venue ?? "bars";
+      this.driven.set(session.id, { session, feeds: liveFeedsOf(session).map((f) => feedKey(f.symbol, f.timeframe)), venue });
     }
     for (const id of [...this.driven.keys()]) if (!seen.has(id)) this.driven.delete(id);
     await this.resubscribe();
