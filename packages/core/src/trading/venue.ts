@@ -88,12 +88,13 @@ export async function exchange(gateway: OrderGateway, pending: readonly EngineOr
       report.routed = venueId;
     }
     if (order.cancel_requested) await cancelAt(gateway, venueId);
+    // The status first, then the executions: an order over by then has no fill the list lacks.
+    const detail = await gateway.orderDetail(venueId);
     const applied = new Set(order.venue_trades ?? []);
     for (const execution of await gateway.todayExecutions({ order_id: venueId })) {
       if (applied.has(execution.trade_id)) continue;
       report.executions.push({ trade_id: execution.trade_id, quantity: Number(execution.quantity), price: Number(execution.price), at: Date.parse(execution.trade_done_at) });
     }
-    const detail = await gateway.orderDetail(venueId);
     const ended = ENDED[detail.status];
     if (ended) report.ended = { status: ended, message: detail.msg || detail.status, at: Date.parse(detail.updated_at ?? detail.submitted_at) };
     if (report.routed || report.executions.length > 0 || report.ended) reports.push(report);
