@@ -1114,7 +1114,7 @@ export class TradingEngine {
     // The schedule is a pure function of these: a buy's pre-trade check and its fill at the same close ask twice.
     const memo = this.feeMemo;
     if (memo.market === info.market && memo.side === side && memo.quantity === quantity && memo.price === price && memo.day === day) return memo.fee;
-    const fee = Money.fromDec(Fees.totalFee(this.setup.fees, info.market, side, new Dec(quantity), new Dec(price), date.iso));
+    const fee = Fees.totalFee(this.setup.fees, info.market, side, Money.of(quantity), exactPrice ?? Money.of(price), date.iso);
     memo.market = info.market;
     memo.side = side;
     memo.quantity = quantity;

@@ -37,6 +37,20 @@ describe("Money gives decimal.js's results", () => {
     );
   });
 
+  it("for rounding to places up, down and half up (the fee schedules' rules), and the larger of two", () => {
+    const places = fc.integer({ min: 0, max: 4 });
+    const rule = fc.constantFrom(Dec.ROUND_UP, Dec.ROUND_DOWN, Dec.ROUND_HALF_UP);
+    // Products of rates and values, as the schedules round them, and units near 2^53.
+    const product = fc.oneof(amount.chain((a) => amount.map((b) => new Dec(a).times(b).toString())), fc.integer({ min: 0, max: 2 ** 53 - 1 }).chain((n) => fc.integer({ min: 0, max: 8 }).map((k) => new Dec(n).div(10 ** k).toString())));
+    fc.assert(
+      fc.property(product, places, rule, amount, (text, p, r, other) => {
+        same(Money.of(text).round(p, r), new Dec(text).toDecimalPlaces(p, r));
+        same(Money.max(Money.of(text), Money.of(other)), Dec.max(text, other));
+      }),
+      { numRuns: 5000, seed: 20261125 },
+    );
+  });
+
   it("for the float64 shortcuts of prices", () => {
     fc.assert(
       fc.property(amount, fc.integer({ min: 0, max: 1_000_000 }), (price, quantity) => {

@@ -82,6 +82,31 @@ export class Money {
     return Money.fromDec(this.toDec().times(factor));
   }
 
+  /**
+   * decimal.js's `toDecimalPlaces(places, rounding)` for `ROUND_UP`, `ROUND_DOWN` and
+   * `ROUND_HALF_UP` (the fee schedules' rules): integer division on the units when they fit,
+   * decimal.js otherwise.
+   */
+  round(places: number, rounding: typeof Dec.ROUND_UP | typeof Dec.ROUND_DOWN | typeof Dec.ROUND_HALF_UP): Money {
+    if (this.big === null && this.scale <= places) return this;
+    if (this.big === null && this.units >= 0 && this.scale - places < POW10.length) {
+      const factor = POW10[this.scale - places];
+      let whole = Math.floor(this.units / factor);
+      let rest = this.units - whole * factor;
+      // The float quotient may round across an integer near 2^53: set it right with the exact remainder.
+      if (rest < 0) (whole -= 1), (rest += factor);
+      else if (rest >= factor) (whole += 1), (rest -= factor);
+      const up = rounding === Dec.ROUND_UP ? rest > 0 : rounding === Dec.ROUND_HALF_UP ? rest * 2 >= factor : false;
+      return new Money(up ? whole + 1 : whole, places, null);
+    }
+    return Money.fromDec(this.toDec().toDecimalPlaces(places, rounding));
+  }
+
+  /** The larger of two amounts (the first when equal). */
+  static max(a: Money, b: Money): Money {
+    return a.compare(b) >= 0 ? a : b;
+  }
+
   /** -1, 0 or 1 as this is below, equal to or above `other`. */
   compare(other: Money): number {
     if (this.big === null && other.big === null) {

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { FeeCalculateInput, FeeCalculateResponse, type HkTradingFee, type UsTradingFee } from "./calculate";
 import type { FeeConfig } from "./config";
 import { Fees } from "./index";
+import { Money } from "../engine/money";
 import { Dec, Round } from "./money";
 
 type Order = z.input<typeof FeeCalculateInput>;
@@ -63,7 +64,7 @@ describe("Fees.calculate properties", () => {
   it("totalFee (the engine's per-fill form) equals calculate's total", () => {
     fc.assert(
       fc.property(feeConfig, order, tradeDate, (config, input, date) => {
-        const total = Fees.totalFee(config, input.market, input.side, new Dec(input.quantity), new Dec(input.price), date);
+        const total = Fees.totalFee(config, input.market, input.side, Money.of(input.quantity), Money.of(input.price), date);
         expect(total.toFixed(2)).toBe(Fees.calculate(config, input, date).fee_details.total);
       }),
       RUNS,

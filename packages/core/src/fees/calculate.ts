@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { FeeConfig, HkFeeConfig, UsFeeConfig } from "./config";
-import { Dec, IsoDate, MoneyString, PositiveDecimalInput, Round, money, parseOrThrow } from "./money";
+import { Money } from "../engine/money";
+import { Dec, IsoDate, MoneyString, PositiveDecimalInput, money, parseOrThrow } from "./money";
 import { type HkChargeEntry, inForce } from "./schedules";
 
 /** Body of `POST /brokers/{id}/fee-config/calculate`; HK quantities are not checked against board lots here. */
@@ -60,32 +61,48 @@ export const FeeCalculateResponse = z
   .meta({ id: "FeeCalculateResponse" });
 export type FeeCalculateResponse = z.infer<typeof FeeCalculateResponse>;
 
-const ZERO = new Dec(0);
+/**
+ * The schedules compute in `Money` (exact: decimal.js's values, in safe integers when they fit,
+ * decimal.js when not): the engine asks per fill, and the calculator answers the same numbers.
+ */
+const ZERO = Money.ZERO;
+
+/** The rounding rules, named by who sets them; every rule works on non-negative amounts. */
+const Cents = {
+  /** Nearest cent, halves up: HK levies and broker charges. */
+  nearest: (amount: Money) => amount.round(2, Dec.ROUND_HALF_UP),
+  /** Up to the next cent: SEC Section 31 fee, FINRA TAF, CAT pass-through. */
+  up: (amount: Money) => amount.round(2, Dec.ROUND_UP),
+  /** Down to the cent, so a capped charge never exceeds its cap. */
+  down: (amount: Money) => amount.round(2, Dec.ROUND_DOWN),
+  /** Up to the next whole dollar: HK stamp duty ("2.01 → 3"). */
+  upToDollar: (amount: Money) => amount.round(0, Dec.ROUND_UP),
+};
 
 /** Holds a rounded charge at or under `cap`; a cap that falls between cents rounds down so it is never exceeded. */
-const capped = (fee: Dec, cap: Dec | null) => (cap !== null && fee.greaterThan(cap) ? Round.downToCent(cap) : fee);
+const capped = (fee: Money, cap: Money | null) => (cap !== null && fee.compare(cap) > 0 ? Cents.down(cap) : fee);
 
 /** A broker charge: raw amount lifted to its minimum, rounded to the cent, then capped at a share of trade value. */
-const brokerCharge = (raw: Dec, minimum: Dec, maxRate: Dec | null, tradeValue: Dec) =>
-  capped(Round.nearestCent(Dec.max(raw, minimum)), maxRate === null ? null : tradeValue.times(maxRate));
+const brokerCharge = (raw: Money, minimum: Money, maxRate: Money | null, tradeValue: Money) =>
+  capped(Cents.nearest(Money.max(raw, minimum)), maxRate === null ? null : tradeValue.times(maxRate));
 
 /** An HK schedule entry with its numbers parsed. */
 interface HkCharge {
-  rate: Dec;
-  per_trade: Dec;
-  minimum: Dec | null;
-  maximum: Dec | null;
+  rate: Money;
+  per_trade: Money;
+  minimum: Money | null;
+  maximum: Money | null;
 }
 
 /** An HK charge on trade value from its schedule entry: rate, rounding, minimum, maximum, fixed part. */
-const hkCharge = (entry: HkCharge, tradeValue: Dec, round: (amount: Dec) => Dec) => {
+const hkCharge = (entry: HkCharge, tradeValue: Money, round: (amount: Money) => Money) => {
   let fee = round(tradeValue.times(entry.rate));
-  if (entry.minimum !== null) fee = Dec.max(fee, entry.minimum);
+  if (entry.minimum !== null) fee = Money.max(fee, entry.minimum);
   fee = capped(fee, entry.maximum);
   return fee.plus(entry.per_trade);
 };
 
-const decOrNull = (value: string | null) => (value === null ? null : new Dec(value));
+const moneyOrNull = (value: string | null) => (value === null ? null : Money.of(value));
 
 /** A dated schedule with each entry parsed once; the entry in force on the last date asked is kept (the engine asks per fill, day after day). */
 function datedSchedule<T extends { effective_from: string | null }, P>(entries: readonly T[], parse: (entry: T) => P): (tradeDate: string) => P {
@@ -101,38 +118,34 @@ function datedSchedule<T extends { effective_from: string | null }, P>(entries: 
   };
 }
 
-/**
- * A fee configuration with its decimal strings parsed once. Every charge is computed from the same
- * values as from the strings (decimal.js parses a string and a Decimal of it alike), so results
- * are identical; the engine, which asks per fill, no longer parses a dozen strings each time.
- */
+/** A fee configuration with its decimal strings parsed once (configurations are values: each is parsed once). */
 function parsedConfig(config: FeeConfig) {
   const us = config.us_fees;
   const hk = config.hk_fees;
   const hkEntry = (entry: HkChargeEntry): HkCharge => ({
-    rate: new Dec(entry.rate),
-    per_trade: new Dec(entry.per_trade),
-    minimum: decOrNull(entry.minimum),
-    maximum: decOrNull(entry.maximum),
+    rate: Money.of(entry.rate),
+    per_trade: Money.of(entry.per_trade),
+    minimum: moneyOrNull(entry.minimum),
+    maximum: moneyOrNull(entry.maximum),
   });
   return {
     us: {
-      commission_per_share: new Dec(us.commission_per_share),
-      commission_min_per_order: new Dec(us.commission_min_per_order),
-      commission_max_rate: decOrNull(us.commission_max_rate),
-      platform_fee_per_share: new Dec(us.platform_fee_per_share),
-      platform_fee_min_per_order: new Dec(us.platform_fee_min_per_order),
-      platform_fee_max_rate: decOrNull(us.platform_fee_max_rate),
-      settlement_fee_per_share: new Dec(us.settlement_fee_per_share),
-      settlement_fee_max_rate: decOrNull(us.settlement_fee_max_rate),
-      cat_fee_per_share: new Dec(us.cat_fee_per_share),
-      sec_fee: datedSchedule(us.sec_fee_schedule, (entry) => ({ rate: new Dec(entry.rate) })),
-      finra_taf: datedSchedule(us.finra_taf_schedule, (entry) => ({ per_share: new Dec(entry.per_share), max_per_trade: new Dec(entry.max_per_trade) })),
+      commission_per_share: Money.of(us.commission_per_share),
+      commission_min_per_order: Money.of(us.commission_min_per_order),
+      commission_max_rate: moneyOrNull(us.commission_max_rate),
+      platform_fee_per_share: Money.of(us.platform_fee_per_share),
+      platform_fee_min_per_order: Money.of(us.platform_fee_min_per_order),
+      platform_fee_max_rate: moneyOrNull(us.platform_fee_max_rate),
+      settlement_fee_per_share: Money.of(us.settlement_fee_per_share),
+      settlement_fee_max_rate: moneyOrNull(us.settlement_fee_max_rate),
+      cat_fee_per_share: Money.of(us.cat_fee_per_share),
+      sec_fee: datedSchedule(us.sec_fee_schedule, (entry) => ({ rate: Money.of(entry.rate) })),
+      finra_taf: datedSchedule(us.finra_taf_schedule, (entry) => ({ per_share: Money.of(entry.per_share), max_per_trade: Money.of(entry.max_per_trade) })),
     },
     hk: {
-      commission_rate: new Dec(hk.commission_rate),
-      commission_min_per_order: new Dec(hk.commission_min_per_order),
-      platform_fee_per_order: new Dec(hk.platform_fee_per_order),
+      commission_rate: Money.of(hk.commission_rate),
+      commission_min_per_order: Money.of(hk.commission_min_per_order),
+      platform_fee_per_order: Money.of(hk.platform_fee_per_order),
       stamp_duty: datedSchedule(hk.stamp_duty_schedule, hkEntry),
       sfc_levy: datedSchedule(hk.sfc_levy_schedule, hkEntry),
       afrc_levy: datedSchedule(hk.afrc_levy_schedule, hkEntry),
@@ -143,7 +156,6 @@ function parsedConfig(config: FeeConfig) {
 }
 type ParsedConfig = ReturnType<typeof parsedConfig>;
 
-/** Configurations are immutable values once resolved: each is parsed once. */
 const parsedConfigs = new WeakMap<FeeConfig, ParsedConfig>();
 const parsedOf = (config: FeeConfig): ParsedConfig => {
   let parsed = parsedConfigs.get(config);
@@ -154,48 +166,48 @@ const parsedOf = (config: FeeConfig): ParsedConfig => {
   return parsed;
 };
 
-const usCharges = (config: ParsedConfig["us"], quantity: Dec, tradeValue: Dec, side: "buy" | "sell", tradeDate: string) => {
-  const charges: Record<string, Dec> = {
+const usCharges = (config: ParsedConfig["us"], quantity: Money, tradeValue: Money, side: "buy" | "sell", tradeDate: string) => {
+  const charges: Record<string, Money> = {
     commission: brokerCharge(quantity.times(config.commission_per_share), config.commission_min_per_order, config.commission_max_rate, tradeValue),
     platform_fee: brokerCharge(quantity.times(config.platform_fee_per_share), config.platform_fee_min_per_order, config.platform_fee_max_rate, tradeValue),
     settlement_fee: brokerCharge(quantity.times(config.settlement_fee_per_share), ZERO, config.settlement_fee_max_rate, tradeValue),
-    cat_fee: Round.upToCent(quantity.times(config.cat_fee_per_share)),
+    cat_fee: Cents.up(quantity.times(config.cat_fee_per_share)),
   };
   if (side === "sell") {
     // Rounding up to the cent also gives the $0.01 minimum, and a $0/M period stays at zero.
-    charges.sec_fee = Round.upToCent(tradeValue.times(config.sec_fee(tradeDate).rate));
+    charges.sec_fee = Cents.up(tradeValue.times(config.sec_fee(tradeDate).rate));
     const taf = config.finra_taf(tradeDate);
-    charges.finra_taf = capped(Round.upToCent(quantity.times(taf.per_share)), taf.max_per_trade);
+    charges.finra_taf = capped(Cents.up(quantity.times(taf.per_share)), taf.max_per_trade);
   }
   return charges;
 };
 
-const hkCharges = (config: ParsedConfig["hk"], tradeValue: Dec, tradeDate: string) => ({
+const hkCharges = (config: ParsedConfig["hk"], tradeValue: Money, tradeDate: string) => ({
   commission: brokerCharge(tradeValue.times(config.commission_rate), config.commission_min_per_order, null, tradeValue),
   platform_fee: config.platform_fee_per_order,
-  stamp_duty: hkCharge(config.stamp_duty(tradeDate), tradeValue, Round.upToDollar),
-  sfc_levy: hkCharge(config.sfc_levy(tradeDate), tradeValue, Round.nearestCent),
-  afrc_levy: hkCharge(config.afrc_levy(tradeDate), tradeValue, Round.nearestCent),
-  exchange_trading_fee: hkCharge(config.exchange_trading_fee(tradeDate), tradeValue, Round.nearestCent),
-  settlement_fee: hkCharge(config.settlement_fee(tradeDate), tradeValue, Round.nearestCent),
+  stamp_duty: hkCharge(config.stamp_duty(tradeDate), tradeValue, Cents.upToDollar),
+  sfc_levy: hkCharge(config.sfc_levy(tradeDate), tradeValue, Cents.nearest),
+  afrc_levy: hkCharge(config.afrc_levy(tradeDate), tradeValue, Cents.nearest),
+  exchange_trading_fee: hkCharge(config.exchange_trading_fee(tradeDate), tradeValue, Cents.nearest),
+  settlement_fee: hkCharge(config.settlement_fee(tradeDate), tradeValue, Cents.nearest),
 });
 
-const chargesOf = (config: FeeConfig, market: "US" | "HK", side: "buy" | "sell", quantity: Dec, tradeValue: Dec, tradeDate: string): Record<string, Dec> => {
+const chargesOf = (config: FeeConfig, market: "US" | "HK", side: "buy" | "sell", quantity: Money, tradeValue: Money, tradeDate: string): Record<string, Money> => {
   const parsed = parsedOf(config);
   return market === "US" ? usCharges(parsed.us, quantity, tradeValue, side, tradeDate) : hkCharges(parsed.hk, tradeValue, tradeDate);
 };
 
-const sum = (charges: Record<string, Dec>) => Object.values(charges).reduce((total, amount) => total.plus(amount), ZERO);
+const sum = (charges: Record<string, Money>) => Object.values(charges).reduce((total, amount) => total.plus(amount), ZERO);
 
 /**
  * The total of `calculate` for input already known to be valid (whole shares, positive price,
  * an ISO trade date), without building the response: what the trading engine books per fill.
  */
-export const totalFee = (config: FeeConfig, market: "US" | "HK", side: "buy" | "sell", quantity: Dec, price: Dec, tradeDate: string): Dec =>
+export const totalFee = (config: FeeConfig, market: "US" | "HK", side: "buy" | "sell", quantity: Money, price: Money, tradeDate: string): Money =>
   sum(chargesOf(config, market, side, quantity, quantity.times(price), tradeDate));
 
-const formatted = (charges: Record<string, Dec>) =>
-  Object.fromEntries(Object.entries(charges).map(([name, amount]) => [name, money(amount)]));
+const formatted = (charges: Record<string, Money>) =>
+  Object.fromEntries(Object.entries(charges).map(([name, amount]) => [name, money(amount.toDec())]));
 
 /**
  * Estimates the charges on one order priced at `tradeDate` (YYYY-MM-DD in the exchange's own
@@ -205,17 +217,17 @@ const formatted = (charges: Record<string, Dec>) =>
 export const calculate = (config: FeeConfig, input: z.input<typeof FeeCalculateInput>, tradeDate: string): FeeCalculateResponse => {
   const order = parseOrThrow(FeeCalculateInput, input, ["body"]);
   const date = parseOrThrow(IsoDate, tradeDate, ["trade_date"]);
-  const quantity = new Dec(order.quantity);
-  const tradeValue = quantity.times(order.price);
+  const quantity = Money.of(order.quantity);
+  const tradeValue = quantity.times(Money.of(order.price));
   const charges = chargesOf(config, order.market, order.side, quantity, tradeValue, date);
   const total = sum(charges);
-  const tradeAmount = Round.nearestCent(tradeValue);
+  const tradeAmount = Cents.nearest(tradeValue);
   const common = { side: order.side, trade_date: date };
   const feeDetails =
     order.market === "US"
-      ? ({ market: "US", currency: "USD", ...common, ...formatted(charges), total: money(total) } as UsTradingFee)
-      : ({ market: "HK", currency: "HKD", ...common, ...formatted(charges), total: money(total) } as HkTradingFee);
-  return { fee_details: feeDetails, trade_amount: money(tradeAmount), total_cost: money(tradeAmount.plus(total)) };
+      ? ({ market: "US", currency: "USD", ...common, ...formatted(charges), total: money(total.toDec()) } as UsTradingFee)
+      : ({ market: "HK", currency: "HKD", ...common, ...formatted(charges), total: money(total.toDec()) } as HkTradingFee);
+  return { fee_details: feeDetails, trade_amount: money(tradeAmount.toDec()), total_cost: money(tradeAmount.plus(total).toDec()) };
 };
 
 const exchangeTimeZone = { US: "America/New_York", HK: "Asia/Hong_Kong" } as const;
