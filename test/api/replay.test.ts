@@ -1,42 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
-import { SessionWorker } from "../../packages/worker/src/session-worker";
-import { createTestApi, type TestApi } from "../support/harness";
+import { WorkerHarness } from "../support/worker-harness";
 import { firstSteps, intradayBars, merged, storeBars } from "../support/stored-bars";
 
 /**
  * Replays over HTTP against DynamoDB Local: a session's configuration run over stored 5-minute
  * candles on its own run, stepped, played by the session worker's loop at a speed on a manual
- * clock (surviving a worker restart), paused, sought backwards and forwards, and finished with
+ * h.clock (surviving a worker restart), paused, sought backwards and forwards, and finished with
  * exactly the events of one straight engine run; the session's own run is never touched.
  */
-let api: TestApi;
-let token: string;
-let clock = Date.parse("2024-06-03T12:00:00Z");
-const pushed: any[] = [];
 const DAYS = ["2024-04-01", "2024-04-02", "2024-04-03"];
 const { fine } = intradayBars("AAPL.US", DAYS, 11, 1);
 const ALL = merged([{ timeframe: "5m", bars: fine }]);
-
-beforeAll(async () => {
-  api = await createTestApi({}, { now: () => clock });
-  token = (await api.createUser()).token;
-  await storeBars(api.services, "5m", fine);
-  api.services.realtime.pusher = { post: async (_connection, data) => (pushed.push(JSON.parse(data)), "sent") };
-});
-
-const workers: SessionWorker[] = [];
-afterAll(async () => {
-  for (const worker of workers) await worker.stop();
-});
-
-async function newWorker(): Promise<SessionWorker> {
-  const worker = new SessionWorker(api.services, { marketData: await api.services.marketData(), tickMs: 1e9, refreshMs: 1e9 });
-  workers.push(worker);
-  await worker.start();
-  return worker;
-}
+const h = WorkerHarness.forSuite("2024-06-03T12:00:00Z", { pinFromStart: true, setup: (h) => storeBars(h.api.services, "5m", fine) });
 
 const config = {
   strategy_name: "ma_crossover",
@@ -53,7 +30,7 @@ async function replayEvents(sessionId: string): Promise<EngineEvent[]> {
   const out: EngineEvent[] = [];
   let cursor: string | undefined;
   do {
-    const page = await api.services.trading.drivers.runs.events(`${sessionId}-replay`, { limit: 500, cursor });
+    const page = await h.api.services.trading.drivers.runs.events(`${sessionId}-replay`, { limit: 500, cursor });
     out.push(...page.items.map(({ run_id: _r, level: _l, category: _c, ...event }) => event as EngineEvent));
     cursor = page.cursor;
   } while (cursor);
@@ -62,7 +39,7 @@ async function replayEvents(sessionId: string): Promise<EngineEvent[]> {
 
 /** One engine with the replay's setup fed the first `steps` bars (all of them, and the day close, when `steps` is null). */
 async function straight(sessionId: string, steps: number | null): Promise<EngineEvent[]> {
-  const run = (await api.services.trading.drivers.runs.get(`${sessionId}-replay`))!;
+  const run = (await h.api.services.trading.drivers.runs.get(`${sessionId}-replay`))!;
   const engine = new TradingEngine(run.setup);
   for (const { bar, timeframe } of steps === null ? ALL : firstSteps(ALL, "5m", steps)) engine.onBar({ ...bar }, timeframe);
   if (steps === null) engine.endDay();
@@ -74,29 +51,29 @@ const closeOf = (step: number) => new Date(fine[step - 1]!.timestamp + 300_000).
 describe("replay", () => {
   let id: string;
   const path = (suffix: string) => `/api/v1/trading/sessions/${id}/replay/${suffix}`;
-  const control = (body: unknown, status = 200) => api.json("POST", path("control"), status, { token, body });
+  const control = (body: unknown, status = 200) => h.api.json("POST", path("control"), status, { token: h.token, body });
 
   it("answers 404 REPLAY_NOT_FOUND before a start and 422 listing every problem of a start", async () => {
-    const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
-      token,
+    const session = await h.api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: h.token,
       body: { session_name: "replayed", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
     });
     id = session.id;
-    await api.services.realtime.connections.add({ connection_id: "watcher", topic: `session:${id}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
-    expect((await api.json("GET", path("status"), 404, { token })).error_code).toBe("REPLAY_NOT_FOUND");
+    await h.api.services.realtime.connections.add({ connection_id: "watcher", topic: `session:${id}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
+    expect((await h.api.json("GET", path("status"), 404, { token: h.token })).error_code).toBe("REPLAY_NOT_FOUND");
     expect((await control({ action: "play" }, 404)).error_code).toBe("REPLAY_NOT_FOUND");
-    const bad = await api.json("POST", path("start"), 422, { token, body: { start_date: "2024-04-03", end_date: "2024-04-01", speed: -1 } });
+    const bad = await h.api.json("POST", path("start"), 422, { token: h.token, body: { start_date: "2024-04-03", end_date: "2024-04-01", speed: -1 } });
     const locs = bad.detail.map((d: { loc: (string | number)[] }) => d.loc.join("."));
     expect(locs).toEqual(expect.arrayContaining(["body.speed"]));
-    const order = await api.json("POST", path("start"), 422, { token, body: { start_date: "2024-04-03", end_date: "2024-04-01" } });
+    const order = await h.api.json("POST", path("start"), 422, { token: h.token, body: { start_date: "2024-04-03", end_date: "2024-04-01" } });
     expect(order.detail.map((d: { loc: (string | number)[] }) => d.loc.join("."))).toEqual(["body.end_date"]);
-    const long = await api.json("POST", path("start"), 422, { token, body: { start_date: "2000-01-01", end_date: "2024-01-01" } });
+    const long = await h.api.json("POST", path("start"), 422, { token: h.token, body: { start_date: "2000-01-01", end_date: "2024-01-01" } });
     expect(long.detail).toEqual([expect.objectContaining({ loc: ["body", "end_date"], type: "range_too_long" })]);
     expect((await control({ action: "rewind" }, 422)).error_code).toBeDefined();
   });
 
   it("starts paused at the beginning of the range and steps bar by bar like one engine fed those bars", async () => {
-    const started = await api.json("POST", path("start"), 200, { token, body: { start_date: DAYS[0], end_date: DAYS[2], speed: 20, paused: true } });
+    const started = await h.api.json("POST", path("start"), 200, { token: h.token, body: { start_date: DAYS[0], end_date: DAYS[2], speed: 20, paused: true } });
     expect(started).toMatchObject({ session_id: id, run_id: `${id}-replay`, state: "paused", speed: 20, steps: 0, cursor: null, progress: 0, step_timeframe: "5m", timezone: "America/New_York" });
     const one = await control({ action: "step" });
     expect(one).toMatchObject({ state: "paused", steps: 1, cursor: closeOf(1) });
@@ -107,34 +84,34 @@ describe("replay", () => {
   });
 
   it("plays in the worker at its speed, survives a worker restart, streams its events, and pauses", async () => {
-    pushed.length = 0;
+    h.pushed.length = 0;
     const playing = await control({ action: "play" });
     expect(playing.state).toBe("playing");
     // A playing replay takes no steps or second play: it names its state.
     expect(await control({ action: "step" }, 409)).toMatchObject({ error_code: "INVALID_STATE_TRANSITION", current_status: "playing" });
     expect((await control({ action: "play" }, 409)).current_status).toBe("playing");
 
-    const first = await newWorker();
-    clock += 2_000; // 20 steps a second
+    const first = await h.newWorker();
+    h.clock += 2_000; // 20 steps a second
     await first.tick();
-    expect((await api.json("GET", path("status"), 200, { token })).steps).toBe(50);
+    expect((await h.api.json("GET", path("status"), 200, { token: h.token })).steps).toBe(50);
     await first.stop();
-    const second = await newWorker();
-    clock += 1_000;
+    const second = await h.newWorker();
+    h.clock += 1_000;
     await second.tick();
-    const status = await api.json("GET", path("status"), 200, { token });
+    const status = await h.api.json("GET", path("status"), 200, { token: h.token });
     expect(status).toMatchObject({ state: "playing", steps: 70, cursor: closeOf(70) });
     expect(comparable(await replayEvents(id))).toEqual(comparable(await straight(id, 70)));
     // Streamed like a live session, on the session's topic, marked as the replay's.
     const before = (await straight(id, 10)).length;
     const expected = (await straight(id, 70)).filter((e) => e.sequence > before);
-    expect(pushed.map((m) => m.data.sequence)).toEqual(expected.map((e) => e.sequence));
-    expect(pushed.every((m) => m.data.replay === true && m.data.run_id === `${id}-replay`)).toBe(true);
+    expect(h.pushed.map((m) => m.data.sequence)).toEqual(expected.map((e) => e.sequence));
+    expect(h.pushed.every((m) => m.data.replay === true && m.data.run_id === `${id}-replay`)).toBe(true);
 
     expect((await control({ action: "pause" })).state).toBe("paused");
-    clock += 5_000;
+    h.clock += 5_000;
     await second.tick();
-    expect((await api.json("GET", path("status"), 200, { token })).steps).toBe(70);
+    expect((await h.api.json("GET", path("status"), 200, { token: h.token })).steps).toBe(70);
     expect(await control({ action: "pause" }, 409)).toMatchObject({ error_code: "INVALID_STATE_TRANSITION", current_status: "paused" });
   });
 
@@ -148,13 +125,13 @@ describe("replay", () => {
   });
 
   it("keeps playing when the worker's loop reads the run between the marker and the play", async () => {
-    const markers = api.services.trading.drivers.replays;
+    const markers = h.api.services.trading.drivers.replays;
     const mark = markers.mark.bind(markers);
     let raced = 0;
     // The loop runs right after the first marking: it sees the run still paused and drops the marker.
     markers.mark = async (runId) => {
       await mark(runId);
-      if (raced++ === 0) await workers.at(-1)!.tick();
+      if (raced++ === 0) await h.workers.at(-1)!.tick();
     };
     try {
       expect((await control({ action: "play" })).state).toBe("playing");
@@ -163,9 +140,9 @@ describe("replay", () => {
     }
     expect(raced).toBe(2);
     expect(await markers.list()).toContain(`${id}-replay`);
-    clock += 1_000;
-    await workers.at(-1)!.tick();
-    expect((await api.json("GET", path("status"), 200, { token })).steps).toBe(140);
+    h.clock += 1_000;
+    await h.workers.at(-1)!.tick();
+    expect((await h.api.json("GET", path("status"), 200, { token: h.token })).steps).toBe(140);
     expect((await control({ action: "pause" })).state).toBe("paused");
   });
 
@@ -173,10 +150,10 @@ describe("replay", () => {
     await control({ action: "seek", to: closeOf(40) });
     expect((await control({ action: "speed", speed: 1000 })).speed).toBe(1000);
     await control({ action: "play" });
-    const worker = workers.at(-1)!;
-    clock += 10_000;
+    const worker = h.workers.at(-1)!;
+    h.clock += 10_000;
     await worker.tick();
-    const done = await api.json("GET", path("status"), 200, { token });
+    const done = await h.api.json("GET", path("status"), 200, { token: h.token });
     expect(done).toMatchObject({ state: "finished", steps: fine.length, progress: 1, cursor: closeOf(fine.length) });
     expect(comparable(await replayEvents(id))).toEqual(comparable(await straight(id, null)));
     expect((await replayEvents(id)).some((e) => e.type === "order_filled")).toBe(true);
@@ -187,22 +164,22 @@ describe("replay", () => {
   });
 
   it("never touches the session's own run or state", async () => {
-    const session = await api.json("GET", `/api/v1/trading/sessions/${id}`, 200, { token });
+    const session = await h.api.json("GET", `/api/v1/trading/sessions/${id}`, 200, { token: h.token });
     expect(session.status).toBe("created");
-    expect(await api.json("GET", `/api/v1/trading/sessions/${id}/orders`, 200, { token })).toMatchObject({ run_id: null, orders: [] });
-    expect(await api.services.trading.drivers.runs.get(id)).toBeUndefined();
+    expect(await h.api.json("GET", `/api/v1/trading/sessions/${id}/orders`, 200, { token: h.token })).toMatchObject({ run_id: null, orders: [] });
+    expect(await h.api.services.trading.drivers.runs.get(id)).toBeUndefined();
   });
 
   it("answers 404 for an unknown session and 403 for another user's", async () => {
-    expect((await api.json("GET", "/api/v1/trading/sessions/nope/replay/status", 404, { token })).error_code).toBe("SESSION_NOT_FOUND");
-    const other = (await api.createUser()).token;
-    expect((await api.json("GET", path("status"), 403, { token: other })).error_code).toBe("ACCESS_DENIED");
-    expect((await api.json("POST", path("control"), 403, { token: other, body: { action: "pause" } })).error_code).toBe("ACCESS_DENIED");
-    expect((await api.json("POST", path("start"), 403, { token: other, body: { start_date: DAYS[0], end_date: DAYS[1] } })).error_code).toBe("ACCESS_DENIED");
+    expect((await h.api.json("GET", "/api/v1/trading/sessions/nope/replay/status", 404, { token: h.token })).error_code).toBe("SESSION_NOT_FOUND");
+    const other = (await h.api.createUser()).token;
+    expect((await h.api.json("GET", path("status"), 403, { token: other })).error_code).toBe("ACCESS_DENIED");
+    expect((await h.api.json("POST", path("control"), 403, { token: other, body: { action: "pause" } })).error_code).toBe("ACCESS_DENIED");
+    expect((await h.api.json("POST", path("start"), 403, { token: other, body: { start_date: DAYS[0], end_date: DAYS[1] } })).error_code).toBe("ACCESS_DENIED");
   });
 
   it("is deleted with its session", async () => {
-    expect(await api.json("DELETE", `/api/v1/trading/sessions/${id}`, 200, { token })).toMatchObject({ success: true });
-    expect(await api.services.trading.drivers.runs.get(`${id}-replay`)).toBeUndefined();
+    expect(await h.api.json("DELETE", `/api/v1/trading/sessions/${id}`, 200, { token: h.token })).toMatchObject({ success: true });
+    expect(await h.api.services.trading.drivers.runs.get(`${id}-replay`)).toBeUndefined();
   });
 });

@@ -1,74 +1,54 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SessionWorker } from "../../packages/worker/src/session-worker";
-import { createTestApi, type TestApi } from "../support/harness";
+import { describe, expect, it } from "vitest";
+import type { SessionWorker } from "../../packages/worker/src/session-worker";
+import { WorkerHarness } from "../support/worker-harness";
 
 /**
  * A simulation session whose venue is its broker (the default): its orders go to the session's
  * own paper account, the fills come back from the paper broker's executions, a cancel is asked of
  * the broker, and a crash between sending an order and saving that it was sent sends nothing twice.
  */
-let api: TestApi;
-let token: string;
-let clock = Date.parse("2024-03-15T13:30:00Z"); // the US regular session opens (EDT)
-let pinned = false;
-const pushed: any[] = [];
 let worker: SessionWorker;
 let sessionId: string;
-
-beforeAll(async () => {
-  api = await createTestApi({}, { now: () => (pinned ? clock : Date.now()) });
-  token = (await api.createUser()).token;
-  pinned = true;
-  api.services.realtime.pusher = { post: async (_connection, data) => (pushed.push(JSON.parse(data)), "sent") };
-  // A crossover too slow to signal in these minutes: only manual orders trade.
-  const config = { strategy_name: "ma_crossover", parameters: { fast_period: 50, slow_period: 100 }, symbols: ["AAPL.US"], timeframe: "1m" };
-  const session = await api.json("POST", "/api/v1/trading/sessions", 201, { token, body: { session_name: "at the broker", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config } });
-  expect(session.config.venue).toBe("broker");
-  sessionId = session.id;
-  await api.services.realtime.connections.add({ connection_id: "watcher", topic: `session:${sessionId}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
-  await api.json("POST", `/api/v1/trading/sessions/${sessionId}/start`, 200, { token });
-  worker = new SessionWorker(api.services, { marketData: await api.services.marketData(), tickMs: 1e9, refreshMs: 1e9 });
-  await worker.start();
-  await minutes(3);
+const h = WorkerHarness.forSuite("2024-03-15T13:30:00Z", {
+  // The US regular session opens (EDT). A crossover too slow to signal in these minutes: only manual orders trade.
+  async setup(h) {
+    const config = { strategy_name: "ma_crossover", parameters: { fast_period: 50, slow_period: 100 }, symbols: ["AAPL.US"], timeframe: "1m" };
+    const session = await h.api.json("POST", "/api/v1/trading/sessions", 201, { token: h.token, body: { session_name: "at the broker", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config } });
+    expect(session.config.venue).toBe("broker");
+    sessionId = session.id;
+    await h.api.services.realtime.connections.add({ connection_id: "watcher", topic: `session:${sessionId}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
+    await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/start`, 200, { token: h.token });
+    worker = await h.newWorker();
+    await h.minutes(worker, 3);
+  },
 });
 
-afterAll(async () => {
-  await worker?.stop();
-});
-
-async function minutes(count: number) {
-  for (let i = 0; i < count; i++) {
-    clock += 60_000;
-    await worker.tick();
-  }
-}
-
-const paper = () => api.services.paperBroker(`session-${sessionId}`);
-const order = (id: string) => api.json("GET", `/api/v1/trading/orders/${id}`, 200, { token });
-const place = (body: Record<string, unknown>) => api.json("POST", "/api/v1/trading/orders", 201, { token, body: { session_id: sessionId, symbol: "AAPL.US", ...body } });
+const paper = () => h.api.services.paperBroker(`session-${sessionId}`);
+const order = (id: string) => h.api.json("GET", `/api/v1/trading/orders/${id}`, 200, { token: h.token });
+const place = (body: Record<string, unknown>) => h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", ...body } });
 
 describe("a session whose venue is its broker", () => {
   it("sends a market order to the session's paper account and books the broker's execution", async () => {
     const placed = await place({ side: "buy", quantity: "10" });
     expect(placed.status).toBe("pending");
     expect(placed.venue_order_id ?? null).toBeNull();
-    clock += 30_000;
+    h.clock += 30_000;
     await worker.tick();
     const filled = await order(placed.id);
     const [atBroker] = (await paper().todayOrders({ symbol: "AAPL.US" })).filter((o) => o.remark === placed.id);
     expect(atBroker).toMatchObject({ status: "FilledStatus", executed_quantity: "10" });
     const executions = await paper().todayExecutions({ order_id: atBroker!.order_id });
     expect(filled).toMatchObject({ status: "filled", venue_order_id: atBroker!.order_id, filled_quantity: "10", filled_price: executions[0]!.price });
-    const position = (await api.json("GET", `/api/v1/trading/sessions/${sessionId}/positions/latest`, 200, { token })).positions.find((p: { symbol: string }) => p.symbol === "AAPL.US");
+    const position = (await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/positions/latest`, 200, { token: h.token })).positions.find((p: { symbol: string }) => p.symbol === "AAPL.US");
     expect(position.quantity).toBe("10");
     // The socket saw the order reach the broker and fill.
-    const mine = pushed.filter((m) => m.data?.order_id === placed.id).map((m) => m.type);
+    const mine = h.pushed.filter((m) => m.data?.order_id === placed.id).map((m) => m.type);
     expect(mine).toEqual(expect.arrayContaining(["order_submitted", "order_routed", "order_filled"]));
   });
 
   it("sends an order once although the worker died after sending it and before saving that it had", async () => {
     const placed = await place({ side: "buy", quantity: "5" });
-    const runs = api.services.trading.sessions.runs;
+    const runs = h.api.services.trading.sessions.runs;
     const save = runs.save.bind(runs);
     let failures = 0;
     runs.save = async (...args) => {
@@ -76,7 +56,7 @@ describe("a session whose venue is its broker", () => {
       return save(...args);
     };
     try {
-      clock += 30_000;
+      h.clock += 30_000;
       await expect(worker.routeOrders()).rejects.toThrow("killed");
     } finally {
       runs.save = save;
@@ -96,9 +76,9 @@ describe("a session whose venue is its broker", () => {
     const resting = await place({ side: "buy", order_type: "limit", price: "1", quantity: "1" });
     await worker.routeOrders();
     expect((await order(resting.id)).venue_order_id).toEqual(expect.any(String));
-    const replaced = await api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 200, { token, body: { price: "2" } });
+    const replaced = await h.api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 200, { token: h.token, body: { price: "2" } });
     expect(replaced).toMatchObject({ replaced: false, denials: [{ reason: "REPLACE_AT_BROKER_UNSUPPORTED" }] });
-    const asked = await api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 200, { token });
+    const asked = await h.api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 200, { token: h.token });
     expect(asked).toMatchObject({ status: "pending", cancel_requested: true });
     await worker.routeOrders();
     expect(await order(resting.id)).toMatchObject({ status: "cancelled", cancelled_at: expect.any(String) });
@@ -111,7 +91,7 @@ describe("a session whose venue is its broker", () => {
     // broker refuses the session's sell (nothing to sell, no short selling) that the engine allowed.
     const placed = await place({ side: "sell", quantity: "15" });
     await paper().submitOrder({ symbol: "AAPL.US", order_type: "MO", side: "Sell", submitted_quantity: "15", time_in_force: "Day", remark: "outside the session" });
-    clock += 30_000;
+    h.clock += 30_000;
     await worker.routeOrders();
     const rejected = await order(placed.id);
     expect(rejected.status).toBe("rejected");

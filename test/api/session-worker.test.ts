@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DynamoWorkerStore } from "../../packages/adapters/src/stores/worker-store";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
-import { SessionWorker } from "../../packages/worker/src/session-worker";
-import { createTestApi, type TestApi } from "../support/harness";
+import type { SessionWorker } from "../../packages/worker/src/session-worker";
+import { WorkerHarness } from "../support/worker-harness";
 
 /**
  * The session worker against DynamoDB Local and the simulated market on a manual clock: a
@@ -11,39 +11,9 @@ import { createTestApi, type TestApi } from "../support/harness";
  * mid-session, and the event log equals that of one engine fed the same stored bars without
  * interruption.
  */
-let api: TestApi;
-let token: string;
-let clock = Date.parse("2024-03-15T13:30:00Z"); // the US regular session opens (EDT)
-let pinned = false;
-const pushed: any[] = [];
-
-beforeAll(async () => {
-  api = await createTestApi({}, { now: () => (pinned ? clock : Date.now()) });
-  token = (await api.createUser()).token;
-  pinned = true;
-  api.services.realtime.pusher = { post: async (_connection, data) => (pushed.push(JSON.parse(data)), "sent") };
-});
-
-const workers: SessionWorker[] = [];
-afterAll(async () => {
-  for (const worker of workers) await worker.stop();
-});
-
-async function newWorker(): Promise<SessionWorker> {
-  // Timers far in the future: the test steps the worker itself.
-  const worker = new SessionWorker(api.services, { marketData: await api.services.marketData(), tickMs: 1e9, refreshMs: 1e9 });
-  workers.push(worker);
-  await worker.start();
-  return worker;
-}
-
-/** Moves the clock a minute at a time, the worker stepping after each. */
-async function minutes(worker: SessionWorker, count: number) {
-  for (let i = 0; i < count; i++) {
-    clock += 60_000;
-    await worker.tick();
-  }
-}
+// The US regular session opens (EDT).
+const h = WorkerHarness.forSuite("2024-03-15T13:30:00Z");
+const minutes = (worker: SessionWorker, count: number) => h.minutes(worker, count);
 
 // Entries of 8 % of cash stay within the default risk preset's 10 % position limit.
 const config = {
@@ -60,32 +30,32 @@ describe("the session worker", () => {
   let sessionId: string;
 
   it("drives a running simulation session on closed 1-minute bars, survives a restart, and matches an uninterrupted engine", async () => {
-    const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
-      token,
+    const session = await h.api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: h.token,
       body: { session_name: "live AAPL", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
     });
     sessionId = session.id;
-    await api.services.realtime.connections.add({ connection_id: "watcher", topic: `session:${sessionId}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
-    await api.json("POST", `/api/v1/trading/sessions/${sessionId}/start`, 200, { token });
+    await h.api.services.realtime.connections.add({ connection_id: "watcher", topic: `session:${sessionId}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
+    await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/start`, 200, { token: h.token });
 
-    const first = await newWorker();
+    const first = await h.newWorker();
     await minutes(first, 60);
     // Killed: nothing it held in memory matters. A new worker picks the session up from its snapshot.
     await first.stop();
-    const second = await newWorker();
+    const second = await h.newWorker();
     await minutes(second, 60);
 
-    const status = await api.json("GET", `/api/v1/trading/sessions/${sessionId}/engine/status`, 200, { token });
+    const status = await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/engine/status`, 200, { token: h.token });
     expect(status.run_id).toBe(sessionId);
-    expect(status.worker).toEqual({ alive: true, last_heartbeat: new Date(clock).toISOString(), sessions: 1, feeds: ["AAPL.US|1m"], last_bar_at: "2024-03-15T15:30:00.000Z" });
+    expect(status.worker).toEqual({ alive: true, last_heartbeat: new Date(h.clock).toISOString(), sessions: 1, feeds: ["AAPL.US|1m"], last_bar_at: "2024-03-15T15:30:00.000Z" });
     // The data sync status reports the same worker.
-    expect((await api.json("GET", "/api/v1/data-sync/status", 200, { token })).worker).toMatchObject({ alive: true, feeds: ["AAPL.US|1m"] });
-    const run = (await api.services.trading.sessions.runs.get(sessionId))!;
+    expect((await h.api.json("GET", "/api/v1/data-sync/status", 200, { token: h.token })).worker).toMatchObject({ alive: true, feeds: ["AAPL.US|1m"] });
+    const run = (await h.api.services.trading.sessions.runs.get(sessionId))!;
     // Minutes 13:30–15:30 closed; the restart lost or repeated none of them.
     expect(run.progress).toMatchObject({ bars: 120, cursor_ms: Date.parse("2024-03-15T15:30:00Z") });
 
     // The closed candles were stored; fed to one engine without interruption they give the same events.
-    const stored = await api.services.candles.load("AAPL.US", "1m", ["2024-03-15"]);
+    const stored = await h.api.services.candles.load("AAPL.US", "1m", ["2024-03-15"]);
     const batch = stored.get("2024-03-15")!;
     const engine = new TradingEngine(run.setup);
     let fed = 0;
@@ -100,7 +70,7 @@ describe("the session worker", () => {
     const logged: EngineEvent[] = [];
     let cursor: string | undefined;
     do {
-      const page = await api.services.trading.sessions.runs.events(sessionId, { limit: 500, cursor });
+      const page = await h.api.services.trading.sessions.runs.events(sessionId, { limit: 500, cursor });
       logged.push(...page.items.map(({ run_id: _r, level: _l, category: _c, ...event }) => event as EngineEvent));
       cursor = page.cursor;
     } while (cursor);
@@ -109,90 +79,90 @@ describe("the session worker", () => {
     expect(fills.length).toBeGreaterThan(2);
 
     // The views read the run: orders filled, a position or cash moved; the socket saw every event.
-    const orders = await api.json("GET", `/api/v1/trading/sessions/${sessionId}/orders?status=filled`, 200, { token });
+    const orders = await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/orders?status=filled`, 200, { token: h.token });
     expect(orders.orders).toHaveLength(fills.length);
     // Besides the events, the socket carries channel updates and metrics (docs/channels.md); each event once, in order.
-    const events = pushed.filter((message) => message.type !== "channel_update" && message.type !== "channel_metrics");
+    const events = h.pushed.filter((message) => message.type !== "channel_update" && message.type !== "channel_metrics");
     expect(events.map((message) => message.data.sequence)).toEqual(expected.map((event) => event.sequence));
     expect(events[0]).toMatchObject({ type: expected[0]!.type, data: { event_time: new Date(expected[0]!.time).toISOString() } });
-    expect(pushed.filter((message) => message.type === "channel_update" && message.data.cause === "fill")).toHaveLength(fills.length);
+    expect(h.pushed.filter((message) => message.type === "channel_update" && message.data.cause === "fill")).toHaveLength(fills.length);
 
-    const beat = (await new DynamoWorkerStore(api.services.db).last())!;
-    expect(beat).toMatchObject({ at: clock, sessions: 1, feeds: ["AAPL.US|1m"], last_bar: { [sessionId]: Date.parse("2024-03-15T15:30:00Z") } });
+    const beat = (await new DynamoWorkerStore(h.api.services.db).last())!;
+    expect(beat).toMatchObject({ at: h.clock, sessions: 1, feeds: ["AAPL.US|1m"], last_bar: { [sessionId]: Date.parse("2024-03-15T15:30:00Z") } });
   });
 
   it("takes a manual order into the running session, which fills on the next bar that opens after it", async () => {
-    const worker = workers.at(-1)!;
-    const before = (await api.json("GET", `/api/v1/trading/sessions/${sessionId}/positions/latest`, 200, { token })).positions;
+    const worker = h.workers.at(-1)!;
+    const before = (await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/positions/latest`, 200, { token: h.token })).positions;
     const held = before.find((p: { symbol: string }) => p.symbol === "AAPL.US")?.quantity ?? "0";
     const side = Number(held) > 0 ? "sell" : "buy";
-    clock += 30_000; // mid-minute: the bar now forming opened before the order
-    const placed = await api.json("POST", "/api/v1/trading/orders", 201, { token, body: { session_id: sessionId, symbol: "AAPL.US", side, order_type: "market", quantity: Number(held) > 0 ? held : "5" } });
+    h.clock += 30_000; // mid-minute: the bar now forming opened before the order
+    const placed = await h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", side, order_type: "market", quantity: Number(held) > 0 ? held : "5" } });
     expect(placed).toMatchObject({ session_id: sessionId, status: "pending", symbol: "AAPL.US", side, reason: "manual order" });
     await minutes(worker, 1); // the bar that opened before the order closes: not filled on it
-    expect((await api.json("GET", `/api/v1/trading/orders/${placed.id}`, 200, { token })).status).toBe("pending");
-    // The API wrote the order on the run; its command told the worker, which pushed the event to the socket.
-    const pushedOf = (type: string, orderId: string) => pushed.filter((m) => m.type === type && m.data.order_id === orderId);
+    expect((await h.api.json("GET", `/api/v1/trading/orders/${placed.id}`, 200, { token: h.token })).status).toBe("pending");
+    // The API wrote the order on the run; its command told the worker, which h.pushed the event to the socket.
+    const pushedOf = (type: string, orderId: string) => h.pushed.filter((m) => m.type === type && m.data.order_id === orderId);
     expect(pushedOf("order_submitted", placed.id)).toHaveLength(1);
     await minutes(worker, 1);
-    const filled = await api.json("GET", `/api/v1/trading/orders/${placed.id}`, 200, { token });
+    const filled = await h.api.json("GET", `/api/v1/trading/orders/${placed.id}`, 200, { token: h.token });
     expect(filled).toMatchObject({ status: "filled", filled_at: expect.any(String) });
     expect(Date.parse(filled.filled_at)).toBeGreaterThan(Date.parse(placed.submitted_at));
 
     // A resting limit far below the market stays pending until cancelled; filled and cancelled orders cannot be.
-    const resting = await api.json("POST", "/api/v1/trading/orders", 201, { token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", order_type: "limit", price: "1", quantity: "1" } });
+    const resting = await h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", order_type: "limit", price: "1", quantity: "1" } });
     expect(resting.status).toBe("pending");
     await minutes(worker, 1);
     // Replaced: new quantity and price, still pending; a replacement the checks deny leaves it as it was.
-    const replaced = await api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 200, { token, body: { quantity: "2", price: "1.5" } });
+    const replaced = await h.api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 200, { token: h.token, body: { quantity: "2", price: "1.5" } });
     expect(replaced).toMatchObject({ replaced: true, denials: [], order: { id: resting.id, status: "pending", quantity: "2", price: "1.5" } });
-    const refused = await api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 200, { token, body: { quantity: "1000000" } });
+    const refused = await h.api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 200, { token: h.token, body: { quantity: "1000000" } });
     expect(refused.replaced).toBe(false);
     expect(refused.denials.map((d: { reason: string }) => d.reason)).toContain("INSUFFICIENT_CASH");
     expect(refused.order).toMatchObject({ quantity: "2", price: "1.5", status: "pending" });
-    expect((await api.json("PUT", `/api/v1/trading/orders/${placed.id}`, 422, { token, body: { price: "1" } })).detail).toEqual([
+    expect((await h.api.json("PUT", `/api/v1/trading/orders/${placed.id}`, 422, { token: h.token, body: { price: "1" } })).detail).toEqual([
       expect.objectContaining({ loc: ["body", "price"] }),
     ]);
-    await api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 422, { token, body: {} });
-    expect((await api.json("PUT", `/api/v1/trading/orders/${placed.id}`, 409, { token, body: { quantity: "3" } })).error_code).toBe("ORDER_NOT_REPLACEABLE");
-    const log = await api.json("GET", `/api/v1/trading/sessions/${sessionId}/logs?level=warning`, 200, { token });
+    await h.api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 422, { token: h.token, body: {} });
+    expect((await h.api.json("PUT", `/api/v1/trading/orders/${placed.id}`, 409, { token: h.token, body: { quantity: "3" } })).error_code).toBe("ORDER_NOT_REPLACEABLE");
+    const log = await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/logs?level=warning`, 200, { token: h.token });
     expect(JSON.stringify(log)).toContain(`Replace of order ${resting.id} denied`);
-    const cancelled = await api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 200, { token });
+    const cancelled = await h.api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 200, { token: h.token });
     await worker.takeCommands();
     expect(pushedOf("order_replaced", resting.id).map((m) => m.data.quantity)).toEqual([2]);
     expect(pushedOf("order_cancelled", resting.id)).toHaveLength(1);
-    expect(pushed.filter((m) => m.type === "log" && String(m.data.message).startsWith(`Replace of order ${resting.id} denied`))).toHaveLength(1);
+    expect(h.pushed.filter((m) => m.type === "log" && String(m.data.message).startsWith(`Replace of order ${resting.id} denied`))).toHaveLength(1);
     expect(cancelled).toMatchObject({ id: resting.id, status: "cancelled", cancelled_at: expect.any(String) });
-    expect((await api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 409, { token })).error_code).toBe("ORDER_NOT_CANCELLABLE");
-    expect((await api.json("POST", `/api/v1/trading/orders/${placed.id}/cancel`, 409, { token })).current_status).toBe("filled");
-    await api.json("POST", "/api/v1/trading/orders/no-such-order/cancel", 404, { token });
+    expect((await h.api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 409, { token: h.token })).error_code).toBe("ORDER_NOT_CANCELLABLE");
+    expect((await h.api.json("POST", `/api/v1/trading/orders/${placed.id}/cancel`, 409, { token: h.token })).current_status).toBe("filled");
+    await h.api.json("POST", "/api/v1/trading/orders/no-such-order/cancel", 404, { token: h.token });
 
     // Denials are data; bad orders are 4xx.
-    const denied = await api.json("POST", "/api/v1/trading/orders", 201, { token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1000000" } });
+    const denied = await h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1000000" } });
     expect(denied.status).toBe("denied");
     expect(denied.denials.length).toBeGreaterThan(0);
-    expect((await api.json("POST", "/api/v1/trading/orders", 400, { token, body: { session_id: sessionId, symbol: "700.HK", side: "buy", quantity: "100" } })).error_code).toBe("SYMBOL_NOT_IN_SESSION");
-    expect((await api.json("POST", "/api/v1/trading/orders", 404, { token, body: { session_id: sessionId, channel_id: "nope", symbol: "AAPL.US", side: "buy", quantity: "1" } })).error_code).toBe("CHANNEL_NOT_FOUND");
-    await api.json("POST", "/api/v1/trading/orders", 422, { token, body: { session_id: sessionId, symbol: "AAPL.US", side: "hold", quantity: "-1" } });
-    const other = await api.createUser();
-    expect((await api.json("POST", "/api/v1/trading/orders", 403, { token: other.token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1" } })).error_code).toBe("ACCESS_DENIED");
+    expect((await h.api.json("POST", "/api/v1/trading/orders", 400, { token: h.token, body: { session_id: sessionId, symbol: "700.HK", side: "buy", quantity: "100" } })).error_code).toBe("SYMBOL_NOT_IN_SESSION");
+    expect((await h.api.json("POST", "/api/v1/trading/orders", 404, { token: h.token, body: { session_id: sessionId, channel_id: "nope", symbol: "AAPL.US", side: "buy", quantity: "1" } })).error_code).toBe("CHANNEL_NOT_FOUND");
+    await h.api.json("POST", "/api/v1/trading/orders", 422, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", side: "hold", quantity: "-1" } });
+    const other = await h.api.createUser();
+    expect((await h.api.json("POST", "/api/v1/trading/orders", 403, { token: other.token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1" } })).error_code).toBe("ACCESS_DENIED");
   });
 
   it("does not feed a paused session, and lets go of a stopped one", async () => {
-    const worker = workers.at(-1)!;
-    await api.json("POST", `/api/v1/trading/sessions/${sessionId}/pause`, 200, { token });
+    const worker = h.workers.at(-1)!;
+    await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/pause`, 200, { token: h.token });
     await worker.refresh();
-    const fed = (await api.services.trading.sessions.runs.get(sessionId))!.progress!.bars;
+    const fed = (await h.api.services.trading.sessions.runs.get(sessionId))!.progress!.bars;
     await minutes(worker, 5);
-    expect((await api.services.trading.sessions.runs.get(sessionId))!.progress!.bars).toBe(fed);
-    expect((await api.json("POST", "/api/v1/trading/orders", 409, { token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1" } })).error_code).toBe("SESSION_NOT_RUNNING");
-    await api.json("POST", `/api/v1/trading/sessions/${sessionId}/resume`, 200, { token });
+    expect((await h.api.services.trading.sessions.runs.get(sessionId))!.progress!.bars).toBe(fed);
+    expect((await h.api.json("POST", "/api/v1/trading/orders", 409, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1" } })).error_code).toBe("SESSION_NOT_RUNNING");
+    await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/resume`, 200, { token: h.token });
     await worker.refresh();
     await minutes(worker, 5);
-    expect((await api.services.trading.sessions.runs.get(sessionId))!.progress!.bars).toBe(fed + 5);
-    await api.json("POST", `/api/v1/trading/sessions/${sessionId}/stop`, 200, { token });
+    expect((await h.api.services.trading.sessions.runs.get(sessionId))!.progress!.bars).toBe(fed + 5);
+    await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/stop`, 200, { token: h.token });
     // No refresh: the stop's lifecycle command makes the worker read its sessions in its next step.
     await minutes(worker, 1);
-    expect(await new DynamoWorkerStore(api.services.db).last()).toMatchObject({ sessions: 0, feeds: [] });
+    expect(await new DynamoWorkerStore(h.api.services.db).last()).toMatchObject({ sessions: 0, feeds: [] });
   });
 });

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll } from "vitest";
+import { SessionWorker } from "../../packages/worker/src/session-worker";
+import { createTestApi, type TestApi } from "./harness";
+
+/**
+ * A test API on a manual market clock, with every socket push collected, and session workers the
+ * test steps itself (their timers are far in the future). The clock runs on the wall until the
+ * first user has logged in (tokens are issued at real time), then stays at `start` until a test
+ * moves it; `pinFromStart` pins it before that.
+ */
+export class WorkerHarness {
+  api!: TestApi;
+  token!: string;
+  /** Every `{type, data, timestamp}` pushed to a WebSocket connection, in order. */
+  readonly pushed: any[] = [];
+  clock: number;
+  private pinned: boolean;
+  /** The workers started, oldest first. */
+  readonly workers: SessionWorker[] = [];
+
+  private constructor(start: string, pinFromStart: boolean) {
+    this.clock = Date.parse(start);
+    this.pinned = pinFromStart;
+  }
+
+  /** Registers the suite's setup and teardown: the API and a user are ready in the tests. */
+  static forSuite(start: string, options: { pinFromStart?: boolean; setup?: (harness: WorkerHarness) => Promise<void> } = {}): WorkerHarness {
+    const harness = new WorkerHarness(start, options.pinFromStart ?? false);
+    beforeAll(async () => {
+      harness.api = await createTestApi({}, { now: () => (harness.pinned ? harness.clock : Date.now()) });
+      harness.token = (await harness.api.createUser()).token;
+      harness.pinned = true;
+      harness.api.services.realtime.pusher = { post: async (_connection, data) => (harness.pushed.push(JSON.parse(data)), "sent") };
+      await options.setup?.(harness);
+    });
+    afterAll(async () => {
+      for (const worker of harness.workers) await worker.stop();
+    });
+    return harness;
+  }
+
+  /** A started worker (it recovers running sessions); the test steps it with `tick` or `minutes`. */
+  async newWorker(): Promise<SessionWorker> {
+    const worker = new SessionWorker(this.api.services, { marketData: await this.api.services.marketData(), tickMs: 1e9, refreshMs: 1e9 });
+    this.workers.push(worker);
+    await worker.start();
+    return worker;
+  }
+
+  /** Moves the clock a minute at a time, the worker stepping after each. */
+  async minutes(worker: SessionWorker, count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      this.clock += 60_000;
+      await worker.tick();
+    }
+  }
+}
