@@ -98,3 +98,24 @@ describe("a session whose venue is its broker", () => {
     expect(rejected.denials[0]).toMatchObject({ reason: "VENUE_REJECTED" });
   });
 });
+
+describe("stopping a session at its broker", () => {
+  it("cancels the orders it still has there before letting it go, and keeps it until then", async () => {
+    const resting = await place({ side: "buy", order_type: "limit", price: "1", quantity: "2" });
+    await worker.routeOrders();
+    const venueId = (await order(resting.id)).venue_order_id;
+    expect(venueId).toEqual(expect.any(String));
+    const stopped = await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/stop`, 200, { token: h.token });
+    expect(stopped.status).toBe("stopped");
+    // Still on the worker's list, and not deleted while its order is at the broker.
+    expect((await h.api.services.trading.sessions.sessions.listLive()).map((s) => s.id)).toContain(sessionId);
+    expect((await h.api.json("DELETE", `/api/v1/trading/sessions/${sessionId}`, 409, { token: h.token })).error_code).toBe("INVALID_STATE_TRANSITION");
+    await worker.tick();
+    expect(await order(resting.id)).toMatchObject({ status: "cancelled", cancel_requested: true });
+    const [atBroker] = (await paper().todayOrders({ symbol: "AAPL.US" })).filter((o) => o.order_id === venueId);
+    expect(atBroker!.status).toBe("CanceledStatus");
+    expect((await h.api.services.trading.sessions.sessions.listLive()).map((s) => s.id)).not.toContain(sessionId);
+    expect(h.pushed.filter((m) => m.data?.order_id === resting.id).map((m) => m.type)).toEqual(expect.arrayContaining(["order_cancel_requested", "order_cancelled"]));
+    await h.api.json("DELETE", `/api/v1/trading/sessions/${sessionId}`, 200, { token: h.token });
+  });
+});

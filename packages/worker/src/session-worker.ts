@@ -14,6 +14,7 @@ import * as Channels from "@tp/core/trading/channels";
 import type { Timeframe } from "@tp/core/strategies/definition";
 import { LiveRuns, liveFeedsOf, type ClosedBar, type WorkerBeat } from "@tp/core/trading/live";
 import type { StoredSession } from "@tp/core/trading/sessions";
+import type { StoredRun } from "@tp/core/trading/runs";
 import * as Replay from "@tp/core/trading/replay";
 
 export interface SessionWorkerOptions {
@@ -146,8 +147,13 @@ export class SessionWorker {
     const deps = this.services.trading.sessions;
     for (const [id, driven] of this.driven) {
       if (driven.venue !== "broker") continue;
-      const run = await deps.runs.get(id);
-      if (!run?.snapshot || run.snapshot.pending.length === 0) continue;
+      const stopping = driven.session.status === "stopped";
+      let run = await deps.runs.get(id);
+      if (stopping && run?.snapshot?.pending.some((order) => !order.cancel_requested)) run = await this.cancelAll(driven.session);
+      if (!run?.snapshot || run.snapshot.pending.length === 0) {
+        if (stopping) await this.settle(driven.session);
+        continue;
+      }
       let reports: VenueReport[];
       try {
         reports = await exchange(await this.venueOf(driven.session), run.snapshot.pending, deps.now());
@@ -163,6 +169,32 @@ export class SessionWorker {
         return { engine, value: null };
       });
       if (done) await this.publish(driven.session, done.events);
+      if (stopping && done?.run.snapshot?.pending.length === 0) await this.settle(driven.session);
+    }
+  }
+
+  /** A stopped session's orders still at its broker are asked to cancel (`order_cancel_requested`); the run as saved. */
+  private async cancelAll(session: StoredSession): Promise<StoredRun | undefined> {
+    const deps = this.services.trading.sessions;
+    const done = await updateRun(deps, session.id, (run) => {
+      const engine = engineOf(run);
+      for (const order of run.snapshot?.pending ?? []) engine.cancel(order.order_id, deps.now(), "session stopped");
+      return { engine, value: null };
+    });
+    if (done) await this.publish(session, done.events);
+    return done?.run ?? (await deps.runs.get(session.id));
+  }
+
+  /** A stopped session with nothing left at its broker leaves the worker's list. */
+  private async settle(session: StoredSession): Promise<void> {
+    const sessions = this.services.trading.sessions.sessions;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = await sessions.get(session.id);
+      if (!current?.orders_at_broker || current.status !== "stopped") return;
+      if (await sessions.replace({ ...current, orders_at_broker: undefined, version: current.version + 1 }, current.version)) {
+        this.driven.delete(session.id);
+        return;
+      }
     }
   }
 

@@ -2,7 +2,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import type { EngineEvent } from "@tp/core/engine/events";
 import { categoryOf, levelOf, orderChangeOf, type EventQuery, type OrderStatus, type RunStore, type StoredEvent, type StoredRun, type TradingOrderResponse } from "@tp/core/trading/runs";
 import type { SessionStatus, SessionStore, StoredSession } from "@tp/core/trading/sessions";
-import { isLive } from "@tp/core/trading/live";
+import { isListed } from "@tp/core/trading/live";
 import { replayRunId } from "@tp/core/trading/replay";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
@@ -40,7 +40,7 @@ export class DynamoSessionStore implements SessionStore {
   /** The marker step that keeps the live list in line with the session, written in the session's transaction. */
   private markerStep(session: StoredSession): TransactionStep {
     const key = Keys.liveSession(session.id);
-    return isLive(session) ? { put: { pk: key.pk, sk: key.sk, _type: "LiveSessionMarker", session_id: session.id } } : { delete: key };
+    return isListed(session) ? { put: { pk: key.pk, sk: key.sk, _type: "LiveSessionMarker", session_id: session.id } } : { delete: key };
   }
 
   get(id: string) {
@@ -54,7 +54,7 @@ export class DynamoSessionStore implements SessionStore {
   async listLive(): Promise<StoredSession[]> {
     const markers = await this.markers.queryAll(Keys.liveSessionsPartition);
     const sessions = await this.sessions.getMany(markers.map((marker) => Keys.tradingSession(marker.session_id)));
-    return sessions.filter(isLive);
+    return sessions.filter(isListed);
   }
 
   listByUser(userId: string, status?: SessionStatus) {

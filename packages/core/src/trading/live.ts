@@ -65,6 +65,10 @@ export const isLive = (session: Pick<StoredSession, "trading_mode" | "status">) 
 /** Where a live run's orders fill: the session's choice; a session stored before the choice existed fills on bars. */
 export const venueOf = (session: Pick<StoredSession, "config">): "broker" | "bars" => session.config.venue ?? "bars";
 
+/** Whether the session worker lists it: live, or stopped while it cancels the orders the session still has at its broker. */
+export const isListed = (session: Pick<StoredSession, "trading_mode" | "status" | "orders_at_broker">) =>
+  isLive(session) || (isWorkerDriven(session) && session.status === "stopped" && session.orders_at_broker === true);
+
 /** The (symbol, timeframe) feeds a session's strategies read. */
 export const liveFeedsOf = (session: StoredSession) => feedsOf(session.config);
 

@@ -4,7 +4,7 @@ import { Calendar } from "../market/calendar";
 import { Markets } from "../market/market";
 import { isoDateOf, MS_PER_DAY, zonedTimeToUtc } from "../market/zoned-time";
 import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
-import { liveFeedsOf } from "./live";
+import { isLive, liveFeedsOf } from "./live";
 import { engineOf, updateRun } from "./run-update";
 import type { StoredRun } from "./runs";
 import type { StoredSession } from "./sessions";
@@ -101,7 +101,7 @@ export const DayRollover = {
 
   /** Rolls every running or paused simulation and live session whose day has closed, then rolls their symbols' calendars. */
   async run(deps: RolloverDeps, now: number): Promise<RolloverResult> {
-    const live = await deps.sessions.sessions.listLive();
+    const live = (await deps.sessions.sessions.listLive()).filter(isLive);
     const rolled: RolledSession[] = [];
     const symbols = new Set<string>();
     for (const session of live) {

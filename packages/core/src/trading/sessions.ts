@@ -8,7 +8,8 @@ import { TimeZone } from "../time";
 import type { Actor } from "../users";
 import { PerformanceMetrics } from "../engine/metrics";
 import { notifyWorker, type SessionCommandSink } from "./commands";
-import { isWorkerDriven } from "./live";
+import type { RunStore } from "./runs";
+import { isWorkerDriven, venueOf } from "./live";
 import { normalizeConfig, SessionConfig, strategyNameOf, strategyParamsOf } from "./session-config";
 
 /** How a session trades: over stored candles, at simulated prices through the paper broker, or live through LongPort. */
@@ -97,6 +98,11 @@ export interface StoredSession {
   performance_metrics: PerformanceMetrics | null;
   /** The run whose event log the session's views read: its latest backtest, or the session's own run. */
   run_id: string | null;
+  /**
+   * A stopped session whose venue is its broker, while the session worker cancels the orders it
+   * still has there (docs/session-worker.md, "Stopping a session at its broker"); absent otherwise.
+   */
+  orders_at_broker?: boolean;
   version: number;
   created_at: string;
   updated_at: string;
@@ -148,7 +154,7 @@ export interface SessionStore {
   listByUser(userId: string, status?: SessionStatus): Promise<StoredSession[]>;
   /** Removes the session with its runs' events, orders and state. */
   delete(session: StoredSession): Promise<void>;
-  /** Every simulation or live session that is running or paused (the session worker's list). */
+  /** Every simulation or live session that is running or paused, and those stopped while their orders at the broker are cancelled (the session worker's list). */
   listLive(): Promise<StoredSession[]>;
 }
 
@@ -313,8 +319,9 @@ function applyTransition(deps: SessionDeps, actor: Actor, id: string, action: Se
     return {
       ...session,
       status: rule.to,
-      ...(action === "start" ? { start_time: now, end_time: null } : {}),
-      ...(action === "stop" ? { end_time: now } : {}),
+      ...(action === "start" ? { start_time: now, end_time: null, orders_at_broker: undefined } : {}),
+      // The worker keeps it listed until the orders it has at its broker are cancelled.
+      ...(action === "stop" ? { end_time: now, ...(isWorkerDriven(session) && venueOf(session) === "broker" ? { orders_at_broker: true } : {}) } : {}),
     };
   });
 }
@@ -352,10 +359,19 @@ export function parseRiskConfig(input: Record<string, unknown>, loc: (string | n
   return Risk.parse({ ...Risk.defaults(), ...input }, loc);
 }
 
-/** Deletes a session that is not running or paused. */
-export async function remove(deps: SessionDeps, actor: Actor, id: string): Promise<StoredSession> {
+/** Whether the session's run still has an order at its broker (sent, not yet ended). */
+async function ordersAtBroker(deps: { runs: Pick<RunStore, "get"> }, session: StoredSession): Promise<boolean> {
+  const run = session.run_id ? await deps.runs.get(session.run_id) : undefined;
+  return (run?.snapshot?.pending ?? []).some((order) => order.venue_order_id !== undefined);
+}
+
+/** Deletes a session that is not running or paused, nor has orders left at its broker. */
+export async function remove(deps: SessionDeps & { runs: Pick<RunStore, "get"> }, actor: Actor, id: string): Promise<StoredSession> {
   const session = await owned(deps, actor, id);
   if (session.status === "running" || session.status === "paused") throw invalidTransition(session, "delete", "stop it first");
+  if (session.orders_at_broker && (await ordersAtBroker(deps, session))) {
+    throw invalidTransition(session, "delete", "its orders at the broker are still being cancelled; try again shortly");
+  }
   await deps.sessions.delete(session);
   return session;
 }
