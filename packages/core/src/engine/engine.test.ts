@@ -82,6 +82,9 @@ describe("trading engine", () => {
     engine.routed(order!.order_id, "B-2");
     engine.venueFill(order!.order_id, "T-1", 4, 101.5, Date.UTC(2024, 0, 3, 15));
     engine.venueFill(order!.order_id, "T-1", 4, 101.5, Date.UTC(2024, 0, 3, 15));
+    // Cash 99,593.594 after the part; the order still promises its 6 unfilled shares (606 at the last close), not 10.
+    const cashDenied = (quantity: number) => engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity, order_type: "limit", price: 101 }).some((d) => d.reason === "INSUFFICIENT_CASH");
+    expect([cashDenied(979), cashDenied(981)]).toEqual([false, true]);
     // A snapshot between the two parts continues exactly.
     const resumed = TradingEngine.restore(setup, engine.snapshot());
     for (const e of [engine, resumed]) e.venueFill(order!.order_id, "T-2", 6, 102, Date.UTC(2024, 0, 3, 15, 1));

@@ -942,7 +942,8 @@ export class TradingEngine {
       const order = this.pending[i];
       if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
       if (this.info(order.symbol).currency !== currency) continue;
-      const promised = (order.limit_price ?? order.stop_price ?? this.lastOf(order.symbol)) * order.quantity;
+      // What is still to fill (a broker may have filled part of it, already paid).
+      const promised = (order.limit_price ?? order.stop_price ?? this.lastOf(order.symbol)) * (order.quantity - (order.filled ?? 0));
       free -= promised;
       scale += Math.abs(promised);
     }
@@ -958,7 +959,7 @@ export class TradingEngine {
       if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
       if (this.info(order.symbol).currency !== currency) continue;
       const price = order.limit_price ?? order.stop_price ?? this.lastOf(order.symbol);
-      free = free.minus(Money.of(price).timesInteger(order.quantity));
+      free = free.minus(Money.of(price).timesInteger(order.quantity - (order.filled ?? 0)));
     }
     return free;
   }
