@@ -12,7 +12,7 @@ import { applyReports, exchange, type VenueReport } from "@tp/core/trading/venue
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import * as Channels from "@tp/core/trading/channels";
 import type { Timeframe } from "@tp/core/strategies/definition";
-import { LiveRuns, liveFeedsOf, type ClosedBar, type WorkerBeat } from "@tp/core/trading/live";
+import { isLive, LiveRuns, liveFeedsOf, type ClosedBar, type WorkerBeat } from "@tp/core/trading/live";
 import type { StoredSession } from "@tp/core/trading/sessions";
 import type { StoredRun } from "@tp/core/trading/runs";
 import * as Replay from "@tp/core/trading/replay";
@@ -212,7 +212,9 @@ export class SessionWorker {
     for (const session of live) {
       seen.add(session.id);
       const venue = this.driven.get(session.id)?.venue ?? (await LiveRuns.ensure(deps, session)).setup.venue ?? "bars";
-      this.driven.set(session.id, { session, feeds: liveFeedsOf(session).map((f) => feedKey(f.symbol, f.timeframe)), venue });
+      // A stopped session listed while its orders at the broker are cancelled reads no feed.
+      const feeds = isLive(session) ? liveFeedsOf(session).map((f) => feedKey(f.symbol, f.timeframe)) : [];
+      this.driven.set(session.id, { session, feeds, venue });
     }
     for (const id of [...this.driven.keys()]) if (!seen.has(id)) this.driven.delete(id);
     await this.resubscribe();
