@@ -8,6 +8,7 @@ import { marketOf } from "@tp/core/market/market";
 import type { MarketData } from "@tp/core/provider/market-data";
 import type { PushCandlestickEvent } from "@tp/core/provider/quote-types";
 import { engineOf, updateRun } from "@tp/core/trading/run-update";
+import type { TradingEngine } from "@tp/core/engine/engine";
 import { applyReports, exchange, type VenueReport } from "@tp/core/trading/venue";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import * as Channels from "@tp/core/trading/channels";
@@ -156,7 +157,7 @@ export class SessionWorker {
       }
       let reports: VenueReport[];
       try {
-        reports = await exchange(await this.venueOf(driven.session), run.snapshot.pending, deps.now());
+        reports = await exchange(await this.gatewayOf(driven.session), run.snapshot.pending, deps.now());
       } catch (error) {
         // The broker is unreachable or busy: nothing was booked; the next step asks again.
         console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Broker exchange failed", session_id: id, error: String(error) }));
@@ -168,7 +169,7 @@ export class SessionWorker {
         applyReports(engine, reports);
         return { engine, value: null };
       });
-      if (done) await this.publish(driven.session, done.events);
+      if (done) await this.publish(driven.session, done.events, done.engine);
       if (stopping && done?.run.snapshot?.pending.length === 0) await this.settle(driven.session);
     }
   }
@@ -181,7 +182,7 @@ export class SessionWorker {
       for (const order of run.snapshot?.pending ?? []) engine.cancel(order.order_id, deps.now(), "session stopped");
       return { engine, value: null };
     });
-    if (done) await this.publish(session, done.events);
+    if (done) await this.publish(session, done.events, done.engine);
     return done?.run ?? (await deps.runs.get(session.id));
   }
 
@@ -199,7 +200,7 @@ export class SessionWorker {
   }
 
   /** A simulation session's paper account (its own, `session-<id>`), a live session's account at the selected provider. */
-  private venueOf(session: StoredSession): Promise<OrderGateway> {
+  private gatewayOf(session: StoredSession): Promise<OrderGateway> {
     if (session.trading_mode === "live") return this.services.providers.orderGateway(session.user_id);
     return Promise.resolve(this.services.paperBroker(`session-${session.id}`));
   }
@@ -280,10 +281,10 @@ export class SessionWorker {
         const [id, driven] = due[next++]!;
         const mine = bars.filter((b) => driven.feeds.includes(feedKey(b.bar.symbol, b.timeframe)));
         if (mine.length === 0) continue;
-        const events = await LiveRuns.feed(deps, id, mine);
+        const fed = await LiveRuns.feed(deps, id, mine);
         this.heartbeat.bars += mine.length;
         this.heartbeat.last_bar[id] = mine[mine.length - 1]!.close_ms;
-        await this.publish(driven.session, events);
+        if (fed) await this.publish(driven.session, fed.events, fed.engine);
       }
     };
     await Promise.all(Array.from({ length: Math.min(FEED_CONCURRENCY, due.length) }, feedNext));
@@ -314,14 +315,16 @@ export class SessionWorker {
    * Each event to the session's socket as `{type, data, timestamp}`, with a `channel_update` after
    * every fill and channel status change, through the session's update feed (docs/channels.md).
    */
-  private async publish(session: StoredSession, events: EngineEvent[]): Promise<void> {
+  private async publish(session: StoredSession, events: EngineEvent[], engine?: TradingEngine): Promise<void> {
     if (events.length === 0) return;
     const deps = this.services.trading.channels;
-    const run = await deps.runs.get(session.id);
-    if (!run) return;
-    const engine = engineOf(run);
-    await Channels.publish(deps, session.id, Channels.streamMessagesOf(engine, session, events));
+    // The engine that wrote the events when the caller has it; otherwise (the API's inputs) the run as saved.
+    const run = engine ? undefined : await deps.runs.get(session.id);
+    const current = engine ?? (run && engineOf(run));
+    if (!current) return;
+    await Channels.publish(deps, session.id, Channels.streamMessagesOf(current, session, events));
   }
+
 
   /** Every `metricsMs`, `channel_metrics` of each running session whose run changed since its last push. */
   private async pushMetrics(): Promise<void> {

@@ -749,9 +749,9 @@ export async function deliver(deps: ViewDeps, runId: string, commands: ChannelCo
     const at = deps.now();
     for (const command of effective) applyCommand(engine, command, at);
     return { engine, value: null, setup };
-  });
-  if (!delivered) throw notFound("SESSION_NOT_FOUND", `The run ${runId} does not exist`);
-  return delivered;
+  }, () => notFound("SESSION_NOT_FOUND", `The run ${runId} does not exist`));
+  // The step always saves: only a missing run gives null, and that throws.
+  return delivered!;
 }
 
 /** Which channel operations are accepted from which state, and the answer otherwise (docs/channels.md). */

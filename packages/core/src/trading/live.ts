@@ -1,4 +1,5 @@
 import { conflict } from "../errors";
+import type { TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import type { Timeframe } from "../strategies/definition";
 import type { Bar } from "../strategies/strategy";
@@ -104,10 +105,9 @@ export const LiveRuns = {
   /**
    * Feeds closed bars (in close order) into the run and saves it with the events they caused;
    * bars closing at or before the run's cursor were fed already and are skipped. Returns the
-   * events written.
+   * events written and the engine that wrote them (null when every bar had been fed).
    */
-  async feed(deps: ViewDeps, runId: string, bars: readonly ClosedBar[]): Promise<EngineEvent[]> {
-    if (!(await deps.runs.get(runId))) throw conflict("RUN_MISSING", `Run ${runId} does not exist`);
+  async feed(deps: ViewDeps, runId: string, bars: readonly ClosedBar[]): Promise<{ events: EngineEvent[]; engine: TradingEngine } | null> {
     const fed = await updateRun(deps, runId, (run) => {
       const cursor = run.progress?.cursor_ms ?? 0;
       const fresh = bars.filter((b) => b.close_ms > cursor);
@@ -116,7 +116,7 @@ export const LiveRuns = {
       for (const { bar, timeframe } of fresh) engine.onBar(bar, timeframe);
       const progress = { cursor_ms: fresh[fresh.length - 1]!.close_ms, bars: (run.progress?.bars ?? 0) + fresh.length, bars_total: 0, done: false };
       return { engine, value: null, progress };
-    });
-    return fed?.events ?? [];
+    }, () => conflict("RUN_MISSING", `Run ${runId} does not exist`));
+    return fed && { events: fed.events, engine: fed.engine };
   },
 };

@@ -179,9 +179,8 @@ export async function advance(
     const driver = run.progress?.driver;
     if (!driver) throw missing();
     return { value: null, ...(await feedRun(deps, run, change(driver, run), until)) };
-  });
-  if (!done) throw missing();
-  return { run: done.run, events: done.events };
+  }, missing);
+  return { run: done!.run, events: done!.events };
 }
 
 async function feedRun(deps: DriverDeps, run: StoredRun, driver: DriverState, until: { steps?: number; toMs?: number }) {

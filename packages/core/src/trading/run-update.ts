@@ -32,17 +32,21 @@ const ATTEMPTS = 5;
  * caused, conditionally on the run's version. When another writer (the worker's feed, another
  * request) saved first, the run is read again and the step redone on it, so inputs are applied
  * one at a time in the order they were saved. `step` returns null when there is nothing to save
- * (then so does this), and throws to refuse. 503 `SERVICE_UNAVAILABLE` when the run changed on
- * every attempt.
+ * (then so does this), and throws to refuse. A run that does not exist gives null, or the error
+ * `whenMissing` makes. 503 `SERVICE_UNAVAILABLE` when the run changed on every attempt.
  */
 export async function updateRun<T>(
   deps: { runs: RunStore; now: () => number },
   runId: string,
   step: (run: StoredRun) => RunStep<T> | null | Promise<RunStep<T> | null>,
+  whenMissing?: () => Error,
 ): Promise<RunUpdate<T> | null> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const run = await deps.runs.get(runId);
-    if (!run) return null;
+    if (!run) {
+      if (whenMissing) throw whenMissing();
+      return null;
+    }
     const done = await step(run);
     if (!done) return null;
     const events = done.engine.drainEvents();
