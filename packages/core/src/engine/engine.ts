@@ -943,7 +943,7 @@ export class TradingEngine {
       if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
       if (this.info(order.symbol).currency !== currency) continue;
       // What is still to fill (a broker may have filled part of it, already paid).
-      const promised = (order.limit_price ?? order.stop_price ?? this.lastOf(order.symbol)) * (order.quantity - (order.filled ?? 0));
+      const promised = (order.limit_price ?? order.stop_price ?? this.lastOf(order.symbol)) * unfilled(order);
       free -= promised;
       scale += Math.abs(promised);
     }
@@ -959,7 +959,7 @@ export class TradingEngine {
       if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
       if (this.info(order.symbol).currency !== currency) continue;
       const price = order.limit_price ?? order.stop_price ?? this.lastOf(order.symbol);
-      free = free.minus(Money.of(price).timesInteger(order.quantity - (order.filled ?? 0)));
+      free = free.minus(Money.of(price).timesInteger(unfilled(order)));
     }
     return free;
   }
@@ -1280,8 +1280,8 @@ export class TradingEngine {
     if (!order || order.venue_trades?.includes(tradeId) || !(quantity > 0) || !(price > 0)) return;
     this.time = Math.max(this.time, at);
     order.venue_trades = [...(order.venue_trades ?? []), tradeId];
-    this.fill(order, price, Math.min(quantity, order.quantity - (order.filled ?? 0)), true);
-    if ((order.filled ?? 0) >= order.quantity) this.pending = this.pending.filter((candidate) => candidate !== order);
+    this.fill(order, price, Math.min(quantity, unfilled(order)), true);
+    if (unfilled(order) <= 0) this.pending = this.pending.filter((candidate) => candidate !== order);
     this.monitor();
   }
 
@@ -1329,6 +1329,9 @@ function nextSignal(signals: IndexedSignal[][], cursors: number[], listeners: nu
   }
   return next;
 }
+
+/** Shares of an order still to fill (a broker may have filled part of it). */
+const unfilled = (order: EngineOrder): number => order.quantity - (order.filled ?? 0);
 
 /** The one estimate object `freeCashEstimate` fills (nothing is allocated per call). */
 const ESTIMATE = { free: 0, scale: 0 };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { FeeConfig, HkFeeConfig, UsFeeConfig } from "./config";
 import { Money } from "../engine/money";
-import { Dec, IsoDate, MoneyString, PositiveDecimalInput, money, parseOrThrow } from "./money";
+import { IsoDate, MoneyString, PositiveDecimalInput, RoundingRules, money, parseOrThrow, type RoundingRule } from "./money";
 import { type HkChargeEntry, inForce } from "./schedules";
 
 /** Body of `POST /brokers/{id}/fee-config/calculate`; HK quantities are not checked against board lots here. */
@@ -67,24 +67,18 @@ export type FeeCalculateResponse = z.infer<typeof FeeCalculateResponse>;
  */
 const ZERO = Money.ZERO;
 
-/** The rounding rules, named by who sets them; every rule works on non-negative amounts. */
-const Cents = {
-  /** Nearest cent, halves up: HK levies and broker charges. */
-  nearest: (amount: Money) => amount.round(2, Dec.ROUND_HALF_UP),
-  /** Up to the next cent: SEC Section 31 fee, FINRA TAF, CAT pass-through. */
-  up: (amount: Money) => amount.round(2, Dec.ROUND_UP),
-  /** Down to the cent, so a capped charge never exceeds its cap. */
-  down: (amount: Money) => amount.round(2, Dec.ROUND_DOWN),
-  /** Up to the next whole dollar: HK stamp duty ("2.01 → 3"). */
-  upToDollar: (amount: Money) => amount.round(0, Dec.ROUND_UP),
+/** An amount rounded by one of the schedules' rules (`RoundingRules`). */
+const rounded = (amount: Money, rule: RoundingRule) => {
+  const [places, rounding] = RoundingRules[rule];
+  return amount.round(places, rounding);
 };
 
 /** Holds a rounded charge at or under `cap`; a cap that falls between cents rounds down so it is never exceeded. */
-const capped = (fee: Money, cap: Money | null) => (cap !== null && fee.compare(cap) > 0 ? Cents.down(cap) : fee);
+const capped = (fee: Money, cap: Money | null) => (cap !== null && fee.compare(cap) > 0 ? rounded(cap, "downToCent") : fee);
 
 /** A broker charge: raw amount lifted to its minimum, rounded to the cent, then capped at a share of trade value. */
 const brokerCharge = (raw: Money, minimum: Money, maxRate: Money | null, tradeValue: Money) =>
-  capped(Cents.nearest(Money.max(raw, minimum)), maxRate === null ? null : tradeValue.times(maxRate));
+  capped(rounded(Money.max(raw, minimum), "nearestCent"), maxRate === null ? null : tradeValue.times(maxRate));
 
 /** An HK schedule entry with its numbers parsed. */
 interface HkCharge {
@@ -95,8 +89,8 @@ interface HkCharge {
 }
 
 /** An HK charge on trade value from its schedule entry: rate, rounding, minimum, maximum, fixed part. */
-const hkCharge = (entry: HkCharge, tradeValue: Money, round: (amount: Money) => Money) => {
-  let fee = round(tradeValue.times(entry.rate));
+const hkCharge = (entry: HkCharge, tradeValue: Money, rule: RoundingRule) => {
+  let fee = rounded(tradeValue.times(entry.rate), rule);
   if (entry.minimum !== null) fee = Money.max(fee, entry.minimum);
   fee = capped(fee, entry.maximum);
   return fee.plus(entry.per_trade);
@@ -171,13 +165,13 @@ const usCharges = (config: ParsedConfig["us"], quantity: Money, tradeValue: Mone
     commission: brokerCharge(quantity.times(config.commission_per_share), config.commission_min_per_order, config.commission_max_rate, tradeValue),
     platform_fee: brokerCharge(quantity.times(config.platform_fee_per_share), config.platform_fee_min_per_order, config.platform_fee_max_rate, tradeValue),
     settlement_fee: brokerCharge(quantity.times(config.settlement_fee_per_share), ZERO, config.settlement_fee_max_rate, tradeValue),
-    cat_fee: Cents.up(quantity.times(config.cat_fee_per_share)),
+    cat_fee: rounded(quantity.times(config.cat_fee_per_share), "upToCent"),
   };
   if (side === "sell") {
     // Rounding up to the cent also gives the $0.01 minimum, and a $0/M period stays at zero.
-    charges.sec_fee = Cents.up(tradeValue.times(config.sec_fee(tradeDate).rate));
+    charges.sec_fee = rounded(tradeValue.times(config.sec_fee(tradeDate).rate), "upToCent");
     const taf = config.finra_taf(tradeDate);
-    charges.finra_taf = capped(Cents.up(quantity.times(taf.per_share)), taf.max_per_trade);
+    charges.finra_taf = capped(rounded(quantity.times(taf.per_share), "upToCent"), taf.max_per_trade);
   }
   return charges;
 };
@@ -185,11 +179,11 @@ const usCharges = (config: ParsedConfig["us"], quantity: Money, tradeValue: Mone
 const hkCharges = (config: ParsedConfig["hk"], tradeValue: Money, tradeDate: string) => ({
   commission: brokerCharge(tradeValue.times(config.commission_rate), config.commission_min_per_order, null, tradeValue),
   platform_fee: config.platform_fee_per_order,
-  stamp_duty: hkCharge(config.stamp_duty(tradeDate), tradeValue, Cents.upToDollar),
-  sfc_levy: hkCharge(config.sfc_levy(tradeDate), tradeValue, Cents.nearest),
-  afrc_levy: hkCharge(config.afrc_levy(tradeDate), tradeValue, Cents.nearest),
-  exchange_trading_fee: hkCharge(config.exchange_trading_fee(tradeDate), tradeValue, Cents.nearest),
-  settlement_fee: hkCharge(config.settlement_fee(tradeDate), tradeValue, Cents.nearest),
+  stamp_duty: hkCharge(config.stamp_duty(tradeDate), tradeValue, "upToDollar"),
+  sfc_levy: hkCharge(config.sfc_levy(tradeDate), tradeValue, "nearestCent"),
+  afrc_levy: hkCharge(config.afrc_levy(tradeDate), tradeValue, "nearestCent"),
+  exchange_trading_fee: hkCharge(config.exchange_trading_fee(tradeDate), tradeValue, "nearestCent"),
+  settlement_fee: hkCharge(config.settlement_fee(tradeDate), tradeValue, "nearestCent"),
 });
 
 const chargesOf = (config: FeeConfig, market: "US" | "HK", side: "buy" | "sell", quantity: Money, tradeValue: Money, tradeDate: string): Record<string, Money> => {
@@ -221,7 +215,7 @@ export const calculate = (config: FeeConfig, input: z.input<typeof FeeCalculateI
   const tradeValue = quantity.times(Money.of(order.price));
   const charges = chargesOf(config, order.market, order.side, quantity, tradeValue, date);
   const total = sum(charges);
-  const tradeAmount = Cents.nearest(tradeValue);
+  const tradeAmount = rounded(tradeValue, "nearestCent");
   const common = { side: order.side, trade_date: date };
   const feeDetails =
     order.market === "US"

@@ -32,17 +32,23 @@ export const MoneyString = z.string().regex(/^\d+\.\d{2}$/);
 /** A calendar date `YYYY-MM-DD` that exists. */
 export const IsoDate = CalendarDate;
 
-/** Rounding rules named by who sets them; every rule works on non-negative amounts. */
-export const Round = {
+/** Rounding rules named by who sets them, as decimal places and decimal.js rounding; every rule works on non-negative amounts. */
+export const RoundingRules = {
   /** Nearest cent, halves up: HK levies and broker charges. */
-  nearestCent: (amount: Dec) => amount.toDecimalPlaces(2, Decimal.ROUND_HALF_UP),
+  nearestCent: [2, Decimal.ROUND_HALF_UP],
   /** Up to the next cent: SEC Section 31 fee, FINRA TAF, CAT pass-through. */
-  upToCent: (amount: Dec) => amount.toDecimalPlaces(2, Decimal.ROUND_UP),
+  upToCent: [2, Decimal.ROUND_UP],
   /** Up to the next whole dollar: HK stamp duty ("2.01 → 3"). */
-  upToDollar: (amount: Dec) => amount.toDecimalPlaces(0, Decimal.ROUND_UP),
+  upToDollar: [0, Decimal.ROUND_UP],
   /** Down to the cent, so a capped charge never exceeds its cap. */
-  downToCent: (amount: Dec) => amount.toDecimalPlaces(2, Decimal.ROUND_DOWN),
-};
+  downToCent: [2, Decimal.ROUND_DOWN],
+} as const;
+export type RoundingRule = keyof typeof RoundingRules;
+
+/** The rounding rules on decimal.js amounts (the paper broker's book); the fee schedules apply them to `Money`. */
+export const Round = Object.fromEntries(
+  Object.entries(RoundingRules).map(([rule, [places, rounding]]) => [rule, (amount: Dec) => amount.toDecimalPlaces(places, rounding)]),
+) as Record<RoundingRule, (amount: Dec) => Dec>;
 
 /** Formats a money amount with exactly two decimal places. */
 export const money = (amount: Dec): string => amount.toFixed(2, Decimal.ROUND_HALF_UP);
