@@ -25,9 +25,10 @@ const GROUP_GRANTS: Record<string, { queues?: readonly QueueName[]; sockets?: bo
   backtest: { workflows: true },
   // Session starts, stops, orders and risk changes tell the session worker (its FIFO command queue).
   trading: { sessionCommands: true },
-  // Channel commands push their events and channel updates to the session's socket.
-  channels: { sockets: true, sessionCommands: true },
-  mtf: { sockets: true, sessionCommands: true },
+  // Channel commands push their events and channel updates to the session's socket. These functions
+  // send no session command (they compose the views without the queue's client: docs/session-worker.md).
+  channels: { sockets: true },
+  mtf: { sockets: true },
 };
 
 /** The HTTP API: one function per endpoint group, each with the table and the token secret. */

@@ -27,6 +27,18 @@ export function Queues({ stack, app }: StackContext) {
   const { notify } = use(Alarms);
   const queues: Partial<Record<QueueName, Queue>> = {};
   const environment: Record<string, string> = {};
+  /** An alarm on the alarm topic as soon as a message lands in `deadLetter`. */
+  const alarmOnDeadLetters = (id: string, deadLetter: sqs.Queue, description: string) =>
+    notify(
+      new Alarm(stack, id, {
+        alarmDescription: description,
+        metric: deadLetter.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
   for (const name of QueueNames) {
     const deadLetter = new sqs.Queue(stack, `${pascal(name)}DeadLetter`, { retentionPeriod: Duration.days(14), removalPolicy });
     const queue = new Queue(stack, pascal(name), {
@@ -41,15 +53,7 @@ export function Queues({ stack, app }: StackContext) {
     });
     queues[name] = queue;
     environment[envName(name)] = queue.queueUrl;
-    const deadLetterAlarm = new Alarm(stack, `${pascal(name)}DeadLetterAlarm`, {
-      alarmDescription: `Messages of ${name} failed ${IMPORT_MAX_RECEIVES} times and were dead-lettered`,
-      metric: deadLetter.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-    notify(deadLetterAlarm);
+    alarmOnDeadLetters(`${pascal(name)}DeadLetterAlarm`, deadLetter, `Messages of ${name} failed ${IMPORT_MAX_RECEIVES} times and were dead-lettered`);
   }
   // The session worker's commands (docs/session-worker.md): FIFO, one message group per session; the
   // worker polls it (no Lambda consumer). A command the worker fails five times is dead-lettered.
@@ -63,15 +67,7 @@ export function Queues({ stack, app }: StackContext) {
     deadLetterQueue: { queue: sessionCommandsDeadLetter, maxReceiveCount: 5 },
   });
   environment.QUEUE_URL_SESSION_COMMANDS = sessionCommands.queueUrl;
-  const commandsDeadLetterAlarm = new Alarm(stack, "SessionCommandsDeadLetterAlarm", {
-    alarmDescription: "Session commands failed 5 times in the session worker and were dead-lettered",
-    metric: sessionCommandsDeadLetter.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
-    threshold: 1,
-    evaluationPeriods: 1,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-  });
-  notify(commandsDeadLetterAlarm);
+  alarmOnDeadLetters("SessionCommandsDeadLetterAlarm", sessionCommandsDeadLetter, "Session commands failed 5 times in the session worker and were dead-lettered");
   const sendCommands = new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [sessionCommands.queueArn] });
 
   const sendTo = (names: readonly QueueName[]) => new PolicyStatement({ actions: ["sqs:SendMessage"], resources: names.map((n) => queues[n]!.queueArn) });
