@@ -37,6 +37,61 @@ describe("candle batches", () => {
     );
   });
 
+  it("packs decimal prices, whole volumes and absent turnover as integers and gives back the very float64 values", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 6 }),
+        fc.array(fc.record({ units: fc.integer({ min: 1, max: 2_000_000_000 }), volume: fc.integer({ min: 1, max: 2_000_000_000 }) }), { minLength: 1, maxLength: 400 }),
+        (places, rows) => {
+          const batch = CandleBatches.fromCandles(
+            rows.map((row, index) => {
+              // Prices as the provider's decimal strings parse (the double nearest the decimal), at most `places` places.
+              const price = Number((row.units / 10 ** places).toFixed(places));
+              return { timestamp: 1_700_000_000 + index * 60, open: price, high: price, low: price, close: price, volume: row.volume, turnover: 0, trade_session: "Intraday" as const };
+            }),
+          );
+          const packed = CandleBatches.pack(batch);
+          expect(packed.length).toBe(16 + batch.length * (4 * 6 + 1));
+          const back = CandleBatches.unpack(packed);
+          for (const column of ["timestamp", "open", "high", "low", "close", "volume", "turnover"] as const) {
+            for (let index = 0; index < batch.length; index++) expect(Object.is(back[column][index], batch[column][index])).toBe(true);
+          }
+          expect(Array.from(back.session)).toEqual(Array.from(batch.session));
+        },
+      ),
+    );
+  });
+
+  it("keeps any double a column holds, -0, infinities and NaN included, by storing that column as float64", () => {
+    fc.assert(
+      fc.property(fc.array(fc.double(), { minLength: 1, maxLength: 50 }), (values) => {
+        const batch = CandleBatches.empty(values.length);
+        values.forEach((value, index) => {
+          batch.timestamp[index] = index * 60;
+          batch.close[index] = value;
+          batch.turnover[index] = -value;
+        });
+        const back = CandleBatches.unpack(CandleBatches.pack(batch));
+        values.forEach((value, index) => {
+          expect(Object.is(back.close[index], value)).toBe(true);
+          expect(Object.is(back.turnover[index], -value)).toBe(true);
+          expect(Object.is(back.open[index], 0)).toBe(true);
+        });
+      }),
+    );
+  });
+
+  it("reads buckets stored in the plain layout (7 float64 columns, then the sessions)", () => {
+    const batch = CandleBatches.fromCandles([candle(1_700_000_040, 187.43), candle(1_700_000_100, 0.1 + 0.2, "Post")]);
+    const plain = new Uint8Array(batch.length * 57);
+    const floats = new Float64Array(plain.buffer, 0, batch.length * 7);
+    (["timestamp", "open", "high", "low", "close", "volume", "turnover"] as const).forEach((column, index) => floats.set(batch[column], index * batch.length));
+    plain.set(batch.session, batch.length * 56);
+    const back = CandleBatches.unpack(plain);
+    expect([0, 1].map((index) => CandleBatches.get(back, index))).toEqual([0, 1].map((index) => CandleBatches.get(batch, index)));
+    expect(CandleBatches.pack(batch).length).toBeLessThan(plain.length);
+  });
+
   it("merge keeps time order, overwrites equal timestamps and counts new and overwritten", () => {
     const existing = CandleBatches.fromCandles([candle(60), candle(120), candle(180)]);
     const incoming = CandleBatches.fromCandles([candle(120, 99), candle(240)]);

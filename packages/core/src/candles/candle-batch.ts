@@ -159,36 +159,130 @@ export const CandleBatches = {
     return result;
   },
 
-  /** Packs columns into one buffer: 7 float64 columns then one uint8 column. */
+  /**
+   * Packs columns into one buffer (the stored bucket), lean: a column whose every value is a
+   * decimal with at most six places that fits 32 bits as an integer of its last place is stored
+   * as that integer (prices, volumes and timestamps usually are), a column of zeros (turnover the
+   * provider does not report) as nothing, any other as float64. Each value reads back as the very
+   * float64 it was: a column is stored scaled only when every value survives the round trip.
+   * About 25 bytes a candle, against 57 for plain float64 columns (which `unpack` still reads).
+   */
   pack(batch: CandleBatch): Uint8Array {
-    const bytes = new Uint8Array(batch.length * (FLOAT_COLUMNS * 8 + 1));
-    const floats = new Float64Array(bytes.buffer, 0, batch.length * FLOAT_COLUMNS);
-    COLUMNS.forEach((column, index) => floats.set(batch[column], index * batch.length));
-    bytes.set(batch.session, batch.length * FLOAT_COLUMNS * 8);
+    const n = batch.length;
+    const encodings = COLUMNS.map((column) => encodingOf(batch[column]));
+    const floats = encodings.filter((e) => e === F64).length;
+    const ints = encodings.filter((e) => e >= 0).length;
+    const bytes = new Uint8Array(LEAN_HEADER + n * (8 * floats + 4 * ints + 1));
+    const view = new DataView(bytes.buffer);
+    view.setUint8(0, LEAN_TAG);
+    view.setUint8(1, LEAN_VERSION);
+    view.setUint32(4, n, true);
+    encodings.forEach((encoding, index) => view.setInt8(8 + index, encoding));
+    let offset = LEAN_HEADER;
+    COLUMNS.forEach((column, index) => {
+      if (encodings[index] !== F64) return;
+      new Float64Array(bytes.buffer, offset, n).set(batch[column]);
+      offset += 8 * n;
+    });
+    COLUMNS.forEach((column, index) => {
+      const places = encodings[index]!;
+      if (places < 0) return;
+      const scale = SCALES[places]!;
+      const values = batch[column];
+      const target = new Int32Array(bytes.buffer, offset, n);
+      for (let i = 0; i < n; i++) target[i] = Math.round(values[i]! * scale);
+      offset += 4 * n;
+    });
+    bytes.set(batch.session, offset);
     return bytes;
   },
 
-  /** The inverse of `pack`; copies once into an aligned buffer, then views it. */
+  /** The inverse of `pack`, for both stored layouts; copies once into an aligned buffer. */
   unpack(packed: Uint8Array): CandleBatch {
-    const length = packed.length / (FLOAT_COLUMNS * 8 + 1);
-    if (!Number.isInteger(length)) throw new Error("Corrupt candle block");
     const aligned = new Uint8Array(packed.length);
     aligned.set(packed);
-    const floats = new Float64Array(aligned.buffer, 0, length * FLOAT_COLUMNS);
-    const column = (index: number) => floats.subarray(index * length, (index + 1) * length);
-    return {
-      length,
-      timestamp: column(0),
-      open: column(1),
-      high: column(2),
-      low: column(3),
-      close: column(4),
-      volume: column(5),
-      turnover: column(6),
-      session: aligned.subarray(length * FLOAT_COLUMNS * 8),
-    };
+    return packed[0] === LEAN_TAG ? unpackLean(aligned) : unpackPlain(aligned);
   },
 };
+
+/**
+ * The lean layout: a 16-byte header (tag, version, two spare bytes, the candle count as uint32,
+ * then one encoding byte per column), the float64 columns, the scaled int32 columns, the session
+ * bytes. The plain layout before it (7 float64 columns then the session bytes) starts with the
+ * low byte of the first timestamp's float64, which is 0 for every whole second below 2^44, so
+ * the tag never starts a plain buffer.
+ */
+const LEAN_TAG = 0xc5;
+const LEAN_VERSION = 1;
+const LEAN_HEADER = 16;
+/** Encodings: a column of zeros, float64, or (0 to 6) int32 counting units of 10^-places. */
+const ZEROS = -2;
+const F64 = -1;
+const SCALES = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
+const INT32_MAX = 2_147_483_647;
+
+/** The leanest encoding that gives every value back exactly. */
+function encodingOf(values: Float64Array): number {
+  let zeros = true;
+  for (let i = 0; i < values.length && zeros; i++) zeros = values[i] === 0 && !Object.is(values[i], -0);
+  if (zeros) return ZEROS;
+  places: for (let places = 0; places < SCALES.length; places++) {
+    const scale = SCALES[places]!;
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i]!;
+      const units = Math.round(value * scale);
+      if (!(Math.abs(units) <= INT32_MAX) || units / scale !== value || Object.is(value, -0)) continue places;
+    }
+    return places;
+  }
+  return F64;
+}
+
+function unpackLean(bytes: Uint8Array): CandleBatch {
+  const view = new DataView(bytes.buffer);
+  if (view.getUint8(1) !== LEAN_VERSION) throw new Error(`Candle block version ${view.getUint8(1)} is not readable here`);
+  const n = view.getUint32(4, true);
+  const encodings = COLUMNS.map((_, index) => view.getInt8(8 + index));
+  const floats = encodings.filter((e) => e === F64).length;
+  const ints = encodings.filter((e) => e >= 0).length;
+  if (bytes.length !== LEAN_HEADER + n * (8 * floats + 4 * ints + 1)) throw new Error("Corrupt candle block");
+  const batch = CandleBatches.empty(n);
+  let offset = LEAN_HEADER;
+  COLUMNS.forEach((column, index) => {
+    if (encodings[index] !== F64) return;
+    batch[column].set(new Float64Array(bytes.buffer, offset, n));
+    offset += 8 * n;
+  });
+  COLUMNS.forEach((column, index) => {
+    const places = encodings[index]!;
+    if (places < 0) return;
+    const scale = SCALES[places]!;
+    const units = new Int32Array(bytes.buffer, offset, n);
+    const target = batch[column];
+    for (let i = 0; i < n; i++) target[i] = units[i]! / scale;
+    offset += 4 * n;
+  });
+  batch.session.set(bytes.subarray(offset, offset + n));
+  return batch;
+}
+
+function unpackPlain(aligned: Uint8Array): CandleBatch {
+  const length = aligned.length / (FLOAT_COLUMNS * 8 + 1);
+  if (!Number.isInteger(length)) throw new Error("Corrupt candle block");
+  const floats = new Float64Array(aligned.buffer, 0, length * FLOAT_COLUMNS);
+  const column = (index: number) => floats.subarray(index * length, (index + 1) * length);
+  return {
+    length,
+    timestamp: column(0),
+    open: column(1),
+    high: column(2),
+    low: column(3),
+    close: column(4),
+    volume: column(5),
+    turnover: column(6),
+    session: aligned.subarray(length * FLOAT_COLUMNS * 8),
+  };
+}
 
 const SESSION_NAMES: TradeSession[] = Object.entries(TradeSessionCode)
   .sort((a, b) => a[1] - b[1])
