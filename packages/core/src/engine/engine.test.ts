@@ -27,7 +27,7 @@ describe("trading engine", () => {
     const engine = engineAt(100, { symbols: ["AAPL.US"], risk: { ...riskDefaults(), max_order_notional: 1000 }, lots: { "AAPL.US": 10 } });
     const denials = engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 2005 });
     expect(denials.map((d) => d.reason)).toEqual([
-      "LOT_SIZE_VIOLATION",
+      "INVALID_LOT_SIZE",
       "INSUFFICIENT_CASH",
       "NOTIONAL_EXCEEDS_MAX_PER_ORDER",
       "MAX_POSITION_EXCEEDED",
@@ -35,6 +35,17 @@ describe("trading engine", () => {
       "MAX_LOSS_PER_TRADE_EXCEEDED",
     ]);
     expect(engine.drainEvents()).toEqual([]);
+  });
+
+  it("denies a limit price off the tick grid, with the rules the paper broker refuses by, and lets a whole odd holding go", () => {
+    const engine = engineAt(100, { symbols: ["AAPL.US"], lots: { "AAPL.US": 10 } });
+    const off = engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 10, order_type: "limit", price: 99.995 });
+    expect(off).toEqual([
+      { reason: "INVALID_TICK_SIZE", message: "price=99.995 is not on the tick grid: the tick size at this price is 0.01 (nearest valid prices 99.99 and 100)", values: { price: 99.995, tick_size: 0.01, below: 99.99, above: 100 } },
+    ]);
+    expect(engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 10, order_type: "limit", price: 99.99 })).toEqual([]);
+    // A market order's price is the market's: no grid to check.
+    expect(engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 10, price: 99.995 })).toEqual([]);
   });
 
   it("fills a market order at the next bar's open and books cash, cost and commission exactly", () => {

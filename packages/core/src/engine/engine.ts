@@ -12,6 +12,7 @@ import { Money } from "./money";
 import { book, emptyPosition, restorePosition, savePosition, type Position, type SavedPosition } from "./ledger";
 import type { ChannelSetup, EngineSetup } from "./setup";
 import { ESTIMATE_TOLERANCE, decimalText, productNumber, surely } from "./exact";
+import { marketTickProblems, quantityProblems } from "./order-rules";
 
 /** Milliseconds a bar of each period spans: a signal read at a bar's close is stamped at its open plus this. */
 export const PERIOD_MS: Readonly<Record<Timeframe, number>> = { "1m": 60_000, "5m": 300_000, "1h": 3_600_000, "1d": 86_400_000 };
@@ -185,8 +186,8 @@ export class TradingEngine {
   private readonly commissionRateNumber: number;
   /** The last fee the broker's schedule gave, and what it was asked. */
   private readonly feeMemo = { market: "", side: "", quantity: NaN, price: NaN, day: NaN, fee: ZERO };
-  /** The exchange-local trade date of the last fee asked for, and the UTC span of that day. */
-  private readonly feeDate = { market: "", day: NaN, iso: "", from: NaN, to: NaN };
+  /** The exchange-local trade date last asked for (fees, tick grids), and the UTC span of that day. */
+  private readonly tradeDate = { market: "", day: NaN, iso: "", from: NaN, to: NaN };
   private readonly fraction: Dec;
   private readonly fractionNumber: number;
   private readonly slippage: number;
@@ -1024,10 +1025,11 @@ export class TradingEngine {
     const held = sleeve.positions.get(request.symbol)?.quantity ?? 0;
     const signed = request.side === "buy" ? request.quantity : -request.quantity;
     const reducing = held !== 0 && Math.sign(held) !== Math.sign(signed) && Math.abs(signed) <= Math.abs(held);
-    if (!Number.isInteger(request.quantity) || request.quantity <= 0) {
-      deny(out, "INVALID_QUANTITY", `quantity=${request.quantity} must be a whole number of shares greater than 0`, { quantity: request.quantity });
-    } else if (request.quantity % info.lot !== 0 && !(reducing && request.quantity === Math.abs(held))) {
-      deny(out, "LOT_SIZE_VIOLATION", `quantity=${request.quantity} is not a multiple of the board lot ${info.lot}`, { quantity: request.quantity, lot_size: info.lot });
+    // The order-term rules every venue applies (engine/order-rules.ts); closing a whole odd holding is not held to the lot.
+    const wholeExit = reducing && request.quantity === Math.abs(held);
+    for (const problem of quantityProblems(request.quantity, wholeExit ? 1 : info.lot)) deny(out, problem.code, problem.message, problem.values);
+    if (request.price != null && (request.order_type === "limit" || request.order_type === "stop")) {
+      for (const problem of marketTickProblems(info.market, this.exchangeDay(info.market), "price", request.price)) deny(out, problem.code, problem.message, problem.values);
     }
     if (channel.state !== "running") {
       deny(out, "CHANNEL_NOT_RUNNING", `channel ${channel.setup.channel_id} is ${channel.state}`, { channel_state: channel.state });
@@ -1096,22 +1098,27 @@ export class TradingEngine {
     return surely(free, cost, (scale + notional * 2) * ESTIMATE_TOLERANCE) > 0;
   }
 
-  /** `exactPrice` is `Money.of(price)` when the caller has it already. */
-  private commissionOf(info: SymbolInfo, side: OrderSide, quantity: number, price: number, exactPrice?: Money): Money {
-    if (this.commissionRate !== null) return this.commissionRate.times(exactPrice ?? Money.of(price)).times(Money.of(quantity));
-    if (this.setup.fees === null || (info.market !== "US" && info.market !== "HK") || quantity <= 0) return ZERO;
-    // The trade date at the exchange: kept while the clock stays inside the same local day.
-    const date = this.feeDate;
-    if (date.market !== info.market || this.time < date.from || this.time >= date.to) {
-      const timeZone = Markets[info.market].timeZone;
+  /** The day number of the clock's date at `market`'s exchange: kept while the clock stays inside the same local day. */
+  private exchangeDay(market: Market): number {
+    const date = this.tradeDate;
+    if (date.market !== market || this.time < date.from || this.time >= date.to) {
+      const timeZone = Markets[market].timeZone;
       const day = utcToZoned(timeZone, this.time).dayNumber;
-      date.market = info.market;
+      date.market = market;
       date.day = day;
       date.iso = isoDateOf(day);
       date.from = zonedTimeToUtc(timeZone, day, 0);
       date.to = zonedTimeToUtc(timeZone, day + 1, 0);
     }
-    const day = date.day;
+    return date.day;
+  }
+
+  /** `exactPrice` is `Money.of(price)` when the caller has it already. */
+  private commissionOf(info: SymbolInfo, side: OrderSide, quantity: number, price: number, exactPrice?: Money): Money {
+    if (this.commissionRate !== null) return this.commissionRate.times(exactPrice ?? Money.of(price)).times(Money.of(quantity));
+    if (this.setup.fees === null || (info.market !== "US" && info.market !== "HK") || quantity <= 0) return ZERO;
+    const day = this.exchangeDay(info.market);
+    const date = this.tradeDate;
     // The schedule is a pure function of these: a buy's pre-trade check and its fill at the same close ask twice.
     const memo = this.feeMemo;
     if (memo.market === info.market && memo.side === side && memo.quantity === quantity && memo.price === price && memo.day === day) return memo.fee;

@@ -1,14 +1,16 @@
 import { DomainError } from "../errors";
-import { Dec } from "../fees/money";
+import * as OrderRules from "../engine/order-rules";
 import type { TickTable } from "../market/tick-size";
 import type { OrderType, TimeInForce } from "../provider/order-types";
 import { tradingDayOnOrBefore } from "./sessions";
 import type { PaperMarket } from "./types";
 
 /**
- * The paper broker's own checks on top of LongPort's order-type table (`checkOrderRules`):
- * whole shares, HK board lots and odd lots, prices on the tick grid, trailing percentages and
- * `GTD` dates. Each returns every problem it finds; an empty list means acceptable.
+ * The paper broker's checks on top of LongPort's order-type table (`checkOrderRules`), in its
+ * LongPort-shaped words: the order-term rules are the engine's (`engine/order-rules.ts`: whole
+ * shares, board lots and odd lots, the tick grid, trailing percentages), to which the broker adds
+ * how to send the order instead, and `GTD` dates. Each returns every problem it finds; an empty
+ * list means acceptable.
  */
 
 /** A reason the broker refuses a request, with a stable code. */
@@ -28,60 +30,27 @@ export function refusalOf(problems: BrokerProblem[]): DomainError {
   return refusal(problems[0].code, problems.map((p) => p.message).join("; "), { problems });
 }
 
-const plain = (value: number) => new Dec(String(value)).toFixed();
+const problemOf = ({ field, code, message }: OrderRules.TermProblem): BrokerProblem => ({ field, code, message });
 
-/**
- * Quantity rules: whole shares (fractional shares are not offered); in HK a multiple of the board
- * lot, except `ODD` orders, which are for fewer shares than one lot.
- */
+/** Quantity rules: whole shares; in HK a multiple of the board lot, except `ODD` orders, which are for fewer shares than one lot. */
 export function quantityProblems(market: PaperMarket, orderType: OrderType, quantity: string, lotSize: number, field = "submitted_quantity"): BrokerProblem[] {
-  const value = new Dec(quantity);
-  if (!value.isInteger() || value.lte(0)) {
-    return [{ field, code: "INVALID_QUANTITY", message: `${field}=${quantity} must be a whole number of shares greater than 0 (fractional shares are not offered)` }];
-  }
-  if (market !== "HK") return [];
-  if (orderType === "ODD") {
-    return value.gte(lotSize)
-      ? [{ field, code: "INVALID_ODD_LOT_QUANTITY", message: `an ODD order is for fewer shares than one board lot (${lotSize}); ${field}=${quantity} is not an odd lot: send whole lots as LO` }]
-      : [];
-  }
-  if (!value.mod(lotSize).isZero()) {
-    const odd = value.mod(lotSize);
-    return [{
-      field,
-      code: "INVALID_LOT_SIZE",
-      message: `${field}=${quantity} is not a multiple of the board lot ${lotSize}; send ${value.minus(odd).toFixed()} as ${orderType} and the ${odd.toFixed()} odd shares as an ODD order`,
-    }];
-  }
-  return [];
+  const odd = market === "HK" && orderType === "ODD";
+  return OrderRules.quantityProblems(quantity, market === "HK" ? lotSize : 1, odd, field).map((problem) => {
+    const { values } = problem;
+    if (problem.code === "INVALID_ODD_LOT_QUANTITY") return problemOf({ ...problem, message: `${problem.message}: send whole lots as LO` });
+    if (problem.code !== "INVALID_LOT_SIZE") return problemOf(problem);
+    return problemOf({ ...problem, message: `${problem.message}; send ${values.whole_lots} as ${orderType} and the ${values.odd_shares} odd shares as an ODD order` });
+  });
 }
 
 /** Prices must lie on the exchange's tick grid for their price band. */
 export function tickProblems(table: TickTable, prices: { field: string; value: string | null | undefined }[]): BrokerProblem[] {
-  const problems: BrokerProblem[] = [];
-  for (const { field, value } of prices) {
-    if (value === null || value === undefined) continue;
-    const price = Number(value);
-    if (table.isValid(price)) continue;
-    const nearest = table.round(price);
-    const below = nearest <= price ? nearest : table.down(nearest);
-    const above = table.up(below);
-    problems.push({
-      field,
-      code: "INVALID_TICK_SIZE",
-      message: `${field}=${value} is not on the tick grid: the tick size at this price is ${plain(table.tickAt(price))} (nearest valid prices ${plain(below)} and ${plain(above)})`,
-    });
-  }
-  return problems;
+  return OrderRules.tickProblems(table, prices).map(problemOf);
 }
 
 /** `TSLPPCT` trails by a percentage strictly between 0 and 100. */
 export function trailingProblems(orderType: OrderType, trailingPercent: string | null | undefined): BrokerProblem[] {
-  if (orderType !== "TSLPPCT" || trailingPercent === null || trailingPercent === undefined) return [];
-  const value = new Dec(trailingPercent);
-  return value.gt(0) && value.lt(100)
-    ? []
-    : [{ field: "trailing_percent", code: "INVALID_TRAILING_PERCENT", message: `trailing_percent=${trailingPercent} must be between 0 and 100 (a percentage, 5 = 5%)` }];
+  return orderType === "TSLPPCT" ? OrderRules.trailingPercentProblems(trailingPercent).map(problemOf) : [];
 }
 
 /** A `GTD` order's `expire_date` must be a trading date at or after the date the order is accepted for. */
