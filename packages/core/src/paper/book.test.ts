@@ -143,8 +143,25 @@ describe("sells", () => {
     book.fill(sell, new Dec(60), new Dec("101"), NOW + 120_000);
     const sellFees = feeOf("sell", 60, "101");
     expect(book.account.cash.USD.cash).toBe(cashAfterBuy.plus(6060).minus(sellFees).toFixed(2));
-    const costPerShare = new Dec(10_000).plus(feeOf("buy", 100, "100")).div(100);
-    expect(book.account.positions["AAPL.US"]).toMatchObject({ quantity: "40", frozen: "0", cost_amount: costPerShare.times(40).toFixed(2) });
+    // The engine's ledger: the sale releases 60/100 of the cost, exactly, and books the difference as realised P&L.
+    const cost = new Dec(10_000).plus(feeOf("buy", 100, "100"));
+    const released = cost.times(new Dec(60).div(100));
+    const position = book.account.positions["AAPL.US"];
+    expect(position).toMatchObject({ quantity: "40", frozen: "0", entry_price: 100 });
+    expect(new Dec(position.cost_amount).eq(cost.minus(released))).toBe(true);
+    expect(new Dec(position.realized!).eq(new Dec(6060).minus(sellFees).minus(released))).toBe(true);
+    expect(new Dec(position.fees!).eq(feeOf("buy", 100, "100").plus(sellFees))).toBe(true);
+  });
+
+  it("ends the round trip when the last share is sold and takes up holdings stored before the ledger kept one", () => {
+    const book = openBook();
+    // A holding as stored before: no realised P&L, fees or entry price.
+    book.account.positions["AAPL.US"] = { symbol: "AAPL.US", symbol_name: "Apple", market: "US", currency: "USD", quantity: "10", frozen: "0", cost_amount: "1000.50" };
+    const sell = draft({ side: "Sell", quantity: "10", price: "110", submitted_price: "110", reserve_price: null });
+    book.accept(sell);
+    book.fill(sell, new Dec(10), new Dec("110"), NOW + 60_000);
+    expect(book.account.positions["AAPL.US"]).toBeUndefined();
+    expect(book.account.cash.USD.cash).toBe(new Dec(1_000_000).plus(1100).minus(feeOf("sell", 10, "110")).toFixed(2));
   });
 });
 

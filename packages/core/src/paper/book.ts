@@ -1,3 +1,5 @@
+import { book, type Position } from "../engine/ledger";
+import { Money } from "../engine/money";
 import { Fees, type FeeConfig, type TradingFee } from "../fees/index";
 import { Dec, money, Round } from "../fees/money";
 import type { TickTable } from "../market/tick-size";
@@ -13,7 +15,7 @@ import {
   trailingTrigger,
   withinLimit,
 } from "./matching";
-import { isDone, PaperCurrencies, type PaperAccount, type PaperCurrency, type PaperExecution, type PaperOrder, type MinuteBar } from "./types";
+import { isDone, PaperCurrencies, type PaperAccount, type PaperCurrency, type PaperExecution, type PaperOrder, type PaperPosition, type MinuteBar } from "./types";
 
 const ZERO = new Dec(0);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -24,6 +26,29 @@ const HISTORY_LIMIT = 200;
 // Working orders whose state did not change are re-saved at most this often, so a look at the
 // account does not write every order while long-lived ones need not be re-matched from afar.
 const MATCHED_UNTIL_SAVE_MS = 3_600_000;
+
+/** A stored holding as the engine's ledger position (holdings stored before the ledger kept no round trip: they start one). */
+function ledgerPosition(p: PaperPosition): Position {
+  const quantity = Number(p.quantity);
+  return {
+    symbol: p.symbol,
+    quantity,
+    cost: Money.of(p.cost_amount),
+    realized: Money.of(p.realized ?? "0"),
+    fees: Money.of(p.fees ?? "0"),
+    opened_at: p.opened_at ?? 0,
+    entry_price: p.entry_price ?? (quantity > 0 ? Number(p.cost_amount) / quantity : 0),
+  };
+}
+
+const storedPosition = (p: Position): Pick<PaperPosition, "quantity" | "cost_amount" | "realized" | "fees" | "opened_at" | "entry_price"> => ({
+  quantity: String(p.quantity),
+  cost_amount: p.cost.toString(),
+  realized: p.realized.toString(),
+  fees: p.fees.toString(),
+  opened_at: p.opened_at,
+  entry_price: p.entry_price,
+});
 
 /** What the book needs besides the account: the fee schedule, "now", and each order's tick grid. */
 export interface PaperBookOptions {
@@ -194,17 +219,12 @@ export class PaperBook {
       frozen: "0",
       cost_amount: "0.00",
     });
-    const held = new Dec(position.quantity);
-    if (order.side === "Buy") {
-      line.cash = money(new Dec(line.cash).minus(amount).minus(feeDelta));
-      position.cost_amount = money(new Dec(position.cost_amount).plus(amount).plus(feeDelta));
-      position.quantity = held.plus(quantity).toFixed();
-    } else {
-      line.cash = money(new Dec(line.cash).plus(amount).minus(feeDelta));
-      const left = held.minus(quantity);
-      position.cost_amount = money(left.isZero() ? ZERO : new Dec(position.cost_amount).times(left).div(held));
-      position.quantity = left.toFixed();
-    }
+    // The engine's ledger books the holding (cost basis with fees, the share of it a sale releases, realised P&L).
+    const cashFlow = Money.fromDec(order.side === "Buy" ? amount.plus(feeDelta).negated() : amount.minus(feeDelta));
+    const holding = ledgerPosition(position);
+    book(holding, order.side === "Buy" ? quantity.toNumber() : -quantity.toNumber(), price.toNumber(), cashFlow, Money.fromDec(feeDelta), at);
+    Object.assign(position, storedPosition(holding));
+    line.cash = money(new Dec(line.cash).plus(cashFlow.toDec()));
     this.accountChanged = true;
 
     order.fills += 1;

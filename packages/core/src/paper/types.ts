@@ -34,7 +34,11 @@ export interface CashLine {
   frozen_fees: string;
 }
 
-/** A holding. `frozen` shares are promised to working sell orders; `cost_amount` is the cost basis, buy fees included. */
+/**
+ * A holding, booked by the engine's ledger (`engine/ledger.ts`). `frozen` shares are promised to
+ * working sell orders; `cost_amount` is the exact cost basis of the shares held, buy fees included
+ * (a sale releases its share of it).
+ */
 export interface PaperPosition {
   symbol: string;
   symbol_name: string;
@@ -43,6 +47,12 @@ export interface PaperPosition {
   quantity: string;
   frozen: string;
   cost_amount: string;
+  /** The round trip so far: realised P&L of partial sales and fees paid (absent on holdings stored before the ledger kept them). */
+  realized?: string;
+  fees?: string;
+  /** When the round trip opened (epoch ms) and its average entry price. */
+  opened_at?: number;
+  entry_price?: number;
 }
 
 /**
