@@ -83,6 +83,14 @@ describe("trading sessions", () => {
     expect(locs).toEqual(expect.arrayContaining(["config.channels.0.strategies.0.parameters.fast_period", "config.channels.1.channel_id", "config.channels.1.strategies.0.strategy_name", "config.channels"]));
   });
 
+  it("keeps an execution's participation cap and refuses one outside (0, 1]", async () => {
+    const created = await api.json("POST", "/api/v1/trading/sessions", 201, { token: owner.token, body: sessionBody({ config: { execution: { max_participation: 0.25 } } }) });
+    expect(created.config.execution).toMatchObject({ max_participation: 0.25, slippage_bps: 0 });
+    const body = await api.json("POST", "/api/v1/trading/sessions", 422, { token: owner.token, body: sessionBody({ config: { execution: { max_participation: 0, slippage_bps: -1 } } }) });
+    const locs = body.detail.map((d: { loc: (string | number)[] }) => d.loc.join("."));
+    expect(locs).toEqual(expect.arrayContaining(["config.execution.max_participation", "config.execution.slippage_bps"]));
+  });
+
   it("moves through the state machine and answers 409 naming the state for illegal transitions", async () => {
     const { id } = await createSession();
     const path = `/api/v1/trading/sessions/${id}`;

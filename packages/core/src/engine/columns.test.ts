@@ -49,6 +49,11 @@ const setups: [string, EngineSetup, "1m" | "1d"][] = [
     "1m",
   ],
   [
+    "SMA 10/30, fills capped at 30 % of each bar's volume (orders filled in parts across bars and chunks)",
+    singleStrategySetup({ symbols: ["AAPL.US"], timeframe: "1m", parameters: { fast_period: 10, slow_period: 30 }, risk: risky, execution: { commission: { model: "percent", rate: 0.001 }, max_participation: 0.3 } }),
+    "1m",
+  ],
+  [
     "EMA 5/20 with shorts, LongPort fees, slippage, next-open fills",
     {
       ...singleStrategySetup({
@@ -109,6 +114,10 @@ describe("the batch path (onColumns) against the streaming path (onBar)", () => 
       const expected = streaming.drainEvents();
       expect(expected.filter((e) => e.type === "order_filled").length).toBeGreaterThan(setup.trace ? 10 : 100);
       expect(expected.some((e) => e.type === (setup.trace ? "strategy_output" : "order_denied"))).toBe(true);
+      if (setup.execution.max_participation !== undefined) {
+        // Orders do fill in parts, and some stay part-filled across a chunk's end (38 → 1000 …).
+        expect(expected.filter((e) => e.type === "order_filled" && Number(e.data.remaining) > 0).length).toBeGreaterThan(100);
+      }
 
       // In uneven chunks, each through a JSON snapshot, as the backtest's chunk tasks run.
       const columns = columnsOf(bars);

@@ -59,6 +59,57 @@ describe("trading engine", () => {
     expect(view.positions[0]).toMatchObject({ quantity: 3, cost: "303.6033", last_price: 101.5 });
   });
 
+  it("under max_participation fills an order in whole lots of its share of each bar's volume, across bars, and restores mid-way", () => {
+    const options = { symbols: ["AAPL.US"], lots: { "AAPL.US": 100 }, execution: { commission: { model: "percent" as const, rate: 0.001 }, max_participation: 0.1 } };
+    const engine = engineAt(100, options);
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 500 }, Date.UTC(2024, 0, 2, 21));
+    const bar = (day: number, open: number, volume: number) => ({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, day), open, high: open + 1, low: open - 1, close: open, volume });
+    // 10 % of 2,350 is 235 shares: two lots a bar.
+    engine.onBar(bar(3, 101, 2350), "1d");
+    const first = engine.drainEvents();
+    const snapshot = JSON.parse(JSON.stringify(engine.snapshot()));
+    const rest = [bar(4, 102, 2350), bar(5, 103, 900), bar(8, 104, 5000)];
+    for (const next of rest) engine.onBar(next, "1d");
+    const events = engine.drainEvents();
+    const fills = [...first, ...events].filter((e) => e.type === "order_filled").map((e) => e.data);
+    expect(fills.map((f) => [f.quantity, f.price, f.filled_quantity, f.remaining])).toEqual([
+      [200, "101", 200, 300],
+      [200, "102", 400, 100],
+      // 10 % of 900 is 90 shares, less than a lot: nothing fills on the 5th.
+      [100, "104", 500, 0],
+    ]);
+    expect(fills[2]).toMatchObject({ average_price: "102", total_commission: "51" });
+    expect(engine.view("main").pending_orders).toEqual([]);
+    expect(engine.view("main").positions[0]).toMatchObject({ quantity: 500 });
+
+    const restored = TradingEngine.restore(engineAt(100, options).setup, snapshot);
+    for (const next of rest) restored.onBar(next, "1d");
+    expect(restored.drainEvents()).toEqual(events);
+  });
+
+  it("trades a part-filled stop's remainder at later opens: it has triggered", () => {
+    const engine = engineAt(100, { symbols: ["AAPL.US"], execution: { commission: { model: "percent", rate: 0 }, max_participation: 0.5 } });
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 300 }, Date.UTC(2024, 0, 2, 21));
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 3), open: 100, high: 101, low: 99, close: 100, volume: 1000 }, "1d");
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "sell", quantity: 300, order_type: "stop", price: 95 }, Date.UTC(2024, 0, 3, 21));
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 4), open: 99, high: 99, low: 94, close: 96, volume: 400 }, "1d");
+    // The market came back above the stop: the triggered remainder still trades, at the open.
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 5), open: 97, high: 98, low: 96, close: 97, volume: 400 }, "1d");
+    const sells = engine.drainEvents().filter((e) => e.type === "order_filled" && e.data.side === "sell").map((e) => [e.data.quantity, e.data.price]);
+    expect(sells).toEqual([[200, "95"], [100, "97"]]);
+  });
+
+  it("refuses to replace a part-filled order with no more than what has filled", () => {
+    const engine = engineAt(100, { symbols: ["AAPL.US"], execution: { commission: { model: "percent", rate: 0.001 }, max_participation: 0.5 } });
+    const { order } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 300 }, Date.UTC(2024, 0, 2, 21));
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 3), open: 100, high: 101, low: 99, close: 100, volume: 200 }, "1d");
+    const refused = engine.replace(order!.order_id, { quantity: 100 }, Date.UTC(2024, 0, 3, 22))!;
+    expect(refused.denials).toEqual([{ reason: "QUANTITY_BELOW_EXECUTED", message: "quantity=100 must exceed the 100 shares already filled", values: { quantity: 100, filled: 100 } }]);
+    expect(engine.replace(order!.order_id, { quantity: 150 }, Date.UTC(2024, 0, 3, 22))!.denials).toEqual([]);
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 4), open: 100, high: 101, low: 99, close: 100, volume: 1000 }, "1d");
+    expect(engine.view("main").positions[0]).toMatchObject({ quantity: 150 });
+  });
+
   it("replaces a pending limit order in place: the new price decides the fill, its own cash is not counted twice, denials leave it as it was", () => {
     const engine = engineAt(100, { symbols: ["AAPL.US"], risk: { ...riskDefaults(), max_position_size: 1, max_daily_trades: 1, max_loss_per_trade: 1 } });
     const { order } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 900, order_type: "limit", price: 90 }, Date.UTC(2024, 0, 2, 21));

@@ -7,7 +7,7 @@ import { Strategies } from "../strategies/index";
 import type { Timeframe } from "../strategies/definition";
 import type { Bar, BarColumns, IndexedSignal, Signal, Strategy, StrategyState } from "../strategies/strategy";
 import type { Denial, EngineEvent, EngineOrder, EngineOrderType, EventType, FillData, OrderSide } from "./events";
-import { AT_LEVEL, AT_OPEN, limitReach, touchReach, type Reach } from "./matching";
+import { AT_LEVEL, AT_OPEN, fillableShares, limitReach, touchReach, type Reach } from "./matching";
 import { Money } from "./money";
 import { book, emptyPosition, restorePosition, savePosition, type Position, type SavedPosition } from "./ledger";
 import type { ChannelSetup, EngineSetup } from "./setup";
@@ -193,6 +193,10 @@ export class TradingEngine {
   private readonly slippage: number;
   /** Whether orders fill on the bars fed (`venue` bars) rather than by a broker's reports. */
   private readonly barFills: boolean;
+  /** `execution.max_participation`: the share of a bar's volume one order may take (null: whole orders). */
+  private readonly participation: number | null;
+  /** Volume of the bar being fed (what a fill at its close may take of it). */
+  private barVolume = 0;
 
   constructor(readonly setup: EngineSetup) {
     this.barFills = setup.venue !== "broker";
@@ -203,6 +207,7 @@ export class TradingEngine {
     this.fraction = new Dec(setup.execution.sizing.fraction);
     this.fractionNumber = setup.execution.sizing.fraction;
     this.slippage = setup.execution.slippage_bps / 10_000;
+    this.participation = setup.execution.max_participation ?? null;
     for (const channel of setup.channels) {
       const cash = new Map<string, Money>();
       for (const [currency, amount] of Object.entries(setup.capital)) {
@@ -251,7 +256,7 @@ export class TradingEngine {
   onBar(bar: Bar, timeframe: Timeframe): void {
     const at = bar.timestamp;
     const info = this.info(bar.symbol);
-    this.step(info, at, bar.open, bar.high, bar.low, bar.close);
+    this.step(info, at, bar.open, bar.high, bar.low, bar.close, bar.volume);
     const listeners = info.routes[timeframe];
     if (listeners === undefined) return;
     const closeTime = at + PERIOD_MS[timeframe];
@@ -293,11 +298,11 @@ export class TradingEngine {
     for (let l = 0; l < listeners.length; l++) cursors[l] = 0;
     // The next bar index with a signal of any listener.
     let next = nextSignal(signals, cursors, listeners.length);
-    const { timestamp, open, high, low, close, msPerUnit } = columns;
+    const { timestamp, open, high, low, close, volume, msPerUnit } = columns;
     const period = PERIOD_MS[timeframe];
     for (let i = from; i < to; i++) {
       const at = timestamp[i] * msPerUnit;
-      this.step(info, at, open[i], high[i], low[i], close[i]);
+      this.step(info, at, open[i], high[i], low[i], close[i], volume[i]);
       if (i !== next) continue;
       this.time = at + period;
       for (let l = 0; l < listeners.length; l++) {
@@ -328,9 +333,10 @@ export class TradingEngine {
   }
 
   /** What every bar does before the strategies see it: day rollover, fills, the last price and the monitors. */
-  private step(info: SymbolInfo, at: number, open: number, high: number, low: number, close: number) {
+  private step(info: SymbolInfo, at: number, open: number, high: number, low: number, close: number, volume: number) {
     if (at >= this.dayEnd || at < this.dayStart) this.rollTo(at);
     this.time = at;
+    this.barVolume = volume;
     const filled = this.barFills && this.pending.length > 0 && this.fillPending(info.symbol, at, open, high, low);
     info.last = close;
     if (filled || info.held > 0) this.monitor();
@@ -428,10 +434,13 @@ export class TradingEngine {
       return { order, denials: [denial] };
     }
     const quantity = change.quantity ?? order.quantity;
+    const filled = order.filled ?? 0;
     const price = order.order_type === "market" ? null : (change.price ?? order.limit_price ?? order.stop_price);
-    const request: OrderRequest = { channel_id: order.channel_id, symbol: order.symbol, side: order.side, quantity, order_type: order.order_type, price };
+    // What is left to fill is what the checks judge (a part already filled is booked).
+    const request: OrderRequest = { channel_id: order.channel_id, symbol: order.symbol, side: order.side, quantity: quantity - filled, order_type: order.order_type, price };
     this.pending.splice(index, 1);
-    const denials = this.denials(channel, this.sleeveOf(channel, order.sleeve), request, this.referencePrice(request)).filter((denial) => denial.reason !== "MAX_DAILY_TRADES_EXCEEDED");
+    const denials = quantity > filled ? this.denials(channel, this.sleeveOf(channel, order.sleeve), request, this.referencePrice(request)).filter((denial) => denial.reason !== "MAX_DAILY_TRADES_EXCEEDED") : [];
+    if (quantity <= filled) deny(denials, "QUANTITY_BELOW_EXECUTED", `quantity=${quantity} must exceed the ${filled} shares already filled`, { quantity, filled });
     if (denials.length > 0) {
       this.pending.splice(index, 0, order);
       this.emit("log", order.channel_id, { level: "warning", message: `Replace of order ${orderId} denied: ${denials[0].message}`, order_id: orderId, denials });
@@ -1010,11 +1019,9 @@ export class TradingEngine {
     };
     channel.daily_trades += 1;
     this.emit("order_submitted", channel.setup.channel_id, { ...order });
-    if (this.barFills && !Number.isNaN(close) && orderType === "market" && this.setup.execution.fill === "close") {
-      this.fill(order, close);
-    } else {
-      this.pending.push(order);
-    }
+    // At the close of the bar that placed it (its volume is the one being fed), or later bars for what remains.
+    const atClose = this.barFills && !Number.isNaN(close) && orderType === "market" && this.setup.execution.fill === "close";
+    if (!atClose || this.fillOnBar(order, close)) this.pending.push(order);
     return { order, denials: [] };
   }
 
@@ -1140,22 +1147,36 @@ export class TradingEngine {
     for (let i = 0; i < pending.length; i++) {
       const order = pending[i];
       const price = order.symbol === symbol && at >= order.submitted_at ? fillPrice(order, open, high, low) : NaN;
-      if (Number.isNaN(price)) {
-        pending[kept++] = order;
-        continue;
-      }
-      this.fill(order, price);
+      if (Number.isNaN(price) || this.fillOnBar(order, price)) pending[kept++] = order;
     }
     pending.length = kept;
     return kept !== before;
   }
 
   /**
-   * Books a fill of `quantity` (the whole order unless a broker venue filled part of it) at
+   * Fills what the bar being fed lets `order` take at `price`: all of it, or under
+   * `max_participation` its share of the bar's volume in whole lots (nothing when that is less
+   * than a lot). Whether the order is still pending after.
+   */
+  private fillOnBar(order: EngineOrder, price: number): boolean {
+    let quantity = unfilled(order);
+    if (this.participation !== null) {
+      // The tolerance keeps a share such as 0.29 × 100 from flooring to 28.
+      quantity = fillableShares(quantity, Math.floor(this.barVolume * this.participation + 1e-9), this.info(order.symbol).lot);
+      if (quantity <= 0) return true;
+    }
+    if (!this.fill(order, price, quantity)) return false;
+    if (order.order_type === "stop") order.triggered = true;
+    // A whole fill keeps no running totals: only an order filled in parts has some left.
+    return order.filled !== undefined && unfilled(order) > 0;
+  }
+
+  /**
+   * Books a fill of `quantity` (the whole order unless a venue or a bar's volume filled part of it) at
    * `marketPrice` (with slippage on bars; a venue's price as it is). A fill on bars that cash
    * cannot pay is rejected; a venue's fill happened and is booked.
    */
-  private fill(order: EngineOrder, marketPrice: number, quantity = order.quantity, venueFill = false): void {
+  private fill(order: EngineOrder, marketPrice: number, quantity = order.quantity, venueFill = false): boolean {
     const channel = this.channel(order.channel_id);
     const sleeve = this.sleeveOf(channel, order.sleeve);
     const info = this.info(order.symbol);
@@ -1176,7 +1197,7 @@ export class TradingEngine {
         message: `fill cost ${cashFlow.negated().toFixed(2)} ${info.currency} exceeds cash ${cash.toFixed(2)}`,
         values: { cost: cashFlow.negated().toFixed(2), cash: cash.toFixed(2) },
       });
-      return;
+      return false;
     }
     channel.cash.set(info.currency, cashAfter);
     const cashText = cashAfter.toString();
@@ -1203,8 +1224,8 @@ export class TradingEngine {
       reason: order.reason,
     };
     const id = channel.setup.channel_id;
-    if (venueFill) {
-      // Totals so far, for an order a venue may fill in parts.
+    if (venueFill || quantity < order.quantity || order.filled !== undefined) {
+      // Totals so far, for an order filled in parts.
       const filled = (order.filled ?? 0) + quantity;
       const value = Money.of(order.filled_value ?? "0").plus(notional);
       const fees = Money.of(order.filled_commission ?? "0").plus(commission);
@@ -1251,6 +1272,7 @@ export class TradingEngine {
         currency: info.currency,
       });
     }
+    return true;
   }
 
   /** Withdraws pending orders; a broker's orders are asked to cancel (`order_cancel_requested`) and end when it reports so. */
@@ -1318,6 +1340,7 @@ function fillPrice(order: EngineOrder, open: number, high: number, low: number):
     }
     case "stop": {
       // A buy stop triggers on a rise, a sell stop on a fall; both then trade as market orders at the touch.
+      if (order.triggered) return open;
       const stop = order.stop_price!;
       return priceAt(touchReach(buying, stop, open, high, low), open, stop);
     }

@@ -69,13 +69,15 @@ export interface EngineOrder {
   reason: string;
   /** Broker venue: the venue's order id once sent. */
   venue_order_id?: string;
-  /** Broker venue: shares filled so far, their value and commission (decimal strings), and the venue's trade ids already booked. */
+  /** Filled in parts (a broker venue, or bars under `max_participation`): shares filled so far, their value and commission (decimal strings); the venue's trade ids already booked. */
   filled?: number;
   filled_value?: string;
   filled_commission?: string;
   venue_trades?: string[];
   /** Broker venue: a cancel was asked for; the order ends when the venue says so. */
   cancel_requested?: boolean;
+  /** Bars: a stop order that has triggered (its remainder trades as a market order). */
+  triggered?: boolean;
 }
 
 /** `data` of an `order_filled` event. Money is a decimal string. */

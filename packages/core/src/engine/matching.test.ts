@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AT_LEVEL, AT_OPEN, limitReach, marketable, NOT_REACHED, touchReach } from "./matching";
+import { AT_LEVEL, AT_OPEN, fillableShares, limitReach, marketable, NOT_REACHED, touchReach } from "./matching";
 
 // One bar: open, high, low.
 const bar = [100, 102, 98] as const;
@@ -34,3 +34,17 @@ describe("the shared matching rules", () => {
     expect(marketable(false, 99.99, 100)).toBe(false);
   });
 });
+
+describe("fill sizes (the paper broker's minutes, the engine's max_participation)", () => {
+  it("take what remains when the bar allows it, else whole lots of what it allows", () => {
+    expect(fillableShares(5000, 2350, 100)).toBe(2300);
+    expect(fillableShares(500, 2350, 100)).toBe(500);
+    expect(fillableShares(500, 99, 100)).toBe(0);
+  });
+
+  it("fill an odd lot whole or not at all", () => {
+    expect(fillableShares(37, 400, 100)).toBe(37);
+    expect(fillableShares(37, 30, 100)).toBe(0);
+  });
+});
+

@@ -1,5 +1,5 @@
 /**
- * The price rules of every venue that matches orders against bars: the engine's bar-simulated
+ * The matching rules of every venue that matches orders against bars: the engine's bar-simulated
  * venue (backtests, replays) and the paper broker (simulation sessions, `api-test/trade`). Each
  * rule answers *which* price an order trades at, never a computed one, so the same rule serves
  * the engine's float64 bars and the paper book's decimal strings exactly, without allocating.
@@ -33,4 +33,14 @@ export function touchReach(rising: boolean, trigger: number, open: number, high:
 /** Whether a price is marketable for a limit: at or below it for buys, at or above for sells. */
 export function marketable(buying: boolean, price: number, limit: number): boolean {
   return buying ? price <= limit : price >= limit;
+}
+
+/**
+ * Shares one bar lets an order take when `available` shares of it may trade (the bar's volume, or
+ * the order's share of it): all that remains when that covers it, else whole lots of it. An order
+ * for fewer shares than a lot (an odd lot, or the last odd shares of a holding) fills whole or not at all.
+ */
+export function fillableShares(remaining: number, available: number, lot: number): number {
+  if (remaining <= available) return remaining;
+  return Math.floor(available / lot) * lot;
 }

@@ -44,6 +44,12 @@ export const Execution = z
     sizing: SizingModel.default({ model: "cash_fraction", fraction: 0.95 }),
     fill: FillRule.default("next_open"),
     slippage_bps: z.number().min(0).max(1000).default(0).describe("Adverse price move applied to every fill, in basis points"),
+    max_participation: z
+      .number()
+      .gt(0)
+      .max(1)
+      .optional()
+      .describe("Bar-simulated fills: the most of a bar's volume one order may take (0.1 = 10%), in whole lots; the rest waits for later bars (partial fills). Absent: an order fills whole"),
     timeframe: Timeframe.default("1d").describe("Candle period the strategies run on unless a strategy names its own"),
   })
   .meta({ id: "Execution" });

@@ -1,4 +1,5 @@
 import { book, type Position } from "../engine/ledger";
+import { fillableShares } from "../engine/matching";
 import { Money } from "../engine/money";
 import { Fees, type FeeConfig, type TradingFee } from "../fees/index";
 import { Dec, money, Round } from "../fees/money";
@@ -6,7 +7,6 @@ import type { TickTable } from "../market/tick-size";
 import type { OrderStatus } from "../provider/order-types";
 import type { Depth } from "../provider/quote-types";
 import {
-  fillableQuantity,
   limitFillPrice,
   nextTrailingReference,
   sweepLevels,
@@ -49,6 +49,10 @@ const storedPosition = (p: Position): Pick<PaperPosition, "quantity" | "cost_amo
   opened_at: p.opened_at,
   entry_price: p.entry_price,
 });
+
+/** Shares a minute lets an order take: up to the minute's volume in whole lots; an odd lot whole or not at all (the engine's rule). */
+const fillable = (order: PaperOrder, bar: MinuteBar): Dec =>
+  new Dec(fillableShares(new Dec(order.quantity).minus(order.executed_quantity).toNumber(), bar.volume, order.lot_size));
 
 /** What the book needs besides the account: the fee schedule, "now", and each order's tick grid. */
 export interface PaperBookOptions {
@@ -361,8 +365,7 @@ export class PaperBook {
 
   private matchInSession(order: PaperOrder, bar: MinuteBar): void {
     const at = bar.end;
-    const cap = () =>
-      fillableQuantity(new Dec(order.quantity).minus(order.executed_quantity), bar.volume, order.lot_size, order.order_type === "ODD");
+    const cap = () => fillable(order, bar);
     switch (order.phase) {
       case "auction": {
         if (bar.session !== "Intraday" || bar.start < (order.auction_at ?? 0)) return;
@@ -396,8 +399,7 @@ export class PaperBook {
 
   private matchTrigger(order: PaperOrder, bar: MinuteBar): void {
     const at = bar.end;
-    const cap = () =>
-      fillableQuantity(new Dec(order.quantity).minus(order.executed_quantity), bar.volume, order.lot_size, false);
+    const cap = () => fillable(order, bar);
     if (order.order_type === "LIT" || order.order_type === "MIT") {
       const touched = touchPrice(order.touch!, new Dec(order.trigger_price!), bar);
       if (!touched) return;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Dec } from "../fees/money";
 import { HkStockTicksPhase1, UsTicks } from "../market/tick-size";
-import { fillableQuantity, limitFillPrice, onTick, sweepLevels, touchPrice, trailingLimit, trailingTrigger } from "./matching";
+import { limitFillPrice, onTick, sweepLevels, touchPrice, trailingLimit, trailingTrigger } from "./matching";
 import type { MinuteBar } from "./types";
 
 const bar = (open: string, high: string, low: string, close: string, volume = 1000): MinuteBar => ({
@@ -46,19 +46,6 @@ describe("touch triggers", () => {
   it("touches a rising trigger at the trigger, or at the open of a minute that gaps above it", () => {
     expect(touchPrice("up", new Dec("101"), bar("100", "101.2", "99.9", "101"))?.toFixed()).toBe("101");
     expect(touchPrice("up", new Dec("101"), bar("101.4", "101.6", "101.3", "101.5"))?.toFixed()).toBe("101.4");
-  });
-});
-
-describe("fill sizes", () => {
-  it("caps a board-lot order at the minute's volume in whole lots", () => {
-    expect(fillableQuantity(new Dec(5000), 2350, 100, false).toFixed()).toBe("2300");
-    expect(fillableQuantity(new Dec(500), 2350, 100, false).toFixed()).toBe("500");
-    expect(fillableQuantity(new Dec(500), 99, 100, false).toFixed()).toBe("0");
-  });
-
-  it("fills an odd lot whole or not at all", () => {
-    expect(fillableQuantity(new Dec(37), 400, 100, true).toFixed()).toBe("37");
-    expect(fillableQuantity(new Dec(37), 30, 100, true).toFixed()).toBe("0");
   });
 });
 

@@ -33,16 +33,6 @@ export function touchPrice(touch: "up" | "down", trigger: Dec, bar: MinuteBar): 
   return priced(touchReach(touch === "up", trigger.toNumber(), Number(bar.open), Number(bar.high), Number(bar.low)), bar.open, trigger);
 }
 
-/**
- * Shares one bar can fill: up to the bar's volume in whole board lots; an odd-lot order fills
- * whole or not at all.
- */
-export function fillableQuantity(remaining: Dec, volume: number, lotSize: number, oddLot: boolean): Dec {
-  if (oddLot) return remaining.lte(volume) ? remaining : new Dec(0);
-  const cap = new Dec(Math.floor(volume / lotSize) * lotSize);
-  return min(remaining, cap);
-}
-
 /** One level taken from the displayed book. */
 export interface BookFill {
   price: Dec;
