@@ -57,4 +57,42 @@ describe("a backtest run by the local workflow runner", () => {
     });
     expect(Math.abs(Number(result.final_value_by_currency.USD) - ref.final_value)).toBeLessThan(1e-6);
   });
+
+  it("lists one fill per part of an order filled across bars under max_participation, adding up to the order", async () => {
+    const user = await api.createUser();
+    const ref = referenceCase("AAPL.US");
+    // The reference bars with 1,000 shares traded a day: at 20 %, 200 shares a bar.
+    const candles = ref.bars.map((b) => ({ ...b, volume: 1000, timestamp: b.timestamp / 1000, turnover: 0, trade_session: "Intraday" as const }));
+    await api.services.candles.upsert("MSFT.US", "1d", CandleBatches.fromCandles(candles));
+    const day = (ms: number) => new Date(ms + 43_200_000).toISOString().slice(0, 10);
+    const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: user.token,
+      body: { session_name: "participation", trading_mode: "backtest", asset_mode: "simulated", initial_capital: ref.rules.initial_cash, config: {} },
+    });
+    const { backtest_id } = await api.json("POST", "/api/v1/backtest/start", 200, {
+      token: user.token,
+      body: {
+        session_id: session.id,
+        strategy_name: "ma_crossover",
+        strategy_config: { fast_period: ref.rules.fast, slow_period: ref.rules.slow, execution: { commission: { model: "percent", rate: 0.001 }, max_participation: 0.2 } },
+        symbols: ["MSFT.US"],
+        start_date: day(ref.bars[0]!.timestamp),
+        end_date: day(ref.bars.at(-1)!.timestamp),
+        initial_capital: ref.rules.initial_cash,
+      },
+    });
+    expect((await runner.outcome("backtest", `${backtest_id}-1`)).status).toBe("SUCCEEDED");
+    const result = await api.json("GET", `/api/v1/backtest/${backtest_id}/result`, 200, { token: user.token });
+    expect(result.execution.max_participation).toBe(0.2);
+    const byOrder = new Map<string, number>();
+    for (const fill of result.fills as { order_id: string; quantity: string }[]) {
+      expect(Number(fill.quantity)).toBeLessThanOrEqual(200);
+      byOrder.set(fill.order_id, (byOrder.get(fill.order_id) ?? 0) + Number(fill.quantity));
+    }
+    expect(result.fills.length).toBeGreaterThan(byOrder.size);
+    const { orders } = await api.json("GET", `/api/v1/trading/sessions/${session.id}/orders?limit=500`, 200, { token: user.token });
+    for (const order of orders as { id: string; filled_quantity: string | null }[]) {
+      if (byOrder.has(order.id)) expect(Number(order.filled_quantity)).toBe(byOrder.get(order.id));
+    }
+  });
 });

@@ -3,6 +3,7 @@ import { Buckets, type StoredPeriod } from "../candles/buckets";
 import type { CandleStore } from "../candles/index";
 import { conflict, DomainError, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
 import { TradingEngine } from "../engine/engine";
+import type { FillData } from "../engine/events";
 import { Execution } from "../engine/setup";
 import { performance, PerformanceMetrics } from "../engine/metrics";
 import type { FeeConfig } from "../fees/index";
@@ -16,7 +17,7 @@ import { Timeframe } from "../strategies/definition";
 import { TimeZone } from "../time";
 import type { Actor } from "../users";
 import { engineSetup, feedsOf, normalizeConfig, type SessionConfig } from "../trading/session-config";
-import type { RunStore, StoredRun, TradingOrderResponse } from "../trading/runs";
+import type { RunStore, StoredEvent, StoredRun } from "../trading/runs";
 import { capitalOf, owned, type SessionDeps, type StoredSession } from "../trading/sessions";
 import type { BacktestTaskInput, BacktestTaskOutput, WorkflowStarter } from "../workflows";
 import { BarFeed } from "./bar-feed";
@@ -653,15 +654,19 @@ export async function recover(deps: BacktestControlDeps): Promise<string[]> {
   return restarted;
 }
 
-/** The result's lists, read from the run: fills (filled orders), closed trades and the daily equity curve. */
+/**
+ * The result's lists, read from the run: the fills (every execution, so an order filled in parts
+ * under `max_participation` gives one per part, also when its rest was cancelled), closed trades
+ * and the daily equity curve.
+ */
 async function listsOf(deps: BacktestControlDeps, runId: string): Promise<Pick<BacktestResult, "fills" | "trades" | "equity_curve">> {
-  const [fills, trades, dayEnds] = await Promise.all([
-    collect((cursor) => deps.runs.orders(runId, { limit: 500, cursor, status: "filled" })),
+  const [orderEvents, trades, dayEnds] = await Promise.all([
+    collect((cursor) => deps.runs.events(runId, { category: "order", limit: 500, cursor })),
     collect((cursor) => deps.runs.events(runId, { category: "trade", limit: 500, cursor })),
     collect((cursor) => deps.runs.events(runId, { category: "day", limit: 500, cursor })),
   ]);
   return {
-    fills: fills.map(fillOf),
+    fills: orderEvents.filter((e) => e.type === "order_filled").map(fillOf),
     trades: trades.map((e) => {
       const d = e.data as Record<string, string | number>;
       return {
@@ -692,16 +697,17 @@ async function collect<T>(page: (cursor?: string) => Promise<{ items: T[]; curso
   return all;
 }
 
-function fillOf(order: TradingOrderResponse) {
+function fillOf(event: StoredEvent) {
+  const d = event.data as unknown as FillData;
   return {
-    order_id: order.id,
-    timestamp: order.filled_at!,
-    symbol: order.symbol,
-    side: order.side,
-    quantity: order.filled_quantity ?? order.quantity,
-    price: order.filled_price!,
-    commission: order.commission ?? "0",
-    channel_id: order.channel_id,
+    order_id: d.order_id,
+    timestamp: iso(event.time),
+    symbol: d.symbol,
+    side: d.side,
+    quantity: String(d.quantity),
+    price: d.price,
+    commission: d.commission,
+    channel_id: event.channel_id,
   };
 }
 

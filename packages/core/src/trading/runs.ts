@@ -199,7 +199,7 @@ export function orderChangeOf(event: EngineEvent, run: { run_id: string; session
         },
       };
     case "order_filled":
-      // A broker venue may fill an order in parts: the event then carries the totals so far.
+      // An order filled in parts (a broker venue, or bars under max_participation): the event carries the totals so far.
       if (d.filled_quantity !== undefined) {
         const done = d.remaining === 0;
         return {
