@@ -81,7 +81,7 @@ describe("a backtest run by the local workflow runner", () => {
         initial_capital: ref.rules.initial_cash,
       },
     });
-    expect((await runner.outcome("backtest", `${backtest_id}-1`)).status).toBe("SUCCEEDED");
+    expect((await runner.outcome("backtest", `${backtest_id}-1`))?.status).toBe("SUCCEEDED");
     const result = await api.json("GET", `/api/v1/backtest/${backtest_id}/result`, 200, { token: user.token });
     expect(result.execution.max_participation).toBe(0.2);
     const byOrder = new Map<string, number>();
