@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
 import { referenceCase } from "../../packages/core/src/engine/testing/reference";
+import type { Bar } from "../../packages/core/src/strategies/strategy";
 import { backtestHandlers } from "../../packages/functions/src/workflow/backtest";
 import { LocalWorkflowRunner } from "../../packages/local/src/workflow-runner";
 import { createTestApi, type TestApi } from "../support/harness";
@@ -17,32 +18,39 @@ beforeAll(async () => {
 });
 afterAll(() => runner.stop());
 
+/** Stores `bars` as `symbol`'s daily candles and starts the reference rules' SMA crossover over them in a new user's backtest session. */
+async function referenceBacktest(symbol: string, bars: Bar[], execution: Record<string, unknown>) {
+  const user = await api.createUser();
+  const { rules } = referenceCase("AAPL.US");
+  const candles = bars.map((b) => ({ ...b, timestamp: b.timestamp / 1000, turnover: 0, trade_session: "Intraday" as const }));
+  await api.services.candles.upsert(symbol, "1d", CandleBatches.fromCandles(candles));
+  const day = (ms: number) => new Date(ms + 43_200_000).toISOString().slice(0, 10);
+  const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
+    token: user.token,
+    body: { session_name: "workflow", trading_mode: "backtest", asset_mode: "simulated", initial_capital: rules.initial_cash, config: {} },
+  });
+  const { backtest_id } = await api.json("POST", "/api/v1/backtest/start", 200, {
+    token: user.token,
+    body: {
+      session_id: session.id,
+      strategy_name: "ma_crossover",
+      strategy_config: { fast_period: rules.fast, slow_period: rules.slow, execution },
+      symbols: [symbol],
+      start_date: day(bars[0]!.timestamp),
+      end_date: day(bars.at(-1)!.timestamp),
+      initial_capital: rules.initial_cash,
+    },
+  });
+  return { user, session, backtest_id: backtest_id as string };
+}
+
 describe("a backtest run by the local workflow runner", () => {
   it("goes from the start request through Prepare, the chunks and Finalize to its result", async () => {
-    const user = await api.createUser();
     const ref = referenceCase("AAPL.US");
-    const candles = ref.bars.map((b) => ({ ...b, timestamp: b.timestamp / 1000, turnover: 0, trade_session: "Intraday" as const }));
-    await api.services.candles.upsert("AAPL.US", "1d", CandleBatches.fromCandles(candles));
-    const day = (ms: number) => new Date(ms + 43_200_000).toISOString().slice(0, 10);
-    const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
-      token: user.token,
-      body: { session_name: "workflow", trading_mode: "backtest", asset_mode: "simulated", initial_capital: ref.rules.initial_cash, config: {} },
-    });
-    const { backtest_id } = await api.json("POST", "/api/v1/backtest/start", 200, {
-      token: user.token,
-      body: {
-        session_id: session.id,
-        strategy_name: "ma_crossover",
-        strategy_config: {
-          fast_period: ref.rules.fast,
-          slow_period: ref.rules.slow,
-          execution: { commission: { model: "percent", rate: ref.rules.commission_rate }, sizing: { model: "cash_fraction", fraction: ref.rules.allocation }, fill: "next_open" },
-        },
-        symbols: ["AAPL.US"],
-        start_date: day(ref.bars[0]!.timestamp),
-        end_date: day(ref.bars.at(-1)!.timestamp),
-        initial_capital: ref.rules.initial_cash,
-      },
+    const { user, backtest_id } = await referenceBacktest("AAPL.US", ref.bars, {
+      commission: { model: "percent", rate: ref.rules.commission_rate },
+      sizing: { model: "cash_fraction", fraction: ref.rules.allocation },
+      fill: "next_open",
     });
     expect(started).toEqual([`${backtest_id}-1`]);
     expect(await runner.outcome("backtest", `${backtest_id}-1`)).toEqual({ status: "SUCCEEDED", output: { backtest_id, status: "done" } });
@@ -59,28 +67,9 @@ describe("a backtest run by the local workflow runner", () => {
   });
 
   it("lists one fill per part of an order filled across bars under max_participation, adding up to the order", async () => {
-    const user = await api.createUser();
-    const ref = referenceCase("AAPL.US");
     // The reference bars with 1,000 shares traded a day: at 20 %, 200 shares a bar.
-    const candles = ref.bars.map((b) => ({ ...b, volume: 1000, timestamp: b.timestamp / 1000, turnover: 0, trade_session: "Intraday" as const }));
-    await api.services.candles.upsert("MSFT.US", "1d", CandleBatches.fromCandles(candles));
-    const day = (ms: number) => new Date(ms + 43_200_000).toISOString().slice(0, 10);
-    const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
-      token: user.token,
-      body: { session_name: "participation", trading_mode: "backtest", asset_mode: "simulated", initial_capital: ref.rules.initial_cash, config: {} },
-    });
-    const { backtest_id } = await api.json("POST", "/api/v1/backtest/start", 200, {
-      token: user.token,
-      body: {
-        session_id: session.id,
-        strategy_name: "ma_crossover",
-        strategy_config: { fast_period: ref.rules.fast, slow_period: ref.rules.slow, execution: { commission: { model: "percent", rate: 0.001 }, max_participation: 0.2 } },
-        symbols: ["MSFT.US"],
-        start_date: day(ref.bars[0]!.timestamp),
-        end_date: day(ref.bars.at(-1)!.timestamp),
-        initial_capital: ref.rules.initial_cash,
-      },
-    });
+    const bars = referenceCase("AAPL.US").bars.map((bar) => ({ ...bar, volume: 1000 }));
+    const { user, session, backtest_id } = await referenceBacktest("MSFT.US", bars, { commission: { model: "percent", rate: 0.001 }, max_participation: 0.2 });
     expect((await runner.outcome("backtest", `${backtest_id}-1`))?.status).toBe("SUCCEEDED");
     const result = await api.json("GET", `/api/v1/backtest/${backtest_id}/result`, 200, { token: user.token });
     expect(result.execution.max_participation).toBe(0.2);
