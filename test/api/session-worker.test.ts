@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DynamoWorkerStore } from "../../packages/adapters/src/stores/worker-store";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
+import { recentBars } from "../../packages/core/src/trading/warm-up";
 import type { SessionWorker } from "../../packages/worker/src/session-worker";
 import { WorkerHarness } from "../support/worker-harness";
 
@@ -54,10 +55,15 @@ describe("the session worker", () => {
     // Minutes 13:30–15:30 closed; the restart lost or repeated none of them.
     expect(run.progress).toMatchObject({ bars: 120, cursor_ms: Date.parse("2024-03-15T15:30:00Z") });
 
-    // The closed candles were stored; fed to one engine without interruption they give the same events.
+    // The closed candles were stored; fed to one engine without interruption, warmed up on the
+    // same history (the previous session's last minutes), they give the same events.
     const stored = await h.api.services.candles.load("AAPL.US", "1m", ["2024-03-15"]);
     const batch = stored.get("2024-03-15")!;
     const engine = new TradingEngine(run.setup);
+    const [need] = engine.warmupNeeds();
+    const history = await recentBars(await h.api.services.marketData(), "AAPL.US", "1m", need!.bars, Date.parse("2024-03-15T13:30:00Z"));
+    expect(history.map((bar) => new Date(bar.timestamp).toISOString())).toEqual(Array.from({ length: 9 }, (_, i) => `2024-03-14T19:${51 + i}:00.000Z`));
+    engine.warmUp(need!, history);
     let fed = 0;
     for (let i = 0; i < batch.length; i++) {
       const ts = batch.timestamp[i]! * 1000;
@@ -82,9 +88,14 @@ describe("the session worker", () => {
     const orders = await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/orders?status=filled`, 200, { token: h.token });
     expect(orders.orders).toHaveLength(fills.length);
     // Besides the events, the socket carries channel updates and metrics (docs/channels.md); each event once, in order.
+    // (The warm-up's log line was written with the run, before the worker drove the session: it is in the log, not pushed.)
+    expect(expected[0]!.data.warm_up).toEqual({ symbol: "AAPL.US", timeframe: "1m", bars: 9, wanted: 9 });
+    const { items } = await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/logs?limit=1`, 200, { token: h.token });
+    expect(items[0]).toMatchObject({ level: "info", message: "Strategies on AAPL.US 1m warmed up with 9 of 9 bars (2024-03-14T19:51:00.000Z to 2024-03-14T19:59:00.000Z)" });
+    const live = expected.slice(1);
     const events = h.pushed.filter((message) => message.type !== "channel_update" && message.type !== "channel_metrics");
-    expect(events.map((message) => message.data.sequence)).toEqual(expected.map((event) => event.sequence));
-    expect(events[0]).toMatchObject({ type: expected[0]!.type, data: { event_time: new Date(expected[0]!.time).toISOString() } });
+    expect(events.map((message) => message.data.sequence)).toEqual(live.map((event) => event.sequence));
+    expect(events[0]).toMatchObject({ type: live[0]!.type, data: { event_time: new Date(live[0]!.time).toISOString() } });
     expect(h.pushed.filter((message) => message.type === "channel_update" && message.data.cause === "fill")).toHaveLength(fills.length);
 
     const beat = (await new DynamoWorkerStore(h.api.services.db).last())!;

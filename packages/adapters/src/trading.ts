@@ -5,6 +5,7 @@ import type { CandleStore } from "@tp/core/candles/index";
 import type { MarketData } from "@tp/core/provider/market-data";
 import { engineSetup, symbolsOf } from "@tp/core/trading/session-config";
 import { baseCurrencyOf, capitalOf } from "@tp/core/trading/sessions";
+import { recentBars } from "@tp/core/trading/warm-up";
 import type { ViewDeps } from "@tp/core/trading/views";
 import type { ChannelDeps } from "@tp/core/trading/channels";
 import type { RealtimeDeps } from "@tp/core/realtime";
@@ -78,6 +79,9 @@ export function createSessionServices(
         fees: commission.model === "broker" ? Fees.defaults(commission.broker_type) : null,
         enforce_risk: true,
       });
+    },
+    async history(symbol, timeframe, count, beforeMs) {
+      return recentBars(await deps.marketData(), symbol, timeframe, count, beforeMs);
     },
     async lastPrice(symbol) {
       const [quote] = await (await deps.marketData()).quote([symbol]);

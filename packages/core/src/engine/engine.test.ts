@@ -48,6 +48,31 @@ describe("trading engine", () => {
     expect(engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 10, price: 99.995 })).toEqual([]);
   });
 
+  it("warms a fresh run's strategies up on history without trading it, so the first live cross trades", () => {
+    const setup = singleStrategySetup({ symbols: ["AAPL.US"], parameters: { fast_period: 3, slow_period: 5 }, execution: { commission: { model: "percent", rate: 0.001 } } });
+    // Six falling days, then rising ones: the 3-day average crosses above the 5-day one on the third rising day.
+    const bars = barsFrom([110, 108, 106, 104, 102, 100, 101, 103, 106, 110, 115]);
+    const history = bars.slice(0, 6);
+    const live = bars.slice(6);
+
+    const warmed = new TradingEngine(setup);
+    const [need] = warmed.warmupNeeds();
+    expect(need).toEqual({ symbol: "AAPL.US", timeframe: "1d", bars: 6 });
+    warmed.warmUp(need, history);
+    expect(warmed.drainEvents().map((e) => [e.type, e.data.level, e.data.warm_up])).toEqual([["log", "info", { symbol: "AAPL.US", timeframe: "1d", bars: 6, wanted: 6 }]]);
+    expect(warmed.snapshot().last_price).toEqual({ "AAPL.US": 100 });
+    // The warm-up survives a snapshot, as the run stores it.
+    const restored = TradingEngine.restore(setup, JSON.parse(JSON.stringify(warmed.snapshot())));
+    for (const bar of live) restored.onBar(bar, "1d");
+    const submitted = restored.drainEvents().filter((e) => e.type === "order_submitted");
+    expect(submitted.map((e) => [e.time, e.data.side])).toEqual([[live[2].timestamp + 86_400_000, "buy"]]);
+
+    // Without the history the slow average is not even full by then.
+    const cold = new TradingEngine(setup);
+    for (const bar of live) cold.onBar(bar, "1d");
+    expect(cold.drainEvents().filter((e) => e.type === "order_submitted")).toEqual([]);
+  });
+
   it("fills a market order at the next bar's open and books cash, cost and commission exactly", () => {
     const engine = engineAt(100);
     engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 3 }, Date.UTC(2024, 0, 2, 21));

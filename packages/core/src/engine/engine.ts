@@ -100,6 +100,13 @@ interface SymbolInfo {
   routes: Partial<Record<Timeframe, { channel: ChannelRuntime; sleeve: Sleeve }[]>>;
 }
 
+/** History the strategies reading one symbol and period want before their first live bar. */
+export interface WarmupNeed {
+  symbol: string;
+  timeframe: Timeframe;
+  bars: number;
+}
+
 /** An order someone asks for outside the strategies (manual orders, validation). */
 export interface OrderRequest {
   channel_id: string;
@@ -273,6 +280,57 @@ export class TradingEngine {
       for (const signal of signals) this.onSignal(channel, sleeve, signal, bar.close);
       this.time = at;
     }
+  }
+
+  /**
+   * The history a fresh run wants before its first live bar: per (symbol, timeframe) its
+   * strategies read, the most bars any of them needs before it can signal (`warmupBars`).
+   */
+  warmupNeeds(): WarmupNeed[] {
+    const needs = new Map<string, WarmupNeed>();
+    for (const channel of this.channels) {
+      channel.setup.strategies.forEach((slot, index) => {
+        const bars = channel.sleeves[index].strategy!.warmupBars;
+        for (const symbol of slot.symbols) {
+          const key = `${symbol} ${slot.timeframe}`;
+          const known = needs.get(key);
+          if (!known) needs.set(key, { symbol, timeframe: slot.timeframe, bars });
+          else known.bars = Math.max(known.bars, bars);
+        }
+      });
+    }
+    return [...needs.values()];
+  }
+
+  /**
+   * Feeds closed bars of history (one symbol and period, in close order, all before the first
+   * live bar) to the strategies that read them, so their indicators start full (a director's
+   * bias too). Nothing else happens: no orders, fills, day figures or monitors; the last close
+   * becomes the symbol's last price, and one `log` event says how much history there was
+   * (`warning` when less than the `wanted` bars, with the `problem` that kept it short when one
+   * did). What a strategy concludes during warm-up is not
+   * traded: the session acts on the signals that follow.
+   */
+  warmUp(need: WarmupNeed, bars: readonly Bar[], problem?: string): void {
+    const { symbol, timeframe, bars: wanted } = need;
+    const info = this.info(symbol);
+    const listeners = info.routes[timeframe] ?? NO_ROUTES;
+    for (const bar of bars) {
+      info.last = bar.close;
+      for (let i = 0; i < listeners.length; i++) {
+        const sleeve = listeners[i].sleeve;
+        const bias = sleeve.director ? sleeve.director.strategy!.bias(symbol) : undefined;
+        sleeve.strategy!.onBar(bar, bias === undefined ? undefined : { bias });
+      }
+    }
+    if (bars.length > 0) this.time = Math.max(this.time, bars[bars.length - 1].timestamp + PERIOD_MS[timeframe]);
+    const span = bars.length > 0 ? ` (${new Date(bars[0].timestamp).toISOString()} to ${new Date(bars[bars.length - 1].timestamp).toISOString()})` : "";
+    const short = bars.length < wanted;
+    this.emit("log", null, {
+      level: short ? "warning" : "info",
+      message: `Strategies on ${symbol} ${timeframe} warmed up with ${bars.length} of ${wanted} bars${span}${problem ? ` (${problem})` : ""}${short ? ": they signal once they have seen enough live bars" : ""}`,
+      warm_up: { symbol, timeframe, bars: bars.length, wanted, ...(problem ? { problem } : {}) },
+    });
   }
 
   /**

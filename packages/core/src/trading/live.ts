@@ -1,5 +1,5 @@
 import { conflict } from "../errors";
-import type { TradingEngine } from "../engine/engine";
+import { PERIOD_MS, TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import type { Timeframe } from "../strategies/definition";
 import type { Bar } from "../strategies/strategy";
@@ -75,23 +75,49 @@ export const liveFeedsOf = (session: StoredSession) => feedsOf(session.config);
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * Warms a fresh run's strategies up on the history each of their feeds wants (docs/session-worker.md
+ * "Warm-up"); history that cannot be had is logged and the strategies start cold. The engine, and
+ * the close time of the latest bar of history (0 without any).
+ */
+async function warmedUp(deps: ViewDeps, engine: TradingEngine): Promise<{ engine: TradingEngine; cursor: number }> {
+  const now = deps.now();
+  let cursor = 0;
+  for (const need of engine.warmupNeeds()) {
+    if (need.bars <= 0) continue;
+    let bars: Bar[] = [];
+    let problem: string | undefined;
+    try {
+      bars = await deps.history(need.symbol, need.timeframe, need.bars, now);
+    } catch (error) {
+      problem = `history unavailable: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    engine.warmUp(need, bars, problem);
+    if (bars.length > 0) cursor = Math.max(cursor, bars[bars.length - 1]!.timestamp + PERIOD_MS[need.timeframe]);
+  }
+  return { engine, cursor };
+}
+
 export const LiveRuns = {
   /** The session's own run, created at its configuration's starting capital on first use, and made the session's current run. */
   async ensure(deps: ViewDeps, session: StoredSession): Promise<StoredRun> {
     const runId = session.id;
     let run = await deps.runs.get(runId);
     if (!run) {
+      const setup = { ...(await deps.setupFor(session, runId)), venue: venueOf(session) };
+      const { engine, cursor } = await warmedUp(deps, new TradingEngine(setup));
       const fresh: StoredRun = {
         run_id: runId,
         session_id: session.id,
         user_id: session.user_id,
-        setup: { ...(await deps.setupFor(session, runId)), venue: venueOf(session) },
-        snapshot: null,
-        progress: { cursor_ms: 0, bars: 0, bars_total: 0, done: false },
+        setup,
+        snapshot: engine.snapshot(),
+        // Live bars closing by the last bar of history were part of it.
+        progress: { cursor_ms: cursor, bars: 0, bars_total: 0, done: false },
         version: 1,
         updated_at: iso(deps.now()),
       };
-      await deps.runs.save(fresh, 0, []);
+      await deps.runs.save(fresh, 0, engine.drainEvents());
       run = (await deps.runs.get(runId))!;
     }
     for (let attempt = 0; attempt < 5; attempt++) {

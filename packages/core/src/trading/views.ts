@@ -7,6 +7,8 @@ import type { EngineSetup } from "../engine/setup";
 import { Dec, DecimalInput, parseOrThrow } from "../fees/money";
 import { normalizeSymbol } from "../market/market";
 import * as Risk from "../risk/risk";
+import type { Timeframe } from "../strategies/definition";
+import type { Bar } from "../strategies/strategy";
 import type { Actor } from "../users";
 import { messageOf, OrderStatus, type RunStore, type StoredEvent, type StoredRun, TradingOrderResponse } from "./runs";
 import { SINGLE_CHANNEL_ID } from "./session-config";
@@ -29,6 +31,8 @@ export interface ViewDeps extends SessionDeps {
   lastPrice: (symbol: string) => Promise<number | null>;
   /** The session worker's last heartbeat (simulation and live sessions run there). */
   workerBeat: () => Promise<WorkerBeat | undefined>;
+  /** A fresh run's strategy warm-up: the last `count` closed regular-session bars of a feed before `beforeMs`, oldest first (`warm-up.ts`). */
+  history: (symbol: string, timeframe: Timeframe, count: number, beforeMs: number) => Promise<Bar[]>;
 }
 
 /** `limit` and an opaque `cursor` from the previous page. */
