@@ -90,14 +90,15 @@ export class DynamoCandleStore implements CandleStore {
 
   async prepareUpsert(code: string, period: StoredPeriod, batch: CandleBatch): Promise<PreparedUpsert> {
     if (batch.length === 0) return { added: 0, overwritten: 0, commit: async () => {} };
+    // The batch is sorted: each bucket is a run of it, found by comparing with the bucket's end.
     const groups = new Map<string, CandleBatch>();
-    let start = 0;
-    for (let index = 1; index <= batch.length; index++) {
+    for (let start = 0; start < batch.length; ) {
       const bucket = Buckets.of(period, batch.timestamp[start]!);
-      if (index === batch.length || Buckets.of(period, batch.timestamp[index]!) !== bucket) {
-        groups.set(bucket, CandleBatches.slice(batch, start, index));
-        start = index;
-      }
+      const end = Buckets.range(period, bucket)[1];
+      let index = start + 1;
+      while (index < batch.length && batch.timestamp[index]! < end) index++;
+      groups.set(bucket, CandleBatches.slice(batch, start, index));
+      start = index;
     }
     const existing = await this.buckets.getMany([...groups.keys()].map((bucket) => Keys.candleBucket(code, period, bucket)));
     const stored = new Map(existing.map((item) => [item.bucket, item]));

@@ -190,6 +190,14 @@ export function screenCandles(
   const batch = CandleBatches.empty(candles.length);
   let kept = 0;
   let filtered = 0;
+  // Candles come in time order: the session the last one fell in answers most of the next ones.
+  let known: { start: number; end: number } | null = null;
+  const inSession = (ms: number) => {
+    if (known !== null && ms >= known.start && ms < known.end) return true;
+    const session = calendar.sessionAt(ms, { overnight: true });
+    if (session !== null) known = session;
+    return session !== null;
+  };
   for (const candle of candles) {
     const timestamp = Math.floor(Date.parse(candle.timestamp) / 1000);
     if (timestamp < window[0] || timestamp > window[1]) continue;
@@ -202,13 +210,13 @@ export function screenCandles(
       open > 0 && low > 0 && Number.isFinite(high) && Number.isFinite(turnover) && turnover >= 0 &&
       high >= Math.max(open, close) && low <= Math.min(open, close) &&
       Number.isInteger(candle.volume) && candle.volume >= 0;
-    const inSession =
+    const traded =
       period === "1d"
         ? calendar.isTradingDay(calendar.localDateOf(timestamp * 1000))
-        : calendar.sessionAt(timestamp * 1000, { overnight: true }) !== null ||
+        : inSession(timestamp * 1000) ||
           // Bars stamped at their close end exactly on a session's end.
-          calendar.sessionAt(timestamp * 1000 - PERIOD_SECONDS[period] * 1000, { overnight: true }) !== null;
-    if (!consistent || !inSession) {
+          inSession(timestamp * 1000 - PERIOD_SECONDS[period] * 1000);
+    if (!consistent || !traded) {
       filtered++;
       continue;
     }
