@@ -57,6 +57,8 @@ beforeAll(async () => {
     DYNAMODB_ENDPOINT: endpoint,
     JWT_SECRET: "build-test-secret-build-test-secret!!",
     CAPTCHA_TEST_CODE: "",
+    // As in Lambda: the bundles load the X-Ray tracer only there (functions/src/observability.ts).
+    AWS_LAMBDA_FUNCTION_NAME: "build-test",
   };
 }, 600_000);
 

@@ -1,6 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import { Tracer } from "@aws-lambda-powertools/tracer";
 import type { Context } from "aws-lambda";
 import { instrumentAwsClients } from "@tp/adapters/aws-clients";
 
@@ -8,14 +7,22 @@ import { instrumentAwsClients } from "@tp/adapters/aws-clients";
  * Powertools for AWS Lambda in every function: the logger stamps each line with the request id,
  * the X-Ray trace id and cold start; metrics go out as CloudWatch EMF (namespace
  * `TradingPlatform`, dimension `service`); the tracer wraps every AWS SDK client the adapters
- * create. Outside Lambda the tracer is off and the rest still prints, so tests see the same lines.
+ * create. Outside Lambda the rest still prints, so tests see the same lines.
  */
 const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? "trading-platform";
 export const logger = new Logger({ serviceName });
 export const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? "TradingPlatform", serviceName });
-export const tracer = new Tracer({ serviceName });
 
-instrumentAwsClients((client) => tracer.captureAWSv3Client(client as never) as typeof client);
+/**
+ * The tracer, in Lambda only. Loading the X-Ray SDK enables an async hook that tracks every
+ * promise (about 13 times the cost of a bare `await`): the embedded runtime, which imports the
+ * functions' handlers, and the Fargate session worker have no X-Ray and must not pay for it
+ * (docs/benchmarks.md, HTTP).
+ */
+export const tracer =
+  process.env.AWS_LAMBDA_FUNCTION_NAME === undefined ? undefined : new (await import("@aws-lambda-powertools/tracer")).Tracer({ serviceName });
+
+if (tracer) instrumentAwsClients((client) => tracer.captureAWSv3Client(client as never) as typeof client);
 
 /**
  * A Lambda handler wrapped: context on every log line, a cold-start metric, `Invocations` and
