@@ -18,8 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => runner.stop());
 
-/** Stores `bars` as `symbol`'s daily candles and starts the reference rules' SMA crossover over them in a new user's backtest session. */
-async function referenceBacktest(symbol: string, bars: Bar[], execution: Record<string, unknown>) {
+/** Stores `bars` as `symbol`'s daily candles and starts the reference rules' SMA crossover over them (from `firstBar`) in a new user's backtest session. */
+async function referenceBacktest(symbol: string, bars: Bar[], execution: Record<string, unknown>, firstBar = 0) {
   const user = await api.createUser();
   const { rules } = referenceCase("AAPL.US");
   const candles = bars.map((b) => ({ ...b, timestamp: b.timestamp / 1000, turnover: 0, trade_session: "Intraday" as const }));
@@ -36,7 +36,7 @@ async function referenceBacktest(symbol: string, bars: Bar[], execution: Record<
       strategy_name: "ma_crossover",
       strategy_config: { fast_period: rules.fast, slow_period: rules.slow, execution },
       symbols: [symbol],
-      start_date: day(bars[0]!.timestamp),
+      start_date: day(bars[firstBar]!.timestamp),
       end_date: day(bars.at(-1)!.timestamp),
       initial_capital: rules.initial_cash,
     },
@@ -83,5 +83,28 @@ describe("a backtest run by the local workflow runner", () => {
     for (const order of orders as { id: string; filled_quantity: string | null }[]) {
       if (byOrder.has(order.id)) expect(Number(order.filled_quantity)).toBe(byOrder.get(order.id));
     }
+  });
+
+  it("with execution.warm_up, trades from the window's first days on the history before it, as an unbroken run does", async () => {
+    const ref = referenceCase("AAPL.US");
+    // A buy of the reference run well inside the series, and a window that starts two bars before its signal.
+    const entry = ref.fills.find((fill) => fill.side === "buy" && fill.bar_index > 3 * ref.rules.slow)!;
+    const firstBar = entry.bar_index - 3;
+    const execution = { commission: { model: "percent", rate: ref.rules.commission_rate }, sizing: { model: "cash_fraction", fraction: ref.rules.allocation }, fill: "next_open" };
+    const fillsOf = async (symbol: string, warmUp: boolean) => {
+      const { user, session, backtest_id } = await referenceBacktest(symbol, ref.bars, { ...execution, warm_up: warmUp }, firstBar);
+      expect((await runner.outcome("backtest", `${backtest_id}-1`))?.status).toBe("SUCCEEDED");
+      const result = await api.json("GET", `/api/v1/backtest/${backtest_id}/result`, 200, { token: user.token });
+      const { items } = await api.json("GET", `/api/v1/trading/sessions/${session.id}/logs?limit=5`, 200, { token: user.token });
+      return { fills: result.fills as { timestamp: string; side: string }[], logs: items as { message: string; data: Record<string, unknown> }[] };
+    };
+    const warm = await fillsOf("NVDA.US", true);
+    expect(warm.logs[0]!.data.warm_up).toEqual({ symbol: "NVDA.US", timeframe: "1d", bars: ref.rules.slow + 1, wanted: ref.rules.slow + 1 });
+    // The unbroken reference run's entry, on the same bar.
+    expect(warm.fills[0]).toMatchObject({ side: "buy", timestamp: new Date(entry.timestamp * 1000).toISOString() });
+    // Cold, the strategy has not seen enough bars by then.
+    const cold = await fillsOf("AMD.US", false);
+    expect(Date.parse(cold.fills[0]!.timestamp)).toBeGreaterThanOrEqual(ref.bars[firstBar + ref.rules.slow]!.timestamp);
+    expect(cold.logs.some((line) => line.data.warm_up !== undefined)).toBe(false);
   });
 });

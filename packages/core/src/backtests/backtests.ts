@@ -3,7 +3,7 @@ import { Buckets, type StoredPeriod } from "../candles/buckets";
 import type { CandleStore } from "../candles/index";
 import { conflict, DomainError, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
 import { TradingEngine } from "../engine/engine";
-import type { FillData } from "../engine/events";
+import type { EngineEvent, FillData } from "../engine/events";
 import { Execution } from "../engine/setup";
 import { performance, PerformanceMetrics } from "../engine/metrics";
 import type { FeeConfig } from "../fees/index";
@@ -14,6 +14,7 @@ import { marketOf, Markets, normalizeSymbol } from "../market/market";
 import { zonedTimeToUtc, dayNumberOf, isoDateOf, utcToZoned } from "../market/zoned-time";
 import { Strategies } from "../strategies/index";
 import { Timeframe } from "../strategies/definition";
+import type { Bar } from "../strategies/strategy";
 import { TimeZone } from "../time";
 import type { Actor } from "../users";
 import { engineSetup, feedsOf, normalizeConfig, type SessionConfig } from "../trading/session-config";
@@ -475,9 +476,11 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
   }
   if (backtest.import_task_ids.length === 0 && backtest.status === "queued") {
     const feeds = feedsOf(backtest.config);
+    const history = backtest.config.execution.warm_up ? warmupStarts(new TradingEngine(await setupOf(deps, backtest)), backtest.window[0]) : new Map<string, number>();
     const started: string[] = [];
     for (const feed of feeds) {
-      const missing = await missingDays(deps, feed.symbol, feed.timeframe, backtest.window);
+      const from = history.get(`${feed.symbol} ${feed.timeframe}`) ?? backtest.window[0];
+      const missing = await missingDays(deps, feed.symbol, feed.timeframe, [from, backtest.window[1]]);
       if (missing.length === 0) continue;
       try {
         const task = await Imports.start(
@@ -506,18 +509,19 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
     if (task && (task.status === "pending" || task.status === "running")) return out(backtest, "importing");
     if (task && task.status !== "completed") throw new DomainError(502, "BACKTEST_IMPORT_FAILED", `Import ${taskId} of missing candles ${task.status}: ${task.message}`);
   }
-  const run = await createRun(deps, backtest);
-  await deps.runs.save(run, 0, []);
+  const { run, events } = await createRun(deps, backtest);
+  await deps.runs.save(run, 0, events);
   const running = await update(deps, backtest.id, (b) => ({ ...b, status: b.status === "queued" || b.status === "importing" ? "running" : b.status, bars_total: run.progress?.bars_total ?? 0, message: "Running" }));
   return out(running!, "running");
 }
 
-async function createRun(deps: BacktestDeps, backtest: StoredBacktest): Promise<StoredRun> {
+/** The engine's setup of a backtest: its configuration with lot sizes, rates, fees and capital looked up. */
+async function setupOf(deps: BacktestDeps, backtest: StoredBacktest) {
   const session = await deps.sessions.get(backtest.session_id);
   const lots = await deps.lots(backtest.symbols);
   const base = Markets[marketOf(backtest.symbols[0])].currency;
   const commission = backtest.config.execution.commission;
-  const setup = engineSetup({
+  return engineSetup({
     run_id: runIdOf(backtest),
     config: backtest.config,
     base_currency: base,
@@ -527,21 +531,63 @@ async function createRun(deps: BacktestDeps, backtest: StoredBacktest): Promise<
     capital: session ? capitalOf({ initial_capital: backtest.initial_capital, initial_capital_by_currency: session.initial_capital_by_currency }, base) : { [base]: backtest.initial_capital },
     enforce_risk: backtest.enforce_risk,
   });
+}
+
+/** Regular-session bars of a period on the shortest trading day (a US half day, 3.5 hours): how many days warm-up history spans at most. */
+const BARS_PER_SHORT_DAY: Record<StoredPeriod, number> = { "1m": 210, "5m": 42, "1h": 3, "1d": 1 };
+
+/**
+ * Where each feed's warm-up history starts (UNIX seconds, by `symbol timeframe`): enough trading
+ * days before the window for the bars its strategies want (`execution.warm_up`).
+ */
+function warmupStarts(engine: TradingEngine, windowStart: number): Map<string, number> {
+  const starts = new Map<string, number>();
+  for (const need of engine.warmupNeeds()) {
+    const calendar = Calendar.for(marketOf(need.symbol));
+    let day: string | null = calendar.localDateOf(windowStart * 1000);
+    for (let days = Math.ceil(need.bars / BARS_PER_SHORT_DAY[need.timeframe as StoredPeriod]); days > 0 && day !== null; days--) {
+      const previous: string | null = calendar.previousTradingDay(day);
+      if (previous === null) break;
+      day = previous;
+    }
+    starts.set(`${need.symbol} ${need.timeframe}`, Math.min(windowStart, zonedTimeToUtc(calendar.timeZone, dayNumberOf(day), 0) / 1000));
+  }
+  return starts;
+}
+
+/**
+ * A backtest's run: its setup, and with `execution.warm_up` the engine warmed up on the stored
+ * bars before the window (the prepare stage imported them), with the warm-up's log events.
+ */
+async function createRun(deps: BacktestDeps, backtest: StoredBacktest): Promise<{ run: StoredRun; events: EngineEvent[] }> {
+  const setup = await setupOf(deps, backtest);
+  const engine = new TradingEngine(setup);
+  const warm = backtest.config.execution.warm_up === true;
+  if (warm) {
+    const starts = warmupStarts(engine, backtest.window[0]);
+    for (const need of engine.warmupNeeds()) {
+      const bars: Bar[] = [];
+      const from = starts.get(`${need.symbol} ${need.timeframe}`)!;
+      await new BarFeed(deps.candles, [need], from, backtest.window[0] - 1, 0).run(Number.MAX_SAFE_INTEGER, (bar) => void bars.push({ ...bar }));
+      engine.warmUp(need, bars.slice(-need.bars));
+    }
+  }
   let total = 0;
   for (const feed of feedsOf(backtest.config)) {
     const summaries = await deps.candles.summaries(feed.symbol, feed.timeframe, [Buckets.of(feed.timeframe, backtest.window[0]), Buckets.of(feed.timeframe, backtest.window[1])]);
     total += summaries.reduce((sum, s) => sum + (s.sessions.Intraday ?? 0), 0);
   }
-  return {
+  const run: StoredRun = {
     run_id: runIdOf(backtest),
     session_id: backtest.session_id,
     user_id: backtest.user_id,
     setup,
-    snapshot: null,
+    snapshot: warm ? engine.snapshot() : null,
     progress: { cursor_ms: 0, bars: 0, bars_total: total, done: false },
     version: 1,
     updated_at: iso(deps.now()),
   };
+  return { run, events: engine.drainEvents() };
 }
 
 /** Base-currency units per unit of each currency, from rates quoted per USD. */
@@ -593,7 +639,7 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
   const backtest = await deps.backtests.get(input.backtest_id);
   if (!backtest) throw backtestNotFound(input.backtest_id);
   if (backtest.result) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
-  const run = (await deps.runs.get(runIdOf(backtest))) ?? (await createRun(deps, backtest));
+  const run = (await deps.runs.get(runIdOf(backtest))) ?? (await createRun(deps, backtest)).run;
   const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
   const completed = run.progress?.done === true && !backtest.stop_requested;
   const whole = engine.view(null);
