@@ -112,6 +112,14 @@ describe("trading engine", () => {
     expect(restored.drainEvents()).toEqual(events);
   });
 
+  it("under max_participation lets nothing trade on a bar without a volume", () => {
+    const engine = engineAt(100, { symbols: ["AAPL.US"], execution: { commission: { model: "percent", rate: 0.001 }, max_participation: 0.5 } });
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 10 }, Date.UTC(2024, 0, 2, 21));
+    for (const volume of [NaN, 0]) engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, volume === 0 ? 4 : 3), open: 100, high: 101, low: 99, close: 100, volume }, "1d");
+    expect(engine.drainEvents().filter((e) => e.type === "order_filled")).toEqual([]);
+    expect(engine.view("main").pending_orders).toHaveLength(1);
+  });
+
   it("trades a part-filled stop's remainder at later opens: it has triggered", () => {
     const engine = engineAt(100, { symbols: ["AAPL.US"], execution: { commission: { model: "percent", rate: 0 }, max_participation: 0.5 } });
     engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 300 }, Date.UTC(2024, 0, 2, 21));

@@ -1219,8 +1219,9 @@ export class TradingEngine {
   private fillOnBar(order: EngineOrder, price: number): boolean {
     let quantity = unfilled(order);
     if (this.participation !== null) {
-      // The tolerance keeps a share such as 0.29 × 100 from flooring to 28.
-      quantity = fillableShares(quantity, Math.floor(this.barVolume * this.participation + 1e-9), this.info(order.symbol).lot);
+      // The tolerance keeps a share such as 0.29 × 100 from flooring to 28; a bar without a volume lets nothing trade.
+      const share = Math.floor(this.barVolume * this.participation + 1e-9);
+      quantity = fillableShares(quantity, share > 0 ? share : 0, this.info(order.symbol).lot);
       if (quantity <= 0) return true;
     }
     if (!this.fill(order, price, quantity)) return false;
