@@ -212,7 +212,13 @@ export class SessionWorker {
     const seen = new Set<string>();
     for (const session of live) {
       seen.add(session.id);
-      const venue = this.driven.get(session.id)?.venue ?? (await LiveRuns.ensure(deps, session)).setup.venue ?? "bars";
+      let venue = this.driven.get(session.id)?.venue;
+      if (venue === undefined) {
+        const { run, created } = await LiveRuns.attach(deps, session);
+        venue = run.setup.venue ?? "bars";
+        // A run made here starts with its warm-up's log lines: the session's socket sees them first.
+        if (created) await this.publish(session, created.events, created.engine);
+      }
       // A stopped session listed while its orders at the broker are cancelled reads no feed.
       const feeds = isLive(session) ? liveFeedsOf(session).map((f) => feedKey(f.symbol, f.timeframe)) : [];
       this.driven.set(session.id, { session, feeds, venue });

@@ -810,7 +810,10 @@ export async function sessionAction(deps: ChannelDeps, actor: Actor, sessionId: 
   const before = await channelSession(deps, actor, sessionId);
   const session = await transition(deps, actor, sessionId, action);
   if (action === "start" && isWorkerDriven(session)) {
-    const runId = (await LiveRuns.ensure(deps, session)).run_id;
+    const { run: attached, created } = await LiveRuns.attach(deps, session);
+    const runId = attached.run_id;
+    // A run made here starts with its warm-up's log lines: the session's socket sees them first.
+    if (created) await publish(deps, sessionId, streamMessagesOf(created.engine, session, created.events));
     const reload = await pendingCommands(deps, session);
     const run = (await deps.runs.get(runId))!;
     const engine = engineOf(run);

@@ -101,8 +101,17 @@ async function warmedUp(deps: ViewDeps, engine: TradingEngine): Promise<{ engine
 export const LiveRuns = {
   /** The session's own run, created at its configuration's starting capital on first use, and made the session's current run. */
   async ensure(deps: ViewDeps, session: StoredSession): Promise<StoredRun> {
+    return (await LiveRuns.attach(deps, session)).run;
+  },
+
+  /**
+   * `ensure`, also telling whether this call created the run: then the events it wrote (the
+   * warm-up's log lines) and the engine that wrote them, for the caller to push.
+   */
+  async attach(deps: ViewDeps, session: StoredSession): Promise<{ run: StoredRun; created: { events: EngineEvent[]; engine: TradingEngine } | null }> {
     const runId = session.id;
     let run = await deps.runs.get(runId);
+    let created: { events: EngineEvent[]; engine: TradingEngine } | null = null;
     if (!run) {
       const setup = { ...(await deps.setupFor(session, runId)), venue: venueOf(session) };
       const { engine, cursor } = await warmedUp(deps, new TradingEngine(setup));
@@ -117,13 +126,15 @@ export const LiveRuns = {
         version: 1,
         updated_at: iso(deps.now()),
       };
-      await deps.runs.save(fresh, 0, engine.drainEvents());
+      const events = engine.drainEvents();
+      // Another caller may have created it meanwhile: only the one whose run was stored reports it.
+      if (await deps.runs.save(fresh, 0, events)) created = { events, engine };
       run = (await deps.runs.get(runId))!;
     }
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await deps.sessions.get(session.id);
-      if (!current || current.run_id === runId) return run;
-      if (await deps.sessions.replace({ ...current, run_id: runId, version: current.version + 1, updated_at: iso(deps.now()) }, current.version)) return run;
+      if (!current || current.run_id === runId) return { run, created };
+      if (await deps.sessions.replace({ ...current, run_id: runId, version: current.version + 1, updated_at: iso(deps.now()) }, current.version)) return { run, created };
     }
     throw conflict("SESSION_CHANGED", `Trading session ${session.id} changed while its run was being attached`);
   },
