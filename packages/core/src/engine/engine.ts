@@ -308,8 +308,8 @@ export class TradingEngine {
    * bias too). Nothing else happens: no orders, fills, day figures or monitors; the last close
    * becomes the symbol's last price, and one `log` event says how much history there was
    * (`warning` when less than the `wanted` bars, with the `problem` that kept it short when one
-   * did). What a strategy concludes during warm-up is not
-   * traded: the session acts on the signals that follow.
+   * did). What a strategy concludes during warm-up is not traded: the session acts on the
+   * signals that follow.
    */
   warmUp(need: WarmupNeed, bars: readonly Bar[], problem?: string): void {
     const { symbol, timeframe, bars: wanted } = need;
@@ -1197,10 +1197,10 @@ export class TradingEngine {
     return fee;
   }
 
-  /** Fills what `bar` reaches; whether anything filled. */
+  /** Fills what `bar` reaches; whether anything filled or was rejected (an order filled in part stays pending). */
   private fillPending(symbol: string, at: number, open: number, high: number, low: number): boolean {
     let kept = 0;
-    const before = this.pending.length;
+    const sequence = this.sequence;
     const pending = this.pending;
     for (let i = 0; i < pending.length; i++) {
       const order = pending[i];
@@ -1208,7 +1208,7 @@ export class TradingEngine {
       if (Number.isNaN(price) || this.fillOnBar(order, price)) pending[kept++] = order;
     }
     pending.length = kept;
-    return kept !== before;
+    return this.sequence !== sequence;
   }
 
   /**
