@@ -73,6 +73,16 @@ describe("trading engine", () => {
     expect(cold.drainEvents().filter((e) => e.type === "order_submitted")).toEqual([]);
   });
 
+  it("holds a pending buy's commission with its cost, as the paper broker does, so free cash is never promised twice", () => {
+    const engine = engineAt(100, { symbols: ["AAPL.US"], execution: { commission: { model: "percent", rate: 0.01 } } });
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 900, order_type: "limit", price: 100 }, Date.UTC(2024, 0, 2, 21));
+    // 100,000 less 900 × 100 and its 1 % commission leaves 9,100 free: 90 more shares fit (9,090), 91 do not (9,191).
+    expect(engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 90 })).toEqual([]);
+    expect(engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 91 })).toEqual([
+      { reason: "INSUFFICIENT_CASH", message: "order cost 9191.00 USD exceeds free cash 9100.00", values: { cost: "9191.00", free_cash: "9100.00", currency: "USD" } },
+    ]);
+  });
+
   it("fills a market order at the next bar's open and books cash, cost and commission exactly", () => {
     const engine = engineAt(100);
     engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 3 }, Date.UTC(2024, 0, 2, 21));

@@ -1010,8 +1010,10 @@ export class TradingEngine {
       const order = this.pending[i];
       if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
       if (this.info(order.symbol).currency !== currency) continue;
-      // What is still to fill (a broker may have filled part of it, already paid).
-      const promised = (order.limit_price ?? order.stop_price ?? this.lastOf(order.symbol)) * unfilled(order);
+      // What is still to fill (a venue or a bar's volume may have filled part of it, already paid), with its commission.
+      const price = order.limit_price ?? order.stop_price ?? this.lastOf(order.symbol);
+      const notional = price * unfilled(order);
+      const promised = notional + (this.commissionRate !== null ? notional * this.commissionRateNumber : this.commissionOf(this.info(order.symbol), "buy", unfilled(order), price).toNumber());
       free -= promised;
       scale += Math.abs(promised);
     }
@@ -1020,14 +1022,20 @@ export class TradingEngine {
     return ESTIMATE;
   }
 
-  /** Cash of a currency not yet promised to pending buys (at their reference prices). */
+  /**
+   * Cash of a currency not yet promised to pending buys: what each has still to fill at its
+   * reference price, and the commission that would cost (the paper broker holds the same for its
+   * working buys: docs/paper-broker.md).
+   */
   private freeCash(channel: ChannelRuntime, currency: string): Money {
     let free = channel.cash.get(currency) ?? ZERO;
     for (const order of this.pending) {
       if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
-      if (this.info(order.symbol).currency !== currency) continue;
+      const info = this.info(order.symbol);
+      if (info.currency !== currency) continue;
       const price = order.limit_price ?? order.stop_price ?? this.lastOf(order.symbol);
-      free = free.minus(Money.of(price).timesInteger(unfilled(order)));
+      const exactPrice = Money.of(price);
+      free = free.minus(exactPrice.timesInteger(unfilled(order))).minus(this.commissionOf(info, "buy", unfilled(order), price, exactPrice));
     }
     return free;
   }
