@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Buckets, type StoredPeriod } from "../candles/buckets";
 import type { CandleStore } from "../candles/index";
 import { conflict, DomainError, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
-import { TradingEngine } from "../engine/engine";
+import { TradingEngine, type WarmupNeed } from "../engine/engine";
 import type { EngineEvent, FillData } from "../engine/events";
 import { Execution } from "../engine/setup";
 import { performance, PerformanceMetrics } from "../engine/metrics";
@@ -476,10 +476,10 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
   }
   if (backtest.import_task_ids.length === 0 && backtest.status === "queued") {
     const feeds = feedsOf(backtest.config);
-    const history = backtest.config.execution.warm_up ? warmupStarts(new TradingEngine(await setupOf(deps, backtest)), backtest.window[0]) : new Map<string, number>();
+    const history = backtest.config.execution.warm_up ? warmupWindows(new TradingEngine(await setupOf(deps, backtest)), backtest.window[0]) : [];
     const started: string[] = [];
     for (const feed of feeds) {
-      const from = history.get(`${feed.symbol} ${feed.timeframe}`) ?? backtest.window[0];
+      const from = history.find(({ need }) => need.symbol === feed.symbol && need.timeframe === feed.timeframe)?.from ?? backtest.window[0];
       const missing = await missingDays(deps, feed.symbol, feed.timeframe, [from, backtest.window[1]]);
       if (missing.length === 0) continue;
       try {
@@ -537,22 +537,20 @@ async function setupOf(deps: BacktestDeps, backtest: StoredBacktest) {
 const BARS_PER_SHORT_DAY: Record<StoredPeriod, number> = { "1m": 210, "5m": 42, "1h": 3, "1d": 1 };
 
 /**
- * Where each feed's warm-up history starts (UNIX seconds, by `symbol timeframe`): enough trading
- * days before the window for the bars its strategies want (`execution.warm_up`).
+ * Each feed's warm-up need and where its history starts (UNIX seconds): enough trading days
+ * before the window for the bars its strategies want (`execution.warm_up`).
  */
-function warmupStarts(engine: TradingEngine, windowStart: number): Map<string, number> {
-  const starts = new Map<string, number>();
-  for (const need of engine.warmupNeeds()) {
+function warmupWindows(engine: TradingEngine, windowStart: number): { need: WarmupNeed; from: number }[] {
+  return engine.warmupNeeds().map((need) => {
     const calendar = Calendar.for(marketOf(need.symbol));
-    let day: string | null = calendar.localDateOf(windowStart * 1000);
-    for (let days = Math.ceil(need.bars / BARS_PER_SHORT_DAY[need.timeframe as StoredPeriod]); days > 0 && day !== null; days--) {
-      const previous: string | null = calendar.previousTradingDay(day);
+    let day: string = calendar.localDateOf(windowStart * 1000);
+    for (let days = Math.ceil(need.bars / BARS_PER_SHORT_DAY[need.timeframe as StoredPeriod]); days > 0; days--) {
+      const previous = calendar.previousTradingDay(day);
       if (previous === null) break;
       day = previous;
     }
-    starts.set(`${need.symbol} ${need.timeframe}`, Math.min(windowStart, zonedTimeToUtc(calendar.timeZone, dayNumberOf(day), 0) / 1000));
-  }
-  return starts;
+    return { need, from: Math.min(windowStart, zonedTimeToUtc(calendar.timeZone, dayNumberOf(day), 0) / 1000) };
+  });
 }
 
 /**
@@ -564,10 +562,8 @@ async function createRun(deps: BacktestDeps, backtest: StoredBacktest): Promise<
   const engine = new TradingEngine(setup);
   const warm = backtest.config.execution.warm_up === true;
   if (warm) {
-    const starts = warmupStarts(engine, backtest.window[0]);
-    for (const need of engine.warmupNeeds()) {
+    for (const { need, from } of warmupWindows(engine, backtest.window[0])) {
       const bars: Bar[] = [];
-      const from = starts.get(`${need.symbol} ${need.timeframe}`)!;
       await new BarFeed(deps.candles, [need], from, backtest.window[0] - 1, 0).run(Number.MAX_SAFE_INTEGER, (bar) => void bars.push({ ...bar }));
       engine.warmUp(need, bars.slice(-need.bars));
     }

@@ -170,9 +170,7 @@ export const CandleBatches = {
   pack(batch: CandleBatch): Uint8Array {
     const n = batch.length;
     const encodings = COLUMNS.map((column) => encodingOf(batch[column]));
-    const floats = encodings.filter((e) => e === F64).length;
-    const ints = encodings.filter((e) => e >= 0).length;
-    const bytes = new Uint8Array(LEAN_HEADER + n * (8 * floats + 4 * ints + 1));
+    const bytes = new Uint8Array(leanBytes(encodings, n));
     const view = new DataView(bytes.buffer);
     view.setUint8(0, LEAN_TAG);
     view.setUint8(1, LEAN_VERSION);
@@ -221,6 +219,13 @@ const F64 = -1;
 const SCALES = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
 const INT32_MAX = 2_147_483_647;
 
+/** Bytes of a lean block of `n` candles with these column encodings. */
+function leanBytes(encodings: readonly number[], n: number): number {
+  const floats = encodings.filter((e) => e === F64).length;
+  const ints = encodings.filter((e) => e >= 0).length;
+  return LEAN_HEADER + n * (8 * floats + 4 * ints + 1);
+}
+
 /** The leanest encoding that gives every value back exactly. */
 function encodingOf(values: Float64Array): number {
   let zeros = true;
@@ -243,9 +248,7 @@ function unpackLean(bytes: Uint8Array): CandleBatch {
   if (view.getUint8(1) !== LEAN_VERSION) throw new Error(`Candle block version ${view.getUint8(1)} is not readable here`);
   const n = view.getUint32(4, true);
   const encodings = COLUMNS.map((_, index) => view.getInt8(8 + index));
-  const floats = encodings.filter((e) => e === F64).length;
-  const ints = encodings.filter((e) => e >= 0).length;
-  if (bytes.length !== LEAN_HEADER + n * (8 * floats + 4 * ints + 1)) throw new Error("Corrupt candle block");
+  if (bytes.length !== leanBytes(encodings, n)) throw new Error("Corrupt candle block");
   const batch = CandleBatches.empty(n);
   let offset = LEAN_HEADER;
   COLUMNS.forEach((column, index) => {
