@@ -25,7 +25,7 @@ import { DynamoImportTaskStore } from "./stores/import-task-store";
 import { DynamoCalendarStore } from "./stores/calendar-store";
 import { DynamoSyncStore } from "./stores/sync-store";
 import { SimulatedMarketData } from "./provider/simulated";
-import { createPaperBroker, type PaperOrderGateway } from "./provider/paper";
+import { createPaperBroker, type PaperBrokerHandle } from "./provider/paper";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import { createProviderServices, paperGatewayUnavailable, type ProviderRegistry } from "./provider/registry";
 import type { SettingsDeps } from "@tp/core/settings/index";
@@ -59,7 +59,7 @@ export interface Services {
   /** The market-data provider currently selected (the simulated market unless settings choose LongPort). */
   marketData: () => Promise<MarketData>;
   /** The paper broker (the default trade adapter) for one account id; the api-test endpoints use the caller's user id. */
-  paperBroker: (accountId: string) => PaperOrderGateway;
+  paperBroker: PaperBrokerHandle;
   /** Service-wide provider settings (selection, sealed credentials, token refresh) and users' asset modes. */
   settings: SettingsDeps;
   /** The settings-driven provider selection: market data and order gateway of the selected provider. */
@@ -223,7 +223,7 @@ export function marketData(c: ServiceContext): () => Promise<MarketData> {
 }
 
 /** The paper broker; building it makes it the simulated provider's order gateway. */
-export function paperBroker(c: ServiceContext): (accountId: string) => PaperOrderGateway {
+export function paperBroker(c: ServiceContext): PaperBrokerHandle {
   return once(c, paperBroker, () => {
     const broker = createPaperBroker(c.db, { clock: { now: c.marketNow }, marketData: marketData(c), initialCash: c.config.paperInitialCash });
     c.paperGateway = broker;
@@ -285,7 +285,7 @@ export function tradingSessions(c: ServiceContext): TradingServices["sessions"] 
  * start or stop on its next refresh (docs/session-worker.md).
  */
 export function sessionViews(c: ServiceContext): TradingServices["sessions"] {
-  return once(c, sessionViews, () => createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, { marketData: marketData(c) }));
+  return once(c, sessionViews, () => createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, { marketData: marketData(c), paper: paperBroker(c).deps }));
 }
 
 /** The session worker's command queue (docs/session-worker.md): SQS FIFO when configured, the table-backed queue otherwise. */
@@ -351,7 +351,7 @@ function brokerServices(c: ServiceContext): BrokerServices {
       { now: c.now, newId: c.newId },
       userStore(c),
       marketData(c),
-      { paperAccount: paperBroker(c), activeProvider: () => providers(c).active() },
+      { paperAccount: paperBroker(c), activeProvider: () => providers(c).active(), paper: paperBroker(c).deps },
       c.overrides.brokerAdapters,
     ),
   );

@@ -6,6 +6,9 @@ import type { MarketData } from "@tp/core/provider/market-data";
 import { engineSetup, symbolsOf } from "@tp/core/trading/session-config";
 import { baseCurrencyOf, capitalOf } from "@tp/core/trading/sessions";
 import { recentBars } from "@tp/core/trading/warm-up";
+import { drawsFromSimulatedAccount, holdingsOf, SessionAccounts } from "@tp/core/trading/accounts";
+import { TradingEngine } from "@tp/core/engine/engine";
+import type { PaperBrokerDeps } from "@tp/core/paper/broker";
 import type { ViewDeps } from "@tp/core/trading/views";
 import type { ChannelDeps } from "@tp/core/trading/channels";
 import type { RealtimeDeps } from "@tp/core/realtime";
@@ -51,7 +54,7 @@ export function createSessionServices(
   config: ServiceConfig,
   db: Db,
   base: { now: () => number; newId: () => string },
-  deps: { marketData: () => Promise<MarketData> },
+  deps: { marketData: () => Promise<MarketData>; paper?: PaperBrokerDeps },
 ): ViewDeps {
   const runs = new DynamoRunStore(db);
   const sessions = new DynamoSessionStore(db, runs);
@@ -60,7 +63,7 @@ export function createSessionServices(
   const fxToBase = (baseCurrency: string) =>
     Object.fromEntries(Object.keys(fx).map((currency) => [currency, (fx[baseCurrency] ?? 1) / (fx[currency] ?? 1)]));
   const workers = new DynamoWorkerStore(db);
-  return {
+  const views: ViewDeps = {
     sessions,
     runs,
     ...base,
@@ -89,6 +92,24 @@ export function createSessionServices(
       return Number.isFinite(price) && price > 0 ? price : null;
     },
   };
+  const paper = deps.paper;
+  if (paper) {
+    views.accounts = {
+      // What the session holds: its run's cash and shares when it has run before, else its starting capital.
+      async reserve(session) {
+        if (!drawsFromSimulatedAccount(session)) return null;
+        const run = await runs.get(session.id);
+        const holdings = run?.snapshot
+          ? holdingsOf(TradingEngine.restore(run.setup, run.snapshot).view(null))
+          : { cash: (await views.setupFor(session, session.id)).capital, shares: {} };
+        return (await SessionAccounts.reserve(paper, session, holdings)).account_id;
+      },
+      async release(session) {
+        if (session.funded_by !== undefined) await SessionAccounts.release(paper, session.funded_by, session.id);
+      },
+    };
+  }
+  return views;
 }
 
 /** Wires starting, controlling and reading backtests over the table, the candle store and the workflow starter. No I/O happens here. */

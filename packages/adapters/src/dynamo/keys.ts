@@ -119,6 +119,9 @@ export const Keys = {
     String(fromMs).padStart(15, "0"),
     `${String(toMs).padStart(15, "0")}#~`,
   ],
+  /** A paper account's adjustments (deposits, withdrawals, holdings set by hand) by id, which begins with its 13-digit time. */
+  paperAdjustmentsOf: (accountId: string) => `PAPER#${accountId}#ADJUSTMENTS`,
+  paperAdjustment: (accountId: string, adjustmentId: string): Key => ({ pk: `PAPER#${accountId}#ADJUSTMENTS`, sk: adjustmentId }),
 
   /** A trading session. */
   tradingSession: (sessionId: string): Key => ({ pk: `SESSION#${sessionId}`, sk: "SESSION" }),

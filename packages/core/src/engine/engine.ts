@@ -1,5 +1,5 @@
 import { Fees } from "../fees/index";
-import { Dec } from "../fees/money";
+import { Dec, Round } from "../fees/money";
 import { Markets, marketOf, type Market } from "../market/market";
 import { isoDateOf, utcToZoned, zonedTimeToUtc, MS_PER_DAY } from "../market/zoned-time";
 import type { Config as RiskConfig, Limits } from "../risk/risk";
@@ -457,6 +457,12 @@ export class TradingEngine {
     if (channelId !== null) this.channel(channelId);
     this.time = Math.max(this.time, at);
     this.emit("alert_acknowledged", channelId, { alert_sequence: alertSequence, acknowledged_by: by });
+  }
+
+  /** A critical alert about the session raised outside the engine (the worker's reconciliation with the account, docs/accounts.md). */
+  raiseAlert(type: string, reason: string, message: string, values: Record<string, unknown>, at: number): void {
+    this.time = Math.max(this.time, at);
+    this.emit("alert", null, { level: "critical", type, reason, message, values });
   }
 
   /** Places an order outside the strategies; the checks' denials are returned (and logged) as data. */
@@ -1243,14 +1249,17 @@ export class TradingEngine {
    * `marketPrice` (with slippage on bars; a venue's price as it is). A fill on bars that cash
    * cannot pay is rejected; a venue's fill happened and is booked.
    */
-  private fill(order: EngineOrder, marketPrice: number, quantity = order.quantity, venueFill = false): boolean {
+  private fill(order: EngineOrder, marketPrice: number, quantity = order.quantity, venue: boolean | VenueCharge = false): boolean {
+    const venueFill = venue !== false;
     const channel = this.channel(order.channel_id);
     const sleeve = this.sleeveOf(channel, order.sleeve);
     const info = this.info(order.symbol);
     const price = venueFill || this.slippage === 0 ? marketPrice : marketPrice * (order.side === "buy" ? 1 + this.slippage : 1 - this.slippage);
     const exactPrice = Money.of(price);
-    const notional = exactPrice.timesInteger(quantity);
-    const commission = this.commissionOf(info, order.side, quantity, price, exactPrice);
+    // A venue that settles its own books (the paper broker) is booked as it booked: its value to the cent and its fee.
+    const charged = typeof venue === "object" ? venue : null;
+    const notional = charged ? Money.of(Round.nearestCent(exactPrice.timesInteger(quantity).toDec()).toFixed()) : exactPrice.timesInteger(quantity);
+    const commission = charged ? Money.of(charged.commission) : this.commissionOf(info, order.side, quantity, price, exactPrice);
     const cashFlow = order.side === "buy" ? notional.plus(commission).negated() : notional.minus(commission);
     const cash = channel.cash.get(info.currency) ?? ZERO;
     const cashAfter = cash.plus(cashFlow);
@@ -1371,12 +1380,12 @@ export class TradingEngine {
   }
 
   /** The broker executed `quantity` of the order at `price` (its trade `tradeId`, booked once); the order is done when all of it has filled. */
-  venueFill(orderId: string, tradeId: string, quantity: number, price: number, at: number): void {
+  venueFill(orderId: string, tradeId: string, quantity: number, price: number, at: number, charged?: VenueCharge): void {
     const order = this.pending.find((candidate) => candidate.order_id === orderId);
     if (!order || order.venue_trades?.includes(tradeId) || !(quantity > 0) || !(price > 0)) return;
     this.time = Math.max(this.time, at);
     order.venue_trades = [...(order.venue_trades ?? []), tradeId];
-    this.fill(order, price, Math.min(quantity, unfilled(order)), true);
+    this.fill(order, price, Math.min(quantity, unfilled(order)), charged ?? true);
     if (unfilled(order) <= 0) this.pending = this.pending.filter((candidate) => candidate !== order);
     this.monitor();
   }
@@ -1470,6 +1479,11 @@ const deny = (out: Denial[], reason: string, message: string, values: Record<str
 const cloneTracker = (tracker: Tracker): Tracker => ({ ...tracker, equity_days: tracker.equity_days.slice() });
 const round2 = (value: number) => Math.round(value * 100) / 100;
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
+
+/** How a venue that keeps its own books booked one execution: the fee it charged for it (a decimal string). */
+export interface VenueCharge {
+  commission: string;
+}
 
 /** An open position as the views show it. */
 export interface PositionView {

@@ -1,6 +1,8 @@
 import { book, type Position } from "../engine/ledger";
 import { fillableShares } from "../engine/matching";
 import { Money } from "../engine/money";
+import { conflict } from "../errors";
+import { refusal } from "./rules";
 import { Fees, type FeeConfig, type TradingFee } from "../fees/index";
 import { Dec, money, Round } from "../fees/money";
 import type { TickTable } from "../market/tick-size";
@@ -15,7 +17,18 @@ import {
   trailingTrigger,
   withinLimit,
 } from "./matching";
-import { isDone, PaperCurrencies, type PaperAccount, type PaperCurrency, type PaperExecution, type PaperOrder, type PaperPosition, type MinuteBar } from "./types";
+import {
+  isDone,
+  PaperCurrencies,
+  type MinuteBar,
+  type PaperAccount,
+  type PaperAdjustment,
+  type PaperCurrency,
+  type PaperExecution,
+  type PaperOrder,
+  type PaperPosition,
+  type PaperSleeve,
+} from "./types";
 
 const ZERO = new Dec(0);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -74,6 +87,7 @@ export interface BookChanges {
   /** Ids among `orders` that are new (written only if absent). */
   newOrderIds: string[];
   executions: PaperExecution[];
+  adjustments: PaperAdjustment[];
 }
 
 /**
@@ -87,6 +101,7 @@ export class PaperBook {
   private readonly created = new Set<string>();
   private readonly savedMatchedUntil = new Map<string, number>();
   private executions: PaperExecution[] = [];
+  private adjustments: PaperAdjustment[] = [];
   private accountChanged: boolean;
 
   constructor(
@@ -109,7 +124,9 @@ export class PaperBook {
     const cash = Object.fromEntries(
       PaperCurrencies.map((currency) => [currency, { cash: money(new Dec(initialCash[currency] ?? "0")), frozen: "0.00", frozen_fees: "0.00" }]),
     ) as PaperAccount["cash"];
-    return new PaperBook({ account_id: accountId, version: 0, cash, positions: {}, working: [], created_at: at, updated_at: at }, [], options, false);
+    const book = new PaperBook({ account_id: accountId, version: 0, cash, positions: {}, working: [], created_at: at, updated_at: at }, [], options, false);
+    book.record("open", Object.fromEntries(PaperCurrencies.map((c) => [c, cash[c].cash])), "account opened");
+    return book;
   }
 
   get now(): number {
@@ -134,16 +151,173 @@ export class PaperBook {
     return this.account.working.map((id) => this.orders.get(id)).filter((order): order is PaperOrder => order !== undefined);
   }
 
-  /** Cash free for new buys: total cash minus what working buys hold. */
-  available(currency: PaperCurrency): Dec {
+  /**
+   * Cash free for new buys: of a session's sleeve (`sleeve`), what it has less what its working buys
+   * hold; of the account, its cash less what its own working buys hold and less every sleeve's cash.
+   */
+  available(currency: PaperCurrency, sleeve?: string): Dec {
+    if (sleeve !== undefined) return new Dec(this.sleeve(sleeve).cash[currency] ?? "0").minus(this.heldBy(sleeve, (o) => o.currency === currency && o.frozen_cash));
     const line = this.account.cash[currency];
-    return new Dec(line.cash).minus(line.frozen);
+    let free = new Dec(line.cash).minus(line.frozen);
+    for (const [id, part] of Object.entries(this.account.sleeves ?? {})) {
+      free = free.minus(part.cash[currency] ?? "0").plus(this.heldBy(id, (o) => o.currency === currency && o.frozen_cash));
+    }
+    return free;
   }
 
-  /** Shares of a holding not promised to working sells. */
-  positionAvailable(symbol: string): Dec {
+  /** Shares not promised to working sells: of a session's sleeve (`sleeve`), or of the account less what the sleeves hold. */
+  positionAvailable(symbol: string, sleeve?: string): Dec {
+    if (sleeve !== undefined) return new Dec(this.sleeve(sleeve).positions[symbol] ?? "0").minus(this.heldBy(sleeve, (o) => o.symbol === symbol && o.frozen_quantity));
     const position = this.account.positions[symbol];
-    return position ? new Dec(position.quantity).minus(position.frozen) : ZERO;
+    if (!position) return ZERO;
+    let free = new Dec(position.quantity).minus(position.frozen);
+    for (const [id, part] of Object.entries(this.account.sleeves ?? {})) {
+      free = free.minus(part.positions[symbol] ?? "0").plus(this.heldBy(id, (o) => o.symbol === symbol && o.frozen_quantity));
+    }
+    return free;
+  }
+
+  /** A running session's sleeve; a refusal when the session has none in this account. */
+  sleeve(sessionId: string): PaperSleeve {
+    const part = this.account.sleeves?.[sessionId];
+    // A refusal, not a conflict: trying again cannot help until the session is started again.
+    if (!part) throw refusal("SLEEVE_NOT_FOUND", `session ${sessionId} has no capital set aside in paper account ${this.account.account_id}; start the session first`, { session_id: sessionId });
+    return part;
+  }
+
+  /** The sum of what `held` says each working order of `sleeve` holds (false: that order is not counted). */
+  private heldBy(sleeve: string, held: (order: PaperOrder) => string | false): Dec {
+    let sum = ZERO;
+    for (const order of this.workingOrders()) {
+      if (order.sleeve !== sleeve) continue;
+      const amount = held(order);
+      if (amount !== false) sum = sum.plus(amount);
+    }
+    return sum;
+  }
+
+  /**
+   * Sets capital aside for a session: `cash` per currency and `shares` per symbol, out of what
+   * is free (nothing when it has a sleeve already). A refusal (409 `INSUFFICIENT_FREE_CASH`, `INSUFFICIENT_FREE_SHARES`) names what is free.
+   */
+  openSleeve(sessionId: string, cash: Partial<Record<PaperCurrency, Dec>>, shares: Record<string, Dec>): void {
+    // A session started again before its stop was settled keeps the sleeve it has.
+    if (this.account.sleeves?.[sessionId]) return;
+    for (const currency of PaperCurrencies) {
+      const wanted = cash[currency] ?? ZERO;
+      const free = this.available(currency);
+      if (wanted.gt(free)) {
+        throw conflict("INSUFFICIENT_FREE_CASH", `the session needs ${money(wanted)} ${currency}; the simulated account has ${money(Dec.max(free, ZERO))} ${currency} free (cash less what open orders and running sessions hold)`, {
+          currency,
+          required: money(wanted),
+          free_cash: money(Dec.max(free, ZERO)),
+        });
+      }
+    }
+    for (const [symbol, quantity] of Object.entries(shares)) {
+      const free = this.positionAvailable(symbol);
+      if (quantity.gt(free)) {
+        throw conflict("INSUFFICIENT_FREE_SHARES", `the session holds ${quantity.toFixed()} ${symbol}; the simulated account has ${free.toFixed()} free`, { symbol, required: quantity.toFixed(), free_quantity: free.toFixed() });
+      }
+    }
+    const part: PaperSleeve = {
+      cash: Object.fromEntries(PaperCurrencies.map((c) => [c, money(cash[c] ?? ZERO)])) as Record<PaperCurrency, string>,
+      positions: Object.fromEntries(Object.entries(shares).filter(([, q]) => q.gt(0)).map(([symbol, q]) => [symbol, q.toFixed()])),
+      opened_at: iso(this.now),
+    };
+    this.account.sleeves = { ...(this.account.sleeves ?? {}), [sessionId]: part };
+    this.accountChanged = true;
+  }
+
+  /** Dissolves a session's sleeve: its cash is free again, its shares stay in the holdings. Undefined when it had none. */
+  closeSleeve(sessionId: string): PaperSleeve | undefined {
+    const part = this.account.sleeves?.[sessionId];
+    if (!part) return undefined;
+    const { [sessionId]: _closed, ...rest } = this.account.sleeves!;
+    this.account.sleeves = rest;
+    this.accountChanged = true;
+    return part;
+  }
+
+  /** Cash held away from the account's free use in a currency: by its own working buys and by the sleeves. */
+  held(currency: PaperCurrency): Dec {
+    return new Dec(this.account.cash[currency].cash).minus(this.available(currency));
+  }
+
+  /**
+   * Sets a currency's cash (a deposit or withdrawal, recorded). Refused (409 `CASH_HELD`) below
+   * what open orders and running sessions hold.
+   */
+  setCash(currency: PaperCurrency, amount: Dec, note: string): void {
+    const line = this.account.cash[currency];
+    const held = this.held(currency);
+    if (amount.lt(held)) {
+      throw conflict("CASH_HELD", `${money(held)} ${currency} is held by open orders and running sessions; the cash cannot go below it (asked ${money(amount)})`, {
+        currency,
+        held: money(held),
+        requested: money(amount),
+      });
+    }
+    const delta = amount.minus(line.cash);
+    if (delta.isZero()) return;
+    line.cash = money(amount);
+    this.accountChanged = true;
+    this.record(delta.gt(0) ? "deposit" : "withdrawal", { [currency]: money(delta) }, note);
+  }
+
+  /**
+   * Sets a holding by hand (recorded): `quantity` shares at a cost basis of `cost` (0 removes it).
+   * Refused (409 `SHARES_HELD`) below what open orders and running sessions hold of it.
+   */
+  setHolding(template: Pick<PaperPosition, "symbol" | "symbol_name" | "market" | "currency">, quantity: Dec, cost: Dec, note: string): void {
+    const before = this.account.positions[template.symbol];
+    const heldShares = before ? new Dec(before.quantity).minus(this.positionAvailable(template.symbol)) : ZERO;
+    if (quantity.lt(heldShares)) {
+      throw conflict("SHARES_HELD", `${heldShares.toFixed()} ${template.symbol} are held by open orders and running sessions; the holding cannot go below it (asked ${quantity.toFixed()})`, {
+        symbol: template.symbol,
+        held_quantity: heldShares.toFixed(),
+        requested: quantity.toFixed(),
+      });
+    }
+    const holding = {
+      quantity_before: before?.quantity ?? "0",
+      quantity_after: quantity.toFixed(),
+      cost_before: before?.cost_amount ?? "0.00",
+      cost_after: money(cost),
+    };
+    if (quantity.isZero()) delete this.account.positions[template.symbol];
+    else {
+      this.account.positions[template.symbol] = {
+        ...template,
+        ...(before ?? {}),
+        symbol_name: template.symbol_name || before?.symbol_name || template.symbol,
+        quantity: quantity.toFixed(),
+        frozen: before?.frozen ?? "0",
+        cost_amount: money(cost),
+        realized: "0",
+        fees: "0",
+        opened_at: before?.opened_at ?? this.now,
+        entry_price: quantity.gt(0) ? cost.div(quantity).toNumber() : 0,
+      };
+    }
+    this.accountChanged = true;
+    this.record("holding", {}, note, { symbol: template.symbol, ...holding });
+  }
+
+  /** Records a change that is not a trade (stored with the account's next write). */
+  record(kind: PaperAdjustment["kind"], cash: PaperAdjustment["cash"], note: string, holding?: PaperAdjustment["holding"]): void {
+    this.adjustments.push({
+      account_id: this.account.account_id,
+      // Time first, so they list in order; the account's next version and a count make each id unique.
+      adjustment_id: `${String(this.now).padStart(13, "0")}-${this.account.version + 1}-${this.adjustments.length + 1}`,
+      kind,
+      cash,
+      ...(holding ? { holding } : {}),
+      note,
+      at_ms: this.now,
+      at: iso(this.now),
+    });
+    this.accountChanged = true;
   }
 
   /** The fee calculator applied to a whole order: `quantity` shares worth `value` in total. */
@@ -229,6 +403,14 @@ export class PaperBook {
     book(holding, order.side === "Buy" ? quantity.toNumber() : -quantity.toNumber(), price.toNumber(), cashFlow, Money.fromDec(feeDelta), at);
     Object.assign(position, storedPosition(holding));
     line.cash = money(new Dec(line.cash).plus(cashFlow.toDec()));
+    // The session's sleeve moves with the account: the same cash, the same shares (a sleeve dissolved meanwhile has nothing to move).
+    const part = order.sleeve === undefined ? undefined : this.account.sleeves?.[order.sleeve];
+    if (part) {
+      part.cash[order.currency] = money(new Dec(part.cash[order.currency] ?? "0").plus(cashFlow.toDec()));
+      const shares = new Dec(part.positions[order.symbol] ?? "0").plus(order.side === "Buy" ? quantity : quantity.negated());
+      if (shares.isZero()) delete part.positions[order.symbol];
+      else part.positions[order.symbol] = shares.toFixed();
+    }
     this.accountChanged = true;
 
     order.fills += 1;
@@ -336,7 +518,7 @@ export class PaperBook {
   }
 
   hasChanges(): boolean {
-    return this.accountChanged || this.changed.size > 0 || this.executions.length > 0;
+    return this.accountChanged || this.changed.size > 0 || this.executions.length > 0 || this.adjustments.length > 0;
   }
 
   /** The writes to make, the account stamped with its next version. */
@@ -347,6 +529,7 @@ export class PaperBook {
       orders,
       newOrderIds: orders.filter((o) => this.created.has(o.order_id)).map((o) => o.order_id),
       executions: [...this.executions],
+      adjustments: [...this.adjustments],
     };
   }
 
@@ -360,6 +543,7 @@ export class PaperBook {
     }
     this.changed.clear();
     this.executions = [];
+    this.adjustments = [];
     this.accountChanged = false;
   }
 
@@ -461,7 +645,7 @@ export class PaperBook {
       fees_charged: money(feeTotal),
       phase: executed.gte(order.quantity) ? "done" : order.phase,
     });
-    return this.available(order.currency).minus(cost).plus(order.frozen_cash).minus(next.cash);
+    return this.available(order.currency, order.sleeve).minus(cost).plus(order.frozen_cash).minus(next.cash);
   }
 
   /** Brings the cash (buys) and shares (sells) an order holds in line with its remaining quantity. */

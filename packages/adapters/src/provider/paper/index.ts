@@ -2,6 +2,7 @@ export {
   createPaperBroker,
   DEFAULT_PAPER_INITIAL_CASH,
   PaperOrderGateway,
+  type PaperBrokerHandle,
   parsePaperInitialCash,
   type PaperBrokerOptions,
 } from "./paper-order-gateway";

@@ -33,10 +33,12 @@ export class PaperOrderGateway implements OrderGateway {
   constructor(
     private readonly deps: PaperBrokerDeps,
     readonly accountId: string,
+    /** The session whose sleeve this gateway's new orders trade (docs/accounts.md); absent: the account's free cash and shares. */
+    readonly sleeve?: string,
   ) {}
 
   submitOrder(options: SubmitOrderOptions): Promise<SubmitOrderResponse> {
-    return PaperBroker.submitOrder(this.deps, this.accountId, options);
+    return PaperBroker.submitOrder(this.deps, this.accountId, options, this.sleeve);
   }
 
   replaceOrder(options: ReplaceOrderOptions): Promise<void> {
@@ -112,8 +114,11 @@ export interface PaperBrokerOptions {
   fees?: FeeConfig;
 }
 
-/** The paper broker on the table: a gateway per account id (the api-test endpoints use the caller's user id). */
-export function createPaperBroker(db: Db, options: PaperBrokerOptions): (accountId: string) => PaperOrderGateway {
+/** The paper broker on the table: a gateway per account (and session sleeve), and the deps its account operations take. */
+export type PaperBrokerHandle = ((accountId: string, sleeve?: string) => PaperOrderGateway) & { readonly deps: PaperBrokerDeps };
+
+/** The paper broker on the table: a gateway per account id (the api-test endpoints and simulated accounts use the user's id). */
+export function createPaperBroker(db: Db, options: PaperBrokerOptions): PaperBrokerHandle {
   const deps: PaperBrokerDeps = {
     store: new DynamoPaperAccountStore(db),
     marketData: options.marketData,
@@ -123,5 +128,5 @@ export function createPaperBroker(db: Db, options: PaperBrokerOptions): (account
     isExchangeTradedProduct: (symbol) => exchangeTradedProducts.has(symbol),
     newOrderId: paperOrderId,
   };
-  return (accountId) => new PaperOrderGateway(deps, accountId);
+  return Object.assign((accountId: string, sleeve?: string) => new PaperOrderGateway(deps, accountId, sleeve), { deps });
 }
