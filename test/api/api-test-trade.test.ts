@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createPaperBroker, type PaperOrderGateway } from "../../packages/adapters/src/provider/paper";
+import { createPaperBroker, paperBrokerDeps, type PaperOrderGateway } from "../../packages/adapters/src/provider/paper";
 import { SimulatedMarketData } from "../../packages/adapters/src/provider/simulated";
 import { DomainError } from "../../packages/core/src/errors";
 import { Fees } from "../../packages/core/src/fees/index";
@@ -292,7 +292,7 @@ describe("paper broker: order lifecycle", () => {
     const bid = new Dec((await (await market()).depth("AAPL.US")).bids[0].price!);
     await broker.submitOrder(limitBuy("AAPL.US", 7, bid.minus(10)));
 
-    const restarted = createPaperBroker(api.services.db, { clock, marketData: () => api.services.marketData() })(accountId);
+    const restarted = createPaperBroker(paperBrokerDeps(api.services.db, { clock, marketData: () => api.services.marketData() }))(accountId);
     expect(await restarted.todayOrders()).toEqual(await broker.todayOrders());
     expect(await restarted.accountBalance()).toEqual(await broker.accountBalance());
     expect(await restarted.stockPositions()).toEqual(await broker.stockPositions());

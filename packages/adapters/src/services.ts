@@ -25,7 +25,8 @@ import { DynamoImportTaskStore } from "./stores/import-task-store";
 import { DynamoCalendarStore } from "./stores/calendar-store";
 import { DynamoSyncStore } from "./stores/sync-store";
 import { SimulatedMarketData } from "./provider/simulated";
-import { createPaperBroker, type PaperBrokerHandle } from "./provider/paper";
+import { createPaperBroker, paperBrokerDeps, type PaperBrokerHandle } from "./provider/paper";
+import type { PaperBrokerDeps } from "@tp/core/paper/broker";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import { createProviderServices, paperGatewayUnavailable, type ProviderRegistry } from "./provider/registry";
 import type { SettingsDeps } from "@tp/core/settings/index";
@@ -222,10 +223,15 @@ export function marketData(c: ServiceContext): () => Promise<MarketData> {
   return once(c, marketData, () => () => providerServices(c).providers.marketData());
 }
 
+/** The paper broker's deps: its accounts (the simulated accounts and sessions' sleeves) without its order gateway. */
+export function paperAccounts(c: ServiceContext): PaperBrokerDeps {
+  return once(c, paperAccounts, () => paperBrokerDeps(c.db, { clock: { now: c.marketNow }, marketData: marketData(c), initialCash: c.config.paperInitialCash }));
+}
+
 /** The paper broker; building it makes it the simulated provider's order gateway. */
 export function paperBroker(c: ServiceContext): PaperBrokerHandle {
   return once(c, paperBroker, () => {
-    const broker = createPaperBroker(c.db, { clock: { now: c.marketNow }, marketData: marketData(c), initialCash: c.config.paperInitialCash });
+    const broker = createPaperBroker(paperAccounts(c));
     c.paperGateway = broker;
     return broker;
   });
@@ -285,7 +291,7 @@ export function tradingSessions(c: ServiceContext): TradingServices["sessions"] 
  * start or stop on its next refresh (docs/session-worker.md).
  */
 export function sessionViews(c: ServiceContext): TradingServices["sessions"] {
-  return once(c, sessionViews, () => createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, { marketData: marketData(c), paper: paperBroker(c).deps }));
+  return once(c, sessionViews, () => createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, { marketData: marketData(c), paper: paperAccounts(c) }));
 }
 
 /** The session worker's command queue (docs/session-worker.md): SQS FIFO when configured, the table-backed queue otherwise. */
@@ -351,7 +357,7 @@ function brokerServices(c: ServiceContext): BrokerServices {
       { now: c.now, newId: c.newId },
       userStore(c),
       marketData(c),
-      { paperAccount: paperBroker(c), activeProvider: () => providers(c).active(), paper: paperBroker(c).deps },
+      { paperAccount: paperBroker(c), activeProvider: () => providers(c).active(), paper: paperAccounts(c) },
       c.overrides.brokerAdapters,
     ),
   );

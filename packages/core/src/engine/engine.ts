@@ -1211,6 +1211,16 @@ export class TradingEngine {
     return fee;
   }
 
+  /** The broker schedule's charge for a part of `order` worth `notional` (`Fees.chargesOn` on the order so far, less what it was charged). */
+  private partCommission(order: EngineOrder, info: SymbolInfo, quantity: number, notional: Money): Money {
+    if (this.setup.fees === null || (info.market !== "US" && info.market !== "HK")) return ZERO;
+    this.exchangeDay(info.market);
+    const executed = Money.of((order.filled ?? 0) + quantity);
+    const value = Money.of(order.filled_value ?? "0").plus(notional);
+    const total = Fees.chargesOn(this.setup.fees, info.market, order.side, executed, value, this.tradeDate.iso).total;
+    return Money.max(total.minus(Money.of(order.filled_commission ?? "0")), ZERO);
+  }
+
   /** Fills what `bar` reaches; whether anything filled or was rejected (an order filled in part stays pending). */
   private fillPending(symbol: string, at: number, open: number, high: number, low: number): boolean {
     let kept = 0;
@@ -1259,7 +1269,9 @@ export class TradingEngine {
     // A venue that settles its own books (the paper broker) is booked as it booked: its value to the cent and its fee.
     const charged = typeof venue === "object" ? venue : null;
     const notional = charged ? Money.of(Round.nearestCent(exactPrice.timesInteger(quantity).toDec()).toFixed()) : exactPrice.timesInteger(quantity);
-    const commission = charged ? Money.of(charged.commission) : this.commissionOf(info, order.side, quantity, price, exactPrice);
+    // A part of an order (a bar's volume share) is charged by the one rule for orders filled in parts: the schedule on the order so far, less what it was charged.
+    const part = !charged && this.commissionRate === null && (quantity < order.quantity || order.filled !== undefined);
+    const commission = charged ? Money.of(charged.commission) : part ? this.partCommission(order, info, quantity, notional) : this.commissionOf(info, order.side, quantity, price, exactPrice);
     const cashFlow = order.side === "buy" ? notional.plus(commission).negated() : notional.minus(commission);
     const cash = channel.cash.get(info.currency) ?? ZERO;
     const cashAfter = cash.plus(cashFlow);

@@ -154,21 +154,6 @@ export const PaperAccounts = {
     });
   },
 
-  /** Sets a session's capital aside (409 `INSUFFICIENT_FREE_CASH` / `INSUFFICIENT_FREE_SHARES` naming what is free); the account is opened with `PAPER_INITIAL_CASH` when it never was. */
-  async openSleeve(deps: PaperBrokerDeps, accountId: string, sessionId: string, cash: Partial<Record<PaperCurrency, string>>, shares: Record<string, string>): Promise<PaperSleeve> {
-    return withAccount(deps, accountId, async (ctx) => {
-      const amounts = Object.fromEntries(Object.entries(cash).map(([c, amount]) => [c, new Dec(amount)]));
-      ctx.book.openSleeve(sessionId, amounts, Object.fromEntries(Object.entries(shares).map(([symbol, q]) => [symbol, new Dec(q)])));
-      return ctx.book.sleeve(sessionId);
-    });
-  },
-
-  /** Dissolves a session's sleeve: unused cash free again, its shares left in the holdings. Undefined when there was none. */
-  async closeSleeve(deps: PaperBrokerDeps, accountId: string, sessionId: string): Promise<PaperSleeve | undefined> {
-    if (!(await deps.store.load(accountId))) return undefined;
-    return withAccount(deps, accountId, async (ctx) => ctx.book.closeSleeve(sessionId));
-  },
-
   /** A session's sleeve as it stands (the account's working orders matched up to now), undefined when it has none. */
   async sleeve(deps: PaperBrokerDeps, accountId: string, sessionId: string): Promise<PaperSleeve | undefined> {
     if (!(await deps.store.load(accountId))) return undefined;

@@ -2,7 +2,7 @@ import { book, type Position } from "../engine/ledger";
 import { fillableShares } from "../engine/matching";
 import { Money } from "../engine/money";
 import { conflict } from "../errors";
-import { refusal } from "./rules";
+import { adjustmentOf, closeSleeve, freeCash, freeShares, holdChanged, newAccount, sleeveOf } from "./account-rules";
 import { Fees, type FeeConfig, type TradingFee } from "../fees/index";
 import { Dec, money, Round } from "../fees/money";
 import type { TickTable } from "../market/tick-size";
@@ -120,12 +120,9 @@ export class PaperBook {
 
   /** A new account holding `initialCash` per currency. */
   static open(accountId: string, initialCash: Record<PaperCurrency, string>, options: PaperBookOptions): PaperBook {
-    const at = iso(options.now);
-    const cash = Object.fromEntries(
-      PaperCurrencies.map((currency) => [currency, { cash: money(new Dec(initialCash[currency] ?? "0")), frozen: "0.00", frozen_fees: "0.00" }]),
-    ) as PaperAccount["cash"];
-    const book = new PaperBook({ account_id: accountId, version: 0, cash, positions: {}, working: [], created_at: at, updated_at: at }, [], options, false);
-    book.record("open", Object.fromEntries(PaperCurrencies.map((c) => [c, cash[c].cash])), "account opened");
+    const { account, opened } = newAccount(accountId, initialCash, options.now);
+    const book = new PaperBook(account, [], options, false);
+    book.adjustments.push(opened);
     return book;
   }
 
@@ -151,91 +148,25 @@ export class PaperBook {
     return this.account.working.map((id) => this.orders.get(id)).filter((order): order is PaperOrder => order !== undefined);
   }
 
-  /**
-   * Cash free for new buys: of a session's sleeve (`sleeve`), what it has less what its working buys
-   * hold; of the account, its cash less what its own working buys hold and less every sleeve's cash.
-   */
+  /** Cash free for new buys, of the account or of a session's sleeve (`account-rules.ts`). */
   available(currency: PaperCurrency, sleeve?: string): Dec {
-    if (sleeve !== undefined) return new Dec(this.sleeve(sleeve).cash[currency] ?? "0").minus(this.heldBy(sleeve, (o) => o.currency === currency && o.frozen_cash));
-    const line = this.account.cash[currency];
-    let free = new Dec(line.cash).minus(line.frozen);
-    for (const [id, part] of Object.entries(this.account.sleeves ?? {})) {
-      free = free.minus(part.cash[currency] ?? "0").plus(this.heldBy(id, (o) => o.currency === currency && o.frozen_cash));
-    }
-    return free;
+    return freeCash(this.account, currency, sleeve);
   }
 
-  /** Shares not promised to working sells: of a session's sleeve (`sleeve`), or of the account less what the sleeves hold. */
+  /** Shares not promised to working sells, of the account or of a session's sleeve. */
   positionAvailable(symbol: string, sleeve?: string): Dec {
-    if (sleeve !== undefined) return new Dec(this.sleeve(sleeve).positions[symbol] ?? "0").minus(this.heldBy(sleeve, (o) => o.symbol === symbol && o.frozen_quantity));
-    const position = this.account.positions[symbol];
-    if (!position) return ZERO;
-    let free = new Dec(position.quantity).minus(position.frozen);
-    for (const [id, part] of Object.entries(this.account.sleeves ?? {})) {
-      free = free.minus(part.positions[symbol] ?? "0").plus(this.heldBy(id, (o) => o.symbol === symbol && o.frozen_quantity));
-    }
-    return free;
+    return freeShares(this.account, symbol, sleeve);
   }
 
   /** A running session's sleeve; a refusal when the session has none in this account. */
   sleeve(sessionId: string): PaperSleeve {
-    const part = this.account.sleeves?.[sessionId];
-    // A refusal, not a conflict: trying again cannot help until the session is started again.
-    if (!part) throw refusal("SLEEVE_NOT_FOUND", `session ${sessionId} has no capital set aside in paper account ${this.account.account_id}; start the session first`, { session_id: sessionId });
-    return part;
-  }
-
-  /** The sum of what `held` says each working order of `sleeve` holds (false: that order is not counted). */
-  private heldBy(sleeve: string, held: (order: PaperOrder) => string | false): Dec {
-    let sum = ZERO;
-    for (const order of this.workingOrders()) {
-      if (order.sleeve !== sleeve) continue;
-      const amount = held(order);
-      if (amount !== false) sum = sum.plus(amount);
-    }
-    return sum;
-  }
-
-  /**
-   * Sets capital aside for a session: `cash` per currency and `shares` per symbol, out of what
-   * is free (nothing when it has a sleeve already). A refusal (409 `INSUFFICIENT_FREE_CASH`, `INSUFFICIENT_FREE_SHARES`) names what is free.
-   */
-  openSleeve(sessionId: string, cash: Partial<Record<PaperCurrency, Dec>>, shares: Record<string, Dec>): void {
-    // A session started again before its stop was settled keeps the sleeve it has.
-    if (this.account.sleeves?.[sessionId]) return;
-    for (const currency of PaperCurrencies) {
-      const wanted = cash[currency] ?? ZERO;
-      const free = this.available(currency);
-      if (wanted.gt(free)) {
-        throw conflict("INSUFFICIENT_FREE_CASH", `the session needs ${money(wanted)} ${currency}; the simulated account has ${money(Dec.max(free, ZERO))} ${currency} free (cash less what open orders and running sessions hold)`, {
-          currency,
-          required: money(wanted),
-          free_cash: money(Dec.max(free, ZERO)),
-        });
-      }
-    }
-    for (const [symbol, quantity] of Object.entries(shares)) {
-      const free = this.positionAvailable(symbol);
-      if (quantity.gt(free)) {
-        throw conflict("INSUFFICIENT_FREE_SHARES", `the session holds ${quantity.toFixed()} ${symbol}; the simulated account has ${free.toFixed()} free`, { symbol, required: quantity.toFixed(), free_quantity: free.toFixed() });
-      }
-    }
-    const part: PaperSleeve = {
-      cash: Object.fromEntries(PaperCurrencies.map((c) => [c, money(cash[c] ?? ZERO)])) as Record<PaperCurrency, string>,
-      positions: Object.fromEntries(Object.entries(shares).filter(([, q]) => q.gt(0)).map(([symbol, q]) => [symbol, q.toFixed()])),
-      opened_at: iso(this.now),
-    };
-    this.account.sleeves = { ...(this.account.sleeves ?? {}), [sessionId]: part };
-    this.accountChanged = true;
+    return sleeveOf(this.account, sessionId);
   }
 
   /** Dissolves a session's sleeve: its cash is free again, its shares stay in the holdings. Undefined when it had none. */
   closeSleeve(sessionId: string): PaperSleeve | undefined {
-    const part = this.account.sleeves?.[sessionId];
-    if (!part) return undefined;
-    const { [sessionId]: _closed, ...rest } = this.account.sleeves!;
-    this.account.sleeves = rest;
-    this.accountChanged = true;
+    const part = closeSleeve(this.account, sessionId);
+    if (part) this.accountChanged = true;
     return part;
   }
 
@@ -306,29 +237,17 @@ export class PaperBook {
 
   /** Records a change that is not a trade (stored with the account's next write). */
   record(kind: PaperAdjustment["kind"], cash: PaperAdjustment["cash"], note: string, holding?: PaperAdjustment["holding"]): void {
-    this.adjustments.push({
-      account_id: this.account.account_id,
-      // Time first, so they list in order; the account's next version and a count make each id unique.
-      adjustment_id: `${String(this.now).padStart(13, "0")}-${this.account.version + 1}-${this.adjustments.length + 1}`,
-      kind,
-      cash,
-      ...(holding ? { holding } : {}),
-      note,
-      at_ms: this.now,
-      at: iso(this.now),
-    });
+    this.adjustments.push(adjustmentOf(this.account, kind, cash, note, this.now, this.adjustments.length + 1, holding));
     this.accountChanged = true;
   }
 
-  /** The fee calculator applied to a whole order: `quantity` shares worth `value` in total. */
+
+  /** What an order that has executed `quantity` shares worth `value` in all is charged (`Fees.chargesOn`: the one rule for orders filled in parts). */
   feeFor(order: Pick<PaperOrder, "side" | "market">, quantity: Dec, value: Dec, at: number): { total: Dec; details: TradingFee | null } {
     if (quantity.lte(0) || value.lte(0)) return { total: ZERO, details: null };
-    const result = Fees.calculate(
-      this.options.fees,
-      { quantity: quantity.toFixed(), price: value.div(quantity).toFixed(), side: order.side === "Buy" ? "buy" : "sell", market: order.market },
-      Fees.tradeDateOf(order.market, new Date(at)),
-    );
-    return { total: new Dec(result.fee_details.total), details: result.fee_details };
+    const side = order.side === "Buy" ? "buy" : "sell";
+    const charged = Fees.chargesOn(this.options.fees, order.market, side, Money.fromDec(quantity), Money.fromDec(value), Fees.tradeDateOf(order.market, new Date(at)));
+    return { total: charged.total.toDec(), details: charged.details };
   }
 
   /**
@@ -652,11 +571,12 @@ export class PaperBook {
   private settle(order: PaperOrder): void {
     const line = this.account.cash[order.currency];
     const next = this.reservationOf(order);
+    const hold = order.side === "Sell" && order.phase !== "done" ? new Dec(order.quantity).minus(order.executed_quantity) : ZERO;
+    holdChanged(this.account, order, next.cash.minus(order.frozen_cash), hold.minus(order.frozen_quantity));
     line.frozen = money(new Dec(line.frozen).plus(next.cash).minus(order.frozen_cash));
     line.frozen_fees = money(new Dec(line.frozen_fees).plus(next.fees).minus(order.frozen_fees));
     order.frozen_cash = money(next.cash);
     order.frozen_fees = money(next.fees);
-    const hold = order.side === "Sell" && order.phase !== "done" ? new Dec(order.quantity).minus(order.executed_quantity) : ZERO;
     const position = this.account.positions[order.symbol];
     if (position) position.frozen = new Dec(position.frozen).plus(hold).minus(order.frozen_quantity).toFixed();
     order.frozen_quantity = hold.toFixed();

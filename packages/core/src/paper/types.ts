@@ -65,6 +65,9 @@ export interface PaperSleeve {
   cash: Record<PaperCurrency, string>;
   /** Shares per symbol (whole, never negative: the paper broker does not sell short). */
   positions: Record<string, string>;
+  /** What the session's working orders hold of it: cash per currency (buys, fees included) and shares per symbol (sells). */
+  held?: Partial<Record<PaperCurrency, string>>;
+  held_shares?: Record<string, string>;
   opened_at: string;
 }
 

@@ -1,7 +1,6 @@
 import { Dec, money } from "../fees/money";
 import type { EngineView } from "../engine/engine";
-import { PaperAccounts } from "../paper/accounts";
-import type { PaperBrokerDeps } from "../paper/broker";
+import { Sleeves, type SleeveDeps } from "../paper/sleeves";
 import { PaperCurrencies, type PaperCurrency, type PaperSleeve } from "../paper/types";
 import type { StoredSession } from "./sessions";
 
@@ -58,13 +57,13 @@ export function sleeveDifferences(engine: SessionHoldings, sleeve: PaperSleeve):
 
 export const SessionAccounts = {
   /** Sets the session's holdings aside in its owner's simulated account (409 naming the free cash when it lacks them). */
-  async reserve(paper: PaperBrokerDeps, session: Pick<StoredSession, "id" | "user_id">, holdings: SessionHoldings): Promise<{ account_id: string; sleeve: PaperSleeve }> {
+  async reserve(paper: SleeveDeps, session: Pick<StoredSession, "id" | "user_id">, holdings: SessionHoldings): Promise<{ account_id: string; sleeve: PaperSleeve }> {
     const accountId = simulatedAccountOf(session.user_id);
-    return { account_id: accountId, sleeve: await PaperAccounts.openSleeve(paper, accountId, session.id, holdings.cash, holdings.shares) };
+    return { account_id: accountId, sleeve: await Sleeves.open(paper, accountId, session.id, holdings.cash, holdings.shares) };
   },
 
   /** Dissolves the session's sleeve in `accountId`; nothing when it has none. */
-  async release(paper: PaperBrokerDeps, accountId: string, sessionId: string): Promise<void> {
-    await PaperAccounts.closeSleeve(paper, accountId, sessionId);
+  async release(paper: SleeveDeps, accountId: string, sessionId: string): Promise<void> {
+    await Sleeves.close(paper, accountId, sessionId);
   },
 };

@@ -1,5 +1,6 @@
 export {
   createPaperBroker,
+  paperBrokerDeps,
   DEFAULT_PAPER_INITIAL_CASH,
   PaperOrderGateway,
   type PaperBrokerHandle,

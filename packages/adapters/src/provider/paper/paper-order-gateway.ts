@@ -117,9 +117,13 @@ export interface PaperBrokerOptions {
 /** The paper broker on the table: a gateway per account (and session sleeve), and the deps its account operations take. */
 export type PaperBrokerHandle = ((accountId: string, sleeve?: string) => PaperOrderGateway) & { readonly deps: PaperBrokerDeps };
 
-/** The paper broker on the table: a gateway per account id (the api-test endpoints and simulated accounts use the user's id). */
-export function createPaperBroker(db: Db, options: PaperBrokerOptions): PaperBrokerHandle {
-  const deps: PaperBrokerDeps = {
+/**
+ * The paper broker's deps on the table: what its account operations (`PaperAccounts`, the
+ * simulated account and sessions' sleeves) need without the order gateway, which functions that
+ * only fund sessions leave out of their bundles.
+ */
+export function paperBrokerDeps(db: Db, options: PaperBrokerOptions): PaperBrokerDeps {
+  return {
     store: new DynamoPaperAccountStore(db),
     marketData: options.marketData,
     clock: options.clock,
@@ -128,5 +132,9 @@ export function createPaperBroker(db: Db, options: PaperBrokerOptions): PaperBro
     isExchangeTradedProduct: (symbol) => exchangeTradedProducts.has(symbol),
     newOrderId: paperOrderId,
   };
+}
+
+/** The paper broker over `deps`: a gateway per account id (the api-test endpoints and simulated accounts use the user's id). */
+export function createPaperBroker(deps: PaperBrokerDeps): PaperBrokerHandle {
   return Object.assign((accountId: string, sleeve?: string) => new PaperOrderGateway(deps, accountId, sleeve), { deps });
 }
