@@ -128,3 +128,21 @@ describe("a simulation session trading the simulated account", () => {
     expect(await account()).toMatchObject({ in_sessions_by_currency: { USD: "40000.00" }, free_cash_by_currency: { USD: free.plus(10000).minus(40000).toFixed(2) } });
   });
 });
+
+describe("a live session", () => {
+  it("starts only when the account at the selected provider has the buying power for its capital, and sets nothing aside", async () => {
+    // Under the simulated provider a live session trades the user's paper account, without a sleeve.
+    const trader = await h.api.createUser();
+    const call = (method: string, path: string, status: number, body?: unknown) => h.api.json(method, path, status, { token: trader.token, body });
+    await call("POST", "/api/v1/assets/simulated/", 201, { user_id: trader.id, cash_assets: "10000", currency: "USD" });
+    const live = (capital: string) => call("POST", "/api/v1/trading/sessions", 201, { session_name: `live ${capital}`, trading_mode: "live", asset_mode: "real", initial_capital: capital, config });
+    const large = await live("20000");
+    const refused = await call("POST", `/api/v1/trading/sessions/${large.id}/start`, 409);
+    expect(refused).toMatchObject({ error_code: "INSUFFICIENT_BUYING_POWER", currency: "USD", required: "20000.00", buying_power: "10000.00" });
+    expect((await call("GET", `/api/v1/trading/sessions/${large.id}`, 200)).status).toBe("created");
+    const small = await live("5000");
+    expect((await call("POST", `/api/v1/trading/sessions/${small.id}/start`, 200)).status).toBe("running");
+    expect((await call("GET", "/api/v1/assets/simulated/", 200)).in_sessions_by_currency.USD).toBe("0.00");
+    await call("POST", `/api/v1/trading/sessions/${small.id}/stop`, 200);
+  });
+});

@@ -190,7 +190,7 @@ describe("paper broker: order lifecycle", () => {
     const ask = new Dec((await (await market()).depth("AAPL.US")).asks[0].price!);
     const refused = await refusalOf(broker.submitOrder(limitBuy("AAPL.US", 10_000, ask)));
     const required = ask.times(10_000).plus(feeOf("US", "buy", 10_000, ask.times(10_000)));
-    expect(refused).toMatchObject({ code: "INSUFFICIENT_BUYING_POWER", extra: { required: required.toFixed(2), available: "1000000.00", currency: "USD" } });
+    expect(refused).toMatchObject({ code: "INSUFFICIENT_CASH", extra: { required: required.toFixed(2), available: "1000000.00", currency: "USD" } });
     expect((await broker.orderDetail(refused.extra.order_id as string)).status).toBe("RejectedStatus");
     const sell = await refusalOf(broker.submitOrder({ ...limitBuy("AAPL.US", 5, ask), side: "Sell" }));
     expect(sell).toMatchObject({ code: "INSUFFICIENT_POSITION", extra: { available_quantity: "0" } });

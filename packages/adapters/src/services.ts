@@ -27,6 +27,7 @@ import { DynamoSyncStore } from "./stores/sync-store";
 import { SimulatedMarketData } from "./provider/simulated";
 import { createPaperBroker, paperBrokerDeps, type PaperBrokerHandle } from "./provider/paper";
 import type { PaperBrokerDeps } from "@tp/core/paper/broker";
+import { Sleeves } from "@tp/core/paper/sleeves";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import { createProviderServices, paperGatewayUnavailable, type ProviderRegistry } from "./provider/registry";
 import type { SettingsDeps } from "@tp/core/settings/index";
@@ -291,7 +292,18 @@ export function tradingSessions(c: ServiceContext): TradingServices["sessions"] 
  * start or stop on its next refresh (docs/session-worker.md).
  */
 export function sessionViews(c: ServiceContext): TradingServices["sessions"] {
-  return once(c, sessionViews, () => createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, { marketData: marketData(c), paper: paperAccounts(c) }));
+  return once(c, sessionViews, () =>
+    createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, {
+      marketData: marketData(c),
+      paper: paperAccounts(c),
+      // A live session trades the account at the selected provider: LongPort's, or under the simulated provider the user's paper account.
+      async buyingPower(userId, currency) {
+        const active = await marketProviders(c).active();
+        if (active.type === "longport") return (await (await active.orderGateway(userId)).accountBalance(currency))[0]?.buy_power ?? null;
+        return (await Sleeves.freeCash(paperAccounts(c), userId, currency))?.toFixed() ?? null;
+      },
+    }),
+  );
 }
 
 /** The session worker's command queue (docs/session-worker.md): SQS FIFO when configured, the table-backed queue otherwise. */

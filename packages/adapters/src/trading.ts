@@ -9,6 +9,9 @@ import { recentBars } from "@tp/core/trading/warm-up";
 import { drawsFromSimulatedAccount, holdingsOf, SessionAccounts } from "@tp/core/trading/accounts";
 import { TradingEngine } from "@tp/core/engine/engine";
 import type { PaperBrokerDeps } from "@tp/core/paper/broker";
+import { conflict } from "@tp/core/errors";
+import { Dec, money } from "@tp/core/fees/money";
+import type { StoredSession } from "@tp/core/trading/sessions";
 import type { ViewDeps } from "@tp/core/trading/views";
 import type { ChannelDeps } from "@tp/core/trading/channels";
 import type { RealtimeDeps } from "@tp/core/realtime";
@@ -54,7 +57,12 @@ export function createSessionServices(
   config: ServiceConfig,
   db: Db,
   base: { now: () => number; newId: () => string },
-  deps: { marketData: () => Promise<MarketData>; paper?: PaperBrokerDeps },
+  deps: {
+    marketData: () => Promise<MarketData>;
+    paper?: PaperBrokerDeps;
+    /** The buying power of a user's account at the selected provider in a currency (null: not known); live sessions are checked against it when they start. */
+    buyingPower?: (userId: string, currency: string) => Promise<string | null>;
+  },
 ): ViewDeps {
   const runs = new DynamoRunStore(db);
   const sessions = new DynamoSessionStore(db, runs);
@@ -92,11 +100,29 @@ export function createSessionServices(
       return Number.isFinite(price) && price > 0 ? price : null;
     },
   };
+  /** A live session starts only if its account's buying power covers its capital, line by line (docs/accounts.md). */
+  const checkBuyingPower = async (session: StoredSession, capital: Record<string, string>) => {
+    if (!deps.buyingPower) return;
+    for (const [currency, required] of Object.entries(capital)) {
+      const power = await deps.buyingPower(session.user_id, currency);
+      if (power !== null && new Dec(required).gt(power)) {
+        throw conflict("INSUFFICIENT_BUYING_POWER", `the live session needs ${money(new Dec(required))} ${currency}; the account at the selected provider has ${money(new Dec(power))} ${currency} of buying power`, {
+          currency,
+          required: money(new Dec(required)),
+          buying_power: money(new Dec(power)),
+        });
+      }
+    }
+  };
   const paper = deps.paper;
   if (paper) {
     views.accounts = {
       // What the session holds: its run's cash and shares when it has run before, else its starting capital.
       async reserve(session) {
+        if (session.trading_mode === "live") {
+          await checkBuyingPower(session, (await views.setupFor(session, session.id)).capital);
+          return null;
+        }
         if (!drawsFromSimulatedAccount(session)) return null;
         const run = await runs.get(session.id);
         const holdings = run?.snapshot

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
 import type { Context } from "hono";
 import { Mtf, Replay, Sessions, SessionViews } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
@@ -9,6 +10,7 @@ const tags = ["mtf"];
 const replayTags = ["replay"];
 const owned = { auth: true, notFound: true } as const;
 const transitionConflict = { 409: json(z.any(), "INVALID_STATE_TRANSITION: not allowed in the current state (`current_status` names it)") };
+const startConflict = { 409: json(z.any(), `INVALID_STATE_TRANSITION: not allowed in the current state (\`current_status\` names it); ${FUNDING_CONFLICTS}`) };
 
 type Ctx = Context<AppEnv>;
 const actor = (c: Ctx) => c.get("principal").user;
@@ -61,7 +63,7 @@ export function mtfGroup(services: GroupServices<"realtime"> & { trading: Pick<T
         summary: `${action[0].toUpperCase()}${action.slice(1)} an MTF session (${rule.from.join(" or ")} → ${rule.to})`,
         security: bearer,
         request: { params: SessionIdParam },
-        responses: { 200: json(Mtf.MtfSessionResponse, "The session in its new state"), ...transitionConflict, ...errorResponses(owned) },
+        responses: { 200: json(Mtf.MtfSessionResponse, "The session in its new state"), ...(action === "start" ? startConflict : transitionConflict), ...errorResponses(owned) },
       }),
       async (c) => c.json(Mtf.toResponse(await Mtf.transition(deps, actor(c), c.req.valid("param").session_id, action)), 200),
     );

@@ -483,7 +483,7 @@ export const PaperBroker = {
         }
         if (required.gt(available)) {
           return reject(
-            "INSUFFICIENT_BUYING_POWER",
+            "INSUFFICIENT_CASH",
             `the order needs ${required.toFixed(2)} ${order.currency} (price × quantity + estimated fees); ${available.toFixed(2)} ${order.currency} is free`,
             { required: required.toFixed(2), available: available.toFixed(2), currency: order.currency },
           );
@@ -556,7 +556,7 @@ export const PaperBroker = {
         const free = book.available(order.currency, order.sleeve).plus(order.frozen_cash);
         if (required.gt(free)) {
           throw refusal(
-            "INSUFFICIENT_BUYING_POWER",
+            "INSUFFICIENT_CASH",
             `the replaced order needs ${required.toFixed(2)} ${order.currency}; ${free.toFixed(2)} ${order.currency} is free counting what the order holds now`,
             { required: required.toFixed(2), available: free.toFixed(2), currency: order.currency },
           );

@@ -1,8 +1,8 @@
 import { conflict } from "../errors";
 import { Dec } from "../fees/money";
-import { closeSleeve, newAccount, openSleeve } from "./account-rules";
+import { closeSleeve, freeCash, newAccount, openSleeve } from "./account-rules";
 import type { PaperAccountStore, PaperBrokerDeps } from "./broker";
-import type { PaperAccount, PaperAdjustment, PaperCurrency, PaperOrder, PaperSleeve } from "./types";
+import { PaperCurrencies, type PaperAccount, type PaperAdjustment, type PaperCurrency, type PaperOrder, type PaperSleeve } from "./types";
 
 /**
  * Sessions' sleeves of a paper account, set aside and dissolved on the stored account item alone
@@ -50,6 +50,13 @@ export const Sleeves = {
       openSleeve(account, sessionId, amounts, counts, now, working);
       return account.sleeves![sessionId]!;
     });
+  },
+
+  /** Free cash of a currency as the stored account has it (`PAPER_INITIAL_CASH` for an account never opened); null for a currency paper accounts do not keep. */
+  async freeCash(deps: SleeveDeps, accountId: string, currency: string): Promise<Dec | null> {
+    if (!(PaperCurrencies as readonly string[]).includes(currency)) return null;
+    const loaded = await deps.store.load(accountId);
+    return loaded ? freeCash(loaded.account, currency as PaperCurrency) : new Dec(deps.initialCash[currency as PaperCurrency] ?? "0");
   },
 
   /** Dissolves a session's sleeve (unused cash free again, shares left in the holdings); nothing when it has none. */
