@@ -3,10 +3,6 @@ import type { Actor } from "../users";
 import {
   positionProblems,
   type CashByCurrency,
-  type SimulatedAssetResponse,
-  type SimulatedAssetUpdate,
-  type SimulatedPositionInput,
-  type SimulatedPositionResponse,
   type SimulatedPositionUpdate,
   type UserAssetCreate,
   type UserAssetResponse,

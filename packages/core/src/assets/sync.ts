@@ -5,7 +5,7 @@ import type { AccountBalance, OrderGateway, StockPosition, StockPositionsRespons
 import type { Actor } from "../users";
 import { Brokers, type Broker, type BrokerConfig, type BrokersDeps, type BrokerType } from "../brokers/index";
 import { Overview, type OverviewDeps } from "./overview";
-import { Assets, type AssetRecord, type PortfolioMode, type Position, portfolioOwner } from "./portfolio";
+import { Assets, type AssetRecord, type Position, portfolioOwner } from "./portfolio";
 import type { CashByCurrency, SyncRequest, SyncResponse } from "./schemas";
 import { CurrencyType, DEFAULT_CURRENCY, MarketType, canonicalSymbol, marketCurrency, marketOfSymbol, parseOptionSymbol } from "./types";
 
