@@ -1,4 +1,5 @@
 import { Fees } from "../fees/index";
+import { Round } from "../fees/money";
 import type { OrderSide, EngineOrder } from "./events";
 import { ESTIMATE_TOLERANCE, surely } from "./exact";
 import { exchangeDay } from "./days";
@@ -52,7 +53,7 @@ export function freeCashEstimate(e: EngineCore, channel: ChannelRuntime, currenc
     // What is still to fill (a venue or a bar's volume may have filled part of it, already paid), with its commission.
     const price = order.limit_price ?? order.stop_price ?? lastOf(e, order.symbol);
     const notional = price * unfilled(order);
-    const promised = notional + (e.commissionRate !== null ? notional * e.commissionRateNumber : commissionOf(e, e.info(order.symbol), "buy", unfilled(order), price).toNumber());
+    const promised = notional + (e.commissionRate !== null ? notional * e.commissionRateNumber : holdFees(e, order, e.info(order.symbol), unfilled(order), price).toNumber());
     free -= promised;
     scale += Math.abs(promised);
   }
@@ -74,7 +75,7 @@ export function freeCash(e: EngineCore, channel: ChannelRuntime, currency: strin
     if (info.currency !== currency) continue;
     const price = order.limit_price ?? order.stop_price ?? lastOf(e, order.symbol);
     const exactPrice = Money.of(price);
-    free = free.minus(exactPrice.timesInteger(unfilled(order))).minus(commissionOf(e, info, "buy", unfilled(order), price, exactPrice));
+    free = free.minus(exactPrice.timesInteger(unfilled(order))).minus(holdFees(e, order, info, unfilled(order), price, exactPrice));
   }
   return free;
 }
@@ -101,6 +102,24 @@ export function coversEstimate(e: EngineCore, channel: ChannelRuntime, info: Sym
   const cost = notional * (1 + e.commissionRateNumber);
   const { free, scale } = freeCashEstimate(e, channel, info.currency);
   return surely(free, cost, (scale + notional * 2) * ESTIMATE_TOLERANCE) > 0;
+}
+
+/**
+ * The cash a trade of `value` moves before its fee: to the cent at a broker (`inCents`: a broker's
+ * schedule, or a venue's own books; brokers settle in cents), exact under the percent model (the
+ * reference engine's rule). The paper broker settles by the same function (docs/accounts.md "Fees and the cash of a fill").
+ */
+export const settledValue = (value: Money, inCents: boolean): Money => (inCents ? Money.fromDec(Round.nearestCent(value.toDec())) : value);
+
+/**
+ * The fee part of what a pending buy holds: what the whole order would cost beyond what it was
+ * charged so far (its remaining `quantity` at `price`, worth `value`). The paper broker holds a
+ * working buy's fees by the same rule (docs/paper-broker.md "Holds").
+ */
+function holdFees(e: EngineCore, order: EngineOrder, info: SymbolInfo, quantity: number, price: number, exactPrice?: Money): Money {
+  // The percent model is linear: the rest of the order costs its rate.
+  if (e.commissionRate !== null || order.filled === undefined) return commissionOf(e, info, "buy", quantity, price, exactPrice);
+  return partCommission(e, order, info, quantity, (exactPrice ?? Money.of(price)).timesInteger(quantity));
 }
 
 /** `exactPrice` is `Money.of(price)` when the caller has it already. */

@@ -1,10 +1,9 @@
-import { Round } from "../fees/money";
 import type { EngineOrder, FillData } from "./events";
 import { decimalText } from "./exact";
 import { book } from "./ledger";
 import { AT_LEVEL, AT_OPEN, fillableShares, limitReach, touchReach, type Reach } from "./matching";
 import { Money } from "./money";
-import { commissionOf, partCommission } from "./cash";
+import { commissionOf, partCommission, settledValue } from "./cash";
 import { unfilled, ZERO, heldBefore, type EngineCore } from "./runtime";
 
 /** The bar-simulated venue's fills and the booking of every fill, a venue's too (docs/trading-engine.md "Execution"). */
@@ -59,12 +58,14 @@ export function fill(e: EngineCore, order: EngineOrder, marketPrice: number, qua
   const info = e.info(order.symbol);
   const price = venueFill || e.slippage === 0 ? marketPrice : marketPrice * (order.side === "buy" ? 1 + e.slippage : 1 - e.slippage);
   const exactPrice = Money.of(price);
-  // A venue that settles its own books (the paper broker) is booked as it booked: its value to the cent and its fee.
+  // A venue that keeps its own books (the paper broker) is booked as it booked: the fee it charged.
   const charged = typeof venue === "object" ? venue : null;
-  const notional = charged ? Money.of(Round.nearestCent(exactPrice.timesInteger(quantity).toDec()).toFixed()) : exactPrice.timesInteger(quantity);
+  const value = exactPrice.timesInteger(quantity);
+  // The cash the trade moves: its value to the cent at a broker (its schedule, or a venue's own books), exact under the percent model (docs/accounts.md).
+  const notional = settledValue(value, charged !== null || e.commissionRate === null);
   // A part of an order (a bar's volume share) is charged by the one rule for orders filled in parts: the schedule on the order so far, less what it was charged.
   const part = !charged && e.commissionRate === null && (quantity < order.quantity || order.filled !== undefined);
-  const commission = charged ? Money.of(charged.commission) : part ? partCommission(e, order, info, quantity, notional) : commissionOf(e, info, order.side, quantity, price, exactPrice);
+  const commission = charged ? Money.of(charged.commission) : part ? partCommission(e, order, info, quantity, value) : commissionOf(e, info, order.side, quantity, price, exactPrice);
   const cashFlow = order.side === "buy" ? notional.plus(commission).negated() : notional.minus(commission);
   const cash = channel.cash.get(info.currency) ?? ZERO;
   const cashAfter = cash.plus(cashFlow);
@@ -108,15 +109,15 @@ export function fill(e: EngineCore, order: EngineOrder, marketPrice: number, qua
   if (venueFill || quantity < order.quantity || order.filled !== undefined) {
     // Totals so far, for an order filled in parts.
     const filled = (order.filled ?? 0) + quantity;
-    const value = Money.of(order.filled_value ?? "0").plus(notional);
+    const total = Money.of(order.filled_value ?? "0").plus(value);
     const fees = Money.of(order.filled_commission ?? "0").plus(commission);
     order.filled = filled;
-    order.filled_value = value.toString();
+    order.filled_value = total.toString();
     order.filled_commission = fees.toString();
     const extra = fill as unknown as Record<string, unknown>;
     extra.filled_quantity = filled;
     extra.remaining = order.quantity - filled;
-    extra.average_price = value.toDec().div(filled).toString();
+    extra.average_price = total.toDec().div(filled).toString();
     extra.total_commission = order.filled_commission;
   }
   e.emit("order_filled", id, fill as unknown as Record<string, unknown>);

@@ -1,10 +1,11 @@
 import { book, type Position } from "../engine/ledger";
+import { settledValue } from "../engine/cash";
 import { fillableShares } from "../engine/matching";
 import { Money } from "../engine/money";
 import { conflict } from "../errors";
 import { adjustmentOf, closeSleeve, freeCash, freeShares, holdChanged, newAccount, sleeveOf } from "./account-rules";
 import { Fees, type FeeConfig, type TradingFee } from "../fees/index";
-import { Dec, money, Round } from "../fees/money";
+import { Dec, money } from "../fees/money";
 import type { TickTable } from "../market/tick-size";
 import type { OrderStatus } from "../provider/order-types";
 import type { Depth } from "../provider/quote-types";
@@ -262,7 +263,7 @@ export class PaperBook {
     const remainingValue = remaining.times(order.reserve_price);
     const total = this.feeFor(order, quantity, new Dec(order.executed_amount).plus(remainingValue), this.now).total;
     const fees = Dec.max(ZERO, total.minus(order.fees_charged));
-    return { cash: Round.nearestCent(remainingValue).plus(fees), fees };
+    return { cash: settledValue(Money.fromDec(remainingValue), true).toDec().plus(fees), fees };
   }
 
   /** Takes a new order: holds its cash (buys) or shares (sells) and lists it as working. Funds are checked by the caller. */
@@ -298,7 +299,7 @@ export class PaperBook {
     const quantity = order.side === "Buy" ? this.affordable(order, wanted, price, at) : wanted;
     if (quantity.lte(0)) return ZERO;
     const exact = quantity.times(price);
-    const amount = Round.nearestCent(exact);
+    const amount = settledValue(Money.fromDec(exact), true).toDec();
     order.executed_quantity = new Dec(order.executed_quantity).plus(quantity).toFixed();
     order.executed_amount = new Dec(order.executed_amount).plus(exact).toFixed();
     const fee = this.feeFor(order, new Dec(order.executed_quantity), new Dec(order.executed_amount), at);
@@ -556,7 +557,7 @@ export class PaperBook {
     const executed = new Dec(order.executed_quantity).plus(quantity);
     const executedAmount = new Dec(order.executed_amount).plus(quantity.times(price));
     const feeTotal = this.feeFor(order, executed, executedAmount, at).total;
-    const cost = Round.nearestCent(quantity.times(price)).plus(feeTotal.minus(order.fees_charged));
+    const cost = settledValue(Money.fromDec(quantity.times(price)), true).toDec().plus(feeTotal.minus(order.fees_charged));
     const next = this.reservationOf({
       ...order,
       executed_quantity: executed.toFixed(),
