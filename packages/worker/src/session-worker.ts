@@ -171,7 +171,7 @@ export class SessionWorker {
     const deps = this.services.trading.sessions;
     let reports: VenueReport[];
     try {
-      // A session trading its simulated account books the fees the paper broker charged it (docs/accounts.md "Fees").
+      // A session trading its simulated account books the fees the paper broker charged it (docs/accounts.md "Fees and the cash of a fill").
       reports = await exchange(await this.gatewayOf(session), run.snapshot!.pending, deps.now(), { bookVenueFees: session.funded_by !== undefined });
     } catch (error) {
       // The broker is unreachable or busy: nothing was booked; the next step asks again.

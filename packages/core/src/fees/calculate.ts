@@ -205,7 +205,7 @@ const formatted = (charges: Record<string, Money>) =>
 
 /**
  * The charges of an order that has executed `quantity` shares worth `value` in all, at
- * `tradeDate`: the one fee rule of an order filled in parts (docs/accounts.md, "Fees"). Each part
+ * `tradeDate`: the one fee rule of an order filled in parts (docs/accounts.md, "Fees and the cash of a fill"). Each part
  * is charged the difference from what the order was charged before, so a per-order minimum is
  * charged once per order. The paper broker and the engine both price fills with it.
  */

@@ -25,7 +25,7 @@ export interface VenueReport {
   /**
    * New executions, oldest first. `commission`: what the venue charged for it, when the venue keeps
    * the session's books (the paper broker): its fees on the order so far less what the engine has
-   * booked, carried by the last new execution (docs/accounts.md "Fees").
+   * booked, carried by the last new execution (docs/accounts.md "Fees and the cash of a fill").
    */
   executions: { trade_id: string; quantity: number; price: number; at: number; commission?: string }[];
   /** The order is over at the venue (after the executions above). */
