@@ -11,6 +11,7 @@ import type { Denial, EngineEvent, EngineOrder, EventType } from "./events";
 import { cancelPending, fill, fillOnBar, fillPending, type VenueCharge } from "./fills";
 import { emptyPosition, type Position } from "./ledger";
 import { Money } from "./money";
+import { replacementProblems } from "./order-rules";
 import { deny, equityOf, newStats, newTracker, unfilled, ZERO, type ChannelRunState, type ChannelRuntime, type EngineCore, type OrderRequest, type Sleeve, type SymbolInfo, type Tracker } from "./runtime";
 import type { EngineSetup } from "./setup";
 import { restoreInto, snapshotOf, type EngineSnapshot } from "./snapshot";
@@ -378,7 +379,7 @@ export class TradingEngine implements EngineCore {
     const request: OrderRequest = { channel_id: order.channel_id, symbol: order.symbol, side: order.side, quantity: quantity - filled, order_type: order.order_type, price };
     this.pending.splice(index, 1);
     const denials = quantity > filled ? preTradeDenials(this, channel, this.sleeveOf(channel, order.sleeve), request, referencePrice(this, request)).filter((denial) => denial.reason !== "MAX_DAILY_TRADES_EXCEEDED") : [];
-    if (quantity <= filled) deny(denials, "QUANTITY_BELOW_EXECUTED", `quantity=${quantity} must exceed the ${filled} shares already filled`, { quantity, filled });
+    for (const problem of replacementProblems(quantity, filled)) deny(denials, problem.code, problem.message, problem.values);
     if (denials.length > 0) {
       this.pending.splice(index, 0, order);
       this.emit("log", order.channel_id, { level: "warning", message: `Replace of order ${orderId} denied: ${denials[0].message}`, order_id: orderId, denials });

@@ -2,6 +2,7 @@ import { conflict, type DomainError } from "../errors";
 import type { FeeConfig } from "../fees/index";
 import { Dec, Round } from "../fees/money";
 import { CalendarCoverage } from "../market/calendar-data";
+import { replacementProblems } from "../engine/order-rules";
 import { assertSupportedMarket, Markets, marketOf, normalizeSymbol } from "../market/market";
 import { tickTableFor, type TickTable } from "../market/tick-size";
 import { dayNumberOf, isoDateOf, zonedTimeToUtc } from "../market/zoned-time";
@@ -514,9 +515,7 @@ export const PaperBroker = {
         }
       }
       problems.push(...quantityProblems(order.market, order.order_type, options.quantity, order.lot_size, "quantity"));
-      if (new Dec(options.quantity).lte(order.executed_quantity)) {
-        problems.push({ field: "quantity", code: "QUANTITY_BELOW_EXECUTED", message: `quantity=${options.quantity} must exceed the ${order.executed_quantity} shares already executed` });
-      }
+      problems.push(...replacementProblems(options.quantity, order.executed_quantity));
       const table = tickTableOf(deps, order.symbol, order.market, now);
       problems.push(
         ...tickProblems(table, [
