@@ -1,6 +1,5 @@
-import { conflict } from "../errors";
+import { badRequest, conflict } from "../errors";
 import { Dec, money } from "../fees/money";
-import { refusal } from "./rules";
 import { PaperCurrencies, type PaperAccount, type PaperAdjustment, type PaperCurrency, type PaperOrder, type PaperSleeve } from "./types";
 
 /**
@@ -48,7 +47,7 @@ export function adjustmentOf(
 export function sleeveOf(account: PaperAccount, sessionId: string): PaperSleeve {
   const part = account.sleeves?.[sessionId];
   // A refusal, not a conflict: trying again cannot help until the session is started again.
-  if (!part) throw refusal("SLEEVE_NOT_FOUND", `session ${sessionId} has no capital set aside in paper account ${account.account_id}; start the session first`, { session_id: sessionId });
+  if (!part) throw badRequest("SLEEVE_NOT_FOUND", `session ${sessionId} has no capital set aside in paper account ${account.account_id}; start the session first`, { session_id: sessionId });
   return part;
 }
 
