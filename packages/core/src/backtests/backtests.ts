@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Buckets, type StoredPeriod } from "../candles/buckets";
-import type { CandleStore } from "../candles/index";
+import { Candles, type CandleStore } from "../candles/index";
 import { conflict, DomainError, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
 import { TradingEngine, type WarmupNeed } from "../engine/engine";
 import type { EngineEvent, FillData } from "../engine/events";
@@ -568,11 +568,10 @@ async function createRun(deps: BacktestDeps, backtest: StoredBacktest): Promise<
       engine.warmUp(need, bars.slice(-need.bars));
     }
   }
+  // Exactly the bars the chunks will feed: regular-session candles inside the window (a month or
+  // year bucket of 1h and 1d candles reaches past the window's edges, so those are counted bar by bar).
   let total = 0;
-  for (const feed of feedsOf(backtest.config)) {
-    const summaries = await deps.candles.summaries(feed.symbol, feed.timeframe, [Buckets.of(feed.timeframe, backtest.window[0]), Buckets.of(feed.timeframe, backtest.window[1])]);
-    total += summaries.reduce((sum, s) => sum + (s.sessions.Intraday ?? 0), 0);
-  }
+  for (const feed of feedsOf(backtest.config)) total += await Candles.count(deps.candles, feed.symbol, feed.timeframe, backtest.window[0], backtest.window[1], "Intraday");
   const run: StoredRun = {
     run_id: runIdOf(backtest),
     session_id: backtest.session_id,
@@ -604,8 +603,18 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
     if (!run) throw new DomainError(500, "BACKTEST_RUN_MISSING", `Backtest ${backtest.id} has no run; prepare it first`);
     if (run.progress?.done) return out(backtest, "done");
     const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
-    const feed = new BarFeed(deps.candles, feedsOf(backtest.config), backtest.window[0], backtest.window[1], run.progress?.cursor_ms ?? 0);
-    const fed = await feed.run(maxBars, engine, () => deps.now() >= deadlineMs);
+    // The flags are read again beside every window of candles the feed loads, so a pause or stop
+    // asked while a long chunk runs ends it at the next checkpoint instead of after its last bar.
+    let raised = false;
+    const candles = {
+      load: async (...args: Parameters<CandleStore["load"]>) => {
+        const [loaded, latest] = await Promise.all([deps.candles.load(...args), deps.backtests.get(backtest.id)]);
+        if (latest && (latest.pause_requested || latest.stop_requested)) raised = true;
+        return loaded;
+      },
+    };
+    const feed = new BarFeed(candles, feedsOf(backtest.config), backtest.window[0], backtest.window[1], run.progress?.cursor_ms ?? 0);
+    const fed = await feed.run(maxBars, engine, () => raised || deps.now() >= deadlineMs);
     if (fed.done) engine.endDay();
     const next: StoredRun = {
       ...run,
@@ -620,8 +629,10 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
       updated_at: iso(deps.now()),
     };
     if (!(await deps.runs.save(next, run.version, engine.drainEvents()))) continue;
+    // Also after the last bar: a pause asked before the end is honoured (the run is kept, done, and
+    // a resume finalises it), so a backtest that fits in one chunk can be paused like any other.
     const latest = await deps.backtests.get(backtest.id);
-    if (latest && !fed.done) {
+    if (latest) {
       const again = await flagged(deps, latest);
       if (again) return again;
     }
