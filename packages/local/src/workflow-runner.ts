@@ -35,8 +35,10 @@ export type ExecutionOutcome =
   | { status: "ABORTED" };
 
 export interface LocalWorkflowRunnerOptions {
-  /** How long every Wait state waits (ms), instead of its `Seconds`. */
-  waitMs: number;
+  /** How long every Wait state waits (ms), instead of its `Seconds` (200 ms unless given). */
+  waitMs?: number;
+  /** Told of every task when it ends (the benchmark's stage times). */
+  observe?: (task: { workflow: WorkflowName; state: string; ms: number; input: unknown }) => void;
 }
 
 interface Execution {
@@ -60,7 +62,7 @@ export class LocalWorkflowRunner implements WorkflowStarter {
 
   constructor(
     private readonly tasks: LocalWorkflowTasks,
-    private readonly options: LocalWorkflowRunnerOptions = { waitMs: 200 },
+    private readonly options: LocalWorkflowRunnerOptions = {},
   ) {}
 
   async start(workflow: WorkflowName, executionName: string, input: BacktestTaskInput): Promise<void> {
@@ -74,7 +76,7 @@ export class LocalWorkflowRunner implements WorkflowStarter {
     const run = machine.run(input, {
       overrides: {
         taskResourceLocalHandlers: handlers as Record<string, (input: unknown) => Promise<never>>,
-        waitTimeOverrides: Object.fromEntries(waits.map(([name]) => [name, this.options.waitMs])),
+        waitTimeOverrides: Object.fromEntries(waits.map(([name]) => [name, this.options.waitMs ?? 200])),
       },
       noThrowOnAbort: true,
       context: { Execution: { Id: `local:${key}`, Name: executionName } },
@@ -130,7 +132,12 @@ export class LocalWorkflowRunner implements WorkflowStarter {
       if (state.Type !== "Task") continue;
       const handler = byPlaceholder.get(state.Resource ?? "");
       if (!handler) throw new Error(`Task state ${stateName} of workflow ${workflow} names ${state.Resource}, which no task declares`);
-      handlers[stateName] = (input) => this.track(handler(input));
+      handlers[stateName] = (input) => {
+        const observe = this.options.observe;
+        if (!observe) return this.track(handler(input));
+        const started = performance.now();
+        return this.track(handler(input).finally(() => observe({ workflow, state: stateName, ms: performance.now() - started, input })));
+      };
     }
     // Validated as written: the `${...}` Resources are the validator's substitution extension.
     const built = { machine: new StateMachine(definition), handlers };

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { Buckets, type StoredPeriod } from "../candles/buckets";
-import { Candles, type CandleStore } from "../candles/index";
+import type { CandleStore } from "../candles/index";
+import type { CandleBatch } from "../candles/candle-batch";
+import { TradeSessionCode } from "../market/trade-session";
 import { conflict, DomainError, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
 import { TradingEngine, type WarmupNeed } from "../engine/engine";
 import type { EngineEvent, FillData } from "../engine/events";
@@ -199,6 +201,7 @@ export interface BacktestDeps extends SessionDeps {
 export type BacktestControlDeps = Omit<BacktestDeps, "imports" | "lots">;
 
 const MAX_CURVE_POINTS = 500;
+const INTRADAY = TradeSessionCode.Intraday;
 const iso = (ms: number) => new Date(ms).toISOString();
 const backtestNotFound = (id: string) => notFound("BACKTEST_NOT_FOUND", `Backtest ${id} does not exist`);
 
@@ -430,11 +433,15 @@ async function flagged(deps: BacktestDeps, backtest: StoredBacktest): Promise<Ba
   return null;
 }
 
-/** Trading days of `symbol` in the window that have no stored regular-session candle of `period`. */
-async function missingDays(deps: BacktestDeps, symbol: string, period: StoredPeriod, window: [number, number]): Promise<string[]> {
+/**
+ * What is stored of one feed, from one read: the trading days of `history` (the window, or from
+ * the warm-up's first day) without a regular-session candle, and how many regular-session bars lie
+ * inside `window` (what the chunks will feed).
+ */
+async function coverage(deps: BacktestDeps, symbol: string, period: StoredPeriod, history: [number, number], window: [number, number]): Promise<{ missing: string[]; bars: number }> {
   const calendar = Calendar.for(marketOf(symbol));
-  const first = calendar.localDateOf(window[0] * 1000);
-  const last = calendar.localDateOf(window[1] * 1000);
+  const first = calendar.localDateOf(history[0] * 1000);
+  const last = calendar.localDateOf(history[1] * 1000);
   let days: string[];
   try {
     days = calendar.tradingDays(first, last);
@@ -443,20 +450,38 @@ async function missingDays(deps: BacktestDeps, symbol: string, period: StoredPer
     throw error;
   }
   const covered = new Set<number>();
+  let bars = 0;
+  const count = (batch: CandleBatch) => {
+    for (let i = 0; i < batch.length; i++) {
+      if (batch.session[i] !== INTRADAY) continue;
+      const ts = batch.timestamp[i]!;
+      covered.add(utcToZoned(calendar.timeZone, ts * 1000).dayNumber);
+      if (ts >= window[0] && ts <= window[1]) bars++;
+    }
+  };
   if (period === "1m" || period === "5m") {
     // Day buckets: the US and HK regular sessions fall within one UTC date, their bucket's, so the
-    // buckets' session counts answer without reading a candle.
-    const summaries = await deps.candles.summaries(symbol, period, [Buckets.of(period, window[0]), Buckets.of(period, window[1])]);
-    for (const summary of summaries) if ((summary.sessions.Intraday ?? 0) > 0) covered.add(dayNumberOf(summary.bucket));
-  } else {
-    const loaded = await deps.candles.load(symbol, period, Buckets.between(period, window[0], window[1]));
-    for (const batch of loaded.values()) {
-      for (let i = 0; i < batch.length; i++) {
-        if (batch.session[i] === 0) covered.add(utcToZoned(calendar.timeZone, batch.timestamp[i] * 1000).dayNumber);
-      }
+    // buckets' session counts answer without reading a candle; only a bucket the window's edge
+    // cuts is read, to count its bars inside the window.
+    const summaries = await deps.candles.summaries(symbol, period, [Buckets.of(period, history[0]), Buckets.of(period, history[1])]);
+    const edges: string[] = [];
+    for (const summary of summaries) {
+      const regular = summary.sessions.Intraday ?? 0;
+      if (regular > 0) covered.add(dayNumberOf(summary.bucket));
+      const [start, end] = Buckets.range(period, summary.bucket);
+      if (start >= window[0] && end - 1 <= window[1]) bars += regular;
+      else if (regular > 0 && end > window[0] && start <= window[1]) edges.push(summary.bucket);
     }
+    const loaded = await deps.candles.load(symbol, period, edges);
+    for (const batch of loaded.values()) {
+      for (let i = 0; i < batch.length; i++) if (batch.session[i] === INTRADAY && batch.timestamp[i]! >= window[0] && batch.timestamp[i]! <= window[1]) bars++;
+    }
+  } else {
+    // Month and year buckets reach past the window: their candles are read and counted one by one.
+    const loaded = await deps.candles.load(symbol, period, Buckets.between(period, history[0], history[1]));
+    for (const batch of loaded.values()) count(batch);
   }
-  return days.filter((day) => !covered.has(dayNumberOf(day)));
+  return { missing: days.filter((day) => !covered.has(dayNumberOf(day))), bars };
 }
 
 /**
@@ -474,13 +499,17 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
     const running = await update(deps, backtest.id, (b) => (b.status === "queued" || b.status === "importing" ? { ...b, status: "running", message: "Running" } : b));
     return out(running!, "running");
   }
+  const feeds = feedsOf(backtest.config);
+  // Bars of the window, counted from the same read that finds the missing days (when nothing is imported).
+  let barsTotal: number | null = null;
   if (backtest.import_task_ids.length === 0 && backtest.status === "queued") {
-    const feeds = feedsOf(backtest.config);
     const history = backtest.config.execution.warm_up ? warmupWindows(new TradingEngine(await setupOf(deps, backtest)), backtest.window[0]) : [];
     const started: string[] = [];
+    let total = 0;
     for (const feed of feeds) {
       const from = history.find(({ need }) => need.symbol === feed.symbol && need.timeframe === feed.timeframe)?.from ?? backtest.window[0];
-      const missing = await missingDays(deps, feed.symbol, feed.timeframe, [from, backtest.window[1]]);
+      const { missing, bars } = await coverage(deps, feed.symbol, feed.timeframe, [from, backtest.window[1]], backtest.window);
+      total += bars;
       if (missing.length === 0) continue;
       try {
         const task = await Imports.start(
@@ -496,22 +525,29 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
         throw error;
       }
     }
-    backtest = (await update(deps, backtest.id, (b) => ({
-      ...b,
-      status: started.length > 0 ? "importing" : b.status,
-      import_task_ids: started,
-      message: started.length > 0 ? `Importing missing candles (${started.length} import task${started.length > 1 ? "s" : ""})` : b.message,
-    })))!;
-    if (started.length > 0) return out(backtest, "importing");
+    if (started.length > 0) {
+      backtest = (await update(deps, backtest.id, (b) => ({
+        ...b,
+        status: "importing",
+        import_task_ids: started,
+        message: `Importing missing candles (${started.length} import task${started.length > 1 ? "s" : ""})`,
+      })))!;
+      return out(backtest, "importing");
+    }
+    barsTotal = total;
   }
   for (const taskId of backtest.import_task_ids) {
     const task = await deps.imports.tasks.get(taskId);
     if (task && (task.status === "pending" || task.status === "running")) return out(backtest, "importing");
     if (task && task.status !== "completed") throw new DomainError(502, "BACKTEST_IMPORT_FAILED", `Import ${taskId} of missing candles ${task.status}: ${task.message}`);
   }
-  const { run, events } = await createRun(deps, backtest);
+  if (barsTotal === null) {
+    barsTotal = 0;
+    for (const feed of feeds) barsTotal += (await coverage(deps, feed.symbol, feed.timeframe, backtest.window, backtest.window)).bars;
+  }
+  const { run, events } = await createRun(deps, backtest, barsTotal);
   await deps.runs.save(run, 0, events);
-  const running = await update(deps, backtest.id, (b) => ({ ...b, status: b.status === "queued" || b.status === "importing" ? "running" : b.status, bars_total: run.progress?.bars_total ?? 0, message: "Running" }));
+  const running = await update(deps, backtest.id, (b) => ({ ...b, status: b.status === "queued" || b.status === "importing" ? "running" : b.status, bars_total: barsTotal, message: "Running" }));
   return out(running!, "running");
 }
 
@@ -557,7 +593,7 @@ function warmupWindows(engine: TradingEngine, windowStart: number): { need: Warm
  * A backtest's run: its setup, and with `execution.warm_up` the engine warmed up on the stored
  * bars before the window (the prepare stage imported them), with the warm-up's log events.
  */
-async function createRun(deps: BacktestDeps, backtest: StoredBacktest): Promise<{ run: StoredRun; events: EngineEvent[] }> {
+async function createRun(deps: BacktestDeps, backtest: StoredBacktest, barsTotal: number): Promise<{ run: StoredRun; events: EngineEvent[] }> {
   const setup = await setupOf(deps, backtest);
   const engine = new TradingEngine(setup);
   const warm = backtest.config.execution.warm_up === true;
@@ -568,17 +604,13 @@ async function createRun(deps: BacktestDeps, backtest: StoredBacktest): Promise<
       engine.warmUp(need, bars.slice(-need.bars));
     }
   }
-  // Exactly the bars the chunks will feed: regular-session candles inside the window (a month or
-  // year bucket of 1h and 1d candles reaches past the window's edges, so those are counted bar by bar).
-  let total = 0;
-  for (const feed of feedsOf(backtest.config)) total += await Candles.count(deps.candles, feed.symbol, feed.timeframe, backtest.window[0], backtest.window[1], "Intraday");
   const run: StoredRun = {
     run_id: runIdOf(backtest),
     session_id: backtest.session_id,
     user_id: backtest.user_id,
     setup,
     snapshot: warm ? engine.snapshot() : null,
-    progress: { cursor_ms: 0, bars: 0, bars_total: total, done: false },
+    progress: { cursor_ms: 0, bars: 0, bars_total: barsTotal, done: false },
     version: 1,
     updated_at: iso(deps.now()),
   };
@@ -646,7 +678,7 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
   const backtest = await deps.backtests.get(input.backtest_id);
   if (!backtest) throw backtestNotFound(input.backtest_id);
   if (backtest.result) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
-  const run = (await deps.runs.get(runIdOf(backtest))) ?? (await createRun(deps, backtest)).run;
+  const run = (await deps.runs.get(runIdOf(backtest))) ?? (await createRun(deps, backtest, 0)).run;
   const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
   const completed = run.progress?.done === true && !backtest.stop_requested;
   const whole = engine.view(null);
