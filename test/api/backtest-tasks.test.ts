@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Backtests } from "../../packages/core/src/backtests/index";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
 import { referenceCase, REFERENCE_SYMBOLS } from "../../packages/core/src/engine/testing/reference";
-import type { BacktestTaskInput } from "../../packages/core/src/workflows";
+import type { WorkflowInput } from "../../packages/core/src/workflows";
 import { Dec } from "../../packages/core/src/fees/money";
 import { createTestApi, type TestApi } from "../support/harness";
 import { intradayBars, storeBars } from "../support/stored-bars";
@@ -15,7 +15,7 @@ import { Calendar } from "../../packages/core/src/market/calendar";
  */
 let api: TestApi;
 let user: { id: string; token: string };
-const started: { name: string; input: BacktestTaskInput }[] = [];
+const started: { name: string; input: WorkflowInput }[] = [];
 
 beforeAll(async () => {
   api = await createTestApi({}, { workflows: { start: async (_workflow, name, input) => void started.push({ name, input }) } });

@@ -19,8 +19,9 @@ import { SYNC_POLL_MINUTES } from "@tp/core/data-sync/index";
 import { dayRolloverHandler } from "@tp/functions/schedule/day-rollover";
 import { ROLLOVER_LOCAL_INTERVAL_MS } from "@tp/core/trading/rollover";
 import { backtestHandlers } from "@tp/functions/workflow/backtest";
+import { sweepHandlers } from "@tp/functions/workflow/sweep";
 import { LocalWorkflowRunner, type LocalWorkflowRunnerOptions } from "./workflow-runner";
-import { Backtests } from "@tp/core/backtests/index";
+import { Backtests, Sweeps } from "@tp/core/backtests/index";
 import { keyFile } from "./secrets";
 import { simulatedClockFromEnv } from "./simulated-clock";
 import { SessionWorker } from "@tp/worker/session-worker";
@@ -81,7 +82,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     );
     // Step Functions' stand-in; its handlers need the services, which need it: they are asked for on the first start.
     const workflows = new LocalWorkflowRunner(
-      { backtest: () => backtestHandlers(() => Promise.resolve(services)) },
+      { backtest: () => backtestHandlers(() => Promise.resolve(services)), sweep: () => sweepHandlers(() => Promise.resolve(services)) },
       options.observeTasks ? { observe: options.observeTasks } : {},
     );
     // SIMULATED_CLOCK_SPEED / SIMULATED_CLOCK_START: the market side runs on an accelerated clock.
@@ -135,6 +136,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     if (services.workflows === workflows) {
       await Backtests.recover(services.trading.backtests).catch((error) =>
         console.error(JSON.stringify({ level: "ERROR", message: "Backtest recovery failed", error: String(error) })),
+      );
+      await Sweeps.recover(services.trading.backtests).catch((error) =>
+        console.error(JSON.stringify({ level: "ERROR", message: "Sweep recovery failed", error: String(error) })),
       );
     }
     // The accelerated clock starts from its start now that everything is up (starting took seconds, minutes of market time).

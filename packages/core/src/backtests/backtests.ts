@@ -169,6 +169,10 @@ export interface StoredBacktest {
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+  /** Set on a run of a parameter sweep: the sweep's flags control it and its session is left alone (docs/backtests.md "Parameter sweeps"). */
+  sweep_id?: string;
+  /** The sweep imported the candles and counted `bars_total` before creating the run: prepare skips its own look. */
+  candles_ready?: boolean;
 }
 
 /** Storage port of backtests. */
@@ -179,10 +183,20 @@ export interface BacktestStore {
   replace(backtest: StoredBacktest, expectedVersion: number): Promise<boolean>;
   /** Backtests in an active state (queued, importing, running, pausing, stopping): the local runtime's recovery list. */
   active(): Promise<StoredBacktest[]>;
+  /** Creates many new backtests at once (a sweep's runs). */
+  createMany(backtests: StoredBacktest[]): Promise<void>;
+  /** The backtests of these ids that exist. */
+  getMany(ids: string[]): Promise<StoredBacktest[]>;
+}
+
+/** What a run of a sweep reads of its sweep: the control flags. */
+export interface SweepFlags {
+  flags(sweepId: string): Promise<{ pause_requested: boolean; stop_requested: boolean } | undefined>;
 }
 
 export interface BacktestDeps extends SessionDeps {
   backtests: BacktestStore;
+  sweeps: SweepFlags;
   runs: RunStore;
   candles: CandleStore;
   imports: ImportDeps;
@@ -213,6 +227,15 @@ async function ownedBacktest(deps: BacktestControlDeps, actor: Actor, id: string
   const backtest = await deps.backtests.get(id);
   if (!backtest) throw backtestNotFound(id);
   if (backtest.user_id !== actor.id && actor.user_type !== "admin") throw forbidden(`Backtest ${id} belongs to another user`);
+  return backtest;
+}
+
+/** The backtest, to pause, resume or stop: a sweep's run is controlled through its sweep (409). */
+async function controllable(deps: BacktestControlDeps, actor: Actor, id: string, action: string): Promise<StoredBacktest> {
+  const backtest = await ownedBacktest(deps, actor, id);
+  if (backtest.sweep_id) {
+    throw conflict("INVALID_STATE_TRANSITION", `Cannot ${action} backtest ${id}: it is a run of sweep ${backtest.sweep_id}; ${action} the sweep`, { current_status: backtest.status, action, sweep_id: backtest.sweep_id });
+  }
   return backtest;
 }
 
@@ -256,15 +279,15 @@ function configOf(request: BacktestRequest, session: StoredSession, symbols: str
   return { config, enforceRisk: risk_config !== undefined || request.strategy_name === "multi_channel" };
 }
 
-/** Plans a backtest on a session and starts its workflow. */
-export async function start(deps: BacktestControlDeps, actor: Actor, request: BacktestRequest): Promise<StoredBacktest> {
-  const session = await owned(deps, actor, request.session_id);
+/** A session backtests run on: one created with trading_mode backtest (409 otherwise). */
+export function requireBacktestSession(session: StoredSession): void {
   if (session.trading_mode !== "backtest") {
     throw conflict("INVALID_STATE_TRANSITION", `Session ${session.id} trades in ${session.trading_mode} mode; backtests run on sessions created with trading_mode backtest`, { current_status: session.status });
   }
-  if (session.status === "running" || session.status === "paused") {
-    throw conflict("INVALID_STATE_TRANSITION", `Session ${session.id} is ${session.status} with another backtest; stop it first`, { current_status: session.status });
-  }
+}
+
+/** A new backtest of `request` on `session`, validated (422 listing every problem) and not yet stored; `extra` for a sweep's runs. */
+export function plan(deps: Pick<BacktestControlDeps, "now" | "newId">, session: StoredSession, request: BacktestRequest, extra: Partial<StoredBacktest> = {}): StoredBacktest {
   const symbols: string[] = [];
   const issues: ValidationIssue[] = [];
   request.symbols.forEach((symbol, index) => {
@@ -285,7 +308,7 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
     Math.floor(zonedTimeToUtc(timezone, dayNumberOf(request.end_date) + 1, 0) / 1000) - 1,
   ];
   const now = iso(deps.now());
-  const backtest: StoredBacktest = {
+  return {
     id: deps.newId(),
     session_id: session.id,
     user_id: session.user_id,
@@ -311,7 +334,19 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
     created_at: now,
     updated_at: now,
     finished_at: null,
+    ...extra,
   };
+}
+
+/** Plans a backtest on a session and starts its workflow. */
+export async function start(deps: BacktestControlDeps, actor: Actor, request: BacktestRequest): Promise<StoredBacktest> {
+  const session = await owned(deps, actor, request.session_id);
+  requireBacktestSession(session);
+  if (session.status === "running" || session.status === "paused") {
+    throw conflict("INVALID_STATE_TRANSITION", `Session ${session.id} is ${session.status} with another backtest; stop it first`, { current_status: session.status });
+  }
+  const backtest = plan(deps, session, request);
+  const now = backtest.created_at;
   await deps.backtests.create(backtest);
   // The session follows its latest backtest: its views read this run from now on.
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -356,7 +391,7 @@ const illegal = (backtest: StoredBacktest, action: string) =>
 
 /** Asks the running workflow to stop after its current chunk; the checkpoint stays for resume. */
 export async function pause(deps: BacktestControlDeps, actor: Actor, id: string) {
-  await ownedBacktest(deps, actor, id);
+  await controllable(deps, actor, id, "pause");
   const next = await update(deps, id, (b) => {
     if (b.status === "paused" || b.status === "pausing") return b;
     if (!["queued", "importing", "running"].includes(b.status)) throw illegal(b, "pause");
@@ -368,7 +403,7 @@ export async function pause(deps: BacktestControlDeps, actor: Actor, id: string)
 
 /** Continues a paused backtest from its checkpoint (a new workflow execution), or cancels a pause not yet taken. */
 export async function resume(deps: BacktestControlDeps, actor: Actor, id: string) {
-  await ownedBacktest(deps, actor, id);
+  await controllable(deps, actor, id, "resume");
   let startExecution = false;
   const next = await update(deps, id, (b) => {
     startExecution = false;
@@ -384,7 +419,7 @@ export async function resume(deps: BacktestControlDeps, actor: Actor, id: string
 
 /** Stops the backtest; what ran so far is finalised into a result. */
 export async function stop(deps: BacktestControlDeps, actor: Actor, id: string) {
-  await ownedBacktest(deps, actor, id);
+  await controllable(deps, actor, id, "stop");
   let startExecution = false;
   const next = await update(deps, id, (b) => {
     startExecution = false;
@@ -426,11 +461,22 @@ const out = (backtest: StoredBacktest, status: BacktestTaskOutput["status"]): Ba
 /** A flag raised since the last task: the machine's Choice acts on it. */
 async function flagged(deps: BacktestDeps, backtest: StoredBacktest): Promise<BacktestTaskOutput | null> {
   if (backtest.stop_requested || backtest.status === "stopping") return out(backtest, "stopped");
-  if (backtest.pause_requested) {
-    const paused = await update(deps, backtest.id, (b) => (b.pause_requested ? { ...b, status: "paused", message: "Paused at a checkpoint" } : undefined));
+  const sweep = backtest.sweep_id ? await deps.sweeps.flags(backtest.sweep_id) : undefined;
+  if (sweep?.stop_requested) return out(backtest, "stopped");
+  if (backtest.pause_requested || sweep?.pause_requested) {
+    const paused = await update(deps, backtest.id, (b) => (b.pause_requested || sweep?.pause_requested ? { ...b, status: "paused", message: "Paused at a checkpoint" } : undefined));
     if (paused) return out(paused, "paused");
   }
   return null;
+}
+
+/** Whether a pause or stop was asked of the backtest or of its sweep (read again while a chunk runs). */
+async function flagRaised(deps: BacktestDeps, id: string): Promise<boolean> {
+  const latest = await deps.backtests.get(id);
+  if (!latest) return false;
+  if (latest.pause_requested || latest.stop_requested) return true;
+  const sweep = latest.sweep_id ? await deps.sweeps.flags(latest.sweep_id) : undefined;
+  return sweep !== undefined && (sweep.pause_requested || sweep.stop_requested);
 }
 
 /**
@@ -485,6 +531,54 @@ async function coverage(deps: BacktestDeps, symbol: string, period: StoredPeriod
 }
 
 /**
+ * Starts the imports of what is missing of each feed's candles from its `from` (the window's
+ * start, or the warm-up's first day) to the window's end, through the import worker (stored
+ * candles kept): the tasks started, `busy` when another import of a symbol runs (look again
+ * later), and the regular-session bars inside `window` of these feeds and of `counted` (feeds
+ * only counted, not looked at for gaps).
+ */
+export async function importMissing(
+  deps: BacktestDeps,
+  userId: string,
+  feeds: { symbol: string; timeframe: Timeframe; from: number }[],
+  window: [number, number],
+  counted: { symbol: string; timeframe: Timeframe }[] = [],
+): Promise<{ started: string[]; busy: boolean; bars: number }> {
+  const started: string[] = [];
+  let bars = 0;
+  for (const feed of counted) bars += (await coverage(deps, feed.symbol, feed.timeframe, window, window)).bars;
+  for (const feed of feeds) {
+    const { missing, bars: inWindow } = await coverage(deps, feed.symbol, feed.timeframe, [feed.from, window[1]], window);
+    bars += inWindow;
+    if (missing.length === 0) continue;
+    try {
+      const task = await Imports.start(
+        deps.imports,
+        { id: userId, user_type: "user" },
+        { symbol: feed.symbol, start_date: missing[0], end_date: missing[missing.length - 1], periods: [feed.timeframe], timezone: Calendar.for(marketOf(feed.symbol)).timeZone },
+        { keepExisting: true },
+      );
+      started.push(task.task_id);
+    } catch (error) {
+      // Someone else's import of the symbol is running: wait for it, then look again.
+      if (error instanceof DomainError && error.code === "IMPORT_ALREADY_RUNNING") return { started, busy: true, bars };
+      throw error;
+    }
+  }
+  return { started, busy: false, bars };
+}
+
+/** Whether these import tasks have ended (a failed one fails the backtest or sweep: 502 BACKTEST_IMPORT_FAILED). */
+export async function importsDone(deps: BacktestDeps, taskIds: string[]): Promise<boolean> {
+  for (const taskId of taskIds) {
+    const task = await deps.imports.tasks.get(taskId);
+    if (task && (task.status === "pending" || task.status === "running")) return false;
+    if (task && task.status !== "completed") throw new DomainError(502, "BACKTEST_IMPORT_FAILED", `Import ${taskId} of missing candles ${task.status}: ${task.message}`);
+  }
+  return true;
+}
+
+/**
  * Prepare: on the first pass, finds the trading days without candles and imports them through
  * the import worker (keeping stored candles); answers `importing` until those imports end, then
  * creates the run and answers `running`. A resumed backtest answers `running` at once.
@@ -496,35 +590,19 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
   const raised = await flagged(deps, backtest);
   if (raised) return raised;
   if (await deps.runs.get(runIdOf(backtest))) {
-    const running = await update(deps, backtest.id, (b) => (b.status === "queued" || b.status === "importing" ? { ...b, status: "running", message: "Running" } : b));
+    // A run of a sweep paused with its sweep continues when the sweep's next execution reaches it.
+    const continues = (b: StoredBacktest) => b.status === "queued" || b.status === "importing" || (b.sweep_id !== undefined && b.status === "paused");
+    const running = await update(deps, backtest.id, (b) => (continues(b) ? { ...b, status: "running", message: "Running" } : b));
     return out(running!, "running");
   }
   const feeds = feedsOf(backtest.config);
   // Bars of the window, counted from the same read that finds the missing days (when nothing is imported).
-  let barsTotal: number | null = null;
-  if (backtest.import_task_ids.length === 0 && backtest.status === "queued") {
+  let barsTotal: number | null = backtest.candles_ready ? backtest.bars_total : null;
+  if (!backtest.candles_ready && backtest.import_task_ids.length === 0 && backtest.status === "queued") {
     const history = backtest.config.execution.warm_up ? warmupWindows(new TradingEngine(await setupOf(deps, backtest)), backtest.window[0]) : [];
-    const started: string[] = [];
-    let total = 0;
-    for (const feed of feeds) {
-      const from = history.find(({ need }) => need.symbol === feed.symbol && need.timeframe === feed.timeframe)?.from ?? backtest.window[0];
-      const { missing, bars } = await coverage(deps, feed.symbol, feed.timeframe, [from, backtest.window[1]], backtest.window);
-      total += bars;
-      if (missing.length === 0) continue;
-      try {
-        const task = await Imports.start(
-          deps.imports,
-          { id: backtest.user_id, user_type: "user" },
-          { symbol: feed.symbol, start_date: missing[0], end_date: missing[missing.length - 1], periods: [feed.timeframe], timezone: Calendar.for(marketOf(feed.symbol)).timeZone },
-          { keepExisting: true },
-        );
-        started.push(task.task_id);
-      } catch (error) {
-        // Someone else's import of the symbol is running: wait for it, then look again.
-        if (error instanceof DomainError && error.code === "IMPORT_ALREADY_RUNNING") return out(backtest, "importing");
-        throw error;
-      }
-    }
+    const from = (feed: { symbol: string; timeframe: string }) => history.find(({ need }) => need.symbol === feed.symbol && need.timeframe === feed.timeframe)?.from ?? backtest!.window[0];
+    const { started, busy, bars } = await importMissing(deps, backtest.user_id, feeds.map((feed) => ({ ...feed, from: from(feed) })), backtest.window);
+    if (busy) return out(backtest, "importing");
     if (started.length > 0) {
       backtest = (await update(deps, backtest.id, (b) => ({
         ...b,
@@ -534,17 +612,10 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
       })))!;
       return out(backtest, "importing");
     }
-    barsTotal = total;
+    barsTotal = bars;
   }
-  for (const taskId of backtest.import_task_ids) {
-    const task = await deps.imports.tasks.get(taskId);
-    if (task && (task.status === "pending" || task.status === "running")) return out(backtest, "importing");
-    if (task && task.status !== "completed") throw new DomainError(502, "BACKTEST_IMPORT_FAILED", `Import ${taskId} of missing candles ${task.status}: ${task.message}`);
-  }
-  if (barsTotal === null) {
-    barsTotal = 0;
-    for (const feed of feeds) barsTotal += (await coverage(deps, feed.symbol, feed.timeframe, backtest.window, backtest.window)).bars;
-  }
+  if (!(await importsDone(deps, backtest.import_task_ids))) return out(backtest, "importing");
+  if (barsTotal === null) barsTotal = (await importMissing(deps, backtest.user_id, [], backtest.window, feeds)).bars;
   const { run, events } = await createRun(deps, backtest, barsTotal);
   await deps.runs.save(run, 0, events);
   const running = await update(deps, backtest.id, (b) => ({ ...b, status: b.status === "queued" || b.status === "importing" ? "running" : b.status, bars_total: barsTotal, message: "Running" }));
@@ -640,8 +711,8 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
     let raised = false;
     const candles = {
       load: async (...args: Parameters<CandleStore["load"]>) => {
-        const [loaded, latest] = await Promise.all([deps.candles.load(...args), deps.backtests.get(backtest.id)]);
-        if (latest && (latest.pause_requested || latest.stop_requested)) raised = true;
+        const [loaded, asked] = await Promise.all([deps.candles.load(...args), flagRaised(deps, backtest.id)]);
+        if (asked) raised = true;
         return loaded;
       },
     };
@@ -709,7 +780,8 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
   };
   const status: BacktestStatus = completed ? "completed" : "stopped";
   const done = await update(deps, backtest.id, (b) => ({ ...b, status, result, finished_at: now, message: completed ? "Completed" : "Stopped" }));
-  await syncSession(deps, backtest.session_id, completed ? "completed" : "stopped", {
+  // A sweep's runs leave the session alone: it follows its own backtests, not a sweep's hundreds.
+  if (!backtest.sweep_id) await syncSession(deps, backtest.session_id, completed ? "completed" : "stopped", {
     end_time: now,
     final_capital: metrics.final_equity,
     final_capital_by_currency: finalByCurrency,
@@ -723,14 +795,21 @@ export async function fail(deps: BacktestDeps, input: BacktestTaskInput & { erro
   const reason = [input.error?.Error, input.error?.Cause].filter(Boolean).join(": ").slice(0, 2000) || "the workflow failed";
   const failed = await update(deps, input.backtest_id, (b) => (TERMINAL.includes(b.status) ? undefined : { ...b, status: "failed", error: reason, message: `Failed: ${reason}`, finished_at: iso(deps.now()) }));
   const backtest = failed ?? (await deps.backtests.get(input.backtest_id));
-  if (failed) await syncSession(deps, failed.session_id, "failed", { end_time: iso(deps.now()) });
+  if (failed && !failed.sweep_id) await syncSession(deps, failed.session_id, "failed", { end_time: iso(deps.now()) });
   return out(backtest!, "stopped");
+}
+
+/** Marks a sweep's run that had not ended stopped, without a result: its sweep stopped before it ran. */
+export async function endWithSweep(deps: BacktestControlDeps, id: string, at: string): Promise<void> {
+  await update(deps, id, (b) => (TERMINAL.includes(b.status) ? undefined : { ...b, status: "stopped", message: "Stopped with its sweep before it ran", finished_at: at }));
 }
 
 /** Restarts the workflows of active backtests (the embedded runtime's start-up: its executions did not survive). */
 export async function recover(deps: BacktestControlDeps): Promise<string[]> {
   const restarted: string[] = [];
   for (const backtest of await deps.backtests.active()) {
+    // A sweep's runs are run again by their sweep's execution (Sweeps.recover).
+    if (backtest.sweep_id) continue;
     const next = await update(deps, backtest.id, (b) => (ACTIVE.includes(b.status) ? { ...b, executions: b.executions + 1 } : undefined));
     if (!next) continue;
     await deps.workflows.start("backtest", executionName(next), { backtest_id: next.id });
