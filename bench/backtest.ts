@@ -11,13 +11,16 @@
  *  3. the wall time of a one-year 1-minute backtest through the HTTP API end to end (session,
  *     POST /backtest/start, the state machine's chunks, the result), with the candles first
  *     imported from the simulated provider and then three times with them stored, and the time
- *     of each stage (POST, Prepare, each RunChunk, Finalize, GET result, the waits between).
+ *     of each stage (POST, Prepare, each RunChunk, Finalize, GET result, the waits between);
+ *  4. parameter sweeps through the same runtime: 100 runs of the SMA crossover over five years of
+ *     daily bars of one symbol, 25 over the year of 1-minute bars: wall time, runs/s, bars/s.
  *
  *   npx tsx bench/backtest.ts             (about two minutes)
  *   npx tsx bench/backtest.ts --markdown  (tables as Markdown, for docs/benchmarks.md)
  *   npx tsx bench/backtest.ts --loop      (the engine loop alone, about twenty seconds: repeat it on a busy machine)
  *   npx tsx bench/backtest.ts --feed      (the engine loop and the candle store rows, without the HTTP backtests)
  *   npx tsx bench/backtest.ts --api       (the HTTP backtests and the sweeps alone)
+ *   npx tsx bench/backtest.ts --api --sweeps  (the sweeps alone)
  */
 import { randomUUID } from "node:crypto";
 import { configFromEnv } from "../packages/adapters/src/config";
@@ -33,7 +36,7 @@ import { Fees } from "../packages/core/src/fees/index";
 import { defaults as riskDefaults } from "../packages/core/src/risk/risk";
 import type { Bar } from "../packages/core/src/strategies/strategy";
 import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
-import { endToEndBacktest } from "./support/backtest-api";
+import { embeddedRuntime, endToEndBacktest, sweeps } from "./support/backtest-api";
 import { printTable } from "./support/table";
 import { seededRandom } from "../packages/core/src/indicators/testing/random-bars";
 
@@ -180,6 +183,16 @@ if (!process.argv.includes("--api")) {
 if (process.argv.includes("--feed")) process.exit(0);
 
 // 3. Through the HTTP API of the embedded runtime.
-const endToEnd = await endToEndBacktest();
-table("One-year 1-minute backtest through the HTTP API (embedded runtime, DynamoDB Local on disk)", endToEnd.runs);
-table("Its stages (the state machine's tasks as the local runner ran them; waits: the runner's and the client's polling)", endToEnd.stages);
+const runtime = await embeddedRuntime();
+try {
+  if (!process.argv.includes("--sweeps")) {
+    const endToEnd = await endToEndBacktest(runtime);
+    table("One-year 1-minute backtest through the HTTP API (embedded runtime, DynamoDB Local on disk)", endToEnd.runs);
+    table("Its stages (the state machine's tasks as the local runner ran them; waits: the runner's and the client's polling)", endToEnd.stages);
+  }
+  // 4. Parameter sweeps through the same runtime.
+  const concurrency = runtime.runtime.services.trading.backtests.sweepConcurrency;
+  table("Parameter sweeps of the SMA crossover (embedded runtime, the sweep machine's Map at SWEEP_MAX_CONCURRENCY)", await sweeps(runtime, concurrency));
+} finally {
+  await runtime.stop();
+}

@@ -3,6 +3,7 @@ import { Buckets, type StoredPeriod } from "../candles/buckets";
 import type { CandleStore } from "../candles/index";
 import type { CandleBatch } from "../candles/candle-batch";
 import { TradeSessionCode } from "../market/trade-session";
+import { ACTIVE, type Controlled, paused, resumed, stopped, TERMINAL, updateVersioned } from "./control";
 import { conflict, DomainError, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
 import { TradingEngine, type WarmupNeed } from "../engine/engine";
 import type { EngineEvent, FillData } from "../engine/events";
@@ -39,8 +40,6 @@ export const BacktestStatus = z
   .meta({ id: "BacktestStatus" });
 export type BacktestStatus = z.infer<typeof BacktestStatus>;
 
-const ACTIVE: readonly BacktestStatus[] = ["queued", "importing", "running", "pausing", "stopping"];
-const TERMINAL: readonly BacktestStatus[] = ["completed", "stopped", "failed"];
 
 /** Interface BacktestRequest. `strategy_config` holds the strategy's parameters plus `execution`, `risk_config` and `timeframe`. */
 export const BacktestRequest = z
@@ -141,7 +140,7 @@ export type BacktestResult = z.infer<typeof BacktestResult>;
 export type BacktestSummary = Omit<BacktestResult, "fills" | "trades" | "equity_curve">;
 
 /** A backtest as stored. Progress lives in its run; this record holds the plan and the control flags. */
-export interface StoredBacktest {
+export interface StoredBacktest extends Controlled {
   id: string;
   session_id: string;
   user_id: string;
@@ -240,17 +239,8 @@ async function controllable(deps: BacktestControlDeps, actor: Actor, id: string,
 }
 
 /** Applies `change` to the freshest backtest, retrying version conflicts; undefined when `change` declines. */
-async function update(deps: BacktestControlDeps, id: string, change: (current: StoredBacktest) => StoredBacktest | undefined): Promise<StoredBacktest | undefined> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const current = await deps.backtests.get(id);
-    if (!current) throw backtestNotFound(id);
-    const next = change(current);
-    if (!next) return undefined;
-    const written = { ...next, version: current.version + 1, updated_at: iso(deps.now()) };
-    if (await deps.backtests.replace(written, current.version)) return written;
-  }
-  throw conflict("BACKTEST_CHANGED", `Backtest ${id} changed concurrently; try again`);
-}
+const update = (deps: BacktestControlDeps, id: string, change: (current: StoredBacktest) => StoredBacktest | undefined) =>
+  updateVersioned(deps.backtests, deps.now, id, change, backtestNotFound, "BACKTEST_CHANGED", "Backtest");
 
 /** The strategy configuration of a request as a session configuration (one channel, `main`). */
 function configOf(request: BacktestRequest, session: StoredSession, symbols: string[]): { config: SessionConfig; enforceRisk: boolean } {
@@ -386,17 +376,11 @@ export async function progress(deps: BacktestControlDeps, actor: Actor, id: stri
 }
 
 const control = (backtest: StoredBacktest, message: string) => ({ success: true, message, backtest_id: backtest.id, status: backtest.status });
-const illegal = (backtest: StoredBacktest, action: string) =>
-  conflict("INVALID_STATE_TRANSITION", `Cannot ${action} backtest ${backtest.id}: it is ${backtest.status}`, { current_status: backtest.status, action });
 
-/** Asks the running workflow to stop after its current chunk; the checkpoint stays for resume. */
+/** Asks the running workflow to stop at its next checkpoint; the checkpoint stays for resume. */
 export async function pause(deps: BacktestControlDeps, actor: Actor, id: string) {
   await controllable(deps, actor, id, "pause");
-  const next = await update(deps, id, (b) => {
-    if (b.status === "paused" || b.status === "pausing") return b;
-    if (!["queued", "importing", "running"].includes(b.status)) throw illegal(b, "pause");
-    return { ...b, status: "pausing", pause_requested: true, message: "Pausing after the current chunk" };
-  });
+  const next = await update(deps, id, (b) => paused(b, "backtest"));
   await syncSession(deps, next!.session_id, "paused");
   return control(next!, `Backtest ${id} pausing; its checkpoint is kept`);
 }
@@ -406,11 +390,9 @@ export async function resume(deps: BacktestControlDeps, actor: Actor, id: string
   await controllable(deps, actor, id, "resume");
   let startExecution = false;
   const next = await update(deps, id, (b) => {
-    startExecution = false;
-    if (b.status === "pausing") return { ...b, status: "running", pause_requested: false, message: "Running" };
-    if (b.status !== "paused") throw illegal(b, "resume");
-    startExecution = true;
-    return { ...b, status: "queued", pause_requested: false, executions: b.executions + 1, message: "Resuming from the checkpoint" };
+    const transition = resumed(b, "backtest");
+    startExecution = transition.startExecution;
+    return transition.next;
   });
   if (startExecution) await deps.workflows.start("backtest", executionName(next!), { backtest_id: id });
   await syncSession(deps, next!.session_id, "running");
@@ -422,15 +404,9 @@ export async function stop(deps: BacktestControlDeps, actor: Actor, id: string) 
   await controllable(deps, actor, id, "stop");
   let startExecution = false;
   const next = await update(deps, id, (b) => {
-    startExecution = false;
-    if (b.status === "stopping" || b.status === "stopped") return b;
-    if (TERMINAL.includes(b.status)) throw illegal(b, "stop");
-    // A paused backtest has no execution left to see the flag: one is started to finalise it.
-    if (b.status === "paused") {
-      startExecution = true;
-      return { ...b, status: "stopping", stop_requested: true, pause_requested: false, executions: b.executions + 1, message: "Stopping" };
-    }
-    return { ...b, status: "stopping", stop_requested: true, message: "Stopping after the current chunk" };
+    const transition = stopped(b, "backtest");
+    startExecution = transition.startExecution;
+    return transition.next;
   });
   if (startExecution) await deps.workflows.start("backtest", executionName(next!), { backtest_id: id });
   return control(next!, `Backtest ${id} stopping`);

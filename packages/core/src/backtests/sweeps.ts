@@ -9,6 +9,7 @@ import { owned, type StoredSession } from "../trading/sessions";
 import type { Actor } from "../users";
 import type { SweepFailureInput, SweepTaskInput, SweepTaskOutput } from "../workflows";
 import * as Backtests from "./backtests";
+import { ACTIVE, type Controlled, paused, resumed, stopped, TERMINAL, updateVersioned } from "./control";
 import type { BacktestControlDeps, BacktestDeps, BacktestRequest, BacktestStatus, StoredBacktest } from "./backtests";
 
 /**
@@ -72,13 +73,11 @@ export type SweepRequest = z.infer<typeof SweepRequest>;
 
 /** Where a sweep is; the same states as a backtest's. */
 export type SweepStatus = BacktestStatus;
-const ACTIVE: readonly SweepStatus[] = ["queued", "importing", "running", "pausing", "stopping"];
-const TERMINAL: readonly SweepStatus[] = ["completed", "stopped", "failed"];
 
 type Point = Record<string, ParameterValue>;
 
 /** A sweep as stored: the plan (every run's id and parameters), the phases' progress and the control flags. */
-export interface StoredSweep {
+export interface StoredSweep extends Controlled {
   id: string;
   session_id: string;
   user_id: string;
@@ -192,17 +191,8 @@ async function ownedSweep(deps: SweepControlDeps, actor: Actor, id: string): Pro
 }
 
 /** Applies `change` to the freshest sweep, retrying version conflicts; undefined when `change` declines. */
-async function update(deps: Pick<SweepControlDeps, "sweeps" | "now">, id: string, change: (current: StoredSweep) => StoredSweep | undefined): Promise<StoredSweep | undefined> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const current = await deps.sweeps.get(id);
-    if (!current) throw sweepNotFound(id);
-    const next = change(current);
-    if (!next) return undefined;
-    const written = { ...next, version: current.version + 1, updated_at: iso(deps.now()) };
-    if (await deps.sweeps.replace(written, current.version)) return written;
-  }
-  throw conflict("SWEEP_CHANGED", `Sweep ${id} changed concurrently; try again`);
-}
+const update = (deps: Pick<SweepControlDeps, "sweeps" | "now">, id: string, change: (current: StoredSweep) => StoredSweep | undefined) =>
+  updateVersioned(deps.sweeps, deps.now, id, change, sweepNotFound, "SWEEP_CHANGED", "Sweep");
 
 /** The values of one parameter's spec: a list as given, a range stepped from min to max (rounded to 10 decimals against float drift). */
 function valuesOf(spec: z.infer<typeof ParameterValues>): ParameterValue[] {
@@ -433,17 +423,11 @@ export async function result(deps: SweepControlDeps, actor: Actor, id: string): 
 }
 
 const control = (sweep: StoredSweep, message: string) => ({ success: true, message, sweep_id: sweep.id, status: sweep.status });
-const illegal = (sweep: StoredSweep, action: string) =>
-  conflict("INVALID_STATE_TRANSITION", `Cannot ${action} sweep ${sweep.id}: it is ${sweep.status}`, { current_status: sweep.status, action });
 
 /** Asks every run to pause at its next checkpoint; the sweep is `paused` once they have. */
 export async function pause(deps: SweepControlDeps, actor: Actor, id: string) {
   await ownedSweep(deps, actor, id);
-  const next = await update(deps, id, (s) => {
-    if (s.status === "paused" || s.status === "pausing") return s;
-    if (!["queued", "importing", "running"].includes(s.status)) throw illegal(s, "pause");
-    return { ...s, status: "pausing", pause_requested: true, message: "Pausing: each run stops at its next checkpoint" };
-  });
+  const next = await update(deps, id, (s) => paused(s, "sweep"));
   return control(next!, `Sweep ${id} pausing; every run keeps its checkpoint`);
 }
 
@@ -452,11 +436,9 @@ export async function resume(deps: SweepControlDeps, actor: Actor, id: string) {
   await ownedSweep(deps, actor, id);
   let startExecution = false;
   const next = await update(deps, id, (s) => {
-    startExecution = false;
-    if (s.status === "pausing") return { ...s, status: "running", pause_requested: false, message: "Running" };
-    if (s.status !== "paused") throw illegal(s, "resume");
-    startExecution = true;
-    return { ...s, status: "queued", pause_requested: false, executions: s.executions + 1, message: "Resuming from the runs' checkpoints" };
+    const transition = resumed(s, "sweep");
+    startExecution = transition.startExecution;
+    return transition.next;
   });
   if (startExecution) await deps.workflows.start("sweep", executionName(next!), { sweep_id: id });
   return control(next!, `Sweep ${id} resumed`);
@@ -467,14 +449,9 @@ export async function stop(deps: SweepControlDeps, actor: Actor, id: string) {
   await ownedSweep(deps, actor, id);
   let startExecution = false;
   const next = await update(deps, id, (s) => {
-    startExecution = false;
-    if (s.status === "stopping" || s.status === "stopped") return s;
-    if (TERMINAL.includes(s.status)) throw illegal(s, "stop");
-    if (s.status === "paused") {
-      startExecution = true;
-      return { ...s, status: "stopping", stop_requested: true, pause_requested: false, executions: s.executions + 1, message: "Stopping" };
-    }
-    return { ...s, status: "stopping", stop_requested: true, message: "Stopping: each run stops at its next checkpoint" };
+    const transition = stopped(s, "sweep");
+    startExecution = transition.startExecution;
+    return transition.next;
   });
   if (startExecution) await deps.workflows.start("sweep", executionName(next!), { sweep_id: id });
   return control(next!, `Sweep ${id} stopping`);
