@@ -5,6 +5,7 @@ import { backtestHandlers } from "../../packages/functions/src/workflow/backtest
 import { sweepHandlers } from "../../packages/functions/src/workflow/sweep";
 import { LocalWorkflowRunner } from "../../packages/local/src/workflow-runner";
 import { createTestApi, type TestApi } from "../support/harness";
+import { expectSameResults } from "../support/backtest-results";
 
 /**
  * Parameter sweeps end to end: the API starts the sweep machine, the local runner runs its ASL
@@ -51,8 +52,6 @@ async function settled(token: string, sweepId: string, execution = 1) {
   return api.json("GET", `/api/v1/backtest/sweeps/${sweepId}`, 200, { token });
 }
 
-const withoutIds = ({ order_id: _order, ...fill }: { order_id: string }) => fill;
-
 describe("parameter sweeps", () => {
   let user: { id: string; token: string };
   let ranking: { parameters: Record<string, number>; value: number | null; backtest_id: string }[];
@@ -87,14 +86,7 @@ describe("parameter sweeps", () => {
         body: { session_id: session.id, strategy_name: "ma_crossover", strategy_config: { ...run.parameters, execution: EXECUTION }, symbols: ["AAPL.US"], ...WINDOW, initial_capital: ref.rules.initial_cash },
       });
       expect((await runner.outcome("backtest", `${backtest_id}-1`))?.status).toBe("SUCCEEDED");
-      const [alone, inSweep] = await Promise.all(
-        [backtest_id, run.backtest_id].map((id) => api.json("GET", `/api/v1/backtest/${id}/result`, 200, { token: user.token })),
-      );
-      expect(inSweep.fills.length).toBeGreaterThan(0);
-      expect(inSweep.fills.map(withoutIds)).toEqual(alone.fills.map(withoutIds));
-      expect(inSweep.performance_metrics).toEqual(alone.performance_metrics);
-      expect(inSweep.final_value_by_currency).toEqual(alone.final_value_by_currency);
-      expect(inSweep.bars_processed).toBe(alone.bars_processed);
+      await expectSameResults(api, user.token, [run.backtest_id, backtest_id]);
     }
     // The reference rules' point reproduces the reference engine's fills inside the window.
     const reference = ranking.find((r) => r.parameters.fast_period === ref.rules.fast && r.parameters.slow_period === ref.rules.slow)!;

@@ -3,7 +3,7 @@ import { Buckets, type StoredPeriod } from "../candles/buckets";
 import type { CandleStore } from "../candles/index";
 import type { CandleBatch } from "../candles/candle-batch";
 import { TradeSessionCode } from "../market/trade-session";
-import { ACTIVE, type Controlled, paused, resumed, stopped, TERMINAL, updateVersioned } from "./control";
+import { ACTIVE, type Controlled, paused, resumed, stopped, TERMINAL, transition, updateVersioned } from "./control";
 import { conflict, DomainError, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
 import { TradingEngine, type WarmupNeed } from "../engine/engine";
 import type { EngineEvent, FillData } from "../engine/events";
@@ -388,28 +388,16 @@ export async function pause(deps: BacktestControlDeps, actor: Actor, id: string)
 /** Continues a paused backtest from its checkpoint (a new workflow execution), or cancels a pause not yet taken. */
 export async function resume(deps: BacktestControlDeps, actor: Actor, id: string) {
   await controllable(deps, actor, id, "resume");
-  let startExecution = false;
-  const next = await update(deps, id, (b) => {
-    const transition = resumed(b, "backtest");
-    startExecution = transition.startExecution;
-    return transition.next;
-  });
-  if (startExecution) await deps.workflows.start("backtest", executionName(next!), { backtest_id: id });
-  await syncSession(deps, next!.session_id, "running");
-  return control(next!, `Backtest ${id} resumed`);
+  const next = await transition<StoredBacktest>((change) => update(deps, id, change), (b) => resumed(b, "backtest"), (b) => deps.workflows.start("backtest", executionName(b), { backtest_id: id }));
+  await syncSession(deps, next.session_id, "running");
+  return control(next, `Backtest ${id} resumed`);
 }
 
 /** Stops the backtest; what ran so far is finalised into a result. */
 export async function stop(deps: BacktestControlDeps, actor: Actor, id: string) {
   await controllable(deps, actor, id, "stop");
-  let startExecution = false;
-  const next = await update(deps, id, (b) => {
-    const transition = stopped(b, "backtest");
-    startExecution = transition.startExecution;
-    return transition.next;
-  });
-  if (startExecution) await deps.workflows.start("backtest", executionName(next!), { backtest_id: id });
-  return control(next!, `Backtest ${id} stopping`);
+  const next = await transition<StoredBacktest>((change) => update(deps, id, change), (b) => stopped(b, "backtest"), (b) => deps.workflows.start("backtest", executionName(b), { backtest_id: id }));
+  return control(next, `Backtest ${id} stopping`);
 }
 
 /** The result of a finished or stopped backtest; 409 while it still runs. */

@@ -76,3 +76,22 @@ export function stopped<T extends Controlled>(item: T, kind: string): { next: T;
   }
   return { next: { ...item, status: "stopping", stop_requested: true, message: "Stopping at the next checkpoint" }, startExecution: false };
 }
+
+/**
+ * Applies a transition (`resumed`, `stopped`) through `update` and starts the new execution it
+ * asks for, once the change is stored.
+ */
+export async function transition<T extends Controlled>(
+  update: (change: (current: T) => T) => Promise<T | undefined>,
+  step: (item: T) => { next: T; startExecution: boolean },
+  startExecution: (item: T) => Promise<void>,
+): Promise<T> {
+  let start = false;
+  const next = (await update((current) => {
+    const taken = step(current);
+    start = taken.startExecution;
+    return taken.next;
+  }))!;
+  if (start) await startExecution(next);
+  return next;
+}

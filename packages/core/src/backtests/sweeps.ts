@@ -9,7 +9,7 @@ import { owned, type StoredSession } from "../trading/sessions";
 import type { Actor } from "../users";
 import type { SweepFailureInput, SweepTaskInput, SweepTaskOutput } from "../workflows";
 import * as Backtests from "./backtests";
-import { ACTIVE, type Controlled, paused, resumed, stopped, TERMINAL, updateVersioned } from "./control";
+import { ACTIVE, type Controlled, paused, resumed, stopped, TERMINAL, transition, updateVersioned } from "./control";
 import type { BacktestControlDeps, BacktestDeps, BacktestRequest, BacktestStatus, StoredBacktest } from "./backtests";
 
 /**
@@ -434,27 +434,15 @@ export async function pause(deps: SweepControlDeps, actor: Actor, id: string) {
 /** Continues a paused sweep (a new execution: its runs go on from their checkpoints), or cancels a pause not yet taken. */
 export async function resume(deps: SweepControlDeps, actor: Actor, id: string) {
   await ownedSweep(deps, actor, id);
-  let startExecution = false;
-  const next = await update(deps, id, (s) => {
-    const transition = resumed(s, "sweep");
-    startExecution = transition.startExecution;
-    return transition.next;
-  });
-  if (startExecution) await deps.workflows.start("sweep", executionName(next!), { sweep_id: id });
-  return control(next!, `Sweep ${id} resumed`);
+  const next = await transition<StoredSweep>((change) => update(deps, id, change), (s) => resumed(s, "sweep"), (s) => deps.workflows.start("sweep", executionName(s), { sweep_id: id }));
+  return control(next, `Sweep ${id} resumed`);
 }
 
 /** Stops the sweep: running runs stop at their next checkpoint, runs not started are not run; the result ranks what completed. */
 export async function stop(deps: SweepControlDeps, actor: Actor, id: string) {
   await ownedSweep(deps, actor, id);
-  let startExecution = false;
-  const next = await update(deps, id, (s) => {
-    const transition = stopped(s, "sweep");
-    startExecution = transition.startExecution;
-    return transition.next;
-  });
-  if (startExecution) await deps.workflows.start("sweep", executionName(next!), { sweep_id: id });
-  return control(next!, `Sweep ${id} stopping`);
+  const next = await transition<StoredSweep>((change) => update(deps, id, change), (s) => stopped(s, "sweep"), (s) => deps.workflows.start("sweep", executionName(s), { sweep_id: id }));
+  return control(next, `Sweep ${id} stopping`);
 }
 
 // ---- workflow tasks ---------------------------------------------------------------------------
