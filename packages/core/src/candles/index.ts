@@ -178,30 +178,6 @@ function select(batch: CandleBatch, range: Range, session?: TradeSession): Candl
 
 const toStockData = (code: string, candle: Candle): StockData => ({ code, ...candle });
 
-interface BucketPlan {
-  code: string;
-  bucket: string;
-  /** Candles of the bucket inside the range (and session). */
-  count: number;
-  /** The bucket's candles inside the range, for an edge bucket (decoded to count them). */
-  batch?: CandleBatch;
-}
-
-/** Every bucket of `code` in range with its exact count of matching candles: whole buckets from their summaries, only the edge buckets decoded. */
-async function planBuckets(store: CandleStore, code: string, period: StoredPeriod, range: Range, session?: TradeSession): Promise<BucketPlan[]> {
-  const summaries = await store.summaries(code, period, bucketRange(period, range));
-  const edges = summaries.filter((summary) => !covers(period, summary.bucket, range));
-  const edgeBatches = await store.load(code, period, edges.map((edge) => edge.bucket));
-  return summaries.map((summary) => {
-    const edge = edgeBatches.get(summary.bucket);
-    if (edge) {
-      const batch = select(edge, range, session);
-      return { code, bucket: summary.bucket, count: batch.length, batch };
-    }
-    return { code, bucket: summary.bucket, count: session ? (summary.sessions[session] ?? 0) : summary.count };
-  });
-}
-
 export const Candles = {
   /**
    * Upserts one candle (keyed by code, period and timestamp). Candles are shared by every user:
@@ -234,20 +210,28 @@ export const Candles = {
     );
   },
 
-  /** How many candles of one symbol, period and session have timestamps in [fromSeconds, toSeconds] (exact; reads the summaries and the two edge buckets). */
-  async count(store: CandleStore, code: string, period: StoredPeriod, fromSeconds: number, toSeconds: number, session?: TradeSession): Promise<number> {
-    const plan = await planBuckets(store, code, period, { start: fromSeconds, end: toSeconds }, session);
-    return plan.reduce((sum, entry) => sum + entry.count, 0);
-  },
-
   /** One page of candles with exact totals, reading only the buckets the page needs. */
   async list(store: CandleStore, query: StockDataQuery) {
     const range = rangeOf(query.start_date, query.end_date, query.timezone);
     const codes = query.code ? [query.code] : await store.codes();
     const descending = query.sort_order === "desc";
     // Plan: every bucket in range with its exact matching count (only the two edge buckets are decoded).
-    const plan: BucketPlan[] = [];
-    for (const code of codes) plan.push(...(await planBuckets(store, code, query.period, range, query.trade_session)));
+    const plan: { code: string; bucket: string; count: number; batch?: CandleBatch }[] = [];
+    for (const code of codes) {
+      const summaries = await store.summaries(code, query.period, bucketRange(query.period, range));
+      const edges = summaries.filter((summary) => !covers(query.period, summary.bucket, range));
+      const edgeBatches = await store.load(code, query.period, edges.map((edge) => edge.bucket));
+      for (const summary of summaries) {
+        const edge = edgeBatches.get(summary.bucket);
+        if (edge) {
+          const batch = select(edge, range, query.trade_session);
+          plan.push({ code, bucket: summary.bucket, count: batch.length, batch });
+        } else {
+          const count = query.trade_session ? (summary.sessions[query.trade_session] ?? 0) : summary.count;
+          plan.push({ code, bucket: summary.bucket, count });
+        }
+      }
+    }
     const total = plan.reduce((sum, entry) => sum + entry.count, 0);
     const offset = (query.page - 1) * query.page_size;
     const totalPages = Math.ceil(total / query.page_size);
