@@ -553,9 +553,9 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
   if (TERMINAL.includes(backtest.status)) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
   const raised = await flagged(deps, backtest);
   if (raised) return raised;
+  // A run of a sweep paused with its sweep continues when the sweep's next execution reaches it.
+  const continues = (b: StoredBacktest) => b.status === "queued" || b.status === "importing" || (b.sweep_id !== undefined && b.status === "paused");
   if (await deps.runs.get(runIdOf(backtest))) {
-    // A run of a sweep paused with its sweep continues when the sweep's next execution reaches it.
-    const continues = (b: StoredBacktest) => b.status === "queued" || b.status === "importing" || (b.sweep_id !== undefined && b.status === "paused");
     const running = await update(deps, backtest.id, (b) => (continues(b) ? { ...b, status: "running", message: "Running" } : b));
     return out(running!, "running");
   }
@@ -582,7 +582,7 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
   if (barsTotal === null) barsTotal = (await importMissing(deps, backtest.user_id, [], backtest.window, feeds)).bars;
   const { run, events } = await createRun(deps, backtest, barsTotal);
   await deps.runs.save(run, 0, events);
-  const running = await update(deps, backtest.id, (b) => ({ ...b, status: b.status === "queued" || b.status === "importing" ? "running" : b.status, bars_total: barsTotal, message: "Running" }));
+  const running = await update(deps, backtest.id, (b) => ({ ...b, status: continues(b) ? "running" : b.status, bars_total: barsTotal, message: "Running" }));
   return out(running!, "running");
 }
 
