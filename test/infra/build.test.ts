@@ -141,10 +141,10 @@ describe("the functions as sst deploy builds them", () => {
   it("runs the sweep machine's Plan task against the table: an unknown sweep fails the task with SWEEP_NOT_FOUND", { timeout: 60_000 }, async () => {
     const result = await inFreshProcess(
       bundles.get("workflow/sweep")!,
-      `try { console.log(JSON.stringify(await bundle.plan({ sweep_id: "no-such-sweep" }, { getRemainingTimeInMillis: () => 100000 }))); } catch (error) { console.log(JSON.stringify({ code: error.code })); }`,
+      `try { console.log(JSON.stringify(await bundle.plan({ sweep_id: "no-such-sweep" }, { getRemainingTimeInMillis: () => 100000 }))); } catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }`,
     );
-    expect(result).toEqual({ code: "SWEEP_NOT_FOUND" });
-    expect(Object.keys(await inFreshProcess(bundles.get("workflow/sweep")!, "console.log(JSON.stringify(Object.fromEntries(Object.keys(bundle).map((k) => [k, typeof bundle[k]]))));")).sort()).toEqual(["fail", "finalize", "plan"]);
+    expect(result).toEqual({ code: "SWEEP_NOT_FOUND", message: "Sweep no-such-sweep does not exist" });
+    expect(Object.keys(await inFreshProcess(bundles.get("workflow/sweep")!, "console.log(JSON.stringify(Object.fromEntries(Object.keys(bundle).map((k) => [k, typeof bundle[k]]))));")).sort()).toEqual(["fail", "finalize", "plan", "sweepHandlers"]);
   });
 
   it("runs the day rollover on a schedule's event: nothing due without running sessions", { timeout: 60_000 }, async () => {
