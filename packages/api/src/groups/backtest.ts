@@ -53,7 +53,7 @@ export function backtestGroup(services: GroupServices & { trading: { backtests: 
 
   const controls = { pause: Backtests.pause, resume: Backtests.resume, stop: Backtests.stop } as const;
   const summaries = {
-    pause: "Pause after the current chunk; the checkpoint survives restarts",
+    pause: "Pause at the next checkpoint (inside a chunk too, and after its last bar); the checkpoint survives restarts",
     resume: "Continue a paused backtest from its checkpoint",
     stop: "Stop and finalise the result of what ran",
   };
