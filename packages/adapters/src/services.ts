@@ -40,7 +40,7 @@ import { createBrokerServices, type BrokerAdapterOverrides, type BrokerServices 
 import { serviceUnavailable } from "@tp/core/errors";
 import type { WorkflowStarter } from "@tp/core/workflows";
 import { createBacktestControl, createBacktestServices, createSessionServices, withChannels, withDrivers, type TradingServices } from "./trading";
-import type { BacktestControlDeps } from "@tp/core/backtests/backtests";
+import type { SweepControlDeps } from "@tp/core/backtests/sweeps";
 import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
 import { DynamoWorkerStore } from "./stores/worker-store";
 import { owned as ownedSession } from "@tp/core/trading/sessions";
@@ -314,7 +314,7 @@ export function sessionCommands(c: ServiceContext): SessionCommandSink & Session
 }
 
 /** Starting, controlling and reading backtests (the HTTP endpoints; the workflow's tasks need `tradingBacktests`). */
-export function backtestControl(c: ServiceContext): BacktestControlDeps {
+export function backtestControl(c: ServiceContext): SweepControlDeps {
   return once(c, backtestControl, () => createBacktestControl(c.config, c.db, { now: c.marketNow, newId: c.newId }, { candles: candles(c), workflows: workflows(c) }));
 }
 

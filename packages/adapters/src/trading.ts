@@ -1,4 +1,4 @@
-import type { BacktestControlDeps, BacktestDeps } from "@tp/core/backtests/backtests";
+import type { SweepControlDeps, SweepDeps } from "@tp/core/backtests/sweeps";
 import { Fees } from "@tp/core/fees/index";
 import type { ImportDeps } from "@tp/core/imports/index";
 import type { CandleStore } from "@tp/core/candles/index";
@@ -21,6 +21,7 @@ import { parseRatesPerUsd, REFERENCE_RATES_PER_USD } from "./accounts/reference-
 import type { ServiceConfig } from "./config";
 import type { Db } from "./dynamo/db";
 import { DynamoBacktestStore } from "./stores/backtest-store";
+import { DynamoSweepStore } from "./stores/sweep-store";
 import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
 import { DynamoWorkerStore } from "./stores/worker-store";
 import { DynamoReplayMarkers } from "./stores/replay-store";
@@ -29,8 +30,8 @@ import type { DriverDeps } from "@tp/core/trading/replay";
 export interface TradingServices {
   /** Trading sessions and their views. */
   sessions: ViewDeps;
-  /** Backtests and their workflow tasks. */
-  backtests: BacktestDeps;
+  /** Backtests, parameter sweeps and their workflow tasks. */
+  backtests: SweepDeps;
   /** Multi-channel sessions: the views plus configuration versions and the socket's update feed. */
   channels: ChannelDeps;
   /** Runs driven over stored candles: replays and historical MTF sessions (docs/mtf-and-replay.md). */
@@ -144,13 +145,15 @@ export function createBacktestControl(
   db: Db,
   base: { now: () => number; newId: () => string },
   deps: { candles: CandleStore; workflows: WorkflowStarter },
-): BacktestControlDeps {
+): SweepControlDeps & Pick<SweepDeps, "sweepConcurrency"> {
   const runs = new DynamoRunStore(db);
   return {
     sessions: new DynamoSessionStore(db, runs),
     runs,
     ...base,
     backtests: new DynamoBacktestStore(db),
+    sweeps: new DynamoSweepStore(db),
+    sweepConcurrency: config.sweepMaxConcurrency,
     candles: deps.candles,
     workflows: deps.workflows,
     fx: ratesPerUsd(config),
@@ -165,7 +168,7 @@ export function createBacktestServices(
   db: Db,
   base: { now: () => number; newId: () => string },
   deps: { candles: CandleStore; imports: ImportDeps; marketData: () => Promise<MarketData>; workflows: WorkflowStarter },
-): BacktestDeps {
+): SweepDeps {
   return { ...createBacktestControl(config, db, base, deps), imports: deps.imports, lots: lotsFrom(deps.marketData) };
 }
 

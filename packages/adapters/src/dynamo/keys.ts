@@ -177,4 +177,10 @@ export const Keys = {
   backtestOfSession: (sessionId: string, createdAt: string, backtestId: string): Key => ({ pk: `SESSION#${sessionId}#BACKTESTS`, sk: `${createdAt}#${backtestId}` }),
   activeBacktests: "BACKTESTS#ACTIVE",
   activeBacktest: (createdAt: string, backtestId: string): Key => ({ pk: "BACKTESTS#ACTIVE", sk: `${createdAt}#${backtestId}` }),
+
+  /** A parameter sweep; gsi1 lists a session's sweeps by creation; gsi2 (sparse) holds the active ones. Its runs are backtests. */
+  sweep: (sweepId: string): Key => ({ pk: `SWEEP#${sweepId}`, sk: "SWEEP" }),
+  sweepOfSession: (sessionId: string, createdAt: string, sweepId: string): Key => ({ pk: `SESSION#${sessionId}#SWEEPS`, sk: `${createdAt}#${sweepId}` }),
+  activeSweeps: "SWEEPS#ACTIVE",
+  activeSweep: (createdAt: string, sweepId: string): Key => ({ pk: "SWEEPS#ACTIVE", sk: `${createdAt}#${sweepId}` }),
 };

@@ -1,2 +1,3 @@
 export * as Backtests from "./backtests";
+export * as Sweeps from "./sweeps";
 export { BarFeed, type Feed } from "./bar-feed";
