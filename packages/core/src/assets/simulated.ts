@@ -126,9 +126,11 @@ export const SimulatedAccount = {
     const problems = holdingProblems(input);
     const canonical = canonicalSymbol(input.symbol, input.market);
     if ("problem" in canonical) problems.push({ loc: ["body", "symbol"], msg: canonical.problem, type: "value_error" });
+    if (!new Dec(input.quantity).gt(0)) problems.push({ loc: ["body", "quantity"], msg: "a holding is added with more than 0 shares (DELETE removes one)", type: "value_error" });
     if (problems.length || "problem" in canonical) throw new ValidationError(problems);
     const holding = { symbol: canonical.symbol, symbol_name: input.symbol_name, quantity: input.quantity, cost_price: input.cost_price };
-    return SimulatedAccount.holdingAfter(deps, owner, await PaperAccounts.setHolding(deps.paper, owner, holding, "holding set with POST /assets/simulated/positions"), canonical.symbol);
+    const view = await PaperAccounts.setHolding(deps.paper, owner, holding, "holding set with POST /assets/simulated/positions");
+    return positionOf(owner, view, view.positions.find((h) => h.symbol === canonical.symbol)!);
   },
 
   /** Changes a holding's quantity, cost or name (a recorded adjustment). */
@@ -142,7 +144,10 @@ export const SimulatedAccount = {
       quantity: input.quantity ?? before.quantity,
       cost_price: input.cost_price ?? before.cost_price,
     };
-    return SimulatedAccount.holdingAfter(deps, owner, await PaperAccounts.setHolding(deps.paper, owner, holding, "holding set with PUT /assets/simulated/positions"), before.symbol);
+    const view = await PaperAccounts.setHolding(deps.paper, owner, holding, "holding set with PUT /assets/simulated/positions");
+    const after = view.positions.find((h) => h.symbol === before.symbol);
+    // Set to 0 shares, the holding is gone: the answer says so.
+    return after ? positionOf(owner, view, after) : { ...before, quantity: "0", available_quantity: "0", updated_at: view.updated_at };
   },
 
   /** Removes a holding (a recorded adjustment); 409 `SHARES_HELD` while orders or sessions hold some of it. */
@@ -163,13 +168,6 @@ export const SimulatedAccount = {
     const holding = view?.positions.find((h) => holdingId(owner, h.symbol) === id);
     if (!view || !holding) throw missing;
     return { owner, before: positionOf(owner, view, holding) };
-  },
-
-  holdingAfter(_deps: SimulatedDeps, owner: string, view: PaperAccountView, symbol: string): Position {
-    const holding = view.positions.find((h) => h.symbol === symbol);
-    if (holding) return positionOf(owner, view, holding);
-    // Set to zero shares: the holding is gone; answer what was asked.
-    return positionOf(owner, view, { symbol, symbol_name: symbol, market: symbol.endsWith(".HK") ? "HK" : "US", currency: symbol.endsWith(".HK") ? "HKD" : "USD", quantity: "0", frozen: "0", cost_amount: "0", available: "0" });
   },
 
   /** The account valued as `/assets/overview` values the real one. */
