@@ -6,6 +6,8 @@ import { assetsGroup } from "./groups/assets";
 import { indicatorsGroup } from "./groups/indicators";
 import { strategiesGroup } from "./groups/strategies";
 import { mountDocsPage } from "./http/docs-page";
+import { ErrorBody } from "./http/errors";
+import { finishDocument } from "./http/openapi";
 import { createGroup, createSingleGroupApp, withConventions, type Group, type GroupServices } from "./http/group";
 
 const openApiInfo = {
@@ -38,7 +40,9 @@ export function createApp(services: Services): Group {
   const app = withConventions(createGroup(), services);
   for (const build of Object.values(groups)) app.route("/", build(services));
   registerSecurity(app);
-  app.doc31("/openapi.json", openApiInfo);
+  app.openAPIRegistry.register("ErrorBody", ErrorBody);
+  let document: unknown;
+  app.get("/openapi.json", (c) => c.json((document ??= finishDocument(app.getOpenAPI31Document(openApiInfo as never))) as object));
   mountDocsPage(app, DOCS_PAGE);
   return app;
 }

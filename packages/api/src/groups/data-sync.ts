@@ -10,11 +10,11 @@ import {
   StopSyncRequest,
   StopSyncResponse,
 } from "@tp/core/data-sync/index";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const SymbolParam = z.object({ symbol: z.string().min(1).max(32) });
 const tags = ["data-sync"];
-const symbolErrors = { 400: json(z.any(), "INVALID_SYMBOL or MARKET_NOT_SUPPORTED"), ...errorResponses({ auth: true, notFound: true }) };
+const symbolErrors = { 400: errorResponse("INVALID_SYMBOL or MARKET_NOT_SUPPORTED"), ...errorResponses({ auth: true, notFound: true }) };
 
 /**
  * The data sync service (docs/data-sync.md): its state machine, reference-counted symbol
@@ -71,7 +71,7 @@ export function dataSyncGroup(services: GroupServices<"dataSync">) {
       description: `1 to ${MAX_LOOKBACK_DAYS}; outside that: 400 \`INVALID_PARAMETER\`. Used by the next settle and gap fill.`,
       security: bearer,
       request: { query: LookbackDaysQuery },
-      responses: { 200: json(LookbackDaysResponse, "Saved"), 400: json(z.any(), "INVALID_PARAMETER"), ...errorResponses({ auth: true }) },
+      responses: { 200: json(LookbackDaysResponse, "Saved"), 400: errorResponse("INVALID_PARAMETER"), ...errorResponses({ auth: true }) },
     }),
     async (c) => c.json(await DataSync.setLookback(deps, c.req.valid("query").days), 200),
   );

@@ -2,13 +2,13 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { Mtf, Replay, Sessions, SessionViews } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
-import { type AppEnv, bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { type AppEnv, bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const SessionIdParam = z.object({ session_id: z.string().min(1).max(128) });
 const tags = ["mtf"];
 const replayTags = ["replay"];
 const owned = { auth: true, notFound: true } as const;
-const transitionConflict = { 409: json(z.any(), "INVALID_STATE_TRANSITION: not allowed in the current state (`current_status` names it)") };
+const transitionConflict = { 409: errorResponse("INVALID_STATE_TRANSITION: not allowed in the current state (`current_status` names it)") };
 
 type Ctx = Context<AppEnv>;
 const actor = (c: Ctx) => c.get("principal").user;
