@@ -10,6 +10,7 @@ import { Realtime, type RealtimeDeps } from "../realtime";
 import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
 import type { Actor } from "../users";
 import { workerStatus, type WorkerBeat } from "../trading/live";
+import type { SyncLogMessage } from "../streams";
 import { WorkerStatusView } from "../trading/views";
 
 /**
@@ -184,7 +185,8 @@ export async function syncLog(deps: DataSyncDeps, symbol: string, type: "log" | 
   // Only listeners get lines, so the counter moves only when someone listens (it still only increases).
   if ((await deps.realtime.connections.byTopic(topic)).length === 0) return;
   const sequence = await deps.store.nextSequence(symbol);
-  await Realtime.publish(deps.realtime, topic, { type, message, timestamp: iso(deps.now()), sequence });
+  const line: SyncLogMessage = { type, message, timestamp: iso(deps.now()), sequence };
+  await Realtime.publish(deps.realtime, topic, line);
 }
 
 const logAll = (deps: DataSyncDeps, symbols: string[], type: "log" | "status" | "error" | "success", message: string) =>
