@@ -38,9 +38,9 @@ describe("packages/api/asyncapi.json (the sockets' contract)", () => {
       const channel = document.channels[name]!;
       expect(channel.bindings.ws.query.required).toEqual(["token"]);
       expect(Object.keys(channel.parameters ?? {})).toEqual(["session_id"]);
-      expect(Object.keys(channel.messages).sort()).toEqual(["channel_metrics", "channel_update", "engine_event", "error", "ping", "pong"]);
+      expect(Object.keys(channel.messages).sort()).toEqual(["backtest_progress", "channel_metrics", "channel_update", "engine_event", "error", "ping", "pong"]);
       const sent = Object.values(document.operations).find((operation) => operation.action === "send" && operation.channel.$ref === `#/channels/${name}`)!;
-      expect(sent.messages.map((message) => message.$ref.split("/").at(-1)).sort()).toEqual(["channel_metrics", "channel_update", "engine_event", "error", "pong"]);
+      expect(sent.messages.map((message) => message.$ref.split("/").at(-1)).sort()).toEqual(["backtest_progress", "channel_metrics", "channel_update", "engine_event", "error", "pong"]);
       const received = Object.values(document.operations).find((operation) => operation.action === "receive" && operation.channel.$ref === `#/channels/${name}`)!;
       expect(received.messages).toEqual([{ $ref: `#/channels/${name}/messages/ping` }]);
     }
@@ -53,6 +53,8 @@ describe("packages/api/asyncapi.json (the sockets' contract)", () => {
     const document = written();
     expect(document.channels.dataSyncLogs!.bindings.ws.query.required).toEqual(["symbol"]);
     expect(document.components.schemas.SyncLogMessage!.properties!.type!.enum).toEqual(["log", "status", "error", "success"]);
+    expect(Object.keys(document.channels.dataSyncLogs!.messages).sort()).toEqual(["error", "import_progress", "log", "ping", "pong"]);
+    expect(document.components.schemas.ImportProgressMessage!.properties!.type!.const).toBe("import_progress");
   });
 
   it("is served at /asyncapi.json by the docs function's app as written", async () => {

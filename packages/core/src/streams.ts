@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { BacktestProgress } from "./backtests/backtests";
 import { EventType } from "./engine/events";
+import { StockImportStatus } from "./imports/index";
 import { ChannelMetrics, ChannelStatusValue } from "./trading/channels";
 
 /**
@@ -32,6 +34,18 @@ export const SyncLogMessage = z
   })
   .meta({ id: "SyncLogMessage", description: "A log line of the symbol's sync: only lines produced after the connection are pushed" });
 export type SyncLogMessage = z.infer<typeof SyncLogMessage>;
+
+/** An import's progress on the log stream of its symbol. */
+export const ImportProgressMessage = z
+  .object({
+    type: z.literal("import_progress"),
+    message: z.string().describe("The progress in words"),
+    timestamp: Timestamp,
+    sequence: z.int().describe("Increases by one per message of the symbol's stream"),
+    data: StockImportStatus,
+  })
+  .meta({ id: "ImportProgressMessage", description: "An import of the symbol's candles after each chunk it committed and when it ended: the task's status view, as GET /api/v1/stock-import/status/{task_id} answers" });
+export type ImportProgressMessage = z.infer<typeof ImportProgressMessage>;
 
 /** The fields every engine event's `data` carries on the session stream besides its own. */
 const EngineEventData = z
@@ -68,14 +82,19 @@ export const ChannelMetricsMessage = z
   .object({ type: z.literal("channel_metrics"), data: ChannelMetrics, timestamp: Timestamp })
   .meta({ id: "ChannelMetricsMessage", description: "A channel's figures, every 15 s while its session's run changes" });
 
+export const BacktestProgressMessage = z
+  .object({ type: z.literal("backtest_progress"), data: BacktestProgress, timestamp: Timestamp })
+  .meta({ id: "BacktestProgressMessage", description: "A backtest's stage and progress after each task of its workflow (prepare, every chunk, finalize): what GET /api/v1/backtest/{backtest_id}/progress answers" });
+
 /** Every message the service pushes on a session's stream (and `GET …/updates` returns). */
 export const SessionStreamMessages = {
   engine_event: EngineEventMessage,
   channel_update: ChannelUpdateMessage,
   channel_metrics: ChannelMetricsMessage,
+  backtest_progress: BacktestProgressMessage,
   pong: SocketPong,
   error: SocketError,
 } as const;
 
 /** Every message the service pushes on a symbol's log stream. */
-export const SyncLogStreamMessages = { log: SyncLogMessage, pong: SocketPong, error: SocketError } as const;
+export const SyncLogStreamMessages = { log: SyncLogMessage, import_progress: ImportProgressMessage, pong: SocketPong, error: SocketError } as const;

@@ -151,7 +151,7 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
     "/updates",
     {
       summary: "What the session's socket pushed after `since` (catch-up after a reconnect)",
-      description: "`since`: the last `timestamp` the client saw (ISO 8601; omitted: everything kept, a day). Every pushed record has its own millisecond, so the answer is exactly the records after it, oldest first; `limit` (1–1000, default 1000), `has_more` says to call again with `since=last_timestamp`.",
+      description: "`since`: the last `timestamp` the client saw (ISO 8601; omitted: everything kept, a day). Every pushed record has its own millisecond, so the answer is exactly the records after it, oldest first; `limit` (1–1000, default 1000), `has_more` says to call again with `since=last_timestamp`. Every session has a stream, with or without channels (a backtest session's carries `backtest_progress`).",
       schema: Channels.Updates,
       query: Channels.UpdatesQuery,
     },
