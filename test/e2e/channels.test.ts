@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ChannelPresets } from "../../packages/core/src/channel-presets/index";
+import { callAs } from "../support/api-client";
 import { startService, type RunningService } from "../support/local-process";
 import { listen, until } from "../support/sockets";
 
@@ -19,15 +20,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, token?: string, body?: unknown) {
-  const response = await fetch(service!.base + path, {
-    method,
-    headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = (method: string, path: string, token?: string, body?: unknown) => callAs(service!.base, token, method, path, body);
 
 describe("channels in the embedded runtime", () => {
   it("pushes channel updates to the socket and lets a reconnecting client catch up through updates?since", { timeout: 120_000 }, async () => {
