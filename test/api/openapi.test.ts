@@ -5,6 +5,7 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import { describe, expect, it } from "vitest";
 import { embeddedDocument, OPENAPI_FILE, openApiText } from "../../scripts/openapi";
 import { errorCodesOf, operationIdOf } from "../../packages/api/src/http/openapi";
+import { contractProblem } from "../support/contract";
 
 const run = promisify(execFile);
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -137,5 +138,17 @@ describe("packages/api/openapi.json (what the docs function serves)", () => {
       expect(paths[path]?.get, path).toBeDefined();
       expect(paths[`${path}/`]?.get, `${path}/`).toBeDefined();
     }
+  });
+
+  it("is what the API suites hold every error answer to (test/support/contract.ts): a declared code passes, another is named", () => {
+    const document = written() as never;
+    expect(contractProblem(document, "GET", "/api/v1/backtest/b1/result", 409, "BACKTEST_NOT_FINISHED")).toBeUndefined();
+    expect(contractProblem(document, "GET", "/api/v1/backtest/b1/result", 409, "SESSION_RUNNING")).toBe(
+      "GET /api/v1/backtest/{backtest_id}/result: answered 409 SESSION_RUNNING, not in [BACKTEST_FAILED, BACKTEST_NOT_FINISHED]",
+    );
+    expect(contractProblem(document, "GET", "/api/v1/backtest/b1/result", 418, "TEAPOT")).toBe("GET /api/v1/backtest/{backtest_id}/result: answered 418 TEAPOT, which it does not list");
+    // The most specific path wins: /channels/breakdown is not a channel id.
+    expect(contractProblem(document, "GET", "/api/v1/sessions/s1/channels/breakdown", 404, "SESSION_NOT_FOUND")).toBeUndefined();
+    expect(contractProblem(document, "GET", "/no/such/route", 404, "NOT_FOUND")).toBeUndefined();
   });
 });

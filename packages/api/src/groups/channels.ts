@@ -24,6 +24,8 @@ const common = {
   400: errorResponse("CHANNEL_MANAGER_NOT_INITIALIZED: the session has no channels"),
   404: errorResponse("SESSION_NOT_FOUND (or CHANNEL_NOT_FOUND for a channel route)"),
   503: errorResponse("SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds"),
+  // The interface lists it among the channel endpoints' errors (with `trace_id`).
+  500: errorResponse("INTERNAL_ERROR: a fault of the service; quote `trace_id`"),
 };
 
 /**

@@ -27,7 +27,7 @@ export function stockImportGroup(services: GroupServices<"imports">) {
       responses: {
         200: json(StockImportResponse, "Queued"),
         409: errorResponse("IMPORT_ALREADY_RUNNING"),
-        ...errorResponses({ auth: true }),
+        ...errorResponses({ auth: true, notFound: ["SYMBOL_NOT_FOUND"] }),
       },
     }),
     async (c) => {

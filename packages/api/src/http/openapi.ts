@@ -85,7 +85,7 @@ const NOT_FOUND_BY_PARAMETER: Record<string, string> = {
   strategy_name: "STRATEGY_NOT_FOUND",
   strategy_id: "STRATEGY_NOT_FOUND",
   indicator_id: "INDICATOR_NOT_FOUND",
-  preset_name: "PRESET_NOT_FOUND",
+  preset_name: "RISK_PRESET_NOT_FOUND",
   preset_id: "PRESET_NOT_FOUND",
   symbol: "SYMBOL_NOT_FOUND",
 };

@@ -8410,6 +8410,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description SYMBOL_NOT_FOUND: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "SYMBOL_NOT_FOUND";
+                    };
+                };
+            };
             /** @description IMPORT_ALREADY_RUNNING */
             409: {
                 headers: {
@@ -12607,7 +12619,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "PRESET_NOT_FOUND";
+                        error_code: "RISK_PRESET_NOT_FOUND";
                     };
                 };
             };
@@ -19314,7 +19326,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the resource does not exist */
+            /** @description SYMBOL_NOT_FOUND: the resource does not exist */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19412,7 +19424,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the resource does not exist */
+            /** @description SUBSCRIPTION_NOT_FOUND: the resource does not exist */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19420,7 +19432,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "SYMBOL_NOT_FOUND";
+                        error_code: "SUBSCRIPTION_NOT_FOUND";
                     };
                 };
             };
@@ -19530,6 +19542,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -19621,6 +19645,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -19718,6 +19754,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -19809,6 +19857,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -19906,6 +19966,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -19997,6 +20069,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -20095,6 +20179,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -20187,6 +20283,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -20285,6 +20393,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -20377,6 +20497,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -20487,6 +20619,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -20591,6 +20735,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -20701,6 +20857,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -20805,6 +20973,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -20915,6 +21095,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -21019,6 +21211,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -21129,6 +21333,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -21233,6 +21449,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -21359,6 +21587,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -21482,6 +21722,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -21574,6 +21826,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -21672,6 +21936,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -21763,6 +22039,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -21860,6 +22148,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -21954,6 +22254,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -22045,6 +22357,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -22148,6 +22472,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -22248,6 +22584,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -22343,6 +22691,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -22435,6 +22795,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -22560,6 +22932,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -22682,6 +23066,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -22776,6 +23172,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -22876,6 +23284,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -22970,6 +23390,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -23070,6 +23502,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -23161,6 +23605,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -23258,6 +23714,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -23352,6 +23820,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -23443,6 +23923,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -23552,6 +24044,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -23655,6 +24159,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -23764,6 +24280,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
             503: {
                 headers: {
@@ -23867,6 +24395,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INTERNAL_ERROR";
                     };
                 };
             };
@@ -24803,7 +25343,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the resource does not exist */
+            /** @description SESSION_NOT_FOUND or REPLAY_NOT_FOUND: the resource does not exist */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24811,7 +25351,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "SESSION_NOT_FOUND";
+                        error_code: "REPLAY_NOT_FOUND" | "SESSION_NOT_FOUND";
                     };
                 };
             };
@@ -24897,7 +25437,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the resource does not exist */
+            /** @description SESSION_NOT_FOUND or REPLAY_NOT_FOUND: the resource does not exist */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24905,7 +25445,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "SESSION_NOT_FOUND";
+                        error_code: "REPLAY_NOT_FOUND" | "SESSION_NOT_FOUND";
                     };
                 };
             };
@@ -24945,7 +25485,7 @@ export interface operations {
                     "application/json": components["schemas"]["SimulationOrderResponse"];
                 };
             };
-            /** @description A refusal of the paper broker */
+            /** @description A refusal of the paper broker, its first problem's code (every problem in `problems`): MARKET_CLOSED, INVALID_LOT_SIZE, INVALID_ODD_LOT_QUANTITY, INSUFFICIENT_BUYING_POWER, INSUFFICIENT_POSITION, NO_LIQUIDITY, TOO_MANY_WORKING_ORDERS, ORDER_TYPE_NOT_SUPPORTED, ORDER_TYPE_NOT_ALLOWED_IN_SESSION, CURRENCY_NOT_SUPPORTED, EXPIRE_DATE_INVALID or INVALID_PARAMETER */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24953,7 +25493,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INVALID_PARAMETER";
+                        error_code: "CURRENCY_NOT_SUPPORTED" | "EXPIRE_DATE_INVALID" | "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_POSITION" | "INVALID_LOT_SIZE" | "INVALID_ODD_LOT_QUANTITY" | "INVALID_PARAMETER" | "MARKET_CLOSED" | "NO_LIQUIDITY" | "ORDER_TYPE_NOT_ALLOWED_IN_SESSION" | "ORDER_TYPE_NOT_SUPPORTED" | "TOO_MANY_WORKING_ORDERS";
                     };
                 };
             };
@@ -24981,6 +25521,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description PAPER_ACCOUNT_BUSY: the account kept changing; try again */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PAPER_ACCOUNT_BUSY";
+                    };
+                };
+            };
             /** @description The body is larger than the service takes (`max_bytes`) */
             413: {
                 headers: {
@@ -25002,6 +25554,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description ORDER_GATEWAY_UNAVAILABLE: try again after `retry_after` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ORDER_GATEWAY_UNAVAILABLE";
                     };
                 };
             };
