@@ -10,12 +10,17 @@
  *     of stored 1-minute candles read bucket by bucket and fed through `BarFeed`;
  *  3. the wall time of a one-year 1-minute backtest through the HTTP API end to end (session,
  *     POST /backtest/start, the state machine's chunks, the result), with the candles first
- *     imported from the simulated provider and then again with them stored.
+ *     imported from the simulated provider and then three times with them stored, and the time
+ *     of each stage (POST, Prepare, each RunChunk, Finalize, GET result, the waits between);
+ *  4. parameter sweeps through the same runtime: 100 runs of the SMA crossover over five years of
+ *     daily bars of one symbol, 25 over the year of 1-minute bars: wall time, runs/s, bars/s.
  *
  *   npx tsx bench/backtest.ts             (about two minutes)
  *   npx tsx bench/backtest.ts --markdown  (tables as Markdown, for docs/benchmarks.md)
  *   npx tsx bench/backtest.ts --loop      (the engine loop alone, about twenty seconds: repeat it on a busy machine)
  *   npx tsx bench/backtest.ts --feed      (the engine loop and the candle store rows, without the HTTP backtests)
+ *   npx tsx bench/backtest.ts --api       (the HTTP backtests and the sweeps alone)
+ *   npx tsx bench/backtest.ts --api --sweeps  (the sweeps alone)
  */
 import { randomUUID } from "node:crypto";
 import { configFromEnv } from "../packages/adapters/src/config";
@@ -31,7 +36,7 @@ import { Fees } from "../packages/core/src/fees/index";
 import { defaults as riskDefaults } from "../packages/core/src/risk/risk";
 import type { Bar } from "../packages/core/src/strategies/strategy";
 import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
-import { endToEndBacktest } from "./support/backtest-api";
+import { embeddedRuntime, endToEndBacktest, sweeps } from "./support/backtest-api";
 import { printTable } from "./support/table";
 import { seededRandom } from "../packages/core/src/indicators/testing/random-bars";
 
@@ -103,77 +108,91 @@ function minuteBars(count: number, seed: number, startMs: number): Bar[] {
   return bars;
 }
 
-// 1. The engine loop on minute bars.
-const walk = minuteBars(BARS, 7, Date.UTC(2020, 0, 2, 14, 30));
-const column = (pick: (bar: Bar) => number) => Float64Array.from(walk, pick);
-const walkColumns: BarColumns = {
-  symbol: "AAPL.US",
-  msPerUnit: 1,
-  timestamp: column((b) => b.timestamp),
-  open: column((b) => b.open),
-  high: column((b) => b.high),
-  low: column((b) => b.low),
-  close: column((b) => b.close),
-  volume: column((b) => b.volume),
-};
-const loopRows = [
-  { name: "SMA 50/200, percent commission", fast: 50, slow: 200, broker: false },
-  { name: "SMA 50/200, LongPort fee schedule", fast: 50, slow: 200, broker: true },
-  { name: "SMA 10/30, percent commission", fast: 10, slow: 30, broker: false },
-].flatMap(({ name, fast, slow, broker }) =>
-  [walkColumns, null].map((columns) => {
-    const { best, fills } = engineLoop(walk, columns, fast, slow, broker);
-    return { strategy: name, path: columns ? "batch (backtests)" : "streaming (live)", bars: BARS.toLocaleString("en-US"), fills: fills.toLocaleString("en-US"), "bars per fill": Math.round(BARS / Math.max(1, fills)), "bars/s": `${(best / 1e6).toFixed(2)} M`, aim: columns ? "10 M" : "" };
-  }),
-);
-table("Engine loop (one symbol, one core, full portfolio/fee/risk path)", loopRows);
+if (!process.argv.includes("--api")) {
+  // 1. The engine loop on minute bars.
+  const walk = minuteBars(BARS, 7, Date.UTC(2020, 0, 2, 14, 30));
+  const column = (pick: (bar: Bar) => number) => Float64Array.from(walk, pick);
+  const walkColumns: BarColumns = {
+    symbol: "AAPL.US",
+    msPerUnit: 1,
+    timestamp: column((b) => b.timestamp),
+    open: column((b) => b.open),
+    high: column((b) => b.high),
+    low: column((b) => b.low),
+    close: column((b) => b.close),
+    volume: column((b) => b.volume),
+  };
+  const loopRows = [
+    { name: "SMA 50/200, percent commission", fast: 50, slow: 200, broker: false },
+    { name: "SMA 50/200, LongPort fee schedule", fast: 50, slow: 200, broker: true },
+    { name: "SMA 10/30, percent commission", fast: 10, slow: 30, broker: false },
+  ].flatMap(({ name, fast, slow, broker }) =>
+    [walkColumns, null].map((columns) => {
+      const { best, fills } = engineLoop(walk, columns, fast, slow, broker);
+      return { strategy: name, path: columns ? "batch (backtests)" : "streaming (live)", bars: BARS.toLocaleString("en-US"), fills: fills.toLocaleString("en-US"), "bars per fill": Math.round(BARS / Math.max(1, fills)), "bars/s": `${(best / 1e6).toFixed(2)} M`, aim: columns ? "10 M" : "" };
+    }),
+  );
+  table("Engine loop (one symbol, one core, full portfolio/fee/risk path)", loopRows);
 
-if (process.argv.includes("--loop")) process.exit(0);
+  if (process.argv.includes("--loop")) process.exit(0);
 
-// 2. Candle store → engine.
-const dynamo = await startDynamoDbLocal();
-try {
-  const services = createServices(configFromEnv({ TABLE_NAME: `bench-${randomUUID()}`, DYNAMODB_ENDPOINT: dynamo.endpoint }, new TextEncoder().encode("bench-secret-bench-secret-bench-secret")));
-  await ensureTable(services.db);
-  // A year of regular-session minutes: 252 days × 390 bars.
-  const candles: Candle[] = [];
-  const yearWalk = minuteBars(252 * 390, 11, 0);
-  let day = 0;
-  for (let d = 0; day < 252; d++) {
-    const date = new Date(Date.UTC(2024, 0, 2 + d));
-    if (date.getUTCDay() === 0 || date.getUTCDay() === 6) continue;
-    for (let m = 0; m < 390; m++) {
-      const bar = yearWalk[day * 390 + m]!;
-      candles.push({ timestamp: date.getTime() / 1000 + 14.5 * 3600 + m * 60, open: bar.open, high: bar.high, low: bar.low, close: bar.close, volume: bar.volume, turnover: 0, trade_session: "Intraday" });
+  // 2. Candle store → engine.
+  const dynamo = await startDynamoDbLocal();
+  try {
+    const services = createServices(configFromEnv({ TABLE_NAME: `bench-${randomUUID()}`, DYNAMODB_ENDPOINT: dynamo.endpoint }, new TextEncoder().encode("bench-secret-bench-secret-bench-secret")));
+    await ensureTable(services.db);
+    // A year of regular-session minutes: 252 days × 390 bars.
+    const candles: Candle[] = [];
+    const yearWalk = minuteBars(252 * 390, 11, 0);
+    let day = 0;
+    for (let d = 0; day < 252; d++) {
+      const date = new Date(Date.UTC(2024, 0, 2 + d));
+      if (date.getUTCDay() === 0 || date.getUTCDay() === 6) continue;
+      for (let m = 0; m < 390; m++) {
+        const bar = yearWalk[day * 390 + m]!;
+        candles.push({ timestamp: date.getTime() / 1000 + 14.5 * 3600 + m * 60, open: bar.open, high: bar.high, low: bar.low, close: bar.close, volume: bar.volume, turnover: 0, trade_session: "Intraday" });
+      }
+      day++;
     }
-    day++;
-  }
-  await services.candles.upsert("AAPL.US", "1m", CandleBatches.fromCandles(candles));
-  const window: [number, number] = [Date.UTC(2024, 0, 1) / 1000, Date.UTC(2025, 0, 1) / 1000 - 1];
-  const feedRows = [];
-  // One untimed pass first: DynamoDB Local's JVM warms up on the first reads.
-  await new BarFeed(services.candles, [{ symbol: "AAPL.US", timeframe: "1m" }], window[0], window[1], 0).run(Number.MAX_SAFE_INTEGER, () => undefined);
-  for (const withEngine of [false, true]) {
-    let best = 0;
-    let fed = 0;
-    for (let run = 0; run < 4; run++) {
-      const engine = new TradingEngine(
-        singleStrategySetup({ symbols: ["AAPL.US"], timeframe: "1m", parameters: { fast_period: 50, slow_period: 200 }, risk: BENCH_RISK, execution: { commission: { model: "percent", rate: 0.001 } } }),
-      );
-      let sink = 0;
-      const feed = new BarFeed(services.candles, [{ symbol: "AAPL.US", timeframe: "1m" }], window[0], window[1], 0);
-      const started = performance.now();
-      const result = await feed.run(Number.MAX_SAFE_INTEGER, withEngine ? engine : (bar) => void (sink += bar.close));
-      best = Math.max(best, result.fed / ((performance.now() - started) / 1000));
-      fed = result.fed;
+    await services.candles.upsert("AAPL.US", "1m", CandleBatches.fromCandles(candles));
+    const window: [number, number] = [Date.UTC(2024, 0, 1) / 1000, Date.UTC(2025, 0, 1) / 1000 - 1];
+    const feedRows = [];
+    // One untimed pass first: DynamoDB Local's JVM warms up on the first reads.
+    await new BarFeed(services.candles, [{ symbol: "AAPL.US", timeframe: "1m" }], window[0], window[1], 0).run(Number.MAX_SAFE_INTEGER, () => undefined);
+    for (const withEngine of [false, true]) {
+      let best = 0;
+      let fed = 0;
+      for (let run = 0; run < 4; run++) {
+        const engine = new TradingEngine(
+          singleStrategySetup({ symbols: ["AAPL.US"], timeframe: "1m", parameters: { fast_period: 50, slow_period: 200 }, risk: BENCH_RISK, execution: { commission: { model: "percent", rate: 0.001 } } }),
+        );
+        let sink = 0;
+        const feed = new BarFeed(services.candles, [{ symbol: "AAPL.US", timeframe: "1m" }], window[0], window[1], 0);
+        const started = performance.now();
+        const result = await feed.run(Number.MAX_SAFE_INTEGER, withEngine ? engine : (bar) => void (sink += bar.close));
+        best = Math.max(best, result.fed / ((performance.now() - started) / 1000));
+        fed = result.fed;
+      }
+      feedRows.push({ path: withEngine ? "candle store → BarFeed → engine" : "candle store → BarFeed", bars: fed.toLocaleString("en-US"), "bars/s": `${(best / 1e6).toFixed(2)} M`, aim: "1 M" });
     }
-    feedRows.push({ path: withEngine ? "candle store → BarFeed → engine" : "candle store → BarFeed", bars: fed.toLocaleString("en-US"), "bars/s": `${(best / 1e6).toFixed(2)} M`, aim: "1 M" });
+    table("Candle store into the engine (a year of 1-minute bars, DynamoDB Local in memory)", feedRows);
+  } finally {
+    await dynamo.stop();
   }
-  table("Candle store into the engine (a year of 1-minute bars, DynamoDB Local in memory)", feedRows);
-} finally {
-  await dynamo.stop();
 }
 if (process.argv.includes("--feed")) process.exit(0);
 
 // 3. Through the HTTP API of the embedded runtime.
-table("One-year 1-minute backtest through the HTTP API (embedded runtime)", await endToEndBacktest());
+const runtime = await embeddedRuntime();
+try {
+  if (!process.argv.includes("--sweeps")) {
+    const endToEnd = await endToEndBacktest(runtime);
+    table("One-year 1-minute backtest through the HTTP API (embedded runtime, DynamoDB Local on disk)", endToEnd.runs);
+    table("Its stages (the state machine's tasks as the local runner ran them; waits: the runner's and the client's polling)", endToEnd.stages);
+  }
+  // 4. Parameter sweeps through the same runtime.
+  const concurrency = runtime.runtime.services.trading.backtests.sweepConcurrency;
+  table("Parameter sweeps of the SMA crossover (embedded runtime, the sweep machine's Map at SWEEP_MAX_CONCURRENCY)", await sweeps(runtime, concurrency));
+} finally {
+  await runtime.stop();
+}

@@ -1,16 +1,17 @@
 import { join } from "node:path";
-import { Duration } from "aws-cdk-lib";
+import { ArnFormat, Duration } from "aws-cdk-lib";
 import { Alarm, ComparisonOperator, TreatMissingData, type Metric } from "aws-cdk-lib/aws-cloudwatch";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { DefinitionBody, LogLevel, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Function, use, type StackContext } from "sst/constructs";
 import { useProject } from "sst/project.js";
-import { WorkflowDefinitions, WorkflowNames, WorkflowTasks, stateMachineArnVariable, type WorkflowName } from "../packages/core/src/workflows";
+import { WorkflowDefinitions, WorkflowNames, WorkflowTasks, placeholdersOf, stateMachineArnVariable, type WorkflowName } from "../packages/core/src/workflows";
 import { Queues } from "./Queues";
 import { Storage } from "./Storage";
 import { Alarms } from "./Alarms";
 import { buildProps } from "./functions";
+import { sweepMaxConcurrency } from "./stage";
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
 
@@ -30,26 +31,38 @@ export function Workflows({ stack, app }: StackContext) {
   const stateMachines = {} as Record<WorkflowName, StateMachine>;
   const taskFunctions: Function[] = [];
   const workflowEnvironment: Record<string, string> = {};
+  // Every task's function first: a machine may name another workflow's tasks (a sweep runs each
+  // of its backtests with the backtest's own functions).
+  const byPlaceholder = new Map<string, Function>();
   for (const workflow of WorkflowNames) {
-    const name = pascal(workflow);
-    const functions: Function[] = [];
-    const definitionSubstitutions: Record<string, string> = {};
     for (const [task, placeholder] of Object.entries(WorkflowTasks[workflow])) {
-      const fn = new Function(stack, `${name}${pascal(task)}Task`, {
+      const fn = new Function(stack, `${pascal(workflow)}${pascal(task)}Task`, {
         handler: `packages/functions/src/workflow/${workflow}.${task}`,
         timeout: TASK_TIMEOUT_SECONDS,
         ...buildProps({ provider: true }),
-        environment: { TABLE_NAME: table.tableName, ...secrets.environment, ...queueEnvironment },
+        // SWEEP_MAX_CONCURRENCY: the sweep's Plan answers it as the Map's MaxConcurrency.
+        environment: { TABLE_NAME: table.tableName, ...secrets.environment, ...queueEnvironment, SWEEP_MAX_CONCURRENCY: String(sweepMaxConcurrency(app.stage)) },
         // Prepare queues the imports of missing candles.
         permissions: [table, sendTo(["stock-import"])],
       });
       secrets.grantRead(fn);
-      functions.push(fn);
-      definitionSubstitutions[placeholder] = fn.functionArn;
+      byPlaceholder.set(placeholder, fn);
+      taskFunctions.push(fn);
     }
+  }
+  for (const workflow of WorkflowNames) {
+    const name = pascal(workflow);
+    const functions = placeholdersOf(workflow).map((placeholder) => byPlaceholder.get(placeholder)!);
+    const definitionSubstitutions = Object.fromEntries(placeholdersOf(workflow).map((placeholder) => [placeholder, byPlaceholder.get(placeholder)!.functionArn]));
+    const definitionText = JSON.stringify(WorkflowDefinitions[workflow].definition);
+    // A Distributed Map runs its items as child executions of the machine itself: its name is
+    // fixed so its role can name its own ARN without a circular reference.
+    const distributed = definitionText.includes('"DISTRIBUTED"');
+    const stateMachineName = distributed ? app.logicalPrefixedName(workflow) : undefined;
     const stateMachine = new StateMachine(stack, `${name}StateMachine`, {
       definitionBody: DefinitionBody.fromFile(join(useProject().paths.root, WorkflowDefinitions[workflow].file)),
       definitionSubstitutions,
+      ...(stateMachineName ? { stateMachineName } : {}),
       tracingEnabled: true,
       logs: {
         level: LogLevel.ALL,
@@ -62,6 +75,18 @@ export function Workflows({ stack, app }: StackContext) {
       },
     });
     for (const fn of functions) fn.grantInvoke(stateMachine);
+    if (stateMachineName) {
+      // The Distributed Map's child executions: start them, follow and stop them (AWS's documented policy).
+      stateMachine.addToRolePolicy(
+        new PolicyStatement({ actions: ["states:StartExecution"], resources: [stack.formatArn({ service: "states", resource: "stateMachine", resourceName: stateMachineName, arnFormat: ArnFormat.COLON_RESOURCE_NAME })] }),
+      );
+      stateMachine.addToRolePolicy(
+        new PolicyStatement({
+          actions: ["states:DescribeExecution", "states:StopExecution"],
+          resources: [stack.formatArn({ service: "states", resource: "execution", resourceName: `${stateMachineName}/*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+        }),
+      );
+    }
     const alarms: [string, Metric][] = [
       ["Failed", stateMachine.metricFailed({ period: Duration.minutes(1) })],
       ["TimedOut", stateMachine.metricTimedOut({ period: Duration.minutes(1) })],
@@ -79,7 +104,6 @@ export function Workflows({ stack, app }: StackContext) {
       notify(executionAlarm);
     }
     stateMachines[workflow] = stateMachine;
-    taskFunctions.push(...functions);
     workflowEnvironment[stateMachineArnVariable(workflow)] = stateMachine.stateMachineArn;
   }
   /** What a function needs to start the workflows: StartExecution on these machines only. */
@@ -87,5 +111,5 @@ export function Workflows({ stack, app }: StackContext) {
     actions: ["states:StartExecution"],
     resources: Object.values(stateMachines).map((machine) => machine.stateMachineArn),
   });
-  return { stateMachine: stateMachines.backtest, workflowEnvironment, startWorkflows, functions: taskFunctions };
+  return { stateMachine: stateMachines.backtest, stateMachines, workflowEnvironment, startWorkflows, functions: taskFunctions };
 }

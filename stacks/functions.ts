@@ -1,4 +1,4 @@
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import type { Plugin } from "esbuild";
 import type { FunctionProps } from "sst/constructs";
 
@@ -34,6 +34,34 @@ export const zodWithoutFromJsonSchema: Plugin = {
     );
     build.onLoad({ filter: /.*/, namespace: "zod-without-from-json-schema" }, () => ({
       contents: 'export function fromJSONSchema() { throw new Error("z.fromJSONSchema is left out of the functions\' builds (stacks/functions.ts)"); }',
+      loader: "js",
+    }));
+  },
+};
+
+/**
+ * zod's JSON Schema generation (`z.toJSONSchema` and each schema's processor, about 20 KB
+ * minified) is only used to write the OpenAPI and AsyncAPI documents, which the functions serve
+ * as written files (the docs function) and never generate. In the functions' builds the
+ * processors are left out (a schema's `toJSONSchema()` throws, saying so); `aggregateChecks`,
+ * which a string or number schema's `minLength`, `maximum`… getters read, stays as zod has it.
+ */
+export const zodWithoutJsonSchema: Plugin = {
+  name: "zod-without-json-schema",
+  setup(build) {
+    build.onResolve({ filter: /json-schema-processors\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) || args.pluginData === "real") return undefined;
+      return { path: join(args.resolveDir, args.path), namespace: "zod-without-json-schema" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "zod-without-json-schema" }, (args) => ({
+      contents: [
+        `export { aggregateChecks } from ${JSON.stringify(args.path)};`,
+        'export function toJSONSchema() { throw new Error("zod\'s JSON Schema generation is left out of the functions\' builds (stacks/functions.ts)"); }',
+        // The JSON Schema generator's table of processors: empty, so it never finds one.
+        "export const allProcessors = {};",
+      ].join("\n"),
+      resolveDir: dirname(args.path),
+      pluginData: "real",
       loader: "js",
     }));
   },
@@ -88,7 +116,7 @@ export const lambdaCredentials: Plugin = {
 export const NODEJS = {
   format: "esm",
   minify: true,
-  esbuild: { external: ["longport"], plugins: [zodEnglishOnly, zodWithoutFromJsonSchema, xrayWithoutSemver, lambdaCredentials] },
+  esbuild: { external: ["longport"], plugins: [zodEnglishOnly, zodWithoutFromJsonSchema, zodWithoutJsonSchema, xrayWithoutSemver, lambdaCredentials] },
 } as const satisfies FunctionProps["nodejs"];
 
 const LONGPORT_FILES: NonNullable<FunctionProps["copyFiles"]> = [

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createPaperBroker, type PaperOrderGateway } from "../../packages/adapters/src/provider/paper";
+import { createPaperBroker, paperBrokerDeps, type PaperOrderGateway } from "../../packages/adapters/src/provider/paper";
 import { SimulatedMarketData } from "../../packages/adapters/src/provider/simulated";
 import { DomainError } from "../../packages/core/src/errors";
 import { Fees } from "../../packages/core/src/fees/index";
@@ -190,7 +190,7 @@ describe("paper broker: order lifecycle", () => {
     const ask = new Dec((await (await market()).depth("AAPL.US")).asks[0].price!);
     const refused = await refusalOf(broker.submitOrder(limitBuy("AAPL.US", 10_000, ask)));
     const required = ask.times(10_000).plus(feeOf("US", "buy", 10_000, ask.times(10_000)));
-    expect(refused).toMatchObject({ code: "INSUFFICIENT_BUYING_POWER", extra: { required: required.toFixed(2), available: "1000000.00", currency: "USD" } });
+    expect(refused).toMatchObject({ code: "INSUFFICIENT_CASH", extra: { required: required.toFixed(2), available: "1000000.00", currency: "USD" } });
     expect((await broker.orderDetail(refused.extra.order_id as string)).status).toBe("RejectedStatus");
     const sell = await refusalOf(broker.submitOrder({ ...limitBuy("AAPL.US", 5, ask), side: "Sell" }));
     expect(sell).toMatchObject({ code: "INSUFFICIENT_POSITION", extra: { available_quantity: "0" } });
@@ -292,7 +292,7 @@ describe("paper broker: order lifecycle", () => {
     const bid = new Dec((await (await market()).depth("AAPL.US")).bids[0].price!);
     await broker.submitOrder(limitBuy("AAPL.US", 7, bid.minus(10)));
 
-    const restarted = createPaperBroker(api.services.db, { clock, marketData: () => api.services.marketData() })(accountId);
+    const restarted = createPaperBroker(paperBrokerDeps(api.services.db, { clock, marketData: () => api.services.marketData() }))(accountId);
     expect(await restarted.todayOrders()).toEqual(await broker.todayOrders());
     expect(await restarted.accountBalance()).toEqual(await broker.accountBalance());
     expect(await restarted.stockPositions()).toEqual(await broker.stockPositions());

@@ -225,30 +225,33 @@ describe("positions", () => {
 });
 
 describe("overviews", () => {
-  it("values the simulated portfolio per currency and in the base currency after a position is edited", async () => {
-    // Quotes stand in for the market for one symbol; the others use their stored price or cost.
+  it("values the simulated account per currency and in the base currency after a holding is edited", async () => {
+    // Quotes stand in for the market for one symbol; the other is valued at its cost.
     const quotes: PriceSource = { lastPrices: async (symbols): Promise<Record<string, string>> => (symbols.includes("700.HK") ? { "700.HK": "320" } : {}) };
     const priced = await createTestApi({ FX_RATES_PER_USD: "HKD=8" }, { brokerAdapters: { prices: quotes } });
     const user = await priced.createUser();
     await priced.json("PUT", "/api/v1/assets/simulated/", 200, { token: user.token, body: { cash_assets: "10000", currency: "USD" } });
     const apple = await priced.json("POST", "/api/v1/assets/simulated/positions", 201, {
       token: user.token,
-      body: { symbol: "AAPL.US", symbol_name: "Apple", quantity: 10, cost_price: "150", current_price: "180", market: "US", currency: "USD" },
+      body: { symbol: "AAPL.US", symbol_name: "Apple", quantity: 10, cost_price: "150", market: "US", currency: "USD" },
     });
+    expect(apple).toMatchObject({ id: `${user.id}:AAPL.US`, quantity: "10", cost_price: "150", asset_type: "stock", current_price: null });
     expect(apple).not.toHaveProperty("available_quantity");
     await priced.json("POST", "/api/v1/assets/simulated/positions", 201, {
       token: user.token,
-      body: { symbol: "700.HK", symbol_name: "Tencent", quantity: 100, cost_price: 300, current_price: 310, market: "HK", currency: "HKD" },
+      body: { symbol: "700.HK", symbol_name: "Tencent", quantity: 100, cost_price: 300, market: "HK", currency: "HKD" },
     });
-    await priced.json("POST", "/api/v1/assets/simulated/positions", 201, {
+    // The simulated account is the paper broker's, which holds stocks only.
+    const option = await priced.json("POST", "/api/v1/assets/simulated/positions", 422, {
       token: user.token,
       body: { symbol: "AAPL260417C110000.US", symbol_name: "AAPL call", quantity: 2, cost_price: 5, market: "US", currency: "USD", option_type: "call" },
     });
-    // The edit under test: Apple's price moves from 180 to 200.
-    await priced.json("PUT", `/api/v1/assets/simulated/positions/${apple.id}`, 200, { token: user.token, body: { current_price: 200 } });
+    expect(option.detail.map((issue: any) => issue.loc.join("."))).toEqual(["body.asset_type"]);
+    // The edit under test: Apple's holding grows from 10 to 20 shares at the same cost per share.
+    await priced.json("PUT", `/api/v1/assets/simulated/positions/${apple.id}`, 200, { token: user.token, body: { quantity: 20 } });
 
     const overview = await priced.json("GET", "/api/v1/assets/simulated/overview", 200, { token: user.token });
-    // USD: cash 10,000; Apple 10 × 200 (stored) = 2,000 (cost 1,500); the call 2 × 100 × 5 = 1,000 at cost (no price).
+    // USD: cash 10,000; Apple 20 × 150 = 3,000 at cost (no quote).
     // HKD: Tencent 100 × 320 (quoted) = 32,000 (cost 30,000), i.e. 4,000 (cost 3,750) at 8 HKD per USD.
     expect(overview).toMatchObject({
       user_id: user.id,
@@ -256,21 +259,20 @@ describe("overviews", () => {
       base_currency: "USD",
       has_account: true,
       cash: "10000.00",
-      positions_value: "7000.00", // 2,000 + 1,000 + 4,000
-      cost_value: "6250.00", // 1,500 + 1,000 + 3,750
+      positions_value: "7000.00",
+      cost_value: "6750.00",
       total_assets: "17000.00",
-      unrealized_pnl: "750.00", // 500 + 0 + 250
-      unrealized_pnl_ratio: "0.1200", // 750 / 6,250
-      position_count: 3,
+      unrealized_pnl: "250.00",
+      unrealized_pnl_ratio: "0.0370",
+      position_count: 2,
     });
     expect(overview.by_currency).toEqual([
-      { currency: "USD", cash: "10000.00", positions_value: "3000.00", cost_value: "2500.00", unrealized_pnl: "500.00", total_assets: "13000.00", fx_rate: "1" },
+      { currency: "USD", cash: "10000.00", positions_value: "3000.00", cost_value: "3000.00", unrealized_pnl: "0.00", total_assets: "13000.00", fx_rate: "1" },
       { currency: "HKD", cash: "0.00", positions_value: "32000.00", cost_value: "30000.00", unrealized_pnl: "2000.00", total_assets: "32000.00", fx_rate: "0.125" },
     ]);
     const bySymbol = Object.fromEntries(overview.positions.map((p: any) => [p.symbol, p]));
-    expect(bySymbol["AAPL.US"]).toMatchObject({ price: "200", price_source: "stored", market_value: "2000.00", unrealized_pnl: "500.00", unrealized_pnl_ratio: "0.3333" });
+    expect(bySymbol["AAPL.US"]).toMatchObject({ quantity: "20", price: "150", price_source: "cost", market_value: "3000.00" });
     expect(bySymbol["700.HK"]).toMatchObject({ price: "320", price_source: "quote", market_value: "32000.00" });
-    expect(bySymbol["AAPL260417C110000.US"]).toMatchObject({ contract_multiplier: "100", price_source: "cost", market_value: "1000.00" });
 
     const inHkd = await priced.json("GET", "/api/v1/assets/simulated/overview?currency=HKD&include_positions=false", 200, { token: user.token });
     expect(inHkd).toMatchObject({ base_currency: "HKD", cash: "80000.00", positions_value: "56000.00", total_assets: "136000.00" });
@@ -319,13 +321,13 @@ describe("sync", () => {
     });
 
     const result = await api.json("POST", "/api/v1/assets/sync-to-simulated", 200, { token: user.token });
-    expect(result).toMatchObject({ success: true, synced_positions: 2, synced_assets: { cash_assets: "5000", currency: "HKD", user_id: user.id } });
-    expect(await api.json("GET", "/api/v1/assets/simulated/", 200, { token: user.token })).toMatchObject({ cash_assets: "5000", currency: "HKD" });
+    expect(result).toMatchObject({ success: true, synced_positions: 2, synced_assets: { cash_assets: "5000.00", currency: "HKD", user_id: user.id, cash_by_currency: { USD: "0.00", HKD: "5000.00" } } });
+    expect(await api.json("GET", "/api/v1/assets/simulated/", 200, { token: user.token })).toMatchObject({ cash_assets: "5000.00", currency: "HKD" });
     const copied = await api.json("GET", "/api/v1/assets/simulated/positions", 200, { token: user.token });
     // Copied together, so listed by symbol.
     expect(copied.map((p: any) => [p.symbol, p.quantity, p.cost_price, p.current_price])).toEqual([
       ["700.HK", "200", "310", null],
-      ["AAPL.US", "10", "150.25", "170"],
+      ["AAPL.US", "10", "150.25", null],
     ]);
     expect(copied.map((p: any) => p.id)).not.toContain(stale.id);
 
@@ -428,7 +430,7 @@ describe("sync from the paper account", () => {
     expect((await paper.json("GET", "/api/v1/assets/positions", 200, { token })).map((p: any) => p.id)).toEqual(real.map((p: any) => p.id));
 
     const copied = await paper.json("POST", "/api/v1/assets/sync-to-simulated", 200, { token });
-    expect(copied).toMatchObject({ success: true, synced_positions: 2, synced_assets: { cash_assets: synced.synced_assets.cash_assets, cash_by_currency: { USD: usd.toFixed(), HKD: hkd.toFixed() } } });
+    expect(copied).toMatchObject({ success: true, synced_positions: 2, synced_assets: { cash_assets: money(usd), cash_by_currency: { USD: money(usd), HKD: money(hkd) } } });
     const simulated = await paper.json("GET", "/api/v1/assets/simulated/positions", 200, { token });
     expect(simulated.map((p: any) => [p.symbol, p.quantity, p.cost_price])).toEqual(real.map((p: any) => [p.symbol, p.quantity, p.cost_price]));
     const before = await paper.json("GET", "/api/v1/assets/simulated/overview", 200, { token });

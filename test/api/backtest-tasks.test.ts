@@ -2,9 +2,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Backtests } from "../../packages/core/src/backtests/index";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
 import { referenceCase, REFERENCE_SYMBOLS } from "../../packages/core/src/engine/testing/reference";
-import type { BacktestTaskInput } from "../../packages/core/src/workflows";
+import type { WorkflowInput } from "../../packages/core/src/workflows";
 import { Dec } from "../../packages/core/src/fees/money";
 import { createTestApi, type TestApi } from "../support/harness";
+import { intradayBars, storeBars } from "../support/stored-bars";
+import { expectSameResults } from "../support/backtest-results";
+import type { CandleStore } from "../../packages/core/src/candles/index";
+import { Calendar } from "../../packages/core/src/market/calendar";
 
 /**
  * The backtest tasks against DynamoDB Local, driven by hand (the state machine's order:
@@ -12,7 +16,7 @@ import { createTestApi, type TestApi } from "../support/harness";
  */
 let api: TestApi;
 let user: { id: string; token: string };
-const started: { name: string; input: BacktestTaskInput }[] = [];
+const started: { name: string; input: WorkflowInput }[] = [];
 
 beforeAll(async () => {
   api = await createTestApi({}, { workflows: { start: async (_workflow, name, input) => void started.push({ name, input }) } });
@@ -53,6 +57,20 @@ async function startBacktest(symbol: string, overrides: Record<string, unknown> 
   });
   return { session, backtestId: response.backtest_id as string, ref };
 }
+
+/** The candle store, running `hook` inside each load before it answers (a request arriving while a chunk reads). */
+function pausingOnFirstLoad(store: CandleStore, hook: () => Promise<void>): CandleStore {
+  return Object.assign(Object.create(store) as CandleStore, {
+    load: async (...args: Parameters<CandleStore["load"]>) => {
+      const loaded = await store.load(...args);
+      await hook();
+      return loaded;
+    },
+  });
+}
+
+/** The first `count` US trading days from `first`. */
+const tradingDays = (first: string, count: number): string[] => Calendar.for("US").tradingDays(first, `${Number(first.slice(0, 4)) + 1}-12-31`).slice(0, count);
 
 /** Runs the machine's loop by hand: prepare, chunks of `chunkBars`, finalize. */
 async function runToEnd(backtestId: string, chunkBars: number) {
@@ -118,6 +136,70 @@ describe("backtest tasks", () => {
     const result = await api.json("GET", `/api/v1/backtest/${backtestId}/result`, 200, { token: user.token });
     expect(result.fills.map((f: { quantity: string }) => Number(f.quantity))).toEqual(ref.fills.map((f) => f.quantity));
     await api.json("POST", `/api/v1/backtest/${backtestId}/resume`, 409, { token: user.token });
+  });
+
+  it("honours a pause asked while the one chunk of a small backtest runs: paused at its checkpoint, resumed to the unpaused result", async () => {
+    const { backtestId, ref } = await startBacktest("AAPL.US");
+    // The pause arrives while the chunk reads its candles (one read holds all of these daily bars).
+    let asked = false;
+    const deps = {
+      ...api.services.trading.backtests,
+      candles: pausingOnFirstLoad(api.services.trading.backtests.candles, async () => {
+        if (asked) return;
+        asked = true;
+        expect((await api.json("POST", `/api/v1/backtest/${backtestId}/pause`, 200, { token: user.token })).status).toBe("pausing");
+      }),
+    };
+    expect((await Backtests.prepare(api.services.trading.backtests, { backtest_id: backtestId })).status).toBe("running");
+    expect((await Backtests.runChunk(deps, { backtest_id: backtestId }, Date.now() + 60_000)).status).toBe("paused");
+    expect(asked).toBe(true);
+    const paused = await api.json("GET", `/api/v1/backtest/${backtestId}/progress`, 200, { token: user.token });
+    expect(paused).toMatchObject({ status: "paused", is_paused: true, is_running: false, bars_processed: ref.bars.length, bars_total: ref.bars.length });
+    expect(paused.progress).toBeLessThan(100);
+    await api.json("GET", `/api/v1/backtest/${backtestId}/result`, 409, { token: user.token });
+    expect((await api.json("POST", `/api/v1/backtest/${backtestId}/resume`, 200, { token: user.token })).status).toBe("queued");
+    expect(await runToEnd(backtestId, 1_000_000)).toBe(1);
+    expect((await api.json("GET", `/api/v1/backtest/${backtestId}/result`, 200, { token: user.token })).status).toBe("completed");
+    const unpaused = await startBacktest("AAPL.US");
+    await runToEnd(unpaused.backtestId, 1_000_000);
+    await expectSameResults(api, user.token, [backtestId, unpaused.backtestId]);
+  });
+
+  it("stops a long chunk at the next window of candles when a pause arrives, and resumes it to the uninterrupted result", async () => {
+    const days = tradingDays("2024-01-02", 180);
+    const { fine } = intradayBars("QQQ.US", days, 11);
+    await storeBars(api.services, "5m", fine);
+    const request = { symbols: ["QQQ.US"], start_date: days[0], end_date: days.at(-1), strategy_config: { fast_period: 10, slow_period: 30, execution: { timeframe: "5m" } } };
+    const { backtestId } = await startBacktest("AAPL.US", request);
+    let loads = 0;
+    const deps = {
+      ...api.services.trading.backtests,
+      candles: pausingOnFirstLoad(api.services.trading.backtests.candles, async () => {
+        if (loads++ === 0) await api.json("POST", `/api/v1/backtest/${backtestId}/pause`, 200, { token: user.token });
+      }),
+    };
+    expect((await Backtests.prepare(api.services.trading.backtests, { backtest_id: backtestId })).status).toBe("running");
+    expect((await Backtests.runChunk(deps, { backtest_id: backtestId }, Date.now() + 60_000, 1_000_000)).status).toBe("paused");
+    const paused = await api.json("GET", `/api/v1/backtest/${backtestId}/progress`, 200, { token: user.token });
+    expect(paused.bars_total).toBe(fine.length);
+    expect(paused.bars_processed).toBeGreaterThan(0);
+    expect(paused.bars_processed).toBeLessThan(fine.length / 2);
+    await api.json("POST", `/api/v1/backtest/${backtestId}/resume`, 200, { token: user.token });
+    await runToEnd(backtestId, 1_000_000);
+    const whole = await startBacktest("AAPL.US", request);
+    await runToEnd(whole.backtestId, 1_000_000);
+    await expectSameResults(api, user.token, [backtestId, whole.backtestId]);
+    expect((await api.json("GET", `/api/v1/backtest/${backtestId}/result`, 200, { token: user.token })).bars_processed).toBe(fine.length);
+  });
+
+  it("counts only the window's bars in bars_total, so a daily backtest inside a year ends with every counted bar processed", async () => {
+    const ref = referenceCase("AAPL.US");
+    const day = (ms: number) => new Date(ms + 43_200_000).toISOString().slice(0, 10);
+    // Daily candles are stored one item per year: the window starts and ends inside those buckets.
+    const { backtestId } = await startBacktest("AAPL.US", { start_date: day(ref.bars[7]!.timestamp), end_date: day(ref.bars.at(-6)!.timestamp) });
+    await runToEnd(backtestId, 1_000_000);
+    const progress = await api.json("GET", `/api/v1/backtest/${backtestId}/progress`, 200, { token: user.token });
+    expect(progress).toMatchObject({ status: "completed", progress: 100, bars_processed: ref.bars.length - 12, bars_total: ref.bars.length - 12 });
   });
 
   it("answers 422 for a bad request and 404/403 for unknown or foreign backtests", async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { SessionWorker } from "../../packages/worker/src/session-worker";
 import { WorkerHarness } from "../support/worker-harness";
+import { Dec } from "../../packages/core/src/fees/money";
+import { PaperAccounts } from "../../packages/core/src/paper/accounts";
 
 /**
  * A simulation session whose venue is its broker (the default): its orders go to the session's
@@ -9,6 +11,7 @@ import { WorkerHarness } from "../support/worker-harness";
  */
 let worker: SessionWorker;
 let sessionId: string;
+let userId: string;
 const h = WorkerHarness.forSuite("2024-03-15T13:30:00Z", {
   // The US regular session opens (EDT). A crossover too slow to signal in these minutes: only manual orders trade.
   async setup(h) {
@@ -16,6 +19,7 @@ const h = WorkerHarness.forSuite("2024-03-15T13:30:00Z", {
     const session = await h.api.json("POST", "/api/v1/trading/sessions", 201, { token: h.token, body: { session_name: "at the broker", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config } });
     expect(session.config.venue).toBe("broker");
     sessionId = session.id;
+    userId = session.user_id;
     await h.api.services.realtime.connections.add({ connection_id: "watcher", topic: `session:${sessionId}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
     await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/start`, 200, { token: h.token });
     worker = await h.newWorker();
@@ -23,12 +27,13 @@ const h = WorkerHarness.forSuite("2024-03-15T13:30:00Z", {
   },
 });
 
-const paper = () => h.api.services.paperBroker(`session-${sessionId}`);
+/** The owner's simulated account, which the session trades as its sleeve (docs/accounts.md). */
+const paper = () => h.api.services.paperBroker(userId);
 const order = (id: string) => h.api.json("GET", `/api/v1/trading/orders/${id}`, 200, { token: h.token });
 const place = (body: Record<string, unknown>) => h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", ...body } });
 
 describe("a session whose venue is its broker", () => {
-  it("sends a market order to the session's paper account and books the broker's execution", async () => {
+  it("sends a market order to its sleeve of the owner's simulated account and books the broker's execution and fee", async () => {
     const placed = await place({ side: "buy", quantity: "10" });
     expect(placed.status).toBe("pending");
     expect(placed.venue_order_id ?? null).toBeNull();
@@ -39,6 +44,13 @@ describe("a session whose venue is its broker", () => {
     expect(atBroker).toMatchObject({ status: "FilledStatus", executed_quantity: "10" });
     const executions = await paper().todayExecutions({ order_id: atBroker!.order_id });
     expect(filled).toMatchObject({ status: "filled", venue_order_id: atBroker!.order_id, filled_quantity: "10", filled_price: executions[0]!.price });
+    // The fee is the one the broker charged, and the sleeve moved as the session's books did.
+    const detail = await paper().orderDetail(atBroker!.order_id);
+    const fill = (await h.api.services.trading.sessions.runs.events(sessionId, { limit: 500 })).items.find((e) => e.type === "order_filled" && e.data.order_id === placed.id);
+    expect(fill?.data.commission).toBe(new Dec(detail.charge_detail.total_amount).toFixed());
+    const sleeve = (await PaperAccounts.sleeve(h.api.services.paperBroker.deps, userId, sessionId))!;
+    const cost = new Dec(executions[0]!.price).times(10).toDecimalPlaces(2).plus(detail.charge_detail.total_amount);
+    expect(sleeve).toMatchObject({ cash: { USD: new Dec(100000).minus(cost).toFixed(2) }, positions: { "AAPL.US": "10" } });
     const position = (await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/positions/latest`, 200, { token: h.token })).positions.find((p: { symbol: string }) => p.symbol === "AAPL.US");
     expect(position.quantity).toBe("10");
     // The socket saw the order reach the broker and fill.
@@ -87,15 +99,19 @@ describe("a session whose venue is its broker", () => {
   });
 
   it("ends an order the broker refuses as rejected, with the broker's reason", async () => {
-    // The session holds 15 shares; the same paper account sells them first outside the session, so the
-    // broker refuses the session's sell (nothing to sell, no short selling) that the engine allowed.
+    // The account stops funding the session behind the worker's back: the broker refuses its next order.
+    const accounts = h.api.services.trading.sessions.accounts!;
+    const session = (await h.api.services.trading.sessions.sessions.get(sessionId))!;
+    await accounts.release(session);
     const placed = await place({ side: "sell", quantity: "15" });
-    await paper().submitOrder({ symbol: "AAPL.US", order_type: "MO", side: "Sell", submitted_quantity: "15", time_in_force: "Day", remark: "outside the session" });
     h.clock += 30_000;
     await worker.routeOrders();
     const rejected = await order(placed.id);
     expect(rejected.status).toBe("rejected");
     expect(rejected.denials[0]).toMatchObject({ reason: "VENUE_REJECTED" });
+    expect(rejected.denials[0].message).toContain("SLEEVE_NOT_FOUND");
+    // Funded again with what the session holds, it trades on.
+    expect(await accounts.reserve(session)).toBe(userId);
   });
 });
 

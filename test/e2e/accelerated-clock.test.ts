@@ -75,5 +75,19 @@ describe("the accelerated simulated clock (npm start)", () => {
     expect(Date.parse(dayEnd.data.event_time)).toBeLessThan(Date.parse("2024-03-15T20:10:00Z"));
     expect(messages.some((m) => m.type === "order_routed")).toBe(true);
     expect(messages.some((m) => m.type === "risk_event" && m.data.kind === "daily_reset")).toBe(true);
+
+    // The session traded its sleeve of the administrator's simulated account, opened with PAPER_INITIAL_CASH at its
+    // start (docs/accounts.md): the account shows the session's cash set aside and its shares, to the cent.
+    const account = await call(base, "GET", "/api/v1/assets/simulated/", undefined, token);
+    expect(account.status).toBe(200);
+    const books = await call(base, "GET", `/api/v1/channels/sessions/${id}/positions`, undefined, token);
+    const sessionCash = books.body.channels.reduce((sum: number, c: { cash: { USD: string } }) => sum + Number(c.cash.USD), 0);
+    expect(account.body.in_sessions_by_currency.USD).toBe(sessionCash.toFixed(2));
+    expect(account.body.cash_by_currency.USD).not.toBe("1000000.00");
+    const held = await call(base, "GET", "/api/v1/assets/simulated/positions", undefined, token);
+    const sessionShares = books.body.channels.flatMap((c: { positions: { symbol: string; quantity: string }[] }) => c.positions).reduce((sum: number, p: { quantity: string }) => sum + Number(p.quantity), 0);
+    expect(held.body.reduce((sum: number, p: { quantity: string }) => sum + Number(p.quantity), 0)).toBe(sessionShares);
+    const alerts = await call(base, "GET", `/api/v1/sessions/${id}/alerts`, undefined, token);
+    expect(alerts.body.alerts.filter((a: { message: string }) => a.message.includes("disagree"))).toEqual([]);
   });
 });

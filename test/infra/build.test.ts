@@ -64,7 +64,7 @@ beforeAll(async () => {
 
 describe("the functions as sst deploy builds them", () => {
   it("builds every function of the app", () => {
-    for (const handler of ["http/auth", "http/docs", "http/fallback", "http/trading", "http/brokers", "queue/stock-import", "queue/data-sync", "workflow/backtest", "ws/socket", "schedule/data-sync-poll", "schedule/day-rollover"]) {
+    for (const handler of ["http/auth", "http/docs", "http/fallback", "http/trading", "http/brokers", "queue/stock-import", "queue/data-sync", "workflow/backtest", "workflow/sweep", "ws/socket", "schedule/data-sync-poll", "schedule/day-rollover"]) {
       expect(bundles.has(handler), handler).toBe(true);
     }
     expect(bundles.size).toBeGreaterThanOrEqual(26);
@@ -136,6 +136,15 @@ describe("the functions as sst deploy builds them", () => {
       { statusCode: 401, code: "UNAUTHORIZED" },
       { statusCode: 404, code: "NOT_FOUND" },
     ]);
+  });
+
+  it("runs the sweep machine's Plan task against the table: an unknown sweep fails the task with SWEEP_NOT_FOUND", { timeout: 60_000 }, async () => {
+    const result = await inFreshProcess(
+      bundles.get("workflow/sweep")!,
+      `try { console.log(JSON.stringify(await bundle.plan({ sweep_id: "no-such-sweep" }, { getRemainingTimeInMillis: () => 100000 }))); } catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }`,
+    );
+    expect(result).toEqual({ code: "SWEEP_NOT_FOUND", message: "Sweep no-such-sweep does not exist" });
+    expect(Object.keys(await inFreshProcess(bundles.get("workflow/sweep")!, "console.log(JSON.stringify(Object.fromEntries(Object.keys(bundle).map((k) => [k, typeof bundle[k]]))));")).sort()).toEqual(["fail", "finalize", "plan", "sweepHandlers"]);
   });
 
   it("runs the day rollover on a schedule's event: nothing due without running sessions", { timeout: 60_000 }, async () => {

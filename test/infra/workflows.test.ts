@@ -22,18 +22,38 @@ beforeAll(async () => {
   api = Template.fromStack(getStack(Api));
 }, 300_000);
 
-const only = (resources: Record<string, any>) => {
-  const values = Object.entries(resources);
-  expect(values).toHaveLength(1);
-  return values[0]!;
+/** The state machine whose substitutions name `placeholder` first of its own (the backtest's or the sweep's). */
+const machineOf = (workflow: "backtest" | "sweep"): [string, any] => {
+  const own = Object.values(WorkflowTasks[workflow])[0];
+  const found = Object.entries(workflows.findResources("AWS::StepFunctions::StateMachine")).filter(([, machine]: [string, any]) =>
+    Object.keys(machine.Properties.DefinitionSubstitutions).includes(own) && (workflow === "sweep" || !Object.keys(machine.Properties.DefinitionSubstitutions).includes(WorkflowTasks.sweep.plan)),
+  );
+  expect(found).toHaveLength(1);
+  return found[0]!;
 };
-const taskFunctionIds = () => Object.keys(workflows.findResources("AWS::Lambda::Function", { Properties: { Timeout: 120 } }));
+const taskFunctionIds = (prefix = "") => Object.keys(workflows.findResources("AWS::Lambda::Function", { Properties: { Timeout: 120 } })).filter((id) => id.startsWith(prefix));
+/** The definition file the template's asset holds for a machine (the very file the embedded runtime runs). */
+const deployedDefinition = (workflow: "backtest" | "sweep") => {
+  const asset = getStack(Workflows)
+    .node.findAll()
+    .find((construct): construct is Asset => construct instanceof Asset && construct.node.id === "DefinitionBody" && construct.node.path.includes(`${workflow === "backtest" ? "Backtest" : "Sweep"}StateMachine`))!;
+  return JSON.parse(readFileSync(join(app.outdir, asset.assetPath), "utf8"));
+};
+/** Resources the machine's role may invoke as functions, and its other actions. */
+function rolePermissions(machine: any) {
+  const roleId = machine.Properties.RoleArn["Fn::GetAtt"][0];
+  const policies = Object.values(workflows.findResources("AWS::IAM::Policy")).filter((policy: any) => policy.Properties.Roles.some((role: any) => role.Ref === roleId));
+  const statements = policies.flatMap((policy: any) => policy.Properties.PolicyDocument.Statement);
+  const invokes = statements.filter((statement: any) => [statement.Action].flat().includes("lambda:InvokeFunction"));
+  return { statements, invokes, invoked: invokes.flatMap((statement: any) => statement.Resource).map((resource: any) => JSON.stringify(resource)) };
+}
+const invocable = (ids: string[]) => ids.flatMap((id) => [JSON.stringify({ "Fn::GetAtt": [id, "Arn"] }), JSON.stringify({ "Fn::Join": ["", [{ "Fn::GetAtt": [id, "Arn"] }, ":*"]] })]);
 
 describe("Workflows stack", () => {
-  it("runs each backtest task as its own 120 s function with the table, secrets and import queue", () => {
+  it("runs each backtest and sweep task as its own 120 s function with the table, secrets and import queue", () => {
     const ids = taskFunctionIds();
     expect(ids.map((id) => id.replace(/Task[0-9A-F]{8}$/, "")).sort()).toEqual(
-      ["BacktestFail", "BacktestFinalize", "BacktestPrepare", "BacktestRunChunk"],
+      ["BacktestFail", "BacktestFinalize", "BacktestPrepare", "BacktestRunChunk", "SweepFail", "SweepFinalize", "SweepPlan"],
     );
     for (const id of ids) {
       expect(workflows.toJSON().Resources[id].Properties.Environment.Variables).toEqual(
@@ -42,14 +62,16 @@ describe("Workflows stack", () => {
           JWT_SECRET_ARN: expect.anything(),
           ENCRYPTION_KEY_ARN: expect.anything(),
           QUEUE_URL_STOCK_IMPORT: expect.anything(),
+          // The stage's setting for a sweep's Map (10 off production).
+          SWEEP_MAX_CONCURRENCY: "10",
         }),
       );
     }
   });
 
   it("deploys the ASL file, each task placeholder substituted with its function's ARN", () => {
-    const [, machine] = only(workflows.findResources("AWS::StepFunctions::StateMachine"));
-    const ids = taskFunctionIds();
+    const [, machine] = machineOf("backtest");
+    const ids = taskFunctionIds("Backtest");
     const substitutions = machine.Properties.DefinitionSubstitutions;
     expect(Object.keys(substitutions).sort()).toEqual(Object.values(WorkflowTasks.backtest).sort());
     for (const [task, placeholder] of Object.entries(WorkflowTasks.backtest)) {
@@ -58,8 +80,7 @@ describe("Workflows stack", () => {
     }
     expect(machine.Properties.DefinitionS3Location).toBeDefined();
     // The asset the template points at is the very file the embedded runtime runs.
-    const asset = getStack(Workflows).node.findAll().find((construct): construct is Asset => construct instanceof Asset && construct.node.id === "DefinitionBody")!;
-    const deployed = JSON.parse(readFileSync(join(app.outdir, asset.assetPath), "utf8"));
+    const deployed = deployedDefinition("backtest");
     expect(deployed).toEqual(WorkflowDefinitions.backtest.definition);
     expect(Object.keys(deployed.States).sort()).toEqual(
       ["Done", "Failed", "Finalize", "MarkFailed", "Paused", "Prepare", "RouteByStatus", "RunChunk", "WaitForImports"],
@@ -95,23 +116,58 @@ describe("Workflows stack", () => {
     });
   });
 
-  it("lets the machine's role invoke the four task functions and nothing else", () => {
-    const [, machine] = only(workflows.findResources("AWS::StepFunctions::StateMachine"));
-    const roleId = machine.Properties.RoleArn["Fn::GetAtt"][0];
-    const policies = Object.values(workflows.findResources("AWS::IAM::Policy")).filter((policy: any) =>
-      policy.Properties.Roles.some((role: any) => role.Ref === roleId),
-    );
-    const statements = policies.flatMap((policy: any) => policy.Properties.PolicyDocument.Statement);
-    const invokes = statements.filter((statement: any) => [statement.Action].flat().includes("lambda:InvokeFunction"));
-    const invoked = invokes.flatMap((statement: any) => statement.Resource).map((resource: any) => JSON.stringify(resource));
-    const expected = taskFunctionIds().flatMap((id) => [
-      JSON.stringify({ "Fn::GetAtt": [id, "Arn"] }),
-      JSON.stringify({ "Fn::Join": ["", [{ "Fn::GetAtt": [id, "Arn"] }, ":*"]] }),
-    ]);
-    expect(invoked.sort()).toEqual(expected.sort());
+  it("lets the backtest machine's role invoke the four backtest task functions and nothing else", () => {
+    const [, machine] = machineOf("backtest");
+    const { statements, invokes, invoked } = rolePermissions(machine);
+    expect(invoked.sort()).toEqual(invocable(taskFunctionIds("Backtest")).sort());
     // Besides invoking, only the log delivery and X-Ray, which Step Functions needs for them.
     const others = statements.filter((statement: any) => !invokes.includes(statement)).flatMap((statement: any) => [statement.Action].flat());
     expect(others.every((action: string) => action.startsWith("logs:") || action.startsWith("xray:"))).toBe(true);
+  });
+
+  it("deploys the sweep machine: a Distributed Map over the runs, each the backtest's own task functions, its concurrency from Plan's answer", () => {
+    const [, machine] = machineOf("sweep");
+    const substitutions = machine.Properties.DefinitionSubstitutions;
+    expect(Object.keys(substitutions).sort()).toEqual([...Object.values(WorkflowTasks.sweep), ...Object.values(WorkflowTasks.backtest)].sort());
+    for (const id of taskFunctionIds()) {
+      const placeholder = Object.entries(substitutions).find(([, value]: [string, any]) => value["Fn::GetAtt"][0] === id)?.[0];
+      expect(placeholder, id).toBeDefined();
+    }
+    expect(machine.Properties.StateMachineName).toBe("test-trading-platform-sweep");
+    const deployed = deployedDefinition("sweep");
+    expect(deployed).toEqual(WorkflowDefinitions.sweep.definition);
+    const map = deployed.States.RunBacktests;
+    expect(map).toMatchObject({
+      Type: "Map",
+      ItemsPath: "$.runs",
+      MaxConcurrencyPath: "$.max_concurrency",
+      ItemSelector: { "backtest_id.$": "$$.Map.Item.Value" },
+      ItemProcessor: { ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" } },
+      ResultPath: null,
+      Next: "Plan",
+    });
+    const inner = map.ItemProcessor.States;
+    expect([inner.RunPrepare.Resource, inner.RunChunk.Resource, inner.RunFinalize.Resource, inner.RunMarkFailed.Resource]).toEqual(
+      ["prepare", "runChunk", "finalize", "fail"].map((task) => `\${${WorkflowTasks.backtest[task as keyof typeof WorkflowTasks.backtest]}}`),
+    );
+    // A failed run is recorded and the sweep goes on.
+    expect(inner.RunFailed.Type).toBe("Succeed");
+    expect(deployed.States.RouteByStatus.Choices.map((choice: any) => [choice.StringEquals, choice.Next])).toEqual([
+      ["importing", "WaitForImports"],
+      ["running", "RunBacktests"],
+      ["paused", "Paused"],
+      ["stopped", "Finalize"],
+      ["done", "Finalize"],
+    ]);
+    // Its role invokes the seven task functions, and starts, follows and stops its own child executions.
+    const { statements, invoked } = rolePermissions(machine);
+    expect(invoked.sort()).toEqual(invocable(taskFunctionIds()).sort());
+    const text = JSON.stringify(statements);
+    expect(text).toContain("stateMachine:test-trading-platform-sweep");
+    expect(text).toContain("execution:test-trading-platform-sweep/*");
+    const actions = statements.flatMap((statement: any) => [statement.Action].flat());
+    expect(actions).toEqual(expect.arrayContaining(["states:StartExecution", "states:DescribeExecution", "states:StopExecution"]));
+    workflows.hasResourceProperties("AWS::Logs::LogGroup", { LogGroupName: "/aws/vendedlogs/states/test-trading-platform-sweep", RetentionInDays: 30 });
   });
 
   it("alarms on any failed, timed-out or aborted execution", () => {
@@ -126,11 +182,12 @@ describe("Workflows stack", () => {
     }
   });
 
-  it("gives every API function the machine's ARN, and StartExecution on that machine only to those that start backtests", () => {
+  it("gives every API function the machines' ARNs, and StartExecution on those machines only to those that start backtests and sweeps", () => {
     const httpFunctions = Object.entries(api.findResources("AWS::Lambda::Function")).filter(([id]) => id.startsWith("Http"));
     expect(httpFunctions.length).toBeGreaterThan(0);
     for (const [, fn] of httpFunctions) {
       expect(fn.Properties.Environment.Variables.STATE_MACHINE_ARN_BACKTEST).toEqual(expect.anything());
+      expect(fn.Properties.Environment.Variables.STATE_MACHINE_ARN_SWEEP).toEqual(expect.anything());
     }
     const starts = Object.values(api.findResources("AWS::IAM::Policy"))
       .flatMap((policy: any) => policy.Properties.PolicyDocument.Statement)
@@ -139,7 +196,7 @@ describe("Workflows stack", () => {
     expect(starts.length).toBe(1);
     for (const statement of starts) {
       expect([statement.Action].flat()).toEqual(["states:StartExecution"]);
-      expect([statement.Resource].flat()).toHaveLength(1);
+      expect([statement.Resource].flat()).toHaveLength(2);
     }
   });
 });

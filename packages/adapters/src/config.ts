@@ -1,7 +1,7 @@
 import { hkdfSync } from "node:crypto";
 import type { AuthConfig } from "@tp/core/auth";
 import { QueueNames, type QueueName } from "@tp/core/jobs";
-import { BACKTEST_CHUNK_BARS, WorkflowNames, stateMachineArnVariable, type WorkflowName } from "@tp/core/workflows";
+import { BACKTEST_CHUNK_BARS, SWEEP_MAX_CONCURRENCY, WorkflowNames, stateMachineArnVariable, type WorkflowName } from "@tp/core/workflows";
 
 /** Everything the services need from their runtime; read from the environment only in composition roots. */
 export interface ServiceConfig {
@@ -38,6 +38,8 @@ export interface ServiceConfig {
   providerTimeoutMs: number;
   /** Bars one backtest chunk feeds the engine at most before it checkpoints. */
   backtestChunkBars: number;
+  /** Backtests of a sweep run at once (the sweep machine's Map; the Workflows stack sets it per stage). */
+  sweepMaxConcurrency: number;
 }
 
 /**
@@ -95,6 +97,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
     providerSettingsTtlMs: number(env.PROVIDER_SETTINGS_TTL_MS, 5000),
     providerTimeoutMs: number(env.PROVIDER_TIMEOUT_MS, 10_000),
     backtestChunkBars: number(env.BACKTEST_CHUNK_BARS, BACKTEST_CHUNK_BARS),
+    sweepMaxConcurrency: number(env.SWEEP_MAX_CONCURRENCY, SWEEP_MAX_CONCURRENCY),
     auth: {
       jwtSecret,
       tokenTtlSeconds: number(env.ACCESS_TOKEN_TTL_SECONDS, 8 * 3600),

@@ -25,7 +25,9 @@ import { DynamoImportTaskStore } from "./stores/import-task-store";
 import { DynamoCalendarStore } from "./stores/calendar-store";
 import { DynamoSyncStore } from "./stores/sync-store";
 import { SimulatedMarketData } from "./provider/simulated";
-import { createPaperBroker, type PaperOrderGateway } from "./provider/paper";
+import { createPaperBroker, paperBrokerDeps, type PaperBrokerHandle } from "./provider/paper";
+import type { PaperBrokerDeps } from "@tp/core/paper/broker";
+import { Sleeves } from "@tp/core/paper/sleeves";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import { createProviderServices, paperGatewayUnavailable, type ProviderRegistry } from "./provider/registry";
 import type { SettingsDeps } from "@tp/core/settings/index";
@@ -38,7 +40,7 @@ import { createBrokerServices, type BrokerAdapterOverrides, type BrokerServices 
 import { serviceUnavailable } from "@tp/core/errors";
 import type { WorkflowStarter } from "@tp/core/workflows";
 import { createBacktestControl, createBacktestServices, createSessionServices, withChannels, withDrivers, type TradingServices } from "./trading";
-import type { BacktestControlDeps } from "@tp/core/backtests/backtests";
+import type { SweepControlDeps } from "@tp/core/backtests/sweeps";
 import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
 import { DynamoWorkerStore } from "./stores/worker-store";
 import { owned as ownedSession } from "@tp/core/trading/sessions";
@@ -59,7 +61,7 @@ export interface Services {
   /** The market-data provider currently selected (the simulated market unless settings choose LongPort). */
   marketData: () => Promise<MarketData>;
   /** The paper broker (the default trade adapter) for one account id; the api-test endpoints use the caller's user id. */
-  paperBroker: (accountId: string) => PaperOrderGateway;
+  paperBroker: PaperBrokerHandle;
   /** Service-wide provider settings (selection, sealed credentials, token refresh) and users' asset modes. */
   settings: SettingsDeps;
   /** The settings-driven provider selection: market data and order gateway of the selected provider. */
@@ -222,10 +224,15 @@ export function marketData(c: ServiceContext): () => Promise<MarketData> {
   return once(c, marketData, () => () => providerServices(c).providers.marketData());
 }
 
+/** The paper broker's deps: its accounts (the simulated accounts and sessions' sleeves) without its order gateway. */
+export function paperAccounts(c: ServiceContext): PaperBrokerDeps {
+  return once(c, paperAccounts, () => paperBrokerDeps(c.db, { clock: { now: c.marketNow }, marketData: marketData(c), initialCash: c.config.paperInitialCash }));
+}
+
 /** The paper broker; building it makes it the simulated provider's order gateway. */
-export function paperBroker(c: ServiceContext): (accountId: string) => PaperOrderGateway {
+export function paperBroker(c: ServiceContext): PaperBrokerHandle {
   return once(c, paperBroker, () => {
-    const broker = createPaperBroker(c.db, { clock: { now: c.marketNow }, marketData: marketData(c), initialCash: c.config.paperInitialCash });
+    const broker = createPaperBroker(paperAccounts(c));
     c.paperGateway = broker;
     return broker;
   });
@@ -297,7 +304,18 @@ export function tradingSessions(c: ServiceContext): TradingServices["sessions"] 
  * start or stop on its next refresh (docs/session-worker.md).
  */
 export function sessionViews(c: ServiceContext): TradingServices["sessions"] {
-  return once(c, sessionViews, () => createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, { marketData: marketData(c) }));
+  return once(c, sessionViews, () =>
+    createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, {
+      marketData: marketData(c),
+      paper: paperAccounts(c),
+      // A live session trades the account at the selected provider: LongPort's, or under the simulated provider the user's paper account.
+      async buyingPower(userId, currency) {
+        const active = await marketProviders(c).active();
+        if (active.type === "longport") return (await (await active.orderGateway(userId)).accountBalance(currency))[0]?.buy_power ?? null;
+        return (await Sleeves.freeCash(paperAccounts(c), userId, currency))?.toFixed() ?? null;
+      },
+    }),
+  );
 }
 
 /** The session worker's command queue (docs/session-worker.md): SQS FIFO when configured, the table-backed queue otherwise. */
@@ -308,7 +326,7 @@ export function sessionCommands(c: ServiceContext): SessionCommandSink & Session
 }
 
 /** Starting, controlling and reading backtests (the HTTP endpoints; the workflow's tasks need `tradingBacktests`). */
-export function backtestControl(c: ServiceContext): BacktestControlDeps {
+export function backtestControl(c: ServiceContext): SweepControlDeps {
   return once(c, backtestControl, () => createBacktestControl(c.config, c.db, { now: c.marketNow, newId: c.newId }, { candles: candles(c), workflows: workflows(c) }));
 }
 
@@ -363,7 +381,7 @@ function brokerServices(c: ServiceContext): BrokerServices {
       { now: c.now, newId: c.newId },
       userStore(c),
       marketData(c),
-      { paperAccount: paperBroker(c), activeProvider: () => providers(c).active() },
+      { paperAccount: paperBroker(c), activeProvider: () => providers(c).active(), paper: paperAccounts(c) },
       c.overrides.brokerAdapters,
     ),
   );

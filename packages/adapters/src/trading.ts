@@ -1,4 +1,4 @@
-import type { BacktestControlDeps, BacktestDeps } from "@tp/core/backtests/backtests";
+import type { SweepControlDeps, SweepDeps } from "@tp/core/backtests/sweeps";
 import { Fees } from "@tp/core/fees/index";
 import type { ImportDeps } from "@tp/core/imports/index";
 import type { CandleStore } from "@tp/core/candles/index";
@@ -6,6 +6,12 @@ import type { MarketData } from "@tp/core/provider/market-data";
 import { engineSetup, symbolsOf } from "@tp/core/trading/session-config";
 import { baseCurrencyOf, capitalOf } from "@tp/core/trading/sessions";
 import { recentBars } from "@tp/core/trading/warm-up";
+import { drawsFromSimulatedAccount, holdingsOf, SessionAccounts } from "@tp/core/trading/accounts";
+import { TradingEngine } from "@tp/core/engine/engine";
+import type { PaperBrokerDeps } from "@tp/core/paper/broker";
+import { conflict } from "@tp/core/errors";
+import { Dec, money } from "@tp/core/fees/money";
+import type { StoredSession } from "@tp/core/trading/sessions";
 import type { ViewDeps } from "@tp/core/trading/views";
 import type { ChannelDeps } from "@tp/core/trading/channels";
 import type { RealtimeDeps } from "@tp/core/realtime";
@@ -15,6 +21,7 @@ import { parseRatesPerUsd, REFERENCE_RATES_PER_USD } from "./accounts/reference-
 import type { ServiceConfig } from "./config";
 import type { Db } from "./dynamo/db";
 import { DynamoBacktestStore } from "./stores/backtest-store";
+import { DynamoSweepStore } from "./stores/sweep-store";
 import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
 import { DynamoWorkerStore } from "./stores/worker-store";
 import { DynamoReplayMarkers } from "./stores/replay-store";
@@ -23,8 +30,8 @@ import type { DriverDeps } from "@tp/core/trading/replay";
 export interface TradingServices {
   /** Trading sessions and their views. */
   sessions: ViewDeps;
-  /** Backtests and their workflow tasks. */
-  backtests: BacktestDeps;
+  /** Backtests, parameter sweeps and their workflow tasks. */
+  backtests: SweepDeps;
   /** Multi-channel sessions: the views plus configuration versions and the socket's update feed. */
   channels: ChannelDeps;
   /** Runs driven over stored candles: replays and historical MTF sessions (docs/mtf-and-replay.md). */
@@ -51,7 +58,12 @@ export function createSessionServices(
   config: ServiceConfig,
   db: Db,
   base: { now: () => number; newId: () => string },
-  deps: { marketData: () => Promise<MarketData> },
+  deps: {
+    marketData: () => Promise<MarketData>;
+    paper?: PaperBrokerDeps;
+    /** The buying power of a user's account at the selected provider in a currency (null: not known); live sessions are checked against it when they start. */
+    buyingPower?: (userId: string, currency: string) => Promise<string | null>;
+  },
 ): ViewDeps {
   const runs = new DynamoRunStore(db);
   const sessions = new DynamoSessionStore(db, runs);
@@ -60,7 +72,7 @@ export function createSessionServices(
   const fxToBase = (baseCurrency: string) =>
     Object.fromEntries(Object.keys(fx).map((currency) => [currency, (fx[baseCurrency] ?? 1) / (fx[currency] ?? 1)]));
   const workers = new DynamoWorkerStore(db);
-  return {
+  const views: ViewDeps = {
     sessions,
     runs,
     ...base,
@@ -89,6 +101,42 @@ export function createSessionServices(
       return Number.isFinite(price) && price > 0 ? price : null;
     },
   };
+  /** A live session starts only if its account's buying power covers its capital, line by line (docs/accounts.md). */
+  const checkBuyingPower = async (session: StoredSession, capital: Record<string, string>) => {
+    if (!deps.buyingPower) return;
+    for (const [currency, required] of Object.entries(capital)) {
+      const power = await deps.buyingPower(session.user_id, currency);
+      if (power !== null && new Dec(required).gt(power)) {
+        throw conflict("INSUFFICIENT_BUYING_POWER", `the live session needs ${money(new Dec(required))} ${currency}; the account at the selected provider has ${money(new Dec(power))} ${currency} of buying power`, {
+          currency,
+          required: money(new Dec(required)),
+          buying_power: money(new Dec(power)),
+        });
+      }
+    }
+  };
+  const paper = deps.paper;
+  if (paper) {
+    views.accounts = {
+      // What the session holds: its run's cash and shares when it has run before, else its starting capital.
+      async reserve(session) {
+        if (session.trading_mode === "live") {
+          await checkBuyingPower(session, (await views.setupFor(session, session.id)).capital);
+          return null;
+        }
+        if (!drawsFromSimulatedAccount(session)) return null;
+        const run = await runs.get(session.id);
+        const holdings = run?.snapshot
+          ? holdingsOf(TradingEngine.restore(run.setup, run.snapshot).view(null))
+          : { cash: (await views.setupFor(session, session.id)).capital, shares: {} };
+        return (await SessionAccounts.reserve(paper, session, holdings)).account_id;
+      },
+      async release(session) {
+        if (session.funded_by !== undefined) await SessionAccounts.release(paper, session.funded_by, session.id);
+      },
+    };
+  }
+  return views;
 }
 
 /** Wires starting, controlling and reading backtests over the table, the candle store and the workflow starter. No I/O happens here. */
@@ -97,13 +145,15 @@ export function createBacktestControl(
   db: Db,
   base: { now: () => number; newId: () => string },
   deps: { candles: CandleStore; workflows: WorkflowStarter },
-): BacktestControlDeps {
+): SweepControlDeps & Pick<SweepDeps, "sweepConcurrency"> {
   const runs = new DynamoRunStore(db);
   return {
     sessions: new DynamoSessionStore(db, runs),
     runs,
     ...base,
     backtests: new DynamoBacktestStore(db),
+    sweeps: new DynamoSweepStore(db),
+    sweepConcurrency: config.sweepMaxConcurrency,
     candles: deps.candles,
     workflows: deps.workflows,
     fx: ratesPerUsd(config),
@@ -118,7 +168,7 @@ export function createBacktestServices(
   db: Db,
   base: { now: () => number; newId: () => string },
   deps: { candles: CandleStore; imports: ImportDeps; marketData: () => Promise<MarketData>; workflows: WorkflowStarter },
-): BacktestDeps {
+): SweepDeps {
   return { ...createBacktestControl(config, db, base, deps), imports: deps.imports, lots: lotsFrom(deps.marketData) };
 }
 

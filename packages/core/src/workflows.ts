@@ -1,14 +1,17 @@
 import { z } from "zod";
 import backtestDefinition from "./workflows/backtest.asl.json";
+import sweepDefinition from "./workflows/sweep.asl.json";
 
 /** Step Functions state machines (docs/workflows.md); locally run by aws-local-stepfunctions with the same task handlers. */
-export const WorkflowNames = ["backtest"] as const;
+export const WorkflowNames = ["backtest", "sweep"] as const;
 export type WorkflowName = (typeof WorkflowNames)[number];
 
 /**
  * Each workflow's tasks: the export `packages/functions/src/workflow/<workflow>.<task>` and the
  * placeholder its ASL Task states name as `Resource` (`${...}`), which the stack substitutes
- * with that function's ARN and the embedded runtime maps to the same handler.
+ * with that function's ARN and the embedded runtime maps to the same handler. A machine may also
+ * name another workflow's placeholders: the sweep runs each of its backtests with the backtest's
+ * own task functions.
  */
 export const WorkflowTasks = {
   backtest: {
@@ -17,13 +20,27 @@ export const WorkflowTasks = {
     finalize: "BacktestFinalizeFunctionArn",
     fail: "BacktestFailFunctionArn",
   },
+  sweep: {
+    plan: "SweepPlanFunctionArn",
+    finalize: "SweepFinalizeFunctionArn",
+    fail: "SweepFailFunctionArn",
+  },
 } as const satisfies Record<WorkflowName, Record<string, string>>;
 export type WorkflowTaskName<W extends WorkflowName> = keyof (typeof WorkflowTasks)[W];
 
 /** Each workflow's Amazon States Language definition: its file (from the project root, for the stack) and its content. */
 export const WorkflowDefinitions: Record<WorkflowName, { file: string; definition: object }> = {
   backtest: { file: "packages/core/src/workflows/backtest.asl.json", definition: backtestDefinition },
+  sweep: { file: "packages/core/src/workflows/sweep.asl.json", definition: sweepDefinition },
 };
+
+/** The task placeholders (`${...}`) a workflow's definition names, its own and other workflows' (found in the file as written). */
+export function placeholdersOf(workflow: WorkflowName): string[] {
+  const text = JSON.stringify(WorkflowDefinitions[workflow].definition);
+  return Object.values(WorkflowTasks)
+    .flatMap((tasks) => Object.values(tasks) as string[])
+    .filter((placeholder) => text.includes(`\${${placeholder}}`));
+}
 
 /** The environment variable holding a workflow's state machine ARN (`STATE_MACHINE_ARN_BACKTEST`). */
 export const stateMachineArnVariable = (workflow: WorkflowName) =>
@@ -48,10 +65,36 @@ export type BacktestFailureInput = z.infer<typeof BacktestFailureInput>;
 /** Step Functions execution names: 1 to 80 letters, digits, `-` or `_` (what both runtimes accept). */
 export const ExecutionName = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, "an execution name is 1-80 letters, digits, '-' or '_'");
 
+/** What every sweep task receives. */
+export const SweepTaskInput = z.object({ sweep_id: z.string().min(1) });
+export type SweepTaskInput = z.infer<typeof SweepTaskInput>;
+
+/**
+ * What the sweep's tasks answer: the Choice reads `status`; with `running` the Map runs the
+ * backtests `runs` (their ids), at most `max_concurrency` at once (the stage's setting).
+ */
+export const SweepTaskOutput = z.object({
+  sweep_id: z.string(),
+  status: z.enum(["importing", "running", "paused", "stopped", "done"]),
+  runs: z.array(z.string()),
+  max_concurrency: z.int().min(1),
+});
+export type SweepTaskOutput = z.infer<typeof SweepTaskOutput>;
+
+/** What the sweep's failure task receives. */
+export const SweepFailureInput = SweepTaskInput.extend({ error: z.object({ Error: z.string(), Cause: z.string() }) });
+export type SweepFailureInput = z.infer<typeof SweepFailureInput>;
+
+/** An execution's input: a backtest's or a sweep's id. */
+export type WorkflowInput = BacktestTaskInput | SweepTaskInput;
+
 /** Starts workflow executions; names are unique per start (a repeated name is treated as already started). */
 export interface WorkflowStarter {
-  start(workflow: WorkflowName, executionName: string, input: BacktestTaskInput): Promise<void>;
+  start(workflow: WorkflowName, executionName: string, input: WorkflowInput): Promise<void>;
 }
 
 /** Bars one backtest chunk task feeds the engine at most before it checkpoints (env BACKTEST_CHUNK_BARS overrides). */
 export const BACKTEST_CHUNK_BARS = 250_000;
+
+/** Backtests of a sweep run at once in the embedded runtime (env SWEEP_MAX_CONCURRENCY; on AWS the Workflows stack sets it per stage). */
+export const SWEEP_MAX_CONCURRENCY = 4;

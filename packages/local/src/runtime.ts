@@ -19,8 +19,9 @@ import { SYNC_POLL_MINUTES } from "@tp/core/data-sync/index";
 import { dayRolloverHandler } from "@tp/functions/schedule/day-rollover";
 import { ROLLOVER_LOCAL_INTERVAL_MS } from "@tp/core/trading/rollover";
 import { backtestHandlers } from "@tp/functions/workflow/backtest";
-import { LocalWorkflowRunner } from "./workflow-runner";
-import { Backtests } from "@tp/core/backtests/index";
+import { sweepHandlers } from "@tp/functions/workflow/sweep";
+import { LocalWorkflowRunner, type LocalWorkflowRunnerOptions } from "./workflow-runner";
+import { Backtests, Sweeps } from "@tp/core/backtests/index";
 import { keyFile } from "./secrets";
 import { simulatedClockFromEnv } from "./simulated-clock";
 import { SessionWorker } from "@tp/worker/session-worker";
@@ -31,6 +32,8 @@ export interface LocalRuntimeOptions {
   log?: (line: string) => void;
   /** The market's clock, when a caller drives it (benchmarks); otherwise SIMULATED_CLOCK_* or the wall clock. */
   marketNow?: () => number;
+  /** Told of every workflow task when it ends (benchmarks time the stages with it). */
+  observeTasks?: LocalWorkflowRunnerOptions["observe"];
 }
 
 export interface LocalRuntime {
@@ -78,7 +81,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       env.ENCRYPTION_KEY ? undefined : keyFile(join(dataDir, "broker-config.key")),
     );
     // Step Functions' stand-in; its handlers need the services, which need it: they are asked for on the first start.
-    const workflows = new LocalWorkflowRunner({ backtest: () => backtestHandlers(() => Promise.resolve(services)) });
+    const workflows = new LocalWorkflowRunner(
+      { backtest: () => backtestHandlers(() => Promise.resolve(services)), sweep: () => sweepHandlers(() => Promise.resolve(services)) },
+      options.observeTasks ? { observe: options.observeTasks } : {},
+    );
     // SIMULATED_CLOCK_SPEED / SIMULATED_CLOCK_START: the market side runs on an accelerated clock.
     const marketClock = simulatedClockFromEnv(env);
     const marketNow = options.marketNow ?? (marketClock ? () => marketClock.clock.now() : undefined);
@@ -130,6 +136,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     if (services.workflows === workflows) {
       await Backtests.recover(services.trading.backtests).catch((error) =>
         console.error(JSON.stringify({ level: "ERROR", message: "Backtest recovery failed", error: String(error) })),
+      );
+      await Sweeps.recover(services.trading.backtests).catch((error) =>
+        console.error(JSON.stringify({ level: "ERROR", message: "Sweep recovery failed", error: String(error) })),
       );
     }
     // The accelerated clock starts from its start now that everything is up (starting took seconds, minutes of market time).

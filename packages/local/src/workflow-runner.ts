@@ -3,7 +3,7 @@ import {
   ExecutionName,
   WorkflowDefinitions,
   WorkflowTasks,
-  type BacktestTaskInput,
+  type WorkflowInput,
   type WorkflowName,
   type WorkflowStarter,
   type WorkflowTaskName,
@@ -25,7 +25,7 @@ promises.withResolvers ??= () => {
 export type LocalTaskHandler = (input: unknown) => Promise<unknown>;
 
 /** Each workflow's task handlers by task name (`prepare`, ...), asked for on the first start (they need the services). */
-export type LocalWorkflowTasks = { [W in WorkflowName]: () => Record<WorkflowTaskName<W>, LocalTaskHandler> };
+export type LocalWorkflowTasks = { [W in WorkflowName]?: () => Record<WorkflowTaskName<W>, LocalTaskHandler> };
 
 /** How an execution ended, in Step Functions' words. */
 export type ExecutionOutcome =
@@ -35,8 +35,10 @@ export type ExecutionOutcome =
   | { status: "ABORTED" };
 
 export interface LocalWorkflowRunnerOptions {
-  /** How long every Wait state waits (ms), instead of its `Seconds`. */
-  waitMs: number;
+  /** How long every Wait state waits (ms), instead of its `Seconds` (200 ms unless given). */
+  waitMs?: number;
+  /** Told of every task when it ends (the benchmark's stage times). */
+  observe?: (task: { workflow: WorkflowName; state: string; ms: number; input: unknown }) => void;
 }
 
 interface Execution {
@@ -44,7 +46,14 @@ interface Execution {
   outcome: Promise<ExecutionOutcome>;
 }
 
-type Definition = StateMachineDefinition & { States: Record<string, { Type: string; Resource?: string }> };
+interface StateDefinition {
+  Type: string;
+  Resource?: string;
+  ItemProcessor?: { States: Record<string, StateDefinition> };
+  Iterator?: { States: Record<string, StateDefinition> };
+  Branches?: { States: Record<string, StateDefinition> }[];
+}
+type Definition = StateMachineDefinition & { States: Record<string, StateDefinition> };
 
 /**
  * The Step Functions stand-in of the embedded runtime: runs each workflow's ASL file with
@@ -55,26 +64,25 @@ type Definition = StateMachineDefinition & { States: Record<string, { Type: stri
 export class LocalWorkflowRunner implements WorkflowStarter {
   private readonly executions = new Map<string, Execution>();
   private readonly tasksInFlight = new Set<Promise<unknown>>();
-  private readonly machines = new Map<WorkflowName, { machine: StateMachine; handlers: Record<string, LocalTaskHandler> }>();
+  private readonly machines = new Map<WorkflowName, { machine: StateMachine; handlers: Record<string, LocalTaskHandler>; waits: string[] }>();
+  private byPlaceholder?: Map<string, LocalTaskHandler>;
   private stopped = false;
 
   constructor(
     private readonly tasks: LocalWorkflowTasks,
-    private readonly options: LocalWorkflowRunnerOptions = { waitMs: 200 },
+    private readonly options: LocalWorkflowRunnerOptions = {},
   ) {}
 
-  async start(workflow: WorkflowName, executionName: string, input: BacktestTaskInput): Promise<void> {
+  async start(workflow: WorkflowName, executionName: string, input: WorkflowInput): Promise<void> {
     if (this.stopped) throw new Error("The workflow runner is stopped");
     const key = `${workflow}:${ExecutionName.parse(executionName)}`;
     // Step Functions answers ExecutionAlreadyExists, which the SFN starter treats as started.
     if (this.executions.has(key)) return;
-    const { machine, handlers } = this.machine(workflow);
-    const definition = WorkflowDefinitions[workflow].definition as Definition;
-    const waits = Object.entries(definition.States).filter(([, state]) => state.Type === "Wait");
+    const { machine, handlers, waits } = this.machine(workflow);
     const run = machine.run(input, {
       overrides: {
         taskResourceLocalHandlers: handlers as Record<string, (input: unknown) => Promise<never>>,
-        waitTimeOverrides: Object.fromEntries(waits.map(([name]) => [name, this.options.waitMs])),
+        waitTimeOverrides: Object.fromEntries(waits.map((name) => [name, this.options.waitMs ?? 200])),
       },
       noThrowOnAbort: true,
       context: { Execution: { Id: `local:${key}`, Name: executionName } },
@@ -114,28 +122,50 @@ export class LocalWorkflowRunner implements WorkflowStarter {
     await Promise.allSettled([...this.tasksInFlight]);
   }
 
-  /** The workflow's machine and its Task states' handlers, built on first use. */
+  /** The workflow's machine, its Task states' handlers (nested Map and Parallel states' too) and its Wait states, built on first use. */
   private machine(workflow: WorkflowName) {
     const existing = this.machines.get(workflow);
     if (existing) return existing;
     const definition = WorkflowDefinitions[workflow].definition as Definition;
-    const byPlaceholder = new Map<string, LocalTaskHandler>();
-    const tasks = this.tasks[workflow]() as Record<string, LocalTaskHandler>;
-    for (const [task, placeholder] of Object.entries(WorkflowTasks[workflow])) {
-      if (!tasks[task]) throw new Error(`No local handler for task ${task} of workflow ${workflow}`);
-      byPlaceholder.set(`\${${placeholder}}`, tasks[task]);
-    }
+    const byPlaceholder = this.placeholders();
     const handlers: Record<string, LocalTaskHandler> = {};
-    for (const [stateName, state] of Object.entries(definition.States)) {
-      if (state.Type !== "Task") continue;
-      const handler = byPlaceholder.get(state.Resource ?? "");
-      if (!handler) throw new Error(`Task state ${stateName} of workflow ${workflow} names ${state.Resource}, which no task declares`);
-      handlers[stateName] = (input) => this.track(handler(input));
-    }
+    const waits: string[] = [];
+    const visit = (states: Definition["States"]) => {
+      for (const [stateName, state] of Object.entries(states)) {
+        if (state.Type === "Wait") waits.push(stateName);
+        if (state.Type === "Map") visit((state.ItemProcessor ?? state.Iterator)!.States);
+        if (state.Type === "Parallel") for (const branch of state.Branches ?? []) visit(branch.States);
+        if (state.Type !== "Task") continue;
+        const handler = byPlaceholder.get(state.Resource ?? "");
+        if (!handler) throw new Error(`Task state ${stateName} of workflow ${workflow} names ${state.Resource}, which no task declares`);
+        handlers[stateName] = (input) => {
+          const observe = this.options.observe;
+          if (!observe) return this.track(handler(input));
+          const started = performance.now();
+          return this.track(handler(input).finally(() => observe({ workflow, state: stateName, ms: performance.now() - started, input })));
+        };
+      }
+    };
+    visit(definition.States);
     // Validated as written: the `${...}` Resources are the validator's substitution extension.
-    const built = { machine: new StateMachine(definition), handlers };
+    const built = { machine: new StateMachine(definition), handlers, waits };
     this.machines.set(workflow, built);
     return built;
+  }
+
+  /** Every task's handler by its placeholder, over all workflows given (a machine may run another workflow's tasks). */
+  private placeholders(): Map<string, LocalTaskHandler> {
+    if (this.byPlaceholder) return this.byPlaceholder;
+    const byPlaceholder = new Map<string, LocalTaskHandler>();
+    for (const workflow of Object.keys(this.tasks) as WorkflowName[]) {
+      const tasks = this.tasks[workflow]!() as Record<string, LocalTaskHandler>;
+      for (const [task, placeholder] of Object.entries(WorkflowTasks[workflow])) {
+        if (!tasks[task]) throw new Error(`No local handler for task ${task} of workflow ${workflow}`);
+        byPlaceholder.set(`\${${placeholder}}`, tasks[task]);
+      }
+    }
+    this.byPlaceholder = byPlaceholder;
+    return byPlaceholder;
   }
 
   private track<T>(task: Promise<T>): Promise<T> {

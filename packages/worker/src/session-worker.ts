@@ -17,6 +17,8 @@ import { isLive, LiveRuns, liveFeedsOf, type ClosedBar, type WorkerBeat } from "
 import type { StoredSession } from "@tp/core/trading/sessions";
 import type { StoredRun } from "@tp/core/trading/runs";
 import * as Replay from "@tp/core/trading/replay";
+import { holdingsOf, sleeveDifferences } from "@tp/core/trading/accounts";
+import { PaperAccounts } from "@tp/core/paper/accounts";
 
 export interface SessionWorkerOptions {
   /** The provider whose pushes drive the sessions (the selected market-data provider). */
@@ -59,6 +61,8 @@ const advancing = (marketData: MarketData): marketData is MarketData & { advance
  */
 export class SessionWorker {
   private readonly driven = new Map<string, Driven>();
+  /** The last sleeve difference alerted per session, so a lasting one is alerted once. */
+  private readonly mismatches = new Map<string, string>();
   private readonly subscribed = new Set<string>();
   /** Close time of the last confirmed bar per feed: the provider may push a confirmed bar again. */
   private readonly lastClose = new Map<string, number>();
@@ -155,22 +159,69 @@ export class SessionWorker {
         if (stopping) await this.settle(driven.session);
         continue;
       }
-      let reports: VenueReport[];
-      try {
-        reports = await exchange(await this.gatewayOf(driven.session), run.snapshot.pending, deps.now());
-      } catch (error) {
-        // The broker is unreachable or busy: nothing was booked; the next step asks again.
-        console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Broker exchange failed", session_id: id, error: String(error) }));
+      const done = await this.exchangeWithVenue(driven.session, run);
+      if (done === null) continue;
+      if (done && driven.session.funded_by !== undefined) await this.reconcile(driven.session, driven.session.funded_by, done.run);
+      if (stopping && done?.run.snapshot?.pending.length === 0) await this.settle(driven.session);
+    }
+  }
+
+  /** Sends, cancels and reads back a session's orders at its venue; null when the venue could not be reached or had nothing new. */
+  private async exchangeWithVenue(session: StoredSession, run: StoredRun) {
+    const deps = this.services.trading.sessions;
+    let reports: VenueReport[];
+    try {
+      // A session trading its simulated account books the fees the paper broker charged it (docs/accounts.md "Fees and the cash of a fill").
+      reports = await exchange(await this.gatewayOf(session), run.snapshot!.pending, deps.now(), { bookVenueFees: session.funded_by !== undefined });
+    } catch (error) {
+      // The broker is unreachable or busy: nothing was booked; the next step asks again.
+      console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Broker exchange failed", session_id: session.id, error: String(error) }));
+      return null;
+    }
+    if (reports.length === 0) return null;
+    const done = await updateRun(deps, session.id, (current) => {
+      const engine = engineOf(current);
+      applyReports(engine, reports);
+      return { engine, value: null };
+    });
+    if (done) await this.publish(session, done.events, done.engine);
+    return done;
+  }
+
+  /**
+   * After a session's fills are booked, its sleeve in the simulated account and the engine's
+   * figures must agree to the cent and the share (docs/accounts.md "Reconciliation"). The account
+   * may have filled more since the engine read it, so a difference first reads the venue again;
+   * one that stays is a critical alert on the session and an error line with both figures.
+   */
+  private async reconcile(session: StoredSession, account: string, run: StoredRun): Promise<void> {
+    const paper = this.services.paperBroker.deps;
+    let current = run;
+    for (let attempt = 0; ; attempt++) {
+      const sleeve = await PaperAccounts.sleeve(paper, account, session.id);
+      if (!sleeve) return;
+      const differences = sleeveDifferences(holdingsOf(engineOf(current).view(null)), sleeve);
+      if (differences.length === 0) {
+        this.mismatches.delete(session.id);
+        return;
+      }
+      const again = attempt === 0 && current.snapshot && current.snapshot.pending.length > 0 ? await this.exchangeWithVenue(session, current) : null;
+      if (again) {
+        current = again.run;
         continue;
       }
-      if (reports.length === 0) continue;
-      const done = await updateRun(deps, id, (current) => {
-        const engine = engineOf(current);
-        applyReports(engine, reports);
+      const text = differences.map((d) => `${d.what}: session ${d.session}, account ${d.account}`).join("; ");
+      if (this.mismatches.get(session.id) === text) return;
+      this.mismatches.set(session.id, text);
+      console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Session sleeve and simulated account disagree", session_id: session.id, account_id: account, differences }));
+      const deps = this.services.trading.sessions;
+      const done = await updateRun(deps, session.id, (stored) => {
+        const engine = engineOf(stored);
+        engine.raiseAlert("system", "SLEEVE_MISMATCH", `the session's books and its sleeve in the simulated account disagree: ${text}`, { differences }, deps.now());
         return { engine, value: null };
       });
-      if (done) await this.publish(driven.session, done.events, done.engine);
-      if (stopping && done?.run.snapshot?.pending.length === 0) await this.settle(driven.session);
+      if (done) await this.publish(session, done.events, done.engine);
+      return;
     }
   }
 
@@ -192,6 +243,8 @@ export class SessionWorker {
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await sessions.get(session.id);
       if (!current?.orders_at_broker || current.status !== "stopped") return;
+      // Its capital goes back to the account first: a crash between the two leaves it listed, and the next step releases again.
+      await this.services.trading.sessions.accounts?.release(current);
       if (await sessions.replace({ ...current, orders_at_broker: undefined, version: current.version + 1 }, current.version)) {
         this.driven.delete(session.id);
         return;
@@ -199,9 +252,14 @@ export class SessionWorker {
     }
   }
 
-  /** A simulation session's paper account (its own, `session-<id>`), a live session's account at the selected provider. */
+  /**
+   * A simulation session's venue: its sleeve of its owner's simulated account (docs/accounts.md);
+   * sessions started before simulations drew from that account (no `funded_by`) keep their own
+   * paper account `session-<id>`. A live session's: the owner's account at the selected provider.
+   */
   private gatewayOf(session: StoredSession): Promise<OrderGateway> {
     if (session.trading_mode === "live") return this.services.providers.orderGateway(session.user_id);
+    if (session.funded_by !== undefined) return Promise.resolve(this.services.paperBroker(session.funded_by, session.id));
     return Promise.resolve(this.services.paperBroker(`session-${session.id}`));
   }
 

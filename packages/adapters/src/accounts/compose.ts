@@ -1,3 +1,5 @@
+import type { SimulatedDeps } from "@tp/core/assets/simulated";
+import type { PaperBrokerDeps } from "@tp/core/paper/broker";
 import type { OverviewDeps, PriceSource, SyncDeps } from "@tp/core/assets/index";
 import type { BrokerConnector, BrokersDeps } from "@tp/core/brokers/index";
 import type { DataSourcesDeps } from "@tp/core/data-sources/index";
@@ -30,7 +32,7 @@ export interface BrokerServices {
   /** The administrator's list of private hosts broker tests may reach. */
   brokerNetwork: BrokerNetworkStore;
   dataSources: DataSourcesDeps;
-  assets: OverviewDeps & SyncDeps;
+  assets: OverviewDeps & SyncDeps & SimulatedDeps;
 }
 
 /** Wires the broker, data-source and asset use cases onto the table. No I/O happens here. */
@@ -41,7 +43,7 @@ export function createBrokerServices(
   users: UserStore,
   marketData: () => Promise<MarketData>,
   /** The accounts asset sync reads: the paper broker's, and the selected provider's. */
-  accounts: Omit<GatewayAccountSourceOptions, "timeoutMs">,
+  accounts: Omit<GatewayAccountSourceOptions, "timeoutMs"> & { paper: PaperBrokerDeps },
   overrides: BrokerAdapterOverrides = {},
 ): BrokerServices {
   const { now, newId } = clock;
@@ -66,7 +68,8 @@ export function createBrokerServices(
     assets: {
       portfolio: new DynamoPortfolioStore(db),
       brokers,
-      accounts: new GatewayAccountSource({ ...accounts, timeoutMs: config.brokerTimeoutMs }),
+      accounts: new GatewayAccountSource({ paperAccount: accounts.paperAccount, activeProvider: accounts.activeProvider, timeoutMs: config.brokerTimeoutMs }),
+      paper: accounts.paper,
       rates: new ConfiguredExchangeRates(parseRatesPerUsd(config.fxRatesPerUsd)),
       prices: overrides.prices ?? new MarketDataPrices(marketData),
       now,

@@ -14,6 +14,11 @@ export interface Db {
   client: DynamoDBDocumentClient;
   raw: DynamoDBClient;
   tableName: string;
+  /**
+   * DynamoDB Local: its BatchWriteItem commits (and syncs to disk) item by item, a
+   * TransactWriteItems request once, so bulk writes go there as transactions (docs/benchmarks.md).
+   */
+  local?: boolean;
 }
 
 export interface DbConfig {
@@ -35,7 +40,7 @@ export function createDb(config: DbConfig): Db {
   const client = DynamoDBDocumentClient.from(raw, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
-  return { client, raw, tableName: config.tableName };
+  return { client, raw, tableName: config.tableName, local: config.endpoint !== undefined };
 }
 
 /** Creates the table, its indexes and TTL when absent (the local runtime and tests; CloudFormation does this on AWS). */

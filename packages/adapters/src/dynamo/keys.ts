@@ -119,6 +119,9 @@ export const Keys = {
     String(fromMs).padStart(15, "0"),
     `${String(toMs).padStart(15, "0")}#~`,
   ],
+  /** A paper account's adjustments (deposits, withdrawals, holdings set by hand) by id, which begins with its 13-digit time. */
+  paperAdjustmentsOf: (accountId: string) => `PAPER#${accountId}#ADJUSTMENTS`,
+  paperAdjustment: (accountId: string, adjustmentId: string): Key => ({ pk: `PAPER#${accountId}#ADJUSTMENTS`, sk: adjustmentId }),
 
   /** A trading session. */
   tradingSession: (sessionId: string): Key => ({ pk: `SESSION#${sessionId}`, sk: "SESSION" }),
@@ -174,4 +177,10 @@ export const Keys = {
   backtestOfSession: (sessionId: string, createdAt: string, backtestId: string): Key => ({ pk: `SESSION#${sessionId}#BACKTESTS`, sk: `${createdAt}#${backtestId}` }),
   activeBacktests: "BACKTESTS#ACTIVE",
   activeBacktest: (createdAt: string, backtestId: string): Key => ({ pk: "BACKTESTS#ACTIVE", sk: `${createdAt}#${backtestId}` }),
+
+  /** A parameter sweep; gsi1 lists a session's sweeps by creation; gsi2 (sparse) holds the active ones. Its runs are backtests. */
+  sweep: (sweepId: string): Key => ({ pk: `SWEEP#${sweepId}`, sk: "SWEEP" }),
+  sweepOfSession: (sessionId: string, createdAt: string, sweepId: string): Key => ({ pk: `SESSION#${sessionId}#SWEEPS`, sk: `${createdAt}#${sweepId}` }),
+  activeSweeps: "SWEEPS#ACTIVE",
+  activeSweep: (createdAt: string, sweepId: string): Key => ({ pk: "SWEEPS#ACTIVE", sk: `${createdAt}#${sweepId}` }),
 };

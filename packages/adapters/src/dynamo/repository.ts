@@ -303,7 +303,61 @@ type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { Delete
 /** Requests of 25 items in flight at once: enough to keep the table busy, few enough not to be throttled. */
 const BATCH_WRITE_CONCURRENCY = 8;
 
+/** DynamoDB Local's bulk writes: up to 100 items and well under the 4 MB a transaction may carry. */
+const LOCAL_TRANSACTION_ITEMS = 100;
+const LOCAL_TRANSACTION_BYTES = 3_000_000;
+
+/** An item's size, near enough to keep a transaction under its limit (strings and binaries dominate). */
+function approximateBytes(value: unknown): number {
+  if (typeof value === "string") return value.length * 3;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (Array.isArray(value)) return value.reduce((sum: number, v) => sum + approximateBytes(v), 8);
+  if (value !== null && typeof value === "object") return Object.entries(value).reduce((sum, [k, v]) => sum + k.length + approximateBytes(v), 8);
+  return 16;
+}
+
+/** Bulk writes on DynamoDB Local: transactions of many items, one commit each (item by item, a year's backtest events took tens of seconds on disk). */
+async function transactionalWrite(db: Db, requests: WriteRequest[]): Promise<void> {
+  const batches: WriteRequest[][] = [];
+  let batch: WriteRequest[] = [];
+  let bytes = 0;
+  for (const request of requests) {
+    const size = approximateBytes("PutRequest" in request ? request.PutRequest.Item : request.DeleteRequest.Key);
+    if (batch.length > 0 && (batch.length >= LOCAL_TRANSACTION_ITEMS || bytes + size > LOCAL_TRANSACTION_BYTES)) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(request);
+    bytes += size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  const TableName = db.tableName;
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const items = batches[next++]!;
+      const command = new TransactWriteCommand({
+        TransactItems: items.map((r) => ("PutRequest" in r ? { Put: { TableName, Item: r.PutRequest.Item } } : { Delete: { TableName, Key: r.DeleteRequest.Key } })),
+      });
+      // Another writer's transaction on one of these items cancels this one: try again, as BatchWriteItem's unprocessed items are.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await db.client.send(command);
+          break;
+        } catch (error) {
+          const conflict = error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === "TransactionConflict");
+          if (!conflict || attempt >= 8) throw error;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BATCH_WRITE_CONCURRENCY, batches.length) }, worker));
+}
+
 async function batchWrite(db: Db, requests: WriteRequest[]): Promise<void> {
+  if (db.local) return transactionalWrite(db, requests);
   const batches: WriteRequest[][] = [];
   for (let start = 0; start < requests.length; start += 25) batches.push(requests.slice(start, start + 25));
   const writeOne = async (batch: WriteRequest[]) => {

@@ -39,4 +39,12 @@ export class DynamoBacktestStore implements BacktestStore {
   active() {
     return this.backtests.queryAll(Keys.activeBacktests, { index: "gsi2" });
   }
+
+  async createMany(backtests: StoredBacktest[]): Promise<void> {
+    await this.backtests.putMany(backtests);
+  }
+
+  getMany(ids: string[]) {
+    return this.backtests.getMany(ids.map(Keys.backtest));
+  }
 }

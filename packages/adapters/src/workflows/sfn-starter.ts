@@ -1,5 +1,5 @@
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
-import { ExecutionName, stateMachineArnVariable, type BacktestTaskInput, type WorkflowName, type WorkflowStarter } from "@tp/core/workflows";
+import { ExecutionName, stateMachineArnVariable, type WorkflowInput, type WorkflowName, type WorkflowStarter } from "@tp/core/workflows";
 import { awsClient } from "../aws-clients";
 
 /** Step Functions: each workflow's state machine ARN comes from configuration (`STATE_MACHINE_ARN_<NAME>`, set by the Workflows stack). */
@@ -13,7 +13,7 @@ export class SfnWorkflowStarter implements WorkflowStarter {
     this.client = client;
   }
 
-  async start(workflow: WorkflowName, executionName: string, input: BacktestTaskInput) {
+  async start(workflow: WorkflowName, executionName: string, input: WorkflowInput) {
     const arn = this.arns[workflow];
     if (!arn) throw new Error(`No state machine configured for workflow ${workflow} (${stateMachineArnVariable(workflow)})`);
     this.client ??= awsClient(new SFNClient({}));

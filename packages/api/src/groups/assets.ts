@@ -6,6 +6,7 @@ import {
   Overview,
   OverviewQuery,
   Positions,
+  SimulatedAccount,
   SimulatedAssetCreate,
   SimulatedAssetResponse,
   SimulatedAssetUpdate,
@@ -21,13 +22,14 @@ import {
   UserPositionResponse,
   UserPositionUpdate,
 } from "@tp/core/assets/index";
+import type { Actor } from "@tp/core/users";
 import { onError, notFoundHandler } from "../http/errors";
 import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type Group, type GroupServices } from "../http/group";
 
 const OwnerQuery = z.object({
   user_id: z.string().trim().min(1).max(64).optional().describe("Administrators only: act on another user's portfolio"),
 });
-const PositionIdParam = z.object({ position_id: z.string().min(1).max(64) });
+const PositionIdParam = z.object({ position_id: z.string().min(1).max(160).describe("A position's id; a simulated holding's is `<user_id>:<symbol>`") });
 
 export const AssetDeleteResult = z
   .object({ success: z.boolean(), message: z.string(), id: z.string() })
@@ -36,6 +38,8 @@ export const AssetDeleteResult = z
 const tags = ["assets"];
 const errors = errorResponses({ auth: true, notFound: true });
 const conflict = { 409: json(z.any(), "ASSET_ALREADY_EXISTS") };
+/** The simulated account refuses a change that would take what open orders or running sessions hold (docs/accounts.md). */
+const heldConflict = { 409: json(z.any(), "CASH_HELD or SHARES_HELD: open orders or running sessions hold more than the change would leave; the body names what is held") };
 
 /**
  * The interface spells the account paths with a trailing slash (`/api/v1/assets/`); clients
@@ -152,8 +156,8 @@ export function assetsGroup(services: GroupServices<"assets">) {
       responses: { 200: json(SimulatedAssetResponse, "The simulated account"), ...errors },
     }),
     async (c) => {
-      const asset = await Assets.get(deps, c.get("principal").user, "simulated", c.req.valid("query").user_id);
-      return c.json(Assets.toSimulatedResponse(asset), 200);
+      const { owner, view } = await SimulatedAccount.get(deps, c.get("principal").user, c.req.valid("query").user_id);
+      return c.json(SimulatedAccount.toResponse(owner, view), 200);
     },
   );
 
@@ -162,14 +166,14 @@ export function assetsGroup(services: GroupServices<"assets">) {
       method: "put",
       path: "/api/v1/assets/simulated",
       tags,
-      summary: "Set the simulated cash and currency (creates the account when absent)",
+      summary: "Set the cash of one currency of the simulated account: a recorded deposit or withdrawal (creates the account when absent)",
       security: bearer,
       request: { query: OwnerQuery, ...jsonBody(SimulatedAssetUpdate) },
-      responses: { 200: json(SimulatedAssetResponse, "The simulated account"), ...errors },
+      responses: { 200: json(SimulatedAssetResponse, "The simulated account"), ...heldConflict, ...errors },
     }),
     async (c) => {
-      const asset = await Assets.setSimulated(deps, c.get("principal").user, c.req.valid("json"), c.req.valid("query").user_id);
-      return c.json(Assets.toSimulatedResponse(asset), 200);
+      const { owner, view } = await SimulatedAccount.setCash(deps, c.get("principal").user, c.req.valid("json"), c.req.valid("query").user_id);
+      return c.json(SimulatedAccount.toResponse(owner, view), 200);
     },
   );
 
@@ -184,8 +188,8 @@ export function assetsGroup(services: GroupServices<"assets">) {
       responses: { 201: json(SimulatedAssetResponse, "The new simulated account"), ...conflict, ...errors },
     }),
     async (c) => {
-      const asset = await Assets.create(deps, c.get("principal").user, "simulated", c.req.valid("json"));
-      return c.json(Assets.toSimulatedResponse(asset), 201);
+      const { owner, view } = await SimulatedAccount.create(deps, c.get("principal").user, c.req.valid("json"));
+      return c.json(SimulatedAccount.toResponse(owner, view), 201);
     },
   );
 
@@ -199,7 +203,7 @@ export function assetsGroup(services: GroupServices<"assets">) {
       request: { query: OverviewQuery },
       responses: { 200: json(AssetOverview, "The valued simulated portfolio"), ...errors },
     }),
-    async (c) => c.json(await Overview.of(deps, c.get("principal").user, "simulated", c.req.valid("query")), 200),
+    async (c) => c.json(await SimulatedAccount.overview(deps, c.get("principal").user, c.req.valid("query")), 200),
   );
 
   // ---- sync ----
@@ -222,10 +226,10 @@ export function assetsGroup(services: GroupServices<"assets">) {
       method: "post",
       path: "/api/v1/assets/sync-to-simulated",
       tags,
-      summary: "Copy the real cash account and positions into the simulated portfolio",
+      summary: "Copy the real cash account and stock positions into the simulated account (one recorded adjustment each)",
       security: bearer,
       request: { query: OwnerQuery },
-      responses: { 200: json(SyncResponse, "Outcome"), ...errors },
+      responses: { 200: json(SyncResponse, "Outcome"), ...heldConflict, ...errors },
     }),
     async (c) => c.json(await AssetSync.toSimulated(deps, c.get("principal").user, c.req.valid("query").user_id), 200),
   );
@@ -247,8 +251,10 @@ export function assetsGroup(services: GroupServices<"assets">) {
   for (const mode of ["real", "simulated"] as const) {
     const base = mode === "real" ? "/api/v1/assets/positions" : "/api/v1/assets/simulated/positions";
     const Response = mode === "real" ? UserPositionResponse : SimulatedPositionResponse;
-    const view = mode === "real" ? Positions.toResponse : Positions.toSimulatedResponse;
+    const view = mode === "real" ? Positions.toResponse : SimulatedAccount.positionResponse;
     const label = mode === "real" ? "position" : "simulated position";
+    const list = (actor: Actor, userId?: string) => (mode === "real" ? Positions.list(deps, actor, mode, userId) : SimulatedAccount.positions(deps, actor, userId));
+    const remove = (actor: Actor, id: string) => (mode === "real" ? Positions.delete(deps, actor, mode, id) : SimulatedAccount.deletePosition(deps, actor, id));
 
     app.openapi(
       createRoute({
@@ -261,7 +267,7 @@ export function assetsGroup(services: GroupServices<"assets">) {
         responses: { 200: json(z.array(Response), `The ${label}s`), ...errors },
       }),
       async (c) => {
-        const positions = await Positions.list(deps, c.get("principal").user, mode, c.req.valid("query").user_id);
+        const positions = await list(c.get("principal").user, c.req.valid("query").user_id);
         return c.json(positions.map(view), 200);
       },
     );
@@ -274,10 +280,10 @@ export function assetsGroup(services: GroupServices<"assets">) {
         summary: `Delete a ${label}`,
         security: bearer,
         request: { params: PositionIdParam },
-        responses: { 204: { description: "Deleted" }, ...errors },
+        responses: { 204: { description: "Deleted" }, ...(mode === "simulated" ? heldConflict : {}), ...errors },
       }),
       async (c) => {
-        await Positions.delete(deps, c.get("principal").user, mode, c.req.valid("param").position_id);
+        await remove(c.get("principal").user, c.req.valid("param").position_id);
         return c.body(null, 204);
       },
     );
@@ -317,14 +323,14 @@ export function assetsGroup(services: GroupServices<"assets">) {
       method: "post",
       path: "/api/v1/assets/simulated/positions",
       tags,
-      summary: "Add a simulated position",
+      summary: "Set a holding of the simulated account by hand (a recorded adjustment; a symbol held already takes the new figures)",
       security: bearer,
       request: { query: OwnerQuery, ...jsonBody(SimulatedPositionInput) },
-      responses: { 201: json(SimulatedPositionResponse, "The new simulated position"), ...errors },
+      responses: { 201: json(SimulatedPositionResponse, "The simulated position"), ...heldConflict, ...errors },
     }),
     async (c) => {
-      const position = await Positions.createSimulated(deps, c.get("principal").user, c.req.valid("json"), c.req.valid("query").user_id);
-      return c.json(Positions.toSimulatedResponse(position), 201);
+      const position = await SimulatedAccount.addPosition(deps, c.get("principal").user, c.req.valid("json"), c.req.valid("query").user_id);
+      return c.json(SimulatedAccount.positionResponse(position), 201);
     },
   );
 
@@ -333,20 +339,14 @@ export function assetsGroup(services: GroupServices<"assets">) {
       method: "put",
       path: "/api/v1/assets/simulated/positions/{position_id}",
       tags,
-      summary: "Update a simulated position",
+      summary: "Change a holding of the simulated account by hand (a recorded adjustment)",
       security: bearer,
       request: { params: PositionIdParam, ...jsonBody(SimulatedPositionUpdate) },
-      responses: { 200: json(SimulatedPositionResponse, "The updated simulated position"), ...errors },
+      responses: { 200: json(SimulatedPositionResponse, "The updated simulated position"), ...heldConflict, ...errors },
     }),
     async (c) => {
-      const position = await Positions.update(
-        deps,
-        c.get("principal").user,
-        "simulated",
-        c.req.valid("param").position_id,
-        c.req.valid("json"),
-      );
-      return c.json(Positions.toSimulatedResponse(position), 200);
+      const position = await SimulatedAccount.updatePosition(deps, c.get("principal").user, c.req.valid("param").position_id, c.req.valid("json"));
+      return c.json(SimulatedAccount.positionResponse(position), 200);
     },
   );
 

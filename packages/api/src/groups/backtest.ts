@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { Backtests } from "@tp/core/backtests/index";
+import { Backtests, Sweeps } from "@tp/core/backtests/index";
 import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { sweepRoutes } from "./sweeps";
 
 const BacktestIdParam = z.object({ backtest_id: z.string().min(1).max(128) });
 const tags = ["backtest"];
@@ -12,10 +13,12 @@ const transitionConflict = { 409: errorResponse("INVALID_STATE_TRANSITION: not a
  * machine in chunks over stored candles (missing ones imported first), controlled by durable
  * pause, resume and stop flags.
  */
-export function backtestGroup(services: GroupServices & { trading: { backtests: Backtests.BacktestControlDeps } }) {
+export function backtestGroup(services: GroupServices & { trading: { backtests: Sweeps.SweepControlDeps } }) {
   const app = createGroup();
   app.use("/api/v1/backtest/*", requireAuth(services));
   const deps = services.trading.backtests;
+  // Before the backtest routes: /backtest/sweeps/... is a sweep's, never a backtest id's.
+  sweepRoutes(app, deps);
 
   app.openapi(
     createRoute({
@@ -54,7 +57,7 @@ export function backtestGroup(services: GroupServices & { trading: { backtests: 
 
   const controls = { pause: Backtests.pause, resume: Backtests.resume, stop: Backtests.stop } as const;
   const summaries = {
-    pause: "Pause after the current chunk; the checkpoint survives restarts",
+    pause: "Pause at the next checkpoint (inside a chunk too, and after its last bar); the checkpoint survives restarts",
     resume: "Continue a paused backtest from its checkpoint",
     stop: "Stop and finalise the result of what ran",
   };

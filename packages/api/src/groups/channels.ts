@@ -1,4 +1,5 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
+import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
 import type { Context } from "hono";
 import { Channels, SessionViews } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
@@ -174,7 +175,7 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
         summary: `${action[0]!.toUpperCase()}${action.slice(1)} the session`,
         description: "The session's state machine (docs/trading-sessions.md). Start also sets every channel running and brings a pending configuration version into force.",
         schema: Channels.SessionActionResult,
-        responses: { 409: errorResponse("INVALID_STATE_TRANSITION") },
+        responses: { 409: errorResponse(action === "start" ? `INVALID_STATE_TRANSITION; ${FUNDING_CONFLICTS}` : "INVALID_STATE_TRANSITION") },
       },
       (c, p) => Channels.sessionAction(deps, actor(c), p.session_id!, action),
     );

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
 import type { Context } from "hono";
 import { Mtf, Replay, Sessions, SessionViews } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
@@ -11,6 +12,7 @@ const owned = { auth: true, notFound: true } as const;
 /** A replay's control and status: the session, or its replay before one started. */
 const replayErrors = { auth: true, notFound: ["SESSION_NOT_FOUND", "REPLAY_NOT_FOUND"] } as const;
 const transitionConflict = { 409: errorResponse("INVALID_STATE_TRANSITION: not allowed in the current state (`current_status` names it)") };
+const startConflict = { 409: errorResponse(`INVALID_STATE_TRANSITION: not allowed in the current state (\`current_status\` names it); ${FUNDING_CONFLICTS}`) };
 
 type Ctx = Context<AppEnv>;
 const actor = (c: Ctx) => c.get("principal").user;
@@ -63,7 +65,7 @@ export function mtfGroup(services: GroupServices<"realtime"> & { trading: Pick<T
         summary: `${action[0].toUpperCase()}${action.slice(1)} an MTF session (${rule.from.join(" or ")} → ${rule.to})`,
         security: bearer,
         request: { params: SessionIdParam },
-        responses: { 200: json(Mtf.MtfSessionResponse, "The session in its new state"), ...transitionConflict, ...errorResponses(owned) },
+        responses: { 200: json(Mtf.MtfSessionResponse, "The session in its new state"), ...(action === "start" ? startConflict : transitionConflict), ...errorResponses(owned) },
       }),
       async (c) => c.json(Mtf.toResponse(await Mtf.transition(deps, actor(c), c.req.valid("param").session_id, action)), 200),
     );

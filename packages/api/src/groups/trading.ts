@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
 import type { Context } from "hono";
 import * as Risk from "@tp/core/risk/risk";
 import { Sessions, SessionViews, TradingOrderResponse } from "@tp/core/trading/index";
@@ -13,6 +14,7 @@ const riskTags = ["risk"];
 const owned = { auth: true, notFound: true } as const;
 const conflictResponse = (what: string) => ({ 409: errorResponse(what) });
 const transitionConflict = conflictResponse("INVALID_STATE_TRANSITION: the operation is not allowed in the session's state (`current_status` names it)");
+const startConflict = conflictResponse(`INVALID_STATE_TRANSITION: not allowed in the session's state (\`current_status\` names it); ${FUNDING_CONFLICTS}`);
 
 type Ctx = Context<AppEnv>;
 const actor = (c: Ctx) => c.get("principal").user;
@@ -75,7 +77,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       summary: "Rename, change status (through the state machine) or replace the risk configuration",
       security: bearer,
       request: { params: SessionIdParam, ...jsonBody(Sessions.TradingSessionUpdate) },
-      responses: { 200: json(Sessions.TradingSessionResponse, "The updated session"), ...transitionConflict, ...errorResponses(owned) },
+      responses: { 200: json(Sessions.TradingSessionResponse, "The updated session"), ...startConflict, ...errorResponses(owned) },
     }),
     async (c) => c.json(Sessions.toResponse(await Sessions.update(deps, actor(c), c.req.valid("param").session_id, c.req.valid("json"))), 200),
   );
@@ -106,7 +108,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
         summary: `${action[0].toUpperCase()}${action.slice(1)} a session (${rule.from.join(" or ")} → ${rule.to})`,
         security: bearer,
         request: { params: SessionIdParam },
-        responses: { 200: json(Sessions.TradingSessionResponse, "The session in its new state"), ...transitionConflict, ...errorResponses(owned) },
+        responses: { 200: json(Sessions.TradingSessionResponse, "The session in its new state"), ...(action === "start" ? startConflict : transitionConflict), ...errorResponses(owned) },
       }),
       async (c) => c.json(Sessions.toResponse(await Sessions.transition(deps, actor(c), c.req.valid("param").session_id, action)), 200),
     );

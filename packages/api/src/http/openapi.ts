@@ -75,6 +75,7 @@ const NOT_FOUND_BY_PARAMETER: Record<string, string> = {
   channel_id: "CHANNEL_NOT_FOUND",
   alert_id: "ALERT_NOT_FOUND",
   backtest_id: "BACKTEST_NOT_FOUND",
+  sweep_id: "SWEEP_NOT_FOUND",
   broker_id: "BROKER_NOT_FOUND",
   data_source_id: "DATA_SOURCE_NOT_FOUND",
   flow_id: "FLOW_NOT_FOUND",

@@ -622,7 +622,7 @@ export interface paths {
         };
         /** The simulated cash account */
         get: operations["getAssetsSimulated"];
-        /** Set the simulated cash and currency (creates the account when absent) */
+        /** Set the cash of one currency of the simulated account: a recorded deposit or withdrawal (creates the account when absent) */
         put: operations["putAssetsSimulated"];
         /** Create the simulated cash account (one per user) */
         post: operations["postAssetsSimulated"];
@@ -675,7 +675,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Copy the real cash account and positions into the simulated portfolio */
+        /** Copy the real cash account and stock positions into the simulated account (one recorded adjustment each) */
         post: operations["postAssetsSyncToSimulated"];
         delete?: never;
         options?: never;
@@ -746,7 +746,7 @@ export interface paths {
         /** The simulated positions, oldest first */
         get: operations["getAssetsSimulatedPositions"];
         put?: never;
-        /** Add a simulated position */
+        /** Set a holding of the simulated account by hand (a recorded adjustment; a symbol held already takes the new figures) */
         post: operations["postAssetsSimulatedPositions"];
         delete?: never;
         options?: never;
@@ -762,7 +762,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Update a simulated position */
+        /** Change a holding of the simulated account by hand (a recorded adjustment) */
         put: operations["putAssetsSimulatedPositionsByPositionId"];
         post?: never;
         /** Delete a simulated position */
@@ -2354,6 +2354,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/backtest/sweeps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a parameter sweep: one backtest per point of a grid
+         * @description The backtest request's fields (its `strategy_config` the base each point changes) plus `parameters` (per parameter a list of values or `{min, max, step}`), `metric` to rank by (default `sharpe_ratio`), `max_runs` (at most 1,000; a larger grid answers 422 stating its size) and an optional `out_of_sample` window `{start_date, end_date, top}` over which the best `top` runs (default 5) run again. Values outside the strategy's parameter ranges answer 422 naming them; points the strategy refuses as a whole (a fast period not below the slow one) are skipped and listed in the result.
+         */
+        post: operations["postBacktestSweeps"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backtest/sweeps/{sweep_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A sweep's progress: runs done, failed and stopped, in and out of sample */
+        get: operations["getBacktestSweepsBySweepId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backtest/sweeps/{sweep_id}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The runs ranked by the sweep's metric, with their parameters and metrics, and the best runs' out-of-sample metrics */
+        get: operations["getBacktestSweepsResultBySweepId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backtest/sweeps/{sweep_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause every run at its next checkpoint; the checkpoints survive restarts */
+        post: operations["postBacktestSweepsPauseBySweepId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backtest/sweeps/{sweep_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Continue a paused sweep: its runs go on from their checkpoints */
+        post: operations["postBacktestSweepsResumeBySweepId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backtest/sweeps/{sweep_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop: running runs stop at their next checkpoint, runs not started do not run; the result ranks what completed */
+        post: operations["postBacktestSweepsStopBySweepId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/backtest/start": {
         parameters: {
             query?: never;
@@ -2400,7 +2505,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pause after the current chunk; the checkpoint survives restarts */
+        /** Pause at the next checkpoint (inside a chunk too, and after its last bar); the checkpoint survives restarts */
         post: operations["postBacktestPauseByBacktestId"];
         delete?: never;
         options?: never;
@@ -3653,7 +3758,7 @@ export interface paths {
         };
         /** The simulated cash account */
         get: operations["getAssetsSimulatedWithSlash"];
-        /** Set the simulated cash and currency (creates the account when absent) */
+        /** Set the cash of one currency of the simulated account: a recorded deposit or withdrawal (creates the account when absent) */
         put: operations["putAssetsSimulatedWithSlash"];
         /** Create the simulated cash account (one per user) */
         post: operations["postAssetsSimulatedWithSlash"];
@@ -4516,7 +4621,7 @@ export interface components {
             /** @description Cash in `currency`; with `cash_by_currency`, all of it converted at the service's rates */
             cash_assets: string;
             currency: components["schemas"]["CurrencyType"];
-            /** @description Cash in each currency when a sync reported several; null for a single cash line (set by create or update) */
+            /** @description All the cash of each currency the simulated account keeps (USD, HKD) */
             cash_by_currency: {
                 USD?: string;
                 HKD?: string;
@@ -4525,6 +4630,27 @@ export interface components {
             } | null;
             created_at: string;
             updated_at: string;
+            /** @description Cash free for new orders and sessions: not held by open orders nor set aside for running sessions (docs/accounts.md) */
+            free_cash_by_currency: {
+                USD?: string;
+                HKD?: string;
+                CNY?: string;
+                SGD?: string;
+            };
+            /** @description Cash set aside for running simulation sessions (their sleeves), as their fills have moved it */
+            in_sessions_by_currency: {
+                USD?: string;
+                HKD?: string;
+                CNY?: string;
+                SGD?: string;
+            };
+            /** @description Cash held for open buy orders placed outside sessions, estimated fees included */
+            held_by_orders_by_currency: {
+                USD?: string;
+                HKD?: string;
+                CNY?: string;
+                SGD?: string;
+            };
         };
         SimulatedAssetUpdate: {
             cash_assets: number | string;
@@ -5743,7 +5869,7 @@ export interface components {
         };
         /** @description extra fields when known: `order_id` (a refused order kept as RejectedStatus), `required`/`available`/`currency`, `problems` */
         TradeError: ({
-            /** @description MARKET_CLOSED, INSUFFICIENT_BUYING_POWER, INSUFFICIENT_POSITION, INVALID_LOT_SIZE, INVALID_ODD_LOT_QUANTITY, INVALID_TICK_SIZE, INVALID_QUANTITY, ORDER_NOT_FOUND, ORDER_NOT_REPLACEABLE, ORDER_NOT_CANCELLABLE, FIELD_NOT_REPLACEABLE, QUANTITY_BELOW_EXECUTED, SYMBOL_NOT_FOUND, ... */
+            /** @description MARKET_CLOSED, INSUFFICIENT_CASH, INSUFFICIENT_POSITION, INVALID_LOT_SIZE, INVALID_ODD_LOT_QUANTITY, INVALID_TICK_SIZE, INVALID_QUANTITY, ORDER_NOT_FOUND, ORDER_NOT_REPLACEABLE, ORDER_NOT_CANCELLABLE, FIELD_NOT_REPLACEABLE, QUANTITY_BELOW_EXECUTED, SYMBOL_NOT_FOUND, ... */
             code: string;
             message: string;
             /** @description the HTTP status the same failure has on the service's other endpoints */
@@ -6517,6 +6643,135 @@ export interface components {
             quantity?: number | string;
             price?: number | string;
         };
+        SweepStarted: {
+            success: boolean;
+            message: string;
+            sweep_id: string;
+            /** @description Backtests the grid runs */
+            runs: number;
+            /** @description Points of the grid the strategy refuses (listed in the result) */
+            skipped: number;
+        };
+        SweepRequest: {
+            session_id: string;
+            strategy_name: string;
+            strategy_config: {
+                [key: string]: unknown;
+            };
+            symbols: string[];
+            start_date: string;
+            end_date: string;
+            initial_capital: number | string;
+            timezone?: components["schemas"]["TimeZone"];
+            /** @description Per parameter a list of values or {min, max, step} */
+            parameters: {
+                [key: string]: components["schemas"]["ParameterValue"][] | components["schemas"]["SweepParameterRange"];
+            };
+            metric?: components["schemas"]["SweepMetric"];
+            /**
+             * @description The most runs the grid may have (422 with the grid's size when it has more)
+             * @default 1000
+             */
+            max_runs?: number;
+            out_of_sample?: {
+                start_date: string;
+                end_date: string;
+                /**
+                 * @description How many of the best runs are run again over this window
+                 * @default 5
+                 */
+                top?: number;
+            };
+        };
+        /** @description min, min + step, … up to max (inclusive) */
+        SweepParameterRange: {
+            min: number;
+            max: number;
+            step: number;
+        };
+        /**
+         * @default sharpe_ratio
+         * @enum {string}
+         */
+        SweepMetric: "sharpe_ratio" | "sortino_ratio" | "total_return" | "annualized_return" | "profit_factor" | "win_rate" | "total_pnl" | "realized_pnl" | "final_equity" | "exposure" | "total_trades" | "winning_trades" | "average_win" | "max_drawdown" | "max_drawdown_duration_days" | "current_drawdown" | "losing_trades" | "fees_paid";
+        SweepProgress: {
+            sweep_id: string;
+            status: components["schemas"]["BacktestStatus"];
+            /** @enum {string} */
+            stage: "queued" | "importing" | "in_sample" | "out_of_sample" | "finalizing" | "done";
+            runs_total: number;
+            /** @description Runs completed */
+            runs_done: number;
+            runs_failed: number;
+            runs_stopped: number;
+            out_of_sample_total: number;
+            out_of_sample_done: number;
+            /** @description Percent of all runs (in and out of sample) ended */
+            progress: number;
+            is_running: boolean;
+            is_paused: boolean;
+            metric: components["schemas"]["SweepMetric"];
+            message: string;
+        };
+        /** @enum {string} */
+        BacktestStatus: "queued" | "importing" | "running" | "pausing" | "paused" | "stopping" | "completed" | "stopped" | "failed";
+        SweepResult: {
+            sweep_id: string;
+            session_id: string;
+            status: components["schemas"]["BacktestStatus"];
+            strategy_name: string;
+            symbols: string[];
+            start_date: string;
+            end_date: string;
+            metric: components["schemas"]["SweepMetric"];
+            /** @enum {string} */
+            order: "descending" | "ascending";
+            out_of_sample: {
+                start_date: string;
+                end_date: string;
+                top: number;
+            } | null;
+            runs_total: number;
+            /** @description Completed runs, best first */
+            ranking: {
+                rank: number;
+                backtest_id: string;
+                parameters: {
+                    [key: string]: components["schemas"]["ParameterValue"];
+                };
+                /** @description The run's value of the metric (null when undefined, e.g. a Sharpe ratio without returns: ranked last) */
+                value: number | null;
+                performance_metrics: components["schemas"]["PerformanceMetrics"];
+                /** @description The same parameters over the out-of-sample window (the best `top` runs only) */
+                out_of_sample: {
+                    backtest_id: string;
+                    status: components["schemas"]["BacktestStatus"];
+                    value: number | null;
+                    performance_metrics: components["schemas"]["PerformanceMetrics"];
+                } | null;
+            }[];
+            not_ranked: {
+                backtest_id: string;
+                parameters: {
+                    [key: string]: components["schemas"]["ParameterValue"];
+                };
+                status: components["schemas"]["BacktestStatus"];
+                error: string | null;
+            }[];
+            skipped: {
+                parameters: {
+                    [key: string]: components["schemas"]["ParameterValue"];
+                };
+                reason: string;
+            }[];
+            completed_at: string | null;
+        };
+        SweepControlResult: {
+            success: boolean;
+            message: string;
+            sweep_id: string;
+            status: components["schemas"]["BacktestStatus"];
+        };
         BacktestResponse: {
             success: boolean;
             message: string;
@@ -6551,8 +6806,6 @@ export interface components {
             bars_total: number;
             message: string;
         };
-        /** @enum {string} */
-        BacktestStatus: "queued" | "importing" | "running" | "pausing" | "paused" | "stopping" | "completed" | "stopped" | "failed";
         BacktestControlResult: {
             success: boolean;
             message: string;
@@ -10640,6 +10893,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description CASH_HELD or SHARES_HELD: open orders or running sessions hold more than the change would leave; the body names what is held */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "CASH_HELD" | "SHARES_HELD";
+                    };
+                };
+            };
             /** @description The body is larger than the service takes (`max_bytes`) */
             413: {
                 headers: {
@@ -10978,6 +11243,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description CASH_HELD or SHARES_HELD: open orders or running sessions hold more than the change would leave; the body names what is held */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "CASH_HELD" | "SHARES_HELD";
+                    };
+                };
+            };
             /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
             422: {
                 headers: {
@@ -11220,6 +11497,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A position's id; a simulated holding's is `<user_id>:<symbol>` */
                 position_id: string;
             };
             cookie?: never;
@@ -11306,6 +11584,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A position's id; a simulated holding's is `<user_id>:<symbol>` */
                 position_id: string;
             };
             cookie?: never;
@@ -11456,7 +11735,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new simulated position */
+            /** @description The simulated position */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11501,6 +11780,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description CASH_HELD or SHARES_HELD: open orders or running sessions hold more than the change would leave; the body names what is held */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "CASH_HELD" | "SHARES_HELD";
+                    };
+                };
+            };
             /** @description The body is larger than the service takes (`max_bytes`) */
             413: {
                 headers: {
@@ -11532,6 +11823,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A position's id; a simulated holding's is `<user_id>:<symbol>` */
                 position_id: string;
             };
             cookie?: never;
@@ -11587,6 +11879,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description CASH_HELD or SHARES_HELD: open orders or running sessions hold more than the change would leave; the body names what is held */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "CASH_HELD" | "SHARES_HELD";
+                    };
+                };
+            };
             /** @description The body is larger than the service takes (`max_bytes`) */
             413: {
                 headers: {
@@ -11618,6 +11922,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A position's id; a simulated holding's is `<user_id>:<symbol>` */
                 position_id: string;
             };
             cookie?: never;
@@ -11664,6 +11969,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "POSITION_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description CASH_HELD or SHARES_HELD: open orders or running sessions hold more than the change would leave; the body names what is held */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "CASH_HELD" | "SHARES_HELD";
                     };
                 };
             };
@@ -16507,7 +16824,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION: the operation is not allowed in the session's state (`current_status` names it) */
+            /** @description INVALID_STATE_TRANSITION: not allowed in the session's state (`current_status` names it); INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16515,7 +16832,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INVALID_STATE_TRANSITION";
+                        error_code: "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_FREE_CASH" | "INSUFFICIENT_FREE_SHARES" | "INVALID_STATE_TRANSITION";
                     };
                 };
             };
@@ -16683,7 +17000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION: the operation is not allowed in the session's state (`current_status` names it) */
+            /** @description INVALID_STATE_TRANSITION: not allowed in the session's state (`current_status` names it); INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16691,7 +17008,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INVALID_STATE_TRANSITION";
+                        error_code: "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_FREE_CASH" | "INSUFFICIENT_FREE_SHARES" | "INVALID_STATE_TRANSITION";
                     };
                 };
             };
@@ -18505,6 +18822,512 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    postBacktestSweeps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SweepRequest"];
+            };
+        };
+        responses: {
+            /** @description Started */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepStarted"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description SESSION_NOT_FOUND: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "SESSION_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description INVALID_STATE_TRANSITION: not allowed in the sweep's state (`current_status` names it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INVALID_STATE_TRANSITION";
+                    };
+                };
+            };
+            /** @description The body is larger than the service takes (`max_bytes`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again after `retry_after` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getBacktestSweepsBySweepId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sweep_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Progress */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepProgress"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "SWEEP_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    getBacktestSweepsResultBySweepId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sweep_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ranking */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepResult"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "SWEEP_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description SWEEP_NOT_FINISHED while it runs; SWEEP_FAILED with the reason */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "SWEEP_FAILED" | "SWEEP_NOT_FINISHED";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    postBacktestSweepsPauseBySweepId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sweep_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sweep's new status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepControlResult"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "SWEEP_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description INVALID_STATE_TRANSITION: not allowed in the sweep's state (`current_status` names it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INVALID_STATE_TRANSITION";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    postBacktestSweepsResumeBySweepId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sweep_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sweep's new status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepControlResult"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "SWEEP_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description INVALID_STATE_TRANSITION: not allowed in the sweep's state (`current_status` names it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INVALID_STATE_TRANSITION";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    postBacktestSweepsStopBySweepId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sweep_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sweep's new status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepControlResult"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "SWEEP_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description INVALID_STATE_TRANSITION: not allowed in the sweep's state (`current_status` names it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "INVALID_STATE_TRANSITION";
                     };
                 };
             };
@@ -24020,7 +24843,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION */
+            /** @description INVALID_STATE_TRANSITION; INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24028,7 +24851,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INVALID_STATE_TRANSITION";
+                        error_code: "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_FREE_CASH" | "INSUFFICIENT_FREE_SHARES" | "INVALID_STATE_TRANSITION";
                     };
                 };
             };
@@ -24612,7 +25435,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION: not allowed in the current state (`current_status` names it) */
+            /** @description INVALID_STATE_TRANSITION: not allowed in the current state (`current_status` names it); INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24620,7 +25443,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INVALID_STATE_TRANSITION";
+                        error_code: "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_FREE_CASH" | "INSUFFICIENT_FREE_SHARES" | "INVALID_STATE_TRANSITION";
                     };
                 };
             };
@@ -26025,6 +26848,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "ASSET_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description CASH_HELD or SHARES_HELD: open orders or running sessions hold more than the change would leave; the body names what is held */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "CASH_HELD" | "SHARES_HELD";
                     };
                 };
             };

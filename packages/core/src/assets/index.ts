@@ -23,3 +23,4 @@ export { AssetSync, cashOf, heldToPositions, type AccountSource, type SyncDeps }
 export * from "./schemas";
 export * from "./types";
 export { Overview, type OverviewDeps } from "./overview";
+export { SimulatedAccount, type SimulatedDeps } from "./simulated";

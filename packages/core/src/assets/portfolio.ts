@@ -3,10 +3,6 @@ import type { Actor } from "../users";
 import {
   positionProblems,
   type CashByCurrency,
-  type SimulatedAssetResponse,
-  type SimulatedAssetUpdate,
-  type SimulatedPositionInput,
-  type SimulatedPositionResponse,
   type SimulatedPositionUpdate,
   type UserAssetCreate,
   type UserAssetResponse,
@@ -121,18 +117,6 @@ export const Assets = {
     };
   },
 
-  toSimulatedResponse(asset: AssetRecord): SimulatedAssetResponse {
-    return {
-      id: asset.id,
-      user_id: asset.user_id,
-      cash_assets: asset.cash_assets,
-      currency: asset.currency,
-      cash_by_currency: asset.cash_by_currency ?? null,
-      created_at: asset.created_at,
-      updated_at: asset.updated_at,
-    };
-  },
-
   /** A new account record (not yet stored). */
   newRecord(deps: PortfolioDeps, userId: string, mode: PortfolioMode, cash: string, currency: CurrencyType): AssetRecord {
     const now = stamp(deps);
@@ -189,17 +173,6 @@ export const Assets = {
     return after;
   },
 
-  /** Sets the simulated cash and currency (one cash line), creating the simulated account when absent. */
-  async setSimulated(deps: PortfolioDeps, actor: Actor, input: SimulatedAssetUpdate, userId?: string): Promise<AssetRecord> {
-    const owner = await portfolioOwner(deps, actor, userId);
-    const before = await deps.portfolio.getAsset(owner, "simulated");
-    const after: AssetRecord = before
-      ? { ...before, cash_assets: input.cash_assets, currency: input.currency, cash_by_currency: null, updated_at: stamp(deps) }
-      : Assets.newRecord(deps, owner, "simulated", input.cash_assets, input.currency);
-    await deps.portfolio.putAsset(after);
-    return after;
-  },
-
   /** Deletes the real cash account; positions are separate resources and stay. */
   async delete(deps: PortfolioDeps, actor: Actor, userId?: string): Promise<AssetRecord> {
     const owner = await portfolioOwner(deps, actor, userId);
@@ -221,11 +194,6 @@ export const Positions = {
     return fields;
   },
 
-  toSimulatedResponse(position: Position): SimulatedPositionResponse {
-    const { mode: _mode, available_quantity: _available, ...fields } = position;
-    return fields;
-  },
-
   async list(deps: PortfolioDeps, actor: Actor, mode: PortfolioMode, userId?: string): Promise<Position[]> {
     return deps.portfolio.listPositions(await portfolioOwner(deps, actor, userId), mode);
   },
@@ -241,13 +209,6 @@ export const Positions = {
   async create(deps: PortfolioDeps, actor: Actor, input: UserPositionCreate): Promise<Position> {
     const owner = await portfolioOwner(deps, actor, input.user_id);
     return Positions.store(deps, owner, "real", input);
-  },
-
-  async createSimulated(deps: PortfolioDeps, actor: Actor, input: SimulatedPositionInput, userId?: string): Promise<Position> {
-    const owner = await portfolioOwner(deps, actor, userId);
-    const optionGiven = input.option_type != null || input.strike_price != null || input.expiry_date != null;
-    const assetType = input.asset_type ?? (optionGiven ? "option" : "stock");
-    return Positions.store(deps, owner, "simulated", { ...input, asset_type: assetType, available_quantity: input.quantity });
   },
 
   async store(

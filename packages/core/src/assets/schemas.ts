@@ -74,7 +74,15 @@ export const UserAssetResponse = z
   .meta({ id: "UserAssetResponse" });
 export type UserAssetResponse = z.infer<typeof UserAssetResponse>;
 
-export const SimulatedAssetResponse = z.object(assetResponseShape).meta({ id: "SimulatedAssetResponse" });
+export const SimulatedAssetResponse = z
+  .object({
+    ...assetResponseShape,
+    cash_by_currency: CashByCurrency.nullable().describe("All the cash of each currency the simulated account keeps (USD, HKD)"),
+    free_cash_by_currency: CashByCurrency.describe("Cash free for new orders and sessions: not held by open orders nor set aside for running sessions (docs/accounts.md)"),
+    in_sessions_by_currency: CashByCurrency.describe("Cash set aside for running simulation sessions (their sleeves), as their fills have moved it"),
+    held_by_orders_by_currency: CashByCurrency.describe("Cash held for open buy orders placed outside sessions, estimated fees included"),
+  })
+  .meta({ id: "SimulatedAssetResponse" });
 export type SimulatedAssetResponse = z.infer<typeof SimulatedAssetResponse>;
 
 // ---- positions -----------------------------------------------------------------------------

@@ -1,10 +1,11 @@
+import { SimulatedAccount, type SimulatedDeps } from "./simulated";
 import { DomainError, ValidationError, notFound } from "../errors";
 import { Dec } from "../fees/money";
 import type { AccountBalance, OrderGateway, StockPosition, StockPositionsResponse } from "../provider/order-gateway";
 import type { Actor } from "../users";
 import { Brokers, type Broker, type BrokerConfig, type BrokersDeps, type BrokerType } from "../brokers/index";
 import { Overview, type OverviewDeps } from "./overview";
-import { Assets, type AssetRecord, type PortfolioMode, type Position, portfolioOwner } from "./portfolio";
+import { Assets, type AssetRecord, type Position, portfolioOwner } from "./portfolio";
 import type { CashByCurrency, SyncRequest, SyncResponse } from "./schemas";
 import { CurrencyType, DEFAULT_CURRENCY, MarketType, canonicalSymbol, marketCurrency, marketOfSymbol, parseOptionSymbol } from "./types";
 
@@ -217,38 +218,24 @@ export const AssetSync = {
     return syncAccount(deps, actor.id, "the selected provider's account", () => deps.accounts.ofProvider(actor.id));
   },
 
-  /** Copies the real cash account and positions into the simulated portfolio, replacing what it held. */
-  async toSimulated(deps: SyncDeps, actor: Actor, userId?: string): Promise<SyncResponse> {
+  /**
+   * Copies the real cash account and stocks into the simulated account (docs/accounts.md): its
+   * cash and holdings become the real ones, one recorded adjustment each; refused (409) where open
+   * orders or running sessions hold more than the copy would leave.
+   */
+  async toSimulated(deps: SyncDeps & SimulatedDeps, actor: Actor, userId?: string): Promise<SyncResponse> {
     const owner = await portfolioOwner(deps, actor, userId);
     const real = await deps.portfolio.getAsset(owner, "real");
     if (!real) throw notFound("ASSET_NOT_FOUND", "No asset account exists yet to copy: create or sync it first");
-    const [realPositions, simulatedPositions, simulatedBefore] = await Promise.all([
-      deps.portfolio.listPositions(owner, "real"),
-      deps.portfolio.listPositions(owner, "simulated"),
-      deps.portfolio.getAsset(owner, "simulated"),
-    ]);
-    const now = new Date(deps.now()).toISOString();
-    const simulated: AssetRecord = {
-      ...(simulatedBefore ?? Assets.newRecord(deps, owner, "simulated", real.cash_assets, real.currency)),
-      cash_assets: real.cash_assets,
-      currency: real.currency,
-      cash_by_currency: real.cash_by_currency ?? null,
-      updated_at: now,
-    };
-    const mode: PortfolioMode = "simulated";
-    const copies = realPositions.map(({ id: _id, created_at: _created, updated_at: _updated, current_price: _price, ...fields }) => ({
-      ...fields,
-      mode,
-      // Everything a simulated position holds can be sold.
-      available_quantity: fields.quantity,
-    }));
-    const positions = matchBySymbol(simulatedPositions, copies, now, deps.newId, "incoming", realPositions.map((p) => p.current_price));
-    await deps.portfolio.replacePortfolio(simulated, positions);
+    const realPositions = await deps.portfolio.listPositions(owner, "real");
+    const view = await SimulatedAccount.copyFrom(deps, owner, real.currency, real.cash_by_currency ?? { [real.currency]: real.cash_assets }, realPositions);
+    const copied = view.positions.length;
+    const skipped = realPositions.length - realPositions.filter((p) => view.positions.some((h) => h.symbol === p.symbol)).length;
     return {
       success: true,
-      message: `Copied cash ${real.cash_assets} ${real.currency} and ${positions.length} position(s) into the simulated portfolio`,
-      synced_assets: Assets.toSimulatedResponse(simulated),
-      synced_positions: positions.length,
+      message: `Copied the real cash (${Object.entries(real.cash_by_currency ?? { [real.currency]: real.cash_assets }).map(([c, a]) => `${a} ${c}`).join(", ")}) and ${copied} stock position(s) into the simulated account${skipped ? `; ${skipped} position(s) it cannot hold (options, other markets or currencies) were left out` : ""}`,
+      synced_assets: SimulatedAccount.toResponse(owner, view),
+      synced_positions: copied,
     };
   },
 };

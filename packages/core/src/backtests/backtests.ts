@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { Buckets, type StoredPeriod } from "../candles/buckets";
 import type { CandleStore } from "../candles/index";
+import type { CandleBatch } from "../candles/candle-batch";
+import { TradeSessionCode } from "../market/trade-session";
+import { ACTIVE, type Controlled, paused, resumed, stopped, TERMINAL, transition, updateVersioned } from "./control";
 import { conflict, DomainError, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
 import { TradingEngine, type WarmupNeed } from "../engine/engine";
 import type { EngineEvent, FillData } from "../engine/events";
@@ -37,8 +40,6 @@ export const BacktestStatus = z
   .meta({ id: "BacktestStatus" });
 export type BacktestStatus = z.infer<typeof BacktestStatus>;
 
-const ACTIVE: readonly BacktestStatus[] = ["queued", "importing", "running", "pausing", "stopping"];
-const TERMINAL: readonly BacktestStatus[] = ["completed", "stopped", "failed"];
 
 /** Interface BacktestRequest. `strategy_config` holds the strategy's parameters plus `execution`, `risk_config` and `timeframe`. */
 export const BacktestRequest = z
@@ -139,7 +140,7 @@ export type BacktestResult = z.infer<typeof BacktestResult>;
 export type BacktestSummary = Omit<BacktestResult, "fills" | "trades" | "equity_curve">;
 
 /** A backtest as stored. Progress lives in its run; this record holds the plan and the control flags. */
-export interface StoredBacktest {
+export interface StoredBacktest extends Controlled {
   id: string;
   session_id: string;
   user_id: string;
@@ -167,6 +168,10 @@ export interface StoredBacktest {
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+  /** Set on a run of a parameter sweep: the sweep's flags control it and its session is left alone (docs/backtests.md "Parameter sweeps"). */
+  sweep_id?: string;
+  /** The sweep imported the candles and counted `bars_total` before creating the run: prepare skips its own look. */
+  candles_ready?: boolean;
 }
 
 /** Storage port of backtests. */
@@ -177,10 +182,20 @@ export interface BacktestStore {
   replace(backtest: StoredBacktest, expectedVersion: number): Promise<boolean>;
   /** Backtests in an active state (queued, importing, running, pausing, stopping): the local runtime's recovery list. */
   active(): Promise<StoredBacktest[]>;
+  /** Creates many new backtests at once (a sweep's runs). */
+  createMany(backtests: StoredBacktest[]): Promise<void>;
+  /** The backtests of these ids that exist. */
+  getMany(ids: string[]): Promise<StoredBacktest[]>;
+}
+
+/** What a run of a sweep reads of its sweep: the control flags. */
+export interface SweepFlags {
+  flags(sweepId: string): Promise<{ pause_requested: boolean; stop_requested: boolean } | undefined>;
 }
 
 export interface BacktestDeps extends SessionDeps {
   backtests: BacktestStore;
+  sweeps: SweepFlags;
   runs: RunStore;
   candles: CandleStore;
   imports: ImportDeps;
@@ -199,6 +214,7 @@ export interface BacktestDeps extends SessionDeps {
 export type BacktestControlDeps = Omit<BacktestDeps, "imports" | "lots">;
 
 const MAX_CURVE_POINTS = 500;
+const INTRADAY = TradeSessionCode.Intraday;
 const iso = (ms: number) => new Date(ms).toISOString();
 const backtestNotFound = (id: string) => notFound("BACKTEST_NOT_FOUND", `Backtest ${id} does not exist`);
 
@@ -213,18 +229,18 @@ async function ownedBacktest(deps: BacktestControlDeps, actor: Actor, id: string
   return backtest;
 }
 
-/** Applies `change` to the freshest backtest, retrying version conflicts; undefined when `change` declines. */
-async function update(deps: BacktestControlDeps, id: string, change: (current: StoredBacktest) => StoredBacktest | undefined): Promise<StoredBacktest | undefined> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const current = await deps.backtests.get(id);
-    if (!current) throw backtestNotFound(id);
-    const next = change(current);
-    if (!next) return undefined;
-    const written = { ...next, version: current.version + 1, updated_at: iso(deps.now()) };
-    if (await deps.backtests.replace(written, current.version)) return written;
+/** The backtest, to pause, resume or stop: a sweep's run is controlled through its sweep (409). */
+async function controllable(deps: BacktestControlDeps, actor: Actor, id: string, action: string): Promise<StoredBacktest> {
+  const backtest = await ownedBacktest(deps, actor, id);
+  if (backtest.sweep_id) {
+    throw conflict("INVALID_STATE_TRANSITION", `Cannot ${action} backtest ${id}: it is a run of sweep ${backtest.sweep_id}; ${action} the sweep`, { current_status: backtest.status, action, sweep_id: backtest.sweep_id });
   }
-  throw conflict("BACKTEST_CHANGED", `Backtest ${id} changed concurrently; try again`);
+  return backtest;
 }
+
+/** Applies `change` to the freshest backtest, retrying version conflicts; undefined when `change` declines. */
+const update = (deps: BacktestControlDeps, id: string, change: (current: StoredBacktest) => StoredBacktest | undefined) =>
+  updateVersioned(deps.backtests, deps.now, id, change, backtestNotFound, "BACKTEST_CHANGED", "Backtest");
 
 /** The strategy configuration of a request as a session configuration (one channel, `main`). */
 function configOf(request: BacktestRequest, session: StoredSession, symbols: string[]): { config: SessionConfig; enforceRisk: boolean } {
@@ -253,15 +269,15 @@ function configOf(request: BacktestRequest, session: StoredSession, symbols: str
   return { config, enforceRisk: risk_config !== undefined || request.strategy_name === "multi_channel" };
 }
 
-/** Plans a backtest on a session and starts its workflow. */
-export async function start(deps: BacktestControlDeps, actor: Actor, request: BacktestRequest): Promise<StoredBacktest> {
-  const session = await owned(deps, actor, request.session_id);
+/** A session backtests run on: one created with trading_mode backtest (409 otherwise). */
+export function requireBacktestSession(session: StoredSession): void {
   if (session.trading_mode !== "backtest") {
     throw conflict("INVALID_STATE_TRANSITION", `Session ${session.id} trades in ${session.trading_mode} mode; backtests run on sessions created with trading_mode backtest`, { current_status: session.status });
   }
-  if (session.status === "running" || session.status === "paused") {
-    throw conflict("INVALID_STATE_TRANSITION", `Session ${session.id} is ${session.status} with another backtest; stop it first`, { current_status: session.status });
-  }
+}
+
+/** A new backtest of `request` on `session`, validated (422 listing every problem) and not yet stored; `extra` for a sweep's runs. */
+export function plan(deps: Pick<BacktestControlDeps, "now" | "newId">, session: StoredSession, request: BacktestRequest, extra: Partial<StoredBacktest> = {}): StoredBacktest {
   const symbols: string[] = [];
   const issues: ValidationIssue[] = [];
   request.symbols.forEach((symbol, index) => {
@@ -282,7 +298,7 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
     Math.floor(zonedTimeToUtc(timezone, dayNumberOf(request.end_date) + 1, 0) / 1000) - 1,
   ];
   const now = iso(deps.now());
-  const backtest: StoredBacktest = {
+  return {
     id: deps.newId(),
     session_id: session.id,
     user_id: session.user_id,
@@ -308,7 +324,19 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
     created_at: now,
     updated_at: now,
     finished_at: null,
+    ...extra,
   };
+}
+
+/** Plans a backtest on a session and starts its workflow. */
+export async function start(deps: BacktestControlDeps, actor: Actor, request: BacktestRequest): Promise<StoredBacktest> {
+  const session = await owned(deps, actor, request.session_id);
+  requireBacktestSession(session);
+  if (session.status === "running" || session.status === "paused") {
+    throw conflict("INVALID_STATE_TRANSITION", `Session ${session.id} is ${session.status} with another backtest; stop it first`, { current_status: session.status });
+  }
+  const backtest = plan(deps, session, request);
+  const now = backtest.created_at;
   await deps.backtests.create(backtest);
   // The session follows its latest backtest: its views read this run from now on.
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -353,54 +381,28 @@ export async function progressOf(deps: BacktestControlDeps, backtest: StoredBack
 }
 
 const control = (backtest: StoredBacktest, message: string) => ({ success: true, message, backtest_id: backtest.id, status: backtest.status });
-const illegal = (backtest: StoredBacktest, action: string) =>
-  conflict("INVALID_STATE_TRANSITION", `Cannot ${action} backtest ${backtest.id}: it is ${backtest.status}`, { current_status: backtest.status, action });
 
-/** Asks the running workflow to stop after its current chunk; the checkpoint stays for resume. */
+/** Asks the running workflow to stop at its next checkpoint; the checkpoint stays for resume. */
 export async function pause(deps: BacktestControlDeps, actor: Actor, id: string) {
-  await ownedBacktest(deps, actor, id);
-  const next = await update(deps, id, (b) => {
-    if (b.status === "paused" || b.status === "pausing") return b;
-    if (!["queued", "importing", "running"].includes(b.status)) throw illegal(b, "pause");
-    return { ...b, status: "pausing", pause_requested: true, message: "Pausing after the current chunk" };
-  });
+  await controllable(deps, actor, id, "pause");
+  const next = await update(deps, id, (b) => paused(b, "backtest"));
   await syncSession(deps, next!.session_id, "paused");
   return control(next!, `Backtest ${id} pausing; its checkpoint is kept`);
 }
 
 /** Continues a paused backtest from its checkpoint (a new workflow execution), or cancels a pause not yet taken. */
 export async function resume(deps: BacktestControlDeps, actor: Actor, id: string) {
-  await ownedBacktest(deps, actor, id);
-  let startExecution = false;
-  const next = await update(deps, id, (b) => {
-    startExecution = false;
-    if (b.status === "pausing") return { ...b, status: "running", pause_requested: false, message: "Running" };
-    if (b.status !== "paused") throw illegal(b, "resume");
-    startExecution = true;
-    return { ...b, status: "queued", pause_requested: false, executions: b.executions + 1, message: "Resuming from the checkpoint" };
-  });
-  if (startExecution) await deps.workflows.start("backtest", executionName(next!), { backtest_id: id });
-  await syncSession(deps, next!.session_id, "running");
-  return control(next!, `Backtest ${id} resumed`);
+  await controllable(deps, actor, id, "resume");
+  const next = await transition<StoredBacktest>((change) => update(deps, id, change), (b) => resumed(b, "backtest"), (b) => deps.workflows.start("backtest", executionName(b), { backtest_id: id }));
+  await syncSession(deps, next.session_id, "running");
+  return control(next, `Backtest ${id} resumed`);
 }
 
 /** Stops the backtest; what ran so far is finalised into a result. */
 export async function stop(deps: BacktestControlDeps, actor: Actor, id: string) {
-  await ownedBacktest(deps, actor, id);
-  let startExecution = false;
-  const next = await update(deps, id, (b) => {
-    startExecution = false;
-    if (b.status === "stopping" || b.status === "stopped") return b;
-    if (TERMINAL.includes(b.status)) throw illegal(b, "stop");
-    // A paused backtest has no execution left to see the flag: one is started to finalise it.
-    if (b.status === "paused") {
-      startExecution = true;
-      return { ...b, status: "stopping", stop_requested: true, pause_requested: false, executions: b.executions + 1, message: "Stopping" };
-    }
-    return { ...b, status: "stopping", stop_requested: true, message: "Stopping after the current chunk" };
-  });
-  if (startExecution) await deps.workflows.start("backtest", executionName(next!), { backtest_id: id });
-  return control(next!, `Backtest ${id} stopping`);
+  await controllable(deps, actor, id, "stop");
+  const next = await transition<StoredBacktest>((change) => update(deps, id, change), (b) => stopped(b, "backtest"), (b) => deps.workflows.start("backtest", executionName(b), { backtest_id: id }));
+  return control(next, `Backtest ${id} stopping`);
 }
 
 /** The result of a finished or stopped backtest; 409 while it still runs. */
@@ -428,18 +430,33 @@ const out = (backtest: StoredBacktest, status: BacktestTaskOutput["status"]): Ba
 /** A flag raised since the last task: the machine's Choice acts on it. */
 async function flagged(deps: BacktestDeps, backtest: StoredBacktest): Promise<BacktestTaskOutput | null> {
   if (backtest.stop_requested || backtest.status === "stopping") return out(backtest, "stopped");
-  if (backtest.pause_requested) {
-    const paused = await update(deps, backtest.id, (b) => (b.pause_requested ? { ...b, status: "paused", message: "Paused at a checkpoint" } : undefined));
+  const sweep = backtest.sweep_id ? await deps.sweeps.flags(backtest.sweep_id) : undefined;
+  if (sweep?.stop_requested) return out(backtest, "stopped");
+  if (backtest.pause_requested || sweep?.pause_requested) {
+    const paused = await update(deps, backtest.id, (b) => (b.pause_requested || sweep?.pause_requested ? { ...b, status: "paused", message: "Paused at a checkpoint" } : undefined));
     if (paused) return out(paused, "paused");
   }
   return null;
 }
 
-/** Trading days of `symbol` in the window that have no stored regular-session candle of `period`. */
-async function missingDays(deps: BacktestDeps, symbol: string, period: StoredPeriod, window: [number, number]): Promise<string[]> {
+/** Whether a pause or stop was asked of the backtest or of its sweep (read again while a chunk runs). */
+async function flagRaised(deps: BacktestDeps, id: string): Promise<boolean> {
+  const latest = await deps.backtests.get(id);
+  if (!latest) return false;
+  if (latest.pause_requested || latest.stop_requested) return true;
+  const sweep = latest.sweep_id ? await deps.sweeps.flags(latest.sweep_id) : undefined;
+  return sweep !== undefined && (sweep.pause_requested || sweep.stop_requested);
+}
+
+/**
+ * What is stored of one feed, from one read: the trading days of `history` (the window, or from
+ * the warm-up's first day) without a regular-session candle, and how many regular-session bars lie
+ * inside `window` (what the chunks will feed).
+ */
+async function coverage(deps: BacktestDeps, symbol: string, period: StoredPeriod, history: [number, number], window: [number, number]): Promise<{ missing: string[]; bars: number }> {
   const calendar = Calendar.for(marketOf(symbol));
-  const first = calendar.localDateOf(window[0] * 1000);
-  const last = calendar.localDateOf(window[1] * 1000);
+  const first = calendar.localDateOf(history[0] * 1000);
+  const last = calendar.localDateOf(history[1] * 1000);
   let days: string[];
   try {
     days = calendar.tradingDays(first, last);
@@ -448,20 +465,86 @@ async function missingDays(deps: BacktestDeps, symbol: string, period: StoredPer
     throw error;
   }
   const covered = new Set<number>();
+  let bars = 0;
+  const count = (batch: CandleBatch) => {
+    for (let i = 0; i < batch.length; i++) {
+      if (batch.session[i] !== INTRADAY) continue;
+      const ts = batch.timestamp[i]!;
+      covered.add(utcToZoned(calendar.timeZone, ts * 1000).dayNumber);
+      if (ts >= window[0] && ts <= window[1]) bars++;
+    }
+  };
   if (period === "1m" || period === "5m") {
     // Day buckets: the US and HK regular sessions fall within one UTC date, their bucket's, so the
-    // buckets' session counts answer without reading a candle.
-    const summaries = await deps.candles.summaries(symbol, period, [Buckets.of(period, window[0]), Buckets.of(period, window[1])]);
-    for (const summary of summaries) if ((summary.sessions.Intraday ?? 0) > 0) covered.add(dayNumberOf(summary.bucket));
-  } else {
-    const loaded = await deps.candles.load(symbol, period, Buckets.between(period, window[0], window[1]));
+    // buckets' session counts answer without reading a candle; only a bucket the window's edge
+    // cuts is read, to count its bars inside the window.
+    const summaries = await deps.candles.summaries(symbol, period, [Buckets.of(period, history[0]), Buckets.of(period, history[1])]);
+    const edges: string[] = [];
+    for (const summary of summaries) {
+      const regular = summary.sessions.Intraday ?? 0;
+      if (regular > 0) covered.add(dayNumberOf(summary.bucket));
+      const [start, end] = Buckets.range(period, summary.bucket);
+      if (start >= window[0] && end - 1 <= window[1]) bars += regular;
+      else if (regular > 0 && end > window[0] && start <= window[1]) edges.push(summary.bucket);
+    }
+    const loaded = await deps.candles.load(symbol, period, edges);
     for (const batch of loaded.values()) {
-      for (let i = 0; i < batch.length; i++) {
-        if (batch.session[i] === 0) covered.add(utcToZoned(calendar.timeZone, batch.timestamp[i] * 1000).dayNumber);
-      }
+      for (let i = 0; i < batch.length; i++) if (batch.session[i] === INTRADAY && batch.timestamp[i]! >= window[0] && batch.timestamp[i]! <= window[1]) bars++;
+    }
+  } else {
+    // Month and year buckets reach past the window: their candles are read and counted one by one.
+    const loaded = await deps.candles.load(symbol, period, Buckets.between(period, history[0], history[1]));
+    for (const batch of loaded.values()) count(batch);
+  }
+  return { missing: days.filter((day) => !covered.has(dayNumberOf(day))), bars };
+}
+
+/**
+ * Starts the imports of what is missing of each feed's candles from its `from` (the window's
+ * start, or the warm-up's first day) to the window's end, through the import worker (stored
+ * candles kept): the tasks started, `busy` when another import of a symbol runs (look again
+ * later), and the regular-session bars inside `window` of these feeds and of `counted` (feeds
+ * only counted, not looked at for gaps).
+ */
+export async function importMissing(
+  deps: BacktestDeps,
+  userId: string,
+  feeds: { symbol: string; timeframe: Timeframe; from: number }[],
+  window: [number, number],
+  counted: { symbol: string; timeframe: Timeframe }[] = [],
+): Promise<{ started: string[]; busy: boolean; bars: number }> {
+  const started: string[] = [];
+  let bars = 0;
+  for (const feed of counted) bars += (await coverage(deps, feed.symbol, feed.timeframe, window, window)).bars;
+  for (const feed of feeds) {
+    const { missing, bars: inWindow } = await coverage(deps, feed.symbol, feed.timeframe, [feed.from, window[1]], window);
+    bars += inWindow;
+    if (missing.length === 0) continue;
+    try {
+      const task = await Imports.start(
+        deps.imports,
+        { id: userId, user_type: "user" },
+        { symbol: feed.symbol, start_date: missing[0], end_date: missing[missing.length - 1], periods: [feed.timeframe], timezone: Calendar.for(marketOf(feed.symbol)).timeZone },
+        { keepExisting: true },
+      );
+      started.push(task.task_id);
+    } catch (error) {
+      // Someone else's import of the symbol is running: wait for it, then look again.
+      if (error instanceof DomainError && error.code === "IMPORT_ALREADY_RUNNING") return { started, busy: true, bars };
+      throw error;
     }
   }
-  return days.filter((day) => !covered.has(dayNumberOf(day)));
+  return { started, busy: false, bars };
+}
+
+/** Whether these import tasks have ended (a failed one fails the backtest or sweep: 502 BACKTEST_IMPORT_FAILED). */
+export async function importsDone(deps: BacktestDeps, taskIds: string[]): Promise<boolean> {
+  for (const taskId of taskIds) {
+    const task = await deps.imports.tasks.get(taskId);
+    if (task && (task.status === "pending" || task.status === "running")) return false;
+    if (task && task.status !== "completed") throw new DomainError(502, "BACKTEST_IMPORT_FAILED", `Import ${taskId} of missing candles ${task.status}: ${task.message}`);
+  }
+  return true;
 }
 
 /**
@@ -475,48 +558,36 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
   if (TERMINAL.includes(backtest.status)) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
   const raised = await flagged(deps, backtest);
   if (raised) return raised;
+  // A run of a sweep paused with its sweep continues when the sweep's next execution reaches it.
+  const continues = (b: StoredBacktest) => b.status === "queued" || b.status === "importing" || (b.sweep_id !== undefined && b.status === "paused");
   if (await deps.runs.get(runIdOf(backtest))) {
-    const running = await update(deps, backtest.id, (b) => (b.status === "queued" || b.status === "importing" ? { ...b, status: "running", message: "Running" } : b));
+    const running = await update(deps, backtest.id, (b) => (continues(b) ? { ...b, status: "running", message: "Running" } : b));
     return out(running!, "running");
   }
-  if (backtest.import_task_ids.length === 0 && backtest.status === "queued") {
-    const feeds = feedsOf(backtest.config);
+  const feeds = feedsOf(backtest.config);
+  // Bars of the window, counted from the same read that finds the missing days (when nothing is imported).
+  let barsTotal: number | null = backtest.candles_ready ? backtest.bars_total : null;
+  if (!backtest.candles_ready && backtest.import_task_ids.length === 0 && backtest.status === "queued") {
     const history = backtest.config.execution.warm_up ? warmupWindows(new TradingEngine(await setupOf(deps, backtest)), backtest.window[0]) : [];
-    const started: string[] = [];
-    for (const feed of feeds) {
-      const from = history.find(({ need }) => need.symbol === feed.symbol && need.timeframe === feed.timeframe)?.from ?? backtest.window[0];
-      const missing = await missingDays(deps, feed.symbol, feed.timeframe, [from, backtest.window[1]]);
-      if (missing.length === 0) continue;
-      try {
-        const task = await Imports.start(
-          deps.imports,
-          { id: backtest.user_id, user_type: "user" },
-          { symbol: feed.symbol, start_date: missing[0], end_date: missing[missing.length - 1], periods: [feed.timeframe], timezone: Calendar.for(marketOf(feed.symbol)).timeZone },
-          { keepExisting: true },
-        );
-        started.push(task.task_id);
-      } catch (error) {
-        // Someone else's import of the symbol is running: wait for it, then look again.
-        if (error instanceof DomainError && error.code === "IMPORT_ALREADY_RUNNING") return out(backtest, "importing");
-        throw error;
-      }
+    const from = (feed: { symbol: string; timeframe: string }) => history.find(({ need }) => need.symbol === feed.symbol && need.timeframe === feed.timeframe)?.from ?? backtest!.window[0];
+    const { started, busy, bars } = await importMissing(deps, backtest.user_id, feeds.map((feed) => ({ ...feed, from: from(feed) })), backtest.window);
+    if (busy) return out(backtest, "importing");
+    if (started.length > 0) {
+      backtest = (await update(deps, backtest.id, (b) => ({
+        ...b,
+        status: "importing",
+        import_task_ids: started,
+        message: `Importing missing candles (${started.length} import task${started.length > 1 ? "s" : ""})`,
+      })))!;
+      return out(backtest, "importing");
     }
-    backtest = (await update(deps, backtest.id, (b) => ({
-      ...b,
-      status: started.length > 0 ? "importing" : b.status,
-      import_task_ids: started,
-      message: started.length > 0 ? `Importing missing candles (${started.length} import task${started.length > 1 ? "s" : ""})` : b.message,
-    })))!;
-    if (started.length > 0) return out(backtest, "importing");
+    barsTotal = bars;
   }
-  for (const taskId of backtest.import_task_ids) {
-    const task = await deps.imports.tasks.get(taskId);
-    if (task && (task.status === "pending" || task.status === "running")) return out(backtest, "importing");
-    if (task && task.status !== "completed") throw new DomainError(502, "BACKTEST_IMPORT_FAILED", `Import ${taskId} of missing candles ${task.status}: ${task.message}`);
-  }
-  const { run, events } = await createRun(deps, backtest);
+  if (!(await importsDone(deps, backtest.import_task_ids))) return out(backtest, "importing");
+  if (barsTotal === null) barsTotal = (await importMissing(deps, backtest.user_id, [], backtest.window, feeds)).bars;
+  const { run, events } = await createRun(deps, backtest, barsTotal);
   await deps.runs.save(run, 0, events);
-  const running = await update(deps, backtest.id, (b) => ({ ...b, status: b.status === "queued" || b.status === "importing" ? "running" : b.status, bars_total: run.progress?.bars_total ?? 0, message: "Running" }));
+  const running = await update(deps, backtest.id, (b) => ({ ...b, status: continues(b) ? "running" : b.status, bars_total: barsTotal, message: "Running" }));
   return out(running!, "running");
 }
 
@@ -562,7 +633,7 @@ function warmupWindows(engine: TradingEngine, windowStart: number): { need: Warm
  * A backtest's run: its setup, and with `execution.warm_up` the engine warmed up on the stored
  * bars before the window (the prepare stage imported them), with the warm-up's log events.
  */
-async function createRun(deps: BacktestDeps, backtest: StoredBacktest): Promise<{ run: StoredRun; events: EngineEvent[] }> {
+async function createRun(deps: BacktestDeps, backtest: StoredBacktest, barsTotal: number): Promise<{ run: StoredRun; events: EngineEvent[] }> {
   const setup = await setupOf(deps, backtest);
   const engine = new TradingEngine(setup);
   const warm = backtest.config.execution.warm_up === true;
@@ -573,18 +644,13 @@ async function createRun(deps: BacktestDeps, backtest: StoredBacktest): Promise<
       engine.warmUp(need, bars.slice(-need.bars));
     }
   }
-  let total = 0;
-  for (const feed of feedsOf(backtest.config)) {
-    const summaries = await deps.candles.summaries(feed.symbol, feed.timeframe, [Buckets.of(feed.timeframe, backtest.window[0]), Buckets.of(feed.timeframe, backtest.window[1])]);
-    total += summaries.reduce((sum, s) => sum + (s.sessions.Intraday ?? 0), 0);
-  }
   const run: StoredRun = {
     run_id: runIdOf(backtest),
     session_id: backtest.session_id,
     user_id: backtest.user_id,
     setup,
     snapshot: warm ? engine.snapshot() : null,
-    progress: { cursor_ms: 0, bars: 0, bars_total: total, done: false },
+    progress: { cursor_ms: 0, bars: 0, bars_total: barsTotal, done: false },
     version: 1,
     updated_at: iso(deps.now()),
   };
@@ -609,8 +675,18 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
     if (!run) throw new DomainError(500, "BACKTEST_RUN_MISSING", `Backtest ${backtest.id} has no run; prepare it first`);
     if (run.progress?.done) return out(backtest, "done");
     const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
-    const feed = new BarFeed(deps.candles, feedsOf(backtest.config), backtest.window[0], backtest.window[1], run.progress?.cursor_ms ?? 0);
-    const fed = await feed.run(maxBars, engine, () => deps.now() >= deadlineMs);
+    // The flags are read again beside every window of candles the feed loads, so a pause or stop
+    // asked while a long chunk runs ends it at the next checkpoint instead of after its last bar.
+    let raised = false;
+    const candles = {
+      load: async (...args: Parameters<CandleStore["load"]>) => {
+        const [loaded, asked] = await Promise.all([deps.candles.load(...args), flagRaised(deps, backtest.id)]);
+        if (asked) raised = true;
+        return loaded;
+      },
+    };
+    const feed = new BarFeed(candles, feedsOf(backtest.config), backtest.window[0], backtest.window[1], run.progress?.cursor_ms ?? 0);
+    const fed = await feed.run(maxBars, engine, () => raised || deps.now() >= deadlineMs);
     if (fed.done) engine.endDay();
     const next: StoredRun = {
       ...run,
@@ -625,8 +701,10 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
       updated_at: iso(deps.now()),
     };
     if (!(await deps.runs.save(next, run.version, engine.drainEvents()))) continue;
+    // Also after the last bar: a pause asked before the end is honoured (the run is kept, done, and
+    // a resume finalises it), so a backtest that fits in one chunk can be paused like any other.
     const latest = await deps.backtests.get(backtest.id);
-    if (latest && !fed.done) {
+    if (latest) {
       const again = await flagged(deps, latest);
       if (again) return again;
     }
@@ -640,7 +718,7 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
   const backtest = await deps.backtests.get(input.backtest_id);
   if (!backtest) throw backtestNotFound(input.backtest_id);
   if (backtest.result) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
-  const run = (await deps.runs.get(runIdOf(backtest))) ?? (await createRun(deps, backtest)).run;
+  const run = (await deps.runs.get(runIdOf(backtest))) ?? (await createRun(deps, backtest, 0)).run;
   const engine = run.snapshot ? TradingEngine.restore(run.setup, run.snapshot) : new TradingEngine(run.setup);
   const completed = run.progress?.done === true && !backtest.stop_requested;
   const whole = engine.view(null);
@@ -671,7 +749,8 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
   };
   const status: BacktestStatus = completed ? "completed" : "stopped";
   const done = await update(deps, backtest.id, (b) => ({ ...b, status, result, finished_at: now, message: completed ? "Completed" : "Stopped" }));
-  await syncSession(deps, backtest.session_id, completed ? "completed" : "stopped", {
+  // A sweep's runs leave the session alone: it follows its own backtests, not a sweep's hundreds.
+  if (!backtest.sweep_id) await syncSession(deps, backtest.session_id, completed ? "completed" : "stopped", {
     end_time: now,
     final_capital: metrics.final_equity,
     final_capital_by_currency: finalByCurrency,
@@ -685,14 +764,21 @@ export async function fail(deps: BacktestDeps, input: BacktestTaskInput & { erro
   const reason = [input.error?.Error, input.error?.Cause].filter(Boolean).join(": ").slice(0, 2000) || "the workflow failed";
   const failed = await update(deps, input.backtest_id, (b) => (TERMINAL.includes(b.status) ? undefined : { ...b, status: "failed", error: reason, message: `Failed: ${reason}`, finished_at: iso(deps.now()) }));
   const backtest = failed ?? (await deps.backtests.get(input.backtest_id));
-  if (failed) await syncSession(deps, failed.session_id, "failed", { end_time: iso(deps.now()) });
+  if (failed && !failed.sweep_id) await syncSession(deps, failed.session_id, "failed", { end_time: iso(deps.now()) });
   return out(backtest!, "stopped");
+}
+
+/** Marks a sweep's run that had not ended stopped, without a result: its sweep stopped before it ran. */
+export async function endWithSweep(deps: BacktestControlDeps, id: string, at: string): Promise<void> {
+  await update(deps, id, (b) => (TERMINAL.includes(b.status) ? undefined : { ...b, status: "stopped", message: "Stopped with its sweep before it ran", finished_at: at }));
 }
 
 /** Restarts the workflows of active backtests (the embedded runtime's start-up: its executions did not survive). */
 export async function recover(deps: BacktestControlDeps): Promise<string[]> {
   const restarted: string[] = [];
   for (const backtest of await deps.backtests.active()) {
+    // A sweep's runs are run again by their sweep's execution (Sweeps.recover).
+    if (backtest.sweep_id) continue;
     const next = await update(deps, backtest.id, (b) => (ACTIVE.includes(b.status) ? { ...b, executions: b.executions + 1 } : undefined));
     if (!next) continue;
     await deps.workflows.start("backtest", executionName(next), { backtest_id: next.id });

@@ -62,7 +62,7 @@ export class BarFeed {
   private readonly cursors: Cursor[];
 
   constructor(
-    private readonly candles: CandleStore,
+    private readonly candles: Pick<CandleStore, "load">,
     feeds: Feed[],
     private readonly startSec: number,
     private readonly endSec: number,

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { defaults as riskDefaults } from "../risk/risk";
 import { barsFrom } from "../strategies/test-bars";
+import { Fees } from "../fees/index";
+import { Dec } from "../fees/money";
 import { TradingEngine } from "./engine";
+import { Money } from "./money";
 import { singleStrategySetup } from "./testing/setups";
 
 /** An engine with a manual sleeve that has seen one bar of AAPL.US at `price`. */
@@ -120,6 +123,24 @@ describe("trading engine", () => {
     const restored = TradingEngine.restore(engineAt(100, options).setup, snapshot);
     for (const next of rest) restored.onBar(next, "1d");
     expect(restored.drainEvents()).toEqual(events);
+  });
+
+  it("charges an order filled in parts under the broker's schedule by the one rule: its minimum once per order, as the paper broker does", () => {
+    // LongPort's US commission: 0.0049 a share, at least 0.99 an order.
+    const options = { symbols: ["AAPL.US"], fees: Fees.defaults("longport"), execution: { commission: { model: "broker" as const, broker_type: "longport" }, max_participation: 0.5 } };
+    const engine = engineAt(100, options);
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 60 }, Date.UTC(2024, 0, 2, 21));
+    const bar = (day: number, volume: number) => ({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, day), open: 100, high: 101, low: 99, close: 100, volume });
+    // Half of each bar's 40 shares: three parts of 20.
+    for (const day of [3, 4, 5]) engine.onBar(bar(day, 40), "1d");
+    const fills = engine.drainEvents().filter((e) => e.type === "order_filled").map((e) => e.data);
+    expect(fills.map((f) => f.filled_quantity)).toEqual([20, 40, 60]);
+    // The order's charges are the schedule on all 60 shares, as one order: not three minimums.
+    const whole = Fees.chargesOn(Fees.defaults("longport"), "US", "buy", Money.of(60), Money.of(6000), "2024-01-05").total;
+    expect(fills[2]!.total_commission).toBe(whole.toString());
+    const perPart = Fees.chargesOn(Fees.defaults("longport"), "US", "buy", Money.of(20), Money.of(2000), "2024-01-03").total;
+    expect(new Dec(fills[0]!.commission as string).eq(perPart.toDec())).toBe(true);
+    expect(new Dec(whole.toString()).lt(perPart.toDec().times(3))).toBe(true);
   });
 
   it("under max_participation lets nothing trade on a bar without a volume", () => {

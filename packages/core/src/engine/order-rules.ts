@@ -89,3 +89,9 @@ export function trailingPercentProblems(trailingPercent: number | string | null 
     ? NONE
     : [{ field, code: "INVALID_TRAILING_PERCENT", message: `${field}=${trailingPercent} must be between 0 and 100 (a percentage, 5 = 5%)`, values: { trailing_percent: value.toNumber() } }];
 }
+
+/** A replacement of an order that has filled in part must be for more than what filled (`QUANTITY_BELOW_EXECUTED`); the rest is what is judged. */
+export function replacementProblems(quantity: number | string, filled: number | string, field = "quantity"): readonly TermProblem[] {
+  if (new Dec(quantity).gt(filled)) return NONE;
+  return [{ field, code: "QUANTITY_BELOW_EXECUTED", message: `quantity=${quantity} must exceed the ${filled} shares already filled`, values: { quantity: Number(quantity), filled: Number(filled) } }];
+}

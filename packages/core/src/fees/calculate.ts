@@ -204,6 +204,23 @@ const formatted = (charges: Record<string, Money>) =>
   Object.fromEntries(Object.entries(charges).map(([name, amount]) => [name, money(amount.toDec())]));
 
 /**
+ * The charges of an order that has executed `quantity` shares worth `value` in all, at
+ * `tradeDate`: the one fee rule of an order filled in parts (docs/accounts.md, "Fees and the cash of a fill"). Each part
+ * is charged the difference from what the order was charged before, so a per-order minimum is
+ * charged once per order. The paper broker and the engine both price fills with it.
+ */
+export const chargesOn = (config: FeeConfig, market: "US" | "HK", side: "buy" | "sell", quantity: Money, value: Money, tradeDate: string): { total: Money; details: TradingFee } => {
+  const charges = chargesOf(config, market, side, quantity, value, tradeDate);
+  const total = sum(charges);
+  const common = { side, trade_date: tradeDate };
+  const details =
+    market === "US"
+      ? ({ market: "US", currency: "USD", ...common, ...formatted(charges), total: money(total.toDec()) } as UsTradingFee)
+      : ({ market: "HK", currency: "HKD", ...common, ...formatted(charges), total: money(total.toDec()) } as HkTradingFee);
+  return { total, details };
+};
+
+/**
  * Estimates the charges on one order priced at `tradeDate` (YYYY-MM-DD in the exchange's own
  * calendar; see `tradeDateOf`). Charges are computed on the unrounded trade value; the
  * answer's `trade_amount` is that value to the cent and `total_cost` adds the fees to it.
@@ -213,15 +230,9 @@ export const calculate = (config: FeeConfig, input: z.input<typeof FeeCalculateI
   const date = parseOrThrow(IsoDate, tradeDate, ["trade_date"]);
   const quantity = Money.of(order.quantity);
   const tradeValue = quantity.times(Money.of(order.price));
-  const charges = chargesOf(config, order.market, order.side, quantity, tradeValue, date);
-  const total = sum(charges);
+  const { total, details } = chargesOn(config, order.market, order.side, quantity, tradeValue, date);
   const tradeAmount = rounded(tradeValue, "nearestCent");
-  const common = { side: order.side, trade_date: date };
-  const feeDetails =
-    order.market === "US"
-      ? ({ market: "US", currency: "USD", ...common, ...formatted(charges), total: money(total.toDec()) } as UsTradingFee)
-      : ({ market: "HK", currency: "HKD", ...common, ...formatted(charges), total: money(total.toDec()) } as HkTradingFee);
-  return { fee_details: feeDetails, trade_amount: money(tradeAmount.toDec()), total_cost: money(tradeAmount.plus(total).toDec()) };
+  return { fee_details: details, trade_amount: money(tradeAmount.toDec()), total_cost: money(tradeAmount.plus(total).toDec()) };
 };
 
 const exchangeTimeZone = { US: "America/New_York", HK: "Asia/Hong_Kong" } as const;

@@ -1,8 +1,11 @@
 import { book, type Position } from "../engine/ledger";
+import { settledValue } from "../engine/cash";
 import { fillableShares } from "../engine/matching";
 import { Money } from "../engine/money";
+import { conflict } from "../errors";
+import { adjustmentOf, closeSleeve, freeCash, freeShares, holdChanged, newAccount, sleeveOf } from "./account-rules";
 import { Fees, type FeeConfig, type TradingFee } from "../fees/index";
-import { Dec, money, Round } from "../fees/money";
+import { Dec, money } from "../fees/money";
 import type { TickTable } from "../market/tick-size";
 import type { OrderStatus } from "../provider/order-types";
 import type { Depth } from "../provider/quote-types";
@@ -15,7 +18,18 @@ import {
   trailingTrigger,
   withinLimit,
 } from "./matching";
-import { isDone, PaperCurrencies, type PaperAccount, type PaperCurrency, type PaperExecution, type PaperOrder, type PaperPosition, type MinuteBar } from "./types";
+import {
+  isDone,
+  PaperCurrencies,
+  type MinuteBar,
+  type PaperAccount,
+  type PaperAdjustment,
+  type PaperCurrency,
+  type PaperExecution,
+  type PaperOrder,
+  type PaperPosition,
+  type PaperSleeve,
+} from "./types";
 
 const ZERO = new Dec(0);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -74,6 +88,7 @@ export interface BookChanges {
   /** Ids among `orders` that are new (written only if absent). */
   newOrderIds: string[];
   executions: PaperExecution[];
+  adjustments: PaperAdjustment[];
 }
 
 /**
@@ -87,6 +102,7 @@ export class PaperBook {
   private readonly created = new Set<string>();
   private readonly savedMatchedUntil = new Map<string, number>();
   private executions: PaperExecution[] = [];
+  private adjustments: PaperAdjustment[] = [];
   private accountChanged: boolean;
 
   constructor(
@@ -105,11 +121,10 @@ export class PaperBook {
 
   /** A new account holding `initialCash` per currency. */
   static open(accountId: string, initialCash: Record<PaperCurrency, string>, options: PaperBookOptions): PaperBook {
-    const at = iso(options.now);
-    const cash = Object.fromEntries(
-      PaperCurrencies.map((currency) => [currency, { cash: money(new Dec(initialCash[currency] ?? "0")), frozen: "0.00", frozen_fees: "0.00" }]),
-    ) as PaperAccount["cash"];
-    return new PaperBook({ account_id: accountId, version: 0, cash, positions: {}, working: [], created_at: at, updated_at: at }, [], options, false);
+    const { account, opened } = newAccount(accountId, initialCash, options.now);
+    const book = new PaperBook(account, [], options, false);
+    book.adjustments.push(opened);
+    return book;
   }
 
   get now(): number {
@@ -134,27 +149,106 @@ export class PaperBook {
     return this.account.working.map((id) => this.orders.get(id)).filter((order): order is PaperOrder => order !== undefined);
   }
 
-  /** Cash free for new buys: total cash minus what working buys hold. */
-  available(currency: PaperCurrency): Dec {
+  /** Cash free for new buys, of the account or of a session's sleeve (`account-rules.ts`). */
+  available(currency: PaperCurrency, sleeve?: string): Dec {
+    return freeCash(this.account, currency, sleeve);
+  }
+
+  /** Shares not promised to working sells, of the account or of a session's sleeve. */
+  positionAvailable(symbol: string, sleeve?: string): Dec {
+    return freeShares(this.account, symbol, sleeve);
+  }
+
+  /** A running session's sleeve; a refusal when the session has none in this account. */
+  sleeve(sessionId: string): PaperSleeve {
+    return sleeveOf(this.account, sessionId);
+  }
+
+  /** Dissolves a session's sleeve: its cash is free again, its shares stay in the holdings. Undefined when it had none. */
+  closeSleeve(sessionId: string): PaperSleeve | undefined {
+    const part = closeSleeve(this.account, sessionId);
+    if (part) this.accountChanged = true;
+    return part;
+  }
+
+  /** Cash held away from the account's free use in a currency: by its own working buys and by the sleeves. */
+  held(currency: PaperCurrency): Dec {
+    return new Dec(this.account.cash[currency].cash).minus(this.available(currency));
+  }
+
+  /**
+   * Sets a currency's cash (a deposit or withdrawal, recorded). Refused (409 `CASH_HELD`) below
+   * what open orders and running sessions hold.
+   */
+  setCash(currency: PaperCurrency, amount: Dec, note: string): void {
     const line = this.account.cash[currency];
-    return new Dec(line.cash).minus(line.frozen);
+    const held = this.held(currency);
+    if (amount.lt(held)) {
+      throw conflict("CASH_HELD", `${money(held)} ${currency} is held by open orders and running sessions; the cash cannot go below it (asked ${money(amount)})`, {
+        currency,
+        held: money(held),
+        requested: money(amount),
+      });
+    }
+    const delta = amount.minus(line.cash);
+    if (delta.isZero()) return;
+    line.cash = money(amount);
+    this.accountChanged = true;
+    this.record(delta.gt(0) ? "deposit" : "withdrawal", { [currency]: money(delta) }, note);
   }
 
-  /** Shares of a holding not promised to working sells. */
-  positionAvailable(symbol: string): Dec {
-    const position = this.account.positions[symbol];
-    return position ? new Dec(position.quantity).minus(position.frozen) : ZERO;
+  /**
+   * Sets a holding by hand (recorded): `quantity` shares at a cost basis of `cost` (0 removes it).
+   * Refused (409 `SHARES_HELD`) below what open orders and running sessions hold of it.
+   */
+  setHolding(template: Pick<PaperPosition, "symbol" | "symbol_name" | "market" | "currency">, quantity: Dec, cost: Dec, note: string): void {
+    const before = this.account.positions[template.symbol];
+    const heldShares = before ? new Dec(before.quantity).minus(this.positionAvailable(template.symbol)) : ZERO;
+    if (quantity.lt(heldShares)) {
+      throw conflict("SHARES_HELD", `${heldShares.toFixed()} ${template.symbol} are held by open orders and running sessions; the holding cannot go below it (asked ${quantity.toFixed()})`, {
+        symbol: template.symbol,
+        held_quantity: heldShares.toFixed(),
+        requested: quantity.toFixed(),
+      });
+    }
+    const holding = {
+      quantity_before: before?.quantity ?? "0",
+      quantity_after: quantity.toFixed(),
+      cost_before: before?.cost_amount ?? "0.00",
+      cost_after: money(cost),
+    };
+    if (quantity.isZero()) delete this.account.positions[template.symbol];
+    else {
+      this.account.positions[template.symbol] = {
+        ...template,
+        ...(before ?? {}),
+        symbol_name: template.symbol_name || before?.symbol_name || template.symbol,
+        quantity: quantity.toFixed(),
+        frozen: before?.frozen ?? "0",
+        cost_amount: money(cost),
+        realized: "0",
+        fees: "0",
+        opened_at: before?.opened_at ?? this.now,
+        entry_price: quantity.gt(0) ? cost.div(quantity).toNumber() : 0,
+      };
+    }
+    this.accountChanged = true;
+    this.record("holding", {}, note, { symbol: template.symbol, ...holding });
   }
 
-  /** The fee calculator applied to a whole order: `quantity` shares worth `value` in total. */
+  /** Records a change that is not a trade (stored with the account's next write). */
+  record(kind: PaperAdjustment["kind"], cash: PaperAdjustment["cash"], note: string, holding?: PaperAdjustment["holding"]): void {
+    this.adjustments.push(adjustmentOf(this.account, kind, cash, note, this.now, this.adjustments.length + 1, holding));
+    this.accountChanged = true;
+  }
+
+
+  /** What an order that has executed `quantity` shares worth `value` in all is charged (`Fees.chargesOn`: the one rule for orders filled in parts). */
   feeFor(order: Pick<PaperOrder, "side" | "market">, quantity: Dec, value: Dec, at: number): { total: Dec; details: TradingFee | null } {
     if (quantity.lte(0) || value.lte(0)) return { total: ZERO, details: null };
-    const result = Fees.calculate(
-      this.options.fees,
-      { quantity: quantity.toFixed(), price: value.div(quantity).toFixed(), side: order.side === "Buy" ? "buy" : "sell", market: order.market },
-      Fees.tradeDateOf(order.market, new Date(at)),
-    );
-    return { total: new Dec(result.fee_details.total), details: result.fee_details };
+    const side = order.side === "Buy" ? "buy" : "sell";
+    const charged = Fees.chargesOn(this.options.fees, order.market, side, Money.fromDec(quantity), Money.fromDec(value), Fees.tradeDateOf(order.market, new Date(at)));
+    return { total: charged.total.toDec(), details: charged.details };
   }
 
   /**
@@ -169,7 +263,7 @@ export class PaperBook {
     const remainingValue = remaining.times(order.reserve_price);
     const total = this.feeFor(order, quantity, new Dec(order.executed_amount).plus(remainingValue), this.now).total;
     const fees = Dec.max(ZERO, total.minus(order.fees_charged));
-    return { cash: Round.nearestCent(remainingValue).plus(fees), fees };
+    return { cash: settledValue(Money.fromDec(remainingValue), true).toDec().plus(fees), fees };
   }
 
   /** Takes a new order: holds its cash (buys) or shares (sells) and lists it as working. Funds are checked by the caller. */
@@ -205,7 +299,7 @@ export class PaperBook {
     const quantity = order.side === "Buy" ? this.affordable(order, wanted, price, at) : wanted;
     if (quantity.lte(0)) return ZERO;
     const exact = quantity.times(price);
-    const amount = Round.nearestCent(exact);
+    const amount = settledValue(Money.fromDec(exact), true).toDec();
     order.executed_quantity = new Dec(order.executed_quantity).plus(quantity).toFixed();
     order.executed_amount = new Dec(order.executed_amount).plus(exact).toFixed();
     const fee = this.feeFor(order, new Dec(order.executed_quantity), new Dec(order.executed_amount), at);
@@ -229,6 +323,14 @@ export class PaperBook {
     book(holding, order.side === "Buy" ? quantity.toNumber() : -quantity.toNumber(), price.toNumber(), cashFlow, Money.fromDec(feeDelta), at);
     Object.assign(position, storedPosition(holding));
     line.cash = money(new Dec(line.cash).plus(cashFlow.toDec()));
+    // The session's sleeve moves with the account: the same cash, the same shares (a sleeve dissolved meanwhile has nothing to move).
+    const part = order.sleeve === undefined ? undefined : this.account.sleeves?.[order.sleeve];
+    if (part) {
+      part.cash[order.currency] = money(new Dec(part.cash[order.currency] ?? "0").plus(cashFlow.toDec()));
+      const shares = new Dec(part.positions[order.symbol] ?? "0").plus(order.side === "Buy" ? quantity : quantity.negated());
+      if (shares.isZero()) delete part.positions[order.symbol];
+      else part.positions[order.symbol] = shares.toFixed();
+    }
     this.accountChanged = true;
 
     order.fills += 1;
@@ -336,7 +438,7 @@ export class PaperBook {
   }
 
   hasChanges(): boolean {
-    return this.accountChanged || this.changed.size > 0 || this.executions.length > 0;
+    return this.accountChanged || this.changed.size > 0 || this.executions.length > 0 || this.adjustments.length > 0;
   }
 
   /** The writes to make, the account stamped with its next version. */
@@ -347,6 +449,7 @@ export class PaperBook {
       orders,
       newOrderIds: orders.filter((o) => this.created.has(o.order_id)).map((o) => o.order_id),
       executions: [...this.executions],
+      adjustments: [...this.adjustments],
     };
   }
 
@@ -360,6 +463,7 @@ export class PaperBook {
     }
     this.changed.clear();
     this.executions = [];
+    this.adjustments = [];
     this.accountChanged = false;
   }
 
@@ -453,7 +557,7 @@ export class PaperBook {
     const executed = new Dec(order.executed_quantity).plus(quantity);
     const executedAmount = new Dec(order.executed_amount).plus(quantity.times(price));
     const feeTotal = this.feeFor(order, executed, executedAmount, at).total;
-    const cost = Round.nearestCent(quantity.times(price)).plus(feeTotal.minus(order.fees_charged));
+    const cost = settledValue(Money.fromDec(quantity.times(price)), true).toDec().plus(feeTotal.minus(order.fees_charged));
     const next = this.reservationOf({
       ...order,
       executed_quantity: executed.toFixed(),
@@ -461,18 +565,19 @@ export class PaperBook {
       fees_charged: money(feeTotal),
       phase: executed.gte(order.quantity) ? "done" : order.phase,
     });
-    return this.available(order.currency).minus(cost).plus(order.frozen_cash).minus(next.cash);
+    return this.available(order.currency, order.sleeve).minus(cost).plus(order.frozen_cash).minus(next.cash);
   }
 
   /** Brings the cash (buys) and shares (sells) an order holds in line with its remaining quantity. */
   private settle(order: PaperOrder): void {
     const line = this.account.cash[order.currency];
     const next = this.reservationOf(order);
+    const hold = order.side === "Sell" && order.phase !== "done" ? new Dec(order.quantity).minus(order.executed_quantity) : ZERO;
+    holdChanged(this.account, order, next.cash.minus(order.frozen_cash), hold.minus(order.frozen_quantity));
     line.frozen = money(new Dec(line.frozen).plus(next.cash).minus(order.frozen_cash));
     line.frozen_fees = money(new Dec(line.frozen_fees).plus(next.fees).minus(order.frozen_fees));
     order.frozen_cash = money(next.cash);
     order.frozen_fees = money(next.fees);
-    const hold = order.side === "Sell" && order.phase !== "done" ? new Dec(order.quantity).minus(order.executed_quantity) : ZERO;
     const position = this.account.positions[order.symbol];
     if (position) position.frozen = new Dec(position.frozen).plus(hold).minus(order.frozen_quantity).toFixed();
     order.frozen_quantity = hold.toFixed();

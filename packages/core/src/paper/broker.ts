@@ -2,6 +2,7 @@ import { conflict, type DomainError } from "../errors";
 import type { FeeConfig } from "../fees/index";
 import { Dec, Round } from "../fees/money";
 import { CalendarCoverage } from "../market/calendar-data";
+import { replacementProblems } from "../engine/order-rules";
 import { assertSupportedMarket, Markets, marketOf, normalizeSymbol } from "../market/market";
 import { tickTableFor, type TickTable } from "../market/tick-size";
 import { dayNumberOf, isoDateOf, zonedTimeToUtc } from "../market/zoned-time";
@@ -35,6 +36,7 @@ import {
   PaperCurrencies,
   type MinuteBar,
   type PaperAccount,
+  type PaperAdjustment,
   type PaperCurrency,
   type PaperExecution,
   type PaperMarket,
@@ -65,6 +67,8 @@ export interface PaperCommit {
   /** Ids among `orders` that are new: written only if absent. */
   newOrderIds: string[];
   executions: PaperExecution[];
+  /** Changes that are not trades (docs/accounts.md), each written as its own record. */
+  adjustments: PaperAdjustment[];
 }
 
 export interface PaperBrokerDeps {
@@ -127,7 +131,7 @@ function tickTableOf(deps: PaperBrokerDeps, symbol: string, market: PaperMarket,
  * everything it changed in one version-guarded transaction. A concurrent change makes the
  * write fail; the operation then starts over from the new state.
  */
-async function withAccount<T>(deps: PaperBrokerDeps, accountId: string, work: (ctx: Context) => Promise<T | Refused>): Promise<T> {
+export async function withAccount<T>(deps: PaperBrokerDeps, accountId: string, work: (ctx: Context) => Promise<T | Refused>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const now = deps.clock.now();
     const data = await deps.marketData();
@@ -349,7 +353,8 @@ const byId = (a: { order_id: string }, b: { order_id: string }) => (a.order_id <
  * call first matches working orders against the minutes completed since their last match.
  */
 export const PaperBroker = {
-  async submitOrder(deps: PaperBrokerDeps, accountId: string, options: SubmitOrderOptions): Promise<SubmitOrderResponse> {
+  /** `sleeve`: the session whose capital the order trades (its sleeve's cash and shares), else the account's free ones. */
+  async submitOrder(deps: PaperBrokerDeps, accountId: string, options: SubmitOrderOptions, sleeve?: string): Promise<SubmitOrderResponse> {
     const symbol = normalizeSymbol(options.symbol);
     const market = tradableMarket(symbol);
     const ruleProblems: BrokerProblem[] = [...checkOrderRules(market, options), ...trailingProblems(options.order_type, options.trailing_percent)];
@@ -419,7 +424,9 @@ export const PaperBroker = {
         matched_until: now,
         fills: 0,
         history: [],
+        ...(sleeve !== undefined ? { sleeve } : {}),
       };
+      if (sleeve !== undefined) book.sleeve(sleeve);
       const reject = (code: string, message: string, extra: Record<string, unknown> = {}) => {
         book.recordRejected(order, `${code}: ${message}`);
         return new Refused(refusal(code, message, { order_id: order.order_id, ...extra }));
@@ -458,13 +465,13 @@ export const PaperBroker = {
 
       const quantity = new Dec(order.quantity);
       if (order.side === "Sell") {
-        const free = book.positionAvailable(symbol);
+        const free = book.positionAvailable(symbol, sleeve);
         if (free.lt(quantity)) {
           const held = book.account.positions[symbol]?.quantity ?? "0";
           return reject("INSUFFICIENT_POSITION", `selling ${order.quantity} ${symbol} needs that many free shares; the account holds ${held}, ${free.toFixed()} free (short selling is not offered)`, { available_quantity: free.toFixed() });
         }
       } else {
-        const available = book.available(order.currency);
+        const available = book.available(order.currency, sleeve);
         let required: Dec;
         if (type === "MO") {
           const plan = sweepLevels("Buy", (await data.depth(symbol)).asks, quantity, null, MAX_BOOK_LEVELS);
@@ -477,7 +484,7 @@ export const PaperBroker = {
         }
         if (required.gt(available)) {
           return reject(
-            "INSUFFICIENT_BUYING_POWER",
+            "INSUFFICIENT_CASH",
             `the order needs ${required.toFixed(2)} ${order.currency} (price × quantity + estimated fees); ${available.toFixed(2)} ${order.currency} is free`,
             { required: required.toFixed(2), available: available.toFixed(2), currency: order.currency },
           );
@@ -508,9 +515,7 @@ export const PaperBroker = {
         }
       }
       problems.push(...quantityProblems(order.market, order.order_type, options.quantity, order.lot_size, "quantity"));
-      if (new Dec(options.quantity).lte(order.executed_quantity)) {
-        problems.push({ field: "quantity", code: "QUANTITY_BELOW_EXECUTED", message: `quantity=${options.quantity} must exceed the ${order.executed_quantity} shares already executed` });
-      }
+      problems.push(...replacementProblems(options.quantity, order.executed_quantity));
       const table = tickTableOf(deps, order.symbol, order.market, now);
       problems.push(
         ...tickProblems(table, [
@@ -541,16 +546,16 @@ export const PaperBroker = {
 
       const remaining = new Dec(next.quantity).minus(next.executed_quantity);
       if (order.side === "Sell") {
-        const free = book.positionAvailable(order.symbol).plus(order.frozen_quantity);
+        const free = book.positionAvailable(order.symbol, order.sleeve).plus(order.frozen_quantity);
         if (remaining.gt(free)) {
           throw refusal("INSUFFICIENT_POSITION", `the replaced order would sell ${remaining.toFixed()} more shares; ${free.toFixed()} are free`, { available_quantity: free.toFixed() });
         }
       } else {
         const required = book.reservationOf(next).cash;
-        const free = book.available(order.currency).plus(order.frozen_cash);
+        const free = book.available(order.currency, order.sleeve).plus(order.frozen_cash);
         if (required.gt(free)) {
           throw refusal(
-            "INSUFFICIENT_BUYING_POWER",
+            "INSUFFICIENT_CASH",
             `the replaced order needs ${required.toFixed(2)} ${order.currency}; ${free.toFixed(2)} ${order.currency} is free counting what the order holds now`,
             { required: required.toFixed(2), available: free.toFixed(2), currency: order.currency },
           );
@@ -672,13 +677,13 @@ export const PaperBroker = {
     if (symbols.length) {
       for (const quote of await (await deps.marketData()).quote(symbols)) prices.set(quote.symbol, quote.last_done);
     }
-    return (wanted ? [wanted as PaperCurrency] : [...PaperCurrencies]).map((c) => balanceView(book.account, c, prices));
+    return (wanted ? [wanted as PaperCurrency] : [...PaperCurrencies]).map((c) => balanceView(book.account, c, prices, (currency) => book.available(currency)));
   },
 
   /** Holdings as LongPort's `stockPositions()` answers (for asset sync). */
   async stockPositions(deps: PaperBrokerDeps, accountId: string, symbols?: string[]): Promise<StockPositionsResponse> {
     const wanted = symbols?.map(normalizeSymbol);
     const book = await withAccount(deps, accountId, async (ctx) => ctx.book);
-    return positionsView(book.account, wanted);
+    return positionsView(book.account, (symbol) => book.positionAvailable(symbol), wanted);
   },
 };

@@ -97,13 +97,13 @@ export const OrdersData = z.object({ orders: z.array(Order), total: z.number().i
 export const ExecutionsData = z.object({ executions: z.array(Execution), total: z.number().int() }).meta({ id: "TradeExecutions" });
 export const BalancesData = z.object({ balances: z.array(AccountBalance) }).meta({ id: "TradeAccountBalances" });
 
-/** A broker's refusal: its code (e.g. `INSUFFICIENT_BUYING_POWER`), message and the numbers behind it. */
+/** A broker's refusal: its code (e.g. `INSUFFICIENT_CASH`), message and the numbers behind it. */
 export const TradeError = z
   .object({
     code: z
       .string()
       .describe(
-        "MARKET_CLOSED, INSUFFICIENT_BUYING_POWER, INSUFFICIENT_POSITION, INVALID_LOT_SIZE, INVALID_ODD_LOT_QUANTITY, INVALID_TICK_SIZE, INVALID_QUANTITY, ORDER_NOT_FOUND, ORDER_NOT_REPLACEABLE, ORDER_NOT_CANCELLABLE, FIELD_NOT_REPLACEABLE, QUANTITY_BELOW_EXECUTED, SYMBOL_NOT_FOUND, ...",
+        "MARKET_CLOSED, INSUFFICIENT_CASH, INSUFFICIENT_POSITION, INVALID_LOT_SIZE, INVALID_ODD_LOT_QUANTITY, INVALID_TICK_SIZE, INVALID_QUANTITY, ORDER_NOT_FOUND, ORDER_NOT_REPLACEABLE, ORDER_NOT_CANCELLABLE, FIELD_NOT_REPLACEABLE, QUANTITY_BELOW_EXECUTED, SYMBOL_NOT_FOUND, ...",
       ),
     message: z.string(),
     status: z.number().int().describe("the HTTP status the same failure has on the service's other endpoints"),

@@ -56,6 +56,22 @@ export interface PaperPosition {
 }
 
 /**
+ * A running session's part of the account (docs/accounts.md): the cash it took when it started,
+ * moved since by its own fills, and the shares its fills left it. Only the session's orders
+ * trade it; the rest of the account cannot spend it. Stopping the session dissolves it: the cash
+ * is free again and the shares stay in the account's holdings.
+ */
+export interface PaperSleeve {
+  cash: Record<PaperCurrency, string>;
+  /** Shares per symbol (whole, never negative: the paper broker does not sell short). */
+  positions: Record<string, string>;
+  /** What the session's working orders hold of it: cash per currency (buys, fees included) and shares per symbol (sells). */
+  held?: Partial<Record<PaperCurrency, string>>;
+  held_shares?: Record<string, string>;
+  opened_at: string;
+}
+
+/**
  * One account: cash by currency, holdings, and the ids of its working orders. Every change is
  * written with `version` + 1, only if the stored version is still `version`.
  */
@@ -66,8 +82,30 @@ export interface PaperAccount {
   positions: Record<string, PaperPosition>;
   /** Orders that can still fill, oldest first. */
   working: string[];
+  /** The sleeves of the running sessions that trade this account, by session id. */
+  sleeves?: Record<string, PaperSleeve>;
+  /** The currency the account was opened in (its `cash_assets` as `/assets/simulated` shows it); USD when absent. */
+  currency?: PaperCurrency;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * A change of the account that is not a trade, kept as a record: the cash it was opened with, a
+ * deposit or withdrawal (`PUT /assets/simulated`), a holding set by hand, the real account copied in.
+ */
+export interface PaperAdjustment {
+  account_id: string;
+  adjustment_id: string;
+  kind: "open" | "deposit" | "withdrawal" | "holding" | "sync";
+  /** Cash moved per currency (signed decimal strings). */
+  cash: Partial<Record<PaperCurrency, string>>;
+  /** A holding set by hand: its symbol and the quantity and cost basis before and after. */
+  holding?: { symbol: string; quantity_before: string; quantity_after: string; cost_before: string; cost_after: string };
+  note: string;
+  /** Epoch ms (the storage sort key) and its ISO form. */
+  at_ms: number;
+  at: string;
 }
 
 /**
@@ -133,6 +171,8 @@ export interface PaperOrder {
   frozen_fees: string;
   /** Shares held for this order (sells). */
   frozen_quantity: string;
+  /** The session whose sleeve the order trades (absent: the account's free cash and shares). */
+  sleeve?: string;
   /** Fees charged so far: the fee calculator applied to the executed quantity at its average price. */
   fees_charged: string;
   fee_details: TradingFee | null;

@@ -118,7 +118,7 @@ export function executionView(execution: PaperExecution): Execution {
  * that currency's cash plus the value of the holdings quoted in it (at `prices`). Without margin,
  * buying power is the free cash and every margin figure is zero.
  */
-export function balanceView(account: PaperAccount, currency: PaperCurrency, prices: ReadonlyMap<string, string>): AccountBalance {
+export function balanceView(account: PaperAccount, currency: PaperCurrency, prices: ReadonlyMap<string, string>, available: (currency: PaperCurrency) => Dec): AccountBalance {
   const line = account.cash[currency];
   let holdings = new Dec(0);
   for (const position of Object.values(account.positions)) {
@@ -127,7 +127,8 @@ export function balanceView(account: PaperAccount, currency: PaperCurrency, pric
     const perShare = price ?? (new Dec(position.quantity).gt(0) ? new Dec(position.cost_amount).div(position.quantity) : 0);
     holdings = holdings.plus(new Dec(position.quantity).times(perShare));
   }
-  const free = (c: PaperCurrency) => money(new Dec(account.cash[c].cash).minus(account.cash[c].frozen));
+  // Free: not held by working orders nor set aside for running sessions (docs/accounts.md); frozen is the rest.
+  const free = (c: PaperCurrency) => money(available(c));
   return {
     total_cash: line.cash,
     max_finance_amount: "0.00",
@@ -138,7 +139,7 @@ export function balanceView(account: PaperAccount, currency: PaperCurrency, pric
     cash_infos: PaperCurrencies.map((c) => ({
       withdraw_cash: free(c),
       available_cash: free(c),
-      frozen_cash: account.cash[c].frozen,
+      frozen_cash: money(new Dec(account.cash[c].cash).minus(available(c))),
       settling_cash: "0.00",
       currency: c,
     })),
@@ -150,8 +151,8 @@ export function balanceView(account: PaperAccount, currency: PaperCurrency, pric
   };
 }
 
-/** Holdings as LongPort's `stockPositions()` answers, in one channel; optionally only some symbols. */
-export function positionsView(account: PaperAccount, symbols?: readonly string[]): StockPositionsResponse {
+/** Holdings as LongPort's `stockPositions()` answers, in one channel; optionally only some symbols. `available`: shares neither promised to working sells nor a running session's. */
+export function positionsView(account: PaperAccount, available: (symbol: string) => Dec, symbols?: readonly string[]): StockPositionsResponse {
   const wanted = symbols && symbols.length ? new Set(symbols) : null;
   const positions = Object.values(account.positions)
     .filter((p) => (!wanted || wanted.has(p.symbol)) && new Dec(p.quantity).gt(0))
@@ -160,7 +161,7 @@ export function positionsView(account: PaperAccount, symbols?: readonly string[]
       symbol: p.symbol,
       symbol_name: p.symbol_name,
       quantity: p.quantity,
-      available_quantity: new Dec(p.quantity).minus(p.frozen).toFixed(),
+      available_quantity: available(p.symbol).toFixed(),
       currency: p.currency,
       cost_price: new Dec(p.cost_amount).div(p.quantity).toDecimalPlaces(4).toFixed(),
       market: p.market,

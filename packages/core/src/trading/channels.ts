@@ -353,11 +353,18 @@ export async function channelSession(deps: ViewDeps, actor: Actor, sessionId: st
   return session;
 }
 
+/**
+ * The session's channels as its run has them. A run that did not run them (a backtest of a
+ * strategy of its own, docs/backtests.md) leaves them as configured, not yet run: the views show
+ * them at their starting capital rather than the run's one `main` channel.
+ */
 async function load(deps: ViewDeps, actor: Actor, sessionId: string): Promise<Loaded> {
   const session = await channelSession(deps, actor, sessionId);
   const run = session.run_id ? await deps.runs.get(session.run_id) : undefined;
-  const engine = run ? engineOf(run) : new TradingEngine(await deps.setupFor(session, session.id));
-  return { session, engine, run };
+  const engine = run ? engineOf(run) : undefined;
+  const ranChannels = engine !== undefined && session.config.channels.every((channel) => engine.channelIds().includes(channel.channel_id));
+  if (engine && ranChannels) return { session, engine, run };
+  return { session, engine: new TradingEngine(await deps.setupFor(session, session.id)), run: undefined };
 }
 
 

@@ -103,6 +103,8 @@ export interface StoredSession {
    * still has there (docs/session-worker.md, "Stopping a session at its broker"); absent otherwise.
    */
   orders_at_broker?: boolean;
+  /** The account whose capital the running session trades as its sleeve (docs/accounts.md), set when it started; absent: it draws from none. */
+  funded_by?: string;
   version: number;
   created_at: string;
   updated_at: string;
@@ -164,6 +166,16 @@ export interface SessionDeps {
   newId: () => string;
   /** Where commands to the session worker go (docs/session-worker.md); absent where no worker runs (the views' unit tests). */
   commands?: SessionCommandSink;
+  /** The accounts sessions draw their capital from (docs/accounts.md); absent where none is wired (the views' unit tests). */
+  accounts?: SessionAccountPort;
+}
+
+/** Sets a session's capital aside in the account its `asset_mode` names when it starts, and gives back what it did not use. */
+export interface SessionAccountPort {
+  /** The id of the account the capital was set aside in (null: the session draws from none); refuses (409, naming the free cash) when the account cannot fund it. */
+  reserve(session: StoredSession): Promise<string | null>;
+  /** Dissolves what `reserve` set aside: unused cash free again, holdings left in the account. */
+  release(session: StoredSession): Promise<void>;
 }
 
 export const sessionNotFound = (id: string) => notFound("SESSION_NOT_FOUND", `Trading session ${id} does not exist`);
@@ -236,9 +248,15 @@ export async function create(deps: SessionDeps, actor: Actor, input: unknown): P
   const body = parseOrThrow(TradingSessionCreate, input, ["body"]);
   const tradable = body.tradable_symbols ? normalizeSymbols(body.tradable_symbols) : null;
   const config = normalizeConfig(body.config, tradable ?? []);
+  const problems: ValidationIssue[] = [];
   if (body.start_date && body.end_date && body.start_date > body.end_date) {
-    throw new ValidationError([{ loc: ["body", "end_date"], msg: `end_date ${body.end_date} is before start_date ${body.start_date}`, type: "date_order" }]);
+    problems.push({ loc: ["body", "end_date"], msg: `end_date ${body.end_date} is before start_date ${body.start_date}`, type: "date_order" });
   }
+  if (body.trading_mode === "simulation" && body.asset_mode === "real") {
+    // docs/accounts.md: a simulation trades the simulated account; the real account is traded by a live session.
+    problems.push({ loc: ["body", "asset_mode"], msg: "a simulation session trades the simulated account: use asset_mode 'simulated' (copy the real account in with POST /api/v1/assets/sync-to-simulated), or trading_mode 'live' to trade the real account", type: "value_error" });
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
   const now = iso(deps.now());
   const session: StoredSession = {
     id: deps.newId(),
@@ -303,12 +321,29 @@ export async function mutate(deps: SessionDeps, actor: Actor, id: string, change
 
 /** Applies an operation of the state machine, or 409 `INVALID_STATE_TRANSITION`; a simulation or live session's worker is told at once. */
 export async function transition(deps: SessionDeps, actor: Actor, id: string, action: SessionAction): Promise<StoredSession> {
+  if (action === "start" && deps.accounts) return startFunded(deps, deps.accounts, actor, id);
   const session = await applyTransition(deps, actor, id, action);
   if (isWorkerDriven(session)) await notifyWorker(deps, session.id, "lifecycle", action);
   return session;
 }
 
-function applyTransition(deps: SessionDeps, actor: Actor, id: string, action: SessionAction): Promise<StoredSession> {
+/** Starts a session with its capital set aside first; a start that fails gives it back. */
+async function startFunded(deps: SessionDeps, accounts: SessionAccountPort, actor: Actor, id: string): Promise<StoredSession> {
+  const before = await owned(deps, actor, id);
+  // The state machine's refusal comes before the account's.
+  const fundedBy = before.trading_mode !== "backtest" && TRANSITIONS.start.from.includes(before.status) ? await accounts.reserve(before) : null;
+  let session: StoredSession;
+  try {
+    session = await applyTransition(deps, actor, id, "start", fundedBy !== null ? { funded_by: fundedBy } : {});
+  } catch (error) {
+    await accounts.release(before);
+    throw error;
+  }
+  if (isWorkerDriven(session)) await notifyWorker(deps, session.id, "lifecycle", "start");
+  return session;
+}
+
+function applyTransition(deps: SessionDeps, actor: Actor, id: string, action: SessionAction, patch: Partial<StoredSession> = {}): Promise<StoredSession> {
   return mutate(deps, actor, id, (session) => {
     const rule = TRANSITIONS[action];
     if (session.trading_mode === "backtest" && (action === "start" || action === "resume")) {
@@ -319,9 +354,10 @@ function applyTransition(deps: SessionDeps, actor: Actor, id: string, action: Se
     return {
       ...session,
       status: rule.to,
-      ...(action === "start" ? { start_time: now, end_time: null, orders_at_broker: undefined } : {}),
+      ...(action === "start" ? { start_time: now, end_time: null, orders_at_broker: undefined, funded_by: undefined } : {}),
       // The worker keeps it listed until the orders it has at its broker are cancelled.
       ...(action === "stop" ? { end_time: now, ...(isWorkerDriven(session) && venueOf(session) === "broker" ? { orders_at_broker: true } : {}) } : {}),
+      ...patch,
     };
   });
 }

@@ -1,4 +1,5 @@
 import { DomainError } from "../errors";
+import { Dec } from "../fees/money";
 import type { TradingEngine } from "../engine/engine";
 import type { EngineOrder } from "../engine/events";
 import type { OrderDetail, OrderGateway, SubmitOrderOptions } from "../provider/order-gateway";
@@ -21,7 +22,12 @@ export interface VenueReport {
   order_id: string;
   /** The venue's order id, when the engine does not know it yet. */
   routed?: string;
-  executions: { trade_id: string; quantity: number; price: number; at: number }[];
+  /**
+   * New executions, oldest first. `commission`: what the venue charged for it, when the venue keeps
+   * the session's books (the paper broker): its fees on the order so far less what the engine has
+   * booked, carried by the last new execution (docs/accounts.md "Fees and the cash of a fill").
+   */
+  executions: { trade_id: string; quantity: number; price: number; at: number; commission?: string }[];
   /** The order is over at the venue (after the executions above). */
   ended?: { status: "cancelled" | "rejected" | "expired"; message: string; at: number };
 }
@@ -60,7 +66,7 @@ async function cancelAt(gateway: OrderGateway, venueOrderId: string): Promise<vo
  * Sends the engine's unsent orders, forwards asked-for cancels, and reads back each order's
  * executions and end. `now` stamps a refusal on submission (the venue's own times stamp the rest).
  */
-export async function exchange(gateway: OrderGateway, pending: readonly EngineOrder[], now: number): Promise<VenueReport[]> {
+export async function exchange(gateway: OrderGateway, pending: readonly EngineOrder[], now: number, options: { bookVenueFees?: boolean } = {}): Promise<VenueReport[]> {
   const reports: VenueReport[] = [];
   for (const order of pending) {
     const report: VenueReport = { order_id: order.order_id, executions: [] };
@@ -95,6 +101,11 @@ export async function exchange(gateway: OrderGateway, pending: readonly EngineOr
       if (applied.has(execution.trade_id)) continue;
       report.executions.push({ trade_id: execution.trade_id, quantity: Number(execution.quantity), price: Number(execution.price), at: Date.parse(execution.trade_done_at) });
     }
+    if (options.bookVenueFees && report.executions.length > 0) {
+      const booked = new Dec(order.filled_commission ?? "0");
+      for (const execution of report.executions) execution.commission = "0";
+      report.executions[report.executions.length - 1]!.commission = Dec.max(new Dec(detail.charge_detail.total_amount).minus(booked), 0).toFixed();
+    }
     const ended = ENDED[detail.status];
     if (ended) report.ended = { status: ended, message: detail.msg || detail.status, at: Date.parse(detail.updated_at ?? detail.submitted_at) };
     if (report.routed || report.executions.length > 0 || report.ended) reports.push(report);
@@ -106,7 +117,10 @@ export async function exchange(gateway: OrderGateway, pending: readonly EngineOr
 export function applyReports(engine: TradingEngine, reports: readonly VenueReport[]): void {
   for (const report of reports) {
     if (report.routed) engine.routed(report.order_id, report.routed);
-    for (const execution of report.executions) engine.venueFill(report.order_id, execution.trade_id, execution.quantity, execution.price, execution.at);
+    for (const execution of report.executions) {
+      const charged = execution.commission !== undefined ? { commission: execution.commission } : undefined;
+      engine.venueFill(report.order_id, execution.trade_id, execution.quantity, execution.price, execution.at, charged);
+    }
     if (report.ended) engine.venueEnded(report.order_id, report.ended.status, report.ended.message, report.ended.at);
   }
 }

@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import type { PaperAccountStore, PaperCommit } from "@tp/core/paper/broker";
-import type { PaperAccount, PaperExecution, PaperOrder } from "@tp/core/paper/types";
+import type { PaperAccount, PaperAdjustment, PaperExecution, PaperOrder } from "@tp/core/paper/types";
 import type { Db } from "../../dynamo/db";
 import { Keys } from "../../dynamo/keys";
 import { Repository, transactIfUnchanged } from "../../dynamo/repository";
@@ -17,12 +17,13 @@ export function paperOrderId(now: number): string {
 /**
  * The paper broker's state in the table: the account item (`PAPER#<account>` / `ACCOUNT`), its
  * orders (`PAPER#<account>#ORDERS` / `<order id>`) and executions (`PAPER#<account>#EXECUTIONS`
- * / `<ms>#<trade id>`). Every change is one transaction conditioned on the account's version.
+ * / `<ms>#<trade id>`) and adjustments (`PAPER#<account>#ADJUSTMENTS` / `<ms>-<n>`). Every change is one transaction conditioned on the account's version.
  */
 export class DynamoPaperAccountStore implements PaperAccountStore {
   private readonly accounts: Repository<PaperAccount>;
   private readonly orders: Repository<PaperOrder>;
   private readonly executions: Repository<PaperExecution>;
+  private readonly adjustments: Repository<PaperAdjustment>;
 
   constructor(private readonly db: Db) {
     this.accounts = new Repository<PaperAccount>(db, { type: "PaperAccount", key: (a) => Keys.paperAccount(a.account_id) });
@@ -31,6 +32,7 @@ export class DynamoPaperAccountStore implements PaperAccountStore {
       type: "PaperExecution",
       key: (e) => Keys.paperExecution(e.account_id, e.done_ms, e.trade_id),
     });
+    this.adjustments = new Repository<PaperAdjustment>(db, { type: "PaperAdjustment", key: (a) => Keys.paperAdjustment(a.account_id, a.adjustment_id) });
   }
 
   async load(accountId: string): Promise<{ account: PaperAccount; working: PaperOrder[] } | undefined> {
@@ -65,6 +67,7 @@ export class DynamoPaperAccountStore implements PaperAccountStore {
         : { put: this.accounts.toItem(change.account), ifVersion: change.expectedVersion },
       ...change.orders.map((order) => ({ put: this.orders.toItem(order), ifAbsent: newOrders.has(order.order_id) })),
       ...change.executions.map((execution) => ({ put: this.executions.toItem(execution) })),
+      ...change.adjustments.map((adjustment) => ({ put: this.adjustments.toItem(adjustment), ifAbsent: true })),
     ]);
   }
 }

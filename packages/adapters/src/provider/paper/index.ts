@@ -1,7 +1,9 @@
 export {
   createPaperBroker,
+  paperBrokerDeps,
   DEFAULT_PAPER_INITIAL_CASH,
   PaperOrderGateway,
+  type PaperBrokerHandle,
   parsePaperInitialCash,
   type PaperBrokerOptions,
 } from "./paper-order-gateway";

@@ -33,10 +33,12 @@ export class PaperOrderGateway implements OrderGateway {
   constructor(
     private readonly deps: PaperBrokerDeps,
     readonly accountId: string,
+    /** The session whose sleeve this gateway's new orders trade (docs/accounts.md); absent: the account's free cash and shares. */
+    readonly sleeve?: string,
   ) {}
 
   submitOrder(options: SubmitOrderOptions): Promise<SubmitOrderResponse> {
-    return PaperBroker.submitOrder(this.deps, this.accountId, options);
+    return PaperBroker.submitOrder(this.deps, this.accountId, options, this.sleeve);
   }
 
   replaceOrder(options: ReplaceOrderOptions): Promise<void> {
@@ -112,9 +114,16 @@ export interface PaperBrokerOptions {
   fees?: FeeConfig;
 }
 
-/** The paper broker on the table: a gateway per account id (the api-test endpoints use the caller's user id). */
-export function createPaperBroker(db: Db, options: PaperBrokerOptions): (accountId: string) => PaperOrderGateway {
-  const deps: PaperBrokerDeps = {
+/** The paper broker on the table: a gateway per account (and session sleeve), and the deps its account operations take. */
+export type PaperBrokerHandle = ((accountId: string, sleeve?: string) => PaperOrderGateway) & { readonly deps: PaperBrokerDeps };
+
+/**
+ * The paper broker's deps on the table: what its account operations (`PaperAccounts`, the
+ * simulated account and sessions' sleeves) need without the order gateway, which functions that
+ * only fund sessions leave out of their bundles.
+ */
+export function paperBrokerDeps(db: Db, options: PaperBrokerOptions): PaperBrokerDeps {
+  return {
     store: new DynamoPaperAccountStore(db),
     marketData: options.marketData,
     clock: options.clock,
@@ -123,5 +132,9 @@ export function createPaperBroker(db: Db, options: PaperBrokerOptions): (account
     isExchangeTradedProduct: (symbol) => exchangeTradedProducts.has(symbol),
     newOrderId: paperOrderId,
   };
-  return (accountId) => new PaperOrderGateway(deps, accountId);
+}
+
+/** The paper broker over `deps`: a gateway per account id (the api-test endpoints and simulated accounts use the user's id). */
+export function createPaperBroker(deps: PaperBrokerDeps): PaperBrokerHandle {
+  return Object.assign((accountId: string, sleeve?: string) => new PaperOrderGateway(deps, accountId, sleeve), { deps });
 }

@@ -14,6 +14,8 @@ export function singleStrategySetup(options: {
   lots?: Record<string, number>;
   session_id?: string;
   timeframe?: Timeframe;
+  /** The broker model's fee schedule (none: the broker model charges nothing). */
+  fees?: EngineSetup["fees"];
 }): EngineSetup {
   const currency = Markets[marketOf(options.symbols[0])].currency;
   const risk = options.risk === undefined ? null : options.risk;
@@ -42,7 +44,7 @@ export function singleStrategySetup(options: {
     execution: Execution.parse(options.execution ?? {}),
     risk,
     lots: options.lots ?? {},
-    fees: null,
+    fees: options.fees ?? null,
     trading_days_per_year: 252,
   };
 }

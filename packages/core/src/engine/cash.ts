@@ -1,0 +1,152 @@
+import { Fees } from "../fees/index";
+import { Round } from "../fees/money";
+import type { OrderSide, EngineOrder } from "./events";
+import { ESTIMATE_TOLERANCE, surely } from "./exact";
+import { exchangeDay } from "./days";
+import { Money } from "./money";
+import { unfilled, ZERO, type ChannelRuntime, type EngineCore, type OrderRequest, type Sleeve, type SymbolInfo } from "./runtime";
+
+/** A channel's cash: what pending buys promise, what is free, what an entry may size to, and what a fill costs in commission (docs/trading-engine.md "Numbers", "Execution"). */
+
+/** The one estimate object `freeCashEstimate` fills (nothing is allocated per call). */
+const ESTIMATE = { free: 0, scale: 0 };
+
+/**
+ * floor(fraction × weight × free cash / price / lot) × lot, in exact arithmetic. A float64
+ * estimate answers when it lies clearly inside one whole lot count; otherwise (and whenever
+ * the estimate is near zero free cash) decimal.js decides, so the answer is always the exact one.
+ */
+export function entryQuantity(e: EngineCore, channel: ChannelRuntime, sleeve: Sleeve, symbol: string, strength: number, price: number): number {
+  const info = e.info(symbol);
+  if (!(price > 0)) return 0;
+  const { free: freeEstimate, scale } = freeCashEstimate(e, channel, info.currency);
+  const tolerance = scale * ESTIMATE_TOLERANCE;
+  const sign = surely(freeEstimate, 0, tolerance);
+  if (sign < 0) return 0;
+  if (sign > 0) {
+    const factor = e.fractionNumber * sleeve.weight * strength;
+    const lots = (freeEstimate * factor) / price / info.lot;
+    const slack = (tolerance * factor) / price / info.lot + Math.abs(lots) * ESTIMATE_TOLERANCE;
+    const low = Math.floor(lots - slack);
+    if (low === Math.floor(lots + slack)) return low * info.lot;
+  }
+  const free = freeCash(e, channel, info.currency).toDec();
+  if (free.lte(0)) return 0;
+  let budget = free.times(e.fraction);
+  if (sleeve.weight !== 1) budget = budget.times(sleeve.weight);
+  if (strength !== 1) budget = budget.times(strength);
+  return budget.div(price).div(info.lot).floor().times(info.lot).toNumber();
+}
+
+/**
+ * `freeCash` as a float64 estimate, and the sum of the magnitudes that went into it: the
+ * estimate is within `scale × ESTIMATE_TOLERANCE` of the exact amount.
+ */
+export function freeCashEstimate(e: EngineCore, channel: ChannelRuntime, currency: string): { free: number; scale: number } {
+  const cash = channel.cash_numbers.get(currency) ?? 0;
+  let free = cash;
+  let scale = Math.abs(cash);
+  for (let i = 0; i < e.pending.length; i++) {
+    const order = e.pending[i];
+    if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
+    if (e.info(order.symbol).currency !== currency) continue;
+    // What is still to fill (a venue or a bar's volume may have filled part of it, already paid), with its commission.
+    const price = order.limit_price ?? order.stop_price ?? lastOf(e, order.symbol);
+    const notional = price * unfilled(order);
+    const promised = notional + (e.commissionRate !== null ? notional * e.commissionRateNumber : holdFees(e, order, e.info(order.symbol), unfilled(order), price).toNumber());
+    free -= promised;
+    scale += Math.abs(promised);
+  }
+  ESTIMATE.free = free;
+  ESTIMATE.scale = scale;
+  return ESTIMATE;
+}
+
+/**
+ * Cash of a currency not yet promised to pending buys: what each has still to fill at its
+ * reference price, and the commission that would cost (the paper broker holds the same for its
+ * working buys: docs/paper-broker.md).
+ */
+export function freeCash(e: EngineCore, channel: ChannelRuntime, currency: string): Money {
+  let free = channel.cash.get(currency) ?? ZERO;
+  for (const order of e.pending) {
+    if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
+    const info = e.info(order.symbol);
+    if (info.currency !== currency) continue;
+    const price = order.limit_price ?? order.stop_price ?? lastOf(e, order.symbol);
+    const exactPrice = Money.of(price);
+    free = free.minus(exactPrice.timesInteger(unfilled(order))).minus(holdFees(e, order, info, unfilled(order), price, exactPrice));
+  }
+  return free;
+}
+
+export function referencePrice(e: EngineCore, request: OrderRequest): number {
+  return request.price ?? lastOf(e, request.symbol);
+}
+
+/** The last close seen of a symbol, 0 before its first bar. */
+export function lastOf(e: EngineCore, symbol: string): number {
+  const last = e.info(symbol).last;
+  return Number.isNaN(last) ? 0 : last;
+}
+
+/**
+ * Whether free cash surely covers buying `quantity` at `price` with its commission, judged
+ * from float64 estimates (false also when it is too close to tell: then exact arithmetic decides).
+ * The percent model's commission is estimated; the broker's schedule has minimums and
+ * roundings, so it is only skipped when nothing is bought.
+ */
+export function coversEstimate(e: EngineCore, channel: ChannelRuntime, info: SymbolInfo, quantity: number, price: number): boolean {
+  if (e.commissionRate === null && quantity > 0) return false;
+  const notional = price * quantity;
+  const cost = notional * (1 + e.commissionRateNumber);
+  const { free, scale } = freeCashEstimate(e, channel, info.currency);
+  return surely(free, cost, (scale + notional * 2) * ESTIMATE_TOLERANCE) > 0;
+}
+
+/**
+ * The cash a trade of `value` moves before its fee: to the cent at a broker (`inCents`: a broker's
+ * schedule, or a venue's own books; brokers settle in cents), exact under the percent model (the
+ * reference engine's rule). The paper broker settles by the same function (docs/accounts.md "Fees and the cash of a fill").
+ */
+export const settledValue = (value: Money, inCents: boolean): Money => (inCents ? Money.fromDec(Round.nearestCent(value.toDec())) : value);
+
+/**
+ * The fee part of what a pending buy holds: what the whole order would cost beyond what it was
+ * charged so far (its remaining `quantity` at `price`, worth `value`). The paper broker holds a
+ * working buy's fees by the same rule (docs/paper-broker.md "Holds").
+ */
+function holdFees(e: EngineCore, order: EngineOrder, info: SymbolInfo, quantity: number, price: number, exactPrice?: Money): Money {
+  // The percent model is linear: the rest of the order costs its rate.
+  if (e.commissionRate !== null || order.filled === undefined) return commissionOf(e, info, "buy", quantity, price, exactPrice);
+  return partCommission(e, order, info, quantity, (exactPrice ?? Money.of(price)).timesInteger(quantity));
+}
+
+/** `exactPrice` is `Money.of(price)` when the caller has it already. */
+export function commissionOf(e: EngineCore, info: SymbolInfo, side: OrderSide, quantity: number, price: number, exactPrice?: Money): Money {
+  if (e.commissionRate !== null) return e.commissionRate.times(exactPrice ?? Money.of(price)).times(Money.of(quantity));
+  if (e.setup.fees === null || (info.market !== "US" && info.market !== "HK") || quantity <= 0) return ZERO;
+  const day = exchangeDay(e, info.market);
+  const date = e.tradeDate;
+  // The schedule is a pure function of these: a buy's pre-trade check and its fill at the same close ask twice.
+  const memo = e.feeMemo;
+  if (memo.market === info.market && memo.side === side && memo.quantity === quantity && memo.price === price && memo.day === day) return memo.fee;
+  const fee = Fees.totalFee(e.setup.fees, info.market, side, Money.of(quantity), exactPrice ?? Money.of(price), date.iso);
+  memo.market = info.market;
+  memo.side = side;
+  memo.quantity = quantity;
+  memo.price = price;
+  memo.day = day;
+  memo.fee = fee;
+  return fee;
+}
+
+/** The broker schedule's charge for a part of `order` worth `notional` (`Fees.chargesOn` on the order so far, less what it was charged). */
+export function partCommission(e: EngineCore, order: EngineOrder, info: SymbolInfo, quantity: number, notional: Money): Money {
+  if (e.setup.fees === null || (info.market !== "US" && info.market !== "HK")) return ZERO;
+  exchangeDay(e, info.market);
+  const executed = Money.of((order.filled ?? 0) + quantity);
+  const value = Money.of(order.filled_value ?? "0").plus(notional);
+  const total = Fees.chargesOn(e.setup.fees, info.market, order.side, executed, value, e.tradeDate.iso).total;
+  return Money.max(total.minus(Money.of(order.filled_commission ?? "0")), ZERO);
+}

@@ -1,0 +1,197 @@
+import type { EngineOrder, FillData } from "./events";
+import { decimalText } from "./exact";
+import { book } from "./ledger";
+import { AT_LEVEL, AT_OPEN, fillableShares, limitReach, touchReach, type Reach } from "./matching";
+import { Money } from "./money";
+import { commissionOf, partCommission, settledValue } from "./cash";
+import { unfilled, ZERO, heldBefore, type EngineCore } from "./runtime";
+
+/** The bar-simulated venue's fills and the booking of every fill, a venue's too (docs/trading-engine.md "Execution"). */
+
+/** How a venue that keeps its own books booked one execution: the fee it charged for it (a decimal string). */
+export interface VenueCharge {
+  commission: string;
+}
+
+/** Fills what `bar` reaches; whether anything filled or was rejected (an order filled in part stays pending). */
+export function fillPending(e: EngineCore, symbol: string, at: number, open: number, high: number, low: number): boolean {
+  let kept = 0;
+  const sequence = e.sequence;
+  const pending = e.pending;
+  for (let i = 0; i < pending.length; i++) {
+    const order = pending[i];
+    const price = order.symbol === symbol && at >= order.submitted_at ? fillPrice(order, open, high, low) : NaN;
+    if (Number.isNaN(price) || fillOnBar(e, order, price)) pending[kept++] = order;
+  }
+  pending.length = kept;
+  return e.sequence !== sequence;
+}
+
+/**
+ * Fills what the bar being fed lets `order` take at `price`: all of it, or under
+ * `max_participation` its share of the bar's volume in whole lots (nothing when that is less
+ * than a lot). Whether the order is still pending after.
+ */
+export function fillOnBar(e: EngineCore, order: EngineOrder, price: number): boolean {
+  let quantity = unfilled(order);
+  if (e.participation !== null) {
+    // The tolerance keeps a share such as 0.29 × 100 from flooring to 28; a bar without a volume lets nothing trade.
+    const share = Math.floor(e.barVolume * e.participation + 1e-9);
+    quantity = fillableShares(quantity, share > 0 ? share : 0, e.info(order.symbol).lot);
+    if (quantity <= 0) return true;
+  }
+  if (!fill(e, order, price, quantity)) return false;
+  if (order.order_type === "stop") order.triggered = true;
+  // A whole fill keeps no running totals: only an order filled in parts has some left.
+  return order.filled !== undefined && unfilled(order) > 0;
+}
+
+/**
+ * Books a fill of `quantity` (the whole order unless a venue or a bar's volume filled part of it) at
+ * `marketPrice` (with slippage on bars; a venue's price as it is). A fill on bars that cash
+ * cannot pay is rejected; a venue's fill happened and is booked.
+ */
+export function fill(e: EngineCore, order: EngineOrder, marketPrice: number, quantity = order.quantity, venue: boolean | VenueCharge = false): boolean {
+  const venueFill = venue !== false;
+  const channel = e.channel(order.channel_id);
+  const sleeve = e.sleeveOf(channel, order.sleeve);
+  const info = e.info(order.symbol);
+  const price = venueFill || e.slippage === 0 ? marketPrice : marketPrice * (order.side === "buy" ? 1 + e.slippage : 1 - e.slippage);
+  const exactPrice = Money.of(price);
+  // A venue that keeps its own books (the paper broker) is booked as it booked: the fee it charged.
+  const charged = typeof venue === "object" ? venue : null;
+  const value = exactPrice.timesInteger(quantity);
+  // The cash the trade moves: its value to the cent at a broker (its schedule, or a venue's own books), exact under the percent model (docs/accounts.md).
+  const notional = settledValue(value, charged !== null || e.commissionRate === null);
+  // A part of an order (a bar's volume share) is charged by the one rule for orders filled in parts: the schedule on the order so far, less what it was charged.
+  const part = !charged && e.commissionRate === null && (quantity < order.quantity || order.filled !== undefined);
+  const commission = charged ? Money.of(charged.commission) : part ? partCommission(e, order, info, quantity, value) : commissionOf(e, info, order.side, quantity, price, exactPrice);
+  const cashFlow = order.side === "buy" ? notional.plus(commission).negated() : notional.minus(commission);
+  const cash = channel.cash.get(info.currency) ?? ZERO;
+  const cashAfter = cash.plus(cashFlow);
+  if (order.side === "buy" && cashAfter.isBelowZero() && !venueFill) {
+    e.emit("order_rejected", channel.setup.channel_id, {
+      order_id: order.order_id,
+      symbol: order.symbol,
+      side: order.side,
+      quantity: order.quantity,
+      reason: "INSUFFICIENT_CASH",
+      message: `fill cost ${cashFlow.negated().toFixed(2)} ${info.currency} exceeds cash ${cash.toFixed(2)}`,
+      values: { cost: cashFlow.negated().toFixed(2), cash: cash.toFixed(2) },
+    });
+    return false;
+  }
+  channel.cash.set(info.currency, cashAfter);
+  const cashText = cashAfter.toString();
+  e.refreshCash(channel, info.currency, cashText);
+  const position = e.positionOf(sleeve, order.symbol);
+  const signed = order.side === "buy" ? quantity : -quantity;
+  const heldBefore = position.quantity !== 0;
+  const booking = book(position, signed, price, cashFlow, commission, e.time);
+  if (heldBefore !== (position.quantity !== 0)) info.held += heldBefore ? -1 : 1;
+  const stats = channel.stats;
+  stats.fees = stats.fees.plus(commission);
+  if (!booking.realized.isZero()) stats.realized = stats.realized.plus(booking.realized);
+  const fill: FillData & Pick<EngineOrder, "order_type" | "submitted_at" | "reason"> = {
+    order_id: order.order_id,
+    symbol: order.symbol,
+    side: order.side,
+    quantity,
+    price: decimalText(price),
+    commission: commission.toString(),
+    currency: info.currency,
+    sleeve: sleeve.key,
+    order_type: order.order_type,
+    submitted_at: order.submitted_at,
+    reason: order.reason,
+  };
+  const id = channel.setup.channel_id;
+  if (venueFill || quantity < order.quantity || order.filled !== undefined) {
+    // Totals so far, for an order filled in parts.
+    const filled = (order.filled ?? 0) + quantity;
+    const total = Money.of(order.filled_value ?? "0").plus(value);
+    const fees = Money.of(order.filled_commission ?? "0").plus(commission);
+    order.filled = filled;
+    order.filled_value = total.toString();
+    order.filled_commission = fees.toString();
+    const extra = fill as unknown as Record<string, unknown>;
+    extra.filled_quantity = filled;
+    extra.remaining = order.quantity - filled;
+    extra.average_price = total.toDec().div(filled).toString();
+    extra.total_commission = order.filled_commission;
+  }
+  e.emit("order_filled", id, fill as unknown as Record<string, unknown>);
+  e.emit("position_changed", id, {
+    symbol: order.symbol,
+    sleeve: sleeve.key,
+    quantity: position.quantity,
+    cost: position.cost.toString(),
+    entry_price: position.entry_price,
+    currency: info.currency,
+    cash: cashText,
+  });
+  if (booking.closed) {
+    const pnl = booking.closed.pnl;
+    stats.closed_trades += 1;
+    if (pnl.isAboveZero()) {
+      stats.wins += 1;
+      stats.gross_profit = stats.gross_profit.plus(pnl);
+    } else {
+      stats.losses += 1;
+      stats.gross_loss = stats.gross_loss.plus(pnl.negated());
+    }
+    e.emit("trade_closed", id, {
+      symbol: order.symbol,
+      sleeve: sleeve.key,
+      direction: signed < 0 ? "long" : "short",
+      quantity: booking.closed.quantity,
+      entry_time: booking.closed.opened_at,
+      exit_time: e.time,
+      entry_price: booking.closed.entry_price,
+      exit_price: price,
+      pnl: pnl.toString(),
+      fees: booking.closed.fees.toString(),
+      currency: info.currency,
+    });
+  }
+  return true;
+}
+
+/** Withdraws pending orders; a broker's orders are asked to cancel (`order_cancel_requested`) and end when it reports so. */
+export function cancelPending(e: EngineCore, which: (order: EngineOrder) => boolean, reason: string, extra: Record<string, unknown> = {}) {
+  if (!e.barFills) {
+    for (const order of e.pending) {
+      if (!which(order) || order.cancel_requested) continue;
+      order.cancel_requested = true;
+      e.emit("order_cancel_requested", order.channel_id, { order_id: order.order_id, symbol: order.symbol, reason, ...extra });
+    }
+    return;
+  }
+  const kept: EngineOrder[] = [];
+  for (const order of e.pending) {
+    if (which(order)) e.emit("order_cancelled", order.channel_id, { order_id: order.order_id, symbol: order.symbol, reason, ...extra });
+    else kept.push(order);
+  }
+  e.pending = kept;
+}
+
+/** Execution price of a pending order on `bar` by the shared matching rules, or NaN when the bar does not reach it. */
+export function fillPrice(order: EngineOrder, open: number, high: number, low: number): number {
+  const buying = order.side === "buy";
+  switch (order.order_type) {
+    case "market":
+      return open;
+    case "limit": {
+      const limit = order.limit_price!;
+      return priceAt(limitReach(buying, limit, open, high, low), open, limit);
+    }
+    case "stop": {
+      // A buy stop triggers on a rise, a sell stop on a fall; both then trade as market orders at the touch.
+      if (order.triggered) return open;
+      const stop = order.stop_price!;
+      return priceAt(touchReach(buying, stop, open, high, low), open, stop);
+    }
+  }
+}
+
+const priceAt = (reach: Reach, open: number, level: number): number => (reach === AT_OPEN ? open : reach === AT_LEVEL ? level : NaN);

@@ -1,0 +1,246 @@
+import type { Dec } from "../fees/money";
+import type { Market } from "../market/market";
+import type { Timeframe } from "../strategies/definition";
+import type { Strategy } from "../strategies/strategy";
+import type { Denial, EngineOrder, EngineOrderType, EventType, OrderSide } from "./events";
+import type { Position } from "./ledger";
+import { Money } from "./money";
+import type { ChannelSetup, EngineSetup } from "./setup";
+
+/** The engine's runtime model (channels, sleeves, symbols, trackers) and the figures computed over it alone. */
+
+/** A channel's run state. `halted` is set by the post-trade monitors and only blocks new entries. */
+export type ChannelRunState = "running" | "paused" | "stopped";
+export type Halt = null | "drawdown" | "daily_loss";
+
+/** Running figures of a channel or the whole session, all float64 marks (booked money lives in the ledger). */
+export interface Tracker {
+  peak: number;
+  max_drawdown: number;
+  /** Day index (into `equity_days`) of the current peak and the longest underwater span in days. */
+  peak_day: number;
+  max_drawdown_days: number;
+  day_start_equity: number;
+  /** Closing equity of each finished day. */
+  equity_days: number[];
+  days_in_market: number;
+}
+
+export interface Stats {
+  closed_trades: number;
+  wins: number;
+  losses: number;
+  gross_profit: Money;
+  gross_loss: Money;
+  fees: Money;
+  realized: Money;
+  orders: number;
+  denied: number;
+}
+
+export interface Sleeve {
+  key: string;
+  strategy: Strategy | null;
+  weight: number;
+  positions: Map<string, Position>;
+  /** Multi-timeframe role, and the director whose bias an executor obeys (docs/mtf-and-replay.md). */
+  role: "director" | "executor" | null;
+  director: Sleeve | null;
+  /** The same positions in the same order with their symbols' info, walked per bar without allocating. */
+  holdings: Holding[];
+}
+
+export interface Holding {
+  position: Position;
+  info: SymbolInfo;
+}
+
+export interface ChannelRuntime {
+  setup: ChannelSetup;
+  state: ChannelRunState;
+  halt: Halt;
+  cash: Map<string, Money>;
+  /** `cash` as float64, for estimates that exact arithmetic confirms only when they come close to a boundary. */
+  cash_numbers: Map<string, number>;
+  /** Base-currency value of `cash`, refreshed after every fill. */
+  cash_value: number;
+  sleeves: Sleeve[];
+  manual: Sleeve;
+  initial_equity: number;
+  daily_trades: number;
+  tracker: Tracker;
+  stats: Stats;
+}
+
+/** What the engine keeps per symbol; looked up once per bar. */
+export interface SymbolInfo {
+  symbol: string;
+  market: Market;
+  currency: string;
+  lot: number;
+  fx: number;
+  /** Close of the last bar seen (NaN before the first). */
+  last: number;
+  /** Open positions in this symbol across all sleeves: a bar of a symbol nobody holds moves no equity. */
+  held: number;
+  /** The sleeves listening to each period of this symbol. */
+  routes: Partial<Record<Timeframe, { channel: ChannelRuntime; sleeve: Sleeve }[]>>;
+}
+
+/** An order someone asks for outside the strategies (manual orders, validation). */
+export interface OrderRequest {
+  channel_id: string;
+  symbol: string;
+  side: OrderSide;
+  quantity: number;
+  order_type?: EngineOrderType;
+  price?: number | null;
+  reason?: string;
+}
+
+export const ZERO = Money.ZERO;
+export const newTracker = (equity: number): Tracker => ({
+  peak: equity,
+  max_drawdown: 0,
+  peak_day: 0,
+  max_drawdown_days: 0,
+  day_start_equity: equity,
+  equity_days: [],
+  days_in_market: 0,
+});
+export const newStats = (): Stats => ({
+  closed_trades: 0,
+  wins: 0,
+  losses: 0,
+  gross_profit: ZERO,
+  gross_loss: ZERO,
+  fees: ZERO,
+  realized: ZERO,
+  orders: 0,
+  denied: 0,
+});
+
+/**
+ * The engine's state and the few primitives its modules share (`TradingEngine` is it): the
+ * checks, cash, fills, days, view and snapshot modules are functions over it, the class keeps
+ * the façade and the hot loops. Outside `engine/`, use `TradingEngine`'s methods only.
+ */
+export interface EngineCore {
+  readonly setup: EngineSetup;
+  readonly channels: ChannelRuntime[];
+  readonly symbols: Map<string, SymbolInfo>;
+  readonly timeZone: string;
+  pending: EngineOrder[];
+  sequence: number;
+  orderCounter: number;
+  time: number;
+  /** Local day number of the current trading day, and the UTC range it covers. */
+  day: number;
+  dayStart: number;
+  dayEnd: number;
+  session: Tracker;
+  readonly commissionRate: Money | null;
+  readonly commissionRateNumber: number;
+  /** The last fee the broker's schedule gave, and what it was asked. */
+  readonly feeMemo: { market: string; side: string; quantity: number; price: number; day: number; fee: Money };
+  /** The exchange-local trade date last asked for (fees, tick grids), and the UTC span of that day. */
+  readonly tradeDate: { market: string; day: number; iso: string; from: number; to: number };
+  readonly fraction: Dec;
+  readonly fractionNumber: number;
+  readonly slippage: number;
+  /** Whether orders fill on the bars fed (`venue` bars) rather than by a broker's reports. */
+  readonly barFills: boolean;
+  /** `execution.max_participation`: the share of a bar's volume one order may take (null: whole orders). */
+  readonly participation: number | null;
+  /** Volume of the bar being fed (what a fill at its close may take of it). */
+  barVolume: number;
+  info(symbol: string): SymbolInfo;
+  channel(channelId: string): ChannelRuntime;
+  emit(type: EventType, channelId: string | null, data: Record<string, unknown>): void;
+  refreshCash(channel: ChannelRuntime, changed?: string, changedText?: string): void;
+  sleeveOf(channel: ChannelRuntime, key: string): Sleeve;
+  positionOf(sleeve: Sleeve, symbol: string): Position;
+  totalEquity(): number;
+}
+
+/** Shares of an order still to fill (a broker may have filled part of it). */
+export const unfilled = (order: EngineOrder): number => order.quantity - (order.filled ?? 0);
+
+export function track(tracker: Tracker, equity: number) {
+  if (equity > tracker.peak) {
+    tracker.peak = equity;
+    tracker.peak_day = tracker.equity_days.length;
+  } else if (tracker.peak > 0) {
+    const drawdown = (tracker.peak - equity) / tracker.peak;
+    if (drawdown > tracker.max_drawdown) tracker.max_drawdown = drawdown;
+  }
+}
+
+export function closeTrackerDay(tracker: Tracker, equity: number, inMarket: boolean) {
+  tracker.equity_days.push(equity);
+  if (inMarket) tracker.days_in_market += 1;
+  if (equity < tracker.peak) {
+    const underwater = tracker.equity_days.length - tracker.peak_day;
+    if (underwater > tracker.max_drawdown_days) tracker.max_drawdown_days = underwater;
+  }
+}
+
+/** The channel's sleeves by index, the manual sleeve last. */
+export const sleeveAt = (channel: ChannelRuntime, s: number): Sleeve => (s < channel.sleeves.length ? channel.sleeves[s] : channel.manual);
+
+/** Whether a sleeve before the `s`-th holds `symbol`. */
+export function heldBefore(channel: ChannelRuntime, s: number, symbol: string): boolean {
+  for (let e = 0; e < s; e++) {
+    const holdings = sleeveAt(channel, e).holdings;
+    for (let h = 0; h < holdings.length; h++) if (holdings[h].position.quantity !== 0 && holdings[h].position.symbol === symbol) return true;
+  }
+  return false;
+}
+
+export const deny = (out: Denial[], reason: string, message: string, values: Record<string, number | string>) => void out.push({ reason, message, values });
+export const cloneTracker = (tracker: Tracker): Tracker => ({ ...tracker, equity_days: tracker.equity_days.slice() });
+export const round2 = (value: number) => Math.round(value * 100) / 100;
+export const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
+
+export function equityOf(channel: ChannelRuntime): number {
+  let equity = channel.cash_value;
+  for (let s = 0; s < channel.sleeves.length; s++) equity += positionsValue(channel.sleeves[s]);
+  return equity + positionsValue(channel.manual);
+}
+
+export function positionsValue(sleeve: Sleeve): number {
+  const holdings = sleeve.holdings;
+  let value = 0;
+  for (let h = 0; h < holdings.length; h++) {
+    const { position, info } = holdings[h];
+    if (position.quantity === 0) continue;
+    if (!Number.isNaN(info.last)) value += position.quantity * info.last * info.fx;
+  }
+  return value;
+}
+
+export function grossExposure(channel: ChannelRuntime): number {
+  let gross = 0;
+  for (let s = 0; s <= channel.sleeves.length; s++) {
+    const holdings = (s < channel.sleeves.length ? channel.sleeves[s] : channel.manual).holdings;
+    for (let h = 0; h < holdings.length; h++) {
+      const { position, info } = holdings[h];
+      if (!Number.isNaN(info.last)) gross += Math.abs(position.quantity * info.last * info.fx);
+    }
+  }
+  return gross;
+}
+
+/** Symbols the channel holds in any sleeve (a symbol held by two sleeves counts once). */
+export function openPositions(channel: ChannelRuntime): number {
+  const sleeves = channel.sleeves.length + 1;
+  let count = 0;
+  for (let s = 0; s < sleeves; s++) {
+    const holdings = sleeveAt(channel, s).holdings;
+    for (let h = 0; h < holdings.length; h++) {
+      const { position } = holdings[h];
+      if (position.quantity !== 0 && !heldBefore(channel, s, position.symbol)) count += 1;
+    }
+  }
+  return count;
+}
