@@ -1,7 +1,7 @@
 /**
  * Smoke test of a running service — a deployed stage or `npm start` — through its public URL:
- * health, the OpenAPI document, captcha and login, then the main endpoints, then logout. Exits
- * non-zero when any check fails.
+ * health, the OpenAPI and AsyncAPI documents, captcha and login, then the main endpoints, then
+ * logout, all through the typed client (packages/client). Exits non-zero when any check fails.
  *
  *   SMOKE_USERNAME=admin SMOKE_PASSWORD=... npx tsx scripts/smoke.ts --api https://<ApiUrl> \
  *     --captcha-secret <CaptchaTestCodeSecretArn output>    # or SMOKE_CAPTCHA_CODE=...
@@ -12,6 +12,8 @@
  * SMOKE_CAPTCHA_ID).
  */
 import { parseArgs } from "node:util";
+
+import { createTradingClient } from "../packages/client/src/index";
 
 interface Check {
   name: string;
@@ -27,40 +29,36 @@ if (!base) {
   process.exit(2);
 }
 
-let token: string | undefined;
+const client = createTradingClient({ baseUrl: base });
 const checks: Check[] = [];
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(base + path, {
-    method,
-    headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    // not JSON (the docs page)
-  }
-  return { status: response.status, body: parsed };
-}
-
-/** Runs one check: `expect` answers an error text, or nothing when the answer is right. */
-async function check(name: string, method: string, path: string, status: number, body?: unknown, expect?: (answer: any) => string | void): Promise<any> {
+/** Runs one check: a call through the typed client that must answer `status`; `expect` answers an error text, or nothing when the answer is right. */
+async function check<T>(
+  name: string,
+  call: () => Promise<{ data?: T; error?: unknown; response: Response }>,
+  status: number,
+  expect?: (answer: T) => string | void,
+): Promise<T | undefined> {
   const started = performance.now();
   let detail = "";
-  let answer: { status: number; body: any } | undefined;
+  let answer: T | undefined;
   try {
-    answer = await call(method, path, body);
-    if (answer.status !== status) detail = `expected ${status}, got ${answer.status}: ${JSON.stringify(answer.body).slice(0, 200)}`;
-    else detail = expect?.(answer.body) ?? "";
+    const { data, error, response } = await call();
+    answer = data;
+    if (response.status !== status) detail = `expected ${status}, got ${response.status}: ${JSON.stringify(error ?? data).slice(0, 200)}`;
+    else if (data !== undefined) detail = expect?.(data) ?? "";
   } catch (error) {
     detail = String(error);
   }
   checks.push({ name, ok: detail === "", ms: Math.round(performance.now() - started), detail });
-  return answer?.body;
+  return answer;
 }
+
+/** A document the service serves beside the API (not an operation of it). */
+const served = (path: string) => async () => {
+  const response = await fetch(base + path);
+  return { data: (await response.json()) as { paths?: object; channels?: object }, response };
+};
 
 async function captchaCode(): Promise<string | undefined> {
   if (process.env.SMOKE_CAPTCHA_CODE) return process.env.SMOKE_CAPTCHA_CODE;
@@ -70,36 +68,38 @@ async function captchaCode(): Promise<string | undefined> {
   return (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }))).SecretString;
 }
 
-await check("health", "GET", "/health", 200, undefined, (b) => (b.status === "healthy" ? undefined : `status ${b.status}`));
-await check("OpenAPI document", "GET", "/openapi.json", 200, undefined, (b) => (Object.keys(b.paths ?? {}).length > 100 ? undefined : "fewer than 100 paths"));
-const captcha = await check("captcha", "GET", "/api/v1/captcha", 200, undefined, (b) => (String(b.image).startsWith("<svg") ? undefined : "no SVG image"));
+const { api } = client;
+await check("health", () => api.GET("/health"), 200, (b) => (b.status === "healthy" ? undefined : `status ${b.status}`));
+await check("OpenAPI document", served("/openapi.json"), 200, (b) => (Object.keys(b.paths ?? {}).length > 100 ? undefined : "fewer than 100 paths"));
+await check("AsyncAPI document", served("/asyncapi.json"), 200, (b) => (Object.keys(b.channels ?? {}).length === 3 ? undefined : "not the three sockets"));
+const captcha = await check("captcha", () => api.GET("/api/v1/captcha"), 200, (b) => (String(b.image).startsWith("<svg") ? undefined : "no SVG image"));
 const code = await captchaCode();
-const login = await check("login", "POST", "/api/v1/login", 200, {
+const credentials = {
   username: process.env.SMOKE_USERNAME ?? "admin",
   password: process.env.SMOKE_PASSWORD ?? "",
   captcha: code ?? "",
   captcha_id: process.env.SMOKE_CAPTCHA_ID ?? captcha?.captcha_id,
-});
-token = login?.access_token;
-if (token) {
-  await check("me", "GET", "/api/v1/me", 200, undefined, (b) => (b.username ? undefined : "no username"));
-  await check("strategies", "GET", "/api/v1/strategies/metadata/all", 200);
-  await check("stock codes", "GET", "/api/v1/stock-codes", 200);
-  await check("data sync status", "GET", "/api/v1/data-sync/status", 200, undefined, (b) => (b.sync_state ? undefined : "no sync_state"));
-  const session = await check("create a session", "POST", "/api/v1/trading/sessions", 201, {
-    session_name: `smoke ${new Date().toISOString()}`,
-    trading_mode: "simulation",
-    asset_mode: "simulated",
-    initial_capital: "10000",
-    config: {},
-  });
+};
+const login = await check("login", () => api.POST("/api/v1/login", { body: credentials }), 200);
+client.token = login?.access_token;
+if (client.token) {
+  await check("me", () => api.GET("/api/v1/me"), 200, (b) => (b.username ? undefined : "no username"));
+  await check("strategies", () => api.GET("/api/v1/strategies/metadata/all"), 200);
+  await check("stock codes", () => api.GET("/api/v1/stock-codes"), 200);
+  await check("data sync status", () => api.GET("/api/v1/data-sync/status"), 200, (b) => (b.sync_state ? undefined : "no sync_state"));
+  const session = await check(
+    "create a session",
+    () => api.POST("/api/v1/trading/sessions", { body: { session_name: `smoke ${new Date().toISOString()}`, trading_mode: "simulation", asset_mode: "simulated", initial_capital: "10000", config: {} } }),
+    201,
+  );
   if (session?.id) {
-    await check("read the session", "GET", `/api/v1/trading/sessions/${session.id}`, 200, undefined, (b) => (b.status === "created" ? undefined : `status ${b.status}`));
-    await check("its engine status", "GET", `/api/v1/trading/sessions/${session.id}/engine/status`, 200);
-    await check("delete the session", "DELETE", `/api/v1/trading/sessions/${session.id}`, 200);
+    const path = { params: { path: { session_id: session.id } } };
+    await check("read the session", () => api.GET("/api/v1/trading/sessions/{session_id}", path), 200, (b) => (b.status === "created" ? undefined : `status ${b.status}`));
+    await check("its engine status", () => api.GET("/api/v1/trading/sessions/{session_id}/engine/status", path), 200);
+    await check("delete the session", () => api.DELETE("/api/v1/trading/sessions/{session_id}", path), 200);
   }
-  await check("logout", "POST", "/api/v1/logout", 200);
-  await check("the token is revoked", "GET", "/api/v1/me", 401);
+  await check("logout", () => api.POST("/api/v1/logout"), 200);
+  await check("the token is revoked", () => api.GET("/api/v1/me"), 401);
 }
 
 const width = Math.max(...checks.map((c) => c.name.length));

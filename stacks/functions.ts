@@ -130,13 +130,14 @@ const CAPTCHA_FILES: NonNullable<FunctionProps["copyFiles"]> = [
   { from: "node_modules/svg-captcha/fonts/Comismsh.ttf", to: "packages/functions/src/fonts/Comismsh.ttf" },
 ];
 
-// The docs page's Swagger UI, and the OpenAPI document `npm run openapi` writes (read through `@tp/api/openapi.json`).
+// The docs page's Swagger UI, and the OpenAPI and AsyncAPI documents `npm run openapi` writes (read through `@tp/api/openapi.json`, `@tp/api/asyncapi.json`).
 const SWAGGER_FILES: NonNullable<FunctionProps["copyFiles"]> = [
   ...["package.json", "swagger-ui.css", "swagger-ui-bundle.js"].map((file) => ({
     from: `node_modules/swagger-ui-dist/${file}`,
     to: `node_modules/swagger-ui-dist/${file}`,
   })),
   { from: "packages/api/openapi.json", to: "node_modules/@tp/api/openapi.json" },
+  { from: "packages/api/asyncapi.json", to: "node_modules/@tp/api/asyncapi.json" },
 ];
 
 /** HTTP groups that never reach the market-data or brokerage provider. */

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import WebSocket from "ws";
+import { callAs } from "../support/api-client";
 import { startService, type RunningService } from "../support/local-process";
 
 /**
@@ -17,15 +18,7 @@ afterAll(async () => {
   await service?.stop();
 });
 
-async function call(base: string, method: string, path: string, body?: unknown, token?: string) {
-  const response = await fetch(base + path, {
-    method,
-    headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = (base: string, method: string, path: string, body?: unknown, token?: string) => callAs(base, token, method, path, body);
 
 describe("the accelerated simulated clock (npm start)", () => {
   it("lets a simulation session trade at any hour: bars, orders and fills within seconds, then the day's close and rollover", { timeout: 120_000 }, async () => {

@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { ChannelPresets } from "../../packages/core/src/channel-presets/index";
+import { callAs } from "../support/api-client";
 import { startService, type RunningService } from "../support/local-process";
+import { listen, until } from "../support/sockets";
 
 /**
  * A multi-channel session through `npm start`'s runtime over real HTTP and WebSocket: channels
@@ -19,36 +20,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, token?: string, body?: unknown) {
-  const response = await fetch(service!.base + path, {
-    method,
-    headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
-/** A socket that collects what it receives. */
-async function listen(url: string) {
-  const ws = new WebSocket(url);
-  const received: any[] = [];
-  ws.on("message", (data) => received.push(JSON.parse(data.toString())));
-  await new Promise<void>((resolve, reject) => {
-    ws.once("open", () => resolve());
-    ws.once("unexpected-response", (_request, response) => reject(new Error(`rejected with ${response.statusCode}`)));
-    ws.once("error", reject);
-  });
-  return { ws, received };
-}
-
-const until = async (check: () => boolean, ms = 5_000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-};
+const call = (method: string, path: string, token?: string, body?: unknown) => callAs(service!.base, token, method, path, body);
 
 describe("channels in the embedded runtime", () => {
   it("pushes channel updates to the socket and lets a reconnecting client catch up through updates?since", { timeout: 120_000 }, async () => {

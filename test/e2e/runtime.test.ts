@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { callAs } from "../support/api-client";
 import { startService, type RunningService } from "../support/local-process";
 
 const dataDir = mkdtempSync(join(tmpdir(), "tp-e2e-"));
@@ -13,18 +14,7 @@ afterAll(async () => {
   await service?.stop();
 });
 
-async function call(base: string, method: string, path: string, body?: unknown, token?: string) {
-  const response = await fetch(base + path, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = (base: string, method: string, path: string, body?: unknown, token?: string) => callAs(base, token, method, path, body);
 
 async function login(base: string, username: string, password: string) {
   const result = await call(base, "POST", "/api/v1/login", { username, password, captcha: "e2e-code" });

@@ -7,6 +7,7 @@ import { Realtime } from "../../stacks/Realtime";
 import { Api } from "../../stacks/Api";
 import { Queues } from "../../stacks/Queues";
 import { DataSync } from "../../stacks/DataSync";
+import { Workflows } from "../../stacks/Workflows";
 import { Alarms } from "../../stacks/Alarms";
 import { Monitoring } from "../../stacks/Monitoring";
 import config from "../../sst.config";
@@ -167,6 +168,16 @@ describe("DataSync stack", () => {
     expect(worker?.Properties.Environment.Variables).toHaveProperty("WS_MANAGEMENT_ENDPOINT");
     const policies = JSON.stringify(queues.findResources("AWS::IAM::Policy"));
     expect(policies).toContain("execute-api:ManageConnections");
+  });
+
+  it("lets the import worker and the backtest tasks push progress to the WebSocket API", () => {
+    const importer = Object.entries(queues.findResources("AWS::Lambda::Function")).find(([id]) => id.startsWith("ConsumerStockImport"))?.[1];
+    expect(importer?.Properties.Environment.Variables).toHaveProperty("WS_MANAGEMENT_ENDPOINT");
+    const workflows = Template.fromStack(getStack(Workflows));
+    const tasks = Object.values(workflows.findResources("AWS::Lambda::Function", { Properties: { Timeout: 120 } }));
+    expect(tasks.length).toBeGreaterThanOrEqual(4);
+    for (const task of tasks) expect(task.Properties.Environment.Variables).toHaveProperty("WS_MANAGEMENT_ENDPOINT");
+    expect(JSON.stringify(workflows.findResources("AWS::IAM::Policy"))).toContain("execute-api:ManageConnections");
   });
 });
 

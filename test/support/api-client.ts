@@ -1,23 +1,31 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createTradingClient, type TradingClient } from "../../packages/client/src/index";
 
-/** A minimal HTTP client of a running service (the embedded runtime or a deployed stage), for end-to-end tests and benchmarks. */
+/**
+ * The e2e tests' and benchmarks' HTTP client of a running service (the embedded runtime or a
+ * deployed stage): a thin layer over the typed client (`packages/client`) for calls whose path
+ * is built by the test, answering the status and the parsed body, success or error alike.
+ */
 export class ApiClient {
-  token: string | undefined;
+  readonly client: TradingClient;
 
-  constructor(readonly base: string) {}
+  constructor(readonly base: string) {
+    this.client = createTradingClient({ baseUrl: base });
+  }
+
+  get token(): string | undefined {
+    return this.client.token;
+  }
+  set token(value: string | undefined) {
+    this.client.token = value;
+  }
 
   async call<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-    const response = await fetch(this.base + path, {
-      method,
-      headers: {
-        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-        ...(this.token ? { Authorization: `Bearer ${this.token}` } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    // A path the test filled in itself: the untyped entry of the same client (token, retries, JSON).
+    const request = this.client.api.request as unknown as (method: string, url: string, init: { body?: unknown }) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+    const { data, error, response } = await request(method.toLowerCase(), path, body === undefined ? {} : { body });
+    return { status: response.status, body: (error ?? data) as T };
   }
 
   /** The body of a call that must answer `status`. */
@@ -30,7 +38,7 @@ export class ApiClient {
   /** Logs in as the administrator whose generated password the runtime kept under `dataDir`. */
   async loginAdmin(dataDir: string, captcha: string): Promise<void> {
     const password = readFileSync(join(dataDir, "admin-password.txt"), "utf8").trim();
-    this.token = (await this.expect("POST", "/api/v1/login", 200, { username: "admin", password, captcha })).access_token;
+    await this.client.login({ username: "admin", password, captcha });
   }
 
   /** Polls a backtest's progress until `done` holds (or `timeoutMs` passes). */
@@ -56,4 +64,11 @@ export class ApiClient {
     const started = await this.expect("POST", "/api/v1/backtest/start", 200, { session_id: session.id, initial_capital: capital, ...request });
     return { sessionId: session.id, backtestId: started.backtest_id };
   }
+}
+
+/** One call to the service at `base` with `token` (or none), for tests that act as several users in turn. */
+export function callAs<T = any>(base: string, token: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const client = new ApiClient(base);
+  client.token = token;
+  return client.call<T>(method, path, body);
 }

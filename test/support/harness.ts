@@ -5,6 +5,7 @@ import { ensureTable } from "../../packages/adapters/src/dynamo/db";
 import { createServices, type ServiceOverrides, type Services } from "../../packages/adapters/src/services";
 import { createApp } from "../../packages/api/src";
 import { ensureAdministrator } from "../../packages/core/src/users";
+import { checkContract } from "./contract";
 
 export const CAPTCHA = "test-captcha";
 export const ADMIN = { username: "admin", email: "admin@example.com", password: "admin-password-1" };
@@ -44,6 +45,7 @@ export async function createTestApi(env: NodeJS.ProcessEnv = {}, overrides: Serv
   await ensureAdministrator(services.users, ADMIN);
   const app = createApp(services);
   let adminToken: string | undefined;
+  let document: Parameters<typeof checkContract>[0] | undefined;
   const api: TestApi = {
     services,
     app,
@@ -55,7 +57,14 @@ export async function createTestApi(env: NodeJS.ProcessEnv = {}, overrides: Serv
         headers["Content-Type"] = "application/json";
         body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
       }
-      return Promise.resolve(app.request(path, { method, headers, body }));
+      // Every error answer is held to the OpenAPI document (test/support/contract.ts).
+      return Promise.resolve(app.request(path, { method, headers, body })).then(async (answer) => {
+        if (answer.status >= 400) {
+          document ??= (await (await app.request("/openapi.json")).json()) as never;
+          checkContract(document!, method, path, answer.status, await answer.clone().text());
+        }
+        return answer;
+      });
     },
     async json(method, path, status, options) {
       const response = await api.request(method, path, options);

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AuthDeps } from "@tp/core/auth";
 import type { CandleStore } from "@tp/core/candles/index";
 import type { ImportDeps } from "@tp/core/imports/index";
-import type { DataSyncDeps } from "@tp/core/data-sync/index";
+import { importProgress, type DataSyncDeps } from "@tp/core/data-sync/index";
 import type { TradingCalendarDeps } from "@tp/core/trading-calendar/index";
 import type { JobQueue } from "@tp/core/jobs";
 import type { MarketData } from "@tp/core/provider/market-data";
@@ -250,7 +250,19 @@ export function providers(c: ServiceContext): ProviderRegistry {
 }
 
 export function imports(c: ServiceContext): ImportDeps {
-  return once(c, imports, () => ({ tasks: new DynamoImportTaskStore(c.db), candles: candles(c), marketData: marketData(c), jobs: jobs(c), now: c.marketNow, newId: c.newId }));
+  return once(c, imports, () => {
+    // An import's progress goes to its symbol's data-sync log stream.
+    const stream = { store: new DynamoSyncStore(c.db), realtime: realtime(c), now: c.marketNow };
+    return {
+      tasks: new DynamoImportTaskStore(c.db),
+      candles: candles(c),
+      marketData: marketData(c),
+      jobs: jobs(c),
+      now: c.marketNow,
+      newId: c.newId,
+      progress: (view) => importProgress(stream, view),
+    };
+  });
 }
 
 export function calendar(c: ServiceContext): TradingCalendarDeps {

@@ -1,11 +1,14 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Services } from "@tp/adapters/services";
+import { asyncApiDocument } from "./asyncapi";
 import { groups, type GroupName } from "./groups";
 import { assetsGroup } from "./groups/assets";
 import { indicatorsGroup } from "./groups/indicators";
 import { strategiesGroup } from "./groups/strategies";
 import { mountDocsPage } from "./http/docs-page";
+import { ErrorBody } from "./http/errors";
+import { finishDocument } from "./http/openapi";
 import { createGroup, createSingleGroupApp, withConventions, type Group, type GroupServices } from "./http/group";
 
 const openApiInfo = {
@@ -33,12 +36,15 @@ export function createGroupApp(name: GroupName, services: Services): Group {
 
 const DOCS_PAGE = { title: "Trading platform API", specUrl: "/openapi.json" };
 
-/** Every group on one app, with /openapi.json (generated from the routes) and /docs: what the embedded runtime serves. */
+/** Every group on one app, with /openapi.json (generated from the routes), /asyncapi.json (the sockets) and /docs: what the embedded runtime serves. */
 export function createApp(services: Services): Group {
   const app = withConventions(createGroup(), services);
   for (const build of Object.values(groups)) app.route("/", build(services));
   registerSecurity(app);
-  app.doc31("/openapi.json", openApiInfo);
+  app.openAPIRegistry.register("ErrorBody", ErrorBody);
+  let document: unknown;
+  app.get("/openapi.json", (c) => c.json((document ??= finishDocument(app.getOpenAPI31Document(openApiInfo as never))) as object));
+  app.get("/asyncapi.json", (c) => c.json(asyncApiDocument(openApiInfo.info.version)));
   mountDocsPage(app, DOCS_PAGE);
   return app;
 }
@@ -49,19 +55,26 @@ export async function openApiDocumentOf(app: Group): Promise<unknown> {
 }
 
 const require = createRequire(import.meta.url);
-let writtenDocument: string | undefined;
+const writtenDocuments = new Map<string, string>();
 
 /**
- * The docs function's app: /openapi.json from packages/api/openapi.json (written by `npm run
- * openapi`; a test holds it equal to the embedded app's document) and the docs page. It holds no
- * group, so it stays small; the document is a file beside the bundle, read once.
+ * The docs function's app: /openapi.json and /asyncapi.json from packages/api/openapi.json and
+ * asyncapi.json (written by `npm run openapi`; a test holds them equal to the embedded app's
+ * documents) and the docs page. It holds no group, so it stays small; the documents are files
+ * beside the bundle, each read once.
  */
 export function createDocsApp(services: GroupServices): Group {
   const app = withConventions(createGroup(), services);
-  app.get("/openapi.json", (c) => {
-    writtenDocument ??= readFileSync(require.resolve("@tp/api/openapi.json"), "utf8");
-    return c.body(writtenDocument, 200, { "Content-Type": "application/json" });
-  });
+  for (const name of ["openapi.json", "asyncapi.json"] as const) {
+    app.get(`/${name}`, (c) => {
+      let text = writtenDocuments.get(name);
+      if (text === undefined) {
+        text = readFileSync(require.resolve(`@tp/api/${name}`), "utf8");
+        writtenDocuments.set(name, text);
+      }
+      return c.body(text, 200, { "Content-Type": "application/json" });
+    });
+  }
   mountDocsPage(app, DOCS_PAGE);
   return app;
 }

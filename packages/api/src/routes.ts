@@ -5,8 +5,8 @@
  */
 export const groupRoutes = {
   system: ["GET /", "GET /health", "GET /cache/status", "GET /cache/test"],
-  // The docs function serves the written OpenAPI document and the docs page (it holds no group).
-  docs: ["GET /openapi.json", "GET /docs", "GET /docs/assets/{name}"],
+  // The docs function serves the written OpenAPI and AsyncAPI documents and the docs page (it holds no group).
+  docs: ["GET /openapi.json", "GET /asyncapi.json", "GET /docs", "GET /docs/assets/{name}"],
   // `$default`: the trailing-slash forms of list endpoints (`/api/v1/strategies/`; route keys cannot end
   // in "/") reach the groups that serve them, and unknown paths get the service's own 404.
   fallback: ["$default"],

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Auth, LoginRequest, LoginResponse } from "@tp/core/auth";
 import { Users, UserResponse } from "@tp/core/users";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 import { clientAddress } from "../http/edge";
 
 /**
@@ -51,7 +51,13 @@ export function authGroup(services: GroupServices<"auth">) {
       description:
         "Send `captcha_id` from GET /api/v1/captcha with the code it showed. A wrong captcha, password or username all answer the same 401; repeated failures lock the username for the address they came from (429 with `retry_after`); addresses in LOGIN_TRUSTED_ADDRESSES are never locked (docs/security.md).",
       request: jsonBody(LoginRequest),
-      responses: { 200: json(LoginResponse, "Logged in"), ...errorResponses({ auth: true }) },
+      responses: {
+        200: json(LoginResponse, "Logged in"),
+        401: errorResponse("INVALID_CREDENTIALS: the captcha, password or username is wrong (one answer for all three)"),
+        403: errorResponse("USER_INACTIVE: the account is deactivated"),
+        429: errorResponse("TOO_MANY_REQUESTS: the username is locked for this address; `retry_after` seconds"),
+        ...errorResponses(),
+      },
     }),
     async (c) => c.json(await Auth.login(services.auth, c.req.valid("json"), { clientAddress: clientAddress(c) }), 200),
   );

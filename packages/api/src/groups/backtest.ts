@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Backtests, Sweeps } from "@tp/core/backtests/index";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 import { sweepRoutes } from "./sweeps";
 
 const BacktestIdParam = z.object({ backtest_id: z.string().min(1).max(128) });
 const tags = ["backtest"];
 const owned = { auth: true, notFound: true } as const;
-const transitionConflict = { 409: json(z.any(), "INVALID_STATE_TRANSITION: not allowed in the backtest's state (`current_status` names it)") };
+const transitionConflict = { 409: errorResponse("INVALID_STATE_TRANSITION: not allowed in the backtest's state (`current_status` names it)") };
 
 /**
  * Backtests (docs/backtests.md): started on a backtest-mode session, run by the backtest state
@@ -30,7 +30,11 @@ export function backtestGroup(services: GroupServices & { trading: { backtests: 
         "`strategy_config` holds the strategy's parameters (missing ones take their defaults) plus `execution` (commission, sizing, fill, slippage_bps, timeframe), an optional `risk_config` (without one only cash, lot and quantity checks apply) and an optional `timeframe`. `strategy_name: \"multi_channel\"` runs the session's own channels.",
       security: bearer,
       request: jsonBody(Backtests.BacktestRequest),
-      responses: { 200: json(Backtests.BacktestResponse, "Started"), ...transitionConflict, ...errorResponses(owned) },
+      responses: {
+        200: json(Backtests.BacktestResponse, "Started"),
+        ...transitionConflict,
+        ...errorResponses({ auth: true, notFound: ["SESSION_NOT_FOUND"], unavailable: ["SERVICE_UNAVAILABLE"] }),
+      },
     }),
     async (c) => {
       const backtest = await Backtests.start(deps, c.get("principal").user, c.req.valid("json"));
@@ -82,7 +86,7 @@ export function backtestGroup(services: GroupServices & { trading: { backtests: 
       request: { params: BacktestIdParam },
       responses: {
         200: json(Backtests.BacktestResult, "The result"),
-        409: json(z.any(), "BACKTEST_NOT_FINISHED while it runs; BACKTEST_FAILED with the reason"),
+        409: errorResponse("BACKTEST_NOT_FINISHED while it runs; BACKTEST_FAILED with the reason"),
         ...errorResponses(owned),
       },
     }),

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { BrokerCreate, BrokerResponse, BrokerUpdate, Brokers, FeeCalculateRequest, TestResponse } from "@tp/core/brokers/index";
 import { FeeCalculateResponse, FeeConfig, FeeConfigInput } from "@tp/core/fees/index";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const BrokerIdParam = z.object({ broker_id: z.string().min(1).max(64) });
 const ListQuery = z.object({
@@ -13,7 +13,7 @@ export const BrokerDeleteResult = z
   .meta({ id: "BrokerDeleteResult" });
 
 const tags = ["brokers"];
-const conflictResponse = (description: string) => ({ 409: json(z.any(), description) });
+const conflictResponse = (description: string) => ({ 409: errorResponse(description) });
 
 /**
  * Brokers belong to a user; only the owner or an administrator sees or changes one. Configs
@@ -52,7 +52,7 @@ export function brokersGroup(services: GroupServices<"brokers">) {
         "Required config fields depend on `type`: longport needs app_key, app_secret, access_token; futu needs host and port. The config is stored encrypted and answered masked.",
       security: bearer,
       request: jsonBody(BrokerCreate),
-      responses: { 201: json(BrokerResponse, "The new broker"), ...errorResponses({ auth: true, notFound: true }) },
+      responses: { 201: json(BrokerResponse, "The new broker"), ...errorResponses({ auth: true, notFound: ["USER_NOT_FOUND"] }) },
     }),
     async (c) => {
       const broker = await Brokers.create(deps, c.get("principal").user, c.req.valid("json"));

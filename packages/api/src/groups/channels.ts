@@ -3,8 +3,7 @@ import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
 import type { Context } from "hono";
 import { Channels, SessionViews } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
-import { ErrorBody } from "../http/errors";
-import { type AppEnv, bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { type AppEnv, bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const SessionIdParam = z.object({ session_id: z.string().min(1).max(128) });
 const ChannelParam = SessionIdParam.extend({ channel_id: z.string().min(1).max(64) });
@@ -20,13 +19,14 @@ const actor = (c: Ctx) => c.get("principal").user;
 const by = (c: Ctx) => c.get("principal").user.username;
 const tags = ["channels"];
 
-const err = (description: string) => json(ErrorBody, description);
 /** The answers every channel route may give besides its own. */
 const common = {
   ...errorResponses({ auth: true }),
-  400: err("CHANNEL_MANAGER_NOT_INITIALIZED: the session has no channels"),
-  404: err("SESSION_NOT_FOUND (or CHANNEL_NOT_FOUND for a channel route)"),
-  503: err("SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds"),
+  400: errorResponse("CHANNEL_MANAGER_NOT_INITIALIZED: the session has no channels"),
+  404: errorResponse("SESSION_NOT_FOUND (or CHANNEL_NOT_FOUND for a channel route)"),
+  503: errorResponse("SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds"),
+  // The interface lists it among the channel endpoints' errors (with `trace_id`).
+  500: errorResponse("INTERNAL_ERROR: a fault of the service; quote `trace_id`"),
 };
 
 /**
@@ -90,7 +90,7 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
         description: `${transitions[action]} Any channel operation on a session that is not running or paused (or a backtest session) answers 409 INVALID_STATE_TRANSITION.`,
         schema: Channels.ChannelActionResult,
         params: ChannelParam,
-        responses: { 400: err("CHANNEL_ALREADY_RUNNING, CHANNEL_NOT_RUNNING or CHANNEL_MANAGER_NOT_INITIALIZED"), 409: err("INVALID_STATE_TRANSITION (`current_status` names the state)") },
+        responses: { 400: errorResponse("CHANNEL_ALREADY_RUNNING, CHANNEL_NOT_RUNNING or CHANNEL_MANAGER_NOT_INITIALIZED"), 409: errorResponse("INVALID_STATE_TRANSITION (`current_status` names the state)") },
       },
       (c, p) => Channels.channelAction(deps, actor(c), by(c), p.session_id!, p.channel_id!, action),
     );
@@ -107,7 +107,7 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
       schema: Channels.RiskLimitsResult,
       params: ChannelParam,
       body: Channels.RiskLimitsBody,
-      responses: { 400: err("INVALID_PARAMETER (every out-of-range value in `errors`) or CHANNEL_MANAGER_NOT_INITIALIZED"), 409: err("CONFIG_CHANGED: a concurrent change; retry") },
+      responses: { 400: errorResponse("INVALID_PARAMETER (every out-of-range value in `errors`) or CHANNEL_MANAGER_NOT_INITIALIZED"), 409: errorResponse("CONFIG_CHANGED: a concurrent change; retry") },
     },
     async (c, p) => Channels.updateRiskLimits(deps, actor(c), by(c), p.session_id!, p.channel_id!, await c.req.json()),
   );
@@ -125,7 +125,7 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
     "post",
     BOTH,
     "/alerts/{alert_id}/acknowledge",
-    { summary: "Acknowledge an alert (records who and when; acknowledging again answers the first acknowledgement)", schema: Channels.AcknowledgeResult, params: AlertParam, responses: { 404: err("SESSION_NOT_FOUND or ALERT_NOT_FOUND") } },
+    { summary: "Acknowledge an alert (records who and when; acknowledging again answers the first acknowledgement)", schema: Channels.AcknowledgeResult, params: AlertParam, responses: { 404: errorResponse("SESSION_NOT_FOUND or ALERT_NOT_FOUND") } },
     (c, p) => Channels.acknowledgeAlert(deps, actor(c), by(c), p.session_id!, p.alert_id!),
   );
   route(
@@ -137,7 +137,7 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
       description: "409 SESSION_RUNNING while the session is running or paused; 404 CONFIG_VERSION_NOT_FOUND naming the version.",
       schema: Channels.RollbackResult,
       body: Channels.RollbackBody,
-      responses: { 404: err("SESSION_NOT_FOUND or CONFIG_VERSION_NOT_FOUND"), 409: err("SESSION_RUNNING") },
+      responses: { 404: errorResponse("SESSION_NOT_FOUND or CONFIG_VERSION_NOT_FOUND"), 409: errorResponse("SESSION_RUNNING") },
     },
     async (c, p) => Channels.rollback(deps, actor(c), p.session_id!, await c.req.json()),
   );
@@ -154,7 +154,7 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
     "/updates",
     {
       summary: "What the session's socket pushed after `since` (catch-up after a reconnect)",
-      description: "`since`: the last `timestamp` the client saw (ISO 8601; omitted: everything kept, a day). Every pushed record has its own millisecond, so the answer is exactly the records after it, oldest first; `limit` (1–1000, default 1000), `has_more` says to call again with `since=last_timestamp`.",
+      description: "`since`: the last `timestamp` the client saw (ISO 8601; omitted: everything kept, a day). Every pushed record has its own millisecond, so the answer is exactly the records after it, oldest first; `limit` (1–1000, default 1000), `has_more` says to call again with `since=last_timestamp`. Every session has a stream, with or without channels (a backtest session's carries `backtest_progress`).",
       schema: Channels.Updates,
       query: Channels.UpdatesQuery,
     },
@@ -175,7 +175,7 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
         summary: `${action[0]!.toUpperCase()}${action.slice(1)} the session`,
         description: "The session's state machine (docs/trading-sessions.md). Start also sets every channel running and brings a pending configuration version into force.",
         schema: Channels.SessionActionResult,
-        responses: { 409: err(action === "start" ? `INVALID_STATE_TRANSITION; ${FUNDING_CONFLICTS}` : "INVALID_STATE_TRANSITION") },
+        responses: { 409: errorResponse(action === "start" ? `INVALID_STATE_TRANSITION; ${FUNDING_CONFLICTS}` : "INVALID_STATE_TRANSITION") },
       },
       (c, p) => Channels.sessionAction(deps, actor(c), p.session_id!, action),
     );

@@ -10,11 +10,11 @@ import {
   StopSyncRequest,
   StopSyncResponse,
 } from "@tp/core/data-sync/index";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const SymbolParam = z.object({ symbol: z.string().min(1).max(32) });
 const tags = ["data-sync"];
-const symbolErrors = { 400: json(z.any(), "INVALID_SYMBOL or MARKET_NOT_SUPPORTED"), ...errorResponses({ auth: true, notFound: true }) };
+const symbolErrors = (notFound: string) => ({ 400: errorResponse("INVALID_SYMBOL or MARKET_NOT_SUPPORTED"), ...errorResponses({ auth: true, notFound: [notFound] }) });
 
 /**
  * The data sync service (docs/data-sync.md): its state machine, reference-counted symbol
@@ -71,7 +71,7 @@ export function dataSyncGroup(services: GroupServices<"dataSync">) {
       description: `1 to ${MAX_LOOKBACK_DAYS}; outside that: 400 \`INVALID_PARAMETER\`. Used by the next settle and gap fill.`,
       security: bearer,
       request: { query: LookbackDaysQuery },
-      responses: { 200: json(LookbackDaysResponse, "Saved"), 400: json(z.any(), "INVALID_PARAMETER"), ...errorResponses({ auth: true }) },
+      responses: { 200: json(LookbackDaysResponse, "Saved"), 400: errorResponse("INVALID_PARAMETER"), ...errorResponses({ auth: true }) },
     }),
     async (c) => c.json(await DataSync.setLookback(deps, c.req.valid("query").days), 200),
   );
@@ -85,7 +85,7 @@ export function dataSyncGroup(services: GroupServices<"dataSync">) {
       description: "A session holding the symbol already is counted once. `symbols` subscribes more symbols for the same session. 404 `SYMBOL_NOT_FOUND` for a symbol the provider does not list.",
       security: bearer,
       request: { params: SymbolParam, ...jsonBody(StartSyncRequest) },
-      responses: { 200: json(StartSyncResponse, "Subscribed"), ...symbolErrors },
+      responses: { 200: json(StartSyncResponse, "Subscribed"), ...symbolErrors("SYMBOL_NOT_FOUND") },
     }),
     async (c) => c.json(await DataSync.subscribe(deps, c.get("principal").user, c.req.valid("param").symbol, c.req.valid("json")), 200),
   );
@@ -99,7 +99,7 @@ export function dataSyncGroup(services: GroupServices<"dataSync">) {
       description: "`remaining_count` (and the message) say how many sessions still hold it. 404 `SUBSCRIPTION_NOT_FOUND` when the session holds none.",
       security: bearer,
       request: { params: SymbolParam, ...jsonBody(StopSyncRequest) },
-      responses: { 200: json(StopSyncResponse, "Released"), ...symbolErrors },
+      responses: { 200: json(StopSyncResponse, "Released"), ...symbolErrors("SUBSCRIPTION_NOT_FOUND") },
     }),
     async (c) => c.json(await DataSync.unsubscribe(deps, c.req.valid("param").symbol, c.req.valid("json")), 200),
   );

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Flows } from "@tp/core/flows/index";
 import { FlowLibrary } from "@tp/core/flows/flow-library";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const FlowIdParam = z.object({ flow_id: z.string().min(1).max(64) });
 
@@ -15,8 +15,8 @@ const NodeTypeList = z
 
 const tags = ["flows"];
 const owned = { auth: true, notFound: true } as const;
-const conflictResponse = { 409: json(z.any(), "FLOW_CHANGED: updated or deleted concurrently; read it again and retry") };
-const tooLargeResponse = { 413: json(z.any(), "FLOW_TOO_LARGE: the flow exceeds what one record can hold") };
+const conflictResponse = { 409: errorResponse("FLOW_CHANGED: updated or deleted concurrently; read it again and retry") };
+const tooLargeResponse = { 413: errorResponse("FLOW_TOO_LARGE: the flow exceeds what one record can hold") };
 
 /**
  * Flows saved from the editor. Each belongs to the user who created it; anyone else gets

@@ -3,14 +3,16 @@ import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
 import type { Context } from "hono";
 import { Mtf, Replay, Sessions, SessionViews } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
-import { type AppEnv, bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { type AppEnv, bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const SessionIdParam = z.object({ session_id: z.string().min(1).max(128) });
 const tags = ["mtf"];
 const replayTags = ["replay"];
 const owned = { auth: true, notFound: true } as const;
-const transitionConflict = { 409: json(z.any(), "INVALID_STATE_TRANSITION: not allowed in the current state (`current_status` names it)") };
-const startConflict = { 409: json(z.any(), `INVALID_STATE_TRANSITION: not allowed in the current state (\`current_status\` names it); ${FUNDING_CONFLICTS}`) };
+/** A replay's control and status: the session, or its replay before one started. */
+const replayErrors = { auth: true, notFound: ["SESSION_NOT_FOUND", "REPLAY_NOT_FOUND"] } as const;
+const transitionConflict = { 409: errorResponse("INVALID_STATE_TRANSITION: not allowed in the current state (`current_status` names it)") };
+const startConflict = { 409: errorResponse(`INVALID_STATE_TRANSITION: not allowed in the current state (\`current_status\` names it); ${FUNDING_CONFLICTS}`) };
 
 type Ctx = Context<AppEnv>;
 const actor = (c: Ctx) => c.get("principal").user;
@@ -152,7 +154,7 @@ export function mtfGroup(services: GroupServices<"realtime"> & { trading: Pick<T
         "`play` from paused; `pause` while playing; `step` while paused (`bars`, default 1); `seek` in any state (`to`: ISO date or date-time; backwards replays from the start); `speed` in any state. Otherwise 409 INVALID_STATE_TRANSITION naming the replay's state. 404 REPLAY_NOT_FOUND before a start.",
       security: bearer,
       request: { params: SessionIdParam, ...jsonBody(Replay.ReplayControlRequest) },
-      responses: { 200: json(Replay.ReplayStatusView, "The replay after the action"), ...transitionConflict, ...errorResponses(owned) },
+      responses: { 200: json(Replay.ReplayStatusView, "The replay after the action"), ...transitionConflict, ...errorResponses(replayErrors) },
     }),
     async (c) => {
       const id = c.req.valid("param").session_id;
@@ -170,7 +172,7 @@ export function mtfGroup(services: GroupServices<"realtime"> & { trading: Pick<T
       summary: "The replay's state, speed, cursor and progress",
       security: bearer,
       request: { params: SessionIdParam },
-      responses: { 200: json(Replay.ReplayStatusView, "Status"), ...errorResponses(owned) },
+      responses: { 200: json(Replay.ReplayStatusView, "Status"), ...errorResponses(replayErrors) },
     }),
     async (c) => c.json(await Replay.status(deps, actor(c), c.req.valid("param").session_id), 200),
   );

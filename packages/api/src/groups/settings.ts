@@ -10,10 +10,9 @@ import {
   Settings,
 } from "@tp/core/settings/index";
 import { BrokerNetwork, BrokerNetworkSettings } from "@tp/core/settings/broker-network";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const tags = ["settings"];
-const errorBody = (description: string) => json(z.any(), description);
 const adminNote = "Reading needs a token; changing needs an administrator (403 ACCESS_DENIED otherwise).";
 
 /**
@@ -50,7 +49,7 @@ export function settingsGroup(services: GroupServices<"brokerNetwork" | "setting
       request: jsonBody(DataSourceConfigInput),
       responses: {
         200: json(DataSourceConfig, "The new selection"),
-        409: errorBody("SETTINGS_CHANGED: changed concurrently; read and retry"),
+        409: errorResponse("SETTINGS_CHANGED: changed concurrently; read and retry"),
         ...errorResponses({ auth: true }),
       },
     }),
@@ -81,7 +80,7 @@ export function settingsGroup(services: GroupServices<"brokerNetwork" | "setting
       request: jsonBody(ProviderConfigInput),
       responses: {
         200: json(ProviderConfig, "The stored configuration, masked"),
-        409: errorBody("SETTINGS_CHANGED: changed concurrently; read and retry"),
+        409: errorResponse("SETTINGS_CHANGED: changed concurrently; read and retry"),
         ...errorResponses({ auth: true }),
       },
     }),
@@ -99,10 +98,10 @@ export function settingsGroup(services: GroupServices<"brokerNetwork" | "setting
       security: bearer,
       responses: {
         200: json(RefreshTokenResponse, "The new token (masked) and its expiry"),
-        409: errorBody("PROVIDER_NOT_CONFIGURED or SETTINGS_CHANGED"),
-        502: errorBody("PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort refused the refresh"),
-        503: errorBody("PROVIDER_UNAVAILABLE: LongPort could not be reached"),
-        504: errorBody("PROVIDER_TIMEOUT"),
+        409: errorResponse("PROVIDER_NOT_CONFIGURED or SETTINGS_CHANGED"),
+        502: errorResponse("PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort refused the refresh"),
+        503: errorResponse("PROVIDER_UNAVAILABLE: LongPort could not be reached"),
+        504: errorResponse("PROVIDER_TIMEOUT"),
         ...errorResponses({ auth: true }),
       },
     }),

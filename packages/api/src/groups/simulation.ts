@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { SimulationOrders } from "@tp/core/trading/index";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 /**
  * Orders against the simulated venue without a session (docs/trading-sessions.md): the caller's
@@ -20,7 +20,14 @@ export function simulationGroup(services: GroupServices<"paperBroker">) {
         "`order_type` market (the paper broker's MO), limit (LO at `price`) or stop (MIT triggered at `price`); `time_in_force` day (default) or gtc. Answered as the order stands after arrival: a marketable order may already be `filled`. The paper broker's refusals (market closed, buying power, lot or tick size, short selling) answer 400 with its code and `problems`; bad bodies 422.",
       security: bearer,
       request: jsonBody(SimulationOrders.SimulationOrderCreate),
-      responses: { 201: json(SimulationOrders.SimulationOrderResponse, "The order on the paper account"), 400: json(SimulationOrders.SimulationOrderResponse.partial(), "A refusal of the paper broker"), ...errorResponses({ auth: true }) },
+      responses: {
+        201: json(SimulationOrders.SimulationOrderResponse, "The order on the paper account"),
+        400: errorResponse(
+          "A refusal of the paper broker, its first problem's code (every problem in `problems`): MARKET_CLOSED, INVALID_LOT_SIZE, INVALID_ODD_LOT_QUANTITY, INSUFFICIENT_BUYING_POWER, INSUFFICIENT_POSITION, NO_LIQUIDITY, TOO_MANY_WORKING_ORDERS, ORDER_TYPE_NOT_SUPPORTED, ORDER_TYPE_NOT_ALLOWED_IN_SESSION, CURRENCY_NOT_SUPPORTED, EXPIRE_DATE_INVALID or INVALID_PARAMETER",
+        ),
+        409: errorResponse("PAPER_ACCOUNT_BUSY: the account kept changing; try again"),
+        ...errorResponses({ auth: true, unavailable: ["ORDER_GATEWAY_UNAVAILABLE"] }),
+      },
     }),
     async (c) => {
       const accountId = c.get("principal").user.id;

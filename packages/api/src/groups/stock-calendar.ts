@@ -11,13 +11,13 @@ import {
   VerifyDataRequest,
   VerifyDataResponse,
 } from "@tp/core/trading-calendar/index";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requireAuth, type GroupServices } from "../http/group";
+import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAdmin, requireAuth, type GroupServices } from "../http/group";
 
 const SymbolParam = z.object({ symbol: z.string().min(1).max(32) });
 const tags = ["stock-calendar"];
 const rangeNote = `Dates are exchange-local; a range is at most ${MAX_CALENDAR_DAYS} days and must lie inside the market calendar (2020–2028).`;
 const symbolErrors = {
-  400: json(z.any(), "INVALID_SYMBOL or MARKET_NOT_SUPPORTED"),
+  400: errorResponse("INVALID_SYMBOL or MARKET_NOT_SUPPORTED"),
   ...errorResponses({ auth: true, notFound: true }),
 };
 

@@ -82,7 +82,7 @@ export function stockDataGroup(services: GroupServices<"candles">) {
       },
       responses: {
         200: json(StockData.extend({ period: StoredPeriod }), "The candle"),
-        ...errorResponses({ auth: true, notFound: true }),
+        ...errorResponses({ auth: true, notFound: ["CANDLE_NOT_FOUND"] }),
       },
     }),
     async (c) => {

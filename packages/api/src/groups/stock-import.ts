@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ImportStatus, Imports, StockImportRequest, StockImportStatus } from "@tp/core/imports/index";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const TaskParam = z.object({ task_id: z.string().min(1).max(64) });
 const StockImportResponse = z.object({ task_id: z.string(), message: z.string() }).meta({ id: "StockImportResponse" });
@@ -26,8 +26,8 @@ export function stockImportGroup(services: GroupServices<"imports">) {
       request: jsonBody(StockImportRequest),
       responses: {
         200: json(StockImportResponse, "Queued"),
-        409: json(z.any(), "IMPORT_ALREADY_RUNNING"),
-        ...errorResponses({ auth: true }),
+        409: errorResponse("IMPORT_ALREADY_RUNNING"),
+        ...errorResponses({ auth: true, notFound: ["SYMBOL_NOT_FOUND"] }),
       },
     }),
     async (c) => {
@@ -62,7 +62,7 @@ export function stockImportGroup(services: GroupServices<"imports">) {
       request: { params: TaskParam },
       responses: {
         200: json(CancelResult, "Cancelled or cancelling"),
-        409: json(z.any(), "IMPORT_NOT_ACTIVE: the task already ended"),
+        409: errorResponse("IMPORT_NOT_ACTIVE: the task already ended"),
         ...errorResponses({ auth: true, notFound: true }),
       },
     }),

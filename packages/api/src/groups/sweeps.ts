@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Sweeps } from "@tp/core/backtests/index";
-import { bearer, errorResponses, json, jsonBody, type createGroup } from "../http/group";
+import { bearer, errorResponse, errorResponses, json, jsonBody, type createGroup } from "../http/group";
 
 const SweepIdParam = z.object({ sweep_id: z.string().min(1).max(128) });
 const tags = ["backtest"];
 const owned = { auth: true, notFound: true } as const;
-const transitionConflict = { 409: json(z.any(), "INVALID_STATE_TRANSITION: not allowed in the sweep's state (`current_status` names it)") };
+const transitionConflict = { 409: errorResponse("INVALID_STATE_TRANSITION: not allowed in the sweep's state (`current_status` names it)") };
 
 /**
  * Parameter sweeps (docs/backtests.md "Parameter sweeps"), on the backtest group's app (its
@@ -23,7 +23,11 @@ export function sweepRoutes(app: ReturnType<typeof createGroup>, deps: Sweeps.Sw
         "The backtest request's fields (its `strategy_config` the base each point changes) plus `parameters` (per parameter a list of values or `{min, max, step}`), `metric` to rank by (default `sharpe_ratio`), `max_runs` (at most 1,000; a larger grid answers 422 stating its size) and an optional `out_of_sample` window `{start_date, end_date, top}` over which the best `top` runs (default 5) run again. Values outside the strategy's parameter ranges answer 422 naming them; points the strategy refuses as a whole (a fast period not below the slow one) are skipped and listed in the result.",
       security: bearer,
       request: jsonBody(Sweeps.SweepRequest),
-      responses: { 200: json(Sweeps.SweepStarted, "Started"), ...transitionConflict, ...errorResponses(owned) },
+      responses: {
+        200: json(Sweeps.SweepStarted, "Started"),
+        ...transitionConflict,
+        ...errorResponses({ auth: true, notFound: ["SESSION_NOT_FOUND"], unavailable: ["SERVICE_UNAVAILABLE"] }),
+      },
     }),
     async (c) => {
       const sweep = await Sweeps.start(deps, c.get("principal").user, c.req.valid("json"));
@@ -54,7 +58,7 @@ export function sweepRoutes(app: ReturnType<typeof createGroup>, deps: Sweeps.Sw
       request: { params: SweepIdParam },
       responses: {
         200: json(Sweeps.SweepResult, "The ranking"),
-        409: json(z.any(), "SWEEP_NOT_FINISHED while it runs; SWEEP_FAILED with the reason"),
+        409: errorResponse("SWEEP_NOT_FINISHED while it runs; SWEEP_FAILED with the reason"),
         ...errorResponses(owned),
       },
     }),

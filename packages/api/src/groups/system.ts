@@ -7,7 +7,7 @@ const RootResponse = z
     service: z.string(),
     version: z.string(),
     stage: z.string(),
-    links: z.object({ docs: z.string(), openapi: z.string(), health: z.string(), api: z.string() }),
+    links: z.object({ docs: z.string(), openapi: z.string(), asyncapi: z.string(), health: z.string(), api: z.string() }),
   })
   .meta({ id: "RootResponse" });
 
@@ -64,7 +64,7 @@ export function systemGroup(services: GroupServices<"cache" | "now" | "pingDatab
           service: services.config.serviceName,
           version: services.config.version,
           stage: services.config.stage,
-          links: { docs: "/docs", openapi: "/openapi.json", health: "/health", api: "/api/v1" },
+          links: { docs: "/docs", openapi: "/openapi.json", asyncapi: "/asyncapi.json", health: "/health", api: "/api/v1" },
         },
         200,
       ),

@@ -4,7 +4,7 @@ import type { Context } from "hono";
 import * as Risk from "@tp/core/risk/risk";
 import { Sessions, SessionViews, TradingOrderResponse } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
-import { type AppEnv, bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { type AppEnv, bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const SessionIdParam = z.object({ session_id: z.string().min(1).max(128) });
 const OrderIdParam = z.object({ order_id: z.string().min(1).max(200) });
@@ -12,7 +12,7 @@ const OrderIdParam = z.object({ order_id: z.string().min(1).max(200) });
 const tags = ["trading"];
 const riskTags = ["risk"];
 const owned = { auth: true, notFound: true } as const;
-const conflictResponse = (what: string) => ({ 409: json(z.any(), what) });
+const conflictResponse = (what: string) => ({ 409: errorResponse(what) });
 const transitionConflict = conflictResponse("INVALID_STATE_TRANSITION: the operation is not allowed in the session's state (`current_status` names it)");
 const startConflict = conflictResponse(`INVALID_STATE_TRANSITION: not allowed in the session's state (\`current_status\` names it); ${FUNDING_CONFLICTS}`);
 
@@ -202,7 +202,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       summary: "Run a session's pre-trade checks on an order without placing it; every denial is listed",
       security: bearer,
       request: jsonBody(SessionViews.OrderCheckRequest),
-      responses: { 200: json(SessionViews.OrderCheckResult, "`valid` and every denial with its reason and numbers"), ...errorResponses(owned) },
+      responses: { 200: json(SessionViews.OrderCheckResult, "`valid` and every denial with its reason and numbers"), ...errorResponses({ auth: true, notFound: ["SESSION_NOT_FOUND"] }) },
     }),
     async (c) => c.json(await SessionViews.checkOrder(deps, actor(c), c.req.valid("json")), 200),
   );
@@ -219,9 +219,9 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       request: jsonBody(SessionViews.OrderCheckRequest),
       responses: {
         201: json(TradingOrderResponse, "Placed (pending) or denied"),
-        400: json(z.any(), "SYMBOL_NOT_IN_SESSION"),
-        409: json(z.any(), "SESSION_NOT_RUNNING or SESSION_NOT_TRADING"),
-        ...errorResponses(owned),
+        400: errorResponse("SYMBOL_NOT_IN_SESSION"),
+        409: errorResponse("SESSION_NOT_RUNNING or SESSION_NOT_TRADING"),
+        ...errorResponses({ auth: true, notFound: ["SESSION_NOT_FOUND", "CHANNEL_NOT_FOUND"], unavailable: ["SERVICE_UNAVAILABLE"] }),
       },
     }),
     async (c) => c.json(await SessionViews.placeOrder(deps, actor(c), c.req.valid("json")), 201),
@@ -236,7 +236,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       description: "409 `ORDER_NOT_CANCELLABLE` (its status named) once it filled, was cancelled or was denied; 409 `SESSION_NOT_TRADING` for a backtest session's order.",
       security: bearer,
       request: { params: OrderIdParam },
-      responses: { 200: json(TradingOrderResponse, "Cancelled"), 409: json(z.any(), "ORDER_NOT_CANCELLABLE or SESSION_NOT_TRADING"), ...errorResponses(owned) },
+      responses: { 200: json(TradingOrderResponse, "Cancelled"), 409: errorResponse("ORDER_NOT_CANCELLABLE or SESSION_NOT_TRADING"), ...errorResponses(owned) },
     }),
     async (c) => c.json(await SessionViews.cancelOrder(deps, actor(c), c.req.valid("param").order_id), 200),
   );
@@ -251,7 +251,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
         "The changed order passes the channel's pre-trade checks as if placed now (the daily order count aside) and keeps its place in the queue. A denied replacement answers 200 with `replaced: false`, every denial, and the order as it was. 409 `ORDER_NOT_REPLACEABLE` (its status named) once it filled, was cancelled, expired or was denied; 409 `SESSION_NOT_TRADING` for a backtest session's order; 422 for a price on a market order or a body with neither field.",
       security: bearer,
       request: { params: OrderIdParam, ...jsonBody(SessionViews.OrderReplaceRequest) },
-      responses: { 200: json(SessionViews.OrderReplaceResult, "Replaced, or denied with the reasons"), 409: json(z.any(), "ORDER_NOT_REPLACEABLE or SESSION_NOT_TRADING"), ...errorResponses(owned) },
+      responses: { 200: json(SessionViews.OrderReplaceResult, "Replaced, or denied with the reasons"), 409: errorResponse("ORDER_NOT_REPLACEABLE or SESSION_NOT_TRADING"), ...errorResponses(owned) },
     }),
     async (c) => c.json(await SessionViews.replaceOrder(deps, actor(c), c.req.valid("param").order_id, c.req.valid("json")), 200),
   );

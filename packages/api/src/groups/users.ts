@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Users, UserCreate, UserResponse, UserUpdate } from "@tp/core/users";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requireAuth, type GroupServices } from "../http/group";
+import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAdmin, requireAuth, type GroupServices } from "../http/group";
 
 const UserIdParam = z.object({ user_id: z.string().min(1).max(64) });
 
@@ -58,7 +58,7 @@ export function usersGroup(services: GroupServices<"brokerAccounts" | "users">) 
       request: jsonBody(UserCreate),
       responses: {
         201: json(UserResponse, "The new user"),
-        409: json(z.any(), "USERNAME_TAKEN or EMAIL_TAKEN"),
+        409: errorResponse("USERNAME_TAKEN or EMAIL_TAKEN"),
         ...errorResponses({ auth: true }),
       },
     }),

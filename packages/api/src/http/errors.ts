@@ -13,9 +13,17 @@ export const ErrorBody = z
     error_code: z.string(),
     timestamp: z.string(),
     path: z.string(),
-    trace_id: z.string().optional(),
-    retry_after: z.number().int().optional(),
+    trace_id: z.string().optional().describe("On 500: the id to quote when reporting it"),
+    retry_after: z.number().int().optional().describe("On 429 and 503: seconds to wait before trying again (also the Retry-After header)"),
+    current_status: z.string().optional().describe("On INVALID_STATE_TRANSITION and other state conflicts: the state the resource is in"),
+    action: z.string().optional().describe("On INVALID_STATE_TRANSITION: the action refused"),
+    channel_id: z.string().optional().describe("On a channel's INVALID_STATE_TRANSITION: the channel"),
+    max_bytes: z.number().int().optional().describe("On 413: the largest body taken"),
+    running_task_id: z.string().optional().describe("On IMPORT_ALREADY_RUNNING: the import that runs"),
+    provider_code: z.number().int().optional().describe("On PROVIDER_ERROR: the provider's own error code"),
   })
+  .catchall(z.unknown())
+  .describe("The body of every error answer. `error_code` is stable; each operation lists the codes it can answer. Some errors add fields of their own (listed here when shared).")
   .meta({ id: "ErrorBody" });
 
 /** Turns zod issues into the 422 list: where (`loc`, starting with body/query/path/header), what and which kind. */

@@ -74,16 +74,29 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-const errorContent = (description: string) => ({ description, content: { "application/json": { schema: ErrorBody } } });
+/**
+ * One error answer of a route. Its description names the `error_code`s it can carry (the
+ * SCREAMING_SNAKE words in it); the finished document lists them as the enum of `error_code` in
+ * the one ErrorBody (http/openapi.ts). An answer naming none carries its status's usual code.
+ */
+export const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ErrorBody } } });
 
-/** The error answers every route may give, for the OpenAPI document. */
-export function errorResponses(options: { auth?: boolean; notFound?: boolean } = {}): RouteConfig["responses"] {
+/**
+ * The error answers a route may give besides its own: 422 always; with `auth`, 401 and 403
+ * ACCESS_DENIED; with `notFound`, 404 (the codes given, or those of the path's parameters:
+ * `{session_id}` → SESSION_NOT_FOUND); with `unavailable`, 503 with `retry_after` (the codes given).
+ */
+export function errorResponses(
+  options: { auth?: boolean; notFound?: boolean | readonly string[]; unavailable?: readonly string[] } = {},
+): RouteConfig["responses"] {
+  const named = (codes: boolean | readonly string[] | undefined, text: string) => (Array.isArray(codes) ? `${codes.join(" or ")}: ${text}` : text);
   return {
-    422: errorContent("Invalid input: `detail` lists every problem (loc, msg, type)"),
+    422: errorResponse("VALIDATION_ERROR: `detail` lists every problem (loc, msg, type)"),
     ...(options.auth
-      ? { 401: errorContent("Missing, invalid, expired or revoked token"), 403: errorContent("ACCESS_DENIED") }
+      ? { 401: errorResponse("UNAUTHORIZED: missing, invalid, expired or revoked token"), 403: errorResponse("ACCESS_DENIED") }
       : {}),
-    ...(options.notFound ? { 404: errorContent("The resource does not exist") } : {}),
+    ...(options.notFound ? { 404: errorResponse(named(options.notFound, "the resource does not exist")) } : {}),
+    ...(options.unavailable ? { 503: errorResponse(named(options.unavailable, "try again after `retry_after` seconds")) } : {}),
   };
 }
 

@@ -352,7 +352,12 @@ const executionName = (backtest: Pick<StoredBacktest, "id" | "executions">) => `
 
 /** The interface's progress view. */
 export async function progress(deps: BacktestControlDeps, actor: Actor, id: string): Promise<z.infer<typeof BacktestProgress>> {
-  const backtest = await ownedBacktest(deps, actor, id);
+  return progressOf(deps, await ownedBacktest(deps, actor, id));
+}
+
+/** The progress view of a backtest (what `progress` answers and the session's stream pushes). */
+export async function progressOf(deps: BacktestControlDeps, backtest: StoredBacktest): Promise<z.infer<typeof BacktestProgress>> {
+  const id = backtest.id;
   const run = await deps.runs.get(runIdOf(backtest));
   const processed = run?.progress?.bars ?? 0;
   const total = Math.max(backtest.bars_total, processed);

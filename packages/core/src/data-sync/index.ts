@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { StoredPeriods, type StoredPeriod } from "../candles/buckets";
 import { badRequest, conflict, DomainError, notFound } from "../errors";
-import { Imports, type ImportDeps } from "../imports/index";
+import { Imports, type ImportDeps, type StockImportStatus } from "../imports/index";
 import type { JobQueue } from "../jobs";
 import { Calendar } from "../market/calendar";
 import { assertSupportedMarket, marketOf, normalizeSymbol } from "../market/market";
@@ -10,6 +10,7 @@ import { Realtime, type RealtimeDeps } from "../realtime";
 import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
 import type { Actor } from "../users";
 import { workerStatus, type WorkerBeat } from "../trading/live";
+import type { ImportProgressMessage, SyncLogMessage } from "../streams";
 import { WorkerStatusView } from "../trading/views";
 
 /**
@@ -177,14 +178,35 @@ async function checkedSymbols(deps: DataSyncDeps, inputs: string[]): Promise<str
   return symbols;
 }
 
-/** Pushes a log line to the symbol's stream (`WS /api/v1/data-sync/logs?symbol=`) and to the operator's log. */
-export async function syncLog(deps: DataSyncDeps, symbol: string, type: "log" | "status" | "error" | "success", message: string): Promise<void> {
-  console.log(JSON.stringify({ level: type === "error" ? "ERROR" : "INFO", source: "data-sync", symbol, type, message }));
+/** The parts of the data sync a push to a symbol's log stream needs. */
+export type LogStreamDeps = Pick<DataSyncDeps, "store" | "realtime" | "now">;
+
+/** Pushes a message to the symbol's log stream with the stream's next `sequence`, when someone listens. */
+async function pushLine(deps: LogStreamDeps, symbol: string, line: (sequence: number) => SyncLogMessage | ImportProgressMessage): Promise<void> {
   const topic = `logs:${symbol}`;
   // Only listeners get lines, so the counter moves only when someone listens (it still only increases).
   if ((await deps.realtime.connections.byTopic(topic)).length === 0) return;
-  const sequence = await deps.store.nextSequence(symbol);
-  await Realtime.publish(deps.realtime, topic, { type, message, timestamp: iso(deps.now()), sequence });
+  await Realtime.publish(deps.realtime, topic, line(await deps.store.nextSequence(symbol)));
+}
+
+/** Pushes a log line to the symbol's stream (`WS /api/v1/data-sync/logs?symbol=`) and to the operator's log. */
+export async function syncLog(deps: LogStreamDeps, symbol: string, type: "log" | "status" | "error" | "success", message: string): Promise<void> {
+  console.log(JSON.stringify({ level: type === "error" ? "ERROR" : "INFO", source: "data-sync", symbol, type, message }));
+  await pushLine(deps, symbol, (sequence) => ({ type, message, timestamp: iso(deps.now()), sequence }));
+}
+
+/**
+ * Pushes an import's progress to its symbol's log stream as an `import_progress` message (the
+ * task's status view in `data`), after each chunk and at its end. A push that fails is logged
+ * and never fails the import: `GET /api/v1/stock-import/status/{task_id}` still answers.
+ */
+export async function importProgress(deps: LogStreamDeps, view: StockImportStatus): Promise<void> {
+  try {
+    const message = `Import ${view.task_id}: ${view.status}, ${view.progress}% (${view.message})`;
+    await pushLine(deps, view.symbol, (sequence) => ({ type: "import_progress", message, timestamp: iso(deps.now()), sequence, data: view }));
+  } catch (error) {
+    console.error(JSON.stringify({ level: "ERROR", message: "Pushing an import's progress failed", task_id: view.task_id, error: String(error) }));
+  }
 }
 
 const logAll = (deps: DataSyncDeps, symbols: string[], type: "log" | "status" | "error" | "success", message: string) =>

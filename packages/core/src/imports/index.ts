@@ -137,6 +137,11 @@ export interface ImportDeps {
   jobs: JobQueue;
   now: () => number;
   newId: () => string;
+  /**
+   * Told a task's status view after each chunk it commits and when it ends (the data-sync log
+   * stream of its symbol pushes it, `DataSync.importProgress`); it must not throw.
+   */
+  progress?: (view: StockImportStatus) => Promise<void>;
 }
 
 /** The queue message: which task, and which chunk the sender expects to be next. */
@@ -434,6 +439,7 @@ export const Imports = {
         if (!committed) return;
         task = committed;
         processed++;
+        await deps.progress?.(Imports.view(task));
       }
       await Imports.finish(deps, task, "completed", `Imported ${task.totals.data} candles (${task.totals.added} new, ${task.totals.overwritten} overwritten, ${task.totals.filtered} filtered)`);
     } catch (error) {
@@ -469,7 +475,10 @@ export const Imports = {
     while (current && !TERMINAL.includes(current.status)) {
       const finishedAt = timestampOf(deps);
       const final: ImportTask = { ...current, status, message, version: current.version + 1, updated_at: finishedAt, finished_at: finishedAt };
-      if (await deps.tasks.finish(final)) return;
+      if (await deps.tasks.finish(final)) {
+        await deps.progress?.(Imports.view(final));
+        return;
+      }
       current = await deps.tasks.get(task.task_id);
     }
   },

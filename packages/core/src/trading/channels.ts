@@ -1046,10 +1046,14 @@ async function publishDelivered(deps: ChannelDeps, session: StoredSession, deliv
   await publish(deps, session.id, streamMessagesOf(delivered.engine, session, delivered.events));
 }
 
-/** The records pushed on the session's socket after `since` (a reconnecting client's last seen timestamp). */
+/**
+ * The records pushed on the session's socket after `since` (a reconnecting client's last seen
+ * timestamp). Every session has a stream (a backtest session's carries `backtest_progress`), so
+ * this needs no channels.
+ */
 export async function updates(deps: ChannelDeps, actor: Actor, sessionId: string, input: unknown) {
   const query = parseOrThrow(UpdatesQuery, input, ["query"]);
-  await channelSession(deps, actor, sessionId);
+  await owned(deps, actor, sessionId);
   const since = query.since !== undefined ? Date.parse(query.since) : null;
   const records = await deps.feed.since(sessionId, since, query.limit + 1);
   const page = records.slice(0, query.limit);

@@ -1,23 +1,34 @@
-import { Backtests } from "@tp/core/backtests/index";
+import { Backtests, publishBacktestProgress } from "@tp/core/backtests/index";
 import { BacktestFailureInput, BacktestTaskInput, BacktestTaskOutput } from "@tp/core/workflows";
-import { tradingBacktests, type Services } from "@tp/adapters/services";
+import { tradingBacktests, tradingChannels, type Services } from "@tp/adapters/services";
 import type { TradingServices } from "@tp/adapters/trading";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
 import { workflowTask } from "./task";
 
+type TaskServices = Pick<Services, "now"> & { trading: Pick<TradingServices, "backtests" | "channels"> };
+
+/** A task that, once it has written its progress, pushes the progress view on the session's stream (`backtest_progress`). */
+const pushing =
+  <I, D extends unknown[]>(work: (s: TaskServices, input: I, ...rest: D) => Promise<BacktestTaskOutput>) =>
+  async (s: TaskServices, input: I, ...rest: D): Promise<BacktestTaskOutput> => {
+    const output = await work(s, input, ...rest);
+    await publishBacktestProgress({ backtests: s.trading.backtests, stream: s.trading.channels }, output.backtest_id);
+    return output;
+  };
+
 /** The backtest state machine's tasks over a composition root (the Lambda's, or the embedded runtime's). */
-export function backtestHandlers(services: () => Promise<Pick<Services, "now"> & { trading: Pick<TradingServices, "backtests"> }>) {
+export function backtestHandlers(services: () => Promise<TaskServices>) {
   const task = { input: BacktestTaskInput, output: BacktestTaskOutput };
   return {
-    prepare: workflowTask(services, task, (s, input) => Backtests.prepare(s.trading.backtests, input)),
-    runChunk: workflowTask(services, task, (s, input, deadlineMs) => Backtests.runChunk(s.trading.backtests, input, deadlineMs)),
-    finalize: workflowTask(services, task, (s, input) => Backtests.finalize(s.trading.backtests, input)),
-    fail: workflowTask(services, { ...task, input: BacktestFailureInput }, (s, input) => Backtests.fail(s.trading.backtests, input)),
+    prepare: workflowTask(services, task, pushing((s, input) => Backtests.prepare(s.trading.backtests, input))),
+    runChunk: workflowTask(services, task, pushing((s, input, deadlineMs: number) => Backtests.runChunk(s.trading.backtests, input, deadlineMs))),
+    finalize: workflowTask(services, task, pushing((s, input) => Backtests.finalize(s.trading.backtests, input))),
+    fail: workflowTask(services, { ...task, input: BacktestFailureInput }, pushing((s, input) => Backtests.fail(s.trading.backtests, input))),
   };
 }
 
-const tasks = backtestHandlers(lambdaComposition((c) => ({ trading: { backtests: tradingBacktests(c) }, now: c.now })));
+const tasks = backtestHandlers(lambdaComposition((c) => ({ trading: { backtests: tradingBacktests(c), channels: tradingChannels(c) }, now: c.now })));
 export const prepare = observed("workflow", tasks.prepare);
 export const runChunk = observed("workflow", tasks.runChunk);
 export const finalize = observed("workflow", tasks.finalize);
