@@ -84,6 +84,8 @@ describe("the embedded runtime (npm start)", () => {
     expect((await call(base, "POST", "/api/v1/logout", undefined, dora)).status).toBe(200);
     expect((await call(base, "GET", "/api/v1/me", undefined, dora)).status).toBe(401);
 
+    // The supported path prints no warning (README, "Prerequisites"): none from Node.js, none from the AWS SDK.
+    expect(service.errors()).not.toMatch(/warning/i);
     expect(await service.stop()).toBe(0);
     service = await startService(env);
     expect(service.output()).not.toContain(password);
