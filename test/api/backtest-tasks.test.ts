@@ -126,6 +126,16 @@ describe("backtest tasks", () => {
       body: { session_id: "x", strategy_name: "ma_crossover", strategy_config: {}, symbols: [], start_date: "2024-02-30", end_date: "2024-01-01", initial_capital: -1 },
     });
     expect(bad.detail.map((d: { loc: string[] }) => d.loc.join("."))).toEqual(expect.arrayContaining(["body.symbols", "body.start_date", "body.initial_capital"]));
+    const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: user.token,
+      body: { session_name: "unknown strategy", trading_mode: "backtest", asset_mode: "simulated", initial_capital: 100000, config: {} },
+    });
+    const unknown = await api.json("POST", "/api/v1/backtest/start", 422, {
+      token: user.token,
+      body: { session_id: session.id, strategy_name: "ma_cross", strategy_config: {}, symbols: ["AAPL.US"], start_date: "2024-01-01", end_date: "2024-01-31", initial_capital: 1000 },
+    });
+    // Once, at the field the request sent (not also at strategy_config.strategy_name).
+    expect(unknown.detail.map((d: { loc: string[] }) => d.loc)).toEqual([["body", "strategy_name"]]);
     expect((await api.json("GET", "/api/v1/backtest/nope/progress", 404, { token: user.token })).error_code).toBe("BACKTEST_NOT_FOUND");
     const { backtestId } = await startBacktest("700.HK");
     const other = await api.createUser();

@@ -231,8 +231,16 @@ function configOf(request: BacktestRequest, session: StoredSession, symbols: str
   const { execution, risk_config, timeframe, parameters, ...rest } = request.strategy_config as Record<string, unknown>;
   const strategyParameters = (parameters && typeof parameters === "object" ? parameters : rest) as Record<string, unknown>;
   const issues: ValidationIssue[] = [];
+  // Each problem at the field the request sent: the strategy's name is the request's own
+  // `strategy_name`, its parameters are `strategy_config` itself unless nested under `parameters`.
+  const fieldOf = (loc: (string | number)[]): (string | number)[] => {
+    if (request.strategy_name === "multi_channel") return ["body", "strategy_config", ...loc];
+    if (loc[0] === "strategy_name") return ["body", "strategy_name"];
+    if (loc[0] === "parameters") return ["body", "strategy_config", ...(parameters && typeof parameters === "object" ? loc : loc.slice(1))];
+    return ["body", "strategy_config", ...loc];
+  };
   const relocate = (error: unknown) => {
-    if (error instanceof ValidationError) for (const i of error.issues) issues.push({ ...i, loc: ["body", "strategy_config", ...i.loc.slice(1)] });
+    if (error instanceof ValidationError) for (const i of error.issues) issues.push({ ...i, loc: fieldOf(i.loc.slice(1)) });
     else throw error;
   };
   let config: SessionConfig | undefined;
@@ -245,7 +253,7 @@ function configOf(request: BacktestRequest, session: StoredSession, symbols: str
   } catch (error) {
     relocate(error);
   }
-  if (request.strategy_name !== "multi_channel" && !Strategies.exists(request.strategy_name)) {
+  if (request.strategy_name !== "multi_channel" && !Strategies.exists(request.strategy_name) && !issues.some((i) => i.loc[1] === "strategy_name")) {
     issues.push({ loc: ["body", "strategy_name"], msg: `strategy '${request.strategy_name}' does not exist`, type: "strategy_not_found" });
   }
   if (config && config.channels.length === 0) issues.push({ loc: ["body", "strategy_name"], msg: "the session has no channels to backtest", type: "no_channels" });
