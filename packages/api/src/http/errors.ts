@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { DomainError, ValidationError, type ValidationIssue } from "@tp/core/errors";
+import { requestHeader } from "./edge";
 
 /** The error body of every non-2xx answer. 422 bodies carry the list of problems in `detail`. */
 export const ErrorBody = z
@@ -88,8 +89,13 @@ export function onError(error: Error, c: Context): Response {
       const issues: ValidationIssue[] = [{ loc: ["body"], msg: "Request body is not valid JSON", type: "json_invalid" }];
       return c.json(body(c, 422, "VALIDATION_ERROR", issues), 422);
     }
-    const code = error.status === 415 ? "UNSUPPORTED_MEDIA_TYPE" : "HTTP_ERROR";
-    return c.json(body(c, error.status, code, error.message || "Request failed"), error.status);
+    if (error.status === 415) {
+      // zod-openapi's own words ("Unsupported Media Type") leave a caller guessing what to send.
+      const sent = requestHeader(c, "Content-Type")?.split(";")[0]?.trim().slice(0, 100);
+      const detail = `The request body must be JSON: send the header Content-Type: application/json (${sent ? `got ${sent}` : "none was sent"})`;
+      return c.json(body(c, 415, "UNSUPPORTED_MEDIA_TYPE", detail), 415);
+    }
+    return c.json(body(c, error.status, "HTTP_ERROR", error.message || "Request failed"), error.status);
   }
   const traceId = (c.get("requestId" as never) as string | undefined) ?? crypto.randomUUID();
   console.error(JSON.stringify({ level: "ERROR", message: "Unhandled error", trace_id: traceId, path: c.req.path, error: String(error.stack ?? error) }));
