@@ -1,5 +1,5 @@
 import { JavaMissingError } from "./dynamodb-local";
-import { startLocalRuntime } from "./runtime";
+import { PortInUseError, startLocalRuntime } from "./runtime";
 
 /** `npm start`: the embedded runtime until Ctrl-C, which stops every child process. */
 async function main() {
@@ -22,7 +22,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  if (error instanceof JavaMissingError) console.error(error.message);
+  // What the user can act on is said in one line, without a stack.
+  if (error instanceof JavaMissingError || error instanceof PortInUseError) console.error(error.message);
   else console.error(error);
   process.exit(1);
 });

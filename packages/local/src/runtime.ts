@@ -42,6 +42,14 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
+/** `npm start` asked for a port another process holds: says which variable picks another. */
+export class PortInUseError extends Error {
+  constructor(host: string, port: number) {
+    super(`Port ${port} on ${host} is in use by another process: stop it, or start on another port with PORT (e.g. \`PORT=3001 npm start\`; PORT=0 picks a free one).`);
+    this.name = "PortInUseError";
+  }
+}
+
 /** Chooses the administrator password: configured, generated on first boot (kept under DATA_DIR), or the kept one. */
 function adminPassword(env: NodeJS.ProcessEnv, dataDir: string): { password: string; generated: boolean } {
   if (env.ADMIN_PASSWORD) return { password: env.ADMIN_PASSWORD, generated: false };
@@ -99,9 +107,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // The @connections management API is routed by the app itself: a wrapper deciding per request
     // would read `request.url`, which node-server builds lazily, on every call.
     app.route("/", gateway.managementApi());
+    const listenHost = env.HOST || "127.0.0.1";
     server = await new Promise<Server>((resolveServer, reject) => {
-      const started = serve({ fetch: app.fetch, port, hostname: env.HOST || "127.0.0.1" }, () => resolveServer(started as Server)) as Server;
-      started.once("error", reject);
+      const started = serve({ fetch: app.fetch, port, hostname: listenHost }, () => resolveServer(started as Server)) as Server;
+      started.once("error", (error: NodeJS.ErrnoException) => reject(error.code === "EADDRINUSE" ? new PortInUseError(listenHost, port) : error));
     });
     gateway.attach(server);
     // The event-source mapping's stand-in: queued work in the table is picked up (again, after a restart).
