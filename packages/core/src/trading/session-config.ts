@@ -140,6 +140,11 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
   if (!execution.success) {
     for (const i of execution.error.issues) issues.push({ loc: ["config", "execution", ...i.path.map((p) => (typeof p === "number" ? p : String(p)))], msg: i.message, type: i.code });
   }
+  // One period, shown the same in both places: `timeframe` is `execution.timeframe` when only one is given.
+  const givenExecutionTimeframe = raw.execution?.timeframe;
+  if (raw.timeframe !== undefined && givenExecutionTimeframe !== undefined && execution.success && raw.timeframe !== execution.data.timeframe) {
+    issues.push({ loc: ["config", "timeframe"], msg: `timeframe ${raw.timeframe} differs from execution.timeframe ${execution.data.timeframe}; give one of them`, type: "timeframe_conflict" });
+  }
   const timeframe = raw.timeframe ?? (execution.success ? execution.data.timeframe : "1d");
 
   const entries = raw.channels ?? (raw.strategy_name
@@ -186,7 +191,7 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
     issues.push({ loc: ["config", "channels"], msg: `channels allocate ${round(allocated)} of the capital; the total must not exceed 1`, type: "over_allocated" });
   }
   if (issues.length > 0) throw new ValidationError(issues);
-  return { channels, symbols, timeframe, risk_config: risk, execution: execution.success ? execution.data : Execution.parse({}), venue: raw.venue ?? "broker" };
+  return { channels, symbols, timeframe, risk_config: risk, execution: { ...(execution.success ? execution.data : Execution.parse({})), timeframe }, venue: raw.venue ?? "broker" };
 }
 
 const round = (value: number) => Math.round(value * 1e6) / 1e6;
