@@ -98,6 +98,34 @@ describe("backtest tasks", () => {
     });
   }
 
+  it("keeps a pause asked for while Prepare starts the imports: progress says pausing, then paused", async () => {
+    const deps = api.services.trading.backtests;
+    // A symbol without stored candles: Prepare imports them.
+    const { backtestId, session } = await startBacktest("AAPL.US", { symbols: ["NVDA.US"] });
+    let asked: Promise<unknown> | undefined;
+    // The pause arrives while Prepare looks for missing candles, after it read the backtest.
+    const racing = {
+      ...deps,
+      candles: new Proxy(deps.candles, {
+        get(target, name, receiver) {
+          const value = Reflect.get(target, name, receiver);
+          if (name !== "load" || typeof value !== "function") return value;
+          return async (...args: unknown[]) => {
+            asked ??= api.json("POST", `/api/v1/backtest/${backtestId}/pause`, 200, { token: user.token });
+            await asked;
+            return value.apply(target, args);
+          };
+        },
+      }),
+    };
+    expect((await Backtests.prepare(racing, { backtest_id: backtestId })).status).toBe("importing");
+    expect(await api.json("GET", `/api/v1/backtest/${backtestId}/progress`, 200, { token: user.token })).toMatchObject({ status: "pausing", is_paused: true, is_running: false });
+    expect((await Backtests.prepare(deps, { backtest_id: backtestId })).status).toBe("paused");
+    expect(await api.json("GET", `/api/v1/backtest/${backtestId}/progress`, 200, { token: user.token })).toMatchObject({ status: "paused", is_paused: true });
+    // The session shows the strategy its backtest ran, not the "none" of its empty configuration.
+    expect((await api.json("GET", `/api/v1/trading/sessions/${session.id}`, 200, { token: user.token })).strategy_name).toBe("ma_crossover");
+  });
+
   it("pauses at a checkpoint and resumes with a new execution to the same result", async () => {
     const deps = api.services.trading.backtests;
     const { backtestId, ref } = await startBacktest("AAPL.US");

@@ -17,7 +17,7 @@ import { Timeframe } from "../strategies/definition";
 import type { Bar } from "../strategies/strategy";
 import { TimeZone } from "../time";
 import type { Actor } from "../users";
-import { engineSetup, feedsOf, normalizeConfig, type SessionConfig } from "../trading/session-config";
+import { engineSetup, feedsOf, normalizeConfig, strategyNameOf, type SessionConfig } from "../trading/session-config";
 import type { RunStore, StoredEvent, StoredRun } from "../trading/runs";
 import { capitalOf, owned, type SessionDeps, type StoredSession } from "../trading/sessions";
 import type { BacktestTaskInput, BacktestTaskOutput, WorkflowStarter } from "../workflows";
@@ -321,7 +321,7 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
   // The session follows its latest backtest: its views read this run from now on.
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = (await deps.sessions.get(session.id))!;
-    const next: StoredSession = { ...current, status: "running", run_id: runIdOf(backtest), start_time: now, end_time: null, initial_capital: request.initial_capital, version: current.version + 1, updated_at: now };
+    const next: StoredSession = { ...current, status: "running", run_id: runIdOf(backtest), run_strategy_name: strategyNameOf(config), start_time: now, end_time: null, initial_capital: request.initial_capital, version: current.version + 1, updated_at: now };
     if (await deps.sessions.replace(next, current.version)) break;
   }
   await deps.workflows.start("backtest", executionName(backtest), { backtest_id: backtest.id });
@@ -504,11 +504,13 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
         throw error;
       }
     }
+    // A pause asked for meanwhile stays what progress shows (`pausing`), until the next task takes it.
+    const importing = (b: StoredBacktest) => started.length > 0 && b.status === "queued";
     backtest = (await update(deps, backtest.id, (b) => ({
       ...b,
-      status: started.length > 0 ? "importing" : b.status,
+      status: importing(b) ? "importing" : b.status,
       import_task_ids: started,
-      message: started.length > 0 ? `Importing missing candles (${started.length} import task${started.length > 1 ? "s" : ""})` : b.message,
+      message: importing(b) ? `Importing missing candles (${started.length} import task${started.length > 1 ? "s" : ""})` : b.message,
     })))!;
     if (started.length > 0) return out(backtest, "importing");
   }
@@ -519,7 +521,8 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
   }
   const { run, events } = await createRun(deps, backtest);
   await deps.runs.save(run, 0, events);
-  const running = await update(deps, backtest.id, (b) => ({ ...b, status: b.status === "queued" || b.status === "importing" ? "running" : b.status, bars_total: run.progress?.bars_total ?? 0, message: "Running" }));
+  const starts = (b: StoredBacktest) => b.status === "queued" || b.status === "importing";
+  const running = await update(deps, backtest.id, (b) => ({ ...b, status: starts(b) ? "running" : b.status, bars_total: run.progress?.bars_total ?? 0, message: starts(b) ? "Running" : b.message }));
   return out(running!, "running");
 }
 

@@ -98,6 +98,8 @@ export interface StoredSession {
   performance_metrics: PerformanceMetrics | null;
   /** The run whose event log the session's views read: its latest backtest, or the session's own run. */
   run_id: string | null;
+  /** The strategy the run of `run_id` ran, when a backtest named one (`strategy_name` of backtest/start); absent: the configuration's. */
+  run_strategy_name?: string;
   /**
    * A stopped session whose venue is its broker, while the session worker cancels the orders it
    * still has there (docs/session-worker.md, "Stopping a session at its broker"); absent otherwise.
@@ -186,7 +188,7 @@ export function toResponse(session: StoredSession): TradingSessionResponse {
     session_name: session.session_name,
     trading_mode: session.trading_mode,
     asset_mode: session.asset_mode,
-    strategy_name: strategyNameOf(session.config),
+    strategy_name: session.run_strategy_name ?? strategyNameOf(session.config),
     status: session.status,
     start_time: session.start_time,
     end_time: session.end_time,
