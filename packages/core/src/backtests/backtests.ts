@@ -18,6 +18,7 @@ import type { Bar } from "../strategies/strategy";
 import { TimeZone } from "../time";
 import type { Actor } from "../users";
 import { engineSetup, feedsOf, normalizeConfig, strategyNameOf, type SessionConfig } from "../trading/session-config";
+import { valueIn } from "../trading/closing";
 import type { RunStore, StoredEvent, StoredRun } from "../trading/runs";
 import { capitalOf, owned, type SessionDeps, type StoredSession } from "../trading/sessions";
 import type { BacktestTaskInput, BacktestTaskOutput, WorkflowStarter } from "../workflows";
@@ -762,13 +763,6 @@ function fillOf(event: StoredEvent) {
     commission: d.commission,
     channel_id: event.channel_id,
   };
-}
-
-/** Cash plus positions of one currency's symbols at their last closes, exact (quantity × close in decimal). */
-function valueIn(view: ReturnType<TradingEngine["view"]>, currency: string): string {
-  let total = new Dec(view.cash[currency] ?? 0);
-  for (const p of view.positions) if (p.currency === currency) total = total.plus(new Dec(p.quantity).times(p.last_price));
-  return total.toString();
 }
 
 /** At most `max` points, always keeping the first and the last. */
