@@ -69,7 +69,7 @@ describe("a backtest run by the local workflow runner", () => {
   it("lists one fill per part of an order filled across bars under max_participation, adding up to the order", async () => {
     // The reference bars with 1,000 shares traded a day: at 20 %, 200 shares a bar.
     const bars = referenceCase("AAPL.US").bars.map((bar) => ({ ...bar, volume: 1000 }));
-    const { user, session, backtest_id } = await referenceBacktest("MSFT.US", bars, { commission: { model: "percent", rate: 0.001 }, max_participation: 0.2 });
+    const { user, session, backtest_id } = await referenceBacktest("MSFT.US", bars, { commission: { model: "percent", rate: 0.001 }, sizing: { model: "cash_fraction", fraction: 0.95 }, max_participation: 0.2 });
     expect((await runner.outcome("backtest", `${backtest_id}-1`))?.status).toBe("SUCCEEDED");
     const result = await api.json("GET", `/api/v1/backtest/${backtest_id}/result`, 200, { token: user.token });
     expect(result.execution.max_participation).toBe(0.2);
