@@ -26,6 +26,9 @@ beforeAll(async () => {
   }
 });
 
+/** Risk rules under which the reference runs trade as they did (the default preset with its position, per-trade loss, drawdown and daily loss limits out of the way). */
+const REFERENCE_RISK = { max_position_size: 1, max_loss_per_trade: 0.1, max_drawdown: 1, max_daily_loss: 1 };
+
 async function startBacktest(symbol: string, overrides: Record<string, unknown> = {}) {
   const ref = referenceCase(symbol as "AAPL.US");
   const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
@@ -43,6 +46,8 @@ async function startBacktest(symbol: string, overrides: Record<string, unknown> 
         fast_period: ref.rules.fast,
         slow_period: ref.rules.slow,
         execution: { commission: { model: "percent", rate: ref.rules.commission_rate }, sizing: { model: "cash_fraction", fraction: ref.rules.allocation }, fill: "next_open" },
+        // The reference rules hold 95 % of equity in one symbol: over the session's default risk configuration.
+        risk_config: REFERENCE_RISK,
       },
       symbols: [symbol],
       start_date: first,

@@ -34,7 +34,8 @@ async function referenceBacktest(symbol: string, bars: Bar[], execution: Record<
     body: {
       session_id: session.id,
       strategy_name: "ma_crossover",
-      strategy_config: { fast_period: rules.fast, slow_period: rules.slow, execution },
+      // The reference rules hold 95 % of equity in one symbol: over the session's default risk configuration.
+      strategy_config: { fast_period: rules.fast, slow_period: rules.slow, execution, risk_config: { max_position_size: 1, max_loss_per_trade: 0.1, max_drawdown: 1, max_daily_loss: 1 } },
       symbols: [symbol],
       start_date: day(bars[firstBar]!.timestamp),
       end_date: day(bars.at(-1)!.timestamp),

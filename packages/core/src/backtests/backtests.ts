@@ -19,6 +19,7 @@ import { TimeZone } from "../time";
 import type { Actor } from "../users";
 import { engineSetup, feedsOf, normalizeConfig, strategyNameOf, type SessionConfig } from "../trading/session-config";
 import { valueIn } from "../trading/closing";
+import * as Risk from "../risk/risk";
 import type { RunStore, StoredEvent, StoredRun } from "../trading/runs";
 import { capitalOf, owned, type SessionDeps, type StoredSession } from "../trading/sessions";
 import type { BacktestTaskInput, BacktestTaskOutput, WorkflowStarter } from "../workflows";
@@ -120,6 +121,7 @@ export const BacktestResult = z
     end_date: z.string(),
     timeframe: Timeframe,
     execution: Execution,
+    risk_config: Risk.Config.nullable().describe("The risk configuration the run applied: the session's, or strategy_config.risk_config over it (docs/trading-sessions.md); null for a backtest started before every run applied one"),
     initial_capital: z.string(),
     final_capital: z.string(),
     final_capital_by_currency: z.record(z.string(), z.string()).describe("Cash plus positions at their last close per currency, to the cent"),
@@ -228,7 +230,7 @@ async function update(deps: BacktestControlDeps, id: string, change: (current: S
 }
 
 /** The strategy configuration of a request as a session configuration (one channel, `main`). */
-function configOf(request: BacktestRequest, session: StoredSession, symbols: string[]): { config: SessionConfig; enforceRisk: boolean } {
+function configOf(request: BacktestRequest, session: StoredSession, symbols: string[]): SessionConfig {
   const { execution, risk_config, timeframe, parameters, ...rest } = request.strategy_config as Record<string, unknown>;
   const strategyParameters = (parameters && typeof parameters === "object" ? parameters : rest) as Record<string, unknown>;
   const issues: ValidationIssue[] = [];
@@ -245,11 +247,14 @@ function configOf(request: BacktestRequest, session: StoredSession, symbols: str
     else throw error;
   };
   let config: SessionConfig | undefined;
+  // One rule in every mode (docs/trading-sessions.md, "Which risk configuration applies"): the
+  // session's risk configuration, unless the run gives its own; fields it leaves out are the session's.
+  const risk = risk_config !== undefined && typeof risk_config === "object" ? { ...session.config.risk_config, ...risk_config } : risk_config ?? session.config.risk_config;
   try {
     const base =
       request.strategy_name === "multi_channel"
-        ? { ...session.config, risk_config: risk_config ?? session.config.risk_config }
-        : { strategy_name: request.strategy_name, parameters: strategyParameters, ...(risk_config !== undefined ? { risk_config } : {}) };
+        ? { ...session.config, risk_config: risk }
+        : { strategy_name: request.strategy_name, parameters: strategyParameters, risk_config: risk };
     config = normalizeConfig({ ...base, symbols, ...(timeframe !== undefined ? { timeframe } : {}), execution: execution ?? {} }, symbols);
   } catch (error) {
     relocate(error);
@@ -259,7 +264,7 @@ function configOf(request: BacktestRequest, session: StoredSession, symbols: str
   }
   if (config && config.channels.length === 0) issues.push({ loc: ["body", "strategy_name"], msg: "the session has no channels to backtest", type: "no_channels" });
   if (issues.length > 0 || !config) throw new ValidationError(issues);
-  return { config, enforceRisk: risk_config !== undefined || request.strategy_name === "multi_channel" };
+  return config;
 }
 
 /** Plans a backtest on a session and starts its workflow. */
@@ -284,7 +289,7 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
   });
   if (request.start_date > request.end_date) issues.push({ loc: ["body", "end_date"], msg: "end_date is before start_date", type: "value_error" });
   if (issues.length > 0) throw new ValidationError(issues);
-  const { config, enforceRisk } = configOf(request, session, symbols);
+  const config = configOf(request, session, symbols);
   const timezone = request.timezone ?? Markets[marketOf(symbols[0])].timeZone;
   const window: [number, number] = [
     Math.floor(zonedTimeToUtc(timezone, dayNumberOf(request.start_date), 0) / 1000),
@@ -297,7 +302,7 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
     user_id: session.user_id,
     strategy_name: request.strategy_name,
     config,
-    enforce_risk: enforceRisk,
+    enforce_risk: true,
     symbols,
     start_date: request.start_date,
     end_date: request.end_date,
@@ -666,6 +671,7 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
     end_date: backtest.end_date,
     timeframe: backtest.config.timeframe,
     execution: backtest.config.execution,
+    risk_config: backtest.enforce_risk ? backtest.config.risk_config : null,
     initial_capital: new Dec(backtest.initial_capital).toFixed(2),
     final_capital: metrics.final_equity,
     final_capital_by_currency: finalByCurrency,
