@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
 import { WorkerHarness } from "../support/worker-harness";
-import { firstSteps, intradayBars, merged, storeBars } from "../support/stored-bars";
+import { firstSteps, intradayBars, merged, storeBars, warmedEngine } from "../support/stored-bars";
 
 /**
  * Replays over HTTP against DynamoDB Local: a session's configuration run over stored 5-minute
@@ -40,7 +40,7 @@ async function replayEvents(sessionId: string): Promise<EngineEvent[]> {
 /** One engine with the replay's setup fed the first `steps` bars (all of them, and the day close, when `steps` is null). */
 async function straight(sessionId: string, steps: number | null): Promise<EngineEvent[]> {
   const run = (await h.api.services.trading.drivers.runs.get(`${sessionId}-replay`))!;
-  const engine = new TradingEngine(run.setup);
+  const engine = await warmedEngine(h.api.services, run);
   for (const { bar, timeframe } of steps === null ? ALL : firstSteps(ALL, "5m", steps)) engine.onBar({ ...bar }, timeframe);
   if (steps === null) engine.endDay();
   return engine.drainEvents();
@@ -70,6 +70,18 @@ describe("replay", () => {
     const long = await h.api.json("POST", path("start"), 422, { token: h.token, body: { start_date: "2000-01-01", end_date: "2024-01-01" } });
     expect(long.detail).toEqual([expect.objectContaining({ loc: ["body", "end_date"], type: "range_too_long" })]);
     expect((await control({ action: "rewind" }, 422)).error_code).toBeDefined();
+  });
+
+  it("warms its strategies up on the stored bars before its range, as a simulation session does on the market's history", async () => {
+    const other = await h.api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: h.token,
+      body: { session_name: "warmed replay", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
+    });
+    await h.api.json("POST", `/api/v1/trading/sessions/${other.id}/replay/start`, 200, { token: h.token, body: { start_date: DAYS[1], end_date: DAYS[2], paused: true } });
+    const [line] = await replayEvents(other.id);
+    expect(line).toMatchObject({ type: "log", data: { warm_up: { symbol: "AAPL.US", timeframe: "5m", bars: 9, wanted: 9 } } }); // slow_period 8, and the bar before
+    // The last bar of history is the last 5-minute bar of the day before the range.
+    expect(line!.time).toBe(Date.parse(`${DAYS[0]}T20:00:00Z`));
   });
 
   it("starts paused at the beginning of the range and steps bar by bar like one engine fed those bars", async () => {

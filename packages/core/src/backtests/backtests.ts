@@ -19,6 +19,7 @@ import { TimeZone } from "../time";
 import type { Actor } from "../users";
 import { engineSetup, feedsOf, normalizeConfig, strategyNameOf, type SessionConfig } from "../trading/session-config";
 import { valueIn } from "../trading/closing";
+import { warmupWindows, warmUpFromStore } from "../trading/warm-up";
 import * as Risk from "../risk/risk";
 import type { RunStore, StoredEvent, StoredRun } from "../trading/runs";
 import { capitalOf, owned, type SessionDeps, type StoredSession } from "../trading/sessions";
@@ -550,26 +551,6 @@ async function setupOf(deps: BacktestDeps, backtest: StoredBacktest) {
   });
 }
 
-/** Regular-session bars of a period on the shortest trading day (a US half day, 3.5 hours): how many days warm-up history spans at most. */
-const BARS_PER_SHORT_DAY: Record<StoredPeriod, number> = { "1m": 210, "5m": 42, "1h": 3, "1d": 1 };
-
-/**
- * Each feed's warm-up need and where its history starts (UNIX seconds): enough trading days
- * before the window for the bars its strategies want (`execution.warm_up`).
- */
-function warmupWindows(engine: TradingEngine, windowStart: number): { need: WarmupNeed; from: number }[] {
-  return engine.warmupNeeds().map((need) => {
-    const calendar = Calendar.for(marketOf(need.symbol));
-    let day: string = calendar.localDateOf(windowStart * 1000);
-    for (let days = Math.ceil(need.bars / BARS_PER_SHORT_DAY[need.timeframe as StoredPeriod]); days > 0; days--) {
-      const previous = calendar.previousTradingDay(day);
-      if (previous === null) break;
-      day = previous;
-    }
-    return { need, from: Math.min(windowStart, zonedTimeToUtc(calendar.timeZone, dayNumberOf(day), 0) / 1000) };
-  });
-}
-
 /**
  * A backtest's run: its setup, and with `execution.warm_up` the engine warmed up on the stored
  * bars before the window (the prepare stage imported them), with the warm-up's log events.
@@ -578,13 +559,7 @@ async function createRun(deps: BacktestDeps, backtest: StoredBacktest): Promise<
   const setup = await setupOf(deps, backtest);
   const engine = new TradingEngine(setup);
   const warm = backtest.config.execution.warm_up === true;
-  if (warm) {
-    for (const { need, from } of warmupWindows(engine, backtest.window[0])) {
-      const bars: Bar[] = [];
-      await new BarFeed(deps.candles, [need], from, backtest.window[0] - 1, 0).run(Number.MAX_SAFE_INTEGER, (bar) => void bars.push({ ...bar }));
-      engine.warmUp(need, bars.slice(-need.bars));
-    }
-  }
+  if (warm) await warmUpFromStore(deps.candles, engine, backtest.window[0]);
   let total = 0;
   for (const feed of feedsOf(backtest.config)) {
     const summaries = await deps.candles.summaries(feed.symbol, feed.timeframe, [Buckets.of(feed.timeframe, backtest.window[0]), Buckets.of(feed.timeframe, backtest.window[1])]);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BarFeed, type Feed } from "../backtests/bar-feed";
 import type { CandleStore } from "../candles/index";
 import { conflict, notFound, ValidationError } from "../errors";
-import { PERIOD_MS } from "../engine/engine";
+import { PERIOD_MS, TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import { IsoDate, parseOrThrow } from "../fees/money";
 import { marketOf, Markets } from "../market/market";
@@ -14,6 +14,7 @@ import type { Actor } from "../users";
 import type { RunProgress, StoredRun } from "./runs";
 import { engineOf, updateRun } from "./run-update";
 import { feedsOf } from "./session-config";
+import { warmUpFromStore } from "./warm-up";
 import { owned, type StoredSession } from "./sessions";
 import type { ViewDeps } from "./views";
 
@@ -149,18 +150,26 @@ export async function countSteps(candles: CandleStore, driver: Pick<DriverState,
   return count;
 }
 
-/** A fresh run for a driver at the start of its range. */
-export async function freshRun(deps: DriverDeps, session: StoredSession, runId: string, driver: DriverState): Promise<StoredRun> {
-  return {
+/**
+ * A fresh run for a driver at the start of its range, its strategies warmed up on the stored bars
+ * before the range as a simulation session's are on the market's history (docs/mtf-and-replay.md
+ * "Warm-up"), with the warm-up's log lines to save with it.
+ */
+export async function freshRun(deps: DriverDeps, session: StoredSession, runId: string, driver: DriverState): Promise<{ run: StoredRun; events: EngineEvent[] }> {
+  const setup = await deps.setupFor(session, runId);
+  const engine = new TradingEngine(setup);
+  await warmUpFromStore(deps.candles, engine, Math.floor(driver.start_ms / 1000));
+  const run: StoredRun = {
     run_id: runId,
     session_id: session.id,
     user_id: session.user_id,
-    setup: await deps.setupFor(session, runId),
-    snapshot: null,
+    setup,
+    snapshot: engine.snapshot(),
     progress: { cursor_ms: 0, bars: 0, bars_total: 0, done: false, driver },
     version: 1,
     updated_at: iso(deps.now()),
   };
+  return { run, events: engine.drainEvents() };
 }
 
 /**
@@ -273,8 +282,8 @@ export async function start(deps: DriverDeps, actor: Actor, sessionId: string, i
   };
   const write = async () => {
     await deps.runs.delete(runId);
-    const run = await freshRun(deps, session, runId, driver);
-    if (!(await deps.runs.save(run, 0, []))) throw conflict("RUN_CHANGED", `The replay of session ${session.id} was started concurrently; try again`);
+    const { run, events } = await freshRun(deps, session, runId, driver);
+    if (!(await deps.runs.save(run, 0, events))) throw conflict("RUN_CHANGED", `The replay of session ${session.id} was started concurrently; try again`);
     return run;
   };
   return statusOf(body.paused ? await write() : await playingAfter(deps, runId, write));
@@ -351,10 +360,10 @@ async function seek(deps: DriverDeps, session: StoredSession, run: StoredRun, to
   }
   const state: ReplayStatus = driver.state === "playing" ? "playing" : "paused";
   await deps.runs.delete(run.run_id);
-  const fresh = await freshRun(deps, session, run.run_id, { ...driver, state, steps: 0, played_at: state === "playing" ? deps.now() : null, carry: 0 });
+  const { run: fresh, events: warmUp } = await freshRun(deps, session, run.run_id, { ...driver, state, steps: 0, played_at: state === "playing" ? deps.now() : null, carry: 0 });
   const fed = await feedRun(deps, fresh, fresh.progress!.driver!, { toMs: target });
   const next: StoredRun = { ...fresh, snapshot: fed.engine.snapshot(), progress: fed.progress, updated_at: iso(deps.now()) };
-  const events = fed.engine.drainEvents();
+  const events = [...warmUp, ...fed.engine.drainEvents()];
   if (!(await deps.runs.save({ ...next, version: 1 }, 0, events))) throw conflict("RUN_CHANGED", `The replay of session ${session.id} changed during the seek; try again`);
   return { status: statusOf({ ...next, version: 1 }), events };
 }
