@@ -66,6 +66,9 @@ describe("which risk configuration applies", () => {
     await h.api.json("POST", `/api/v1/trading/sessions/${simulation.id}/replay/start`, 200, { token: h.token, body: { start_date: DAYS[0], end_date: DAYS[2], paused: true } });
     await h.api.json("POST", `/api/v1/trading/sessions/${simulation.id}/replay/control`, 200, { token: h.token, body: { action: "step", bars: fine.length } });
     const replayed = denied(await runOrders(`${simulation.id}-replay`));
+    // The replay's status says what it did.
+    const status = await h.api.json("GET", `/api/v1/trading/sessions/${simulation.id}/replay/status`, 200, { token: h.token });
+    expect(status).toMatchObject({ orders: (await runOrders(`${simulation.id}-replay`)).length, denied_orders: replayed.length });
 
     const backtested = await backtest({ ...parameters, timeframe: "5m", execution });
     expect(replayed.length).toBeGreaterThan(0);

@@ -124,6 +124,9 @@ export const ReplayStatusView = z
     bars: z.int().describe("Bars of every feed fed so far"),
     last_sequence: z.int(),
     equity: z.string(),
+    orders: z.int().describe("Orders the replay's strategies placed (denied ones included)"),
+    denied_orders: z.int().describe("Of them, those a pre-trade check denied (their reasons: the replay's run's order_denied events, streamed on the session's socket)"),
+    closed_trades: z.int().describe("Round trips closed"),
     updated_at: z.string(),
   })
   .meta({ id: "ReplayStatus" });
@@ -239,8 +242,15 @@ export function statusOf(run: StoredRun): ReplayStatusView {
     bars: progress.bars,
     last_sequence: run.snapshot?.sequence ?? 0,
     equity: engine.totalEquity().toFixed(2),
+    ...whatItDid(engine),
     updated_at: run.updated_at,
   };
+}
+
+/** What a run's strategies did so far: orders placed, denied, and round trips closed. */
+function whatItDid(engine: TradingEngine): { orders: number; denied_orders: number; closed_trades: number } {
+  const { stats } = engine.view(null);
+  return { orders: Number(stats.orders), denied_orders: Number(stats.denied), closed_trades: Number(stats.closed_trades) };
 }
 
 /** 409 `INVALID_STATE_TRANSITION` naming the replay's state. */
