@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
+import { closeDayAtEnd, closeDayBefore } from "../../packages/core/src/trading/rollover";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
 import { SessionWorker } from "../../packages/worker/src/session-worker";
 import { createTestApi, type TestApi } from "../support/harness";
@@ -60,7 +61,10 @@ async function allOutputs(sessionId: string, kind = "all") {
 async function engineEvents(sessionId: string, bars: FedBar[]): Promise<EngineEvent[]> {
   const run = (await api.services.trading.drivers.runs.get(sessionId))!;
   const engine = await warmedEngine(api.services, run);
-  for (const { bar, timeframe } of bars) engine.onBar({ ...bar }, timeframe);
+  for (const { bar, timeframe } of bars) {
+    closeDayBefore(run, engine, bar.timestamp);
+    engine.onBar({ ...bar }, timeframe);
+  }
   return engine.drainEvents();
 }
 
@@ -196,9 +200,14 @@ describe("MTF sessions", () => {
     expect(last).toMatchObject({ steps: fine.length, done: true });
     const expected = await engineEvents(id, ALL);
     const logged = await allOutputs(id);
-    // The whole range plus the final day close, identical to one straight engine run.
+    // The whole range plus the final day close (at the market's close, as the day rollover closes a
+    // simulation session's day: its end and the daily reset), identical to one straight engine run.
     expect(comparable(logged.slice(0, expected.length))).toEqual(comparable(expected));
-    expect(logged.slice(expected.length).map((e) => e.type)).toEqual(["day_end"]);
+    expect(logged.slice(expected.length).map((e) => e.type)).toEqual(["day_end", "risk_event"]);
+    // Each day ends at the market's close (20:00Z in April), not at its last bar's open.
+    const ends = logged.filter((e) => e.type === "day_end").map((e) => e.timestamp.slice(11));
+    expect(ends.length).toBe(DAYS.length);
+    expect(new Set(ends)).toEqual(new Set(["20:00:00.000Z"]));
     const refused = await api.json("POST", `/api/v1/trading/mtf/sessions/${id}/step`, 409, { token });
     expect(refused).toMatchObject({ error_code: "INVALID_STATE_TRANSITION", current_status: "completed" });
   });
@@ -314,8 +323,11 @@ describe("a simulation MTF session in the session worker", () => {
     // Played, paused, stepped and played again: the events of one straight engine run.
     const run = (await sim.services.trading.drivers.runs.get(created.id))!;
     const engine = await warmedEngine(sim.services, run);
-    for (const { bar, timeframe } of ALL) engine.onBar({ ...bar }, timeframe);
-    engine.endDay();
+    for (const { bar, timeframe } of ALL) {
+      closeDayBefore(run, engine, bar.timestamp);
+      engine.onBar({ ...bar }, timeframe);
+    }
+    closeDayAtEnd(run, engine);
     const logged: any[] = [];
     let cursor: string | undefined;
     do {

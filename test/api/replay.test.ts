@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
+import { closeDayAtEnd, closeDayBefore } from "../../packages/core/src/trading/rollover";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
 import { WorkerHarness } from "../support/worker-harness";
 import { firstSteps, intradayBars, merged, storeBars, warmedEngine } from "../support/stored-bars";
@@ -41,8 +42,11 @@ async function replayEvents(sessionId: string): Promise<EngineEvent[]> {
 async function straight(sessionId: string, steps: number | null): Promise<EngineEvent[]> {
   const run = (await h.api.services.trading.drivers.runs.get(`${sessionId}-replay`))!;
   const engine = await warmedEngine(h.api.services, run);
-  for (const { bar, timeframe } of steps === null ? ALL : firstSteps(ALL, "5m", steps)) engine.onBar({ ...bar }, timeframe);
-  if (steps === null) engine.endDay();
+  for (const { bar, timeframe } of steps === null ? ALL : firstSteps(ALL, "5m", steps)) {
+    closeDayBefore(run, engine, bar.timestamp);
+    engine.onBar({ ...bar }, timeframe);
+  }
+  if (steps === null) closeDayAtEnd(run, engine);
   return engine.drainEvents();
 }
 
@@ -168,7 +172,11 @@ describe("replay", () => {
     const done = await h.api.json("GET", path("status"), 200, { token: h.token });
     expect(done).toMatchObject({ state: "finished", steps: fine.length, progress: 1, cursor: closeOf(fine.length) });
     expect(comparable(await replayEvents(id))).toEqual(comparable(await straight(id, null)));
-    expect((await replayEvents(id)).some((e) => e.type === "order_filled")).toBe(true);
+    const events = await replayEvents(id);
+    expect(events.some((e) => e.type === "order_filled")).toBe(true);
+    // Event times never go backwards within the run; each day ends at the market's close (20:00Z in April), not at its last bar's open.
+    expect(events.every((e, i) => i === 0 || e.time >= events[i - 1]!.time)).toBe(true);
+    expect(events.filter((e) => e.type === "day_end").map((e) => new Date(e.time).toISOString())).toEqual(DAYS.map((day) => `${day}T20:00:00.000Z`));
     expect(await control({ action: "play" }, 409)).toMatchObject({ error_code: "INVALID_STATE_TRANSITION", current_status: "finished" });
     expect((await control({ action: "step" }, 409)).current_status).toBe("finished");
     // Sought back from the end, it is paused again at the day asked for (every bar of the first day closed before it).

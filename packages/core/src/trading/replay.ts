@@ -15,6 +15,7 @@ import type { RunProgress, StoredRun } from "./runs";
 import { engineOf, updateRun } from "./run-update";
 import { feedsOf } from "./session-config";
 import { warmUpFromStore } from "./warm-up";
+import { closeDayAtEnd, closeDayBefore } from "./rollover";
 import { owned, type StoredSession } from "./sessions";
 import type { ViewDeps } from "./views";
 
@@ -207,12 +208,13 @@ async function feedRun(deps: DriverDeps, run: StoredRun, driver: DriverState, un
       Number.MAX_SAFE_INTEGER,
       (bar, timeframe) => {
         if (timeframe === driver.step_timeframe) steps++;
+        closeDayBefore(run, engine, bar.timestamp);
         engine.onBar(bar, timeframe);
       },
       () => false,
       (close) => steps >= wanted || (until.toMs !== undefined && close > until.toMs),
     );
-    if (fed.done) engine.endDay();
+    if (fed.done) closeDayAtEnd(run, engine);
   }
   const done = fed.done;
   const nextDriver: DriverState = { ...driver, steps: driver.steps + steps, ...(done ? { state: "finished" as const, played_at: null, carry: 0 } : {}) };
