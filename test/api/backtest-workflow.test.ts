@@ -81,8 +81,11 @@ describe("a backtest run by the local workflow runner", () => {
     }
     expect(result.fills.length).toBeGreaterThan(byOrder.size);
     const { orders } = await api.json("GET", `/api/v1/trading/sessions/${session.id}/orders?limit=500`, 200, { token: user.token });
-    for (const order of orders as { id: string; filled_quantity: string | null }[]) {
-      if (byOrder.has(order.id)) expect(Number(order.filled_quantity)).toBe(byOrder.get(order.id));
+    for (const order of orders as { id: string; filled_quantity: string | null; filled_price: string | null }[]) {
+      if (!byOrder.has(order.id)) continue;
+      expect(Number(order.filled_quantity)).toBe(byOrder.get(order.id));
+      // The average of fills in parts, answered to 4 decimal places.
+      expect(order.filled_price).toMatch(/^\d+(\.\d{1,4})?$/);
     }
   });
 
