@@ -22,7 +22,7 @@ import { backtestHandlers } from "@tp/functions/workflow/backtest";
 import { LocalWorkflowRunner } from "./workflow-runner";
 import { Backtests } from "@tp/core/backtests/index";
 import { keyFile } from "./secrets";
-import { simulatedClockFromEnv } from "./simulated-clock";
+import { marketPacedInterval, simulatedClockFromEnv } from "./simulated-clock";
 import { SessionWorker } from "@tp/worker/session-worker";
 
 export interface LocalRuntimeOptions {
@@ -124,16 +124,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     await queueRunner?.start();
     // The EventBridge schedule's stand-in: the polling gap fill of the data sync service.
     const poll = dataSyncPollHandler(() => Promise.resolve(services));
+    // On an accelerated clock it keeps market time's pace, as the rollover does (one clock per runtime).
     const pollTimer = setInterval(() => {
       poll().catch((error) => console.error(JSON.stringify({ level: "ERROR", message: "Data sync poll failed", error: String(error) })));
-    }, SYNC_POLL_MINUTES * 60_000);
+    }, marketPacedInterval(SYNC_POLL_MINUTES * 60_000, marketClock?.speed));
     pollTimer.unref();
     // The rollover schedule's stand-in: sessions whose trading day has closed are rolled (what is due is the clock's call).
     const rollover = dayRolloverHandler(() => Promise.resolve({ sessions: services.trading.sessions, channels: services.trading.channels, calendar: services.calendar }));
     // On an accelerated clock the timer keeps pace with market time (at most once a second).
     const rolloverTimer = setInterval(() => {
       rollover().catch((error) => console.error(JSON.stringify({ level: "ERROR", message: "Day rollover failed", error: String(error) })));
-    }, Math.max(1_000, ROLLOVER_LOCAL_INTERVAL_MS / (marketClock?.speed ?? 1)));
+    }, marketPacedInterval(ROLLOVER_LOCAL_INTERVAL_MS, marketClock?.speed));
     rolloverTimer.unref();
     // Executions of the local runner did not survive the last stop: active backtests start again from their checkpoints.
     if (services.workflows === workflows) {
