@@ -122,6 +122,15 @@ describe("login", () => {
     expect(body.detail).toEqual([{ loc: ["body"], msg: "Request body is not valid JSON", type: "json_invalid" }]);
   });
 
+  it("answers a body sent without Content-Type: application/json with a 415 that names the header to send", async () => {
+    // What `curl -d` sends when the header is left out.
+    const form = await api.app.request("/api/v1/login", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: '{"username":"a"}' });
+    expect(form.status).toBe(415);
+    const answer = (await form.json()) as { error_code: string; detail: string };
+    expect(answer.error_code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    expect(answer.detail).toBe("The request body must be JSON: send the header Content-Type: application/json (got application/x-www-form-urlencoded)");
+  });
+
   it("refuses an inactive user", async () => {
     const user = await api.createUser();
     await api.json("PUT", `/api/v1/users/${user.id}`, 200, { body: { status: "inactive" }, token: await api.adminToken() });

@@ -30,6 +30,9 @@ beforeAll(async () => {
   }
 });
 
+/** Risk rules under which the reference runs trade as they did (the default preset with its position, per-trade loss, drawdown and daily loss limits out of the way). */
+const REFERENCE_RISK = { max_position_size: 1, max_loss_per_trade: 0.1, max_drawdown: 1, max_daily_loss: 1 };
+
 async function startBacktest(symbol: string, overrides: Record<string, unknown> = {}) {
   const ref = referenceCase(symbol as "AAPL.US");
   const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
@@ -47,6 +50,8 @@ async function startBacktest(symbol: string, overrides: Record<string, unknown> 
         fast_period: ref.rules.fast,
         slow_period: ref.rules.slow,
         execution: { commission: { model: "percent", rate: ref.rules.commission_rate }, sizing: { model: "cash_fraction", fraction: ref.rules.allocation }, fill: "next_open" },
+        // The reference rules hold 95 % of equity in one symbol: over the session's default risk configuration.
+        risk_config: REFERENCE_RISK,
       },
       symbols: [symbol],
       start_date: first,
@@ -115,6 +120,34 @@ describe("backtest tasks", () => {
       expect(orders.orders).toHaveLength(ref.fills.length);
     });
   }
+
+  it("keeps a pause asked for while Prepare starts the imports: progress says pausing, then paused", async () => {
+    const deps = api.services.trading.backtests;
+    // A symbol without stored candles: Prepare imports them.
+    const { backtestId, session } = await startBacktest("AAPL.US", { symbols: ["NVDA.US"] });
+    let asked: Promise<unknown> | undefined;
+    // The pause arrives while Prepare looks for missing candles, after it read the backtest.
+    const racing = {
+      ...deps,
+      candles: new Proxy(deps.candles, {
+        get(target, name, receiver) {
+          const value = Reflect.get(target, name, receiver);
+          if (name !== "load" || typeof value !== "function") return value;
+          return async (...args: unknown[]) => {
+            asked ??= api.json("POST", `/api/v1/backtest/${backtestId}/pause`, 200, { token: user.token });
+            await asked;
+            return value.apply(target, args);
+          };
+        },
+      }),
+    };
+    expect((await Backtests.prepare(racing, { backtest_id: backtestId })).status).toBe("importing");
+    expect(await api.json("GET", `/api/v1/backtest/${backtestId}/progress`, 200, { token: user.token })).toMatchObject({ status: "pausing", is_paused: true, is_running: false });
+    expect((await Backtests.prepare(deps, { backtest_id: backtestId })).status).toBe("paused");
+    expect(await api.json("GET", `/api/v1/backtest/${backtestId}/progress`, 200, { token: user.token })).toMatchObject({ status: "paused", is_paused: true });
+    // The session shows the strategy its backtest ran, not the "none" of its empty configuration.
+    expect((await api.json("GET", `/api/v1/trading/sessions/${session.id}`, 200, { token: user.token })).strategy_name).toBe("ma_crossover");
+  });
 
   it("pauses at a checkpoint and resumes with a new execution to the same result", async () => {
     const deps = api.services.trading.backtests;
@@ -208,6 +241,16 @@ describe("backtest tasks", () => {
       body: { session_id: "x", strategy_name: "ma_crossover", strategy_config: {}, symbols: [], start_date: "2024-02-30", end_date: "2024-01-01", initial_capital: -1 },
     });
     expect(bad.detail.map((d: { loc: string[] }) => d.loc.join("."))).toEqual(expect.arrayContaining(["body.symbols", "body.start_date", "body.initial_capital"]));
+    const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: user.token,
+      body: { session_name: "unknown strategy", trading_mode: "backtest", asset_mode: "simulated", initial_capital: 100000, config: {} },
+    });
+    const unknown = await api.json("POST", "/api/v1/backtest/start", 422, {
+      token: user.token,
+      body: { session_id: session.id, strategy_name: "ma_cross", strategy_config: {}, symbols: ["AAPL.US"], start_date: "2024-01-01", end_date: "2024-01-31", initial_capital: 1000 },
+    });
+    // Once, at the field the request sent (not also at strategy_config.strategy_name).
+    expect(unknown.detail.map((d: { loc: string[] }) => d.loc)).toEqual([["body", "strategy_name"]]);
     expect((await api.json("GET", "/api/v1/backtest/nope/progress", 404, { token: user.token })).error_code).toBe("BACKTEST_NOT_FOUND");
     const { backtestId } = await startBacktest("700.HK");
     const other = await api.createUser();

@@ -34,7 +34,8 @@ async function referenceBacktest(symbol: string, bars: Bar[], execution: Record<
     body: {
       session_id: session.id,
       strategy_name: "ma_crossover",
-      strategy_config: { fast_period: rules.fast, slow_period: rules.slow, execution },
+      // The reference rules hold 95 % of equity in one symbol: over the session's default risk configuration.
+      strategy_config: { fast_period: rules.fast, slow_period: rules.slow, execution, risk_config: { max_position_size: 1, max_loss_per_trade: 0.1, max_drawdown: 1, max_daily_loss: 1 } },
       symbols: [symbol],
       start_date: day(bars[firstBar]!.timestamp),
       end_date: day(bars.at(-1)!.timestamp),
@@ -69,7 +70,7 @@ describe("a backtest run by the local workflow runner", () => {
   it("lists one fill per part of an order filled across bars under max_participation, adding up to the order", async () => {
     // The reference bars with 1,000 shares traded a day: at 20 %, 200 shares a bar.
     const bars = referenceCase("AAPL.US").bars.map((bar) => ({ ...bar, volume: 1000 }));
-    const { user, session, backtest_id } = await referenceBacktest("MSFT.US", bars, { commission: { model: "percent", rate: 0.001 }, max_participation: 0.2 });
+    const { user, session, backtest_id } = await referenceBacktest("MSFT.US", bars, { commission: { model: "percent", rate: 0.001 }, sizing: { model: "cash_fraction", fraction: 0.95 }, max_participation: 0.2 });
     expect((await runner.outcome("backtest", `${backtest_id}-1`))?.status).toBe("SUCCEEDED");
     const result = await api.json("GET", `/api/v1/backtest/${backtest_id}/result`, 200, { token: user.token });
     expect(result.execution.max_participation).toBe(0.2);
@@ -80,8 +81,11 @@ describe("a backtest run by the local workflow runner", () => {
     }
     expect(result.fills.length).toBeGreaterThan(byOrder.size);
     const { orders } = await api.json("GET", `/api/v1/trading/sessions/${session.id}/orders?limit=500`, 200, { token: user.token });
-    for (const order of orders as { id: string; filled_quantity: string | null }[]) {
-      if (byOrder.has(order.id)) expect(Number(order.filled_quantity)).toBe(byOrder.get(order.id));
+    for (const order of orders as { id: string; filled_quantity: string | null; filled_price: string | null }[]) {
+      if (!byOrder.has(order.id)) continue;
+      expect(Number(order.filled_quantity)).toBe(byOrder.get(order.id));
+      // The average of fills in parts, answered to 4 decimal places.
+      expect(order.filled_price).toMatch(/^\d+(\.\d{1,4})?$/);
     }
   });
 

@@ -45,6 +45,21 @@ describe("dates", () => {
     });
   }
 
+  it("reports a date written 2024/01/01 once, at its field", async () => {
+    const imported = await refused("POST", "/api/v1/stock-import/import", "start_date", { symbol: "AAPL.US", start_date: "2024/01/01", end_date: "2024-03-05" });
+    expect(imported.detail.map((issue: { loc: string[] }) => issue.loc)).toEqual([["body", "start_date"]]);
+    const backtest = await refused("POST", "/api/v1/backtest/start", "start_date", {
+      session_id: "s",
+      strategy_name: "ma_crossover",
+      strategy_config: {},
+      symbols: ["AAPL.US"],
+      start_date: "2024/01/01",
+      end_date: "2024-03-05",
+      initial_capital: 1000,
+    });
+    expect(backtest.detail.map((issue: { loc: string[] }) => issue.loc)).toEqual([["body", "start_date"]]);
+  });
+
   it("still takes real dates in every form", async () => {
     await api.json("GET", "/api/v1/stock-calendar/AAPL.US?start_date=2024-02-29&end_date=2024-03-01", 200, { token });
     await api.json("GET", "/api/v1/stock-calendar/AAPL.US?start_date=2024-02-29T09:30:00&end_date=2024-03-01T16:00:00-05:00", 200, { token });

@@ -99,11 +99,12 @@ function operations(): Operation[] {
 const CASES_PER_OPERATION = 24;
 
 describe("fuzzing every operation of the OpenAPI document", () => {
-  it("never answers 5xx", { timeout: 240_000 }, async () => {
+  it("never answers 5xx, and lays every 422 out as documented", { timeout: 240_000 }, async () => {
     const ops = operations();
     expect(ops.length).toBeGreaterThan(150);
     const failures: string[] = [];
     let requests = 0;
+    let layouts = 0;
     for (const [index, op] of ops.entries()) {
       const random = generator(1000 + index);
       for (let n = 0; n < CASES_PER_OPERATION; n++) {
@@ -121,10 +122,21 @@ describe("fuzzing every operation of the OpenAPI document", () => {
         if (token) headers.Authorization = `Bearer ${token}`;
         const response = await api.app.request(url, { method: op.method, headers, body });
         requests++;
-        if (response.status >= 500) failures.push(`${op.method} ${url} (${token ? "signed in" : "anonymous"}) body=${String(body).slice(0, 200)} → ${response.status} ${(await response.text()).slice(0, 200)}`);
+        const where = `${op.method} ${url} (${token ? "signed in" : "anonymous"}) body=${String(body).slice(0, 200)}`;
+        if (response.status >= 500) failures.push(`${where} → ${response.status} ${(await response.text()).slice(0, 200)}`);
+        if (response.status === 422) {
+          // docs/api-conventions.md: loc[0] is body, query, path or header, and each problem is listed once.
+          const issues = (((await response.json()) as { detail: unknown }).detail as { loc: unknown[]; msg: string }[]);
+          const misplaced = issues.map((issue) => issue.loc).filter((loc) => !["body", "query", "path", "header"].includes(loc[0] as string));
+          const keys = issues.map((issue) => `${JSON.stringify(issue.loc)} ${issue.msg}`);
+          const repeated = keys.filter((key, i) => keys.indexOf(key) !== i);
+          if (misplaced.length || repeated.length) failures.push(`${where} → 422 misplaced ${JSON.stringify(misplaced)} repeated ${repeated.join(" ")}`);
+          layouts++;
+        }
       }
     }
     expect(requests).toBeGreaterThan(1000);
+    expect(layouts).toBeGreaterThan(300);
     expect(failures).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
+import { closeDayAtEnd, closeDayBefore } from "../../packages/core/src/trading/rollover";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
 import { SessionWorker } from "../../packages/worker/src/session-worker";
 import { createTestApi, type TestApi } from "../support/harness";
-import { firstSteps, intradayBars, merged, storeBars, type FedBar } from "../support/stored-bars";
+import { firstSteps, intradayBars, merged, storeBars, warmedEngine, type FedBar } from "../support/stored-bars";
 
 /**
  * MTF sessions over HTTP against DynamoDB Local: a trend director on hourly bars sets the bias
@@ -59,8 +60,11 @@ async function allOutputs(sessionId: string, kind = "all") {
 /** The events one engine with the session's setup gives on `bars`. */
 async function engineEvents(sessionId: string, bars: FedBar[]): Promise<EngineEvent[]> {
   const run = (await api.services.trading.drivers.runs.get(sessionId))!;
-  const engine = new TradingEngine(run.setup);
-  for (const { bar, timeframe } of bars) engine.onBar({ ...bar }, timeframe);
+  const engine = await warmedEngine(api.services, run);
+  for (const { bar, timeframe } of bars) {
+    closeDayBefore(run, engine, bar.timestamp);
+    engine.onBar({ ...bar }, timeframe);
+  }
   return engine.drainEvents();
 }
 
@@ -137,9 +141,27 @@ describe("MTF sessions", () => {
 
     const fed = firstSteps(ALL, "5m", 300);
     const expected = await engineEvents(id, fed);
-    expect(comparable([...one.events, ...nine.events, ...more.events])).toEqual(comparable(expected));
+    // The warm-up's log lines were written when the run was made (the start), the rest by the steps.
+    const warmUp = expected.filter((e) => e.type === "log" && (e.data as { warm_up?: unknown }).warm_up !== undefined);
+    expect(warmUp.map((e) => (e.data as { warm_up: { timeframe: string } }).warm_up.timeframe).sort()).toEqual(["1h", "5m"]);
+    expect(comparable([...one.events, ...nine.events, ...more.events])).toEqual(comparable(expected.slice(warmUp.length)));
     expect(comparable(await allOutputs(id))).toEqual(comparable(expected));
     expect(more.cursor).toBe(new Date(fed[fed.length - 1]!.close_ms).toISOString());
+  });
+
+  it("warms its strategies up on the stored bars before its range, as a simulation session does on the market's history", async () => {
+    const created = await api.json("POST", "/api/v1/trading/mtf/sessions", 201, { token, body: body({ start_date: DAYS[3] }) });
+    await api.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/start`, 200, { token });
+    await api.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/pause`, 200, { token });
+    const first = await api.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/step`, 200, { token });
+    // From the first step on, indicators have values and the director has a stance.
+    const output = first.events.find((e: { type: string; data: { role?: string } }) => e.type === "strategy_output" && e.data.role === "executor");
+    expect(output.data.indicators.rsi).not.toBeNull();
+    expect(output.data.indicators.trend_ema).not.toBeNull();
+    const { items } = await api.json("GET", `/api/v1/trading/sessions/${created.id}/logs?limit=10`, 200, { token });
+    const lines = items.filter((e: { data: { warm_up?: unknown } }) => e.data.warm_up !== undefined).map((e: { data: { warm_up: { timeframe: string; bars: number; wanted: number } } }) => e.data.warm_up);
+    expect(lines.map((w: { timeframe: string }) => w.timeframe).sort()).toEqual(["1h", "5m"]);
+    for (const w of lines) expect(w.bars).toBe(w.wanted);
   });
 
   it("shows the director's bias changes in outputs and status, and the executor never trades against it", async () => {
@@ -178,9 +200,14 @@ describe("MTF sessions", () => {
     expect(last).toMatchObject({ steps: fine.length, done: true });
     const expected = await engineEvents(id, ALL);
     const logged = await allOutputs(id);
-    // The whole range plus the final day close, identical to one straight engine run.
+    // The whole range plus the final day close (at the market's close, as the day rollover closes a
+    // simulation session's day: its end and the daily reset), identical to one straight engine run.
     expect(comparable(logged.slice(0, expected.length))).toEqual(comparable(expected));
-    expect(logged.slice(expected.length).map((e) => e.type)).toEqual(["day_end"]);
+    expect(logged.slice(expected.length).map((e) => e.type)).toEqual(["day_end", "risk_event"]);
+    // Each day ends at the market's close (20:00Z in April), not at its last bar's open.
+    const ends = logged.filter((e) => e.type === "day_end").map((e) => e.timestamp.slice(11));
+    expect(ends.length).toBe(DAYS.length);
+    expect(new Set(ends)).toEqual(new Set(["20:00:00.000Z"]));
     const refused = await api.json("POST", `/api/v1/trading/mtf/sessions/${id}/step`, 409, { token });
     expect(refused).toMatchObject({ error_code: "INVALID_STATE_TRANSITION", current_status: "completed" });
   });
@@ -295,9 +322,12 @@ describe("a simulation MTF session in the session worker", () => {
     expect(done).toMatchObject({ status: "completed", steps: fine.length, done: true, playing: false });
     // Played, paused, stepped and played again: the events of one straight engine run.
     const run = (await sim.services.trading.drivers.runs.get(created.id))!;
-    const engine = new TradingEngine(run.setup);
-    for (const { bar, timeframe } of ALL) engine.onBar({ ...bar }, timeframe);
-    engine.endDay();
+    const engine = await warmedEngine(sim.services, run);
+    for (const { bar, timeframe } of ALL) {
+      closeDayBefore(run, engine, bar.timestamp);
+      engine.onBar({ ...bar }, timeframe);
+    }
+    closeDayAtEnd(run, engine);
     const logged: any[] = [];
     let cursor: string | undefined;
     do {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
+import { closeDayAtEnd, closeDayBefore } from "../../packages/core/src/trading/rollover";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
 import { WorkerHarness } from "../support/worker-harness";
-import { firstSteps, intradayBars, merged, storeBars } from "../support/stored-bars";
+import { firstSteps, intradayBars, merged, storeBars, warmedEngine } from "../support/stored-bars";
 
 /**
  * Replays over HTTP against DynamoDB Local: a session's configuration run over stored 5-minute
@@ -40,9 +41,12 @@ async function replayEvents(sessionId: string): Promise<EngineEvent[]> {
 /** One engine with the replay's setup fed the first `steps` bars (all of them, and the day close, when `steps` is null). */
 async function straight(sessionId: string, steps: number | null): Promise<EngineEvent[]> {
   const run = (await h.api.services.trading.drivers.runs.get(`${sessionId}-replay`))!;
-  const engine = new TradingEngine(run.setup);
-  for (const { bar, timeframe } of steps === null ? ALL : firstSteps(ALL, "5m", steps)) engine.onBar({ ...bar }, timeframe);
-  if (steps === null) engine.endDay();
+  const engine = await warmedEngine(h.api.services, run);
+  for (const { bar, timeframe } of steps === null ? ALL : firstSteps(ALL, "5m", steps)) {
+    closeDayBefore(run, engine, bar.timestamp);
+    engine.onBar({ ...bar }, timeframe);
+  }
+  if (steps === null) closeDayAtEnd(run, engine);
   return engine.drainEvents();
 }
 
@@ -70,6 +74,18 @@ describe("replay", () => {
     const long = await h.api.json("POST", path("start"), 422, { token: h.token, body: { start_date: "2000-01-01", end_date: "2024-01-01" } });
     expect(long.detail).toEqual([expect.objectContaining({ loc: ["body", "end_date"], type: "range_too_long" })]);
     expect((await control({ action: "rewind" }, 422)).error_code).toBeDefined();
+  });
+
+  it("warms its strategies up on the stored bars before its range, as a simulation session does on the market's history", async () => {
+    const other = await h.api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: h.token,
+      body: { session_name: "warmed replay", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
+    });
+    await h.api.json("POST", `/api/v1/trading/sessions/${other.id}/replay/start`, 200, { token: h.token, body: { start_date: DAYS[1], end_date: DAYS[2], paused: true } });
+    const [line] = await replayEvents(other.id);
+    expect(line).toMatchObject({ type: "log", data: { warm_up: { symbol: "AAPL.US", timeframe: "5m", bars: 9, wanted: 9 } } }); // slow_period 8, and the bar before
+    // The last bar of history is the last 5-minute bar of the day before the range.
+    expect(line!.time).toBe(Date.parse(`${DAYS[0]}T20:00:00Z`));
   });
 
   it("starts paused at the beginning of the range and steps bar by bar like one engine fed those bars", async () => {
@@ -156,7 +172,11 @@ describe("replay", () => {
     const done = await h.api.json("GET", path("status"), 200, { token: h.token });
     expect(done).toMatchObject({ state: "finished", steps: fine.length, progress: 1, cursor: closeOf(fine.length) });
     expect(comparable(await replayEvents(id))).toEqual(comparable(await straight(id, null)));
-    expect((await replayEvents(id)).some((e) => e.type === "order_filled")).toBe(true);
+    const events = await replayEvents(id);
+    expect(events.some((e) => e.type === "order_filled")).toBe(true);
+    // Event times never go backwards within the run; each day ends at the market's close (20:00Z in April), not at its last bar's open.
+    expect(events.every((e, i) => i === 0 || e.time >= events[i - 1]!.time)).toBe(true);
+    expect(events.filter((e) => e.type === "day_end").map((e) => new Date(e.time).toISOString())).toEqual(DAYS.map((day) => `${day}T20:00:00.000Z`));
     expect(await control({ action: "play" }, 409)).toMatchObject({ error_code: "INVALID_STATE_TRANSITION", current_status: "finished" });
     expect((await control({ action: "step" }, 409)).current_status).toBe("finished");
     // Sought back from the end, it is paused again at the day asked for (every bar of the first day closed before it).

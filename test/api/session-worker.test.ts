@@ -170,7 +170,12 @@ describe("the session worker", () => {
     await worker.refresh();
     await minutes(worker, 5);
     expect((await h.api.services.trading.sessions.runs.get(sessionId))!.progress!.bars).toBe(fed + 5);
-    await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/stop`, 200, { token: h.token });
+    const stopped = await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/stop`, 200, { token: h.token });
+    // It shows what it ended with: the equity of its run's latest snapshot.
+    const performance = await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/performance`, 200, { token: h.token });
+    expect(stopped.final_capital).toBe(performance.session.final_equity);
+    expect(Number(stopped.final_capital)).toBeGreaterThan(0);
+    expect((await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}`, 200, { token: h.token })).final_capital).toBe(stopped.final_capital);
     // No refresh: the stop's lifecycle command makes the worker read its sessions in its next step.
     await minutes(worker, 1);
     expect(await new DynamoWorkerStore(h.api.services.db).last()).toMatchObject({ sessions: 0, feeds: [] });

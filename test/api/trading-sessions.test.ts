@@ -80,7 +80,21 @@ describe("trading sessions", () => {
       }),
     });
     const locs = body.detail.map((d: { loc: (string | number)[] }) => d.loc.join("."));
-    expect(locs).toEqual(expect.arrayContaining(["config.channels.0.strategies.0.parameters.fast_period", "config.channels.1.channel_id", "config.channels.1.strategies.0.strategy_name", "config.channels"]));
+    expect(locs).toEqual(expect.arrayContaining(["body.config.channels.0.strategies.0.parameters.fast_period", "body.config.channels.1.channel_id", "body.config.channels.1.strategies.0.strategy_name", "body.config.channels"]));
+  });
+
+  it("shows a configuration's timeframe as its execution's timeframe too, and refuses two different ones", async () => {
+    const created = await api.json("POST", "/api/v1/trading/sessions", 201, { token: owner.token, body: sessionBody({ config: { strategy_name: "ma_crossover", timeframe: "5m" } }) });
+    expect([created.config.timeframe, created.config.execution.timeframe]).toEqual(["5m", "5m"]);
+    const fromExecution = await api.json("POST", "/api/v1/trading/sessions", 201, { token: owner.token, body: sessionBody({ config: { execution: { timeframe: "1h" } } }) });
+    expect([fromExecution.config.timeframe, fromExecution.config.execution.timeframe]).toEqual(["1h", "1h"]);
+    const both = await api.json("POST", "/api/v1/trading/sessions", 422, { token: owner.token, body: sessionBody({ config: { timeframe: "5m", execution: { timeframe: "1h" } } }) });
+    expect(both.detail.map((d: { loc: string[] }) => d.loc)).toEqual([["body", "config", "timeframe"]]);
+  });
+
+  it("locates a configuration's problem under body, once", async () => {
+    const body = await api.json("POST", "/api/v1/trading/sessions", 422, { token: owner.token, body: sessionBody({ config: { strategy_name: "ma_cross" } }) });
+    expect(body.detail.map((d: { loc: (string | number)[] }) => d.loc)).toEqual([["body", "config", "strategy_name"]]);
   });
 
   it("keeps an execution's participation cap and refuses one outside (0, 1], listing every bad execution field", async () => {
@@ -88,7 +102,7 @@ describe("trading sessions", () => {
     expect(created.config.execution).toMatchObject({ max_participation: 0.25, slippage_bps: 0 });
     const body = await api.json("POST", "/api/v1/trading/sessions", 422, { token: owner.token, body: sessionBody({ config: { execution: { max_participation: 0, slippage_bps: -1, warm_up: "yes" } } }) });
     const locs = body.detail.map((d: { loc: (string | number)[] }) => d.loc.join("."));
-    expect(locs).toEqual(expect.arrayContaining(["config.execution.max_participation", "config.execution.slippage_bps", "config.execution.warm_up"]));
+    expect(locs).toEqual(expect.arrayContaining(["body.config.execution.max_participation", "body.config.execution.slippage_bps", "body.config.execution.warm_up"]));
   });
 
   it("moves through the state machine and answers 409 naming the state for illegal transitions", async () => {

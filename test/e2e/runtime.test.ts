@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -74,6 +75,8 @@ describe("the embedded runtime (npm start)", () => {
     expect((await call(base, "POST", "/api/v1/logout", undefined, dora)).status).toBe(200);
     expect((await call(base, "GET", "/api/v1/me", undefined, dora)).status).toBe(401);
 
+    // The supported path prints no warning (README, "Prerequisites"): none from Node.js, none from the AWS SDK.
+    expect(service.errors()).not.toMatch(/warning/i);
     expect(await service.stop()).toBe(0);
     service = await startService(env);
     expect(service.output()).not.toContain(password);
@@ -82,4 +85,20 @@ describe("the embedded runtime (npm start)", () => {
     expect(users.body.map((user: any) => user.username).sort()).toEqual(["admin", "dora", "eve"]);
     await login(service.base, "dora", "dora-password");
   }, 240_000);
+
+  it("says which variable to set, in one line and without a stack, when its port is taken", async () => {
+    const holder = createServer();
+    await new Promise<void>((done) => holder.listen(0, "127.0.0.1", done));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const failure = await startService({ DATA_DIR: mkdtempSync(join(tmpdir(), "tp-e2e-port-")), PORT: String(port) }).then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
+      expect(failure).toContain(`Port ${port} on 127.0.0.1 is in use by another process: stop it, or start on another port with PORT (e.g. \`PORT=3001 npm start\`; PORT=0 picks a free one).`);
+      expect(failure).not.toMatch(/EADDRINUSE|\n\s+at /);
+    } finally {
+      holder.close();
+    }
+  }, 120_000);
 });

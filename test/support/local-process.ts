@@ -5,6 +5,8 @@ export interface RunningService {
   child: ChildProcess;
   base: string;
   output: () => string;
+  /** What it wrote to stderr alone. */
+  errors: () => string;
   stop(): Promise<number | null>;
   /** `kill -9` of the whole process group: the runtime and its DynamoDB Local die together, as in a machine crash. */
   crash(): Promise<void>;
@@ -21,8 +23,12 @@ export async function startService(env: Record<string, string>, entry = "package
     detached: true,
   });
   let output = "";
+  let errors = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
-  child.stderr!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => {
+    output += chunk;
+    errors += chunk;
+  });
   const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
   const base = await new Promise<string>((done, fail) => {
     const timer = setTimeout(() => fail(new Error(`service did not start:\n${output}`)), 90_000);
@@ -40,6 +46,7 @@ export async function startService(env: Record<string, string>, entry = "package
     child,
     base,
     output: () => output,
+    errors: () => errors,
     async stop() {
       child.kill("SIGINT");
       return exited;

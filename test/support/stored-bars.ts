@@ -3,6 +3,9 @@ import type { Services } from "../../packages/adapters/src/services";
 import { seededRandom } from "../../packages/core/src/indicators/testing/random-bars";
 import type { Timeframe } from "../../packages/core/src/strategies/definition";
 import type { Bar } from "../../packages/core/src/strategies/strategy";
+import { TradingEngine } from "../../packages/core/src/engine/engine";
+import type { StoredRun } from "../../packages/core/src/trading/runs";
+import { warmUpFromStore } from "../../packages/core/src/trading/warm-up";
 
 /** A bar with the period it belongs to and its close time, as the replay drivers feed it. */
 export interface FedBar {
@@ -77,4 +80,11 @@ export function firstSteps(bars: FedBar[], step: Timeframe, steps: number): FedB
     if (fed.timeframe === step) count++;
   }
   return out;
+}
+
+/** An engine with a driven run's setup, warmed up on the stored bars before its range as the driver's fresh run is: a straight run to compare with. */
+export async function warmedEngine(services: Services, run: StoredRun): Promise<TradingEngine> {
+  const engine = new TradingEngine(run.setup);
+  await warmUpFromStore(services.candles, engine, Math.floor(run.progress!.driver!.start_ms / 1000));
+  return engine;
 }

@@ -23,7 +23,7 @@ import { sweepHandlers } from "@tp/functions/workflow/sweep";
 import { LocalWorkflowRunner, type LocalWorkflowRunnerOptions } from "./workflow-runner";
 import { Backtests, Sweeps } from "@tp/core/backtests/index";
 import { keyFile } from "./secrets";
-import { simulatedClockFromEnv } from "./simulated-clock";
+import { marketPacedInterval, simulatedClockFromEnv } from "./simulated-clock";
 import { SessionWorker } from "@tp/worker/session-worker";
 
 export interface LocalRuntimeOptions {
@@ -43,6 +43,14 @@ export interface LocalRuntime {
   /** Set on first boot when the administrator's password was generated. */
   generatedAdminPassword?: string;
   stop(): Promise<void>;
+}
+
+/** `npm start` asked for a port another process holds: says which variable picks another. */
+export class PortInUseError extends Error {
+  constructor(host: string, port: number) {
+    super(`Port ${port} on ${host} is in use by another process: stop it, or start on another port with PORT (e.g. \`PORT=3001 npm start\`; PORT=0 picks a free one).`);
+    this.name = "PortInUseError";
+  }
 }
 
 /** Chooses the administrator password: configured, generated on first boot (kept under DATA_DIR), or the kept one. */
@@ -105,9 +113,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // The @connections management API is routed by the app itself: a wrapper deciding per request
     // would read `request.url`, which node-server builds lazily, on every call.
     app.route("/", gateway.managementApi());
+    const listenHost = env.HOST || "127.0.0.1";
     server = await new Promise<Server>((resolveServer, reject) => {
-      const started = serve({ fetch: app.fetch, port, hostname: env.HOST || "127.0.0.1" }, () => resolveServer(started as Server)) as Server;
-      started.once("error", reject);
+      const started = serve({ fetch: app.fetch, port, hostname: listenHost }, () => resolveServer(started as Server)) as Server;
+      started.once("error", (error: NodeJS.ErrnoException) => reject(error.code === "EADDRINUSE" ? new PortInUseError(listenHost, port) : error));
     });
     gateway.attach(server);
     // The event-source mapping's stand-in: queued work in the table is picked up (again, after a restart).
@@ -121,16 +130,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     await queueRunner?.start();
     // The EventBridge schedule's stand-in: the polling gap fill of the data sync service.
     const poll = dataSyncPollHandler(() => Promise.resolve(services));
+    // On an accelerated clock it keeps market time's pace, as the rollover does (one clock per runtime).
     const pollTimer = setInterval(() => {
       poll().catch((error) => console.error(JSON.stringify({ level: "ERROR", message: "Data sync poll failed", error: String(error) })));
-    }, SYNC_POLL_MINUTES * 60_000);
+    }, marketPacedInterval(SYNC_POLL_MINUTES * 60_000, marketClock?.speed));
     pollTimer.unref();
     // The rollover schedule's stand-in: sessions whose trading day has closed are rolled (what is due is the clock's call).
     const rollover = dayRolloverHandler(() => Promise.resolve({ sessions: services.trading.sessions, channels: services.trading.channels, calendar: services.calendar }));
     // On an accelerated clock the timer keeps pace with market time (at most once a second).
     const rolloverTimer = setInterval(() => {
       rollover().catch((error) => console.error(JSON.stringify({ level: "ERROR", message: "Day rollover failed", error: String(error) })));
-    }, Math.max(1_000, ROLLOVER_LOCAL_INTERVAL_MS / (marketClock?.speed ?? 1)));
+    }, marketPacedInterval(ROLLOVER_LOCAL_INTERVAL_MS, marketClock?.speed));
     rolloverTimer.unref();
     // Executions of the local runner did not survive the last stop: active backtests start again from their checkpoints.
     if (services.workflows === workflows) {

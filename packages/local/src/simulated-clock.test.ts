@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AcceleratedClock } from "@tp/core/provider/clock";
-import { lastRegularOpen, simulatedClockFromEnv } from "./simulated-clock";
+import { lastRegularOpen, marketPacedInterval, simulatedClockFromEnv } from "./simulated-clock";
 
 describe("the accelerated simulated clock", () => {
   it("runs N times faster than the clock under it, from its start", () => {
@@ -42,5 +42,11 @@ describe("the accelerated simulated clock", () => {
     expect(() => simulatedClockFromEnv({ SIMULATED_CLOCK_SPEED: "fast" }, wall)).toThrowError(/SIMULATED_CLOCK_SPEED/);
     expect(() => simulatedClockFromEnv({ SIMULATED_CLOCK_SPEED: "-2" }, wall)).toThrowError(/SIMULATED_CLOCK_SPEED/);
     expect(() => simulatedClockFromEnv({ SIMULATED_CLOCK_SPEED: "60", SIMULATED_CLOCK_START: "tomorrow" }, wall)).toThrowError(/SIMULATED_CLOCK_START/);
+  });
+
+  it("paces the runtime's schedules by market time: the 5-minute gap fill every 5 market minutes", () => {
+    expect(marketPacedInterval(5 * 60_000, undefined)).toBe(300_000);
+    expect(marketPacedInterval(5 * 60_000, 60)).toBe(5_000);
+    expect(marketPacedInterval(60_000, 600)).toBe(1_000);
   });
 });

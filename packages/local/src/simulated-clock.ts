@@ -38,3 +38,12 @@ export function simulatedClockFromEnv(env: NodeJS.ProcessEnv, wall: () => number
   if (!Number.isFinite(start)) throw new Error(`SIMULATED_CLOCK_START must be an ISO date-time such as 2026-03-09T14:30:00Z, not '${startText}'`);
   return { clock: new AcceleratedClock(start, speed, wall), speed, start };
 }
+
+/**
+ * The wall-clock interval of a timer that keeps market time's pace (one clock per runtime): a
+ * schedule every `marketMs` of market time fires `speed` times as often on an accelerated clock,
+ * at most once a second.
+ */
+export function marketPacedInterval(marketMs: number, speed: number | undefined): number {
+  return Math.max(1_000, marketMs / (speed ?? 1));
+}

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { DomainError, ValidationError, type ValidationIssue } from "@tp/core/errors";
+import { requestHeader } from "./edge";
 
 /** The error body of every non-2xx answer. 422 bodies carry the list of problems in `detail`. */
 export const ErrorBody = z
@@ -35,6 +36,38 @@ export function issuesFrom(error: z.ZodError, location: string): ValidationIssue
   }));
 }
 
+/** Where in a request a problem can be: the first element of every `loc`. */
+const LOCATIONS: readonly unknown[] = ["body", "query", "path", "header"];
+
+/** Issue types that say a value is malformed: what a later check of the same value reports is a consequence, not another problem. */
+const MALFORMED = new Set(["invalid_type", "invalid_format", "invalid_value", "invalid_union", "json_invalid"]);
+
+/**
+ * The 422 list as docs/api-conventions.md lays it out, whoever found the problems (a request
+ * schema or the domain): every `loc` starts with where in the request the value was (a domain
+ * check that names a field without it, such as a session configuration's `["config", …]`,
+ * checked a field of the body), and each problem is listed once: the same message at the same
+ * field once, and nothing more at a field already reported malformed (a date written
+ * `2024/01/01` is an `invalid_format`, not also the `custom` check after it). Different
+ * problems of one well-formed value (a date that does not exist, and that a stock has no expiry)
+ * are all listed.
+ */
+export function layoutIssues(issues: ValidationIssue[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  const malformed = new Set<string>();
+  const out: ValidationIssue[] = [];
+  for (const issue of issues) {
+    const loc = LOCATIONS.includes(issue.loc[0]) ? issue.loc : ["body", ...issue.loc];
+    const field = JSON.stringify(loc);
+    const key = `${field} ${issue.msg}`;
+    if (seen.has(key) || malformed.has(field)) continue;
+    seen.add(key);
+    if (MALFORMED.has(issue.type)) malformed.add(field);
+    out.push({ ...issue, loc });
+  }
+  return out;
+}
+
 function body(c: Context, status: number, code: string, detail: unknown, extra: Record<string, unknown> = {}) {
   return {
     detail,
@@ -51,7 +84,7 @@ function body(c: Context, status: number, code: string, detail: unknown, extra: 
  */
 export function onError(error: Error, c: Context): Response {
   if (error instanceof ValidationError) {
-    return c.json(body(c, 422, error.code, error.issues), 422);
+    return c.json(body(c, 422, error.code, layoutIssues(error.issues)), 422);
   }
   if (error instanceof DomainError) {
     const headers: Record<string, string> = {};
@@ -64,8 +97,13 @@ export function onError(error: Error, c: Context): Response {
       const issues: ValidationIssue[] = [{ loc: ["body"], msg: "Request body is not valid JSON", type: "json_invalid" }];
       return c.json(body(c, 422, "VALIDATION_ERROR", issues), 422);
     }
-    const code = error.status === 415 ? "UNSUPPORTED_MEDIA_TYPE" : "HTTP_ERROR";
-    return c.json(body(c, error.status, code, error.message || "Request failed"), error.status);
+    if (error.status === 415) {
+      // zod-openapi's own words ("Unsupported Media Type") leave a caller guessing what to send.
+      const sent = requestHeader(c, "Content-Type")?.split(";")[0]?.trim().slice(0, 100);
+      const detail = `The request body must be JSON: send the header Content-Type: application/json (${sent ? `got ${sent}` : "none was sent"})`;
+      return c.json(body(c, 415, "UNSUPPORTED_MEDIA_TYPE", detail), 415);
+    }
+    return c.json(body(c, error.status, "HTTP_ERROR", error.message || "Request failed"), error.status);
   }
   const traceId = (c.get("requestId" as never) as string | undefined) ?? crypto.randomUUID();
   console.error(JSON.stringify({ level: "ERROR", message: "Unhandled error", trace_id: traceId, path: c.req.path, error: String(error.stack ?? error) }));

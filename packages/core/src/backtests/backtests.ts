@@ -20,7 +20,10 @@ import { Timeframe } from "../strategies/definition";
 import type { Bar } from "../strategies/strategy";
 import { TimeZone } from "../time";
 import type { Actor } from "../users";
-import { engineSetup, feedsOf, normalizeConfig, type SessionConfig } from "../trading/session-config";
+import { engineSetup, feedsOf, normalizeConfig, strategyNameOf, type SessionConfig } from "../trading/session-config";
+import { valueIn } from "../trading/closing";
+import { warmupWindows, warmUpFromStore } from "../trading/warm-up";
+import * as Risk from "../risk/risk";
 import type { RunStore, StoredEvent, StoredRun } from "../trading/runs";
 import { capitalOf, owned, type SessionDeps, type StoredSession } from "../trading/sessions";
 import type { BacktestTaskInput, BacktestTaskOutput, WorkflowStarter } from "../workflows";
@@ -120,6 +123,7 @@ export const BacktestResult = z
     end_date: z.string(),
     timeframe: Timeframe,
     execution: Execution,
+    risk_config: Risk.Config.nullable().describe("The risk configuration the run applied: the session's, or strategy_config.risk_config over it (docs/trading-sessions.md); null for a backtest started before every run applied one"),
     initial_capital: z.string(),
     final_capital: z.string(),
     final_capital_by_currency: z.record(z.string(), z.string()).describe("Cash plus positions at their last close per currency, to the cent"),
@@ -243,30 +247,41 @@ const update = (deps: BacktestControlDeps, id: string, change: (current: StoredB
   updateVersioned(deps.backtests, deps.now, id, change, backtestNotFound, "BACKTEST_CHANGED", "Backtest");
 
 /** The strategy configuration of a request as a session configuration (one channel, `main`). */
-function configOf(request: BacktestRequest, session: StoredSession, symbols: string[]): { config: SessionConfig; enforceRisk: boolean } {
+function configOf(request: BacktestRequest, session: StoredSession, symbols: string[]): SessionConfig {
   const { execution, risk_config, timeframe, parameters, ...rest } = request.strategy_config as Record<string, unknown>;
   const strategyParameters = (parameters && typeof parameters === "object" ? parameters : rest) as Record<string, unknown>;
   const issues: ValidationIssue[] = [];
+  // Each problem at the field the request sent: the strategy's name is the request's own
+  // `strategy_name`, its parameters are `strategy_config` itself unless nested under `parameters`.
+  const fieldOf = (loc: (string | number)[]): (string | number)[] => {
+    if (request.strategy_name === "multi_channel") return ["body", "strategy_config", ...loc];
+    if (loc[0] === "strategy_name") return ["body", "strategy_name"];
+    if (loc[0] === "parameters") return ["body", "strategy_config", ...(parameters && typeof parameters === "object" ? loc : loc.slice(1))];
+    return ["body", "strategy_config", ...loc];
+  };
   const relocate = (error: unknown) => {
-    if (error instanceof ValidationError) for (const i of error.issues) issues.push({ ...i, loc: ["body", "strategy_config", ...i.loc.slice(1)] });
+    if (error instanceof ValidationError) for (const i of error.issues) issues.push({ ...i, loc: fieldOf(i.loc.slice(1)) });
     else throw error;
   };
   let config: SessionConfig | undefined;
+  // One rule in every mode (docs/trading-sessions.md, "Which risk configuration applies"): the
+  // session's risk configuration, unless the run gives its own; fields it leaves out are the session's.
+  const risk = risk_config !== undefined && typeof risk_config === "object" ? { ...session.config.risk_config, ...risk_config } : risk_config ?? session.config.risk_config;
   try {
     const base =
       request.strategy_name === "multi_channel"
-        ? { ...session.config, risk_config: risk_config ?? session.config.risk_config }
-        : { strategy_name: request.strategy_name, parameters: strategyParameters, ...(risk_config !== undefined ? { risk_config } : {}) };
+        ? { ...session.config, risk_config: risk }
+        : { strategy_name: request.strategy_name, parameters: strategyParameters, risk_config: risk };
     config = normalizeConfig({ ...base, symbols, ...(timeframe !== undefined ? { timeframe } : {}), execution: execution ?? {} }, symbols);
   } catch (error) {
     relocate(error);
   }
-  if (request.strategy_name !== "multi_channel" && !Strategies.exists(request.strategy_name)) {
+  if (request.strategy_name !== "multi_channel" && !Strategies.exists(request.strategy_name) && !issues.some((i) => i.loc[1] === "strategy_name")) {
     issues.push({ loc: ["body", "strategy_name"], msg: `strategy '${request.strategy_name}' does not exist`, type: "strategy_not_found" });
   }
   if (config && config.channels.length === 0) issues.push({ loc: ["body", "strategy_name"], msg: "the session has no channels to backtest", type: "no_channels" });
   if (issues.length > 0 || !config) throw new ValidationError(issues);
-  return { config, enforceRisk: risk_config !== undefined || request.strategy_name === "multi_channel" };
+  return config;
 }
 
 /** A session backtests run on: one created with trading_mode backtest (409 otherwise). */
@@ -291,7 +306,7 @@ export function plan(deps: Pick<BacktestControlDeps, "now" | "newId">, session: 
   });
   if (request.start_date > request.end_date) issues.push({ loc: ["body", "end_date"], msg: "end_date is before start_date", type: "value_error" });
   if (issues.length > 0) throw new ValidationError(issues);
-  const { config, enforceRisk } = configOf(request, session, symbols);
+  const config = configOf(request, session, symbols);
   const timezone = request.timezone ?? Markets[marketOf(symbols[0])].timeZone;
   const window: [number, number] = [
     Math.floor(zonedTimeToUtc(timezone, dayNumberOf(request.start_date), 0) / 1000),
@@ -304,7 +319,7 @@ export function plan(deps: Pick<BacktestControlDeps, "now" | "newId">, session: 
     user_id: session.user_id,
     strategy_name: request.strategy_name,
     config,
-    enforce_risk: enforceRisk,
+    enforce_risk: true,
     symbols,
     start_date: request.start_date,
     end_date: request.end_date,
@@ -341,7 +356,7 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
   // The session follows its latest backtest: its views read this run from now on.
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = (await deps.sessions.get(session.id))!;
-    const next: StoredSession = { ...current, status: "running", run_id: runIdOf(backtest), start_time: now, end_time: null, initial_capital: request.initial_capital, version: current.version + 1, updated_at: now };
+    const next: StoredSession = { ...current, status: "running", run_id: runIdOf(backtest), run_strategy_name: strategyNameOf(config), start_time: now, end_time: null, initial_capital: request.initial_capital, version: current.version + 1, updated_at: now };
     if (await deps.sessions.replace(next, current.version)) break;
   }
   await deps.workflows.start("backtest", executionName(backtest), { backtest_id: backtest.id });
@@ -573,11 +588,13 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
     const { started, busy, bars } = await importMissing(deps, backtest.user_id, feeds.map((feed) => ({ ...feed, from: from(feed) })), backtest.window);
     if (busy) return out(backtest, "importing");
     if (started.length > 0) {
+      // A pause asked for meanwhile stays what progress shows (`pausing`), until the next task takes it.
+      const importing = (b: StoredBacktest) => b.status === "queued";
       backtest = (await update(deps, backtest.id, (b) => ({
         ...b,
-        status: "importing",
+        status: importing(b) ? "importing" : b.status,
         import_task_ids: started,
-        message: `Importing missing candles (${started.length} import task${started.length > 1 ? "s" : ""})`,
+        message: importing(b) ? `Importing missing candles (${started.length} import task${started.length > 1 ? "s" : ""})` : b.message,
       })))!;
       return out(backtest, "importing");
     }
@@ -587,7 +604,7 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
   if (barsTotal === null) barsTotal = (await importMissing(deps, backtest.user_id, [], backtest.window, feeds)).bars;
   const { run, events } = await createRun(deps, backtest, barsTotal);
   await deps.runs.save(run, 0, events);
-  const running = await update(deps, backtest.id, (b) => ({ ...b, status: continues(b) ? "running" : b.status, bars_total: barsTotal, message: "Running" }));
+  const running = await update(deps, backtest.id, (b) => ({ ...b, status: continues(b) ? "running" : b.status, bars_total: barsTotal, message: continues(b) ? "Running" : b.message }));
   return out(running!, "running");
 }
 
@@ -609,26 +626,6 @@ async function setupOf(deps: BacktestDeps, backtest: StoredBacktest) {
   });
 }
 
-/** Regular-session bars of a period on the shortest trading day (a US half day, 3.5 hours): how many days warm-up history spans at most. */
-const BARS_PER_SHORT_DAY: Record<StoredPeriod, number> = { "1m": 210, "5m": 42, "1h": 3, "1d": 1 };
-
-/**
- * Each feed's warm-up need and where its history starts (UNIX seconds): enough trading days
- * before the window for the bars its strategies want (`execution.warm_up`).
- */
-function warmupWindows(engine: TradingEngine, windowStart: number): { need: WarmupNeed; from: number }[] {
-  return engine.warmupNeeds().map((need) => {
-    const calendar = Calendar.for(marketOf(need.symbol));
-    let day: string = calendar.localDateOf(windowStart * 1000);
-    for (let days = Math.ceil(need.bars / BARS_PER_SHORT_DAY[need.timeframe as StoredPeriod]); days > 0; days--) {
-      const previous = calendar.previousTradingDay(day);
-      if (previous === null) break;
-      day = previous;
-    }
-    return { need, from: Math.min(windowStart, zonedTimeToUtc(calendar.timeZone, dayNumberOf(day), 0) / 1000) };
-  });
-}
-
 /**
  * A backtest's run: its setup, and with `execution.warm_up` the engine warmed up on the stored
  * bars before the window (the prepare stage imported them), with the warm-up's log events.
@@ -637,13 +634,7 @@ async function createRun(deps: BacktestDeps, backtest: StoredBacktest, barsTotal
   const setup = await setupOf(deps, backtest);
   const engine = new TradingEngine(setup);
   const warm = backtest.config.execution.warm_up === true;
-  if (warm) {
-    for (const { need, from } of warmupWindows(engine, backtest.window[0])) {
-      const bars: Bar[] = [];
-      await new BarFeed(deps.candles, [need], from, backtest.window[0] - 1, 0).run(Number.MAX_SAFE_INTEGER, (bar) => void bars.push({ ...bar }));
-      engine.warmUp(need, bars.slice(-need.bars));
-    }
-  }
+  if (warm) await warmUpFromStore(deps.candles, engine, backtest.window[0]);
   const run: StoredRun = {
     run_id: runIdOf(backtest),
     session_id: backtest.session_id,
@@ -737,6 +728,7 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
     end_date: backtest.end_date,
     timeframe: backtest.config.timeframe,
     execution: backtest.config.execution,
+    risk_config: backtest.enforce_risk ? backtest.config.risk_config : null,
     initial_capital: new Dec(backtest.initial_capital).toFixed(2),
     final_capital: metrics.final_equity,
     final_capital_by_currency: finalByCurrency,
@@ -842,13 +834,6 @@ function fillOf(event: StoredEvent) {
     commission: d.commission,
     channel_id: event.channel_id,
   };
-}
-
-/** Cash plus positions of one currency's symbols at their last closes, exact (quantity × close in decimal). */
-function valueIn(view: ReturnType<TradingEngine["view"]>, currency: string): string {
-  let total = new Dec(view.cash[currency] ?? 0);
-  for (const p of view.positions) if (p.currency === currency) total = total.plus(new Dec(p.quantity).times(p.last_price));
-  return total.toString();
 }
 
 /** At most `max` points, always keeping the first and the last. */

@@ -700,10 +700,11 @@ export async function acknowledgeAlert(deps: ChannelDeps, actor: Actor, by: stri
   if (alert.acknowledged) {
     return { alert_id: id, acknowledged: true, acknowledged_at: alert.acknowledged_at!, acknowledged_by: alert.acknowledged_by!, message: `Alert ${id} was already acknowledged` };
   }
-  const at = deps.now();
   const delivered = await deliver(deps, session.run_id!, [{ kind: "acknowledge_alert", channel_id: alert.channel_id, alert_sequence: sequence, by }]);
   await publishDelivered(deps, session, delivered);
-  return { alert_id: id, acknowledged: true, acknowledged_at: iso(at), acknowledged_by: by, message: `Alert ${id} acknowledged` };
+  // The instant stored with it (the run's clock: never before the run's last event), as the alert lists show it.
+  const stored = delivered.events.find((event) => event.type === "alert_acknowledged" && Number(event.data.alert_sequence) === sequence);
+  return { alert_id: id, acknowledged: true, acknowledged_at: iso(stored?.time ?? deps.now()), acknowledged_by: by, message: `Alert ${id} acknowledged` };
 }
 
 // ---- commands -----------------------------------------------------------------------------------

@@ -208,7 +208,10 @@ export async function create(deps: DriverDeps, actor: Actor, input: unknown): Pr
     config,
   });
   // A historical session's run holds its range and speed from the start (paused until it runs).
-  if (session.trading_mode === "backtest") await deps.runs.save(await freshRun(deps, session, session.id, await driverOf(deps, session, body.speed)), 0, []);
+  if (session.trading_mode === "backtest") {
+    const { run, events } = await freshRun(deps, session, session.id, await driverOf(deps, session, body.speed));
+    await deps.runs.save(run, 0, events);
+  }
   return session;
 }
 
@@ -307,8 +310,9 @@ export async function transition(deps: DriverDeps, actor: Actor, id: string, act
 async function setPlaying(deps: DriverDeps, session: Sessions.StoredSession, playing: boolean): Promise<void> {
   let run = await deps.runs.get(session.id);
   if (!run?.progress?.driver) {
-    run = await freshRun(deps, session, session.id, await driverOf(deps, session, 1));
-    await deps.runs.save(run, 0, []);
+    const fresh = await freshRun(deps, session, session.id, await driverOf(deps, session, 1));
+    run = fresh.run;
+    await deps.runs.save(run, 0, fresh.events);
   }
   const driver = run.progress!.driver!;
   if (driver.state === "finished") return;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BarFeed, type Feed } from "../backtests/bar-feed";
 import type { CandleStore } from "../candles/index";
 import { conflict, notFound, ValidationError } from "../errors";
-import { PERIOD_MS } from "../engine/engine";
+import { PERIOD_MS, TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import { IsoDate, parseOrThrow } from "../fees/money";
 import { marketOf, Markets } from "../market/market";
@@ -14,6 +14,8 @@ import type { Actor } from "../users";
 import type { RunProgress, StoredRun } from "./runs";
 import { engineOf, updateRun } from "./run-update";
 import { feedsOf } from "./session-config";
+import { warmUpFromStore } from "./warm-up";
+import { closeDayAtEnd, closeDayBefore } from "./rollover";
 import { owned, type StoredSession } from "./sessions";
 import type { ViewDeps } from "./views";
 
@@ -123,6 +125,9 @@ export const ReplayStatusView = z
     bars: z.int().describe("Bars of every feed fed so far"),
     last_sequence: z.int(),
     equity: z.string(),
+    orders: z.int().describe("Orders the replay's strategies placed (denied ones included)"),
+    denied_orders: z.int().describe("Of them, those a pre-trade check denied (their reasons: the replay's run's order_denied events, streamed on the session's socket)"),
+    closed_trades: z.int().describe("Round trips closed"),
     updated_at: z.string(),
   })
   .meta({ id: "ReplayStatus" });
@@ -149,18 +154,26 @@ export async function countSteps(candles: CandleStore, driver: Pick<DriverState,
   return count;
 }
 
-/** A fresh run for a driver at the start of its range. */
-export async function freshRun(deps: DriverDeps, session: StoredSession, runId: string, driver: DriverState): Promise<StoredRun> {
-  return {
+/**
+ * A fresh run for a driver at the start of its range, its strategies warmed up on the stored bars
+ * before the range as a simulation session's are on the market's history (docs/mtf-and-replay.md
+ * "Warm-up"), with the warm-up's log lines to save with it.
+ */
+export async function freshRun(deps: DriverDeps, session: StoredSession, runId: string, driver: DriverState): Promise<{ run: StoredRun; events: EngineEvent[] }> {
+  const setup = await deps.setupFor(session, runId);
+  const engine = new TradingEngine(setup);
+  await warmUpFromStore(deps.candles, engine, Math.floor(driver.start_ms / 1000));
+  const run: StoredRun = {
     run_id: runId,
     session_id: session.id,
     user_id: session.user_id,
-    setup: await deps.setupFor(session, runId),
-    snapshot: null,
+    setup,
+    snapshot: engine.snapshot(),
     progress: { cursor_ms: 0, bars: 0, bars_total: 0, done: false, driver },
     version: 1,
     updated_at: iso(deps.now()),
   };
+  return { run, events: engine.drainEvents() };
 }
 
 /**
@@ -195,12 +208,13 @@ async function feedRun(deps: DriverDeps, run: StoredRun, driver: DriverState, un
       Number.MAX_SAFE_INTEGER,
       (bar, timeframe) => {
         if (timeframe === driver.step_timeframe) steps++;
+        closeDayBefore(run, engine, bar.timestamp);
         engine.onBar(bar, timeframe);
       },
       () => false,
       (close) => steps >= wanted || (until.toMs !== undefined && close > until.toMs),
     );
-    if (fed.done) engine.endDay();
+    if (fed.done) closeDayAtEnd(run, engine);
   }
   const done = fed.done;
   const nextDriver: DriverState = { ...driver, steps: driver.steps + steps, ...(done ? { state: "finished" as const, played_at: null, carry: 0 } : {}) };
@@ -230,8 +244,15 @@ export function statusOf(run: StoredRun): ReplayStatusView {
     bars: progress.bars,
     last_sequence: run.snapshot?.sequence ?? 0,
     equity: engine.totalEquity().toFixed(2),
+    ...whatItDid(engine),
     updated_at: run.updated_at,
   };
+}
+
+/** What a run's strategies did so far: orders placed, denied, and round trips closed. */
+function whatItDid(engine: TradingEngine): { orders: number; denied_orders: number; closed_trades: number } {
+  const { stats } = engine.view(null);
+  return { orders: Number(stats.orders), denied_orders: Number(stats.denied), closed_trades: Number(stats.closed_trades) };
 }
 
 /** 409 `INVALID_STATE_TRANSITION` naming the replay's state. */
@@ -273,8 +294,8 @@ export async function start(deps: DriverDeps, actor: Actor, sessionId: string, i
   };
   const write = async () => {
     await deps.runs.delete(runId);
-    const run = await freshRun(deps, session, runId, driver);
-    if (!(await deps.runs.save(run, 0, []))) throw conflict("RUN_CHANGED", `The replay of session ${session.id} was started concurrently; try again`);
+    const { run, events } = await freshRun(deps, session, runId, driver);
+    if (!(await deps.runs.save(run, 0, events))) throw conflict("RUN_CHANGED", `The replay of session ${session.id} was started concurrently; try again`);
     return run;
   };
   return statusOf(body.paused ? await write() : await playingAfter(deps, runId, write));
@@ -351,10 +372,10 @@ async function seek(deps: DriverDeps, session: StoredSession, run: StoredRun, to
   }
   const state: ReplayStatus = driver.state === "playing" ? "playing" : "paused";
   await deps.runs.delete(run.run_id);
-  const fresh = await freshRun(deps, session, run.run_id, { ...driver, state, steps: 0, played_at: state === "playing" ? deps.now() : null, carry: 0 });
+  const { run: fresh, events: warmUp } = await freshRun(deps, session, run.run_id, { ...driver, state, steps: 0, played_at: state === "playing" ? deps.now() : null, carry: 0 });
   const fed = await feedRun(deps, fresh, fresh.progress!.driver!, { toMs: target });
   const next: StoredRun = { ...fresh, snapshot: fed.engine.snapshot(), progress: fed.progress, updated_at: iso(deps.now()) };
-  const events = fed.engine.drainEvents();
+  const events = [...warmUp, ...fed.engine.drainEvents()];
   if (!(await deps.runs.save({ ...next, version: 1 }, 0, events))) throw conflict("RUN_CHANGED", `The replay of session ${session.id} changed during the seek; try again`);
   return { status: statusOf({ ...next, version: 1 }), events };
 }

@@ -2,7 +2,7 @@ import { dayMarketOf, TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import { Calendar } from "../market/calendar";
 import { Markets } from "../market/market";
-import { isoDateOf, MS_PER_DAY, zonedTimeToUtc } from "../market/zoned-time";
+import { isoDateOf, MS_PER_DAY, utcToZoned, zonedTimeToUtc } from "../market/zoned-time";
 import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
 import { isLive, liveFeedsOf } from "./live";
 import { engineOf, updateRun } from "./run-update";
@@ -72,6 +72,24 @@ export function dayCloseOf(run: Pick<StoredRun, "setup">, dayNumber: number): nu
   if (!calendar.covers(dayNumber)) return midnight;
   const regular = calendar.sessionsOfDay(dayNumber).filter((s) => s.session === "Intraday");
   return regular.length > 0 ? regular[regular.length - 1]!.end : midnight;
+}
+
+/**
+ * For drivers over stored candles (replays, historical MTF sessions): ends the engine's trading
+ * day at its market's close before a bar of a later day is fed, as the day rollover does for a
+ * simulation or live run (day orders expire, `day_end`, the daily counters restart). The day's
+ * end is then stamped at the close, never before the day's own events.
+ */
+export function closeDayBefore(run: Pick<StoredRun, "setup">, engine: TradingEngine, barMs: number): void {
+  const day = engine.tradingDay;
+  if (day < 0) return;
+  if (utcToZoned(Markets[dayMarketOf(run.setup)].timeZone, barMs).dayNumber === day) return;
+  engine.endDay(dayCloseOf(run, day));
+}
+
+/** Ends the day under way at its market's close (a driver's range is done). */
+export function closeDayAtEnd(run: Pick<StoredRun, "setup">, engine: TradingEngine): void {
+  if (engine.tradingDay >= 0) engine.endDay(dayCloseOf(run, engine.tradingDay));
 }
 
 export const DayRollover = {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { EngineEvent, EventType, LogLevel } from "../engine/events";
 import type { EngineSnapshot } from "../engine/engine";
 import type { EngineSetup } from "../engine/setup";
+import { Dec } from "../fees/money";
 
 /**
  * A run is one engine's life: a backtest, or a simulation or live session's trading. Its state
@@ -103,6 +104,12 @@ export function messageOf(event: EngineEvent): string {
 }
 
 /** Values of OrderStatus (docs/trading-sessions.md). */
+/** Decimal places a fill price is answered to: the finest tick of the markets here (US prices under $1). */
+export const PRICE_DECIMALS = 4;
+
+/** A fill price as answered: at most `PRICE_DECIMALS` places, half up (an average of fills in parts is not on a tick). */
+const priceAnswer = (price: unknown) => new Dec(String(price)).toDecimalPlaces(PRICE_DECIMALS).toString();
+
 export const OrderStatus = z
   .enum(["pending", "partially_filled", "filled", "cancelled", "rejected", "denied", "expired"])
   .meta({ id: "OrderStatus" });
@@ -124,7 +131,7 @@ export const TradingOrderResponse = z
     submitted_at: z.string(),
     filled_at: z.string().nullable(),
     cancelled_at: z.string().nullable(),
-    filled_price: z.string().nullable(),
+    filled_price: z.string().nullable().describe("Price of the fill, or the average of its fills so far, to at most 4 decimal places (half up)"),
     filled_quantity: z.string().nullable(),
     commission: z.string().nullable(),
     trading_fee: z.record(z.string(), z.unknown()).nullable(),
@@ -208,7 +215,7 @@ export function orderChangeOf(event: EngineEvent, run: { run_id: string; session
           fields: {
             status: done ? "filled" : "partially_filled",
             filled_at: done ? iso(event.time) : null,
-            filled_price: String(d.average_price),
+            filled_price: priceAnswer(d.average_price),
             filled_quantity: String(d.filled_quantity),
             commission: String(d.total_commission),
           },
@@ -217,7 +224,7 @@ export function orderChangeOf(event: EngineEvent, run: { run_id: string; session
       return {
         kind: "set",
         order_id: String(d.order_id),
-        fields: { status: "filled", filled_at: iso(event.time), filled_price: String(d.price), filled_quantity: String(d.quantity), commission: String(d.commission) },
+        fields: { status: "filled", filled_at: iso(event.time), filled_price: priceAnswer(d.price), filled_quantity: String(d.quantity), commission: String(d.commission) },
       };
     case "order_routed":
       return { kind: "set", order_id: String(d.order_id), fields: { venue_order_id: String(d.venue_order_id) } };

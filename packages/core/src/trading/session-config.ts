@@ -97,6 +97,20 @@ export const SessionConfig = z
   .meta({ id: "TradingSessionConfig" });
 export type SessionConfig = z.infer<typeof SessionConfig>;
 
+/** The most of its free cash an entry uses by default, when the risk configuration allows more. */
+export const DEFAULT_ENTRY_FRACTION = 0.95;
+
+/**
+ * Sizing that fits the risk configuration, when the configuration gives none: an entry uses
+ * `max_position_size` of the sleeve's free cash (at most 95 %), so what a strategy signals is
+ * within the position limit (free cash is at most equity) instead of denied by it
+ * (docs/trading-sessions.md, "Defaults that trade").
+ */
+function defaultSizing(execution: Record<string, unknown> | undefined, risk: Risk.Config): Partial<Execution> {
+  if (execution?.sizing !== undefined) return {};
+  return { sizing: { model: "cash_fraction", fraction: Math.min(DEFAULT_ENTRY_FRACTION, risk.max_position_size) } };
+}
+
 /** The id of the one channel a single-strategy configuration (`strategy_name` at the top) becomes. */
 export const SINGLE_CHANNEL_ID = "main";
 
@@ -139,6 +153,11 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
   const execution = Execution.safeParse(raw.execution ?? {});
   if (!execution.success) {
     for (const i of execution.error.issues) issues.push({ loc: ["config", "execution", ...i.path.map((p) => (typeof p === "number" ? p : String(p)))], msg: i.message, type: i.code });
+  }
+  // One period, shown the same in both places: `timeframe` is `execution.timeframe` when only one is given.
+  const givenExecutionTimeframe = raw.execution?.timeframe;
+  if (raw.timeframe !== undefined && givenExecutionTimeframe !== undefined && execution.success && raw.timeframe !== execution.data.timeframe) {
+    issues.push({ loc: ["config", "timeframe"], msg: `timeframe ${raw.timeframe} differs from execution.timeframe ${execution.data.timeframe}; give one of them`, type: "timeframe_conflict" });
   }
   const timeframe = raw.timeframe ?? (execution.success ? execution.data.timeframe : "1d");
 
@@ -186,7 +205,7 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
     issues.push({ loc: ["config", "channels"], msg: `channels allocate ${round(allocated)} of the capital; the total must not exceed 1`, type: "over_allocated" });
   }
   if (issues.length > 0) throw new ValidationError(issues);
-  return { channels, symbols, timeframe, risk_config: risk, execution: execution.success ? execution.data : Execution.parse({}), venue: raw.venue ?? "broker" };
+  return { channels, symbols, timeframe, risk_config: risk, execution: { ...(execution.success ? execution.data : Execution.parse({})), ...defaultSizing(raw.execution, risk), timeframe }, venue: raw.venue ?? "broker" };
 }
 
 const round = (value: number) => Math.round(value * 1e6) / 1e6;

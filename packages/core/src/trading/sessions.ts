@@ -11,6 +11,8 @@ import { notifyWorker, type SessionCommandSink } from "./commands";
 import type { RunStore } from "./runs";
 import { isWorkerDriven, venueOf } from "./live";
 import { normalizeConfig, SessionConfig, strategyNameOf, strategyParamsOf } from "./session-config";
+import { closingFigures } from "./closing";
+import { engineOf } from "./run-update";
 
 /** How a session trades: over stored candles, at simulated prices through the paper broker, or live through LongPort. */
 export const TradingMode = z.enum(["backtest", "simulation", "live"]).meta({ id: "TradingMode" });
@@ -98,6 +100,8 @@ export interface StoredSession {
   performance_metrics: PerformanceMetrics | null;
   /** The run whose event log the session's views read: its latest backtest, or the session's own run. */
   run_id: string | null;
+  /** The strategy the run of `run_id` ran, when a backtest named one (`strategy_name` of backtest/start); absent: the configuration's. */
+  run_strategy_name?: string;
   /**
    * A stopped session whose venue is its broker, while the session worker cancels the orders it
    * still has there (docs/session-worker.md, "Stopping a session at its broker"); absent otherwise.
@@ -198,7 +202,7 @@ export function toResponse(session: StoredSession): TradingSessionResponse {
     session_name: session.session_name,
     trading_mode: session.trading_mode,
     asset_mode: session.asset_mode,
-    strategy_name: strategyNameOf(session.config),
+    strategy_name: session.run_strategy_name ?? strategyNameOf(session.config),
     status: session.status,
     start_time: session.start_time,
     end_time: session.end_time,
@@ -320,10 +324,16 @@ export async function mutate(deps: SessionDeps, actor: Actor, id: string, change
 }
 
 /** Applies an operation of the state machine, or 409 `INVALID_STATE_TRANSITION`; a simulation or live session's worker is told at once. */
-export async function transition(deps: SessionDeps, actor: Actor, id: string, action: SessionAction): Promise<StoredSession> {
+export async function transition(deps: SessionDeps & { runs?: Pick<RunStore, "get"> }, actor: Actor, id: string, action: SessionAction): Promise<StoredSession> {
   if (action === "start" && deps.accounts) return startFunded(deps, deps.accounts, actor, id);
-  const session = await applyTransition(deps, actor, id, action);
+  let session = await applyTransition(deps, actor, id, action);
   if (isWorkerDriven(session)) await notifyWorker(deps, session.id, "lifecycle", action);
+  // A stopped session shows what it ended with: its run as of the latest snapshot.
+  const run = action === "stop" && session.run_id && deps.runs ? await deps.runs.get(session.run_id) : undefined;
+  if (run) {
+    const figures = closingFigures(engineOf(run).view(null), run.setup.trading_days_per_year);
+    session = await mutate(deps, actor, id, (current) => (current.status === "stopped" ? { ...current, ...figures } : current));
+  }
   return session;
 }
 
@@ -354,7 +364,7 @@ function applyTransition(deps: SessionDeps, actor: Actor, id: string, action: Se
     return {
       ...session,
       status: rule.to,
-      ...(action === "start" ? { start_time: now, end_time: null, orders_at_broker: undefined, funded_by: undefined } : {}),
+      ...(action === "start" ? { start_time: now, end_time: null, orders_at_broker: undefined, funded_by: undefined, final_capital: null, final_capital_by_currency: null } : {}),
       // The worker keeps it listed until the orders it has at its broker are cancelled.
       ...(action === "stop" ? { end_time: now, ...(isWorkerDriven(session) && venueOf(session) === "broker" ? { orders_at_broker: true } : {}) } : {}),
       ...patch,

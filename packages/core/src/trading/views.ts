@@ -319,7 +319,8 @@ export async function riskSummary(deps: ViewDeps, actor: Actor, id: string): Pro
   return {
     session_id: id,
     as_of: run?.snapshot ? iso(run.snapshot.time) : null,
-    risk_config: session.config.risk_config,
+    // What the session's run applies (a backtest's may be its own), else the session's.
+    risk_config: engine.setup.risk ?? session.config.risk_config,
     equity: cents(whole.equity),
     peak_equity: cents(whole.peak),
     current_drawdown: Math.round(whole.current_drawdown * 1e6) / 1e6,

@@ -1,14 +1,20 @@
+import { BarFeed } from "../backtests/bar-feed";
+import type { StoredPeriod } from "../candles/buckets";
+import type { CandleStore } from "../candles/index";
+import { Calendar } from "../market/calendar";
 import { marketOf, Markets } from "../market/market";
-import { isoDateOf, utcToZoned } from "../market/zoned-time";
+import { dayNumberOf, isoDateOf, utcToZoned, zonedTimeToUtc } from "../market/zoned-time";
 import type { MarketData } from "../provider/market-data";
-import { PERIOD_MS } from "../engine/engine";
+import { PERIOD_MS, type TradingEngine, type WarmupNeed } from "../engine/engine";
 import type { Timeframe } from "../strategies/definition";
 import type { Bar } from "../strategies/strategy";
 
 /**
- * History for a fresh simulation or live run's strategies (docs/session-worker.md "Warm-up"):
- * the last closed regular-session bars of a symbol and period, from the market data the session
- * trades on, read backwards a window of exchange days at a time.
+ * History for a fresh run's strategies. A simulation or live run reads the last closed
+ * regular-session bars from the market data the session trades on, backwards a window of
+ * exchange days at a time (docs/session-worker.md "Warm-up"); a run over stored candles (a
+ * replay, a historical MTF session, a backtest with `execution.warm_up`) reads the stored bars
+ * before its range (docs/mtf-and-replay.md "Warm-up").
  */
 
 /** Exchange days per history call: at most about 1,000 bars of any session mix (LongPort's most per call). */
@@ -45,4 +51,37 @@ export async function recentBars(data: MarketData, symbol: string, timeframe: Ti
     end = start - 1;
   }
   return windows.flat().slice(-count);
+}
+
+/** Regular-session bars of a period on the shortest trading day (a US half day, 3.5 hours): how many days warm-up history spans at most. */
+const BARS_PER_SHORT_DAY: Record<StoredPeriod, number> = { "1m": 210, "5m": 42, "1h": 3, "1d": 1 };
+
+/**
+ * Each feed's warm-up need and where its stored history starts (UNIX seconds): enough trading
+ * days before the window for the bars its strategies want.
+ */
+export function warmupWindows(engine: TradingEngine, windowStart: number): { need: WarmupNeed; from: number }[] {
+  return engine.warmupNeeds().map((need) => {
+    const calendar = Calendar.for(marketOf(need.symbol));
+    let day: string = calendar.localDateOf(windowStart * 1000);
+    for (let days = Math.ceil(need.bars / BARS_PER_SHORT_DAY[need.timeframe as StoredPeriod]); days > 0; days--) {
+      const previous = calendar.previousTradingDay(day);
+      if (previous === null) break;
+      day = previous;
+    }
+    return { need, from: Math.min(windowStart, zonedTimeToUtc(calendar.timeZone, dayNumberOf(day), 0) / 1000) };
+  });
+}
+
+/**
+ * Warms `engine`'s strategies up on the stored regular-session bars before `windowStart` (UNIX
+ * seconds) that each of its feeds wants; fewer where fewer are stored (the warm-up's log line
+ * says how many). Its events are the engine's to drain.
+ */
+export async function warmUpFromStore(candles: CandleStore, engine: TradingEngine, windowStart: number): Promise<void> {
+  for (const { need, from } of warmupWindows(engine, windowStart)) {
+    const bars: Bar[] = [];
+    await new BarFeed(candles, [need], from, windowStart - 1, 0).run(Number.MAX_SAFE_INTEGER, (bar) => void bars.push({ ...bar }));
+    engine.warmUp(need, bars.slice(-need.bars));
+  }
 }
