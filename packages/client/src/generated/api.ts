@@ -6454,6 +6454,7 @@ export interface components {
             submitted_at: string;
             filled_at: string | null;
             cancelled_at: string | null;
+            /** @description Price of the fill, or the average of its fills so far, to at most 4 decimal places (half up) */
             filled_price: string | null;
             filled_quantity: string | null;
             commission: string | null;
@@ -6822,6 +6823,22 @@ export interface components {
             end_date: string;
             timeframe: components["schemas"]["Timeframe"];
             execution: components["schemas"]["Execution"];
+            /** @description The risk configuration the run applied: the session's, or strategy_config.risk_config over it (docs/trading-sessions.md); null for a backtest started before every run applied one */
+            risk_config: {
+                max_position_size: number;
+                max_total_exposure: number;
+                max_drawdown: number;
+                max_daily_loss: number;
+                max_loss_per_trade: number;
+                stop_loss_pct: number;
+                take_profit_pct: number;
+                trailing_stop_pct: number | null;
+                max_open_positions: number;
+                max_daily_trades: number;
+                leverage_limit: number;
+                max_order_notional: number | null;
+                allow_short: boolean;
+            } | null;
             initial_capital: string;
             final_capital: string;
             /** @description Cash plus positions at their last close per currency, to the cent */
@@ -7355,6 +7372,12 @@ export interface components {
             bars: number;
             last_sequence: number;
             equity: string;
+            /** @description Orders the replay's strategies placed (denied ones included) */
+            orders: number;
+            /** @description Of them, those a pre-trade check denied (their reasons: the replay's run's order_denied events, streamed on the session's socket) */
+            denied_orders: number;
+            /** @description Round trips closed */
+            closed_trades: number;
             updated_at: string;
         };
         /** @enum {string} */
@@ -7412,6 +7435,7 @@ export interface components {
             submitted_at: string;
             filled_at: string | null;
             cancelled_at: string | null;
+            /** @description Price of the fill, or the average of its fills so far, to at most 4 decimal places (half up) */
             filled_price: string | null;
             filled_quantity: string | null;
             commission: string | null;

@@ -356,7 +356,7 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
   // The session follows its latest backtest: its views read this run from now on.
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = (await deps.sessions.get(session.id))!;
-    const next: StoredSession = { ...current, status: "running", run_id: runIdOf(backtest), run_strategy_name: strategyNameOf(config), start_time: now, end_time: null, initial_capital: request.initial_capital, version: current.version + 1, updated_at: now };
+    const next: StoredSession = { ...current, status: "running", run_id: runIdOf(backtest), run_strategy_name: strategyNameOf(backtest.config), start_time: now, end_time: null, initial_capital: request.initial_capital, version: current.version + 1, updated_at: now };
     if (await deps.sessions.replace(next, current.version)) break;
   }
   await deps.workflows.start("backtest", executionName(backtest), { backtest_id: backtest.id });
