@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
-import { referenceCase } from "../../packages/core/src/engine/testing/reference";
+import { referenceCase, REFERENCE_RISK } from "../../packages/core/src/engine/testing/reference";
 import { backtestHandlers } from "../../packages/functions/src/workflow/backtest";
 import { sweepHandlers } from "../../packages/functions/src/workflow/sweep";
 import { LocalWorkflowRunner } from "../../packages/local/src/workflow-runner";
@@ -41,7 +41,7 @@ async function startSweep(token: string, body: Record<string, unknown> = {}) {
   const session = await backtestSession(token);
   const started = await api.json("POST", "/api/v1/backtest/sweeps", 200, {
     token,
-    body: { session_id: session.id, strategy_name: "ma_crossover", strategy_config: { execution: EXECUTION }, parameters: GRID, symbols: ["AAPL.US"], ...WINDOW, initial_capital: ref.rules.initial_cash, ...body },
+    body: { session_id: session.id, strategy_name: "ma_crossover", strategy_config: { execution: EXECUTION, risk_config: REFERENCE_RISK }, parameters: GRID, symbols: ["AAPL.US"], ...WINDOW, initial_capital: ref.rules.initial_cash, ...body },
   });
   return { session, sweepId: started.sweep_id as string, started };
 }
@@ -83,7 +83,7 @@ describe("parameter sweeps", () => {
       const session = await backtestSession(user.token);
       const { backtest_id } = await api.json("POST", "/api/v1/backtest/start", 200, {
         token: user.token,
-        body: { session_id: session.id, strategy_name: "ma_crossover", strategy_config: { ...run.parameters, execution: EXECUTION }, symbols: ["AAPL.US"], ...WINDOW, initial_capital: ref.rules.initial_cash },
+        body: { session_id: session.id, strategy_name: "ma_crossover", strategy_config: { ...run.parameters, execution: EXECUTION, risk_config: REFERENCE_RISK }, symbols: ["AAPL.US"], ...WINDOW, initial_capital: ref.rules.initial_cash },
       });
       expect((await runner.outcome("backtest", `${backtest_id}-1`))?.status).toBe("SUCCEEDED");
       await expectSameResults(api, user.token, [run.backtest_id, backtest_id]);

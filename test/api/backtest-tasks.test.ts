@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Backtests } from "../../packages/core/src/backtests/index";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
-import { referenceCase, REFERENCE_SYMBOLS } from "../../packages/core/src/engine/testing/reference";
+import { referenceCase, REFERENCE_SYMBOLS, REFERENCE_RISK } from "../../packages/core/src/engine/testing/reference";
 import type { WorkflowInput } from "../../packages/core/src/workflows";
 import { Dec } from "../../packages/core/src/fees/money";
 import { createTestApi, type TestApi } from "../support/harness";
@@ -31,7 +31,6 @@ beforeAll(async () => {
 });
 
 /** Risk rules under which the reference runs trade as they did (the default preset with its position, per-trade loss, drawdown and daily loss limits out of the way). */
-const REFERENCE_RISK = { max_position_size: 1, max_loss_per_trade: 0.1, max_drawdown: 1, max_daily_loss: 1 };
 
 async function startBacktest(symbol: string, overrides: Record<string, unknown> = {}) {
   const ref = referenceCase(symbol as "AAPL.US");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
-import { referenceCase } from "../../packages/core/src/engine/testing/reference";
+import { referenceCase, REFERENCE_RISK } from "../../packages/core/src/engine/testing/reference";
 import type { Bar } from "../../packages/core/src/strategies/strategy";
 import { backtestHandlers } from "../../packages/functions/src/workflow/backtest";
 import { LocalWorkflowRunner } from "../../packages/local/src/workflow-runner";
@@ -35,7 +35,7 @@ async function referenceBacktest(symbol: string, bars: Bar[], execution: Record<
       session_id: session.id,
       strategy_name: "ma_crossover",
       // The reference rules hold 95 % of equity in one symbol: over the session's default risk configuration.
-      strategy_config: { fast_period: rules.fast, slow_period: rules.slow, execution, risk_config: { max_position_size: 1, max_loss_per_trade: 0.1, max_drawdown: 1, max_daily_loss: 1 } },
+      strategy_config: { fast_period: rules.fast, slow_period: rules.slow, execution, risk_config: REFERENCE_RISK },
       symbols: [symbol],
       start_date: day(bars[firstBar]!.timestamp),
       end_date: day(bars.at(-1)!.timestamp),

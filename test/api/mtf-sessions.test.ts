@@ -208,6 +208,8 @@ describe("MTF sessions", () => {
     const ends = logged.filter((e) => e.type === "day_end").map((e) => e.timestamp.slice(11));
     expect(ends.length).toBe(DAYS.length);
     expect(new Set(ends)).toEqual(new Set(["20:00:00.000Z"]));
+    // Event times never go backwards: the day's last hourly bar (19:30Z) is stamped at the close, not at 20:30Z after the day's end.
+    expect(logged.every((e, i) => i === 0 || e.timestamp >= logged[i - 1]!.timestamp)).toBe(true);
     const refused = await api.json("POST", `/api/v1/trading/mtf/sessions/${id}/step`, 409, { token });
     expect(refused).toMatchObject({ error_code: "INVALID_STATE_TRANSITION", current_status: "completed" });
   });

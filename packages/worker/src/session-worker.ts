@@ -161,7 +161,7 @@ export class SessionWorker {
       }
       const done = await this.exchangeWithVenue(driven.session, run);
       if (done === null) continue;
-      if (done && driven.session.funded_by !== undefined) await this.reconcile(driven.session, driven.session.funded_by, done.run);
+      if (done && driven.session.funded_by !== undefined) await this.reconcile(driven.session, driven.session.funded_by, done);
       if (stopping && done?.run.snapshot?.pending.length === 0) await this.settle(driven.session);
     }
   }
@@ -194,20 +194,20 @@ export class SessionWorker {
    * may have filled more since the engine read it, so a difference first reads the venue again;
    * one that stays is a critical alert on the session and an error line with both figures.
    */
-  private async reconcile(session: StoredSession, account: string, run: StoredRun): Promise<void> {
+  private async reconcile(session: StoredSession, account: string, booked: { run: StoredRun; engine: TradingEngine }): Promise<void> {
     const paper = this.services.paperBroker.deps;
-    let current = run;
+    let current = booked;
     for (let attempt = 0; ; attempt++) {
       const sleeve = await PaperAccounts.sleeve(paper, account, session.id);
       if (!sleeve) return;
-      const differences = sleeveDifferences(holdingsOf(engineOf(current).view(null)), sleeve);
+      const differences = sleeveDifferences(holdingsOf(current.engine.view(null)), sleeve);
       if (differences.length === 0) {
         this.mismatches.delete(session.id);
         return;
       }
-      const again = attempt === 0 && current.snapshot && current.snapshot.pending.length > 0 ? await this.exchangeWithVenue(session, current) : null;
+      const again = attempt === 0 && current.run.snapshot && current.run.snapshot.pending.length > 0 ? await this.exchangeWithVenue(session, current.run) : null;
       if (again) {
-        current = again.run;
+        current = again;
         continue;
       }
       const text = differences.map((d) => `${d.what}: session ${d.session}, account ${d.account}`).join("; ");

@@ -134,14 +134,18 @@ export class TradingEngine implements EngineCore {
 
   // ---- inputs -------------------------------------------------------------------------------
 
-  /** Feeds one closed bar of `timeframe`. Bars must arrive in time order across symbols. */
-  onBar(bar: Bar, timeframe: Timeframe): void {
+  /**
+   * Feeds one closed bar of `timeframe`. Bars must arrive in time order across symbols. What it
+   * causes is stamped at `closeMs`: its open plus its period unless the driver knows it closed
+   * earlier (an hourly or daily bar at the market's close, `rollover.ts` `barCloseOf`).
+   */
+  onBar(bar: Bar, timeframe: Timeframe, closeMs?: number): void {
     const at = bar.timestamp;
     const info = this.info(bar.symbol);
     this.step(info, at, bar.open, bar.high, bar.low, bar.close, bar.volume);
     const listeners = info.routes[timeframe];
     if (listeners === undefined) return;
-    const closeTime = at + PERIOD_MS[timeframe];
+    const closeTime = closeMs ?? at + PERIOD_MS[timeframe];
     for (let i = 0; i < listeners.length; i++) {
       const { channel, sleeve } = listeners[i];
       if (sleeve.role !== null) {

@@ -150,7 +150,7 @@ export const LiveRuns = {
       const fresh = bars.filter((b) => b.close_ms > cursor);
       if (fresh.length === 0) return null;
       const engine = engineOf(run);
-      for (const { bar, timeframe } of fresh) engine.onBar(bar, timeframe);
+      for (const { bar, timeframe, close_ms } of fresh) engine.onBar(bar, timeframe, close_ms);
       const progress = { cursor_ms: fresh[fresh.length - 1]!.close_ms, bars: (run.progress?.bars ?? 0) + fresh.length, bars_total: 0, done: false };
       return { engine, value: null, progress };
     }, () => conflict("RUN_MISSING", `Run ${runId} does not exist`));

@@ -15,7 +15,7 @@ import type { RunProgress, StoredRun } from "./runs";
 import { engineOf, updateRun } from "./run-update";
 import { feedsOf } from "./session-config";
 import { warmUpFromStore } from "./warm-up";
-import { closeDayAtEnd, closeDayBefore } from "./rollover";
+import { barCloseOf, closeDayAtEnd, closeDayBefore } from "./rollover";
 import { owned, type StoredSession } from "./sessions";
 import type { ViewDeps } from "./views";
 
@@ -204,12 +204,13 @@ async function feedRun(deps: DriverDeps, run: StoredRun, driver: DriverState, un
   const wanted = until.steps ?? Infinity;
   if (!progress.done && (wanted > 0 || until.toMs !== undefined)) {
     const feed = new BarFeed(deps.candles, driver.feeds, Math.floor(driver.start_ms / 1000), Math.floor(driver.end_ms / 1000), progress.cursor_ms);
+    const closes = { day: -1, close: 0 };
     fed = await feed.run(
       Number.MAX_SAFE_INTEGER,
       (bar, timeframe) => {
         if (timeframe === driver.step_timeframe) steps++;
         closeDayBefore(run, engine, bar.timestamp);
-        engine.onBar(bar, timeframe);
+        engine.onBar(bar, timeframe, barCloseOf(run, bar, timeframe, closes));
       },
       () => false,
       (close) => steps >= wanted || (until.toMs !== undefined && close > until.toMs),

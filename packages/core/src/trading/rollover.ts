@@ -1,4 +1,5 @@
-import { dayMarketOf, TradingEngine } from "../engine/engine";
+import { dayMarketOf, PERIOD_MS, TradingEngine } from "../engine/engine";
+import type { Timeframe } from "../strategies/definition";
 import type { EngineEvent } from "../engine/events";
 import { Calendar } from "../market/calendar";
 import { Markets } from "../market/market";
@@ -85,6 +86,22 @@ export function closeDayBefore(run: Pick<StoredRun, "setup">, engine: TradingEng
   if (day < 0) return;
   if (utcToZoned(Markets[dayMarketOf(run.setup)].timeZone, barMs).dayNumber === day) return;
   engine.endDay(dayCloseOf(run, day));
+}
+
+/**
+ * When a bar closes for the engine: its open plus its period, but no later than the regular close
+ * of its day (the market's last hourly bar, a daily bar), so that what it causes is not stamped
+ * after the day's end. `memo` keeps the last day's close between bars.
+ */
+export function barCloseOf(run: Pick<StoredRun, "setup">, bar: { timestamp: number }, timeframe: Timeframe, memo: { day: number; close: number }): number {
+  const end = bar.timestamp + PERIOD_MS[timeframe];
+  if (timeframe === "1m") return end;
+  const day = utcToZoned(Markets[dayMarketOf(run.setup)].timeZone, bar.timestamp).dayNumber;
+  if (day !== memo.day) {
+    memo.day = day;
+    memo.close = dayCloseOf(run, day);
+  }
+  return memo.close > bar.timestamp ? Math.min(end, memo.close) : end;
 }
 
 /** Ends the day under way at its market's close (a driver's range is done). */

@@ -54,3 +54,9 @@ export function referenceCase(symbol: "AAPL.US" | "700.HK"): ReferenceCase {
 }
 
 export const REFERENCE_SYMBOLS = ["AAPL.US", "700.HK"] as const;
+
+/**
+ * A risk configuration that lets the reference rules trade as the reference engine did (every
+ * run applies the session's risk configuration unless the run gives its own, docs/trading-sessions.md).
+ */
+export const REFERENCE_RISK = { max_position_size: 1, max_loss_per_trade: 0.1, max_drawdown: 1, max_daily_loss: 1 };
