@@ -6,6 +6,7 @@ import { assetsGroup } from "./groups/assets";
 import { indicatorsGroup } from "./groups/indicators";
 import { strategiesGroup } from "./groups/strategies";
 import { mountDocsPage } from "./http/docs-page";
+import { withConditionalRequests } from "./http/etag";
 import { createGroup, createSingleGroupApp, withConventions, type Group, type GroupServices } from "./http/group";
 
 const openApiInfo = {
@@ -38,7 +39,7 @@ export function createApp(services: Services): Group {
   const app = withConventions(createGroup(), services);
   for (const build of Object.values(groups)) app.route("/", build(services));
   registerSecurity(app);
-  app.doc31("/openapi.json", openApiInfo);
+  app.get("/openapi.json", (c) => c.json(withConditionalRequests(app.getOpenAPI31Document(openApiInfo))));
   mountDocsPage(app, DOCS_PAGE);
   return app;
 }
