@@ -19,14 +19,9 @@ const DAYS = ["2024-03-18", "2024-03-19", "2024-03-20", "2024-03-21", "2024-03-2
 
 describe("the close, raced", () => {
   it("ends each day once, logs what the socket carried, and expires the orders the close overtook", async () => {
-    const session = await h.api.json("POST", "/api/v1/trading/sessions", 201, {
-      token: h.token,
-      body: { session_name: "close race", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
-    });
+    const session = await h.startSession("close race", config);
     const id = session.id as string;
     expect(session.config.venue).toBe("broker");
-    await h.api.services.realtime.connections.add({ connection_id: "watcher", topic: `session:${id}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
-    await h.api.json("POST", `/api/v1/trading/sessions/${id}/start`, 200, { token: h.token });
     worker = await h.newWorker();
     const overtaken: string[] = [];
 
@@ -50,13 +45,7 @@ describe("the close, raced", () => {
       await worker.tick();
     }
 
-    const events: any[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await h.api.json("GET", `/api/v1/trading/sessions/${id}/logs?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, 200, { token: h.token });
-      events.push(...page.items);
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor);
+    const events = await h.logs(id);
     // One sequence without a gap, and one day_end per day.
     expect(events.map((e) => e.sequence)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
     const dayEnds = events.filter((e) => e.type === "day_end");

@@ -14,12 +14,7 @@ const config = { strategy_name: "ma_crossover", parameters: { fast_period: 3, sl
 
 describe("commands under contention", () => {
   it("applies 50 orders and 50 reset-daily sent at once, with a bar fed meanwhile: no 5xx, each order once, no gap in the events", async () => {
-    const session = await h.api.json("POST", "/api/v1/trading/sessions", 201, {
-      token: h.token,
-      body: { session_name: "contention", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
-    });
-    const id = session.id as string;
-    await h.api.json("POST", `/api/v1/trading/sessions/${id}/start`, 200, { token: h.token });
+    const id = (await h.startSession("contention", config)).id as string;
     worker = await h.newWorker();
     await h.minutes(worker, 3);
 
@@ -49,13 +44,7 @@ describe("commands under contention", () => {
     expect(manual.map((o: { price: string }) => Number(o.price)).sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => 1 + i / 100));
 
     // The event log: sequences 1..n without a gap, 50 resets, every order's event once.
-    const events = [];
-    let cursor: string | undefined;
-    do {
-      const page = await h.api.json("GET", `/api/v1/trading/sessions/${id}/logs?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, 200, { token: h.token });
-      events.push(...page.items);
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor);
+    const events = await h.logs(id);
     const sequences = events.map((e: { sequence: number }) => e.sequence);
     expect(sequences).toEqual(Array.from({ length: sequences.length }, (_, i) => i + 1));
     const run = (await h.api.services.trading.sessions.runs.get(id))!;
