@@ -9,6 +9,11 @@
  *  - push → socket p50/p99: from the moment the simulated market pushes a minute's candlestick
  *    to the moment a WebSocket client receives an event that bar caused.
  *
+ * Then commands under load (docs/session-worker.md "Commands from the API"): 1, 10 and 50 clients
+ * each send a limit order and a reset-daily at once into one running session while the worker
+ * feeds it a bar; the answers' statuses and p50/p99/max times (`BENCH_CLIENTS=50` for that row
+ * alone, `BENCH_SESSIONS=` to leave the worker's table out).
+ *
  * The market's clock is driven here a minute per step; the sockets' client is in this process, and
  * each step waits until the sockets are idle before the next push, so a message is timed against
  * the push that caused it.
@@ -28,7 +33,9 @@ import { SessionWorker } from "../packages/worker/src/session-worker";
 import { printTable } from "./support/table";
 
 const markdown = process.argv.includes("--markdown");
-const SIZES = (process.env.BENCH_SESSIONS ?? "1,10,100").split(",").map(Number);
+const SIZES = (process.env.BENCH_SESSIONS ?? "1,10,100").split(",").filter(Boolean).map(Number);
+/** Clients sending at once into one session, for the commands table. */
+const CLIENTS = (process.env.BENCH_CLIENTS ?? "1,10,50").split(",").filter(Boolean).map(Number);
 /** Steps (minutes) per size: enough bars for the strategies to trade, the whole run about a minute. */
 const STEPS: Record<number, number> = { 1: 240, 10: 120, 100: 40 };
 const PASSWORD = "bench-admin-password-1";
@@ -37,22 +44,26 @@ const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? NaN :
 
 const dynamo = await startDynamoDbLocal();
 const rows: Record<string, string | number>[] = [];
+const commandRows: Record<string, string | number>[] = [];
 try {
   for (const sessions of SIZES) rows.push(await measure(sessions, STEPS[sessions] ?? 60));
+  for (const clients of CLIENTS) commandRows.push(await measureCommands(clients, 5));
 } finally {
   await dynamo.stop();
 }
 
-if (markdown) {
-  const columns = Object.keys(rows[0]!);
-  console.log(`\n| ${columns.join(" | ")} |\n|${columns.map(() => "---").join("|")}|`);
-  for (const row of rows) console.log(`| ${columns.map((c) => row[c]).join(" | ")} |`);
-} else {
-  printTable("Session worker: closed 1-minute bars into N running sessions, push to WebSocket", rows);
-}
+const show = (title: string, table: Record<string, string | number>[]) => {
+  if (table.length === 0) return;
+  if (!markdown) return printTable(title, table);
+  const columns = Object.keys(table[0]!);
+  console.log(`\n${title}\n\n| ${columns.join(" | ")} |\n|${columns.map(() => "---").join("|")}|`);
+  for (const row of table) console.log(`| ${columns.map((c) => row[c]).join(" | ")} |`);
+};
+show("Session worker: closed 1-minute bars into N running sessions, push to WebSocket", rows);
+show("Commands under load: N clients each send an order and a reset-daily at once into one running session (5 rounds, a bar fed during each)", commandRows);
 
-async function measure(sessionCount: number, steps: number): Promise<Record<string, string | number>> {
-  let clock = Date.parse("2024-03-15T13:30:00Z"); // the US regular session opens (EDT)
+/** The embedded runtime on its own table, its market clock read from `clock()`, and an admin's token. */
+async function openRuntime(clock: () => number) {
   const runtime = await startLocalRuntime({
     env: {
       DYNAMODB_ENDPOINT: dynamo.endpoint,
@@ -63,25 +74,81 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
       CAPTCHA_TEST_CODE: "bench-code",
       SESSION_WORKER: "off",
     },
-    marketNow: () => clock,
+    marketNow: clock,
     log: () => undefined,
   });
+  const base = `http://127.0.0.1:${runtime.port}`;
+  /** One request: its status, its body and how long its answer took. */
+  const send = async (method: string, path: string, body?: unknown, token?: string) => {
+    const started = performance.now();
+    const response = await fetch(base + path, {
+      method,
+      headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, text, ms: performance.now() - started };
+  };
+  const call = async (method: string, path: string, body?: unknown, token?: string) => {
+    const answer = await send(method, path, body, token);
+    if (answer.status >= 400) throw new Error(`${method} ${path}: ${answer.status} ${answer.text}`);
+    return JSON.parse(answer.text) as any;
+  };
+  const token = (await call("POST", "/api/v1/login", { username: "admin", password: PASSWORD, captcha: "bench-code" })).access_token as string;
+  return { runtime, send, call, token };
+}
+
+/**
+ * Commands under load: `clients` clients each send a limit order and a reset-daily at once into
+ * one running session while the worker feeds it a bar; the answers' times and statuses. Repeated
+ * `rounds` times, all answers pooled.
+ */
+async function measureCommands(clients: number, rounds: number): Promise<Record<string, string | number>> {
+  let clock = Date.parse("2024-03-15T14:30:00Z");
+  const { runtime, send, call, token } = await openRuntime(() => clock);
+  let worker: SessionWorker | undefined;
+  try {
+    const config = { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "1m", venue: "bars" };
+    const session = await call("POST", "/api/v1/trading/sessions", { session_name: "bench commands", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "1000000", config }, token);
+    await call("POST", `/api/v1/trading/sessions/${session.id}/start`, undefined, token);
+    worker = new SessionWorker(runtime.services, { marketData: await runtime.services.marketData(), tickMs: 1e9, refreshMs: 1e9 });
+    await worker.start();
+    const times: number[] = [];
+    const statuses = new Map<number, number>();
+    for (let round = 0; round < rounds; round++) {
+      clock += 60_000;
+      const sent = Array.from({ length: clients }, (_, i) => [
+        send("POST", "/api/v1/trading/orders", { session_id: session.id, symbol: "AAPL.US", side: "buy", order_type: "limit", price: String(1 + i / 100), quantity: "1" }, token),
+        send("POST", `/api/v1/trading/sessions/${session.id}/risk/reset-daily`, undefined, token),
+      ]).flat();
+      const [answers] = await Promise.all([Promise.all(sent), worker.tick()]);
+      for (const answer of answers) {
+        times.push(answer.ms);
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      }
+    }
+    times.sort((a, b) => a - b);
+    return {
+      clients,
+      requests: times.length,
+      answers: [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${count} × ${status}`).join(", "),
+      "p50 (ms)": percentile(times, 50).toFixed(1),
+      "p99 (ms)": percentile(times, 99).toFixed(1),
+      "max (ms)": times[times.length - 1]!.toFixed(1),
+    };
+  } finally {
+    await worker?.stop();
+    await runtime.stop();
+  }
+}
+
+async function measure(sessionCount: number, steps: number): Promise<Record<string, string | number>> {
+  let clock = Date.parse("2024-03-15T13:30:00Z"); // the US regular session opens (EDT)
+  const { runtime, call, token } = await openRuntime(() => clock);
   const sockets: WebSocket[] = [];
   const topics: string[] = [];
   let worker: SessionWorker | undefined;
   try {
-    const base = `http://127.0.0.1:${runtime.port}`;
-    const call = async (method: string, path: string, body?: unknown, token?: string) => {
-      const response = await fetch(base + path, {
-        method,
-        headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-      return response.json() as Promise<any>;
-    };
-    const token = (await call("POST", "/api/v1/login", { username: "admin", password: PASSWORD, captcha: "bench-code" })).access_token as string;
-
     // Every message a socket receives, with its arrival time; and the time of each step's push.
     const arrivals: number[] = [];
     let lastArrival = 0;

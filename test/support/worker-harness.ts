@@ -47,6 +47,29 @@ export class WorkerHarness {
     return worker;
   }
 
+  /** A simulation session with `config` at 100,000 of starting capital, watched by a socket connection (pushes land in `pushed`) and started. */
+  async startSession(name: string, config: Record<string, unknown>): Promise<any> {
+    const session = await this.api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: this.token,
+      body: { session_name: name, trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
+    });
+    await this.api.services.realtime.connections.add({ connection_id: `watcher-${session.id}`, topic: `session:${session.id}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
+    await this.api.json("POST", `/api/v1/trading/sessions/${session.id}/start`, 200, { token: this.token });
+    return session;
+  }
+
+  /** Every line of a session's `/logs`, following its pages. */
+  async logs(sessionId: string): Promise<any[]> {
+    const lines: any[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.api.json("GET", `/api/v1/trading/sessions/${sessionId}/logs?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, 200, { token: this.token });
+      lines.push(...page.items);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    return lines;
+  }
+
   /** Moves the clock a minute at a time, the worker stepping after each. */
   async minutes(worker: SessionWorker, count: number): Promise<void> {
     for (let i = 0; i < count; i++) {

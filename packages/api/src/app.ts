@@ -9,6 +9,7 @@ import { strategiesGroup } from "./groups/strategies";
 import { mountDocsPage } from "./http/docs-page";
 import { ErrorBody } from "./http/errors";
 import { finishDocument } from "./http/openapi";
+import { withConditionalRequests } from "./http/etag";
 import { createGroup, createSingleGroupApp, withConventions, type Group, type GroupServices } from "./http/group";
 
 const openApiInfo = {
@@ -43,7 +44,7 @@ export function createApp(services: Services): Group {
   registerSecurity(app);
   app.openAPIRegistry.register("ErrorBody", ErrorBody);
   let document: unknown;
-  app.get("/openapi.json", (c) => c.json((document ??= finishDocument(app.getOpenAPI31Document(openApiInfo as never))) as object));
+  app.get("/openapi.json", (c) => c.json((document ??= finishDocument(withConditionalRequests(app.getOpenAPI31Document(openApiInfo as never)))) as object));
   app.get("/asyncapi.json", (c) => c.json(asyncApiDocument(openApiInfo.info.version)));
   mountDocsPage(app, DOCS_PAGE);
   return app;

@@ -1,3 +1,5 @@
+import { DomainError } from "./errors";
+
 /**
  * Retries for optimistic writers that lost a race: full-jitter exponential backoff (a random
  * wait between 0 and base·2^attempt, capped), bounded attempts, so writers that collided spread
@@ -28,3 +30,14 @@ export async function retrying<T>(work: (attempt: number) => Promise<T>, options
     }
   }
 }
+
+/**
+ * An update without `If-Match` that lost the race to another writer (409 `…_CHANGED`) reads
+ * again and reapplies: the last writer wins (docs/api-conventions.md "Concurrent updates").
+ */
+export const LAST_WRITER_WINS: Omit<RetryOptions, "random" | "sleep"> = {
+  attempts: 12,
+  baseMs: 5,
+  maxMs: 200,
+  retryable: (error) => error instanceof DomainError && error.status === 409 && error.code.endsWith("_CHANGED"),
+};

@@ -18,6 +18,7 @@ import type { StoredSession } from "@tp/core/trading/sessions";
 import type { StoredRun } from "@tp/core/trading/runs";
 import * as Replay from "@tp/core/trading/replay";
 import { holdingsOf, sleeveDifferences } from "@tp/core/trading/accounts";
+import { dayCloseOf } from "@tp/core/trading/rollover";
 import { PaperAccounts } from "@tp/core/paper/accounts";
 
 export interface SessionWorkerOptions {
@@ -172,7 +173,9 @@ export class SessionWorker {
     let reports: VenueReport[];
     try {
       // A session trading its simulated account books the fees the paper broker charged it (docs/accounts.md "Fees and the cash of a fill").
-      reports = await exchange(await this.gatewayOf(session), run.snapshot!.pending, deps.now(), { bookVenueFees: session.funded_by !== undefined });
+      // Once the engine's day has closed, orders not at the broker yet wait for the rollover, which expires them (docs/session-worker.md "Day rollover").
+      const marketClosed = run.snapshot!.day >= 0 && deps.now() >= dayCloseOf(run, run.snapshot!.day);
+      reports = await exchange(await this.gatewayOf(session), run.snapshot!.pending, deps.now(), { bookVenueFees: session.funded_by !== undefined, marketClosed });
     } catch (error) {
       // The broker is unreachable or busy: nothing was booked; the next step asks again.
       console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Broker exchange failed", session_id: session.id, error: String(error) }));

@@ -81,7 +81,17 @@ interface RunItem {
   last_sequence: number;
   version: number;
   updated_at: string;
+  /** The events of a save too large for one transaction, until their own items are written (gzipped JSON). */
+  outbox?: Uint8Array;
 }
+
+/** Items DynamoDB takes in one TransactWriteItems. */
+const TRANSACTION_ITEMS = 100;
+
+const runOf = (item: RunItem): StoredRun => {
+  const { setup, snapshot, progress } = JSON.parse(gunzipSync(item.state).toString("utf8")) as Pick<StoredRun, "setup" | "snapshot" | "progress">;
+  return { run_id: item.run_id, session_id: item.session_id, user_id: item.user_id, setup, snapshot, progress: progress ?? null, version: item.version, updated_at: item.updated_at };
+};
 
 interface OrderItem extends TradingOrderResponse {
   /** Sequence of the event that created the order: orders list in the order they were placed. */
@@ -121,15 +131,20 @@ export class DynamoRunStore implements RunStore {
   async get(runId: string): Promise<StoredRun | undefined> {
     const item = await this.states.get(Keys.runState(runId));
     if (!item) return undefined;
-    const { setup, snapshot, progress } = JSON.parse(gunzipSync(item.state).toString("utf8")) as Pick<StoredRun, "setup" | "snapshot" | "progress">;
-    return { run_id: item.run_id, session_id: item.session_id, user_id: item.user_id, setup, snapshot, progress: progress ?? null, version: item.version, updated_at: item.updated_at };
+    const run = runOf(item);
+    // A save too large for one transaction committed its events here first; a crash may have kept them from their own items.
+    if (item.outbox) await this.writeEvents(run, JSON.parse(gunzipSync(item.outbox).toString("utf8")) as EngineEvent[]);
+    return run;
   }
 
+  /**
+   * Saves the run with its events and the order changes they imply, all or nothing, conditionally
+   * on the run's version: a writer that lost the race has written nothing (docs/session-worker.md
+   * "One order of events"). One transaction when they fit in one (`TRANSACTION_ITEMS`); a larger
+   * save commits the run with its events inside it (`outbox`), then writes their items, then
+   * clears the outbox; a crash in between leaves them to the next `get`, which writes them first.
+   */
   async save(run: StoredRun, expectedVersion: number, events: EngineEvent[]): Promise<boolean> {
-    if (events.length > 0) {
-      await this.events_.putMany(events.map((e) => ({ ...e, run_id: run.run_id, level: levelOf(e), category: categoryOf(e) })));
-      await this.applyOrderChanges(run, events);
-    }
     const item: RunItem = {
       run_id: run.run_id,
       session_id: run.session_id,
@@ -139,15 +154,35 @@ export class DynamoRunStore implements RunStore {
       version: run.version,
       updated_at: run.updated_at,
     };
-    return transactIfUnchanged(this.db, [
-      expectedVersion === 0 ? { put: this.states.toItem(item), ifAbsent: true } : { put: this.states.toItem(item), ifVersion: expectedVersion },
-    ]);
+    const guard = (put: RunItem): TransactionStep =>
+      expectedVersion === 0 ? { put: this.states.toItem(put), ifAbsent: true } : { put: this.states.toItem(put), ifVersion: expectedVersion };
+    const eventItems = this.eventItems(run, events);
+    const orderItems = await this.orderChanges(run, events);
+    if (1 + eventItems.length + orderItems.length <= TRANSACTION_ITEMS) {
+      return transactIfUnchanged(this.db, [guard(item), ...eventItems.map((e) => ({ put: this.events_.toItem(e) })), ...orderItems.map((o) => ({ put: this.orders_.toItem(o) }))]);
+    }
+    if (!(await transactIfUnchanged(this.db, [guard({ ...item, outbox: gzipSync(JSON.stringify(events)) })]))) return false;
+    await this.events_.putMany(eventItems);
+    await this.orders_.putMany(orderItems);
+    // Only while no later save replaced it (a later writer read it through `get`, which wrote the events).
+    await transactIfUnchanged(this.db, [{ put: this.states.toItem(item), ifVersion: run.version }]);
+    return true;
   }
 
-  /** Creates and updates the order records the events imply (read, change, write: idempotent under retries). */
-  private async applyOrderChanges(run: StoredRun, events: EngineEvent[]) {
+  private eventItems(run: StoredRun, events: EngineEvent[]): StoredEvent[] {
+    return events.map((e) => ({ ...e, run_id: run.run_id, level: levelOf(e), category: categoryOf(e) }));
+  }
+
+  /** Writes events and their order changes (idempotent: the same items again). */
+  private async writeEvents(run: StoredRun, events: EngineEvent[]) {
+    await this.events_.putMany(this.eventItems(run, events));
+    await this.orders_.putMany(await this.orderChanges(run, events));
+  }
+
+  /** The order records the events create and change, as they will be (read and changed here, written by the caller). */
+  private async orderChanges(run: StoredRun, events: EngineEvent[]): Promise<OrderItem[]> {
     const changes = events.map((e) => ({ sequence: e.sequence, change: orderChangeOf(e, run) })).filter((c) => c.change !== null);
-    if (changes.length === 0) return;
+    if (changes.length === 0) return [];
     const touched = new Map<string, OrderItem>();
     const updatedIds = changes.flatMap(({ change }) => (change!.kind === "set" ? [change!.order_id] : []));
     const createdIds = new Set(changes.flatMap(({ change }) => (change!.kind === "create" ? [change!.order.id] : [])));
@@ -160,7 +195,7 @@ export class DynamoRunStore implements RunStore {
         if (order) touched.set(order.id, { ...order, ...change!.fields });
       }
     }
-    await this.orders_.putMany([...touched.values()]);
+    return [...touched.values()];
   }
 
   async events(runId: string, query: EventQuery) {

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { BrokerCreate, BrokerResponse, BrokerUpdate, Brokers, FeeCalculateRequest, TestResponse } from "@tp/core/brokers/index";
 import { FeeCalculateResponse, FeeConfig, FeeConfigInput } from "@tp/core/fees/index";
 import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { versionTag } from "../http/etag";
 
 const BrokerIdParam = z.object({ broker_id: z.string().min(1).max(64) });
 const ListQuery = z.object({
@@ -72,7 +73,7 @@ export function brokersGroup(services: GroupServices<"brokers">) {
     }),
     async (c) => {
       const broker = await Brokers.get(deps, c.get("principal").user, c.req.valid("param").broker_id);
-      return c.json(Brokers.toResponse(deps, broker), 200);
+      return c.json(Brokers.toResponse(deps, broker), 200, { ETag: versionTag(broker.version) });
     },
   );
 
@@ -93,8 +94,8 @@ export function brokersGroup(services: GroupServices<"brokers">) {
       },
     }),
     async (c) => {
-      const broker = await Brokers.update(deps, c.get("principal").user, c.req.valid("param").broker_id, c.req.valid("json"));
-      return c.json(Brokers.toResponse(deps, broker), 200);
+      const broker = await Brokers.update(deps, c.get("principal").user, c.req.valid("param").broker_id, c.req.valid("json"), c.get("ifMatchVersion"));
+      return c.json(Brokers.toResponse(deps, broker), 200, { ETag: versionTag(broker.version) });
     },
   );
 

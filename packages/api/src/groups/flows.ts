@@ -108,7 +108,7 @@ export function flowsGroup(services: GroupServices<"flows">) {
       },
     }),
     async (c) => {
-      const flow = await FlowLibrary.update(deps, c.get("principal").user, c.req.valid("param").flow_id, c.req.valid("json"));
+      const flow = await FlowLibrary.update(deps, c.get("principal").user, c.req.valid("param").flow_id, c.req.valid("json"), c.get("ifMatchVersion"));
       return c.json(FlowLibrary.toResponse(flow), 200);
     },
   );

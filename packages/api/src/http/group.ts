@@ -7,12 +7,15 @@ import type { Services } from "@tp/adapters/services";
 import { inputBounds } from "./bounds";
 import { cors } from "./cors";
 import { requestHeader, requestId } from "./edge";
+import { conditionalRequests } from "./etag";
 import { ErrorBody, notFoundHandler, onError, validationHook } from "./errors";
 
 export interface AppEnv {
   Variables: {
     requestId: string;
     principal: { user: User; claims: TokenClaims; token: string };
+    /** The version a PUT's `If-Match` named, checked current when the request came in (etag.ts). */
+    ifMatchVersion?: number;
   };
 }
 
@@ -39,13 +42,14 @@ export function withConventions(app: Group, services: GroupServices): Group {
     "*",
     cors({
       origins: services.config.corsOrigins,
-      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
-      exposeHeaders: ["X-Request-Id", "Retry-After"],
+      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", "If-Match"],
+      exposeHeaders: ["X-Request-Id", "Retry-After", "ETag"],
       maxAgeSeconds: 600,
     }),
   );
   // After CORS, so a refused request's answer is readable by the browser that sent it.
   app.use("*", inputBounds);
+  app.use("*", conditionalRequests(app));
   app.onError(onError);
   app.notFound(notFoundHandler);
   return app;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DomainError, ValidationError, conflict, forbidden, notFound } from "../errors";
 import { Fees, FeeCalculateInput, type FeeCalculateResponse, type FeeConfig, type FeeConfigInput } from "../fees";
 import type { Actor } from "../users";
+import { LAST_WRITER_WINS, retrying } from "../backoff";
 import { evenWithIssues } from "../assets/types";
 import {
   BrokerConfig,
@@ -229,19 +230,28 @@ export const Brokers = {
   },
 
   /** Applies a partial update; the resulting config must still suit the (possibly new) type. */
-  async update(deps: BrokersDeps, actor: Actor, id: string, input: BrokerUpdate): Promise<Broker> {
-    const before = await Brokers.get(deps, actor, id);
-    const type = input.type ?? before.type;
-    const merged = mergeConfig(Brokers.readableConfig(deps, before), input.config ?? {}, ["body", "config"]);
-    const issues = [...merged.issues, ...configIssues(type, merged.config, ["body", "config"])];
-    if (issues.length) throw new ValidationError(issues);
-    return save(deps, before, {
-      name: input.name ?? before.name,
-      code: input.code ?? before.code,
-      type,
-      status: input.status ?? before.status,
-      config_sealed: seal(deps, before.id, merged.config),
-    });
+  /**
+   * Applies a partial update. With `ifMatch` (the version a PUT's `If-Match` named) the write is
+   * conditional on that version: a concurrent writer that got there first makes it 409
+   * `BROKER_CHANGED`. Without it the last writer wins: a lost race reads again and reapplies.
+   */
+  async update(deps: BrokersDeps, actor: Actor, id: string, input: BrokerUpdate, ifMatch?: number): Promise<Broker> {
+    const attempt = async () => {
+      const before = await Brokers.get(deps, actor, id);
+      if (ifMatch !== undefined && before.version !== ifMatch) throw brokerChanged(id);
+      const type = input.type ?? before.type;
+      const merged = mergeConfig(Brokers.readableConfig(deps, before), input.config ?? {}, ["body", "config"]);
+      const issues = [...merged.issues, ...configIssues(type, merged.config, ["body", "config"])];
+      if (issues.length) throw new ValidationError(issues);
+      return save(deps, before, {
+        name: input.name ?? before.name,
+        code: input.code ?? before.code,
+        type,
+        status: input.status ?? before.status,
+        config_sealed: seal(deps, before.id, merged.config),
+      });
+    };
+    return ifMatch !== undefined ? attempt() : retrying(attempt, LAST_WRITER_WINS);
   },
 
   async delete(deps: BrokersDeps, actor: Actor, id: string): Promise<Broker> {

@@ -228,13 +228,21 @@ describe("trading engine", () => {
     expect(engine.view("main").cash).toEqual({ USD: "98980.982" });
 
     // A cancel is asked, not done; the broker's answer ends the order; the day end leaves a broker's orders to the broker.
+    // One the close overtook before it was sent expires at the day end.
     const { order: resting } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 1, order_type: "limit", price: 50 }, Date.UTC(2024, 0, 3, 16));
+    const { order: late } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 1, order_type: "limit", price: 51 }, Date.UTC(2024, 0, 3, 16));
+    engine.routed(resting!.order_id, "B-3");
     expect(engine.cancel(resting!.order_id, Date.UTC(2024, 0, 3, 16), "on request")).toBe(true);
     engine.endDay(Date.UTC(2024, 0, 3, 21));
-    expect(engine.view("main").pending_orders).toHaveLength(1);
+    expect(engine.view("main").pending_orders.map((o) => o.order_id)).toEqual([resting!.order_id]);
     engine.venueEnded(resting!.order_id, "cancelled", "cancelled at the broker", Date.UTC(2024, 0, 3, 21, 1));
-    const ended = engine.drainEvents().filter((e) => e.data.order_id === resting!.order_id).map((e) => e.type);
-    expect(ended).toEqual(["order_submitted", "order_cancel_requested", "order_cancelled"]);
+    const drained = engine.drainEvents();
+    const ended = drained.filter((e) => e.data.order_id === resting!.order_id).map((e) => e.type);
+    expect(ended).toEqual(["order_submitted", "order_routed", "order_cancel_requested", "order_cancelled"]);
+    expect(drained.filter((e) => e.data.order_id === late!.order_id).map((e) => [e.type, e.time, e.data.expired ?? null])).toEqual([
+      ["order_submitted", Date.UTC(2024, 0, 3, 16), null],
+      ["order_cancelled", Date.UTC(2024, 0, 3, 21), true],
+    ]);
     expect(engine.view("main").pending_orders).toHaveLength(0);
   });
 

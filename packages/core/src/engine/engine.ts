@@ -289,8 +289,9 @@ export class TradingEngine implements EngineCore {
     if (this.day < 0) return;
     if (close !== undefined) {
       this.time = Math.max(this.time, close);
-      // A broker's day orders expire at the broker, which reports it.
+      // A broker's day orders expire at the broker, which reports it; one the close overtook before it was sent expires here.
       if (this.barFills && this.pending.length > 0) cancelPending(this, () => true, "DAY_ORDER_EXPIRED: a day order ends at the market's close", { expired: true });
+      if (!this.barFills) for (const order of this.pending.filter((o) => !o.venue_order_id)) this.venueEnded(order.order_id, "expired", "DAY_ORDER_EXPIRED: a day order ends at the market's close", close);
     }
     closeDay(this);
     this.day = -1;

@@ -1,4 +1,5 @@
 import { conflict, DomainError, notFound } from "../errors";
+import { LAST_WRITER_WINS, retrying } from "../backoff";
 import type { Actor } from "../users";
 import type { FlowConfig, FlowConfigCreate, FlowConfigUpdate } from "./flow-config";
 import { duplicate, validate, type FlowValidation } from "./flows";
@@ -114,28 +115,33 @@ export const FlowLibrary = {
   },
 
   /**
-   * Applies a partial update and raises the version by one. The write is conditional on the
-   * version read, so of two concurrent updates one fails with 409 `FLOW_CHANGED` instead of
-   * both succeeding and one being lost.
+   * Applies a partial update and raises the version by one, written conditionally on the version
+   * read. With `ifMatch` (the version a PUT's `If-Match` named) a concurrent writer that got there
+   * first makes it 409 `FLOW_CHANGED`; without it the last writer wins (a lost race reads again
+   * and reapplies).
    */
-  async update(deps: FlowLibraryDeps, actor: Actor, id: string, input: FlowConfigUpdate): Promise<StoredFlow> {
-    const before = await FlowLibrary.get(deps, actor, id);
-    const metadata = input.metadata ?? before.metadata;
-    const after = requireStorable({
-      id: before.id,
-      user_id: before.user_id,
-      name: input.name ?? before.name,
-      // null clears the description; leaving it out keeps it.
-      description: input.description === undefined ? (before.description ?? null) : input.description,
-      nodes: input.nodes ?? before.nodes,
-      edges: input.edges ?? before.edges,
-      ...(metadata !== undefined ? { metadata } : {}),
-      version: before.version + 1,
-      created_at: before.created_at,
-      updated_at: timestamp(deps),
-    });
-    await deps.flows.update(after, before.version);
-    return after;
+  async update(deps: FlowLibraryDeps, actor: Actor, id: string, input: FlowConfigUpdate, ifMatch?: number): Promise<StoredFlow> {
+    const attempt = async () => {
+      const before = await FlowLibrary.get(deps, actor, id);
+      if (ifMatch !== undefined && before.version !== ifMatch) throw flowChanged(id);
+      const metadata = input.metadata ?? before.metadata;
+      const after = requireStorable({
+        id: before.id,
+        user_id: before.user_id,
+        name: input.name ?? before.name,
+        // null clears the description; leaving it out keeps it.
+        description: input.description === undefined ? (before.description ?? null) : input.description,
+        nodes: input.nodes ?? before.nodes,
+        edges: input.edges ?? before.edges,
+        ...(metadata !== undefined ? { metadata } : {}),
+        version: before.version + 1,
+        created_at: before.created_at,
+        updated_at: timestamp(deps),
+      });
+      await deps.flows.update(after, before.version);
+      return after;
+    };
+    return ifMatch !== undefined ? attempt() : retrying(attempt, LAST_WRITER_WINS);
   },
 
   async delete(deps: FlowLibraryDeps, actor: Actor, id: string): Promise<StoredFlow> {

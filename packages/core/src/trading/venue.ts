@@ -66,7 +66,7 @@ async function cancelAt(gateway: OrderGateway, venueOrderId: string): Promise<vo
  * Sends the engine's unsent orders, forwards asked-for cancels, and reads back each order's
  * executions and end. `now` stamps a refusal on submission (the venue's own times stamp the rest).
  */
-export async function exchange(gateway: OrderGateway, pending: readonly EngineOrder[], now: number, options: { bookVenueFees?: boolean } = {}): Promise<VenueReport[]> {
+export async function exchange(gateway: OrderGateway, pending: readonly EngineOrder[], now: number, options: { bookVenueFees?: boolean; marketClosed?: boolean } = {}): Promise<VenueReport[]> {
   const reports: VenueReport[] = [];
   for (const order of pending) {
     const report: VenueReport = { order_id: order.order_id, executions: [] };
@@ -77,6 +77,8 @@ export async function exchange(gateway: OrderGateway, pending: readonly EngineOr
         reports.push({ ...report, ended: { status: "cancelled", message: "cancelled before it reached the venue", at: now } });
         continue;
       }
+      // The close overtook it (a signal on the day's last bar): it is not sent to a closed market; the day rollover expires it.
+      if (venueId === null && options.marketClosed) continue;
       if (venueId === null) {
         try {
           venueId = (await gateway.submitOrder(submitOptions(order))).order_id;
