@@ -7495,6 +7495,8 @@ export interface operations {
             /** @description Root */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7527,6 +7529,8 @@ export interface operations {
             /** @description Healthy */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7571,6 +7575,8 @@ export interface operations {
             /** @description Status */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7603,6 +7609,8 @@ export interface operations {
             /** @description Result */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7635,6 +7643,8 @@ export interface operations {
             /** @description The challenge */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7807,6 +7817,8 @@ export interface operations {
             /** @description The current user */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7863,6 +7875,8 @@ export interface operations {
             /** @description All users, oldest first */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8005,6 +8019,8 @@ export interface operations {
             /** @description The user */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8064,7 +8080,10 @@ export interface operations {
     putUsersByUserId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path: {
                 user_id: string;
             };
@@ -8079,6 +8098,8 @@ export interface operations {
             /** @description The updated user */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8118,6 +8139,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "USER_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -8231,6 +8264,8 @@ export interface operations {
             /** @description Broker accounts */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8311,6 +8346,8 @@ export interface operations {
             /** @description One page */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8453,6 +8490,8 @@ export interface operations {
             /** @description The candle */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8533,6 +8572,8 @@ export interface operations {
             /** @description Codes */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8751,6 +8792,8 @@ export interface operations {
             /** @description The task */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9005,6 +9048,8 @@ export interface operations {
             /** @description Missing dates, oldest first */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9188,6 +9233,8 @@ export interface operations {
             /** @description Entries in date order */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9271,6 +9318,8 @@ export interface operations {
             /** @description Brokers with masked configs */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9413,6 +9462,8 @@ export interface operations {
             /** @description The broker, config masked */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9472,7 +9523,10 @@ export interface operations {
     putBrokersByBrokerId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path: {
                 broker_id: string;
             };
@@ -9487,6 +9541,8 @@ export interface operations {
             /** @description The updated broker */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9538,6 +9594,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "BROKER_CHANGED";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -9733,6 +9801,8 @@ export interface operations {
             /** @description Overrides laid over the broker type's defaults */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9792,7 +9862,10 @@ export interface operations {
     putBrokersFeeConfigByBrokerId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path: {
                 broker_id: string;
             };
@@ -9807,6 +9880,8 @@ export interface operations {
             /** @description The effective configuration */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9846,6 +9921,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "BROKER_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -9973,6 +10060,8 @@ export interface operations {
             /** @description Data sources in order */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10103,6 +10192,8 @@ export interface operations {
             /** @description The data source */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10162,7 +10253,10 @@ export interface operations {
     putDataSourcesByDataSourceId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path: {
                 data_source_id: string;
             };
@@ -10177,6 +10271,8 @@ export interface operations {
             /** @description The updated data source */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10216,6 +10312,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "DATA_SOURCE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -10400,6 +10508,8 @@ export interface operations {
             /** @description The account */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10462,7 +10572,10 @@ export interface operations {
                 /** @description Administrators only: act on another user's portfolio */
                 user_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10475,6 +10588,8 @@ export interface operations {
             /** @description The updated account */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10514,6 +10629,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "ASSET_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -10729,6 +10856,8 @@ export interface operations {
             /** @description The valued portfolio */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10800,6 +10929,8 @@ export interface operations {
             /** @description The simulated account */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10862,7 +10993,10 @@ export interface operations {
                 /** @description Administrators only: act on another user's portfolio */
                 user_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10875,6 +11009,8 @@ export interface operations {
             /** @description The simulated account */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10926,6 +11062,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "CASH_HELD" | "SHARES_HELD";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -11070,6 +11218,8 @@ export interface operations {
             /** @description The valued simulated portfolio */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11376,6 +11526,8 @@ export interface operations {
             /** @description The positions */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11519,7 +11671,10 @@ export interface operations {
     putAssetsPositionsByPositionId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description A position's id; a simulated holding's is `<user_id>:<symbol>` */
                 position_id: string;
@@ -11535,6 +11690,8 @@ export interface operations {
             /** @description The updated position */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11574,6 +11731,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "POSITION_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -11687,6 +11856,8 @@ export interface operations {
             /** @description The simulated positions */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11845,7 +12016,10 @@ export interface operations {
     putAssetsSimulatedPositionsByPositionId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description A position's id; a simulated holding's is `<user_id>:<symbol>` */
                 position_id: string;
@@ -11861,6 +12035,8 @@ export interface operations {
             /** @description The updated simulated position */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11912,6 +12088,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "CASH_HELD" | "SHARES_HELD";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -12034,6 +12222,8 @@ export interface operations {
             /** @description Strategies in catalog order */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12090,6 +12280,8 @@ export interface operations {
             /** @description Strategies in catalog order */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12146,6 +12338,8 @@ export interface operations {
             /** @description Metadata of every strategy and their count */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12204,6 +12398,8 @@ export interface operations {
             /** @description MTF metadata */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12262,6 +12458,8 @@ export interface operations {
             /** @description MTF metadata */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12404,6 +12602,8 @@ export interface operations {
             /** @description The strategy */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12474,6 +12674,8 @@ export interface operations {
             /** @description The preset it derives from and the configuration */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12544,6 +12746,8 @@ export interface operations {
             /** @description Definitions and defaults */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12614,6 +12818,8 @@ export interface operations {
             /** @description The template */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12682,6 +12888,8 @@ export interface operations {
             /** @description The catalog in presentation order */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12738,6 +12946,8 @@ export interface operations {
             /** @description The catalog in presentation order */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12796,6 +13006,8 @@ export interface operations {
             /** @description The indicator */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12864,6 +13076,8 @@ export interface operations {
             /** @description Presets, default first */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12922,6 +13136,8 @@ export interface operations {
             /** @description The preset */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12990,6 +13206,8 @@ export interface operations {
             /** @description The default preset's configuration */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13046,6 +13264,8 @@ export interface operations {
             /** @description The conservative preset's configuration */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13102,6 +13322,8 @@ export interface operations {
             /** @description The aggressive preset's configuration */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13230,6 +13452,8 @@ export interface operations {
             /** @description PresetListResponse */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13288,6 +13512,8 @@ export interface operations {
             /** @description JSON with comments */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13428,6 +13654,8 @@ export interface operations {
             /** @description Every node type with its ports and parameters */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13484,6 +13712,8 @@ export interface operations {
             /** @description Flows */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13614,6 +13844,8 @@ export interface operations {
             /** @description The flow */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13673,7 +13905,10 @@ export interface operations {
     putFlowsByFlowId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path: {
                 flow_id: string;
             };
@@ -13688,6 +13923,8 @@ export interface operations {
             /** @description The updated flow */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13739,6 +13976,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "FLOW_CHANGED";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -14002,6 +14251,8 @@ export interface operations {
             /** @description The selection */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14049,7 +14300,10 @@ export interface operations {
     putSettingsDataSource: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14062,6 +14316,8 @@ export interface operations {
             /** @description The new selection */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14104,6 +14360,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
+                    };
+                };
+            };
             /** @description The body is larger than the service takes (`max_bytes`) */
             413: {
                 headers: {
@@ -14142,6 +14410,8 @@ export interface operations {
             /** @description The configuration */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14189,7 +14459,10 @@ export interface operations {
     putSettingsProvider: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14202,6 +14475,8 @@ export interface operations {
             /** @description The stored configuration, masked */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14241,6 +14516,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "SETTINGS_CHANGED";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -14386,6 +14673,8 @@ export interface operations {
             /** @description The allowed hosts */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14433,7 +14722,10 @@ export interface operations {
     putSettingsBrokerNetwork: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14446,6 +14738,8 @@ export interface operations {
             /** @description Saved */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14473,6 +14767,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -14514,6 +14820,8 @@ export interface operations {
             /** @description The asset mode */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14561,7 +14869,10 @@ export interface operations {
     putSettingsAssetMode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14574,6 +14885,8 @@ export interface operations {
             /** @description The new asset mode */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14601,6 +14914,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -15764,6 +16089,8 @@ export interface operations {
             /** @description The market's order types */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15822,6 +16149,8 @@ export interface operations {
             /** @description The order type */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16602,6 +16931,8 @@ export interface operations {
             /** @description Sessions */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16732,6 +17063,8 @@ export interface operations {
             /** @description The session */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16791,7 +17124,10 @@ export interface operations {
     putTradingSessionsBySessionId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path: {
                 session_id: string;
             };
@@ -16806,6 +17142,8 @@ export interface operations {
             /** @description The updated session */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16857,6 +17195,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_FREE_CASH" | "INSUFFICIENT_FREE_SHARES" | "INVALID_STATE_TRANSITION";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -17314,6 +17664,8 @@ export interface operations {
             /** @description The session's orders, in the order placed (denied ones with every reason) */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17387,6 +17739,8 @@ export interface operations {
             /** @description Position changes, oldest first (paged) */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17457,6 +17811,8 @@ export interface operations {
             /** @description Open positions at the latest checkpoint, marked at the last price */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17531,6 +17887,8 @@ export interface operations {
             /** @description The session's log: its events as lines, optionally of one level (paged) */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17601,6 +17959,8 @@ export interface operations {
             /** @description Performance of the session and each channel */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17671,6 +18031,8 @@ export interface operations {
             /** @description What the session's engine is doing and where its clock is */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17741,6 +18103,8 @@ export interface operations {
             /** @description Risk state: drawdowns, daily P&L, halts and limit usage per channel */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17811,6 +18175,8 @@ export interface operations {
             /** @description Risk state: drawdowns, daily P&L, halts and limit usage per channel */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17884,6 +18250,8 @@ export interface operations {
             /** @description Risk events, alerts and denied orders, oldest first (paged) */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17957,6 +18325,8 @@ export interface operations {
             /** @description Risk events, alerts and denied orders, oldest first (paged) */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18027,6 +18397,8 @@ export interface operations {
             /** @description Advice derived from the risk state, each with its reason */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18097,6 +18469,8 @@ export interface operations {
             /** @description Advice derived from the risk state, each with its reason */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18296,7 +18670,10 @@ export interface operations {
     putRiskSessionsConfigBySessionId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path: {
                 session_id: string;
             };
@@ -18341,6 +18718,8 @@ export interface operations {
             /** @description The configuration now in force */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18380,6 +18759,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "SESSION_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -18709,6 +19100,8 @@ export interface operations {
             /** @description The order */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18768,7 +19161,10 @@ export interface operations {
     putTradingOrdersByOrderId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path: {
                 order_id: string;
             };
@@ -18783,6 +19179,8 @@ export interface operations {
             /** @description Replaced, or denied with the reasons */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18834,6 +19232,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "ORDER_NOT_REPLACEABLE" | "SESSION_NOT_TRADING";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -18985,6 +19395,8 @@ export interface operations {
             /** @description Progress */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19055,6 +19467,8 @@ export interface operations {
             /** @description The ranking */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19491,6 +19905,8 @@ export interface operations {
             /** @description Progress */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19807,6 +20223,8 @@ export interface operations {
             /** @description The result */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19887,6 +20305,8 @@ export interface operations {
             /** @description Status */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20048,7 +20468,10 @@ export interface operations {
             query?: {
                 days?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -20057,6 +20480,8 @@ export interface operations {
             /** @description Saved */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20096,6 +20521,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -20323,6 +20760,8 @@ export interface operations {
             /** @description Totals of the session over its channels */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20429,6 +20868,8 @@ export interface operations {
             /** @description Totals of the session over its channels */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20535,6 +20976,8 @@ export interface operations {
             /** @description The session's channels with their status and figures */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20641,6 +21084,8 @@ export interface operations {
             /** @description The session's channels with their status and figures */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20747,6 +21192,8 @@ export interface operations {
             /** @description Each channel's contribution to P&L, allocation, ROI and Sharpe ratio */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20853,6 +21300,8 @@ export interface operations {
             /** @description Each channel's contribution to P&L, allocation, ROI and Sharpe ratio */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20960,6 +21409,8 @@ export interface operations {
             /** @description One channel */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21067,6 +21518,8 @@ export interface operations {
             /** @description One channel */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21174,6 +21627,8 @@ export interface operations {
             /** @description One channel's figures */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21281,6 +21736,8 @@ export interface operations {
             /** @description One channel's figures */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22328,7 +22785,10 @@ export interface operations {
     putSessionsChannelsRiskLimitsBySessionIdAndChannelId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path: {
                 session_id: string;
                 channel_id: string;
@@ -22344,6 +22804,8 @@ export interface operations {
             /** @description Change a channel's risk limits (a new configuration version) */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22407,6 +22869,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "CONFIG_CHANGED";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -22463,7 +22937,10 @@ export interface operations {
     putChannelsSessionsChannelsRiskLimitsBySessionIdAndChannelId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path: {
                 session_id: string;
                 channel_id: string;
@@ -22479,6 +22956,8 @@ export interface operations {
             /** @description Change a channel's risk limits (a new configuration version) */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22542,6 +23021,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "CONFIG_CHANGED";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -22610,6 +23101,8 @@ export interface operations {
             /** @description One channel's risk report */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22717,6 +23210,8 @@ export interface operations {
             /** @description One channel's risk report */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22823,6 +23318,8 @@ export interface operations {
             /** @description Every channel's drawdown, halt and warnings */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22929,6 +23426,8 @@ export interface operations {
             /** @description Every channel's drawdown, halt and warnings */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23035,6 +23534,8 @@ export interface operations {
             /** @description Counts of the session's alerts by level and type */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23141,6 +23642,8 @@ export interface operations {
             /** @description Counts of the session's alerts by level and type */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23253,6 +23756,8 @@ export interface operations {
             /** @description The session's alerts, newest first */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23365,6 +23870,8 @@ export interface operations {
             /** @description The session's alerts, newest first */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23956,6 +24463,8 @@ export interface operations {
             /** @description Configuration versions, newest first */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24065,6 +24574,8 @@ export interface operations {
             /** @description Configuration versions, newest first */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24174,6 +24685,8 @@ export interface operations {
             /** @description What the session's socket pushed after `since` (catch-up after a reconnect) */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24283,6 +24796,8 @@ export interface operations {
             /** @description What the session's socket pushed after `since` (catch-up after a reconnect) */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24389,6 +24904,8 @@ export interface operations {
             /** @description Every channel's figures */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24495,6 +25012,8 @@ export interface operations {
             /** @description The session's risk state with every channel's report */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24601,6 +25120,8 @@ export interface operations {
             /** @description Performance of the session and each channel */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24707,6 +25228,8 @@ export interface operations {
             /** @description Open positions and cash by channel */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25287,6 +25810,8 @@ export interface operations {
             /** @description MTF sessions */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25925,6 +26450,8 @@ export interface operations {
             /** @description Status */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26000,6 +26527,8 @@ export interface operations {
             /** @description A page of events */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26254,6 +26783,8 @@ export interface operations {
             /** @description Status */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26433,6 +26964,8 @@ export interface operations {
             /** @description The account */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26495,7 +27028,10 @@ export interface operations {
                 /** @description Administrators only: act on another user's portfolio */
                 user_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -26508,6 +27044,8 @@ export interface operations {
             /** @description The updated account */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26547,6 +27085,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "ASSET_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
@@ -26758,6 +27308,8 @@ export interface operations {
             /** @description The simulated account */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26820,7 +27372,10 @@ export interface operations {
                 /** @description Administrators only: act on another user's portfolio */
                 user_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -26833,6 +27388,8 @@ export interface operations {
             /** @description The simulated account */
             200: {
                 headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26884,6 +27441,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "CASH_HELD" | "SHARES_HELD";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
                     };
                 };
             };
