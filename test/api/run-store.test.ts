@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
 import type { RunStore, StoredRun } from "../../packages/core/src/trading/runs";
@@ -51,5 +52,21 @@ describe("the run store's save", () => {
     // A later save clears it and adds its own.
     expect(await runs.save(runOf("r-big", 3, 151), 2, [log(151, "after")])).toBe(true);
     expect((await listed("r-big")).length).toBe(151);
+  });
+
+  it("saves a chunk whose events would not fit in the run's item (a year of a busy backtest) by writing them first", async () => {
+    await runs.save(runOf("r-huge", 1, 0), 0, []);
+    // Incompressible lines: gzipped, far more than an item's 400 KB.
+    const noise = () => randomBytes(200).toString("base64");
+    const many = Array.from({ length: 3000 }, (_, i) => log(i + 1, noise()));
+    expect(await runs.save(runOf("r-huge", 2, 3000), 1, many)).toBe(true);
+    expect((await runs.get("r-huge"))!.version).toBe(2);
+    let count = 0;
+    for (let cursor: string | undefined, page = 0; page === 0 || cursor; page++) {
+      const next = await runs.events("r-huge", { limit: 500, cursor });
+      count += next.items.length;
+      cursor = next.cursor;
+    }
+    expect(count).toBe(3000);
   });
 });

@@ -87,6 +87,8 @@ interface RunItem {
 
 /** Items DynamoDB takes in one TransactWriteItems. */
 const TRANSACTION_ITEMS = 100;
+/** The most a run's item may carry of state and outbox (DynamoDB's item limit is 400 KB, attribute names and the rest included). */
+const OUTBOX_BYTES = 350_000;
 
 const runOf = (item: RunItem): StoredRun => {
   const { setup, snapshot, progress } = JSON.parse(gunzipSync(item.state).toString("utf8")) as Pick<StoredRun, "setup" | "snapshot" | "progress">;
@@ -161,7 +163,16 @@ export class DynamoRunStore implements RunStore {
     if (1 + eventItems.length + orderItems.length <= TRANSACTION_ITEMS) {
       return transactIfUnchanged(this.db, [guard(item), ...eventItems.map((e) => ({ put: this.events_.toItem(e) })), ...orderItems.map((o) => ({ put: this.orders_.toItem(o) }))]);
     }
-    if (!(await transactIfUnchanged(this.db, [guard({ ...item, outbox: gzipSync(JSON.stringify(events)) })]))) return false;
+    const outbox = gzipSync(JSON.stringify(events));
+    if (outbox.byteLength + item.state.byteLength > OUTBOX_BYTES) {
+      // Events too many to ride in the run's item (DynamoDB's 400 KB): written first, then the run,
+      // conditionally; a lost race leaves items a later save rewrites by sequence (a backtest's chunk
+      // has one writer, its workflow).
+      await this.events_.putMany(eventItems);
+      await this.orders_.putMany(orderItems);
+      return transactIfUnchanged(this.db, [guard(item)]);
+    }
+    if (!(await transactIfUnchanged(this.db, [guard({ ...item, outbox })]))) return false;
     await this.events_.putMany(eventItems);
     await this.orders_.putMany(orderItems);
     // Only while no later save replaced it (a later writer read it through `get`, which wrote the events).
