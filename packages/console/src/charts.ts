@@ -9,6 +9,13 @@ function box(label: string, height: number): { element: HTMLElement; chart: ICha
   const holder = h("div", { style: `height:${height}px` });
   element.append(holder);
   const chart = createChart(holder, { autoSize: true, layout: { attributionLogo: false }, timeScale: { timeVisible: true } });
+  // The chart is made before it is on the page (width 0): fit the data once it has its width.
+  const sized = new ResizeObserver(() => {
+    if (holder.clientWidth === 0) return;
+    sized.disconnect();
+    requestAnimationFrame(() => chart.timeScale().fitContent());
+  });
+  sized.observe(holder);
   return { element, chart };
 }
 

@@ -1,6 +1,6 @@
 import type { components } from "@tp/client";
 import { api, unwrap } from "../app";
-import { actionButton, h, statusLine, table } from "../ui";
+import { actionButton, describeError, h, statusLine, table } from "../ui";
 
 type Simulated = components["schemas"]["SimulatedAssetResponse"];
 type Money = Partial<Record<"USD" | "HKD" | "CNY" | "SGD", string>> | null | undefined;
@@ -35,15 +35,15 @@ export async function accountsPage(main: HTMLElement): Promise<void> {
     simulated.replaceChildren(h("h2", {}, "Simulated account"));
     try {
       const account = unwrap(await api.GET("/api/v1/assets")) as unknown as { cash_assets: string; currency: string; cash_by_currency?: Money };
-      const cash = account.cash_by_currency ?? { [account.currency]: account.cash_assets };
-      real.append(table(["Currency", "Cash"], currencies(cash).map((c) => [c, cash[c as "USD"] ?? "0"]), "Cash"));
       const positions = unwrap(await api.GET("/api/v1/assets/positions")) as unknown as Record<string, string>[];
-      real.append(positionsTable(positions));
+      const cash = account.cash_by_currency ?? { [account.currency]: account.cash_assets };
+      real.append(table(["Currency", "Cash"], currencies(cash).map((c) => [c, cash[c as "USD"] ?? "0"]), "Cash"), positionsTable(positions));
     } catch (error) {
-      real.append(h("p", { class: "muted" }, `No real account yet: ${(error as Error).message}. Sync from the broker or the provider to fill it.`));
+      real.append(h("p", { class: "muted" }, `No real account yet (${describeError(error)}). Sync from the broker or the provider to fill it.`));
     }
     try {
       const account = unwrap(await api.GET("/api/v1/assets/simulated")) as Simulated;
+      const positions = unwrap(await api.GET("/api/v1/assets/simulated/positions")) as unknown as Record<string, string>[];
       const free = account.free_cash_by_currency;
       const inSessions = (account as unknown as { in_sessions_by_currency?: Money }).in_sessions_by_currency;
       simulated.append(
@@ -53,10 +53,9 @@ export async function accountsPage(main: HTMLElement): Promise<void> {
           "Cash",
         ),
       );
-      const positions = unwrap(await api.GET("/api/v1/assets/simulated/positions")) as unknown as Record<string, string>[];
       simulated.append(positionsTable(positions));
     } catch (error) {
-      simulated.append(h("p", { class: "muted" }, `No simulated account yet: ${(error as Error).message}. It opens with your first simulated trade.`));
+      simulated.append(h("p", { class: "muted" }, `No simulated account yet (${describeError(error)}). It opens with your first simulated trade.`));
     }
   }
   await load();

@@ -42,7 +42,13 @@ export async function symbolPage(main: HTMLElement, params: Record<string, strin
     try {
       const candles = await loadCandles(symbol, period.value, start.value, end.value);
       chartBox.replaceChildren(candles.length ? candleChart(`${symbol} ${period.value} candles and volume`, candles) : h("p", { class: "muted" }, "No candles stored for this range: import them."));
-      const calendar = unwrap(await api.GET("/api/v1/stock-calendar/{symbol}", { params: { path: { symbol }, query: { start_date: start.value, end_date: end.value } } }));
+      const range = { start_date: start.value, end_date: end.value };
+      let calendar = unwrap(await api.GET("/api/v1/stock-calendar/{symbol}", { params: { path: { symbol }, query: range } }));
+      if (calendar.entries.length === 0) {
+        // The range's calendar is not settled yet: settle it (the exchange's trading days and holidays), then read it.
+        unwrap(await api.POST("/api/v1/stock-calendar/{symbol}/init", { params: { path: { symbol } }, body: range }));
+        calendar = unwrap(await api.GET("/api/v1/stock-calendar/{symbol}", { params: { path: { symbol }, query: range } }));
+      }
       const missing = unwrap(await api.GET("/api/v1/stock-calendar/{symbol}/missing", { params: { path: { symbol }, query: { period: period.value as "1d", start_date: start.value, end_date: end.value } } }));
       const missingDays = new Set(missing.missing_dates);
       heat.replaceChildren(
