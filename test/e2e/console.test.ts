@@ -1,4 +1,3 @@
-import { execSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,6 +7,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { callAs } from "../support/api-client";
 import { buildConsole } from "../support/console";
 import { startService, type RunningService } from "../support/local-process";
+import { CHROMIUM } from "../support/chromium";
 
 /**
  * The web console in a real browser against `npm start`'s runtime on the accelerated clock:
@@ -15,15 +15,6 @@ import { startService, type RunningService } from "../support/local-process";
  * (first, while the simulated market is open), and a backtest from the form to its result page (the
  * equity chart drawn, the fills the API reports in the table). Every page is photographed into test-artifacts/console/ (git-ignored).
  */
-const CHROMIUM = ["chromium", "chromium-browser", "google-chrome"]
-  .map((name) => {
-    try {
-      return execSync(`command -v ${name}`, { encoding: "utf8" }).trim();
-    } catch {
-      return "";
-    }
-  })
-  .find(Boolean);
 
 const ARTIFACTS = resolve(import.meta.dirname, "../../test-artifacts/console");
 const PASSWORD = "console-admin-password-1";

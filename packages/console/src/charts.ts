@@ -1,4 +1,5 @@
 import { AreaSeries, CandlestickSeries, HistogramSeries, LineSeries, createChart, createSeriesMarkers, type IChartApi, type SeriesMarker, type UTCTimestamp } from "lightweight-charts";
+import type { components } from "@tp/client";
 import { h } from "./ui";
 
 export const toTime = (iso: string): UTCTimestamp => Math.floor(Date.parse(iso.length === 10 ? `${iso}T00:00:00Z` : iso) / 1000) as UTCTimestamp;
@@ -39,20 +40,15 @@ export function equityChart(points: { date: string; equity: string }[]): HTMLEle
   chart
     .addSeries(AreaSeries, { priceScaleId: "drawdown", lineColor: "#dc2626", topColor: "rgba(220,38,38,0.05)", bottomColor: "rgba(220,38,38,0.35)", title: "Drawdown %" })
     .setData(drawdown);
+  // Equity above, the drawdown in the bottom quarter: the two scales do not overlap.
+  chart.priceScale("right").applyOptions({ scaleMargins: { top: 0.05, bottom: 0.3 } });
   chart.priceScale("drawdown").applyOptions({ scaleMargins: { top: 0.75, bottom: 0 } });
   chart.timeScale().fitContent();
   return element;
 }
 
-export interface Candle {
-  /** UNIX seconds (UTC), as the candle API answers. */
-  timestamp: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
+/** A stored candle as the candle API answers it (`timestamp` in UNIX seconds, UTC). */
+export type Candle = Pick<components["schemas"]["StockData"], "timestamp" | "open" | "high" | "low" | "close" | "volume">;
 
 /** Candles with volume below them, and markers (fills) on the candles. */
 export function candleChart(label: string, candles: Candle[], markers: { time: string; side: "buy" | "sell"; text: string }[] = []): HTMLElement {

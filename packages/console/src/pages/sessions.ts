@@ -198,11 +198,8 @@ function orderTicket(): HTMLElement {
   return form;
 }
 
-async function channelsSection(id: string): Promise<HTMLElement> {
-  const section = h("section", { "aria-label": "Channels" }, h("h2", {}, "Channels"));
-  const status = statusLine();
-  section.append(status);
-  try {
+function channelsSection(id: string): Promise<HTMLElement> {
+  return panel("Channels", async (section, status) => {
     const list = unwrap(await api.GET("/api/v1/sessions/{session_id}/channels", { params: { path: { session_id: id } } }));
     const channels = list.channels as unknown as Record<string, unknown>[];
     if (channels.length === 0) section.append(h("p", { class: "muted" }, "This session runs one strategy, no channels."));
@@ -228,17 +225,11 @@ async function channelsSection(id: string): Promise<HTMLElement> {
         }),
       ),
     );
-  } catch (error) {
-    status.fail(error);
-  }
-  return section;
+  });
 }
 
-async function alertsSection(id: string): Promise<HTMLElement> {
-  const section = h("section", { "aria-label": "Alerts" }, h("h2", {}, "Alerts"));
-  const status = statusLine();
-  section.append(status);
-  try {
+function alertsSection(id: string): Promise<HTMLElement> {
+  return panel("Alerts", async (section, status) => {
     const list = unwrap(await api.GET("/api/v1/sessions/{session_id}/alerts", { params: { path: { session_id: id }, query: { limit: 100 } as never } }));
     section.append(
       table(
@@ -258,17 +249,11 @@ async function alertsSection(id: string): Promise<HTMLElement> {
         `${list.unacknowledged} unacknowledged of ${list.total}`,
       ),
     );
-  } catch (error) {
-    status.fail(error);
-  }
-  return section;
+  });
 }
 
-async function historySection(id: string): Promise<HTMLElement> {
-  const section = h("section", { "aria-label": "Configuration history" }, h("h2", {}, "Configuration history"));
-  const status = statusLine();
-  section.append(status);
-  try {
+function historySection(id: string): Promise<HTMLElement> {
+  return panel("Configuration history", async (section, status) => {
     const history = unwrap(await api.GET("/api/v1/sessions/{session_id}/config/history", { params: { path: { session_id: id } } })) as unknown as { history?: Record<string, unknown>[]; versions?: Record<string, unknown>[] };
     const versions = history.history ?? history.versions ?? [];
     section.append(
@@ -284,6 +269,15 @@ async function historySection(id: string): Promise<HTMLElement> {
         ]),
       ),
     );
+  });
+}
+
+/** A titled section filled by `fill`; what fails is said on its status line. */
+async function panel(title: string, fill: (section: HTMLElement, status: ReturnType<typeof statusLine>) => Promise<void>): Promise<HTMLElement> {
+  const status = statusLine();
+  const section = h("section", { "aria-label": title }, h("h2", {}, title), status);
+  try {
+    await fill(section, status);
   } catch (error) {
     status.fail(error);
   }

@@ -64,7 +64,7 @@ export async function settingsPage(main: HTMLElement): Promise<void> {
   try {
     const list = unwrap(await api.GET("/api/v1/users")) as unknown as User[] | { users: User[] };
     const rows = Array.isArray(list) ? list : list.users;
-    users.append(table(["Username", "Role", "Active", "Created"], rows.map((u) => [u.username, String((u as { role?: string }).role ?? (u as { is_admin?: boolean }).is_admin ?? "–"), String((u as { is_active?: boolean }).is_active ?? "–"), when((u as { created_at?: string }).created_at)])));
+    users.append(table(["Username", "Email", "Type", "Status", "Created"], rows.map((u) => [u.username, u.email ?? "–", u.user_type, u.status, when(u.created_at)])));
   } catch (error) {
     users.append(h("p", { class: "muted" }, `Only administrators see the users (${(error as Error).message}).`));
   }

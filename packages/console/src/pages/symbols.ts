@@ -51,14 +51,20 @@ export async function symbolPage(main: HTMLElement, params: Record<string, strin
       }
       const missing = unwrap(await api.GET("/api/v1/stock-calendar/{symbol}/missing", { params: { path: { symbol }, query: { period: period.value as "1d", start_date: start.value, end_date: end.value } } }));
       const missingDays = new Set(missing.missing_dates);
+      // A trading day is ready when its period's bars are stored (the calendar's readiness, or a candle
+      // on or after it), missing when the missing-dates check says so, and upcoming while its session has not ended.
+      const lastCandle = candles.length ? isoDay(new Date(candles.at(-1)!.timestamp * 1000)) : "";
+      const kindOf = (entry: (typeof calendar.entries)[number]) =>
+        !entry.is_trading_day ? "holiday" : missingDays.has(entry.date) ? "missing" : entry.data_readiness?.[period.value]?.ready || entry.date <= lastCandle ? "ready" : "upcoming";
+      const kinds = calendar.entries.map(kindOf);
       heat.replaceChildren(
-        h("h2", {}, `Coverage: ${calendar.data_ready_days ?? 0} of ${calendar.trading_days} trading days ready, ${missing.count} missing`),
-        h("p", { class: "legend" }, h("span", { class: "day ready" }), " ready ", h("span", { class: "day missing" }), " missing ", h("span", { class: "day holiday" }), " holiday or weekend"),
+        h("h2", {}, `Coverage: ${kinds.filter((k) => k === "ready").length} of ${calendar.trading_days} trading days ready, ${missing.count} missing`),
+        h("p", { class: "legend" }, h("span", { class: "day ready" }), " ready ", h("span", { class: "day missing" }), " missing ", h("span", { class: "day upcoming" }), " not yet traded ", h("span", { class: "day holiday" }), " holiday or weekend"),
         h(
           "div",
           { class: "heatmap" },
-          calendar.entries.map((entry) => {
-            const kind = !entry.is_trading_day ? "holiday" : missingDays.has(entry.date) ? "missing" : "ready";
+          calendar.entries.map((entry, index) => {
+            const kind = kinds[index]!;
             return h("span", { class: `day ${kind}`, title: `${entry.date}: ${kind}${entry.name ? ` (${entry.name})` : ""}` });
           }),
         ),
