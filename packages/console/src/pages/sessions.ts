@@ -1,6 +1,6 @@
 import type { components, SessionMessage, SessionStream } from "@tp/client";
 import { api, client, go, href, unwrap } from "../app";
-import { actionButton, field, h, statusLine, table, when } from "../ui";
+import { actionButton, field, h, percent, statusLine, table, when } from "../ui";
 
 type Session = components["schemas"]["TradingSessionResponse"];
 type Order = components["schemas"]["TradingOrderResponse"];
@@ -156,7 +156,7 @@ export async function sessionPage(main: HTMLElement, params: Record<string, stri
     status.fail(error);
   }
 
-  main.append(orderTicket(), await channelsSection(id), await alertsSection(id), await historySection(id));
+  main.append(orderTicket(), await channelsSection(id), await riskSection(id), await alertsSection(id), await historySection(id));
   return () => stream?.close();
 }
 
@@ -205,20 +205,28 @@ function channelsSection(id: string): Promise<HTMLElement> {
     if (channels.length === 0) section.append(h("p", { class: "muted" }, "This session runs one strategy, no channels."));
     section.append(
       table(
-        ["Channel", "Status", "Equity", "P&L", "Actions"],
+        ["Channel", "Type", "Status", "Capital", "Figures", "Actions"],
         channels.map((channel) => {
           const channelId = String(channel.channel_id);
           const params = { params: { path: { session_id: id, channel_id: channelId } } };
           return [
             channelId,
-            String(channel.status ?? "–"),
-            String(channel.equity ?? channel.current_equity ?? "–"),
-            String(channel.total_pnl ?? channel.pnl ?? "–"),
+            String(channel.channel_type ?? "–"),
+            `${String(channel.status)}${channel.is_halted ? " (halted)" : ""}`,
+            String(channel.capital_allocation ?? "–"),
+            Object.entries((channel.metrics ?? {}) as Record<string, unknown>)
+              .filter(([, value]) => typeof value === "number" || typeof value === "string")
+              .slice(0, 6)
+              .map(([name, value]) => `${name.replace(/_/g, " ")} ${String(value)}`)
+              .join(" · ") || "–",
             h(
               "div",
               { class: "row" },
               (["start", "pause", "resume", "stop"] as const).map((action) =>
-                actionButton(action, async () => JSON.stringify(unwrap(await api.POST(`/api/v1/sessions/{session_id}/channels/{channel_id}/${action}`, params)) ?? {}).slice(0, 200), status),
+                actionButton(`${action} ${channelId}`, async () => {
+                  const answer = unwrap(await api.POST(`/api/v1/sessions/{session_id}/channels/{channel_id}/${action}`, params)) as { message?: string; status?: string };
+                  return answer.message ?? `Channel ${channelId}: ${answer.status ?? action}`;
+                }, status),
               ),
             ),
           ];
@@ -252,20 +260,35 @@ function alertsSection(id: string): Promise<HTMLElement> {
   });
 }
 
-function historySection(id: string): Promise<HTMLElement> {
-  return panel("Configuration history", async (section, status) => {
-    const history = unwrap(await api.GET("/api/v1/sessions/{session_id}/config/history", { params: { path: { session_id: id } } })) as unknown as { history?: Record<string, unknown>[]; versions?: Record<string, unknown>[] };
-    const versions = history.history ?? history.versions ?? [];
+function riskSection(id: string): Promise<HTMLElement> {
+  return panel("Risk reports", async (section) => {
+    const { reports } = unwrap(await api.GET("/api/v1/sessions/{session_id}/risk-reports", { params: { path: { session_id: id } } }));
     section.append(
       table(
-        ["Version", "When", ""],
-        versions.map((version) => [
-          String(version.version ?? "–"),
-          when(version.created_at as string | undefined),
-          actionButton("Roll back to this", async () => {
-            unwrap(await api.POST("/api/v1/sessions/{session_id}/config/rollback", { params: { path: { session_id: id } }, body: { version: version.version } as never }));
-            return `Rolled back to version ${String(version.version)}.`;
-          }, status),
+        ["Channel", "Drawdown", "Halted", "Warnings"],
+        reports.map((report) => [report.channel_id, percent(report.current_drawdown), report.is_halted ? "halted" : "no", report.warnings.join(" · ") || "–"]),
+      ),
+    );
+  });
+}
+
+function historySection(id: string): Promise<HTMLElement> {
+  return panel("Configuration history", async (section, status) => {
+    const { history, current_version } = unwrap(await api.GET("/api/v1/sessions/{session_id}/config/history", { params: { path: { session_id: id } } }));
+    section.append(
+      table(
+        ["Version", "When", "By", "Changes", ""],
+        history.map((version) => [
+          `${version.version}${version.is_current ? " (current)" : version.is_pending ? " (pending)" : ""}`,
+          when(version.timestamp),
+          version.changed_by,
+          Object.keys(version.changes).join(", ") || "–",
+          version.version === current_version
+            ? ""
+            : actionButton(`Roll back to ${version.version}`, async () => {
+                const answer = unwrap(await api.POST("/api/v1/sessions/{session_id}/config/rollback", { params: { path: { session_id: id } }, body: { target_version: version.version } }));
+                return answer.message;
+              }, status),
         ]),
       ),
     );
