@@ -9,6 +9,7 @@ import { NODEJS } from "./stacks/functions";
 import { Alarms } from "./stacks/Alarms";
 import { Monitoring } from "./stacks/Monitoring";
 import { Worker } from "./stacks/Worker";
+import { Console } from "./stacks/Console";
 
 export default {
   config() {
@@ -26,6 +27,6 @@ export default {
       environment: { STAGE: app.stage, POWERTOOLS_SERVICE_NAME: "trading-platform", POWERTOOLS_METRICS_NAMESPACE: "TradingPlatform" },
     });
     if (app.stage !== "prod") app.setDefaultRemovalPolicy("destroy");
-    app.stack(Storage).stack(Alarms).stack(Queues).stack(Workflows).stack(Realtime).stack(DataSync).stack(Worker).stack(Api).stack(Monitoring);
+    app.stack(Storage).stack(Alarms).stack(Queues).stack(Workflows).stack(Realtime).stack(DataSync).stack(Worker).stack(Api).stack(Console).stack(Monitoring);
   },
 } satisfies SSTConfig;

@@ -76,7 +76,8 @@ export function Realtime({ stack }: StackContext) {
     },
   });
 
-  stack.addOutputs({ WebSocketUrl: `wss://${distribution.distributionDomainName}`, WebSocketApiUrl: api.url });
+  const socketUrl = `wss://${distribution.distributionDomainName}`;
+  stack.addOutputs({ WebSocketUrl: socketUrl, WebSocketApiUrl: api.url });
   const functions = ["$connect", "$disconnect", "$default"].map((route) => api.getFunction(route)!);
-  return { managementEndpoint, manageConnections, functions };
+  return { managementEndpoint, manageConnections, functions, socketUrl };
 }

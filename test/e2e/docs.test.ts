@@ -1,24 +1,15 @@
-import { execSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { chromium, type Browser } from "playwright-core";
 import { startService, type RunningService } from "../support/local-process";
+import { CHROMIUM } from "../support/chromium";
 
 /**
  * The docs page in a real browser, against `npm start`'s runtime, with every request that leaves
  * the machine blocked: Swagger UI must load from the service itself and list the operations.
  */
-const CHROMIUM = ["chromium", "chromium-browser", "google-chrome"]
-  .map((name) => {
-    try {
-      return execSync(`command -v ${name}`, { encoding: "utf8" }).trim();
-    } catch {
-      return "";
-    }
-  })
-  .find(Boolean);
 
 const dataDir = mkdtempSync(join(tmpdir(), "tp-docs-"));
 let service: RunningService | undefined;

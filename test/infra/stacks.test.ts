@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { initProject } from "sst/project.js";
-import { App, getStack } from "sst/constructs";
+import { App, StaticSite, getStack } from "sst/constructs";
 import { Storage } from "../../stacks/Storage";
 import { Realtime } from "../../stacks/Realtime";
 import { Api } from "../../stacks/Api";
@@ -10,6 +10,7 @@ import { DataSync } from "../../stacks/DataSync";
 import { Workflows } from "../../stacks/Workflows";
 import { Alarms } from "../../stacks/Alarms";
 import { Monitoring } from "../../stacks/Monitoring";
+import { Console } from "../../stacks/Console";
 import config from "../../sst.config";
 import { groupRoutes } from "../../packages/api/src/routes";
 import { Table } from "../../packages/adapters/src/dynamo/table";
@@ -22,6 +23,7 @@ let queues: Template;
 let dataSync: Template;
 let alarms: Template;
 let monitoring: Template;
+let consoleSite: Template;
 
 beforeAll(async () => {
   await initProject({ stage: "test" });
@@ -34,6 +36,7 @@ beforeAll(async () => {
   dataSync = Template.fromStack(getStack(DataSync));
   alarms = Template.fromStack(getStack(Alarms));
   monitoring = Template.fromStack(getStack(Monitoring));
+  consoleSite = Template.fromStack(getStack(Console));
 }, 300_000);
 
 describe("Storage stack", () => {
@@ -154,6 +157,33 @@ describe("Realtime stack", () => {
       FunctionCode: Match.stringLikeRegexp("querystring.path"),
     });
     realtime.resourceCountIs("AWS::CloudFront::Distribution", 1);
+  });
+});
+
+describe("Console stack", () => {
+  it("serves the built console from S3 behind CloudFront, every unknown path answering index.html", () => {
+    consoleSite.resourceCountIs("AWS::S3::Bucket", 1);
+    consoleSite.hasResourceProperties("AWS::CloudFront::Distribution", {
+      DistributionConfig: Match.objectLike({
+        DefaultRootObject: "index.html",
+        CustomErrorResponses: Match.arrayWith([
+          Match.objectLike({ ErrorCode: 403, ResponseCode: 200, ResponsePagePath: "/index.html" }),
+          Match.objectLike({ ErrorCode: 404, ResponseCode: 200, ResponsePagePath: "/index.html" }),
+        ]),
+      }),
+    });
+    consoleSite.hasOutput("ConsoleUrl", {});
+  });
+
+  it("builds the console at the site's root with the API's and the socket's deployed URLs", () => {
+    const stack = getStack(Console);
+    const site = stack.node.findAll().find((construct): construct is StaticSite => construct instanceof StaticSite)!;
+    const { data } = site.getConstructMetadata();
+    expect(data.path).toBe("packages/console");
+    expect(Object.keys(data.environment).sort()).toEqual(["VITE_API_URL", "VITE_SOCKET_URL"]);
+    // Deploy-time values from the Api and Realtime stacks (SST writes them into the built files), not literals.
+    expect(JSON.stringify(stack.resolve(data.environment.VITE_API_URL))).toMatch(/"Fn::(ImportValue|Join|GetAtt)"/);
+    expect(JSON.stringify(stack.resolve(data.environment.VITE_SOCKET_URL))).toMatch(/^\{"Fn::Join":\["",\["wss:\/\/",/);
   });
 });
 

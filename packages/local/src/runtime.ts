@@ -23,6 +23,7 @@ import { sweepHandlers } from "@tp/functions/workflow/sweep";
 import { LocalWorkflowRunner, type LocalWorkflowRunnerOptions } from "./workflow-runner";
 import { Backtests, Sweeps } from "@tp/core/backtests/index";
 import { keyFile } from "./secrets";
+import { mountConsole } from "./console";
 import { marketPacedInterval, simulatedClockFromEnv } from "./simulated-clock";
 import { SessionWorker } from "@tp/worker/session-worker";
 
@@ -39,7 +40,7 @@ export interface LocalRuntimeOptions {
 export interface LocalRuntime {
   services: Services;
   port: number;
-  urls: { api: string; docs: string; websocket: string; base: string };
+  urls: { api: string; docs: string; console: string; websocket: string; base: string };
   /** Set on first boot when the administrator's password was generated. */
   generatedAdminPassword?: string;
   stop(): Promise<void>;
@@ -113,6 +114,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // The @connections management API is routed by the app itself: a wrapper deciding per request
     // would read `request.url`, which node-server builds lazily, on every call.
     app.route("/", gateway.managementApi());
+    mountConsole(app);
     const listenHost = env.HOST || "127.0.0.1";
     server = await new Promise<Server>((resolveServer, reject) => {
       const started = serve({ fetch: app.fetch, port, hostname: listenHost }, () => resolveServer(started as Server)) as Server;
@@ -169,6 +171,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       base: `http://${host}`,
       api: `http://${host}/api/v1`,
       docs: `http://${host}/docs`,
+      console: `http://${host}/console`,
       websocket: `ws://${host}`,
     };
     if (generatedAdminPassword) {
@@ -179,6 +182,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // The URLs come last: "WebSocket:" tells scripts the service is ready.
     log(`API:       ${urls.api}`);
     log(`Docs:      ${urls.docs}`);
+    log(`Console:   ${urls.console}`);
     log(`WebSocket: ${urls.websocket}`);
     const runningServer = server;
     const runningDynamo = dynamo;

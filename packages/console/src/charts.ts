@@ -1,0 +1,79 @@
+import { AreaSeries, CandlestickSeries, HistogramSeries, LineSeries, createChart, createSeriesMarkers, type IChartApi, type SeriesMarker, type UTCTimestamp } from "lightweight-charts";
+import type { components } from "@tp/client";
+import { h } from "./ui";
+
+export const toTime = (iso: string): UTCTimestamp => Math.floor(Date.parse(iso.length === 10 ? `${iso}T00:00:00Z` : iso) / 1000) as UTCTimestamp;
+
+/** A chart in a labelled box that follows its container's width (1280 wide or a phone's). */
+function box(label: string, height: number): { element: HTMLElement; chart: IChartApi } {
+  const element = h("figure", { class: "chart", "aria-label": label }, h("figcaption", {}, label));
+  const holder = h("div", { style: `height:${height}px` });
+  element.append(holder);
+  const chart = createChart(holder, { autoSize: true, layout: { attributionLogo: false }, timeScale: { timeVisible: true } });
+  // The chart is made before it is on the page (width 0): fit the data once it has its width.
+  const sized = new ResizeObserver(() => {
+    if (holder.clientWidth === 0) return;
+    sized.disconnect();
+    requestAnimationFrame(() => chart.timeScale().fitContent());
+  });
+  sized.observe(holder);
+  return { element, chart };
+}
+
+/** Sorted, one point per time (the charts refuse repeated or unordered times). */
+function series<T extends { time: UTCTimestamp }>(points: T[]): T[] {
+  const byTime = new Map<number, T>();
+  for (const point of points) byTime.set(point.time, point);
+  return [...byTime.values()].sort((a, b) => a.time - b.time);
+}
+
+export function equityChart(points: { date: string; equity: string }[]): HTMLElement {
+  const { element, chart } = box("Equity curve and drawdown", 320);
+  element.dataset.chart = "equity";
+  const equity = series(points.map((point) => ({ time: toTime(point.date), value: Number(point.equity) })));
+  chart.addSeries(LineSeries, { color: "#2563eb", lineWidth: 2, title: "Equity" }).setData(equity);
+  let peak = -Infinity;
+  const drawdown = equity.map((point) => {
+    peak = Math.max(peak, point.value);
+    return { time: point.time, value: peak > 0 ? ((point.value - peak) / peak) * 100 : 0 };
+  });
+  chart
+    .addSeries(AreaSeries, { priceScaleId: "drawdown", lineColor: "#dc2626", topColor: "rgba(220,38,38,0.05)", bottomColor: "rgba(220,38,38,0.35)", title: "Drawdown %" })
+    .setData(drawdown);
+  // Equity above, the drawdown in the bottom quarter: the two scales do not overlap.
+  chart.priceScale("right").applyOptions({ scaleMargins: { top: 0.05, bottom: 0.3 } });
+  chart.priceScale("drawdown").applyOptions({ scaleMargins: { top: 0.75, bottom: 0 } });
+  chart.timeScale().fitContent();
+  return element;
+}
+
+/** A stored candle as the candle API answers it (`timestamp` in UNIX seconds, UTC). */
+export type Candle = Pick<components["schemas"]["StockData"], "timestamp" | "open" | "high" | "low" | "close" | "volume">;
+
+/** Candles with volume below them, and markers (fills) on the candles. */
+export function candleChart(label: string, candles: Candle[], markers: { time: string; side: "buy" | "sell"; text: string }[] = []): HTMLElement {
+  const { element, chart } = box(label, 360);
+  element.dataset.chart = "candles";
+  const prices = chart.addSeries(CandlestickSeries, { upColor: "#16a34a", downColor: "#dc2626", wickUpColor: "#16a34a", wickDownColor: "#dc2626", borderVisible: false });
+  prices.setData(series(candles.map((c) => ({ time: (c.timestamp as UTCTimestamp), open: c.open, high: c.high, low: c.low, close: c.close }))));
+  const volume = chart.addSeries(HistogramSeries, { priceScaleId: "volume", priceFormat: { type: "volume" }, color: "#94a3b8" });
+  volume.setData(series(candles.map((c) => ({ time: (c.timestamp as UTCTimestamp), value: c.volume, color: c.close >= c.open ? "#86efac" : "#fca5a5" }))));
+  chart.priceScale("volume").applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
+  if (markers.length > 0) {
+    const times = candles.map((c) => (c.timestamp as UTCTimestamp)).sort((a, b) => a - b);
+    // A marker sits on a bar: a fill's time is placed on the bar it happened in.
+    const onBar = (time: UTCTimestamp) => times.filter((t) => t <= time).at(-1) ?? times[0]!;
+    const placed: SeriesMarker<UTCTimestamp>[] = markers
+      .map((marker) => ({
+        time: onBar(toTime(marker.time)),
+        position: marker.side === "buy" ? ("belowBar" as const) : ("aboveBar" as const),
+        color: marker.side === "buy" ? "#16a34a" : "#dc2626",
+        shape: marker.side === "buy" ? ("arrowUp" as const) : ("arrowDown" as const),
+        text: marker.text,
+      }))
+      .sort((a, b) => a.time - b.time);
+    if (times.length > 0) createSeriesMarkers(prices, placed);
+  }
+  chart.timeScale().fitContent();
+  return element;
+}

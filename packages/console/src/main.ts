@@ -1,0 +1,89 @@
+import "./style.css";
+import { BASE, client, go, href, remember } from "./app";
+import { h } from "./ui";
+import { signInPage } from "./pages/sign-in";
+import { backtestsPage, backtestResultPage } from "./pages/backtests";
+import { sessionPage, sessionsPage } from "./pages/sessions";
+import { accountsPage } from "./pages/accounts";
+import { symbolPage } from "./pages/symbols";
+import { settingsPage } from "./pages/settings";
+
+/** A page: renders into `main` and returns what to do when the user leaves it (close sockets, stop timers). */
+export type Page = (main: HTMLElement, params: Record<string, string>) => void | (() => void) | Promise<void | (() => void)>;
+
+const routes: [RegExp, Page, string][] = [
+  [/^\/backtests\/(?<backtest_id>[^/]+)$/, backtestResultPage, "Backtest"],
+  [/^\/backtests$/, backtestsPage, "Backtests"],
+  [/^\/sessions\/(?<session_id>[^/]+)$/, sessionPage, "Session"],
+  [/^\/sessions$/, sessionsPage, "Sessions"],
+  [/^\/accounts$/, accountsPage, "Accounts"],
+  [/^\/symbols\/(?<symbol>[^/]+)$/, symbolPage, "Market data"],
+  [/^\/symbols$/, symbolPage, "Market data"],
+  [/^\/settings$/, settingsPage, "Settings and users"],
+];
+
+const NAV: [string, string][] = [
+  ["/backtests", "Backtests"],
+  ["/sessions", "Sessions"],
+  ["/accounts", "Accounts"],
+  ["/symbols/AAPL.US", "Market data"],
+  ["/settings", "Settings"],
+];
+
+let leave: (() => void) | void = undefined;
+
+function header(): void {
+  const top = document.getElementById("top")!;
+  top.replaceChildren();
+  if (!client.token) return;
+  const link = (path: string, label: string) =>
+    h("a", { href: href(path), "aria-current": location.pathname.startsWith(href(path.split("/").slice(0, 2).join("/"))) ? "page" : undefined }, label);
+  const signOut = h("button", { type: "button", class: "link" }, "Sign out");
+  signOut.addEventListener("click", async () => {
+    try {
+      await client.logout();
+    } catch {
+      // The token may have expired already: forgetting it is what signing out means here.
+    }
+    client.token = undefined;
+    remember(undefined);
+    go("/");
+  });
+  top.append(h("nav", { "aria-label": "Console" }, h("strong", {}, "Trading console"), NAV.map(([path, label]) => link(path, label)), signOut));
+}
+
+async function render(): Promise<void> {
+  leave?.();
+  leave = undefined;
+  const main = document.getElementById("app")!;
+  main.replaceChildren();
+  const path = location.pathname.slice(BASE.length).replace(/\/+$/, "") || "/";
+  header();
+  if (!client.token || path === "/") {
+    if (client.token && path === "/") return go("/backtests");
+    document.title = "Sign in · Trading console";
+    leave = await signInPage(main, {});
+    return;
+  }
+  for (const [pattern, page, title] of routes) {
+    const match = pattern.exec(path);
+    if (!match) continue;
+    const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([key, value]) => [key, decodeURIComponent(value)]));
+    document.title = `${title} · Trading console`;
+    leave = await page(main, params);
+    return;
+  }
+  main.append(h("h1", {}, "Not found"), h("p", {}, "No console page has this address. "), h("a", { href: href("/backtests") }, "Go to the backtests"));
+}
+
+// Links inside the console navigate without a reload.
+document.addEventListener("click", (event) => {
+  const anchor = (event.target as Element).closest?.("a");
+  if (!anchor || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+  const target = anchor.getAttribute("href");
+  if (!target?.startsWith(`${BASE}/`)) return;
+  event.preventDefault();
+  go(target.slice(BASE.length) || "/");
+});
+addEventListener("popstate", () => void render());
+void render();

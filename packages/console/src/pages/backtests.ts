@@ -1,0 +1,234 @@
+import type { components, SessionStream } from "@tp/client";
+import { api, client, go, unwrap } from "../app";
+import { candleChart, equityChart, type Candle } from "../charts";
+import { actionButton, field, h, num, percent, statusLine, table, when } from "../ui";
+
+type Strategy = components["schemas"]["StrategyMetadata"];
+type Parameter = components["schemas"]["ParameterDefinition"];
+type Progress = components["schemas"]["BacktestProgressResponse"];
+const TIMEFRAMES = ["1m", "5m", "15m", "30m", "1h", "4h", "1d"] as const;
+
+/** One input per parameter definition: its type, default, range and help text. */
+function parameterInput(parameter: Parameter): { element: HTMLElement; value: () => unknown } {
+  const label = parameter.name.replace(/_/g, " ");
+  const range = parameter.min !== undefined || parameter.max !== undefined ? ` (${parameter.min ?? "…"} to ${parameter.max ?? "…"})` : "";
+  const help = `${parameter.description}${range}`;
+  if (parameter.type === "boolean") {
+    const box = h("input", { type: "checkbox", name: parameter.name, checked: parameter.default === true });
+    return { element: field(label, box, help), value: () => box.checked };
+  }
+  if (parameter.type === "enum" || parameter.options?.length) {
+    const select = h("select", { name: parameter.name }, (parameter.options ?? []).map((option) => h("option", { value: option, selected: option === parameter.default }, option)));
+    return { element: field(label, select, help), value: () => select.value };
+  }
+  const numeric = parameter.type === "integer" || parameter.type === "number";
+  const input = h("input", {
+    name: parameter.name,
+    type: numeric ? "number" : "text",
+    value: String(parameter.default ?? ""),
+    min: parameter.min,
+    max: parameter.max,
+    step: parameter.type === "integer" ? 1 : "any",
+    required: parameter.required,
+  });
+  return { element: field(label, input, help), value: () => (numeric ? Number(input.value) : input.value) };
+}
+
+/** /console/backtests: the form from the strategy metadata, start, live progress, pause, resume and stop. */
+export async function backtestsPage(main: HTMLElement): Promise<() => void> {
+  const status = statusLine();
+  main.append(h("h1", {}, "Backtests"), status);
+  let strategies: Strategy[] = [];
+  try {
+    strategies = unwrap(await api.GET("/api/v1/strategies/metadata/all")).strategies;
+  } catch (error) {
+    status.fail(error);
+    return () => {};
+  }
+  const strategy = h("select", { name: "strategy" }, strategies.map((s) => h("option", { value: s.strategy_id }, `${s.display_name} (${s.category})`)));
+  const symbols = h("input", { name: "symbols", value: "AAPL.US", required: true });
+  const start = h("input", { name: "start_date", type: "date", value: "2024-01-02", required: true });
+  const end = h("input", { name: "end_date", type: "date", value: "2024-06-28", required: true });
+  const capital = h("input", { name: "initial_capital", type: "number", value: "100000", min: 1, step: "any", required: true });
+  const timeframe = h("select", { name: "timeframe" }, TIMEFRAMES.map((t) => h("option", { value: t, selected: t === "1d" }, t)));
+  const parameters = h("fieldset", {}, h("legend", {}, "Parameters"));
+  const description = h("p", { class: "muted" });
+  let values: Record<string, () => unknown> = {};
+  const showParameters = () => {
+    const chosen = strategies.find((s) => s.strategy_id === strategy.value);
+    parameters.replaceChildren(h("legend", {}, "Parameters"));
+    values = {};
+    description.textContent = chosen ? `${chosen.description} · risk ${chosen.risk_level} · timeframes ${chosen.timeframes.join(", ")}` : "";
+    for (const parameter of chosen?.parameters ?? []) {
+      const input = parameterInput(parameter);
+      values[parameter.name] = input.value;
+      parameters.append(input.element);
+    }
+    if (chosen?.timeframes[0]) timeframe.value = chosen.timeframes.includes("1d") ? "1d" : chosen.timeframes[0];
+  };
+  strategy.addEventListener("change", showParameters);
+  strategy.value = strategies.some((s) => s.strategy_id === "ma_crossover") ? "ma_crossover" : (strategies[0]?.strategy_id ?? "");
+  showParameters();
+
+  const progressBar = h("progress", { max: 100, value: 0, "aria-label": "Backtest progress" });
+  const progressText = h("p", { role: "status", class: "status" });
+  const controls = h("div", { class: "row", hidden: true });
+  const form = h(
+    "form",
+    { class: "card", "aria-label": "New backtest" },
+    h("h2", {}, "New backtest"),
+    field("Strategy", strategy),
+    description,
+    h("div", { class: "grid" }, field("Symbols", symbols, "Comma-separated, like AAPL.US, 700.HK"), field("Timeframe", timeframe), field("Start date", start), field("End date", end), field("Initial capital", capital)),
+    parameters,
+    h("button", { type: "submit" }, "Start backtest"),
+  );
+  main.append(form, h("section", { class: "card", "aria-label": "Progress" }, h("h2", {}, "Progress"), progressBar, progressText, controls));
+
+  let stream: SessionStream | undefined;
+  let poll: ReturnType<typeof setInterval> | undefined;
+  const stop = () => {
+    stream?.close();
+    if (poll) clearInterval(poll);
+  };
+  const show = (progress: Omit<Progress, "start_date" | "end_date"> | Progress) => {
+    progressBar.value = progress.progress;
+    progressText.textContent = `${progress.stage} · ${progress.progress.toFixed(0)}% · ${progress.bars_processed}/${progress.bars_total} bars${progress.current_time ? ` · at ${when(progress.current_time)}` : ""}${progress.is_paused ? " · paused" : ""}`;
+    if (progress.stage === "done" || ["completed", "failed", "stopped", "cancelled"].includes(progress.status)) {
+      stop();
+      if (progress.status === "completed" || progress.stage === "done") go(`/backtests/${encodeURIComponent(progress.backtest_id)}`);
+      else status.say(`The backtest ended ${progress.status}: ${progress.message}`, "error");
+    }
+  };
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    stop();
+    const config: Record<string, unknown> = { execution: { timeframe: timeframe.value } };
+    for (const [name, value] of Object.entries(values)) config[name] = value();
+    status.say("Starting…");
+    try {
+      const session = unwrap(
+        await api.POST("/api/v1/trading/sessions", {
+          body: { session_name: `console backtest ${strategy.value}`, trading_mode: "backtest", asset_mode: "simulated", initial_capital: capital.value, config: {} } as never,
+        }),
+      ) as { id: string };
+      // The progress arrives on the session's socket; polling takes over while the socket is down.
+      stream = await client.followSession(session.id, {
+        onMessage: (message) => {
+          if (message.type === "backtest_progress") show(message.data as Progress);
+        },
+        onStatus: (state) => {
+          if (state === "reconnecting") progressText.textContent = "Reconnecting to the progress stream…";
+        },
+      });
+      const started = unwrap(
+        await api.POST("/api/v1/backtest/start", {
+          body: {
+            session_id: session.id,
+            strategy_name: strategy.value,
+            strategy_config: config,
+            symbols: symbols.value.split(",").map((s) => s.trim()).filter(Boolean),
+            start_date: start.value,
+            end_date: end.value,
+            initial_capital: capital.value,
+            timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+          } as never,
+        }),
+      );
+      const id = started.backtest_id;
+      if (!id) return status.say(started.message, "error");
+      status.say(`Backtest ${id} started.`);
+      controls.hidden = false;
+      controls.replaceChildren(
+        ...(["pause", "resume", "stop"] as const).map((action) =>
+          actionButton(action[0]!.toUpperCase() + action.slice(1), async () => {
+            const answer = unwrap(await api.POST(`/api/v1/backtest/{backtest_id}/${action}`, { params: { path: { backtest_id: id } } }));
+            return (answer as { message?: string }).message ?? `${action} sent`;
+          }, status),
+        ),
+      );
+      poll = setInterval(async () => {
+        try {
+          show(unwrap(await api.GET("/api/v1/backtest/{backtest_id}/progress", { params: { path: { backtest_id: id } } })));
+        } catch {
+          // The next tick asks again; the socket may have answered meanwhile.
+        }
+      }, 2000);
+    } catch (error) {
+      status.fail(error);
+    }
+  });
+  return stop;
+}
+
+/** /console/backtests/{backtest_id}: equity and drawdown, metrics, trades, fills on the candles. */
+export async function backtestResultPage(main: HTMLElement, params: Record<string, string>): Promise<void> {
+  const id = params.backtest_id!;
+  const status = statusLine();
+  main.append(h("h1", {}, `Backtest ${id}`), status);
+  let result;
+  try {
+    result = unwrap(await api.GET("/api/v1/backtest/{backtest_id}/result", { params: { path: { backtest_id: id } } }));
+  } catch (error) {
+    return status.fail(error);
+  }
+  const m = result.performance_metrics ?? ({} as Partial<NonNullable<typeof result.performance_metrics>>);
+  main.append(
+    h("p", { class: "muted" }, `${result.strategy_name} on ${result.symbols.join(", ")} · ${result.timeframe} · ${result.start_date} to ${result.end_date} · ${result.status}`),
+    h(
+      "section",
+      { class: "metrics", "aria-label": "Metrics" },
+      ([
+        ["Initial capital", result.initial_capital],
+        ["Final capital", result.final_capital],
+        ["Total return", percent(m.total_return)],
+        ["Annualized", percent(m.annualized_return)],
+        ["Sharpe", num(m.sharpe_ratio)],
+        ["Sortino", num(m.sortino_ratio)],
+        ["Max drawdown", percent(m.max_drawdown)],
+        ["Win rate", percent(m.win_rate)],
+        ["Profit factor", num(m.profit_factor)],
+        ["Trades", m.total_trades],
+        ["Fees", m.fees_paid],
+      ] as [string, unknown][]).map(([label, value]) => h("div", {}, h("span", {}, label), h("strong", {}, String(value ?? "–")))),
+    ),
+    equityChart(result.equity_curve),
+  );
+  const symbol = result.symbols[0];
+  if (symbol) {
+    const candles = await loadCandles(symbol, result.timeframe === "1d" ? "1d" : result.timeframe, result.start_date, result.end_date).catch(() => [] as Candle[]);
+    const fills = result.fills.filter((fill) => fill.symbol === symbol);
+    main.append(candleChart(`${symbol} with the fills`, candles, fills.map((fill) => ({ time: fill.timestamp, side: fill.side, text: `${fill.side} ${fill.quantity}` }))));
+  }
+  main.append(
+    table(
+      ["Symbol", "Direction", "Quantity", "Entry", "Entry price", "Exit", "Exit price", "P&L", "Fees"],
+      result.trades.map((t) => [t.symbol, t.direction, t.quantity, when(t.entry_time), t.entry_price, when(t.exit_time), t.exit_price, t.pnl, t.fees]),
+      `Trades (${result.trades.length})`,
+    ),
+    h(
+      "div",
+      { "data-table": "fills" },
+      table(
+        ["Time", "Symbol", "Side", "Quantity", "Price", "Commission", "Order"],
+        result.fills.map((f) => [when(f.timestamp), f.symbol, f.side, f.quantity, f.price, f.commission, f.order_id]),
+        `Fills (${result.fills.length})`,
+      ),
+    ),
+  );
+}
+
+/** A symbol's stored candles over a period, every page of them. */
+export async function loadCandles(symbol: string, period: string, startDate: string, endDate: string): Promise<Candle[]> {
+  const candles: Candle[] = [];
+  for (let page = 1; ; page++) {
+    const answer = unwrap(
+      await api.GET("/api/v1/stock-data", {
+        params: { query: { code: symbol, period, start_date: startDate, end_date: endDate, sort_by: "timestamp", sort_order: "asc", page, page_size: 1000 } as never },
+      }),
+    );
+    candles.push(...answer.data);
+    if (page >= answer.total_pages || answer.data.length === 0) return candles;
+  }
+}

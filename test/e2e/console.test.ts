@@ -1,0 +1,155 @@
+import { randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { callAs } from "../support/api-client";
+import { buildConsole } from "../support/console";
+import { startService, type RunningService } from "../support/local-process";
+import { CHROMIUM } from "../support/chromium";
+
+/**
+ * The web console in a real browser against `npm start`'s runtime on the accelerated clock:
+ * sign in, a running simulation session whose orders and fills arrive on the page from the socket
+ * (first, while the simulated market is open), and a backtest from the form to its result page (the
+ * equity chart drawn, the fills the API reports in the table). Every page is photographed into test-artifacts/console/ (git-ignored).
+ */
+
+const ARTIFACTS = resolve(import.meta.dirname, "../../test-artifacts/console");
+const PASSWORD = "console-admin-password-1";
+let consoleDir: string | undefined;
+let service: RunningService | undefined;
+let browser: Browser | undefined;
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+  if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
+});
+
+const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+/** Whether a canvas inside `selector` has drawn something: more than two colours among its pixels (run in the page). */
+const drawn = (page: Page, selector: string) =>
+  page.evaluate(`(() => {
+    for (const canvas of document.querySelectorAll(${JSON.stringify(`${selector} canvas`)})) {
+      if (canvas.width === 0 || canvas.height === 0) continue;
+      const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+      const colours = new Set();
+      for (let i = 0; i < pixels.length; i += 16) colours.add(pixels[i] * 16777216 + pixels[i + 1] * 65536 + pixels[i + 2] * 256 + pixels[i + 3]);
+      if (colours.size > 2) return true;
+    }
+    return false;
+  })()`);
+
+describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not installed: .ci/run installs Debian's chromium"})`, () => {
+  it("signs in, runs a backtest from the form to its drawn result, and shows a running session's fills live", { timeout: 300_000 }, async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    consoleDir = buildConsole();
+    service = await startService({
+      DATA_DIR: mkdtempSync(join(tmpdir(), "tp-console-e2e-")),
+      DYNAMODB_ENDPOINT: inject("dynamoEndpoint"),
+      TABLE_NAME: `test-console-${randomUUID()}`,
+      ADMIN_PASSWORD: PASSWORD,
+      CAPTCHA_TEST_CODE: "e2e-code",
+      // 120 times faster from 10:00 New York time: the market stays open about three minutes of the test's time.
+      SIMULATED_CLOCK_SPEED: "120",
+      SIMULATED_CLOCK_START: "2024-03-15T14:00:00Z",
+      CONSOLE_DIR: consoleDir,
+    });
+    const { base } = service;
+    expect(service.output()).toContain(`Console:   ${base}/console`);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const pageErrors: string[] = [];
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+
+    // Sign in: a wrong captcha is refused in words, the test code is accepted.
+    await page.goto(`${base}/console`);
+    await page.locator(".captcha svg, .captcha img").waitFor();
+    await shot(page, "01-sign-in");
+    await page.getByLabel("Username").fill("admin");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByLabel("Captcha", { exact: true }).fill("wrong");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.locator("form[aria-label='Sign in'] .status.error").textContent(), { timeout: 15_000 }).toMatch(/captcha|password|credential/i);
+    await page.getByLabel("Captcha", { exact: true }).fill("e2e-code");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${base}/console/backtests`);
+
+    const login = await callAs(base, undefined, "POST", "/api/v1/login", { username: "admin", password: PASSWORD, captcha: "e2e-code" });
+    const token = login.body.access_token as string;
+    // A simulation session on the accelerated clock: started from its page, its orders arrive from the socket.
+    const session = await callAs(base, token, "POST", "/api/v1/trading/sessions", {
+      session_name: "watched from the console",
+      trading_mode: "simulation",
+      asset_mode: "simulated",
+      initial_capital: "100000",
+      config: { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.08 } } },
+    });
+    expect(session.status).toBe(201);
+    await page.goto(`${base}/console/sessions/${session.body.id}`);
+    await page.locator("[data-socket=open]").waitFor({ timeout: 30_000 });
+    expect(await page.locator("[data-table=orders] tbody tr").count()).toBe(0);
+    await page.getByRole("button", { name: "Start", exact: true }).click();
+    await page
+      .locator(".events li[data-type=order_filled]")
+      .first()
+      .waitFor({ timeout: 90_000 })
+      .catch(async (error) => {
+        await shot(page, "02-session-failed");
+        throw new Error(`${error}\n${service!.output().slice(-3000)}`);
+      });
+    expect(await page.locator("[data-table=orders] tbody tr").count()).toBeGreaterThan(0);
+    const orders = await callAs(base, token, "GET", `/api/v1/trading/sessions/${session.body.id}/orders`);
+    const shown = await page.locator("[data-table=orders] tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-order")));
+    expect(shown).toEqual(expect.arrayContaining((orders.body.orders as { id: string; status: string }[]).filter((o) => o.status === "filled").map((o) => o.id)));
+    await shot(page, "02-session");
+
+    // A backtest from the form built from the strategy metadata (its defaults).
+    await page.goto(`${base}/console/backtests`);
+    await page.getByLabel("fast period").waitFor();
+    expect(await page.getByLabel("Strategy").inputValue()).toBe("ma_crossover");
+    await shot(page, "03-backtests");
+    await page.getByRole("button", { name: "Start backtest" }).click();
+    await page.waitForURL(/\/console\/backtests\/[^/]+$/, { timeout: 120_000 });
+    const backtestId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!);
+    await page.locator("[data-chart=equity] canvas").first().waitFor();
+    await expect.poll(() => drawn(page, "[data-chart=equity]"), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => drawn(page, "[data-chart=candles]"), { timeout: 15_000 }).toBe(true);
+
+    const result = await callAs(base, token, "GET", `/api/v1/backtest/${backtestId}/result`);
+    expect(result.status).toBe(200);
+    const fills = result.body.fills as { order_id: string; side: string; price: string }[];
+    expect(fills.length).toBeGreaterThan(0);
+    const rows = page.locator("[data-table=fills] tbody tr");
+    expect(await rows.count()).toBe(fills.length);
+    expect(await rows.locator("td:nth-child(7)").allTextContents()).toEqual(fills.map((fill) => fill.order_id));
+    expect(await rows.locator("td:nth-child(3)").allTextContents()).toEqual(fills.map((fill) => fill.side));
+    expect(await page.locator("caption", { hasText: /^Trades \(\d+\)$/ }).count()).toBe(1);
+    await shot(page, "04-backtest-result");
+
+    // The other pages, at 1280×800 and at a phone's width.
+    for (const [name, path, ready] of [
+      ["05-sessions", "/sessions", "caption"],
+      ["06-accounts", "/accounts", "section[aria-label='Simulated account'] table"],
+      ["07-symbol", "/symbols/AAPL.US", ".heatmap"],
+      ["08-settings", "/settings", "section[aria-label='Users'] table"],
+    ] as const) {
+      await page.goto(`${base}/console${path}`);
+      await page.locator(ready).first().waitFor({ timeout: 30_000 });
+      await shot(page, name);
+    }
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/console/backtests/${backtestId}`);
+    await page.locator("[data-chart=equity] canvas").first().waitFor();
+    await shot(page, "09-backtest-result-phone");
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+
+    // Signing out forgets the token: the console is back on the sign-in page.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+});
