@@ -13,8 +13,9 @@ import { applyReports, exchange, type VenueReport } from "@tp/core/trading/venue
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import * as Channels from "@tp/core/trading/channels";
 import type { Timeframe } from "@tp/core/strategies/definition";
-import { isLive, LiveRuns, liveFeedsOf, type ClosedBar, type WorkerBeat } from "@tp/core/trading/live";
-import type { StoredSession } from "@tp/core/trading/sessions";
+import { LiveRuns, liveFeedsOf, type ClosedBar } from "@tp/core/trading/live";
+import type { WorkerBeat } from "@tp/core/trading/worker-status";
+import { isLive, type StoredSession } from "@tp/core/trading/sessions";
 import type { StoredRun } from "@tp/core/trading/runs";
 import * as Replay from "@tp/core/trading/replay";
 import { holdingsOf, sleeveDifferences } from "@tp/core/trading/accounts";

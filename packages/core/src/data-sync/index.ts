@@ -9,7 +9,7 @@ import { dayNumberOf, isoDateOf, type IsoDate } from "../market/zoned-time";
 import { Realtime, type RealtimeDeps } from "../realtime";
 import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
 import type { Actor } from "../users";
-import { workerStatus, type WorkerBeat } from "../trading/live";
+import { workerStatus, type WorkerBeat } from "../trading/worker-status";
 import type { ImportProgressMessage, SyncLogMessage } from "../streams";
 import { WorkerStatusView } from "../trading/views";
 

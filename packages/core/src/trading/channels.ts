@@ -8,12 +8,13 @@ import { parseOrThrow } from "../fees/money";
 import { Realtime, type RealtimeDeps } from "../realtime";
 import * as Risk from "../risk/risk";
 import type { Actor } from "../users";
-import { isLive, isWorkerDriven, LiveRuns } from "./live";
+import { LiveRuns } from "./live";
 import { engineOf, updateRun } from "./run-update";
 import type { StoredEvent, StoredRun } from "./runs";
 import type { SessionChannel } from "./session-config";
-import { invalidTransition, mutate, owned, transition, TRANSITIONS, type SessionAction, type StoredSession } from "./sessions";
-import { latestPositions, sessionPerformance, type ViewDeps } from "./views";
+import { invalidTransition, isLive, isWorkerDriven, mutate, owned, transition, TRANSITIONS, type SessionAction, type StoredSession } from "./sessions";
+import type { ViewDeps } from "./deps";
+import { latestPositions, sessionPerformance } from "./views";
 
 /**
  * Multi-channel sessions (docs/channels.md): each channel is a sleeve of one session's engine.

@@ -4,11 +4,11 @@ import { Calendar } from "../market/calendar";
 import { Markets } from "../market/market";
 import { isoDateOf, MS_PER_DAY, utcToZoned, zonedTimeToUtc } from "../market/zoned-time";
 import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
-import { isLive, liveFeedsOf } from "./live";
+import { liveFeedsOf } from "./live";
 import { engineOf, updateRun } from "./run-update";
 import type { StoredRun } from "./runs";
-import type { StoredSession } from "./sessions";
-import type { ViewDeps } from "./views";
+import { isLive, type StoredSession } from "./sessions";
+import type { ViewDeps } from "./deps";
 
 /**
  * The day rollover of simulation and live sessions (ENGINE.md §2 "day end"): after a market's

@@ -3,6 +3,7 @@ import type { EngineEvent, EventType, LogLevel } from "../engine/events";
 import type { EngineSnapshot } from "../engine/engine";
 import type { EngineSetup } from "../engine/setup";
 import { Dec } from "../fees/money";
+import type { DriverState } from "./driver-state";
 
 /**
  * A run is one engine's life: a backtest, or a simulation or live session's trading. Its state
@@ -266,7 +267,7 @@ export interface RunProgress {
   bars_total: number;
   done: boolean;
   /** A run driven over stored candles step by step (a replay, a historical MTF session): range, speed, state. */
-  driver?: import("./replay").DriverState;
+  driver?: DriverState;
 }
 
 /** An event as stored, with its log level and category. */

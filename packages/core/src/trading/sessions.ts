@@ -9,7 +9,6 @@ import type { Actor } from "../users";
 import { PerformanceMetrics } from "../engine/metrics";
 import { notifyWorker, type SessionCommandSink } from "./commands";
 import type { RunStore } from "./runs";
-import { isWorkerDriven, venueOf } from "./live";
 import { normalizeConfig, SessionConfig, strategyNameOf, strategyParamsOf } from "./session-config";
 import { closingFigures } from "./closing";
 import { engineOf } from "./run-update";
@@ -113,6 +112,19 @@ export interface StoredSession {
   created_at: string;
   updated_at: string;
 }
+
+/** Whether the session is driven by the session worker (simulation and live; backtests run in their workflow). */
+export const isWorkerDriven = (session: Pick<StoredSession, "trading_mode">) => session.trading_mode === "simulation" || session.trading_mode === "live";
+
+/** Whether the worker drives it now: worker-driven and running or paused (the worker's list). */
+export const isLive = (session: Pick<StoredSession, "trading_mode" | "status">) => isWorkerDriven(session) && (session.status === "running" || session.status === "paused");
+
+/** Where a live run's orders fill: the session's choice; a session stored before the choice existed fills on bars. */
+export const venueOf = (session: Pick<StoredSession, "config">): "broker" | "bars" => session.config.venue ?? "bars";
+
+/** Whether the session worker lists it: live, or stopped while it cancels the orders the session still has at its broker. */
+export const isListed = (session: Pick<StoredSession, "trading_mode" | "status" | "orders_at_broker">) =>
+  isLive(session) || (isWorkerDriven(session) && session.status === "stopped" && session.orders_at_broker === true);
 
 /** Interface TradingSessionResponse. */
 export const TradingSessionResponse = z

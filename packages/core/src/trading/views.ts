@@ -7,14 +7,14 @@ import type { EngineSetup } from "../engine/setup";
 import { Dec, DecimalInput, parseOrThrow } from "../fees/money";
 import { normalizeSymbol } from "../market/market";
 import * as Risk from "../risk/risk";
-import type { Timeframe } from "../strategies/definition";
-import type { Bar } from "../strategies/strategy";
 import type { Actor } from "../users";
-import { messageOf, OrderStatus, type RunStore, type StoredEvent, type StoredRun, TradingOrderResponse } from "./runs";
+import { messageOf, OrderStatus, type StoredEvent, type StoredRun, TradingOrderResponse } from "./runs";
 import { SINGLE_CHANNEL_ID } from "./session-config";
-import { mutate, owned, parseRiskConfig, type SessionDeps, type StoredSession } from "./sessions";
+import { isLive, isWorkerDriven, mutate, owned, parseRiskConfig, type StoredSession } from "./sessions";
 import { notifyWorker } from "./commands";
-import { isLive, isWorkerDriven, liveFeedsOf, LiveRuns, workerStatus, type WorkerBeat } from "./live";
+import { liveFeedsOf, LiveRuns } from "./live";
+import type { ViewDeps } from "./deps";
+import { workerStatus } from "./worker-status";
 import { engineOf, updateRun } from "./run-update";
 
 /**
@@ -22,18 +22,6 @@ import { engineOf, updateRun } from "./run-update";
  * its latest engine snapshot), for every trading mode. A session that has not run yet shows
  * its configuration at its starting capital.
  */
-
-export interface ViewDeps extends SessionDeps {
-  runs: RunStore;
-  /** The engine setup of a session's configuration (lot sizes, fees and rates looked up). */
-  setupFor: (session: StoredSession, runId: string) => Promise<EngineSetup>;
-  /** The latest price of a symbol, for checking an order of a session that has seen no bar of it. */
-  lastPrice: (symbol: string) => Promise<number | null>;
-  /** The session worker's last heartbeat (simulation and live sessions run there). */
-  workerBeat: () => Promise<WorkerBeat | undefined>;
-  /** A fresh run's strategy warm-up: the last `count` closed regular-session bars of a feed before `beforeMs`, oldest first (`warm-up.ts`). */
-  history: (symbol: string, timeframe: Timeframe, count: number, beforeMs: number) => Promise<Bar[]>;
-}
 
 /** `limit` and an opaque `cursor` from the previous page. */
 export const PageQuery = z.object({
