@@ -20,6 +20,7 @@ import type { StoredRun } from "@tp/core/trading/runs";
 import * as Replay from "@tp/core/trading/replay";
 import { holdingsOf, sleeveDifferences } from "@tp/core/trading/accounts";
 import { PaperAccounts } from "@tp/core/paper/accounts";
+import { log } from "@tp/core/log";
 
 export interface SessionWorkerOptions {
   /** The provider whose pushes drive the sessions (the selected market-data provider). */
@@ -176,7 +177,7 @@ export class SessionWorker {
       reports = await exchange(await this.gatewayOf(session), run.snapshot!.pending, deps.now(), { bookVenueFees: session.funded_by !== undefined });
     } catch (error) {
       // The broker is unreachable or busy: nothing was booked; the next step asks again.
-      console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Broker exchange failed", session_id: session.id, error: String(error) }));
+      log.error("Broker exchange failed", { source: "session-worker", session_id: session.id, error: String(error) });
       return null;
     }
     if (reports.length === 0) return null;
@@ -214,7 +215,7 @@ export class SessionWorker {
       const text = differences.map((d) => `${d.what}: session ${d.session}, account ${d.account}`).join("; ");
       if (this.mismatches.get(session.id) === text) return;
       this.mismatches.set(session.id, text);
-      console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Session sleeve and simulated account disagree", session_id: session.id, account_id: account, differences }));
+      log.error("Session sleeve and simulated account disagree", { source: "session-worker", session_id: session.id, account_id: account, differences });
       const deps = this.services.trading.sessions;
       const done = await updateRun(deps, session.id, (stored) => {
         const engine = engineOf(stored);
@@ -418,7 +419,7 @@ export class SessionWorker {
     if (this.stopped) return;
     while (this.busy) await this.busy;
     this.busy = work()
-      .catch((error) => console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Worker step failed", error: String(error) })))
+      .catch((error) => log.error("Worker step failed", { source: "session-worker", error: String(error) }))
       .finally(() => {
         this.busy = null;
       });

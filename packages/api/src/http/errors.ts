@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { DomainError, ValidationError, type ValidationIssue } from "@tp/core/errors";
 import { requestHeader } from "./edge";
+import { log } from "@tp/core/log";
 
 /** The error body of every non-2xx answer. 422 bodies carry the list of problems in `detail`. */
 export const ErrorBody = z
@@ -106,7 +107,7 @@ export function onError(error: Error, c: Context): Response {
     return c.json(body(c, error.status, "HTTP_ERROR", error.message || "Request failed"), error.status);
   }
   const traceId = (c.get("requestId" as never) as string | undefined) ?? crypto.randomUUID();
-  console.error(JSON.stringify({ level: "ERROR", message: "Unhandled error", trace_id: traceId, path: c.req.path, error: String(error.stack ?? error) }));
+  log.error("Unhandled error", { trace_id: traceId, path: c.req.path, error: String(error.stack ?? error) });
   return c.json(body(c, 500, "INTERNAL_ERROR", "Internal server error", { trace_id: traceId }), 500);
 }
 

@@ -12,6 +12,7 @@ import type { Actor } from "../users";
 import { workerStatus, type WorkerBeat } from "../trading/worker-status";
 import type { ImportProgressMessage, SyncLogMessage } from "../streams";
 import { WorkerStatusView } from "../trading/views";
+import { log } from "../log";
 
 /**
  * The data sync service (docs/data-sync.md): one service-wide record in the table holding the
@@ -191,7 +192,7 @@ async function pushLine(deps: LogStreamDeps, symbol: string, line: (sequence: nu
 
 /** Pushes a log line to the symbol's stream (`WS /api/v1/data-sync/logs?symbol=`) and to the operator's log. */
 export async function syncLog(deps: LogStreamDeps, symbol: string, type: "log" | "status" | "error" | "success", message: string): Promise<void> {
-  console.log(JSON.stringify({ level: type === "error" ? "ERROR" : "INFO", source: "data-sync", symbol, type, message }));
+  log[type === "error" ? "error" : "info"](message, { source: "data-sync", symbol, type });
   await pushLine(deps, symbol, (sequence) => ({ type, message, timestamp: iso(deps.now()), sequence }));
 }
 
@@ -205,7 +206,7 @@ export async function importProgress(deps: LogStreamDeps, view: StockImportStatu
     const message = `Import ${view.task_id}: ${view.status}, ${view.progress}% (${view.message})`;
     await pushLine(deps, view.symbol, (sequence) => ({ type: "import_progress", message, timestamp: iso(deps.now()), sequence, data: view }));
   } catch (error) {
-    console.error(JSON.stringify({ level: "ERROR", message: "Pushing an import's progress failed", task_id: view.task_id, error: String(error) }));
+    log.error("Pushing an import's progress failed", { task_id: view.task_id, error: String(error) });
   }
 }
 
