@@ -60,7 +60,7 @@ function adminPassword(env: NodeJS.ProcessEnv, dataDir: string): { password: str
   const file = join(dataDir, "admin-password.txt");
   if (existsSync(file)) return { password: readFileSync(file, "utf8").trim(), generated: false };
   const password = randomBytes(12).toString("base64url");
-  writeFileSync(file, password + "\n", { mode: 0o600 });
+  writeFileSync(file, `${password}\n`, { mode: 0o600 });
   return { password, generated: true };
 }
 

@@ -69,7 +69,7 @@ export function layoutIssues(issues: ValidationIssue[]): ValidationIssue[] {
   return out;
 }
 
-function body(c: Context, status: number, code: string, detail: unknown, extra: Record<string, unknown> = {}) {
+function body(c: Context, _status: number, code: string, detail: unknown, extra: Record<string, unknown> = {}) {
   return {
     detail,
     error_code: code,
@@ -116,7 +116,7 @@ export function notFoundHandler(c: Context): Response {
 }
 
 /** The zod-openapi hook: a failed request schema answers 422 with every problem listed. */
-export function validationHook(result: { success: boolean; error?: unknown; target: string }, c: Context) {
+export function validationHook(result: { success: boolean; error?: unknown; target: string }, _c: Context) {
   if (!result.success) {
     const location = result.target === "json" ? "body" : result.target === "param" ? "path" : result.target;
     throw new ValidationError(issuesFrom(result.error as z.ZodError, location));

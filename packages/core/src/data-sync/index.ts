@@ -288,7 +288,7 @@ export const DataSync = {
     const symbol = normalizeSymbol(symbolInput);
     const { record } = await mutate(deps, (current) => {
       const entry = current.symbols[symbol];
-      if (!entry || !entry.sessions.includes(request.session_id)) {
+      if (!entry?.sessions.includes(request.session_id)) {
         throw notFound("SUBSCRIPTION_NOT_FOUND", `Session ${request.session_id} holds no subscription to ${symbol}`);
       }
       entry.sessions = entry.sessions.filter((id) => id !== request.session_id);

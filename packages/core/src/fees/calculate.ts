@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { FeeConfig, HkFeeConfig, UsFeeConfig } from "./config";
+import type { FeeConfig } from "./config";
 import { Money } from "../engine/money";
 import { IsoDate, MoneyString, PositiveDecimalInput, RoundingRules, money, parseOrThrow, type RoundingRule } from "./money";
 import { type HkChargeEntry, inForce } from "./schedules";

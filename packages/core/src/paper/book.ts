@@ -20,7 +20,6 @@ import {
 } from "./matching";
 import {
   isDone,
-  PaperCurrencies,
   type MinuteBar,
   type PaperAccount,
   type PaperAdjustment,

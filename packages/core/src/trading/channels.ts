@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { badRequest, conflict, notFound, serviceUnavailable } from "../errors";
+import { badRequest, conflict, notFound } from "../errors";
 import { TradingEngine, type ChannelRunState, type EngineView } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import { performance } from "../engine/metrics";
@@ -795,7 +795,7 @@ async function liveRun(deps: ViewDeps, session: StoredSession, what: string): Pr
 }
 
 /** Starts, stops, pauses or resumes one channel of a live session (the table in docs/channels.md). */
-export async function channelAction(deps: ChannelDeps, actor: Actor, by: string, sessionId: string, channelId: string, action: ChannelAction) {
+export async function channelAction(deps: ChannelDeps, actor: Actor, _by: string, sessionId: string, channelId: string, action: ChannelAction) {
   const loaded = await load(deps, actor, sessionId);
   requireChannel(loaded, channelId);
   const runId = await liveRun(deps, loaded.session, `${action} a channel of`);

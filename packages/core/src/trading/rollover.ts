@@ -1,4 +1,4 @@
-import { dayMarketOf, TradingEngine } from "../engine/engine";
+import { dayMarketOf, type TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import { Calendar } from "../market/calendar";
 import { Markets } from "../market/market";

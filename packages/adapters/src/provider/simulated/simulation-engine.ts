@@ -431,7 +431,7 @@ export class SimulationEngine {
    * returns [open, high, low, close, volume, turnover] read from the shared summary array at `offset`.
    */
   summaryOffset(instrument: InstrumentState, ordinal: number, group: number): number {
-    if (!instrument.summaryReady || !instrument.summaryReady[ordinal]) {
+    if (!instrument.summaryReady?.[ordinal]) {
       const layout = instrument.timeline.layout(ordinal);
       this.remember(instrument, generateDay(instrument, layout));
     }
@@ -466,7 +466,7 @@ export class SimulationEngine {
     let i = 0;
     while (i < daily.length) {
       const key = keys[daily.ordinal[i]];
-      let o = daily.open[i];
+      const o = daily.open[i];
       let h = daily.high[i];
       let l = daily.low[i];
       let c = daily.close[i];
