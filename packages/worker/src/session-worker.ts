@@ -15,7 +15,7 @@ import * as Channels from "@tp/core/trading/channels";
 import type { Timeframe } from "@tp/core/strategies/definition";
 import { LiveRuns, liveFeedsOf, type ClosedBar } from "@tp/core/trading/live";
 import type { WorkerBeat } from "@tp/core/trading/worker-status";
-import { isLive, type StoredSession } from "@tp/core/trading/sessions";
+import { isActiveOnWorker, type StoredSession } from "@tp/core/trading/sessions";
 import type { StoredRun } from "@tp/core/trading/runs";
 import * as Replay from "@tp/core/trading/replay";
 import { holdingsOf, sleeveDifferences } from "@tp/core/trading/accounts";
@@ -280,7 +280,7 @@ export class SessionWorker {
         if (created) await this.publish(session, created.events, created.engine);
       }
       // A stopped session listed while its orders at the broker are cancelled reads no feed.
-      const feeds = isLive(session) ? liveFeedsOf(session).map((f) => feedKey(f.symbol, f.timeframe)) : [];
+      const feeds = isActiveOnWorker(session) ? liveFeedsOf(session).map((f) => feedKey(f.symbol, f.timeframe)) : [];
       this.driven.set(session.id, { session, feeds, venue });
     }
     for (const id of [...this.driven.keys()]) if (!seen.has(id)) this.driven.delete(id);

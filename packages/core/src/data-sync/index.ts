@@ -13,6 +13,7 @@ import { workerStatus, type WorkerBeat } from "../trading/worker-status";
 import type { ImportProgressMessage, SyncLogMessage } from "../streams";
 import { WorkerStatusView } from "../trading/views";
 import { log } from "../log";
+import { iso } from "../time";
 
 /**
  * The data sync service (docs/data-sync.md): one service-wide record in the table holding the
@@ -138,7 +139,6 @@ export const LookbackDaysResponse = z
 export const SyncMessage = z.object({ kind: z.literal("advance"), generation: z.number().int() });
 export type SyncMessage = z.infer<typeof SyncMessage>;
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 const initial = (now: number): SyncRecord => ({

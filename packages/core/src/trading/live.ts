@@ -8,6 +8,7 @@ import { engineOf, updateRun } from "./run-update";
 import { feedsOf } from "./session-config";
 import { venueOf, type StoredSession } from "./sessions";
 import type { ViewDeps } from "./deps";
+import { iso } from "../time";
 
 /**
  * The run of a simulation or live session (ENGINE.md §5): the session's own run (its id is the
@@ -26,8 +27,6 @@ export interface ClosedBar {
 
 /** The (symbol, timeframe) feeds a session's strategies read. */
 export const liveFeedsOf = (session: StoredSession) => feedsOf(session.config);
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Warms a fresh run's strategies up on the history each of their feeds wants (docs/session-worker.md

@@ -1,15 +1,15 @@
 import { z } from "zod";
 import { BarFeed, type Feed } from "../backtests/bar-feed";
 import type { CandleStore } from "../candles/index";
-import { conflict, notFound, ValidationError } from "../errors";
+import { conflict, notFound, ValidationError, parseOrThrow } from "../errors";
 import { PERIOD_MS, TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
-import { IsoDate, parseOrThrow } from "../fees/money";
+import { IsoDate } from "../fees/money";
 import { marketOf, Markets } from "../market/market";
 import { dayNumberOf, zonedTimeToUtc } from "../market/zoned-time";
 import { Realtime, type RealtimeDeps } from "../realtime";
 import type { Timeframe } from "../strategies/definition";
-import { TimeZone } from "../time";
+import { TimeZone, iso } from "../time";
 import type { Actor } from "../users";
 import type { RunProgress, StoredRun } from "./runs";
 import { engineOf, updateRun } from "./run-update";
@@ -106,8 +106,6 @@ export const ReplayStatusView = z
   })
   .meta({ id: "ReplayStatus" });
 export type ReplayStatusView = z.infer<typeof ReplayStatusView>;
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The finest period of `feeds` (a step is one bar of it). */
 export const finestTimeframe = (timeframes: Timeframe[]): Timeframe => timeframes.reduce((a, b) => (PERIOD_MS[b] < PERIOD_MS[a] ? b : a));

@@ -7,7 +7,7 @@ import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/i
 import { liveFeedsOf } from "./live";
 import { engineOf, updateRun } from "./run-update";
 import type { StoredRun } from "./runs";
-import { isLive, type StoredSession } from "./sessions";
+import { isActiveOnWorker, type StoredSession } from "./sessions";
 import type { ViewDeps } from "./deps";
 
 /**
@@ -119,7 +119,7 @@ export const DayRollover = {
 
   /** Rolls every running or paused simulation and live session whose day has closed, then rolls their symbols' calendars. */
   async run(deps: RolloverDeps, now: number): Promise<RolloverResult> {
-    const live = (await deps.sessions.sessions.listLive()).filter(isLive);
+    const live = (await deps.sessions.sessions.listLive()).filter(isActiveOnWorker);
     const rolled: RolledSession[] = [];
     const symbols = new Set<string>();
     for (const session of live) {

@@ -4,6 +4,7 @@ import type { EngineSnapshot } from "../engine/engine";
 import type { EngineSetup } from "../engine/setup";
 import { Dec } from "../fees/money";
 import type { DriverState } from "./driver-state";
+import { iso } from "../time";
 
 /**
  * A run is one engine's life: a backtest, or a simulation or live session's trading. Its state
@@ -150,8 +151,6 @@ export type TradingOrderResponse = z.infer<typeof TradingOrderResponse>;
 export type OrderChange =
   | { kind: "create"; order: TradingOrderResponse }
   | { kind: "set"; order_id: string; fields: Partial<TradingOrderResponse> };
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The order-record change an event makes, if any. */
 export function orderChangeOf(event: EngineEvent, run: { run_id: string; session_id: string }): OrderChange | null {

@@ -1,21 +1,22 @@
 import { z } from "zod";
-import { badRequest, conflict, notFound, ValidationError } from "../errors";
+import { badRequest, conflict, notFound, ValidationError, parseOrThrow } from "../errors";
 import { TradingEngine, type EngineView } from "../engine/engine";
 import { LogLevel } from "../engine/events";
 import { performance, PerformanceMetrics } from "../engine/metrics";
 import type { EngineSetup } from "../engine/setup";
-import { Dec, DecimalInput, parseOrThrow } from "../fees/money";
+import { Dec, DecimalInput } from "../fees/money";
 import { normalizeSymbol } from "../market/market";
 import * as Risk from "../risk/risk";
 import type { Actor } from "../users";
 import { messageOf, OrderStatus, type StoredEvent, type StoredRun, TradingOrderResponse } from "./runs";
 import { SINGLE_CHANNEL_ID } from "./session-config";
-import { isLive, isWorkerDriven, mutate, owned, parseRiskConfig, type StoredSession } from "./sessions";
+import { isActiveOnWorker, isWorkerDriven, mutate, owned, parseRiskConfig, type StoredSession } from "./sessions";
 import { notifyWorker } from "./commands";
 import { liveFeedsOf, LiveRuns } from "./live";
 import type { ViewDeps } from "./deps";
 import { workerStatus } from "./worker-status";
 import { engineOf, updateRun } from "./run-update";
+import { iso } from "../time";
 
 /**
  * The session views: every one reads the session's run (its event log, its order records and
@@ -171,7 +172,6 @@ export const RiskConfigUpdateResult = z
   .object({ success: z.boolean(), session_id: z.string(), risk_config: Risk.Config, warnings: z.array(z.object({ code: z.string(), field: z.string(), message: z.string() })) })
   .meta({ id: "SessionRiskConfigResult" });
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const cents = (value: number) => new Dec(Number.isFinite(value) ? value : 0).toFixed(2);
 const priceText = (value: number) => new Dec(value).toString();
 
@@ -385,7 +385,7 @@ async function applyToRun(deps: ViewDeps, session: StoredSession, action: string
     apply(engine, deps.now());
     return { engine, value: null, setup: nextSetup };
   });
-  if (done && isLive(session)) await notifyWorker(deps, session.id, "input", action, done.events);
+  if (done && isActiveOnWorker(session)) await notifyWorker(deps, session.id, "input", action, done.events);
 }
 
 /** Restarts the daily risk counters (trades today, the day's loss anchor, daily-loss halts). */

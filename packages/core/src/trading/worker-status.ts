@@ -1,3 +1,5 @@
+import { iso } from "../time";
+
 /** What the session worker last wrote about itself (its heartbeat item, `adapters/stores/worker-store.ts`). */
 export interface WorkerBeat {
   /** Epoch ms of the beat. */
@@ -19,7 +21,6 @@ export const WORKER_STALE_MS = 30_000;
 
 /** The worker as the status endpoints show it: alive, when it last beat, and what it drives. Times are the market's clock, so staleness scales with its speed. */
 export function workerStatus(beat: WorkerBeat | undefined, now: number, sessionId?: string) {
-  const iso = (ms: number) => new Date(ms).toISOString();
   if (!beat) return { alive: false, last_heartbeat: null, sessions: 0, feeds: [] as string[], last_bar_at: null };
   const lastBar = sessionId !== undefined ? beat.last_bar[sessionId] : undefined;
   return {
