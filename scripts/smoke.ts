@@ -37,7 +37,7 @@ async function check<T>(
   name: string,
   call: () => Promise<{ data?: T; error?: unknown; response: Response }>,
   status: number,
-  expect?: (answer: T) => string | void,
+  expect?: (answer: T) => string | undefined,
 ): Promise<T | undefined> {
   const started = performance.now();
   let detail = "";

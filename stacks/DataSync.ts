@@ -1,4 +1,4 @@
-import { Cron, Function, use, type StackContext } from "sst/constructs";
+import { Cron, type Function, use, type StackContext } from "sst/constructs";
 import { SYNC_POLL_MINUTES } from "../packages/core/src/data-sync/index";
 import { Queues } from "./Queues";
 import { Realtime } from "./Realtime";

@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy } from "aws-cdk-lib";
 import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import * as sqs from "aws-cdk-lib/aws-sqs";
-import { Function, Queue, use, type StackContext } from "sst/constructs";
+import { type Function, Queue, use, type StackContext } from "sst/constructs";
 import { QueueNames, type QueueName } from "../packages/core/src/jobs";
 import { IMPORT_MAX_RECEIVES } from "../packages/core/src/imports/index";
 import { Storage } from "./Storage";

@@ -58,7 +58,7 @@ export async function endToEndBacktest({ client, tasks }: Pick<Awaited<ReturnTyp
       const started = performance.now();
       const { backtestId } = await client.startBacktest(YEAR_OF_MINUTES);
       const posted = performance.now();
-      let progress;
+      let progress: { status: string; bars_processed: number };
       for (;;) {
         progress = await client.expect("GET", `/api/v1/backtest/${backtestId}/progress`, 200);
         if (progress.status === "completed" || progress.status === "failed") break;

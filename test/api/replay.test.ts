@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { TradingEngine } from "../../packages/core/src/engine/engine";
 import { closeDayAtEnd, closeDayBefore } from "../../packages/core/src/trading/rollover";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
 import { WorkerHarness } from "../support/worker-harness";

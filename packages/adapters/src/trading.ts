@@ -12,7 +12,7 @@ import type { PaperBrokerDeps } from "@tp/core/paper/broker";
 import { conflict } from "@tp/core/errors";
 import { Dec, money } from "@tp/core/fees/money";
 import type { StoredSession } from "@tp/core/trading/sessions";
-import type { ViewDeps } from "@tp/core/trading/views";
+import type { ViewDeps } from "@tp/core/trading/deps";
 import type { ChannelDeps } from "@tp/core/trading/channels";
 import type { RealtimeDeps } from "@tp/core/realtime";
 import { DynamoChannelConfigStore, DynamoUpdateFeed } from "./stores/channel-store";

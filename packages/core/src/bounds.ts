@@ -54,7 +54,9 @@ export function valueProblems(value: unknown, location: string): ValidationIssue
       issues.push({ loc: [location, ...path], msg: `nested more than ${Bounds.maxDepth} levels deep`, type: "too_deep" });
       return;
     }
-    if (Array.isArray(node)) node.forEach((item, index) => visit(item, [...path, index], depth + 1));
+    if (Array.isArray(node)) node.forEach((item, index) => {
+      visit(item, [...path, index], depth + 1);
+    });
     else {
       for (const [key, item] of Object.entries(node)) {
         if (RESERVED_KEYS.has(key)) issues.push({ loc: [location, ...path, key], msg: `"${key}" is a reserved key`, type: "reserved_key" });

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 /**
  * Domain errors carry a stable SCREAMING_SNAKE code and the HTTP status the edge maps them to.
  * One `onError` in the HTTP layer turns them into the interface's error body; nothing else
@@ -42,3 +43,16 @@ export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   new DomainError(429, "TOO_MANY_REQUESTS", message, { retry_after: retryAfterSeconds });
 export const serviceUnavailable = (message: string, retryAfterSeconds: number) =>
   new DomainError(503, "SERVICE_UNAVAILABLE", message, { retry_after: retryAfterSeconds });
+
+/** Parses with a schema or throws a 422 listing every problem, each located under `loc`. */
+export const parseOrThrow = <S extends z.ZodType>(schema: S, input: unknown, loc: (string | number)[] = []): z.output<S> => {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  throw new ValidationError(
+    parsed.error.issues.map((issue) => ({
+      loc: [...loc, ...issue.path.map((key) => (typeof key === "number" ? key : String(key)))],
+      msg: issue.message,
+      type: issue.code,
+    })),
+  );
+};

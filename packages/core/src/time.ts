@@ -90,6 +90,9 @@ export const Instants = {
   },
 };
 
+/** An instant (epoch ms) as the ISO-8601 UTC text every stored and answered time uses. */
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
 /**
  * Tokens live on the wall clock, as the JWT library's expiry check and every other instance do,
  * not on the service clock that simulations and tests move: `iat`, `exp` and `tokens_valid_after`.

@@ -10,7 +10,20 @@ function loaded(env: Record<string, string>) {
   return JSON.parse(execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { env: { ...parent, ...env }, encoding: "utf8" }).trim().split("\n").at(-1)!);
 }
 
+/** Imports the observability module in a fresh process, writes one line through core's `log`; the line printed. */
+function loggedLine() {
+  const module = join(import.meta.dirname, "observability.ts");
+  const log = join(import.meta.dirname, "../../core/src/log.ts");
+  const script = `await import(${JSON.stringify(module)}); const { log } = await import(${JSON.stringify(log)}); log.info("Polling gap fill", { source: "data-sync", filled: 3 });`;
+  const { AWS_LAMBDA_FUNCTION_NAME: _unset, POWERTOOLS_DEV: _dev, ...parent } = process.env;
+  return JSON.parse(execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { env: parent, encoding: "utf8" }).trim().split("\n").at(-1)!);
+}
+
 describe("observability", () => {
+  it("installs Powertools' logger as the one logger: a line of the domain carries Powertools' fields and its own", () => {
+    expect(loggedLine()).toEqual(expect.objectContaining({ level: "INFO", message: "Polling gap fill", service: "trading-platform", source: "data-sync", filled: 3, timestamp: expect.any(String) }));
+  });
+
   it("loads the X-Ray tracer in Lambda only: the embedded runtime and the worker do not pay its async hook", () => {
     expect(loaded({})).toEqual({ tracer: false, xray: false });
     expect(loaded({ AWS_LAMBDA_FUNCTION_NAME: "test" })).toEqual({ tracer: true, xray: true });

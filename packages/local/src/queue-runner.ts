@@ -1,5 +1,6 @@
 import type { BatchResult, QueueName, QueueRecord } from "@tp/core/jobs";
 import type { TableQueue } from "@tp/adapters/queues/table-queue";
+import { log } from "@tp/core/log";
 
 /** An SQS event as Lambda delivers it (the fields the workers read). */
 export interface QueueEvent {
@@ -43,7 +44,7 @@ export class LocalQueueRunner {
       const result = await handler(event);
       failed = new Set(result.batchItemFailures.map((failure) => failure.itemIdentifier));
     } catch (error) {
-      console.error(JSON.stringify({ level: "ERROR", message: "Queue handler failed", queue: queueName, error: String(error) }));
+      log.error("Queue handler failed", { queue: queueName, error: String(error) });
     }
     await Promise.all(records.filter((record) => !failed.has(record.messageId)).map((record) => this.queue.delete(record.messageId)));
     return records.length;
@@ -68,7 +69,7 @@ export class LocalQueueRunner {
     const queues = Object.keys(this.handlers) as QueueName[];
     for (const queueName of queues) {
       const released = await this.queue.releaseInFlight(queueName);
-      if (released > 0) console.log(JSON.stringify({ level: "INFO", message: "Released in-flight messages of the previous run", queue: queueName, released }));
+      if (released > 0) log.info("Released in-flight messages of the previous run", { queue: queueName, released });
     }
     for (const queueName of queues) this.schedule(queueName, 0);
   }
@@ -81,7 +82,7 @@ export class LocalQueueRunner {
         const work = this.pollOnce(queueName).then(
           (count) => this.schedule(queueName, count > 0 ? 0 : this.options.idlePollMs),
           (error) => {
-            console.error(JSON.stringify({ level: "ERROR", message: "Queue poll failed", queue: queueName, error: String(error) }));
+            log.error("Queue poll failed", { queue: queueName, error: String(error) });
             this.schedule(queueName, this.options.idlePollMs);
           },
         );

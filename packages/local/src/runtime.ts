@@ -26,6 +26,7 @@ import { keyFile } from "./secrets";
 import { mountConsole } from "./console";
 import { marketPacedInterval, simulatedClockFromEnv } from "./simulated-clock";
 import { SessionWorker } from "@tp/worker/session-worker";
+import { log } from "@tp/core/log";
 
 export interface LocalRuntimeOptions {
   env: NodeJS.ProcessEnv;
@@ -60,7 +61,7 @@ function adminPassword(env: NodeJS.ProcessEnv, dataDir: string): { password: str
   const file = join(dataDir, "admin-password.txt");
   if (existsSync(file)) return { password: readFileSync(file, "utf8").trim(), generated: false };
   const password = randomBytes(12).toString("base64url");
-  writeFileSync(file, password + "\n", { mode: 0o600 });
+  writeFileSync(file, `${password}\n`, { mode: 0o600 });
   return { password, generated: true };
 }
 
@@ -70,7 +71,7 @@ function adminPassword(env: NodeJS.ProcessEnv, dataDir: string): { password: str
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const { env } = options;
-  const log = options.log ?? ((line: string) => console.log(line));
+  const print = options.log ?? ((line: string) => console.log(line));
   const dataDir = resolve(env.DATA_DIR ?? ".data");
   mkdirSync(dataDir, { recursive: true });
   let dynamo: DynamoDbLocal | undefined;
@@ -134,23 +135,23 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const poll = dataSyncPollHandler(() => Promise.resolve(services));
     // On an accelerated clock it keeps market time's pace, as the rollover does (one clock per runtime).
     const pollTimer = setInterval(() => {
-      poll().catch((error) => console.error(JSON.stringify({ level: "ERROR", message: "Data sync poll failed", error: String(error) })));
+      poll().catch((error) => log.error("Data sync poll failed", { error: String(error) }));
     }, marketPacedInterval(SYNC_POLL_MINUTES * 60_000, marketClock?.speed));
     pollTimer.unref();
     // The rollover schedule's stand-in: sessions whose trading day has closed are rolled (what is due is the clock's call).
     const rollover = dayRolloverHandler(() => Promise.resolve({ sessions: services.trading.sessions, channels: services.trading.channels, calendar: services.calendar }));
     // On an accelerated clock the timer keeps pace with market time (at most once a second).
     const rolloverTimer = setInterval(() => {
-      rollover().catch((error) => console.error(JSON.stringify({ level: "ERROR", message: "Day rollover failed", error: String(error) })));
+      rollover().catch((error) => log.error("Day rollover failed", { error: String(error) }));
     }, marketPacedInterval(ROLLOVER_LOCAL_INTERVAL_MS, marketClock?.speed));
     rolloverTimer.unref();
     // Executions of the local runner did not survive the last stop: active backtests start again from their checkpoints.
     if (services.workflows === workflows) {
       await Backtests.recover(services.trading.backtests).catch((error) =>
-        console.error(JSON.stringify({ level: "ERROR", message: "Backtest recovery failed", error: String(error) })),
+        log.error("Backtest recovery failed", { error: String(error) }),
       );
       await Sweeps.recover(services.trading.backtests).catch((error) =>
-        console.error(JSON.stringify({ level: "ERROR", message: "Sweep recovery failed", error: String(error) })),
+        log.error("Sweep recovery failed", { error: String(error) }),
       );
     }
     // The accelerated clock starts from its start now that everything is up (starting took seconds, minutes of market time).
@@ -175,15 +176,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       websocket: `ws://${host}`,
     };
     if (generatedAdminPassword) {
-      log(`Administrator '${username}' created with password: ${generatedAdminPassword}`);
-      log(`(kept in ${join(dataDir, "admin-password.txt")}; set ADMIN_PASSWORD to choose your own)`);
+      print(`Administrator '${username}' created with password: ${generatedAdminPassword}`);
+      print(`(kept in ${join(dataDir, "admin-password.txt")}; set ADMIN_PASSWORD to choose your own)`);
     }
-    if (marketClock) log(`Simulated clock: ${marketClock.speed}x from ${new Date(marketClock.start).toISOString()} (now ${new Date(marketClock.clock.now()).toISOString()})`);
+    if (marketClock) print(`Simulated clock: ${marketClock.speed}x from ${new Date(marketClock.start).toISOString()} (now ${new Date(marketClock.clock.now()).toISOString()})`);
     // The URLs come last: "WebSocket:" tells scripts the service is ready.
-    log(`API:       ${urls.api}`);
-    log(`Docs:      ${urls.docs}`);
-    log(`Console:   ${urls.console}`);
-    log(`WebSocket: ${urls.websocket}`);
+    print(`API:       ${urls.api}`);
+    print(`Docs:      ${urls.docs}`);
+    print(`Console:   ${urls.console}`);
+    print(`WebSocket: ${urls.websocket}`);
     const runningServer = server;
     const runningDynamo = dynamo;
     return {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Services } from "@tp/adapters/services";
 import { BacktestFailureInput, BacktestTaskInput, BacktestTaskOutput, type BacktestTaskStatus } from "@tp/core/workflows";
 import { workflowTask } from "@tp/functions/workflow/task";
+import { log } from "@tp/core/log";
 import { LocalWorkflowRunner, type LocalTaskHandler } from "./workflow-runner";
 
 type Task = "prepare" | "runChunk" | "finalize" | "fail";
@@ -68,7 +69,7 @@ describe("the local workflow runner on the backtest ASL file", () => {
   });
 
   it("hands a task's error to the failure task and fails the execution with that error", async () => {
-    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const errors = vi.spyOn(log, "error").mockImplementation(() => undefined);
     const { calls, tasks } = scriptedTasks({ prepare: ["running"], runChunk: ["running", new Error("bars missing")], fail: ["stopped"] });
     runner = new LocalWorkflowRunner(tasks);
     await runner.start("backtest", "bt-4-1", { backtest_id: "bt-4" });
@@ -76,15 +77,16 @@ describe("the local workflow runner on the backtest ASL file", () => {
     expect(calls.map((call) => call.task)).toEqual(["prepare", "runChunk", "runChunk", "fail"]);
     expect(calls[3]!.input).toEqual({ backtest_id: "bt-4", error: { Error: "Error", Cause: "bars missing" } });
     await Promise.resolve();
-    expect(JSON.parse(errors.mock.calls.at(-1)![0] as string)).toEqual({
-      level: "ERROR",
-      message: "Workflow execution did not succeed",
+    expect(errors.mock.calls.at(-1)).toEqual([
+      "Workflow execution did not succeed",
+      {
       workflow: "backtest",
       execution: "bt-4-1",
       status: "FAILED",
       error: "Error",
       cause: "bars missing",
-    });
+      },
+    ]);
   });
 
   it("starts a name once: a second start of it is the first execution", async () => {

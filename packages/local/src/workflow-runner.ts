@@ -8,6 +8,7 @@ import {
   type WorkflowStarter,
   type WorkflowTaskName,
 } from "@tp/core/workflows";
+import { log } from "@tp/core/log";
 
 // aws-local-stepfunctions calls Promise.withResolvers (Node 22); the embedded runtime also runs on Node 20.
 const promises = Promise as PromiseConstructor & { withResolvers?: () => object };
@@ -98,7 +99,7 @@ export class LocalWorkflowRunner implements WorkflowStarter {
     );
     void outcome.then((ended) => {
       if (ended.status === "SUCCEEDED") return;
-      console.error(JSON.stringify({ level: "ERROR", message: "Workflow execution did not succeed", workflow, execution: executionName, ...ended }));
+      log.error("Workflow execution did not succeed", { workflow, execution: executionName, ...ended });
     });
     this.executions.set(key, {
       abort: () => {

@@ -13,13 +13,15 @@ import { applyReports, exchange, type VenueReport } from "@tp/core/trading/venue
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import * as Channels from "@tp/core/trading/channels";
 import type { Timeframe } from "@tp/core/strategies/definition";
-import { isLive, LiveRuns, liveFeedsOf, type ClosedBar, type WorkerBeat } from "@tp/core/trading/live";
-import type { StoredSession } from "@tp/core/trading/sessions";
+import { LiveRuns, liveFeedsOf, type ClosedBar } from "@tp/core/trading/live";
+import type { WorkerBeat } from "@tp/core/trading/worker-status";
+import { isActiveOnWorker, type StoredSession } from "@tp/core/trading/sessions";
 import type { StoredRun } from "@tp/core/trading/runs";
 import * as Replay from "@tp/core/trading/replay";
 import { holdingsOf, sleeveDifferences } from "@tp/core/trading/accounts";
 import { dayCloseOf } from "@tp/core/trading/rollover";
 import { PaperAccounts } from "@tp/core/paper/accounts";
+import { log } from "@tp/core/log";
 
 export interface SessionWorkerOptions {
   /** The provider whose pushes drive the sessions (the selected market-data provider). */
@@ -178,7 +180,7 @@ export class SessionWorker {
       reports = await exchange(await this.gatewayOf(session), run.snapshot!.pending, deps.now(), { bookVenueFees: session.funded_by !== undefined, marketClosed });
     } catch (error) {
       // The broker is unreachable or busy: nothing was booked; the next step asks again.
-      console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Broker exchange failed", session_id: session.id, error: String(error) }));
+      log.error("Broker exchange failed", { source: "session-worker", session_id: session.id, error: String(error) });
       return null;
     }
     if (reports.length === 0) return null;
@@ -216,7 +218,7 @@ export class SessionWorker {
       const text = differences.map((d) => `${d.what}: session ${d.session}, account ${d.account}`).join("; ");
       if (this.mismatches.get(session.id) === text) return;
       this.mismatches.set(session.id, text);
-      console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Session sleeve and simulated account disagree", session_id: session.id, account_id: account, differences }));
+      log.error("Session sleeve and simulated account disagree", { source: "session-worker", session_id: session.id, account_id: account, differences });
       const deps = this.services.trading.sessions;
       const done = await updateRun(deps, session.id, (stored) => {
         const engine = engineOf(stored);
@@ -281,7 +283,7 @@ export class SessionWorker {
         if (created) await this.publish(session, created.events, created.engine);
       }
       // A stopped session listed while its orders at the broker are cancelled reads no feed.
-      const feeds = isLive(session) ? liveFeedsOf(session).map((f) => feedKey(f.symbol, f.timeframe)) : [];
+      const feeds = isActiveOnWorker(session) ? liveFeedsOf(session).map((f) => feedKey(f.symbol, f.timeframe)) : [];
       this.driven.set(session.id, { session, feeds, venue });
     }
     for (const id of [...this.driven.keys()]) if (!seen.has(id)) this.driven.delete(id);
@@ -420,7 +422,7 @@ export class SessionWorker {
     if (this.stopped) return;
     while (this.busy) await this.busy;
     this.busy = work()
-      .catch((error) => console.error(JSON.stringify({ level: "ERROR", source: "session-worker", message: "Worker step failed", error: String(error) })))
+      .catch((error) => log.error("Worker step failed", { source: "session-worker", error: String(error) }))
       .finally(() => {
         this.busy = null;
       });

@@ -2,6 +2,7 @@ import { connect } from "node:net";
 import { configIssues, type BrokerConfig, type BrokerConnector, type BrokerType, type TestResponse } from "@tp/core/brokers/index";
 import { EgressRefused, type EgressPolicy } from "../net/egress";
 import { errorText, loadLongport, longportConfig, withTimeout } from "./longport";
+import { log } from "@tp/core/log";
 
 /** LongPort's own domains: custom endpoint URLs must point there unless an administrator allowed the host. */
 const LONGPORT_DOMAINS = [".longportapp.com", ".longportapp.cn", ".longbridgeapp.com", ".longbridge.cn"];
@@ -89,7 +90,7 @@ export class BrokerConnectionTester implements BrokerConnector {
       const socket = connect({ host: address, port });
       const fail = (error: Error) => {
         socket.destroy();
-        console.log(JSON.stringify({ level: "INFO", message: "Futu connection test failed", host, port, error: error.message }));
+        log.info("Futu connection test failed", { host, port, error: error.message });
         reject(new Error(`Futu OpenD gateway at ${host}:${port} did not accept a connection within ${this.timeoutMs} ms`));
       };
       socket.setTimeout(this.timeoutMs, () => fail(new Error(`no answer within ${this.timeoutMs} ms`)));

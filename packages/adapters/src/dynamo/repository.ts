@@ -244,7 +244,9 @@ export class Repository<T extends object> {
     }
     if (options.projection) {
       const names = [...options.projection, Table.ttlAttribute];
-      names.forEach((name, index) => (input.ExpressionAttributeNames![`#p${index}`] = name));
+      names.forEach((name, index) => {
+        input.ExpressionAttributeNames![`#p${index}`] = name;
+      });
       input.ProjectionExpression = names.map((_, index) => `#p${index}`).join(", ");
     }
     const result = await this.db.client.send(new QueryCommand(input));

@@ -2,7 +2,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import type { EngineEvent } from "@tp/core/engine/events";
 import { categoryOf, levelOf, orderChangeOf, type EventQuery, type OrderStatus, type RunStore, type StoredEvent, type StoredRun, type TradingOrderResponse } from "@tp/core/trading/runs";
 import type { SessionStatus, SessionStore, StoredSession } from "@tp/core/trading/sessions";
-import { isListed } from "@tp/core/trading/live";
+import { isListed } from "@tp/core/trading/sessions";
 import { replayRunId } from "@tp/core/trading/replay";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ExecutionAlreadyExists, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { ExecutionAlreadyExists, type StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { SfnWorkflowStarter } from "./sfn-starter";
 
 const ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:Backtest";

@@ -29,6 +29,7 @@ import {
   TradeSessionsInput,
 } from "@tp/core/provider/index";
 import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type AppEnv, type GroupServices } from "../http/group";
+import { log } from "@tp/core/log";
 
 // ---- request fields, documented: every accepted spelling is listed in the OpenAPI document ----
 
@@ -168,7 +169,7 @@ type ErrorDetail = z.infer<typeof ApiTestErrorDetail>;
 function errorDetail(error: unknown, action: string): ErrorDetail {
   if (error instanceof DomainError) return { ...error.extra, code: error.code, message: error.message, status: error.status };
   // Not a mapped provider failure: keep the trace in the logs, answer the text.
-  console.error(JSON.stringify({ level: "ERROR", message: `api-test ${action} failed`, error: String((error as Error)?.stack ?? error) }));
+  log.error(`api-test ${action} failed`, { error: String((error as Error)?.stack ?? error) });
   return { code: "PROVIDER_ERROR", message: error instanceof Error ? error.message : String(error), status: 502 };
 }
 

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { Backtests, Sweeps } from "@tp/core/backtests/index";
+import { Backtests, type Sweeps } from "@tp/core/backtests/index";
 import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 import { sweepRoutes } from "./sweeps";
 

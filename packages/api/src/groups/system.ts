@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { DomainError } from "@tp/core/errors";
 import { createGroup, json, type GroupServices } from "../http/group";
+import { log } from "@tp/core/log";
 
 const RootResponse = z
   .object({
@@ -86,7 +87,7 @@ export function systemGroup(services: GroupServices<"cache" | "now" | "pingDatab
       try {
         database = { status: "up", latency_ms: round(await services.pingDatabase()) };
       } catch (error) {
-        console.error(JSON.stringify({ level: "ERROR", message: "Health check: database unreachable", error: String(error) }));
+        log.error("Health check: database unreachable", { error: String(error) });
         database = { status: "down", latency_ms: round(performance.now() - started) };
       }
       if (database.status === "down") {

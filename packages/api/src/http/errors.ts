@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { DomainError, ValidationError, type ValidationIssue } from "@tp/core/errors";
 import { requestHeader } from "./edge";
+import { log } from "@tp/core/log";
 
 /** The error body of every non-2xx answer. 422 bodies carry the list of problems in `detail`. */
 export const ErrorBody = z
@@ -68,7 +69,7 @@ export function layoutIssues(issues: ValidationIssue[]): ValidationIssue[] {
   return out;
 }
 
-function body(c: Context, status: number, code: string, detail: unknown, extra: Record<string, unknown> = {}) {
+function body(c: Context, _status: number, code: string, detail: unknown, extra: Record<string, unknown> = {}) {
   return {
     detail,
     error_code: code,
@@ -106,7 +107,7 @@ export function onError(error: Error, c: Context): Response {
     return c.json(body(c, error.status, "HTTP_ERROR", error.message || "Request failed"), error.status);
   }
   const traceId = (c.get("requestId" as never) as string | undefined) ?? crypto.randomUUID();
-  console.error(JSON.stringify({ level: "ERROR", message: "Unhandled error", trace_id: traceId, path: c.req.path, error: String(error.stack ?? error) }));
+  log.error("Unhandled error", { trace_id: traceId, path: c.req.path, error: String(error.stack ?? error) });
   return c.json(body(c, 500, "INTERNAL_ERROR", "Internal server error", { trace_id: traceId }), 500);
 }
 
@@ -115,7 +116,7 @@ export function notFoundHandler(c: Context): Response {
 }
 
 /** The zod-openapi hook: a failed request schema answers 422 with every problem listed. */
-export function validationHook(result: { success: boolean; error?: unknown; target: string }, c: Context) {
+export function validationHook(result: { success: boolean; error?: unknown; target: string }, _c: Context) {
   if (!result.success) {
     const location = result.target === "json" ? "body" : result.target === "param" ? "path" : result.target;
     throw new ValidationError(issuesFrom(result.error as z.ZodError, location));

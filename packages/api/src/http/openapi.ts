@@ -143,7 +143,7 @@ export function operationIdOf(method: string, path: string): string {
   const fixed = segments.filter((segment) => !segment.startsWith("{"));
   const parameters = segments.filter((segment) => segment.startsWith("{")).map((segment) => segment.replace(/[{}+]/g, ""));
   let id = camel([method, ...(fixed.length ? fixed : ["root"])]);
-  if (parameters.length) id += "By" + parameters.map((name) => camel(["x", name]).slice(1)).join("And");
+  if (parameters.length) id += `By${parameters.map((name) => camel(["x", name]).slice(1)).join("And")}`;
   if (path.length > 1 && path.endsWith("/")) id += "WithSlash";
   return id;
 }

@@ -167,12 +167,11 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
   const id = params.backtest_id!;
   const status = statusLine();
   main.append(h("h1", {}, `Backtest ${id}`), status);
-  let result;
-  try {
-    result = unwrap(await api.GET("/api/v1/backtest/{backtest_id}/result", { params: { path: { backtest_id: id } } }));
-  } catch (error) {
-    return status.fail(error);
-  }
+  const result = await api
+    .GET("/api/v1/backtest/{backtest_id}/result", { params: { path: { backtest_id: id } } })
+    .then(unwrap)
+    .catch((error: unknown) => void status.fail(error));
+  if (!result) return;
   const m = result.performance_metrics ?? ({} as Partial<NonNullable<typeof result.performance_metrics>>);
   main.append(
     h("p", { class: "muted" }, `${result.strategy_name} on ${result.symbols.join(", ")} · ${result.timeframe} · ${result.start_date} to ${result.end_date} · ${result.status}`),

@@ -105,7 +105,7 @@ export function positionProblems(input: object): { path: string[]; message: stri
   };
   const quantity = decimal(candidate.quantity);
   const available = decimal(candidate.available_quantity);
-  if (quantity && available && available.greaterThan(quantity)) {
+  if (quantity && available?.greaterThan(quantity)) {
     problems.push({ path: ["available_quantity"], message: "cannot exceed quantity" });
   }
   const assetType = candidate.asset_type;

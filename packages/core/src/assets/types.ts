@@ -24,7 +24,7 @@ export const marketCurrency: Record<MarketType, CurrencyType> = { US: "USD", HK:
 const suffixMarket: Record<string, MarketType> = { US: "US", HK: "HK", SH: "CN", SZ: "CN", SG: "SG" };
 const marketSuffix: Partial<Record<MarketType, string>> = { US: "US", HK: "HK", SG: "SG" };
 
-const TICKER = /^[A-Z0-9][A-Z0-9.\-]{0,31}$/;
+const TICKER = /^[A-Z0-9][A-Z0-9.-]{0,31}$/;
 
 /**
  * The canonical `TICKER.REGION` form of a symbol held in `market`, or the reason it is not one.

@@ -5,7 +5,7 @@ import type { CandleBatch } from "../candles/candle-batch";
 import { TradeSessionCode } from "../market/trade-session";
 import { ACTIVE, type Controlled, paused, resumed, stopped, TERMINAL, transition, updateVersioned } from "./control";
 import { conflict, DomainError, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
-import { TradingEngine, type WarmupNeed } from "../engine/engine";
+import { TradingEngine } from "../engine/engine";
 import type { EngineEvent, FillData } from "../engine/events";
 import { Execution } from "../engine/setup";
 import { performance, PerformanceMetrics } from "../engine/metrics";
@@ -17,8 +17,7 @@ import { marketOf, Markets, normalizeSymbol } from "../market/market";
 import { zonedTimeToUtc, dayNumberOf, isoDateOf, utcToZoned } from "../market/zoned-time";
 import { Strategies } from "../strategies/index";
 import { Timeframe } from "../strategies/definition";
-import type { Bar } from "../strategies/strategy";
-import { TimeZone } from "../time";
+import { TimeZone, iso } from "../time";
 import type { Actor } from "../users";
 import { engineSetup, feedsOf, normalizeConfig, strategyNameOf, type SessionConfig } from "../trading/session-config";
 import { valueIn } from "../trading/closing";
@@ -42,7 +41,6 @@ export const BacktestStatus = z
   .enum(["queued", "importing", "running", "pausing", "paused", "stopping", "completed", "stopped", "failed"])
   .meta({ id: "BacktestStatus" });
 export type BacktestStatus = z.infer<typeof BacktestStatus>;
-
 
 /** Interface BacktestRequest. `strategy_config` holds the strategy's parameters plus `execution`, `risk_config` and `timeframe`. */
 export const BacktestRequest = z
@@ -219,7 +217,6 @@ export type BacktestControlDeps = Omit<BacktestDeps, "imports" | "lots">;
 
 const MAX_CURVE_POINTS = 500;
 const INTRADAY = TradeSessionCode.Intraday;
-const iso = (ms: number) => new Date(ms).toISOString();
 const backtestNotFound = (id: string) => notFound("BACKTEST_NOT_FOUND", `Backtest ${id} does not exist`);
 
 /** The run of a backtest has the backtest's id. */

@@ -1,5 +1,6 @@
 import { publish, type StreamDeps } from "../trading/channels";
 import { progressOf, type BacktestControlDeps } from "./backtests";
+import { log } from "../log";
 
 /**
  * Pushes a backtest's progress view on its session's stream as a `backtest_progress` message
@@ -13,6 +14,6 @@ export async function publishProgress(deps: { backtests: BacktestControlDeps; st
     if (!backtest) return;
     await publish(deps.stream, backtest.session_id, [{ type: "backtest_progress", data: await progressOf(deps.backtests, backtest) }]);
   } catch (error) {
-    console.error(JSON.stringify({ level: "ERROR", message: "Pushing a backtest's progress failed", backtest_id: backtestId, error: String(error) }));
+    log.error("Pushing a backtest's progress failed", { backtest_id: backtestId, error: String(error) });
   }
 }

@@ -11,6 +11,7 @@ import type { SweepFailureInput, SweepTaskInput, SweepTaskOutput } from "../work
 import * as Backtests from "./backtests";
 import { ACTIVE, type Controlled, paused, resumed, stopped, TERMINAL, transition, updateVersioned } from "./control";
 import type { BacktestControlDeps, BacktestDeps, BacktestRequest, BacktestStatus, StoredBacktest } from "./backtests";
+import { iso } from "../time";
 
 /**
  * Parameter sweeps: one strategy over a grid of its parameters, each point a backtest of its own
@@ -179,7 +180,6 @@ export const SweepResult = z
   .meta({ id: "SweepResult" });
 export type SweepResult = z.infer<typeof SweepResult>;
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const sweepNotFound = (id: string) => notFound("SWEEP_NOT_FOUND", `Sweep ${id} does not exist`);
 const executionName = (sweep: Pick<StoredSweep, "id" | "executions">) => `${sweep.id}-${sweep.executions}`;
 

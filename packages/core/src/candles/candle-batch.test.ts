@@ -85,7 +85,9 @@ describe("candle batches", () => {
     const batch = CandleBatches.fromCandles([candle(1_700_000_040, 187.43), candle(1_700_000_100, 0.1 + 0.2, "Post")]);
     const plain = new Uint8Array(batch.length * 57);
     const floats = new Float64Array(plain.buffer, 0, batch.length * 7);
-    (["timestamp", "open", "high", "low", "close", "volume", "turnover"] as const).forEach((column, index) => floats.set(batch[column], index * batch.length));
+    (["timestamp", "open", "high", "low", "close", "volume", "turnover"] as const).forEach((column, index) => {
+      floats.set(batch[column], index * batch.length);
+    });
     plain.set(batch.session, batch.length * 56);
     const back = CandleBatches.unpack(plain);
     expect([0, 1].map((index) => CandleBatches.get(back, index))).toEqual([0, 1].map((index) => CandleBatches.get(batch, index)));

@@ -56,7 +56,9 @@ export const CandleBatches = {
       else unique.push(candle);
     }
     const batch = CandleBatches.empty(unique.length);
-    unique.forEach((candle, index) => CandleBatches.set(batch, index, candle));
+    unique.forEach((candle, index) => {
+      CandleBatches.set(batch, index, candle);
+    });
     return batch;
   },
 
@@ -106,7 +108,9 @@ export const CandleBatches = {
     const indexes: number[] = [];
     for (let index = 0; index < batch.length; index++) if (keep(index)) indexes.push(index);
     const result = CandleBatches.empty(indexes.length);
-    indexes.forEach((from, to) => copy(batch, from, result, to));
+    indexes.forEach((from, to) => {
+      copy(batch, from, result, to);
+    });
     return result;
   },
 
@@ -175,7 +179,9 @@ export const CandleBatches = {
     view.setUint8(0, LEAN_TAG);
     view.setUint8(1, LEAN_VERSION);
     view.setUint32(4, n, true);
-    encodings.forEach((encoding, index) => view.setInt8(8 + index, encoding));
+    encodings.forEach((encoding, index) => {
+      view.setInt8(8 + index, encoding);
+    });
     let offset = LEAN_HEADER;
     COLUMNS.forEach((column, index) => {
       if (encodings[index] !== F64) return;

@@ -9,9 +9,11 @@ import { dayNumberOf, isoDateOf, type IsoDate } from "../market/zoned-time";
 import { Realtime, type RealtimeDeps } from "../realtime";
 import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
 import type { Actor } from "../users";
-import { workerStatus, type WorkerBeat } from "../trading/live";
+import { workerStatus, type WorkerBeat } from "../trading/worker-status";
 import type { ImportProgressMessage, SyncLogMessage } from "../streams";
 import { WorkerStatusView } from "../trading/views";
+import { log } from "../log";
+import { iso } from "../time";
 
 /**
  * The data sync service (docs/data-sync.md): one service-wide record in the table holding the
@@ -137,7 +139,6 @@ export const LookbackDaysResponse = z
 export const SyncMessage = z.object({ kind: z.literal("advance"), generation: z.number().int() });
 export type SyncMessage = z.infer<typeof SyncMessage>;
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 const initial = (now: number): SyncRecord => ({
@@ -191,7 +192,7 @@ async function pushLine(deps: LogStreamDeps, symbol: string, line: (sequence: nu
 
 /** Pushes a log line to the symbol's stream (`WS /api/v1/data-sync/logs?symbol=`) and to the operator's log. */
 export async function syncLog(deps: LogStreamDeps, symbol: string, type: "log" | "status" | "error" | "success", message: string): Promise<void> {
-  console.log(JSON.stringify({ level: type === "error" ? "ERROR" : "INFO", source: "data-sync", symbol, type, message }));
+  log[type === "error" ? "error" : "info"](message, { source: "data-sync", symbol, type });
   await pushLine(deps, symbol, (sequence) => ({ type, message, timestamp: iso(deps.now()), sequence }));
 }
 
@@ -205,7 +206,7 @@ export async function importProgress(deps: LogStreamDeps, view: StockImportStatu
     const message = `Import ${view.task_id}: ${view.status}, ${view.progress}% (${view.message})`;
     await pushLine(deps, view.symbol, (sequence) => ({ type: "import_progress", message, timestamp: iso(deps.now()), sequence, data: view }));
   } catch (error) {
-    console.error(JSON.stringify({ level: "ERROR", message: "Pushing an import's progress failed", task_id: view.task_id, error: String(error) }));
+    log.error("Pushing an import's progress failed", { task_id: view.task_id, error: String(error) });
   }
 }
 
@@ -287,7 +288,7 @@ export const DataSync = {
     const symbol = normalizeSymbol(symbolInput);
     const { record } = await mutate(deps, (current) => {
       const entry = current.symbols[symbol];
-      if (!entry || !entry.sessions.includes(request.session_id)) {
+      if (!entry?.sessions.includes(request.session_id)) {
         throw notFound("SUBSCRIPTION_NOT_FOUND", `Session ${request.session_id} holds no subscription to ${symbol}`);
       }
       entry.sessions = entry.sessions.filter((id) => id !== request.session_id);

@@ -4,7 +4,7 @@ import { book } from "./ledger";
 import { AT_LEVEL, AT_OPEN, fillableShares, limitReach, touchReach, type Reach } from "./matching";
 import { Money } from "./money";
 import { commissionOf, partCommission, settledValue } from "./cash";
-import { unfilled, ZERO, heldBefore, type EngineCore } from "./runtime";
+import { unfilled, ZERO, type EngineCore } from "./runtime";
 
 /** The bar-simulated venue's fills and the booking of every fill, a venue's too (docs/trading-engine.md "Execution"). */
 

@@ -76,7 +76,9 @@ describe("multi-timeframe sessions in the engine", () => {
     expect(changes.length).toBeGreaterThanOrEqual(2);
     expect(changes.map((e) => e.data.timeframe)).toEqual(changes.map(() => "1h"));
     // Each change starts where the previous one ended.
-    changes.slice(1).forEach((change, i) => expect(change.data.previous).toBe(changes[i]!.data.bias));
+    changes.slice(1).forEach((change, i) => {
+      expect(change.data.previous).toBe(changes[i]!.data.bias);
+    });
     let bias = "flat";
     for (const event of events) {
       if (event.type === "bias_changed") bias = event.data.bias as string;

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { FeeCalculateInput, FeeCalculateResponse, type HkTradingFee, type UsTradingFee } from "./calculate";
+import { type FeeCalculateInput, FeeCalculateResponse, type HkTradingFee, type UsTradingFee } from "./calculate";
 import type { FeeConfig } from "./config";
 import { Fees } from "./index";
 import { Money } from "../engine/money";

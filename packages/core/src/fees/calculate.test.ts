@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { ValidationError } from "../errors";
-import { FeeCalculateInput, FeeCalculateResponse } from "./calculate";
+import { type FeeCalculateInput, FeeCalculateResponse } from "./calculate";
 import { Fees } from "./index";
 
 type Order = z.input<typeof FeeCalculateInput>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { DecimalString, NonNegativeDecimalInput, parseOrThrow } from "./money";
+import { parseOrThrow } from "../errors";
+import { DecimalString, NonNegativeDecimalInput } from "./money";
 import {
   FinraTafSchedule,
   FinraTafScheduleInput,

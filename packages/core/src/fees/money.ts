@@ -1,7 +1,6 @@
 import Decimal from "decimal.js";
 import { z } from "zod";
 import { CalendarDate } from "../time";
-import { ValidationError } from "../errors";
 
 /**
  * A private Decimal constructor with room for large notionals times tiny rates
@@ -53,15 +52,3 @@ export const Round = Object.fromEntries(
 /** Formats a money amount with exactly two decimal places. */
 export const money = (amount: Dec): string => amount.toFixed(2, Decimal.ROUND_HALF_UP);
 
-/** Parses with a schema or throws a 422 listing every problem, each located under `loc`. */
-export const parseOrThrow = <S extends z.ZodType>(schema: S, input: unknown, loc: (string | number)[] = []): z.output<S> => {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  throw new ValidationError(
-    parsed.error.issues.map((issue) => ({
-      loc: [...loc, ...issue.path.map((key) => (typeof key === "number" ? key : String(key)))],
-      msg: issue.message,
-      type: issue.code,
-    })),
-  );
-};

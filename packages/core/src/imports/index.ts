@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Buckets, Candles, CandleBatches, StoredPeriod, StoredPeriods, type CandleBatch, type CandleStore } from "../candles/index";
+import { Buckets, CandleBatches, StoredPeriod, StoredPeriods, type CandleBatch, type CandleStore } from "../candles/index";
 import { DomainError, ValidationError, conflict, forbidden, notFound } from "../errors";
 import type { JobQueue } from "../jobs";
 import { Calendar } from "../market/calendar";

@@ -22,7 +22,9 @@ const list = (values: Float64Array) => Array.from(values);
 const alignRight = <T>(result: T[], length: number): (T | undefined)[] => {
   const aligned: (T | undefined)[] = new Array(length).fill(undefined);
   const offset = length - result.length;
-  result.forEach((value, i) => (aligned[offset + i] = value));
+  result.forEach((value, i) => {
+    aligned[offset + i] = value;
+  });
   return aligned;
 };
 

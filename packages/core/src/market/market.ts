@@ -43,7 +43,7 @@ const marketBySuffix = new Map<string, Market>(
   Object.values(Markets).flatMap((info) => info.suffixes.map((suffix) => [suffix, info.market] as const)),
 );
 
-const SYMBOL = /^([A-Za-z0-9][A-Za-z0-9.\-]*)\.([A-Za-z]{2})$/;
+const SYMBOL = /^([A-Za-z0-9][A-Za-z0-9.-]*)\.([A-Za-z]{2})$/;
 
 /**
  * Canonical form of a `ticker.region` symbol: upper case, HK codes without leading zeros

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../errors";
+import type { DomainError } from "../errors";
 import { Dec } from "../fees/money";
 import { closeSleeve, freeCash, freeShares, holdChanged, newAccount, openSleeve } from "./account-rules";
 import type { PaperAccount, PaperOrder } from "./types";

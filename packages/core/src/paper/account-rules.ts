@@ -1,6 +1,7 @@
 import { badRequest, conflict } from "../errors";
 import { Dec, money } from "../fees/money";
 import { PaperCurrencies, type PaperAccount, type PaperAdjustment, type PaperCurrency, type PaperOrder, type PaperSleeve } from "./types";
+import { iso } from "../time";
 
 /**
  * The money rules of a paper account over its stored item alone (docs/accounts.md): what is free,
@@ -11,7 +12,6 @@ import { PaperCurrencies, type PaperAccount, type PaperAdjustment, type PaperCur
  */
 
 const ZERO = new Dec(0);
-const iso = (ms: number) => new Date(ms).toISOString();
 const amount = (value: string | undefined) => new Dec(value ?? "0");
 
 /** A new account holding `cash` per currency (currencies left out hold 0), and the record of its opening. */

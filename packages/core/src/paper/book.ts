@@ -20,7 +20,6 @@ import {
 } from "./matching";
 import {
   isDone,
-  PaperCurrencies,
   type MinuteBar,
   type PaperAccount,
   type PaperAdjustment,
@@ -30,9 +29,9 @@ import {
   type PaperPosition,
   type PaperSleeve,
 } from "./types";
+import { iso } from "../time";
 
 const ZERO = new Dec(0);
-const iso = (ms: number) => new Date(ms).toISOString();
 
 // An order keeps its first step and its latest ones, so an order filled in thousands of pieces
 // stays far below DynamoDB's item size; every fill is also its own execution item.
@@ -241,7 +240,6 @@ export class PaperBook {
     this.adjustments.push(adjustmentOf(this.account, kind, cash, note, this.now, this.adjustments.length + 1, holding));
     this.accountChanged = true;
   }
-
 
   /** What an order that has executed `quantity` shares worth `value` in all is charged (`Fees.chargesOn`: the one rule for orders filled in parts). */
   feeFor(order: Pick<PaperOrder, "side" | "market">, quantity: Dec, value: Dec, at: number): { total: Dec; details: TradingFee | null } {

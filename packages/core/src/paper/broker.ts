@@ -43,6 +43,7 @@ import {
   type PaperOrder,
 } from "./types";
 import { balanceView, executionView, orderDetailView, orderView, positionsView } from "./views";
+import { iso } from "../time";
 
 /** Storage port of the paper broker: one account item, its orders and its executions. */
 export interface PaperAccountStore {
@@ -104,8 +105,6 @@ const HISTORY_DAYS = 90;
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 const MARKETS: readonly PaperMarket[] = ["US", "HK"];
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 interface Context {
   deps: PaperBrokerDeps;

@@ -153,7 +153,7 @@ export function balanceView(account: PaperAccount, currency: PaperCurrency, pric
 
 /** Holdings as LongPort's `stockPositions()` answers, in one channel; optionally only some symbols. `available`: shares neither promised to working sells nor a running session's. */
 export function positionsView(account: PaperAccount, available: (symbol: string) => Dec, symbols?: readonly string[]): StockPositionsResponse {
-  const wanted = symbols && symbols.length ? new Set(symbols) : null;
+  const wanted = symbols?.length ? new Set(symbols) : null;
   const positions = Object.values(account.positions)
     .filter((p) => (!wanted || wanted.has(p.symbol)) && new Dec(p.quantity).gt(0))
     .sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0))

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { forbidden } from "../errors";
-import { parseOrThrow } from "../fees/money";
+import { forbidden, parseOrThrow } from "../errors";
 import type { Actor } from "../users";
 
 /**

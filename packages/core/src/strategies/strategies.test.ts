@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DomainError, ValidationError } from "../errors";
+import { type DomainError, ValidationError } from "../errors";
 import { Risk } from "../risk";
 import { Strategies } from "./index";
 

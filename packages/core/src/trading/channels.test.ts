@@ -5,7 +5,7 @@ import { DomainError } from "../errors";
 import { defaults as riskDefaults } from "../risk/risk";
 import { applyCommand, CHANNEL_TRANSITIONS, deliver, effectiveStatus, streamMessagesOf } from "./channels";
 import type { StoredRun } from "./runs";
-import type { ViewDeps } from "./views";
+import type { ViewDeps } from "./deps";
 
 const setup = () => singleStrategySetup({ symbols: ["AAPL.US"], risk: riskDefaults() });
 const bar = (timestamp: number, price: number) => ({ symbol: "AAPL.US", timestamp, open: price, high: price, low: price, close: price, volume: 1 });

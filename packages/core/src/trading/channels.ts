@@ -1,19 +1,20 @@
 import { z } from "zod";
-import { badRequest, conflict, notFound, serviceUnavailable } from "../errors";
+import { badRequest, conflict, notFound, parseOrThrow } from "../errors";
 import { TradingEngine, type ChannelRunState, type EngineView } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import { performance } from "../engine/metrics";
 import type { EngineSetup } from "../engine/setup";
-import { parseOrThrow } from "../fees/money";
 import { Realtime, type RealtimeDeps } from "../realtime";
 import * as Risk from "../risk/risk";
 import type { Actor } from "../users";
-import { isLive, isWorkerDriven, LiveRuns } from "./live";
+import { LiveRuns } from "./live";
 import { engineOf, updateRun } from "./run-update";
 import type { StoredEvent, StoredRun } from "./runs";
 import type { SessionChannel } from "./session-config";
-import { invalidTransition, mutate, owned, transition, TRANSITIONS, type SessionAction, type StoredSession } from "./sessions";
-import { latestPositions, sessionPerformance, type ViewDeps } from "./views";
+import { invalidTransition, isActiveOnWorker, isWorkerDriven, mutate, owned, transition, TRANSITIONS, type SessionAction, type StoredSession } from "./sessions";
+import type { ViewDeps } from "./deps";
+import { latestPositions, sessionPerformance } from "./views";
+import { iso } from "../time";
 
 /**
  * Multi-channel sessions (docs/channels.md): each channel is a sleeve of one session's engine.
@@ -333,7 +334,6 @@ export const PositionsView = z
 
 // ---- reading ------------------------------------------------------------------------------------
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const r2 = (value: number) => (Number.isFinite(value) ? Math.round(value * 100) / 100 : 0);
 const r6 = (value: number) => (Number.isFinite(value) ? Math.round(value * 1e6) / 1e6 : 0);
 
@@ -366,7 +366,6 @@ async function load(deps: ViewDeps, actor: Actor, sessionId: string): Promise<Lo
   if (engine && ranChannels) return { session, engine, run };
   return { session, engine: new TradingEngine(await deps.setupFor(session, session.id)), run: undefined };
 }
-
 
 function requireChannel(loaded: Loaded, channelId: string) {
   if (!loaded.engine.channelIds().includes(channelId)) {
@@ -789,12 +788,12 @@ async function liveRun(deps: ViewDeps, session: StoredSession, what: string): Pr
   if (!isWorkerDriven(session)) {
     throw invalidTransition(session, what, `channels of a ${session.trading_mode} session run inside its backtest`);
   }
-  if (!isLive(session)) throw invalidTransition(session, what, "start the session first");
+  if (!isActiveOnWorker(session)) throw invalidTransition(session, what, "start the session first");
   return (await LiveRuns.ensure(deps, session)).run_id;
 }
 
 /** Starts, stops, pauses or resumes one channel of a live session (the table in docs/channels.md). */
-export async function channelAction(deps: ChannelDeps, actor: Actor, by: string, sessionId: string, channelId: string, action: ChannelAction) {
+export async function channelAction(deps: ChannelDeps, actor: Actor, _by: string, sessionId: string, channelId: string, action: ChannelAction) {
   const loaded = await load(deps, actor, sessionId);
   requireChannel(loaded, channelId);
   const runId = await liveRun(deps, loaded.session, `${action} a channel of`);
@@ -927,7 +926,7 @@ export async function updateRiskLimits(deps: ChannelDeps, actor: Actor, by: stri
   if (!(await deps.configs.commit(pending, pointer.revision, records))) {
     throw conflict("CONFIG_CHANGED", `The configuration of session ${sessionId} changed meanwhile; read its history and retry`);
   }
-  if (isWorkerDriven(session) && isLive(session)) {
+  if (isWorkerDriven(session) && isActiveOnWorker(session)) {
     const runId = (await LiveRuns.ensure(deps, session)).run_id;
     const delivered = await deliver(deps, runId, limitCommands(record));
     await activate(deps, actor, session, { pointer: pending, target: record });

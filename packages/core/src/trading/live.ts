@@ -6,8 +6,9 @@ import type { Bar } from "../strategies/strategy";
 import type { StoredRun } from "./runs";
 import { engineOf, updateRun } from "./run-update";
 import { feedsOf } from "./session-config";
-import type { StoredSession } from "./sessions";
-import type { ViewDeps } from "./views";
+import { venueOf, type StoredSession } from "./sessions";
+import type { ViewDeps } from "./deps";
+import { iso } from "../time";
 
 /**
  * The run of a simulation or live session (ENGINE.md §5): the session's own run (its id is the
@@ -17,39 +18,6 @@ import type { ViewDeps } from "./views";
  * bar fed twice (a redelivery after a crash) is skipped by its close time.
  */
 
-/** What the session worker last wrote about itself (its heartbeat item, `adapters/stores/worker-store.ts`). */
-export interface WorkerBeat {
-  /** Epoch ms of the beat. */
-  at: number;
-  started_at: number;
-  /** Sessions it drives and the (symbol, period) feeds it is subscribed to. */
-  sessions: number;
-  feeds: string[];
-  /** Close time (epoch ms) of the last bar it fed, per session. */
-  last_bar: Record<string, number>;
-  /** Bars fed since it started. */
-  bars: number;
-  /** How many times faster than the wall clock the market's clock runs (the embedded runtime's accelerated clock); 1 when absent. */
-  speed?: number;
-}
-
-/** A worker that has not beaten for this long is reported down. */
-export const WORKER_STALE_MS = 30_000;
-
-/** The worker as the status endpoints show it: alive, when it last beat, and what it drives. Times are the market's clock, so staleness scales with its speed. */
-export function workerStatus(beat: WorkerBeat | undefined, now: number, sessionId?: string) {
-  const iso = (ms: number) => new Date(ms).toISOString();
-  if (!beat) return { alive: false, last_heartbeat: null, sessions: 0, feeds: [] as string[], last_bar_at: null };
-  const lastBar = sessionId !== undefined ? beat.last_bar[sessionId] : undefined;
-  return {
-    alive: now - beat.at <= WORKER_STALE_MS * (beat.speed ?? 1),
-    last_heartbeat: iso(beat.at),
-    sessions: beat.sessions,
-    feeds: beat.feeds,
-    last_bar_at: lastBar !== undefined ? iso(lastBar) : null,
-  };
-}
-
 export interface ClosedBar {
   bar: Bar;
   timeframe: Timeframe;
@@ -57,23 +25,8 @@ export interface ClosedBar {
   close_ms: number;
 }
 
-/** Whether the session is driven by the session worker (simulation and live; backtests run in their workflow). */
-export const isWorkerDriven = (session: Pick<StoredSession, "trading_mode">) => session.trading_mode === "simulation" || session.trading_mode === "live";
-
-/** Whether the worker drives it now: worker-driven and running or paused (the worker's list). */
-export const isLive = (session: Pick<StoredSession, "trading_mode" | "status">) => isWorkerDriven(session) && (session.status === "running" || session.status === "paused");
-
-/** Where a live run's orders fill: the session's choice; a session stored before the choice existed fills on bars. */
-export const venueOf = (session: Pick<StoredSession, "config">): "broker" | "bars" => session.config.venue ?? "bars";
-
-/** Whether the session worker lists it: live, or stopped while it cancels the orders the session still has at its broker. */
-export const isListed = (session: Pick<StoredSession, "trading_mode" | "status" | "orders_at_broker">) =>
-  isLive(session) || (isWorkerDriven(session) && session.status === "stopped" && session.orders_at_broker === true);
-
 /** The (symbol, timeframe) feeds a session's strategies read. */
 export const liveFeedsOf = (session: StoredSession) => feedsOf(session.config);
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Warms a fresh run's strategies up on the history each of their feeds wants (docs/session-worker.md

@@ -1,16 +1,17 @@
 import { z } from "zod";
-import { ValidationError, type ValidationIssue } from "../errors";
+import { ValidationError, type ValidationIssue, parseOrThrow } from "../errors";
 import { PERIOD_MS, TradingEngine } from "../engine/engine";
-import { DecimalInput, Dec, IsoDate, parseOrThrow } from "../fees/money";
+import { DecimalInput, Dec, IsoDate } from "../fees/money";
 import { marketOf, Markets, normalizeSymbol } from "../market/market";
 import { Strategies } from "../strategies/index";
 import { Timeframe } from "../strategies/definition";
-import { TimeZone } from "../time";
+import { TimeZone, iso } from "../time";
 import type { Actor } from "../users";
 import type { EngineEvent } from "../engine/events";
 import { levelOf, messageOf, type StoredRun } from "./runs";
 import { engineOf } from "./run-update";
-import { advance, complete, countSteps, finestTimeframe, freshRun, playingAfter, rangeIssue, rangeOf, replayRunId, type DriverDeps, type DriverState } from "./replay";
+import { advance, complete, countSteps, finestTimeframe, freshRun, playingAfter, rangeIssue, rangeOf, replayRunId, type DriverDeps } from "./replay";
+import type { DriverState } from "./driver-state";
 import { normalizeConfig, feedsOf } from "./session-config";
 import * as Sessions from "./sessions";
 import { eventPage, EventPage, PageQuery } from "./views";
@@ -121,8 +122,6 @@ export const MtfStatus = z
 export const OutputQuery = PageQuery.extend({
   kind: z.enum(["all", "mtf", "order"]).default("all").describe("all: every event; mtf: strategy outputs, bias changes and signals; order: order events"),
 }).meta({ id: "MtfOutputQuery" });
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Whether a session is multi-timeframe (it has a director). */
 export const isMtf = (session: Pick<Sessions.StoredSession, "config">) => session.config.channels.some((c) => c.strategies.some((s) => s.role === "director"));

@@ -1,23 +1,24 @@
 import { z } from "zod";
 import { BarFeed, type Feed } from "../backtests/bar-feed";
 import type { CandleStore } from "../candles/index";
-import { conflict, notFound, ValidationError } from "../errors";
+import { conflict, notFound, ValidationError, parseOrThrow } from "../errors";
 import { PERIOD_MS, TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
-import { IsoDate, parseOrThrow } from "../fees/money";
+import { IsoDate } from "../fees/money";
 import { marketOf, Markets } from "../market/market";
 import { dayNumberOf, zonedTimeToUtc } from "../market/zoned-time";
 import { Realtime, type RealtimeDeps } from "../realtime";
 import type { Timeframe } from "../strategies/definition";
-import { TimeZone } from "../time";
+import { TimeZone, iso } from "../time";
 import type { Actor } from "../users";
 import type { RunProgress, StoredRun } from "./runs";
 import { engineOf, updateRun } from "./run-update";
 import { feedsOf } from "./session-config";
 import { warmUpFromStore } from "./warm-up";
+import { ReplayStatus, type DriverState } from "./driver-state";
 import { barCloseOf, closeDayAtEnd, closeDayBefore } from "./rollover";
 import { owned, type StoredSession } from "./sessions";
-import type { ViewDeps } from "./views";
+import type { ViewDeps } from "./deps";
 
 /**
  * Runs driven over stored candles one step at a time (docs/mtf-and-replay.md): a session's
@@ -30,33 +31,6 @@ import type { ViewDeps } from "./views";
  * bars from the candle store: stepping, seeking and playing give the events of one straight
  * run (seeking backwards replays from the start).
  */
-
-/** Where a replay is: `playing` (the worker advances it by `speed`), `paused`, or `finished` (the range is used up). */
-export const ReplayStatus = z.enum(["playing", "paused", "finished"]).meta({ id: "ReplayState" });
-export type ReplayStatus = z.infer<typeof ReplayStatus>;
-
-/** The driver's part of a run's progress. */
-export interface DriverState {
-  kind: "replay" | "mtf";
-  start_date: string;
-  end_date: string;
-  timezone: string;
-  /** The range in epoch ms: bars opening from `start_ms` to `end_ms` (inclusive) are fed. */
-  start_ms: number;
-  end_ms: number;
-  feeds: Feed[];
-  /** One step is one bar of this period (the finest the configuration reads; an MTF session's executors'). */
-  step_timeframe: Timeframe;
-  state: ReplayStatus;
-  /** Steps per second while playing. */
-  speed: number;
-  /** Steps fed since the start of the range, and how many the range holds (counted when the driver starts). */
-  steps: number;
-  steps_total: number;
-  /** Wall time (ms) the playing loop last advanced it, and the fraction of a step it still owes. */
-  played_at: number | null;
-  carry: number;
-}
 
 export interface ReplayMarkers {
   /** Marks a driven run as playing (the worker's list). */
@@ -132,8 +106,6 @@ export const ReplayStatusView = z
   })
   .meta({ id: "ReplayStatus" });
 export type ReplayStatusView = z.infer<typeof ReplayStatusView>;
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The finest period of `feeds` (a step is one bar of it). */
 export const finestTimeframe = (timeframes: Timeframe[]): Timeframe => timeframes.reduce((a, b) => (PERIOD_MS[b] < PERIOD_MS[a] ? b : a));

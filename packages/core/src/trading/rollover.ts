@@ -1,15 +1,15 @@
-import { dayMarketOf, PERIOD_MS, TradingEngine } from "../engine/engine";
+import { dayMarketOf, PERIOD_MS, type TradingEngine } from "../engine/engine";
 import type { Timeframe } from "../strategies/definition";
 import type { EngineEvent } from "../engine/events";
 import { Calendar } from "../market/calendar";
 import { Markets } from "../market/market";
 import { isoDateOf, MS_PER_DAY, utcToZoned, zonedTimeToUtc } from "../market/zoned-time";
 import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
-import { isLive, liveFeedsOf } from "./live";
+import { liveFeedsOf } from "./live";
 import { engineOf, updateRun } from "./run-update";
 import type { StoredRun } from "./runs";
-import type { StoredSession } from "./sessions";
-import type { ViewDeps } from "./views";
+import { isActiveOnWorker, type StoredSession } from "./sessions";
+import type { ViewDeps } from "./deps";
 
 /**
  * The day rollover of simulation and live sessions (ENGINE.md §2 "day end"): after a market's
@@ -136,7 +136,7 @@ export const DayRollover = {
 
   /** Rolls every running or paused simulation and live session whose day has closed, then rolls their symbols' calendars. */
   async run(deps: RolloverDeps, now: number): Promise<RolloverResult> {
-    const live = (await deps.sessions.sessions.listLive()).filter(isLive);
+    const live = (await deps.sessions.sessions.listLive()).filter(isActiveOnWorker);
     const rolled: RolledSession[] = [];
     const symbols = new Set<string>();
     for (const session of live) {

@@ -3,6 +3,8 @@ import type { EngineEvent, EventType, LogLevel } from "../engine/events";
 import type { EngineSnapshot } from "../engine/engine";
 import type { EngineSetup } from "../engine/setup";
 import { Dec } from "../fees/money";
+import type { DriverState } from "./driver-state";
+import { iso } from "../time";
 
 /**
  * A run is one engine's life: a backtest, or a simulation or live session's trading. Its state
@@ -150,8 +152,6 @@ export type OrderChange =
   | { kind: "create"; order: TradingOrderResponse }
   | { kind: "set"; order_id: string; fields: Partial<TradingOrderResponse> };
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** The order-record change an event makes, if any. */
 export function orderChangeOf(event: EngineEvent, run: { run_id: string; session_id: string }): OrderChange | null {
   const d = event.data as Record<string, unknown>;
@@ -266,7 +266,7 @@ export interface RunProgress {
   bars_total: number;
   done: boolean;
   /** A run driven over stored candles step by step (a replay, a historical MTF session): range, speed, state. */
-  driver?: import("./replay").DriverState;
+  driver?: DriverState;
 }
 
 /** An event as stored, with its log level and category. */

@@ -1,15 +1,14 @@
 import { z } from "zod";
-import { conflict, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
-import { DecimalInput, Dec, IsoDate, parseOrThrow } from "../fees/money";
+import { conflict, forbidden, notFound, ValidationError, type ValidationIssue, parseOrThrow } from "../errors";
+import { DecimalInput, Dec, IsoDate } from "../fees/money";
 import { marketOf, Markets, normalizeSymbol } from "../market/market";
 import * as Risk from "../risk/risk";
 import { AssetModeType } from "../settings/settings";
-import { TimeZone } from "../time";
+import { TimeZone, iso } from "../time";
 import type { Actor } from "../users";
 import { PerformanceMetrics } from "../engine/metrics";
 import { notifyWorker, type SessionCommandSink } from "./commands";
 import type { RunStore } from "./runs";
-import { isWorkerDriven, venueOf } from "./live";
 import { normalizeConfig, SessionConfig, strategyNameOf, strategyParamsOf } from "./session-config";
 import { closingFigures } from "./closing";
 import { engineOf } from "./run-update";
@@ -114,6 +113,19 @@ export interface StoredSession {
   updated_at: string;
 }
 
+/** Whether the session is driven by the session worker (simulation and live; backtests run in their workflow). */
+export const isWorkerDriven = (session: Pick<StoredSession, "trading_mode">) => session.trading_mode === "simulation" || session.trading_mode === "live";
+
+/** Whether the session worker drives it now: a simulation or live session that is running or paused (named for that, not for live trading only). */
+export const isActiveOnWorker = (session: Pick<StoredSession, "trading_mode" | "status">) => isWorkerDriven(session) && (session.status === "running" || session.status === "paused");
+
+/** Where a live run's orders fill: the session's choice; a session stored before the choice existed fills on bars. */
+export const venueOf = (session: Pick<StoredSession, "config">): "broker" | "bars" => session.config.venue ?? "bars";
+
+/** Whether the session worker lists it: live, or stopped while it cancels the orders the session still has at its broker. */
+export const isListed = (session: Pick<StoredSession, "trading_mode" | "status" | "orders_at_broker">) =>
+  isActiveOnWorker(session) || (isWorkerDriven(session) && session.status === "stopped" && session.orders_at_broker === true);
+
 /** Interface TradingSessionResponse. */
 export const TradingSessionResponse = z
   .object({
@@ -191,8 +203,6 @@ export const invalidTransition = (session: Pick<StoredSession, "id" | "status">,
     current_status: session.status,
     action,
   });
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Interface TradingSessionResponse of a stored session. */
 export function toResponse(session: StoredSession): TradingSessionResponse {

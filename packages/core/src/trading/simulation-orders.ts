@@ -3,7 +3,7 @@ import { evenWithIssues } from "../assets/types";
 import { normalizeSymbol } from "../market/market";
 import { type OrderDetail, type OrderGateway, PositiveDecimalInput, type SubmitOrderOptions } from "../provider/order-gateway";
 import type { OrderStatus as VenueStatus } from "../provider/order-types";
-import { OrderStatus, TradingOrderResponse } from "./runs";
+import { type OrderStatus, TradingOrderResponse } from "./runs";
 
 /**
  * Orders against the simulated venue without a session (`POST /trading/simulation/orders`,

@@ -1,39 +1,28 @@
 import { z } from "zod";
-import { badRequest, conflict, notFound, ValidationError } from "../errors";
+import { badRequest, conflict, notFound, ValidationError, parseOrThrow } from "../errors";
 import { TradingEngine, type EngineView } from "../engine/engine";
 import { LogLevel } from "../engine/events";
 import { performance, PerformanceMetrics } from "../engine/metrics";
 import type { EngineSetup } from "../engine/setup";
-import { Dec, DecimalInput, parseOrThrow } from "../fees/money";
+import { Dec, DecimalInput } from "../fees/money";
 import { normalizeSymbol } from "../market/market";
 import * as Risk from "../risk/risk";
-import type { Timeframe } from "../strategies/definition";
-import type { Bar } from "../strategies/strategy";
 import type { Actor } from "../users";
-import { messageOf, OrderStatus, type RunStore, type StoredEvent, type StoredRun, TradingOrderResponse } from "./runs";
+import { messageOf, OrderStatus, type StoredEvent, type StoredRun, TradingOrderResponse } from "./runs";
 import { SINGLE_CHANNEL_ID } from "./session-config";
-import { mutate, owned, parseRiskConfig, type SessionDeps, type StoredSession } from "./sessions";
+import { isActiveOnWorker, isWorkerDriven, mutate, owned, parseRiskConfig, type StoredSession } from "./sessions";
 import { notifyWorker } from "./commands";
-import { isLive, isWorkerDriven, liveFeedsOf, LiveRuns, workerStatus, type WorkerBeat } from "./live";
+import { liveFeedsOf, LiveRuns } from "./live";
+import type { ViewDeps } from "./deps";
+import { workerStatus } from "./worker-status";
 import { engineOf, updateRun } from "./run-update";
+import { iso } from "../time";
 
 /**
  * The session views: every one reads the session's run (its event log, its order records and
  * its latest engine snapshot), for every trading mode. A session that has not run yet shows
  * its configuration at its starting capital.
  */
-
-export interface ViewDeps extends SessionDeps {
-  runs: RunStore;
-  /** The engine setup of a session's configuration (lot sizes, fees and rates looked up). */
-  setupFor: (session: StoredSession, runId: string) => Promise<EngineSetup>;
-  /** The latest price of a symbol, for checking an order of a session that has seen no bar of it. */
-  lastPrice: (symbol: string) => Promise<number | null>;
-  /** The session worker's last heartbeat (simulation and live sessions run there). */
-  workerBeat: () => Promise<WorkerBeat | undefined>;
-  /** A fresh run's strategy warm-up: the last `count` closed regular-session bars of a feed before `beforeMs`, oldest first (`warm-up.ts`). */
-  history: (symbol: string, timeframe: Timeframe, count: number, beforeMs: number) => Promise<Bar[]>;
-}
 
 /** `limit` and an opaque `cursor` from the previous page. */
 export const PageQuery = z.object({
@@ -183,7 +172,6 @@ export const RiskConfigUpdateResult = z
   .object({ success: z.boolean(), session_id: z.string(), risk_config: Risk.Config, warnings: z.array(z.object({ code: z.string(), field: z.string(), message: z.string() })) })
   .meta({ id: "SessionRiskConfigResult" });
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const cents = (value: number) => new Dec(Number.isFinite(value) ? value : 0).toFixed(2);
 const priceText = (value: number) => new Dec(value).toString();
 
@@ -397,7 +385,7 @@ async function applyToRun(deps: ViewDeps, session: StoredSession, action: string
     apply(engine, deps.now());
     return { engine, value: null, setup: nextSetup };
   });
-  if (done && isLive(session)) await notifyWorker(deps, session.id, "input", action, done.events);
+  if (done && isActiveOnWorker(session)) await notifyWorker(deps, session.id, "input", action, done.events);
 }
 
 /** Restarts the daily risk counters (trades today, the day's loss anchor, daily-loss halts). */

@@ -3,6 +3,7 @@ import type { BatchResult, QueueRecord } from "@tp/core/jobs";
 import { dataSync, type Services } from "@tp/adapters/services";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
+import { log } from "@tp/core/log";
 
 /**
  * The data sync worker: each record advances one run of the service (settle pending symbols,
@@ -16,13 +17,13 @@ export function dataSyncHandler(services: () => Promise<Pick<Services, "dataSync
     for (const record of event.Records) {
       const parsed = SyncMessage.safeParse(JSON.parse(record.body));
       if (!parsed.success) {
-        console.error(JSON.stringify({ level: "ERROR", message: "Malformed data-sync message", body: record.body }));
+        log.error("Malformed data-sync message", { body: record.body });
         continue;
       }
       try {
         await DataSync.advance(resolved.dataSync, parsed.data);
       } catch (error) {
-        console.error(JSON.stringify({ level: "ERROR", message: "Data sync step failed", generation: parsed.data.generation, error: String(error) }));
+        log.error("Data sync step failed", { generation: parsed.data.generation, error: String(error) });
         failures.push({ itemIdentifier: record.messageId });
       }
     }

@@ -4,6 +4,7 @@ import type { BatchResult, QueueRecord } from "@tp/core/jobs";
 import { imports, type Services } from "@tp/adapters/services";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
+import { log } from "@tp/core/log";
 
 /** Leaves this much of the invocation for the last chunk, the follow-up message and the batch answer. */
 const SAFETY_MARGIN_MS = 60_000;
@@ -23,13 +24,13 @@ export function stockImportHandler(services: () => Promise<Pick<Services, "impor
       const parsed = ImportMessage.safeParse(JSON.parse(record.body));
       if (!parsed.success) {
         // A malformed message can never succeed: log it and let it go rather than poison the queue.
-        console.error(JSON.stringify({ level: "ERROR", message: "Malformed import message", body: record.body }));
+        log.error("Malformed import message", { body: record.body });
         continue;
       }
       try {
         await Imports.work(resolved.imports, parsed.data, deadline, Number(record.attributes.ApproximateReceiveCount));
       } catch (error) {
-        console.error(JSON.stringify({ level: "ERROR", message: "Import chunk failed", task_id: parsed.data.task_id, error: String(error) }));
+        log.error("Import chunk failed", { task_id: parsed.data.task_id, error: String(error) });
         failures.push({ itemIdentifier: record.messageId });
       }
     }

@@ -2,12 +2,13 @@ import { DataSync } from "@tp/core/data-sync/index";
 import { dataSync, type Services } from "@tp/adapters/services";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
+import { log } from "@tp/core/log";
 
 /** The polling gap fill, invoked by an EventBridge schedule (locally, a timer): a ready service looks for gaps and imports them. */
 export function dataSyncPollHandler(services: () => Promise<Pick<Services, "dataSync">>) {
   return async (): Promise<{ sync_state: string; started: boolean }> => {
     const result = await DataSync.poll((await services()).dataSync);
-    console.log(JSON.stringify({ level: "INFO", source: "data-sync", message: "Polling gap fill", ...result }));
+    log.info("Polling gap fill", { source: "data-sync", ...result });
     return result;
   };
 }

@@ -3,6 +3,7 @@ import { Realtime } from "@tp/core/realtime";
 import { realtime, type Services } from "@tp/adapters/services";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
+import { log } from "@tp/core/log";
 
 /** The parts of an API Gateway WebSocket event the handlers read (the local server builds the same). */
 export interface WebSocketEvent {
@@ -24,7 +25,7 @@ async function answer(work: () => Promise<unknown>): Promise<WebSocketResult> {
     if (error instanceof DomainError) {
       return { statusCode: error.status, body: JSON.stringify({ detail: error.message, error_code: error.code }) };
     }
-    console.error(JSON.stringify({ level: "ERROR", message: "WebSocket handler failed", error: String(error) }));
+    log.error("WebSocket handler failed", { error: String(error) });
     return { statusCode: 500, body: JSON.stringify({ detail: "Internal server error", error_code: "INTERNAL_ERROR" }) };
   }
 }

@@ -16,7 +16,7 @@ import type {
 } from "@tp/core/provider/quote-types";
 import { MASK_INTRADAY, type MarketTimeline, type MinutePosition } from "./day-layout";
 import { mixKeys, KeyedRandom } from "./random";
-import { splitLots, type BarColumns, type InstrumentState, type SimulationEngine } from "./simulation-engine";
+import { splitLots, type SimulatedBarColumns, type InstrumentState, type SimulationEngine } from "./simulation-engine";
 import type { InstrumentSpec } from "./universe";
 
 /**
@@ -335,14 +335,14 @@ export function intradayLinesOf(engine: SimulationEngine, instrument: Instrument
 }
 
 /** Candlesticks as JSON, rows `from` to the end of the columns. */
-export function candlesticksOf(spec: InstrumentSpec, bars: BarColumns, from = 0): Candlestick[] {
+export function candlesticksOf(spec: InstrumentSpec, bars: SimulatedBarColumns, from = 0): Candlestick[] {
   const out: Candlestick[] = new Array(Math.max(0, bars.length - from));
   for (let i = from; i < bars.length; i++) out[i - from] = candlestickAt(spec, bars, i);
   return out;
 }
 
 /** One row of bar columns as a candlestick. */
-export function candlestickAt(spec: InstrumentSpec, bars: BarColumns, i: number): Candlestick {
+export function candlestickAt(spec: InstrumentSpec, bars: SimulatedBarColumns, i: number): Candlestick {
   return {
     close: formatPrice(spec, bars.close[i]),
     open: formatPrice(spec, bars.open[i]),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { DomainError } from "@tp/core/errors";
+import type { DomainError } from "@tp/core/errors";
 import { ManualClock } from "@tp/core/provider/clock";
 import type { PushCandlestickEvent, PushDepthEvent, PushQuoteEvent, PushTradesEvent } from "@tp/core/provider/quote-types";
 import { SimulatedMarketData } from "./simulated-market-data";

@@ -6,7 +6,7 @@ import { TradeSessionByCode } from "@tp/core/market/trade-session";
 import { isoDateOf } from "@tp/core/market/zoned-time";
 import type { Period } from "@tp/core/provider/quote-enums";
 import { MASK_ALL, MASK_EXTENDED, MASK_INTRADAY } from "./day-layout";
-import { SimulationEngine, type BarColumns } from "./simulation-engine";
+import { SimulationEngine, type SimulatedBarColumns } from "./simulation-engine";
 import { SimulatedUniverse } from "./universe";
 
 const engine = new SimulationEngine();
@@ -19,7 +19,7 @@ const anyMask = fc.constantFrom(MASK_INTRADAY, MASK_EXTENDED, MASK_ALL);
 const anyOrdinal = (symbol: string) => fc.integer({ min: 0, max: engine.instrument(symbol)!.timeline.count - 1 });
 const symbolAndDay = anySymbol.chain((symbol) => fc.tuple(fc.constant(symbol), anyOrdinal(symbol)));
 
-function rows(bars: BarColumns) {
+function rows(bars: SimulatedBarColumns) {
   return Array.from({ length: bars.length }, (_, i) => ({
     start: bars.start[i],
     end: bars.end[i],

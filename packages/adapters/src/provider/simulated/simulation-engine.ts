@@ -20,7 +20,7 @@ import { SimulatedUniverse, type InstrumentSpec } from "./universe";
  */
 
 /** Columns of a bar series; `length` rows are valid. */
-export interface BarColumns {
+export interface SimulatedBarColumns {
   length: number;
   /** Bar start (ms); local midnight of the first trading date for daily and longer bars. */
   start: Float64Array;
@@ -269,7 +269,7 @@ export function splitLots(totalLots: number, bits: number, out: Int32Array): voi
 /** Growable bar columns. */
 export class BarBuilder {
   private capacity: number;
-  readonly columns: BarColumns;
+  readonly columns: SimulatedBarColumns;
 
   constructor(capacity = 256) {
     this.capacity = Math.max(16, capacity);
@@ -339,7 +339,7 @@ export class BarBuilder {
     this.capacity *= 2;
   }
 
-  private static allocate(capacity: number): BarColumns {
+  private static allocate(capacity: number): SimulatedBarColumns {
     return {
       length: 0,
       start: new Float64Array(capacity),
@@ -431,7 +431,7 @@ export class SimulationEngine {
    * returns [open, high, low, close, volume, turnover] read from the shared summary array at `offset`.
    */
   summaryOffset(instrument: InstrumentState, ordinal: number, group: number): number {
-    if (!instrument.summaryReady || !instrument.summaryReady[ordinal]) {
+    if (!instrument.summaryReady?.[ordinal]) {
       const layout = instrument.timeline.layout(ordinal);
       this.remember(instrument, generateDay(instrument, layout));
     }
@@ -449,7 +449,7 @@ export class SimulationEngine {
    * 09:30, 10:30, 11:30–12:00, 13:00, 14:00, 15:00); longer periods include the groups (weeks,
    * months, …) whose first trading day lies in the range, each aggregated over the whole group.
    */
-  bars(instrument: InstrumentState, period: Period, fromOrdinal: number, toOrdinal: number, asOf: number, mask: number): BarColumns {
+  bars(instrument: InstrumentState, period: Period, fromOrdinal: number, toOrdinal: number, asOf: number, mask: number): SimulatedBarColumns {
     const timeline = instrument.timeline;
     const from = Math.max(0, fromOrdinal);
     const to = Math.min(timeline.count - 1, toOrdinal);
@@ -466,7 +466,7 @@ export class SimulationEngine {
     let i = 0;
     while (i < daily.length) {
       const key = keys[daily.ordinal[i]];
-      let o = daily.open[i];
+      const o = daily.open[i];
       let h = daily.high[i];
       let l = daily.low[i];
       let c = daily.close[i];
@@ -490,7 +490,7 @@ export class SimulationEngine {
     return out.columns;
   }
 
-  private intradayBars(instrument: InstrumentState, minutes: number, from: number, to: number, asOf: number, mask: number): BarColumns {
+  private intradayBars(instrument: InstrumentState, minutes: number, from: number, to: number, asOf: number, mask: number): SimulatedBarColumns {
     const timeline = instrument.timeline;
     const estimate = Math.max(16, Math.ceil(((to - from + 1) * (mask === MASK_INTRADAY ? 390 : 960)) / minutes));
     const out = new BarBuilder(Math.min(estimate, 1 << 20));
@@ -533,7 +533,7 @@ export class SimulationEngine {
     return out.columns;
   }
 
-  private dailyBars(instrument: InstrumentState, from: number, to: number, asOf: number, mask: number): BarColumns {
+  private dailyBars(instrument: InstrumentState, from: number, to: number, asOf: number, mask: number): SimulatedBarColumns {
     const timeline = instrument.timeline;
     const out = new BarBuilder(to - from + 2);
     const group = SUMMARY_MASKS.indexOf(mask);

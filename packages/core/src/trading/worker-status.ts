@@ -1,0 +1,33 @@
+import { iso } from "../time";
+
+/** What the session worker last wrote about itself (its heartbeat item, `adapters/stores/worker-store.ts`). */
+export interface WorkerBeat {
+  /** Epoch ms of the beat. */
+  at: number;
+  started_at: number;
+  /** Sessions it drives and the (symbol, period) feeds it is subscribed to. */
+  sessions: number;
+  feeds: string[];
+  /** Close time (epoch ms) of the last bar it fed, per session. */
+  last_bar: Record<string, number>;
+  /** Bars fed since it started. */
+  bars: number;
+  /** How many times faster than the wall clock the market's clock runs (the embedded runtime's accelerated clock); 1 when absent. */
+  speed?: number;
+}
+
+/** A worker that has not beaten for this long is reported down. */
+export const WORKER_STALE_MS = 30_000;
+
+/** The worker as the status endpoints show it: alive, when it last beat, and what it drives. Times are the market's clock, so staleness scales with its speed. */
+export function workerStatus(beat: WorkerBeat | undefined, now: number, sessionId?: string) {
+  if (!beat) return { alive: false, last_heartbeat: null, sessions: 0, feeds: [] as string[], last_bar_at: null };
+  const lastBar = sessionId !== undefined ? beat.last_bar[sessionId] : undefined;
+  return {
+    alive: now - beat.at <= WORKER_STALE_MS * (beat.speed ?? 1),
+    last_heartbeat: iso(beat.at),
+    sessions: beat.sessions,
+    feeds: beat.feeds,
+    last_bar_at: lastBar !== undefined ? iso(lastBar) : null,
+  };
+}
