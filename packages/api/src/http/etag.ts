@@ -1,7 +1,15 @@
 import { createHash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { DomainError } from "@tp/core/errors";
-import type { AppEnv, Group } from "./group";
+/** What the conditional-requests middleware sets for the handlers (the HTTP conventions' `AppEnv` has it). */
+export interface ConditionalEnv {
+  Variables: { ifMatchVersion?: number };
+}
+
+/** The app whose GET a PUT's `If-Match` is checked against. */
+interface Readable {
+  request(url: string, init: RequestInit, env: unknown): Response | Promise<Response>;
+}
 
 /**
  * Conditional requests (docs/api-conventions.md "Concurrent updates"): every GET and PUT that
@@ -35,7 +43,7 @@ const versionOf = (tag: string) => {
 export const preconditionFailed = (currentTag: string) =>
   new DomainError(412, "PRECONDITION_FAILED", `The resource has changed since it was read (its ETag is now ${currentTag}); read it again and retry`, { current_etag: currentTag });
 
-export function conditionalRequests(app: Group): MiddlewareHandler<AppEnv> {
+export function conditionalRequests(app: Readable): MiddlewareHandler<ConditionalEnv> {
   return async (c, next) => {
     const method = c.req.method;
     const ifMatch = method === "PUT" ? c.req.header("If-Match") : undefined;
