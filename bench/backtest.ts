@@ -129,7 +129,15 @@ if (!process.argv.includes("--api")) {
   ].flatMap(({ name, fast, slow, broker }) =>
     [walkColumns, null].map((columns) => {
       const { best, fills } = engineLoop(walk, columns, fast, slow, broker);
-      return { strategy: name, path: columns ? "batch (backtests)" : "streaming (live)", bars: BARS.toLocaleString("en-US"), fills: fills.toLocaleString("en-US"), "bars per fill": Math.round(BARS / Math.max(1, fills)), "bars/s": `${(best / 1e6).toFixed(2)} M`, aim: columns ? "10 M" : "" };
+      return {
+        strategy: name,
+        path: columns ? "batch (backtests)" : "streaming (live)",
+        bars: BARS.toLocaleString("en-US"),
+        fills: fills.toLocaleString("en-US"),
+        "bars per fill": Math.round(BARS / Math.max(1, fills)),
+        "bars/s": `${(best / 1e6).toFixed(2)} M`,
+        aim: columns ? "10 M" : "",
+      };
     }),
   );
   table("Engine loop (one symbol, one core, full portfolio/fee/risk path)", loopRows);
@@ -139,7 +147,12 @@ if (!process.argv.includes("--api")) {
   // 2. Candle store → engine.
   const dynamo = await startDynamoDbLocal();
   try {
-    const services = createServices(configFromEnv({ TABLE_NAME: `bench-${randomUUID()}`, DYNAMODB_ENDPOINT: dynamo.endpoint }, new TextEncoder().encode("bench-secret-bench-secret-bench-secret")));
+    const services = createServices(
+      configFromEnv(
+        { TABLE_NAME: `bench-${randomUUID()}`, DYNAMODB_ENDPOINT: dynamo.endpoint },
+        new TextEncoder().encode("bench-secret-bench-secret-bench-secret"),
+      ),
+    );
     await ensureTable(services.db);
     // A year of regular-session minutes: 252 days × 390 bars.
     const candles: Candle[] = [];
@@ -150,7 +163,16 @@ if (!process.argv.includes("--api")) {
       if (date.getUTCDay() === 0 || date.getUTCDay() === 6) continue;
       for (let m = 0; m < 390; m++) {
         const bar = yearWalk[day * 390 + m]!;
-        candles.push({ timestamp: date.getTime() / 1000 + 14.5 * 3600 + m * 60, open: bar.open, high: bar.high, low: bar.low, close: bar.close, volume: bar.volume, turnover: 0, trade_session: "Intraday" });
+        candles.push({
+          timestamp: date.getTime() / 1000 + 14.5 * 3600 + m * 60,
+          open: bar.open,
+          high: bar.high,
+          low: bar.low,
+          close: bar.close,
+          volume: bar.volume,
+          turnover: 0,
+          trade_session: "Intraday",
+        });
       }
       day++;
     }
@@ -164,7 +186,13 @@ if (!process.argv.includes("--api")) {
       let fed = 0;
       for (let run = 0; run < 4; run++) {
         const engine = new TradingEngine(
-          singleStrategySetup({ symbols: ["AAPL.US"], timeframe: "1m", parameters: { fast_period: 50, slow_period: 200 }, risk: BENCH_RISK, execution: { commission: { model: "percent", rate: 0.001 } } }),
+          singleStrategySetup({
+            symbols: ["AAPL.US"],
+            timeframe: "1m",
+            parameters: { fast_period: 50, slow_period: 200 },
+            risk: BENCH_RISK,
+            execution: { commission: { model: "percent", rate: 0.001 } },
+          }),
         );
         let sink = 0;
         const feed = new BarFeed(services.candles, [{ symbol: "AAPL.US", timeframe: "1m" }], window[0], window[1], 0);
@@ -173,7 +201,12 @@ if (!process.argv.includes("--api")) {
         best = Math.max(best, result.fed / ((performance.now() - started) / 1000));
         fed = result.fed;
       }
-      feedRows.push({ path: withEngine ? "candle store → BarFeed → engine" : "candle store → BarFeed", bars: fed.toLocaleString("en-US"), "bars/s": `${(best / 1e6).toFixed(2)} M`, aim: "1 M" });
+      feedRows.push({
+        path: withEngine ? "candle store → BarFeed → engine" : "candle store → BarFeed",
+        bars: fed.toLocaleString("en-US"),
+        "bars/s": `${(best / 1e6).toFixed(2)} M`,
+        aim: "1 M",
+      });
     }
     table("Candle store into the engine (a year of 1-minute bars, DynamoDB Local in memory)", feedRows);
   } finally {

@@ -23,7 +23,10 @@ import { printTable } from "./support/table";
 
 const fills = Number(process.argv[2] ?? 100);
 const dataDir = mkdtempSync(join(tmpdir(), "tp-bench-channels-"));
-const runtime = await startLocalRuntime({ env: { DATA_DIR: dataDir, PORT: "0", SESSION_WORKER: "off", CAPTCHA_TEST_CODE: "bench", ADMIN_PASSWORD: "bench-password-1" }, log: () => undefined });
+const runtime = await startLocalRuntime({
+  env: { DATA_DIR: dataDir, PORT: "0", SESSION_WORKER: "off", CAPTCHA_TEST_CODE: "bench", ADMIN_PASSWORD: "bench-password-1" },
+  log: () => undefined,
+});
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -105,14 +108,34 @@ try {
   printTable(`Fill to socket (channel_update at every client), ${new Date().toISOString()}`, rows);
 
   // 10,000 stored updates (after those above), then catch-up reads over HTTP.
-  const feedSession = (await call("POST", "/api/v1/trading/sessions", token, { session_name: "feed", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", tradable_symbols: ["AAPL.US"], config: { channels: ChannelPresets.get("balanced-multi").channels, venue: "bars" } })).id;
+  const feedSession = (
+    await call("POST", "/api/v1/trading/sessions", token, {
+      session_name: "feed",
+      trading_mode: "simulation",
+      asset_mode: "simulated",
+      initial_capital: "100000",
+      tradable_symbols: ["AAPL.US"],
+      config: { channels: ChannelPresets.get("balanced-multi").channels, venue: "bars" },
+    })
+  ).id;
   const records: Channels.StreamRecord[] = [];
   const message = Channels.metricsMessagesOf(engine, at)[0]!;
   const appendStarted = performance.now();
-  for (let i = 0; i < 100; i++) records.push(...(await deps.feed.append(feedSession, Array.from({ length: 100 }, () => message), Date.now())));
+  for (let i = 0; i < 100; i++)
+    records.push(
+      ...(await deps.feed.append(
+        feedSession,
+        Array.from({ length: 100 }, () => message),
+        Date.now(),
+      )),
+    );
   const appendSeconds = (performance.now() - appendStarted) / 1000;
   const readRows: Record<string, string | number>[] = [];
-  for (const [label, index] of [["last 10", records.length - 11], ["last 1,000", records.length - 1001], ["from the start (1,000 of 10,000)", 0]] as const) {
+  for (const [label, index] of [
+    ["last 10", records.length - 11],
+    ["last 1,000", records.length - 1001],
+    ["from the start (1,000 of 10,000)", 0],
+  ] as const) {
     const since = encodeURIComponent(records[index]!.timestamp);
     const latencies: number[] = [];
     let count = 0;

@@ -215,11 +215,7 @@ const cases: Case[] = [
         SimpleMASignal: false,
       }),
     tradingSignals: (input) => {
-      const indicator = new TradingSignals.FasterMACD(
-          new TradingSignals.FasterEMA(12),
-          new TradingSignals.FasterEMA(26),
-          new TradingSignals.FasterEMA(9),
-        );
+      const indicator = new TradingSignals.FasterMACD(new TradingSignals.FasterEMA(12), new TradingSignals.FasterEMA(26), new TradingSignals.FasterEMA(9));
       let last: unknown;
       for (const value of input.close) last = indicator.update(value, false);
       return last;
@@ -251,8 +247,7 @@ const cases: Case[] = [
       for (let i = 0; i < BARS; i++) last = indicator.update(high[i], low[i], close[i]);
       return last;
     },
-    technicalIndicators: (input) =>
-      TechnicalIndicators.atr({ period: 14, high: input.high, low: input.low, close: input.close }),
+    technicalIndicators: (input) => TechnicalIndicators.atr({ period: 14, high: input.high, low: input.low, close: input.close }),
     tradingSignals: (input) => {
       const indicator = new TradingSignals.FasterATR(14);
       let last: unknown;
@@ -294,8 +289,7 @@ const cases: Case[] = [
       for (let i = 0; i < BARS; i++) last = indicator.update(high[i], low[i], close[i]);
       return last;
     },
-    technicalIndicators: (input) =>
-      TechnicalIndicators.adx({ period: 14, high: input.high, low: input.low, close: input.close }),
+    technicalIndicators: (input) => TechnicalIndicators.adx({ period: 14, high: input.high, low: input.low, close: input.close }),
     tradingSignals: (input) => {
       const indicator = new TradingSignals.FasterADX(14);
       let last: unknown;
@@ -312,8 +306,7 @@ const cases: Case[] = [
       for (let i = 0; i < BARS; i++) last = indicator.update(high[i], low[i], close[i]);
       return last;
     },
-    technicalIndicators: (input) =>
-      TechnicalIndicators.cci({ period: 20, high: input.high, low: input.low, close: input.close }),
+    technicalIndicators: (input) => TechnicalIndicators.cci({ period: 20, high: input.high, low: input.low, close: input.close }),
     tradingSignals: (input) => {
       const indicator = new TradingSignals.FasterCCI(20);
       let last: unknown;
@@ -347,8 +340,7 @@ const cases: Case[] = [
       for (let i = 0; i < BARS; i++) last = indicator.update(high[i], low[i], close[i], volume[i]);
       return last;
     },
-    technicalIndicators: (input) =>
-      TechnicalIndicators.vwap({ high: input.high, low: input.low, close: input.close, volume: input.volume }),
+    technicalIndicators: (input) => TechnicalIndicators.vwap({ high: input.high, low: input.low, close: input.close, volume: input.volume }),
     tradingSignals: (input) => {
       const indicator = new TradingSignals.FasterVWAP();
       let last: unknown;
@@ -383,8 +375,7 @@ const cases: Case[] = [
       for (let i = 0; i < BARS; i++) last = indicator.update(high[i], low[i], close[i]);
       return last;
     },
-    technicalIndicators: (input) =>
-      TechnicalIndicators.williamsr({ period: 14, high: input.high, low: input.low, close: input.close }),
+    technicalIndicators: (input) => TechnicalIndicators.williamsr({ period: 14, high: input.high, low: input.low, close: input.close }),
   },
   {
     name: "ROC(10)",
@@ -494,8 +485,7 @@ const measureLibrary = (run: ((input: LibraryInput) => unknown) | undefined) => 
   return { barsPerSecond: measure(BARS, () => run(fullInput), LIBRARY_RUNS, 0), bars: BARS };
 };
 
-const millions = (barsPerSecond: number | undefined) =>
-  barsPerSecond === undefined ? "—" : (barsPerSecond / 1e6).toFixed(barsPerSecond < 1e7 ? 2 : 1);
+const millions = (barsPerSecond: number | undefined) => (barsPerSecond === undefined ? "—" : (barsPerSecond / 1e6).toFixed(barsPerSecond < 1e7 ? 2 : 1));
 const count = (value: number) => (value >= 1e6 ? `${value / 1e6}M` : `${value / 1e3}k`);
 const library = (result: { barsPerSecond: number; bars: number } | undefined) =>
   result === undefined ? "—" : `${millions(result.barsPerSecond)} (${count(result.bars)})`;

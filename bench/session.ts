@@ -109,7 +109,12 @@ async function measureCommands(clients: number, rounds: number): Promise<Record<
   let worker: SessionWorker | undefined;
   try {
     const config = { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "1m", venue: "bars" };
-    const session = await call("POST", "/api/v1/trading/sessions", { session_name: "bench commands", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "1000000", config }, token);
+    const session = await call(
+      "POST",
+      "/api/v1/trading/sessions",
+      { session_name: "bench commands", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "1000000", config },
+      token,
+    );
     await call("POST", `/api/v1/trading/sessions/${session.id}/start`, undefined, token);
     worker = new SessionWorker(runtime.services, { marketData: await runtime.services.marketData(), tickMs: 1e9, refreshMs: 1e9 });
     await worker.start();
@@ -118,7 +123,12 @@ async function measureCommands(clients: number, rounds: number): Promise<Record<
     for (let round = 0; round < rounds; round++) {
       clock += 60_000;
       const sent = Array.from({ length: clients }, (_, i) => [
-        send("POST", "/api/v1/trading/orders", { session_id: session.id, symbol: "AAPL.US", side: "buy", order_type: "limit", price: String(1 + i / 100), quantity: "1" }, token),
+        send(
+          "POST",
+          "/api/v1/trading/orders",
+          { session_id: session.id, symbol: "AAPL.US", side: "buy", order_type: "limit", price: String(1 + i / 100), quantity: "1" },
+          token,
+        ),
         send("POST", `/api/v1/trading/sessions/${session.id}/risk/reset-daily`, undefined, token),
       ]).flat();
       const [answers] = await Promise.all([Promise.all(sent), worker.tick()]);
@@ -131,7 +141,10 @@ async function measureCommands(clients: number, rounds: number): Promise<Record<
     return {
       clients,
       requests: times.length,
-      answers: [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${count} × ${status}`).join(", "),
+      answers: [...statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([status, count]) => `${count} × ${status}`)
+        .join(", "),
       "p50 (ms)": percentile(times, 50).toFixed(1),
       "p99 (ms)": percentile(times, 99).toFixed(1),
       "max (ms)": times[times.length - 1]!.toFixed(1),
@@ -154,8 +167,20 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
     let lastArrival = 0;
     for (let i = 0; i < sessionCount; i++) {
       // Different windows, so the sessions do not all trade on the same bar.
-      const config = { strategy_name: "ma_crossover", parameters: { fast_period: 2 + (i % 3), slow_period: 5 + (i % 5) }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.05 } }, venue: "bars" };
-      const session = await call("POST", "/api/v1/trading/sessions", { session_name: `bench ${i}`, trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config }, token);
+      const config = {
+        strategy_name: "ma_crossover",
+        parameters: { fast_period: 2 + (i % 3), slow_period: 5 + (i % 5) },
+        symbols: ["AAPL.US"],
+        timeframe: "1m",
+        execution: { sizing: { model: "cash_fraction", fraction: 0.05 } },
+        venue: "bars",
+      };
+      const session = await call(
+        "POST",
+        "/api/v1/trading/sessions",
+        { session_name: `bench ${i}`, trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
+        token,
+      );
       const socket = new WebSocket(`ws://127.0.0.1:${runtime.port}/ws/trading/${session.id}?token=${token}`);
       await new Promise((resolve, reject) => (socket.once("open", resolve), socket.once("error", reject)));
       socket.on("message", () => {

@@ -96,7 +96,10 @@ export async function runSimulatedMarketBench(): Promise<Row[]> {
       await timedAsync("1m candlesticks via historyCandlesticksByDate (JSON)", async () => {
         let bars = 0;
         for (const symbol of symbols) {
-          for (const [start, end] of [["2026-03-01", "2026-03-31"], ["2026-04-01", "2026-04-30"]]) {
+          for (const [start, end] of [
+            ["2026-03-01", "2026-03-31"],
+            ["2026-04-01", "2026-04-30"],
+          ]) {
             bars += (await md.historyCandlesticksByDate(symbol, "1m", "NoAdjust", start, end, "All")).length;
           }
         }

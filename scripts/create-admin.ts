@@ -23,5 +23,7 @@ const outcome = await ensureAdministrator(
   { users: new DynamoUserStore(db), now: Date.now, newId: randomUUID },
   { username: ADMIN_USERNAME, email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
 );
-console.log(outcome === "created" ? `Administrator '${ADMIN_USERNAME}' created in ${TABLE_NAME}` : `'${ADMIN_USERNAME}' already exists in ${TABLE_NAME}: left as it is`);
+console.log(
+  outcome === "created" ? `Administrator '${ADMIN_USERNAME}' created in ${TABLE_NAME}` : `'${ADMIN_USERNAME}' already exists in ${TABLE_NAME}: left as it is`,
+);
 db.raw.destroy();

@@ -69,10 +69,20 @@ async function captchaCode(): Promise<string | undefined> {
 }
 
 const { api } = client;
-await check("health", () => api.GET("/health"), 200, (b) => (b.status === "healthy" ? undefined : `status ${b.status}`));
+await check(
+  "health",
+  () => api.GET("/health"),
+  200,
+  (b) => (b.status === "healthy" ? undefined : `status ${b.status}`),
+);
 await check("OpenAPI document", served("/openapi.json"), 200, (b) => (Object.keys(b.paths ?? {}).length > 100 ? undefined : "fewer than 100 paths"));
 await check("AsyncAPI document", served("/asyncapi.json"), 200, (b) => (Object.keys(b.channels ?? {}).length === 3 ? undefined : "not the three sockets"));
-const captcha = await check("captcha", () => api.GET("/api/v1/captcha"), 200, (b) => (String(b.image).startsWith("<svg") ? undefined : "no SVG image"));
+const captcha = await check(
+  "captcha",
+  () => api.GET("/api/v1/captcha"),
+  200,
+  (b) => (String(b.image).startsWith("<svg") ? undefined : "no SVG image"),
+);
 const code = await captchaCode();
 const credentials = {
   username: process.env.SMOKE_USERNAME ?? "admin",
@@ -83,18 +93,36 @@ const credentials = {
 const login = await check("login", () => api.POST("/api/v1/login", { body: credentials }), 200);
 client.token = login?.access_token;
 if (client.token) {
-  await check("me", () => api.GET("/api/v1/me"), 200, (b) => (b.username ? undefined : "no username"));
+  await check(
+    "me",
+    () => api.GET("/api/v1/me"),
+    200,
+    (b) => (b.username ? undefined : "no username"),
+  );
   await check("strategies", () => api.GET("/api/v1/strategies/metadata/all"), 200);
   await check("stock codes", () => api.GET("/api/v1/stock-codes"), 200);
-  await check("data sync status", () => api.GET("/api/v1/data-sync/status"), 200, (b) => (b.sync_state ? undefined : "no sync_state"));
+  await check(
+    "data sync status",
+    () => api.GET("/api/v1/data-sync/status"),
+    200,
+    (b) => (b.sync_state ? undefined : "no sync_state"),
+  );
   const session = await check(
     "create a session",
-    () => api.POST("/api/v1/trading/sessions", { body: { session_name: `smoke ${new Date().toISOString()}`, trading_mode: "simulation", asset_mode: "simulated", initial_capital: "10000", config: {} } }),
+    () =>
+      api.POST("/api/v1/trading/sessions", {
+        body: { session_name: `smoke ${new Date().toISOString()}`, trading_mode: "simulation", asset_mode: "simulated", initial_capital: "10000", config: {} },
+      }),
     201,
   );
   if (session?.id) {
     const path = { params: { path: { session_id: session.id } } };
-    await check("read the session", () => api.GET("/api/v1/trading/sessions/{session_id}", path), 200, (b) => (b.status === "created" ? undefined : `status ${b.status}`));
+    await check(
+      "read the session",
+      () => api.GET("/api/v1/trading/sessions/{session_id}", path),
+      200,
+      (b) => (b.status === "created" ? undefined : `status ${b.status}`),
+    );
     await check("its engine status", () => api.GET("/api/v1/trading/sessions/{session_id}/engine/status", path), 200);
     await check("delete the session", () => api.DELETE("/api/v1/trading/sessions/{session_id}", path), 200);
   }

@@ -41,7 +41,9 @@ export function Api({ stack, app }: StackContext) {
   const grantsOf = (group: string) => {
     const needs = GROUP_GRANTS[group] ?? {};
     return [
-      ...(needs.queues?.length ? [new PolicyStatement({ actions: ["sqs:SendMessage"], resources: needs.queues.map((name) => queueByName[name].queueArn) })] : []),
+      ...(needs.queues?.length
+        ? [new PolicyStatement({ actions: ["sqs:SendMessage"], resources: needs.queues.map((name) => queueByName[name].queueArn) })]
+        : []),
       ...(needs.sockets ? [manageConnections] : []),
       ...(needs.workflows ? [startWorkflows] : []),
       ...(needs.sessionCommands ? [sendCommands] : []),

@@ -18,7 +18,11 @@ export function DataSync({ stack }: StackContext) {
   const { queueByName, queueEnvironment, sendTo } = use(Queues);
   const { managementEndpoint, manageConnections } = use(Realtime);
   // The Queues stack builds every consumer with sst's Function.
-  const pushers = [queueByName["data-sync"].consumerFunction as Function, queueByName["stock-import"].consumerFunction as Function, ...use(Workflows).functions];
+  const pushers = [
+    queueByName["data-sync"].consumerFunction as Function,
+    queueByName["stock-import"].consumerFunction as Function,
+    ...use(Workflows).functions,
+  ];
   for (const pusher of pushers) {
     pusher.addEnvironment("WS_MANAGEMENT_ENDPOINT", managementEndpoint);
     pusher.attachPermissions([manageConnections]);

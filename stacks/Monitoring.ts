@@ -32,7 +32,13 @@ export function Monitoring({ stack, app }: StackContext) {
   const { rollover } = use(Worker);
   const functions = [...httpFunctions, ...consumers, ...taskFunctions, ...socketFunctions, poll.jobFunction, rollover.jobFunction];
 
-  const alarm = (id: string, description: string, metric: IMetric, threshold: number, options: { evaluationPeriods?: number; datapointsToAlarm?: number } = {}) => {
+  const alarm = (
+    id: string,
+    description: string,
+    metric: IMetric,
+    threshold: number,
+    options: { evaluationPeriods?: number; datapointsToAlarm?: number } = {},
+  ) => {
     const created = new Alarm(stack, id, {
       alarmDescription: description,
       metric,
@@ -58,11 +64,22 @@ export function Monitoring({ stack, app }: StackContext) {
   alarm("ApiLatencyP99", `HTTP API: p99 latency above ${API_P99_ALARM_MS} ms`, latency, API_P99_ALARM_MS, { evaluationPeriods: 5, datapointsToAlarm: 3 });
   const queueAges = Object.entries(queueByName).map(([name, queue]) => {
     const age = queue.cdk.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1) });
-    alarm(`QueueAge${name.replace(/-/g, "")}`, `${name} queue: oldest message older than ${QUEUE_AGE_ALARM_SECONDS} s`, age, QUEUE_AGE_ALARM_SECONDS, { evaluationPeriods: 3 });
+    alarm(`QueueAge${name.replace(/-/g, "")}`, `${name} queue: oldest message older than ${QUEUE_AGE_ALARM_SECONDS} s`, age, QUEUE_AGE_ALARM_SECONDS, {
+      evaluationPeriods: 3,
+    });
     return age;
   });
   const throttled = table.cdk.table.metricThrottledRequestsForOperations({
-    operations: [Operation.GET_ITEM, Operation.PUT_ITEM, Operation.UPDATE_ITEM, Operation.DELETE_ITEM, Operation.QUERY, Operation.BATCH_GET_ITEM, Operation.BATCH_WRITE_ITEM, Operation.TRANSACT_WRITE_ITEMS],
+    operations: [
+      Operation.GET_ITEM,
+      Operation.PUT_ITEM,
+      Operation.UPDATE_ITEM,
+      Operation.DELETE_ITEM,
+      Operation.QUERY,
+      Operation.BATCH_GET_ITEM,
+      Operation.BATCH_WRITE_ITEM,
+      Operation.TRANSACT_WRITE_ITEMS,
+    ],
     period: Duration.minutes(1),
   });
   alarm("TableThrottles", "DynamoDB: requests throttled", throttled, 1);
@@ -72,7 +89,11 @@ export function Monitoring({ stack, app }: StackContext) {
     new GraphWidget({ title: "HTTP API requests and 5xx", left: [httpApi.metricCount({ period: Duration.minutes(1) })], right: [serverErrors], width: 12 }),
     new GraphWidget({ title: "HTTP API p99 latency (ms)", left: [latency], width: 12 }),
     new GraphWidget({ title: "Function errors", left: functions.map((fn) => fn.metricErrors({ period: Duration.minutes(5), label: fn.node.id })), width: 12 }),
-    new GraphWidget({ title: "Function throttles", left: functions.map((fn) => fn.metricThrottles({ period: Duration.minutes(5), label: fn.node.id })), width: 12 }),
+    new GraphWidget({
+      title: "Function throttles",
+      left: functions.map((fn) => fn.metricThrottles({ period: Duration.minutes(5), label: fn.node.id })),
+      width: 12,
+    }),
     new GraphWidget({ title: "Queue age of oldest message (s)", left: queueAges, width: 12 }),
     new GraphWidget({ title: "DynamoDB throttled requests", left: [throttled], width: 12 }),
   );

@@ -67,7 +67,11 @@ export function Queues({ stack, app }: StackContext) {
     deadLetterQueue: { queue: sessionCommandsDeadLetter, maxReceiveCount: 5 },
   });
   environment.QUEUE_URL_SESSION_COMMANDS = sessionCommands.queueUrl;
-  alarmOnDeadLetters("SessionCommandsDeadLetterAlarm", sessionCommandsDeadLetter, "Session commands failed 5 times in the session worker and were dead-lettered");
+  alarmOnDeadLetters(
+    "SessionCommandsDeadLetterAlarm",
+    sessionCommandsDeadLetter,
+    "Session commands failed 5 times in the session worker and were dead-lettered",
+  );
   const sendCommands = new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [sessionCommands.queueArn] });
 
   const sendTo = (names: readonly QueueName[]) => new PolicyStatement({ actions: ["sqs:SendMessage"], resources: names.map((n) => queues[n]!.queueArn) });
@@ -86,5 +90,13 @@ export function Queues({ stack, app }: StackContext) {
     secrets.grantRead(queues[name]!.consumerFunction!);
   }
   const consumers = QueueNames.map((name) => queues[name]!.consumerFunction as Function);
-  return { queues: Object.values(queues), queueByName: queues as Record<QueueName, Queue>, queueEnvironment: environment, consumers, sendTo, sessionCommands, sendCommands };
+  return {
+    queues: Object.values(queues),
+    queueByName: queues as Record<QueueName, Queue>,
+    queueEnvironment: environment,
+    consumers,
+    sendTo,
+    sessionCommands,
+    sendCommands,
+  };
 }

@@ -17,9 +17,7 @@ export function Storage({ stack, app }: StackContext) {
   const table = new Table(stack, "Table", {
     fields,
     primaryIndex: { partitionKey: Layout.partitionKey, sortKey: Layout.sortKey },
-    globalIndexes: Object.fromEntries(
-      indexes.map((index) => [index.name, { partitionKey: index.partitionKey, sortKey: index.sortKey }]),
-    ),
+    globalIndexes: Object.fromEntries(indexes.map((index) => [index.name, { partitionKey: index.partitionKey, sortKey: index.sortKey }])),
     timeToLiveAttribute: Layout.ttlAttribute,
     cdk: { table: { pointInTimeRecovery: true, deletionProtection: production, ...(production ? { removalPolicy: RemovalPolicy.RETAIN } : {}) } },
   });

@@ -41,7 +41,12 @@ export function Workflows({ stack, app }: StackContext) {
         timeout: TASK_TIMEOUT_SECONDS,
         ...buildProps({ provider: true }),
         // SWEEP_MAX_CONCURRENCY: the sweep's Plan answers it as the Map's MaxConcurrency.
-        environment: { TABLE_NAME: table.tableName, ...secrets.environment, ...queueEnvironment, SWEEP_MAX_CONCURRENCY: String(sweepMaxConcurrency(app.stage)) },
+        environment: {
+          TABLE_NAME: table.tableName,
+          ...secrets.environment,
+          ...queueEnvironment,
+          SWEEP_MAX_CONCURRENCY: String(sweepMaxConcurrency(app.stage)),
+        },
         // Prepare queues the imports of missing candles.
         permissions: [table, sendTo(["stock-import"])],
       });
@@ -53,7 +58,9 @@ export function Workflows({ stack, app }: StackContext) {
   for (const workflow of WorkflowNames) {
     const name = pascal(workflow);
     const functions = placeholdersOf(workflow).map((placeholder) => byPlaceholder.get(placeholder)!);
-    const definitionSubstitutions = Object.fromEntries(placeholdersOf(workflow).map((placeholder) => [placeholder, byPlaceholder.get(placeholder)!.functionArn]));
+    const definitionSubstitutions = Object.fromEntries(
+      placeholdersOf(workflow).map((placeholder) => [placeholder, byPlaceholder.get(placeholder)!.functionArn]),
+    );
     const definitionText = JSON.stringify(WorkflowDefinitions[workflow].definition);
     // A Distributed Map runs its items as child executions of the machine itself: its name is
     // fixed so its role can name its own ARN without a circular reference.
@@ -78,12 +85,19 @@ export function Workflows({ stack, app }: StackContext) {
     if (stateMachineName) {
       // The Distributed Map's child executions: start them, follow and stop them (AWS's documented policy).
       stateMachine.addToRolePolicy(
-        new PolicyStatement({ actions: ["states:StartExecution"], resources: [stack.formatArn({ service: "states", resource: "stateMachine", resourceName: stateMachineName, arnFormat: ArnFormat.COLON_RESOURCE_NAME })] }),
+        new PolicyStatement({
+          actions: ["states:StartExecution"],
+          resources: [
+            stack.formatArn({ service: "states", resource: "stateMachine", resourceName: stateMachineName, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+          ],
+        }),
       );
       stateMachine.addToRolePolicy(
         new PolicyStatement({
           actions: ["states:DescribeExecution", "states:StopExecution"],
-          resources: [stack.formatArn({ service: "states", resource: "execution", resourceName: `${stateMachineName}/*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+          resources: [
+            stack.formatArn({ service: "states", resource: "execution", resourceName: `${stateMachineName}/*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+          ],
         }),
       );
     }

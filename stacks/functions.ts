@@ -56,7 +56,7 @@ export const zodWithoutJsonSchema: Plugin = {
     build.onLoad({ filter: /.*/, namespace: "zod-without-json-schema" }, (args) => ({
       contents: [
         `export { aggregateChecks } from ${JSON.stringify(args.path)};`,
-        'export function toJSONSchema() { throw new Error("zod\'s JSON Schema generation is left out of the functions\' builds (stacks/functions.ts)"); }',
+        "export function toJSONSchema() { throw new Error(\"zod's JSON Schema generation is left out of the functions' builds (stacks/functions.ts)\"); }",
         // The JSON Schema generator's table of processors: empty, so it never finds one.
         "export const allProcessors = {};",
       ].join("\n"),
@@ -97,7 +97,11 @@ export const xrayWithoutSemver: Plugin = {
 export const lambdaCredentials: Plugin = {
   name: "lambda-credentials",
   setup(build) {
-    build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, (args) => ({ path: args.path, namespace: "lambda-credentials", pluginData: args.resolveDir }));
+    build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, (args) => ({
+      path: args.path,
+      namespace: "lambda-credentials",
+      pluginData: args.resolveDir,
+    }));
     build.onLoad({ filter: /.*/, namespace: "lambda-credentials" }, (args) => ({
       contents: 'import { fromEnv } from "@aws-sdk/credential-provider-env";\nexport const defaultProvider = (init = {}) => fromEnv(init);',
       resolveDir: args.pluginData as string,

@@ -7,7 +7,8 @@ import { isProductionStage } from "../packages/adapters/src/config";
 export function corsOrigins(stage: string): string {
   const configured = process.env.CORS_ORIGINS?.trim();
   if (configured) return configured;
-  if (isProductionStage(stage)) throw new Error(`Stage ${stage} is a production stage: set CORS_ORIGINS to the front ends' origins (comma-separated) before deploying`);
+  if (isProductionStage(stage))
+    throw new Error(`Stage ${stage} is a production stage: set CORS_ORIGINS to the front ends' origins (comma-separated) before deploying`);
   return "*";
 }
 

@@ -49,7 +49,10 @@ const YEAR_OF_MINUTES = {
  * timed (the POST, every task of the state machine, the GET of the result; what is left of the
  * wall time is the runner's and the client's own waiting: progress is polled every 5 ms).
  */
-export async function endToEndBacktest({ client, tasks }: Pick<Awaited<ReturnType<typeof embeddedRuntime>>, "client" | "tasks">): Promise<{ runs: Row[]; stages: Row[] }> {
+export async function endToEndBacktest({
+  client,
+  tasks,
+}: Pick<Awaited<ReturnType<typeof embeddedRuntime>>, "client" | "tasks">): Promise<{ runs: Row[]; stages: Row[] }> {
   {
     const runs: Row[] = [];
     const stages: Row[] = [];
@@ -68,7 +71,14 @@ export async function endToEndBacktest({ client, tasks }: Pick<Awaited<ReturnTyp
       const result = await client.expect("GET", `/api/v1/backtest/${backtestId}/result`, 200);
       const ended = performance.now();
       const seconds = (ended - started) / 1000;
-      runs.push({ run: label, bars: progress.bars_processed.toLocaleString("en-US"), fills: result.fills.length, "POST → result s": seconds.toFixed(2), "bars/s": Math.round(progress.bars_processed / seconds).toLocaleString("en-US"), aim: "≤ 0.5 s, ≥ 200,000" });
+      runs.push({
+        run: label,
+        bars: progress.bars_processed.toLocaleString("en-US"),
+        fills: result.fills.length,
+        "POST → result s": seconds.toFixed(2),
+        "bars/s": Math.round(progress.bars_processed / seconds).toLocaleString("en-US"),
+        aim: "≤ 0.5 s, ≥ 200,000",
+      });
       const ms = (state: string) => tasks.filter((task) => task.state === state).reduce((sum, task) => sum + task.ms, 0);
       const chunks = tasks.filter((task) => task.state === "RunChunk");
       const inTasks = tasks.reduce((sum, task) => sum + task.ms, 0);
@@ -130,7 +140,13 @@ export async function sweeps({ client }: Pick<Awaited<ReturnType<typeof embedded
   ];
   const rows: Row[] = [];
   for (const { name, request } of cases) {
-    const session = await client.expect("POST", "/api/v1/trading/sessions", 201, { session_name: "sweep", trading_mode: "backtest", asset_mode: "simulated", initial_capital: 100_000, config: {} });
+    const session = await client.expect("POST", "/api/v1/trading/sessions", 201, {
+      session_name: "sweep",
+      trading_mode: "backtest",
+      asset_mode: "simulated",
+      initial_capital: 100_000,
+      config: {},
+    });
     const body = { session_id: session.id, initial_capital: 100_000, ...request };
     // The candles first (imported once), so the timed sweep reads stored bars as a backtest's second run does.
     const warm = await client.expect("POST", "/api/v1/backtest/sweeps", 200, { ...body, parameters: { fast_period: [10], slow_period: [200] } });

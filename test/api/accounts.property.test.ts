@@ -22,7 +22,10 @@ const h = WorkerHarness.forSuite(START, {
     worker = await h.newWorker();
   },
 });
-const rollover = () => dayRolloverHandler(() => Promise.resolve({ sessions: h.api.services.trading.sessions, channels: h.api.services.trading.channels, calendar: h.api.services.calendar }))();
+const rollover = () =>
+  dayRolloverHandler(() =>
+    Promise.resolve({ sessions: h.api.services.trading.sessions, channels: h.api.services.trading.channels, calendar: h.api.services.calendar }),
+  )();
 
 type Step =
   | { kind: "market"; side: "buy" | "sell"; lots: number }
@@ -65,7 +68,13 @@ describe("a session's sleeve and its account", () => {
           timeframe: "1m",
           risk_config: { max_position_size: 1, max_loss_per_trade: 1, max_daily_trades: 1000 },
         };
-        const session = await as("POST", "/api/v1/trading/sessions", 201, { session_name: "random", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "20000", config });
+        const session = await as("POST", "/api/v1/trading/sessions", 201, {
+          session_name: "random",
+          trading_mode: "simulation",
+          asset_mode: "simulated",
+          initial_capital: "20000",
+          config,
+        });
         await as("POST", `/api/v1/trading/sessions/${session.id}/start`, 200);
         const placed: string[] = [];
         const market = await h.api.services.marketData();
@@ -77,7 +86,10 @@ describe("a session's sleeve and its account", () => {
           const account = (await PaperAccounts.view(h.api.services.paperBroker.deps, user.id))!;
           // Nothing else trades the account: its cash outside the sleeve stays what the session left.
           expect(new Dec(account.cash.USD.cash).minus(sleeve.cash.USD).toFixed(2), what).toBe("30000.00");
-          expect(account.positions.map((p) => [p.symbol, p.quantity]), what).toEqual(Object.entries(sleeve.positions));
+          expect(
+            account.positions.map((p) => [p.symbol, p.quantity]),
+            what,
+          ).toEqual(Object.entries(sleeve.positions));
         };
 
         for (const [index, s] of steps.entries()) {
@@ -88,7 +100,10 @@ describe("a session's sleeve and its account", () => {
             const body: Record<string, unknown> = { session_id: session.id, symbol: SYMBOL, side: s.side, quantity: String(s.lots * 100) };
             if (s.kind !== "market") {
               body.order_type = s.kind;
-              body.price = last.times(new Dec(1).plus(new Dec(s.offset).div(100))).toDecimalPlaces(2).toFixed();
+              body.price = last
+                .times(new Dec(1).plus(new Dec(s.offset).div(100)))
+                .toDecimalPlaces(2)
+                .toFixed();
             }
             placed.push((await as("POST", "/api/v1/trading/orders", 201, body)).id);
           } else if (s.kind === "cancel" && placed.length > 0) {

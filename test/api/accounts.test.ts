@@ -21,11 +21,18 @@ const as = (method: string, path: string, status: number, body?: unknown) => h.a
 // A crossover too slow to signal in these minutes: only the orders placed here trade. Ford's price lets an
 // order of 20,000 sweep more than one level of the book; a position may take most of the equity.
 const SYMBOL = "F.US";
-const config = { strategy_name: "ma_crossover", parameters: { fast_period: 50, slow_period: 100 }, symbols: [SYMBOL], timeframe: "1m", risk_config: { max_position_size: 0.95, max_loss_per_trade: 0.05 } };
+const config = {
+  strategy_name: "ma_crossover",
+  parameters: { fast_period: 50, slow_period: 100 },
+  symbols: [SYMBOL],
+  timeframe: "1m",
+  risk_config: { max_position_size: 0.95, max_loss_per_trade: 0.05 },
+};
 const newSession = (name: string, capital: string) =>
   as("POST", "/api/v1/trading/sessions", 201, { session_name: name, trading_mode: "simulation", asset_mode: "simulated", initial_capital: capital, config });
 const account = () => as("GET", "/api/v1/assets/simulated/", 200);
-const fillsOf = async (sessionId: string) => (await h.api.services.trading.sessions.runs.events(sessionId, { limit: 1000 })).items.filter((e) => e.type === "order_filled");
+const fillsOf = async (sessionId: string) =>
+  (await h.api.services.trading.sessions.runs.events(sessionId, { limit: 1000 })).items.filter((e) => e.type === "order_filled");
 
 describe("a simulation session trading the simulated account", () => {
   let sessionId: string;
@@ -34,11 +41,17 @@ describe("a simulation session trading the simulated account", () => {
   it("opens the account with its cash and sets a started session's capital aside, refusing a session it cannot fund", async () => {
     const opened = await as("POST", "/api/v1/assets/simulated/", 201, { user_id: user.id, cash_assets: "50000", currency: "USD" });
     expect(opened).toMatchObject({ user_id: user.id, cash_assets: "50000.00", currency: "USD", free_cash_by_currency: { USD: "50000.00", HKD: "0.00" } });
-    expect((await as("POST", "/api/v1/assets/simulated/", 409, { user_id: user.id, cash_assets: "1", currency: "USD" })).error_code).toBe("ASSET_ALREADY_EXISTS");
+    expect((await as("POST", "/api/v1/assets/simulated/", 409, { user_id: user.id, cash_assets: "1", currency: "USD" })).error_code).toBe(
+      "ASSET_ALREADY_EXISTS",
+    );
 
     sessionId = (await newSession("takes 20,000", "20000")).id;
     await as("POST", `/api/v1/trading/sessions/${sessionId}/start`, 200);
-    expect(await account()).toMatchObject({ cash_assets: "50000.00", free_cash_by_currency: { USD: "30000.00" }, in_sessions_by_currency: { USD: "20000.00" } });
+    expect(await account()).toMatchObject({
+      cash_assets: "50000.00",
+      free_cash_by_currency: { USD: "30000.00" },
+      in_sessions_by_currency: { USD: "20000.00" },
+    });
 
     second = (await newSession("asks 40,000", "40000")).id;
     const refused = await as("POST", `/api/v1/trading/sessions/${second}/start`, 409);
@@ -70,7 +83,14 @@ describe("a simulation session trading the simulated account", () => {
     const [quote] = await market.quote([SYMBOL]);
     const limit = new Dec(quote!.last_done).times("0.98").toDecimalPlaces(2);
     const sold = 150;
-    const sell = await as("POST", "/api/v1/trading/orders", 201, { session_id: sessionId, symbol: SYMBOL, side: "sell", order_type: "limit", price: limit.toFixed(), quantity: String(sold) });
+    const sell = await as("POST", "/api/v1/trading/orders", 201, {
+      session_id: sessionId,
+      symbol: SYMBOL,
+      side: "sell",
+      order_type: "limit",
+      price: limit.toFixed(),
+      quantity: String(sold),
+    });
     await worker.tick();
     expect(await as("GET", `/api/v1/trading/orders/${sell.id}`, 200)).toMatchObject({ status: "filled", filled_quantity: String(sold) });
     const remaining = String(bought - sold);
@@ -122,10 +142,16 @@ describe("a simulation session trading the simulated account", () => {
     const free = new Dec(after.free_cash_by_currency.USD);
     expect(free.lt(40000)).toBe(true);
     expect((await as("POST", `/api/v1/trading/sessions/${second}/start`, 409)).free_cash).toBe(free.toFixed(2));
-    const deposited = await as("PUT", "/api/v1/assets/simulated/", 200, { cash_assets: new Dec(after.cash_by_currency.USD).plus(10000).toFixed(2), currency: "USD" });
+    const deposited = await as("PUT", "/api/v1/assets/simulated/", 200, {
+      cash_assets: new Dec(after.cash_by_currency.USD).plus(10000).toFixed(2),
+      currency: "USD",
+    });
     expect(deposited.free_cash_by_currency.USD).toBe(free.plus(10000).toFixed(2));
     await as("POST", `/api/v1/trading/sessions/${second}/start`, 200);
-    expect(await account()).toMatchObject({ in_sessions_by_currency: { USD: "40000.00" }, free_cash_by_currency: { USD: free.plus(10000).minus(40000).toFixed(2) } });
+    expect(await account()).toMatchObject({
+      in_sessions_by_currency: { USD: "40000.00" },
+      free_cash_by_currency: { USD: free.plus(10000).minus(40000).toFixed(2) },
+    });
   });
 });
 
@@ -135,7 +161,14 @@ describe("a live session", () => {
     const trader = await h.api.createUser();
     const call = (method: string, path: string, status: number, body?: unknown) => h.api.json(method, path, status, { token: trader.token, body });
     await call("POST", "/api/v1/assets/simulated/", 201, { user_id: trader.id, cash_assets: "10000", currency: "USD" });
-    const live = (capital: string) => call("POST", "/api/v1/trading/sessions", 201, { session_name: `live ${capital}`, trading_mode: "live", asset_mode: "real", initial_capital: capital, config });
+    const live = (capital: string) =>
+      call("POST", "/api/v1/trading/sessions", 201, {
+        session_name: `live ${capital}`,
+        trading_mode: "live",
+        asset_mode: "real",
+        initial_capital: capital,
+        config,
+      });
     const large = await live("20000");
     const refused = await call("POST", `/api/v1/trading/sessions/${large.id}/start`, 409);
     expect(refused).toMatchObject({ error_code: "INSUFFICIENT_BUYING_POWER", currency: "USD", required: "20000.00", buying_power: "10000.00" });

@@ -105,11 +105,25 @@ describe("paper broker: order lifecycle", () => {
     const cash = new Dec(1_000_000).minus(price.times(20)).minus(feeOf("US", "buy", 20, price.times(20)));
     expect(await balanceOf(broker, "USD")).toMatchObject({ cash: cash.toFixed(2), frozen: "0.00", buyPower: cash.toFixed(2) });
     expect(await broker.todayExecutions({ order_id })).toEqual([
-      { order_id, trade_id: `${order_id}-1`, symbol: "AAPL.US", trade_done_at: new Date(endOf(crossing)).toISOString(), quantity: "20", price: price.toFixed() },
+      {
+        order_id,
+        trade_id: `${order_id}-1`,
+        symbol: "AAPL.US",
+        trade_done_at: new Date(endOf(crossing)).toISOString(),
+        quantity: "20",
+        price: price.toFixed(),
+      },
     ]);
     const [position] = (await broker.stockPositions()).channels[0].positions;
     const cost = price.times(20).plus(feeOf("US", "buy", 20, price.times(20)));
-    expect(position).toMatchObject({ symbol: "AAPL.US", quantity: "20", available_quantity: "20", currency: "USD", market: "US", cost_price: cost.div(20).toDecimalPlaces(4).toFixed() });
+    expect(position).toMatchObject({
+      symbol: "AAPL.US",
+      quantity: "20",
+      available_quantity: "20",
+      currency: "USD",
+      market: "US",
+      cost_price: cost.div(20).toDecimalPlaces(4).toFixed(),
+    });
   });
 
   it("takes every displayed level for a market order larger than the book and withdraws the remainder", async () => {
@@ -117,7 +131,13 @@ describe("paper broker: order lifecycle", () => {
     const { asks } = await (await market()).depth("F.US");
     const shown = asks.reduce((sum, level) => sum + level.volume, 0);
     const value = asks.reduce((sum, level) => sum.plus(new Dec(level.price!).times(level.volume)), new Dec(0));
-    const { order_id } = await broker.submitOrder({ symbol: "F.US", order_type: "MO", side: "Buy", submitted_quantity: String(shown + 500), time_in_force: "Day" });
+    const { order_id } = await broker.submitOrder({
+      symbol: "F.US",
+      order_type: "MO",
+      side: "Buy",
+      submitted_quantity: String(shown + 500),
+      time_in_force: "Day",
+    });
 
     const detail = await broker.orderDetail(order_id);
     expect(detail).toMatchObject({ status: "PartialWithdrawal", quantity: String(shown + 500), executed_quantity: String(shown), price: null });
@@ -144,7 +164,12 @@ describe("paper broker: order lifecycle", () => {
     const replaced = await broker.orderDetail(order_id);
     expect(replaced).toMatchObject({ status: "ReplacedStatus", quantity: "30", price: price.toFixed() });
     expect(replaced.history.map((step) => step.status)).toEqual(["NewStatus", "ReplacedStatus"]);
-    expect((await balanceOf(broker, "USD")).frozen).toBe(price.times(30).plus(feeOf("US", "buy", 30, price.times(30))).toFixed(2));
+    expect((await balanceOf(broker, "USD")).frozen).toBe(
+      price
+        .times(30)
+        .plus(feeOf("US", "buy", 30, price.times(30)))
+        .toFixed(2),
+    );
 
     await broker.cancelOrder(order_id);
     expect((await broker.orderDetail(order_id)).status).toBe("CanceledStatus");
@@ -170,7 +195,14 @@ describe("paper broker: order lifecycle", () => {
     expect(await refusalOf(broker.submitOrder(limitBuy("AAPL.US", 1, "100")))).toMatchObject({ code: "MARKET_CLOSED" });
     const { order_id } = await broker.submitOrder(limitBuy("AAPL.US", 1, "100", { outside_rth: "ANY_TIME" }));
     expect((await broker.orderDetail(order_id)).status).toBe("NewStatus");
-    const market = broker.submitOrder({ symbol: "AAPL.US", order_type: "MO", side: "Buy", submitted_quantity: "1", time_in_force: "Day", outside_rth: "ANY_TIME" });
+    const market = broker.submitOrder({
+      symbol: "AAPL.US",
+      order_type: "MO",
+      side: "Buy",
+      submitted_quantity: "1",
+      time_in_force: "Day",
+      outside_rth: "ANY_TIME",
+    });
     expect(await refusalOf(market)).toMatchObject({ code: "ORDER_TYPE_NOT_ALLOWED_IN_SESSION" });
   });
 
@@ -249,7 +281,9 @@ describe("paper broker: order lifecycle", () => {
   it("expires an unfilled day order at the close and frees its cash", async () => {
     const broker = newAccount();
     const rest = await minutesAfter("AAPL.US", "2027-04-13", clock.now());
-    const limit = Dec.min(...rest.map((bar) => new Dec(bar.low))).minus(5).toDecimalPlaces(2);
+    const limit = Dec.min(...rest.map((bar) => new Dec(bar.low)))
+      .minus(5)
+      .toDecimalPlaces(2);
     const { order_id } = await broker.submitOrder(limitBuy("AAPL.US", 10, limit));
     clock.set("2027-04-13T20:30:00Z");
     expect(await broker.orderDetail(order_id)).toMatchObject({ status: "ExpiredStatus", executed_quantity: "0", updated_at: "2027-04-13T20:00:00.000Z" });
@@ -346,7 +380,15 @@ describe("trade pass-through endpoints", () => {
 
   it("shows a submitted order in today-orders, fills it when the price crosses, and changes account-balance", async () => {
     const { limit, crossing } = await restingBuyLimit("NVDA.US", "2027-04-13");
-    const submitted = await post("submit-order", { symbol: "nvda.us", order_type: "LO", side: "buy", submitted_quantity: 12, time_in_force: "Day", submitted_price: limit.toNumber(), remark: "done-when" });
+    const submitted = await post("submit-order", {
+      symbol: "nvda.us",
+      order_type: "LO",
+      side: "buy",
+      submitted_quantity: 12,
+      time_in_force: "Day",
+      submitted_price: limit.toNumber(),
+      remark: "done-when",
+    });
     expect(submitted).toMatchObject({ success: true, error: null, message: `Order ${submitted.data.order_id} submitted` });
     const { order_id } = submitted.data;
 
@@ -363,17 +405,29 @@ describe("trade pass-through endpoints", () => {
     const cash = new Dec(1_000_000).minus(price.times(12)).minus(feeOf("US", "buy", 12, price.times(12)));
     const after = (await post("account-balance")).data.balances;
     expect(after.map((b: { currency: string }) => b.currency)).toEqual(["USD", "HKD"]);
-    expect(after[0]).toMatchObject({ total_cash: cash.toFixed(2), buy_power: cash.toFixed(2), frozen_transaction_fees: [{ currency: "USD", frozen_transaction_fee: "0.00" }] });
+    expect(after[0]).toMatchObject({
+      total_cash: cash.toFixed(2),
+      buy_power: cash.toFixed(2),
+      frozen_transaction_fees: [{ currency: "USD", frozen_transaction_fee: "0.00" }],
+    });
     expect(after[1]).toMatchObject({ total_cash: "1000000.00", net_assets: "1000000.00" });
 
     const executions = await post("today-executions", { order_id });
     expect(executions).toMatchObject({ success: true, data: { total: 1, executions: [{ order_id, quantity: "12", price: price.toFixed() }] } });
     const detail = await post("order-detail", { order_id });
-    expect(detail.data).toMatchObject({ order_id, status: "FilledStatus", charge_detail: { currency: "USD", total_amount: feeOf("US", "buy", 12, price.times(12)).toFixed(2) } });
+    expect(detail.data).toMatchObject({
+      order_id,
+      status: "FilledStatus",
+      charge_detail: { currency: "USD", total_amount: feeOf("US", "buy", 12, price.times(12)).toFixed(2) },
+    });
     expect(detail.data.history.map((step: { status: string }) => step.status)).toEqual(["NewStatus", "FilledStatus"]);
     const history = await post("history-executions", { symbol: "NVDA.US", start_at: "2027-04-13", end_at: "2027-04-13" });
     expect(history.data.executions.map((e: { order_id: string }) => e.order_id)).toEqual([order_id]);
-    expect((await post("history-orders", { start_at: "2027-04-13T00:00:00Z", status: "FilledStatus,NewStatus" })).data.orders.map((o: { order_id: string }) => o.order_id)).toEqual([order_id]);
+    expect(
+      (await post("history-orders", { start_at: "2027-04-13T00:00:00Z", status: "FilledStatus,NewStatus" })).data.orders.map(
+        (o: { order_id: string }) => o.order_id,
+      ),
+    ).toEqual([order_id]);
     expect((await post("history-orders", { start_at: "2027-04-14", end_at: "2027-04-15" })).data.total).toBe(0);
   });
 
@@ -383,16 +437,32 @@ describe("trade pass-through endpoints", () => {
     const rules = await post("submit-order", { symbol: "AAPL.US", order_type: "ELO", side: "Buy", submitted_quantity: 1, time_in_force: "GTD" }, 422);
     expect(locs(rules)).toEqual(["body.expire_date", "body.order_type", "body.submitted_price"]);
     expect(rules.detail.find((issue: { loc: string[] }) => issue.loc[1] === "order_type").msg).toMatch(/^ORDER_TYPE_NOT_SUPPORTED/);
-    expect(locs(await post("submit-order", { symbol: "AAPL", order_type: "MO", side: "Buy", submitted_quantity: 1, time_in_force: "Day" }, 422))).toEqual(["body.symbol"]);
+    expect(locs(await post("submit-order", { symbol: "AAPL", order_type: "MO", side: "Buy", submitted_quantity: 1, time_in_force: "Day" }, 422))).toEqual([
+      "body.symbol",
+    ]);
     expect(locs(await post("submit-order", "not json", 422))).toEqual(["body"]);
   });
 
   it("answers broker refusals as success false with the code, never as an HTTP error", async () => {
-    const lot = await post("submit-order", { symbol: "700.HK", order_type: "LO", side: "Buy", submitted_quantity: 150, time_in_force: "Day", submitted_price: 780 });
+    const lot = await post("submit-order", {
+      symbol: "700.HK",
+      order_type: "LO",
+      side: "Buy",
+      submitted_quantity: 150,
+      time_in_force: "Day",
+      submitted_price: 780,
+    });
     expect(lot).toMatchObject({ success: false, data: null, error: { code: "INVALID_LOT_SIZE", status: 400 } });
     clock.set(SATURDAY);
     token = await api.login(user.username, user.password);
-    const closed = await post("submit-order", { symbol: "AAPL.US", order_type: "LO", side: "Buy", submitted_quantity: 1, time_in_force: "Day", submitted_price: "100" });
+    const closed = await post("submit-order", {
+      symbol: "AAPL.US",
+      order_type: "LO",
+      side: "Buy",
+      submitted_quantity: 1,
+      time_in_force: "Day",
+      submitted_price: "100",
+    });
     expect(closed).toMatchObject({ success: false, data: null, error: { code: "MARKET_CLOSED" } });
     expect(closed.error.order_id).toMatch(/^\d{19}$/);
     const unknown = await post("submit-order", { symbol: "ZZZZ.US", order_type: "MO", side: "Buy", submitted_quantity: 1, time_in_force: "Day" });
@@ -409,7 +479,12 @@ describe("trade pass-through endpoints", () => {
     const { order_id } = (await post("submit-order", body)).data;
     const replaced = await post("replace-order", { order_id, quantity: 200, price: bid.minus(60).toFixed() });
     expect(replaced).toMatchObject({ success: true, data: { order_id }, message: `Order ${order_id} replaced` });
-    expect((await post("order-detail", { order_id })).data).toMatchObject({ status: "ReplacedStatus", quantity: "200", price: bid.minus(60).toFixed(), tag: "GTC" });
+    expect((await post("order-detail", { order_id })).data).toMatchObject({
+      status: "ReplacedStatus",
+      quantity: "200",
+      price: bid.minus(60).toFixed(),
+      tag: "GTC",
+    });
     const badField = await post("replace-order", { order_id, quantity: 200, trigger_price: 700 });
     expect(badField.error).toMatchObject({ code: "FIELD_NOT_REPLACEABLE" });
     expect(locs(await post("replace-order", { order_id, quantity: "lots" }, 422))).toEqual(["body.quantity"]);
@@ -427,8 +502,13 @@ describe("trade pass-through endpoints", () => {
     expect(buy).toMatchObject({ success: true, error: null });
     expect(Number(buy.data.cash_max_qty)).toBeGreaterThan(3000);
     expect(buy.data.margin_max_qty).toBe(buy.data.cash_max_qty);
-    expect((await post("estimate-max-purchase", { symbol: "TSLA.US", order_type: "LO", side: "Sell" })).data).toEqual({ cash_max_qty: "0", margin_max_qty: "0" });
-    expect((await post("estimate-max-purchase", { symbol: "AAPL.US", order_type: "ELO", side: "Buy" })).error).toMatchObject({ code: "ORDER_TYPE_NOT_SUPPORTED" });
+    expect((await post("estimate-max-purchase", { symbol: "TSLA.US", order_type: "LO", side: "Sell" })).data).toEqual({
+      cash_max_qty: "0",
+      margin_max_qty: "0",
+    });
+    expect((await post("estimate-max-purchase", { symbol: "AAPL.US", order_type: "ELO", side: "Buy" })).error).toMatchObject({
+      code: "ORDER_TYPE_NOT_SUPPORTED",
+    });
     expect(locs(await post("estimate-max-purchase", { symbol: "AAPL.US", side: "Short", fractional_shares: "yes" }, 422))).toEqual([
       "body.fractional_shares",
       "body.order_type",

@@ -67,12 +67,7 @@ describe("the real cash account", () => {
       token: user.token,
       body: { cash_assets: "lots", currency: "EUR", today_pnl: "1e", total_assets: true },
     });
-    expect(body.detail.map((issue: any) => issue.loc.join(".")).sort()).toEqual([
-      "body.cash_assets",
-      "body.currency",
-      "body.today_pnl",
-      "body.total_assets",
-    ]);
+    expect(body.detail.map((issue: any) => issue.loc.join(".")).sort()).toEqual(["body.cash_assets", "body.currency", "body.today_pnl", "body.total_assets"]);
     for (const [method, path] of [
       ["POST", "/api/v1/assets/"],
       ["PUT", "/api/v1/assets/"],
@@ -268,7 +263,15 @@ describe("overviews", () => {
     });
     expect(overview.by_currency).toEqual([
       { currency: "USD", cash: "10000.00", positions_value: "3000.00", cost_value: "3000.00", unrealized_pnl: "0.00", total_assets: "13000.00", fx_rate: "1" },
-      { currency: "HKD", cash: "0.00", positions_value: "32000.00", cost_value: "30000.00", unrealized_pnl: "2000.00", total_assets: "32000.00", fx_rate: "0.125" },
+      {
+        currency: "HKD",
+        cash: "0.00",
+        positions_value: "32000.00",
+        cost_value: "30000.00",
+        unrealized_pnl: "2000.00",
+        total_assets: "32000.00",
+        fx_rate: "0.125",
+      },
     ]);
     const bySymbol = Object.fromEntries(overview.positions.map((p: any) => [p.symbol, p]));
     expect(bySymbol["AAPL.US"]).toMatchObject({ quantity: "20", price: "150", price_source: "cost", market_value: "3000.00" });
@@ -283,7 +286,10 @@ describe("overviews", () => {
     const frozen = Date.now(); // the simulated market moves with the clock; tokens still check real time
     const market = await createTestApi({}, { now: () => frozen });
     const user = await market.createUser();
-    for (const [symbol, currency, marketName] of [["AAPL.US", "USD", "US"], ["ZZZZ.US", "USD", "US"]]) {
+    for (const [symbol, currency, marketName] of [
+      ["AAPL.US", "USD", "US"],
+      ["ZZZZ.US", "USD", "US"],
+    ]) {
       await market.json("POST", "/api/v1/assets/positions", 201, {
         token: user.token,
         body: position(user.id, { symbol, currency, market: marketName, quantity: 3, available_quantity: 3, cost_price: 100, current_price: 101 }),
@@ -313,7 +319,15 @@ describe("sync", () => {
     await api.json("POST", "/api/v1/assets/positions", 201, { token: user.token, body: position(user.id, { current_price: "170" }) });
     await api.json("POST", "/api/v1/assets/positions", 201, {
       token: user.token,
-      body: position(user.id, { symbol: "700.HK", symbol_name: "Tencent", market: "HK", currency: "HKD", quantity: 200, available_quantity: 100, cost_price: 310 }),
+      body: position(user.id, {
+        symbol: "700.HK",
+        symbol_name: "Tencent",
+        market: "HK",
+        currency: "HKD",
+        quantity: 200,
+        available_quantity: 100,
+        cost_price: 310,
+      }),
     });
     const stale = await api.json("POST", "/api/v1/assets/simulated/positions", 201, {
       token: user.token,
@@ -321,7 +335,11 @@ describe("sync", () => {
     });
 
     const result = await api.json("POST", "/api/v1/assets/sync-to-simulated", 200, { token: user.token });
-    expect(result).toMatchObject({ success: true, synced_positions: 2, synced_assets: { cash_assets: "5000.00", currency: "HKD", user_id: user.id, cash_by_currency: { USD: "0.00", HKD: "5000.00" } } });
+    expect(result).toMatchObject({
+      success: true,
+      synced_positions: 2,
+      synced_assets: { cash_assets: "5000.00", currency: "HKD", user_id: user.id, cash_by_currency: { USD: "0.00", HKD: "5000.00" } },
+    });
     expect(await api.json("GET", "/api/v1/assets/simulated/", 200, { token: user.token })).toMatchObject({ cash_assets: "5000.00", currency: "HKD" });
     const copied = await api.json("GET", "/api/v1/assets/simulated/positions", 200, { token: user.token });
     // Copied together, so listed by symbol.
@@ -353,11 +371,21 @@ describe("sync", () => {
     expect(unsupported).toMatchObject({ success: false, synced_assets: null, synced_positions: null, message: expect.stringContaining("type futu") });
     await api.json("POST", "/api/v1/brokers", 201, {
       token: user.token,
-      body: { name: "LP", code: "LP", type: "longport", user_id: user.id, config: { app_key: "k-0123456789", app_secret: "s-0123456789", access_token: "t-0123456789" } },
+      body: {
+        name: "LP",
+        code: "LP",
+        type: "longport",
+        user_id: user.id,
+        config: { app_key: "k-0123456789", app_secret: "s-0123456789", access_token: "t-0123456789" },
+      },
     });
     // Without broker_id the first broker that can report an account is chosen: the LongPort one.
     const offline = await api.json("POST", "/api/v1/assets/sync", 200, { token: user.token, body: { user_id: user.id } });
-    expect(offline).toMatchObject({ success: false, synced_assets: null, message: expect.stringContaining("Could not read the account of broker 'LP': LongPort") });
+    expect(offline).toMatchObject({
+      success: false,
+      synced_assets: null,
+      message: expect.stringContaining("Could not read the account of broker 'LP': LongPort"),
+    });
     await api.json("GET", "/api/v1/assets/", 404, { token: user.token });
   });
 });
@@ -421,16 +449,31 @@ describe("sync from the paper account", () => {
       ["HKD", money(hkd)],
     ]);
     // The reported totals are the overview's at the moment of the sync (the clock has not moved).
-    expect(synced.synced_assets).toMatchObject({ total_assets: new Dec(overview.total_assets).toFixed(), position_assets: new Dec(overview.positions_value).toFixed() });
+    expect(synced.synced_assets).toMatchObject({
+      total_assets: new Dec(overview.total_assets).toFixed(),
+      position_assets: new Dec(overview.positions_value).toFixed(),
+    });
 
     // A paper broker of the owner reads the same account; matched positions keep their ids.
-    const broker = await paper.json("POST", "/api/v1/brokers", 201, { token, body: { name: "Paper", code: "P", type: "paper", user_id: owner.id, config: {} } });
+    const broker = await paper.json("POST", "/api/v1/brokers", 201, {
+      token,
+      body: { name: "Paper", code: "P", type: "paper", user_id: owner.id, config: {} },
+    });
     const again = await paper.json("POST", "/api/v1/assets/sync", 200, { token, body: { user_id: owner.id, broker_id: broker.id } });
-    expect(again).toMatchObject({ success: true, synced_positions: 2, message: expect.stringContaining("broker 'Paper'"), synced_assets: { cash_by_currency: synced.synced_assets.cash_by_currency } });
+    expect(again).toMatchObject({
+      success: true,
+      synced_positions: 2,
+      message: expect.stringContaining("broker 'Paper'"),
+      synced_assets: { cash_by_currency: synced.synced_assets.cash_by_currency },
+    });
     expect((await paper.json("GET", "/api/v1/assets/positions", 200, { token })).map((p: any) => p.id)).toEqual(real.map((p: any) => p.id));
 
     const copied = await paper.json("POST", "/api/v1/assets/sync-to-simulated", 200, { token });
-    expect(copied).toMatchObject({ success: true, synced_positions: 2, synced_assets: { cash_assets: money(usd), cash_by_currency: { USD: money(usd), HKD: money(hkd) } } });
+    expect(copied).toMatchObject({
+      success: true,
+      synced_positions: 2,
+      synced_assets: { cash_assets: money(usd), cash_by_currency: { USD: money(usd), HKD: money(hkd) } },
+    });
     const simulated = await paper.json("GET", "/api/v1/assets/simulated/positions", 200, { token });
     expect(simulated.map((p: any) => [p.symbol, p.quantity, p.cost_price])).toEqual(real.map((p: any) => [p.symbol, p.quantity, p.cost_price]));
     const before = await paper.json("GET", "/api/v1/assets/simulated/overview", 200, { token });
@@ -460,7 +503,10 @@ describe("sync from the paper account", () => {
       expect((await paper.json(method, path, 403, { token: intruder.token, body })).error_code, `${method} ${path}`).toBe("ACCESS_DENIED");
     }
     // An administrator may sync for anyone, but only from that user's own brokers.
-    const refused = await paper.json("POST", "/api/v1/assets/sync", 422, { token: await paper.login(ADMIN.username, ADMIN.password), body: { user_id: intruder.id, broker_id: broker.id } });
+    const refused = await paper.json("POST", "/api/v1/assets/sync", 422, {
+      token: await paper.login(ADMIN.username, ADMIN.password),
+      body: { user_id: intruder.id, broker_id: broker.id },
+    });
     expect(refused.detail.map((issue: any) => issue.loc.join("."))).toEqual(["body.broker_id"]);
   });
 
@@ -469,7 +515,11 @@ describe("sync from the paper account", () => {
     const user = await paper.createUser();
     const synced = await paper.json("POST", "/api/v1/assets/sync-from-provider", 200, { token: user.token });
     // A new paper account: PAPER_INITIAL_CASH's default, 1,000,000 USD and 1,000,000 HKD (125,000 USD at 8).
-    expect(synced).toMatchObject({ success: true, synced_positions: 0, synced_assets: { cash_assets: "1125000", cash_by_currency: { USD: "1000000", HKD: "1000000" } } });
+    expect(synced).toMatchObject({
+      success: true,
+      synced_positions: 0,
+      synced_assets: { cash_assets: "1125000", cash_by_currency: { USD: "1000000", HKD: "1000000" } },
+    });
     const noted = await paper.json("PUT", "/api/v1/assets/", 200, { token: user.token, body: { today_pnl: "12.5" } });
     expect(noted.cash_by_currency).toEqual({ USD: "1000000", HKD: "1000000" });
     const edited = await paper.json("PUT", "/api/v1/assets/", 200, { token: user.token, body: { cash_assets: "500" } });
@@ -484,7 +534,10 @@ describe("sync from the paper account", () => {
     const user = await local.createUser();
     await local.json("PUT", "/api/v1/settings/data-source", 200, {
       token: await local.adminToken(),
-      body: { type: "longport", provider_config: { app_key: "lp-app-key-0123456789", app_secret: "lp-app-secret-abcdefghij", access_token: "lp-access-token-ZYXWVU" } },
+      body: {
+        type: "longport",
+        provider_config: { app_key: "lp-app-key-0123456789", app_secret: "lp-app-secret-abcdefghij", access_token: "lp-access-token-ZYXWVU" },
+      },
     });
     const offline = await local.json("POST", "/api/v1/assets/sync-from-provider", 200, { token: user.token });
     expect(offline).toMatchObject({
@@ -495,9 +548,15 @@ describe("sync from the paper account", () => {
     });
     await local.json("GET", "/api/v1/assets/", 404, { token: user.token });
 
-    const broker = await local.json("POST", "/api/v1/brokers", 201, { token: user.token, body: { name: "Paper", code: "P", type: "paper", user_id: user.id, config: {} } });
+    const broker = await local.json("POST", "/api/v1/brokers", 201, {
+      token: user.token,
+      body: { name: "Paper", code: "P", type: "paper", user_id: user.id, config: {} },
+    });
     const synced = await local.json("POST", "/api/v1/assets/sync", 200, { token: user.token, body: { user_id: user.id, broker_id: broker.id } });
-    expect(synced).toMatchObject({ success: true, synced_positions: 0, synced_assets: { cash_assets: "1125000", cash_by_currency: { USD: "1000000", HKD: "1000000" } } });
+    expect(synced).toMatchObject({
+      success: true,
+      synced_positions: 0,
+      synced_assets: { cash_assets: "1125000", cash_by_currency: { USD: "1000000", HKD: "1000000" } },
+    });
   });
 });
-

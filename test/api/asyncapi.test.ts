@@ -8,9 +8,15 @@ import { testConfig } from "../support/harness";
 
 interface Document {
   asyncapi: string;
-  channels: Record<string, { address: string; messages: Record<string, { $ref: string }>; parameters?: Record<string, unknown>; bindings: { ws: { query: { required: string[] } } } }>;
+  channels: Record<
+    string,
+    { address: string; messages: Record<string, { $ref: string }>; parameters?: Record<string, unknown>; bindings: { ws: { query: { required: string[] } } } }
+  >;
   operations: Record<string, { action: string; channel: { $ref: string }; messages: { $ref: string }[] }>;
-  components: { schemas: Record<string, { properties?: Record<string, { const?: string; enum?: string[] }>; enum?: string[] }>; messages: Record<string, { payload: { $ref: string } }> };
+  components: {
+    schemas: Record<string, { properties?: Record<string, { const?: string; enum?: string[] }>; enum?: string[] }>;
+    messages: Record<string, { payload: { $ref: string } }>;
+  };
 }
 
 const written = () => JSON.parse(readFileSync(ASYNCAPI_FILE, "utf8")) as Document;
@@ -25,11 +31,13 @@ describe("packages/api/asyncapi.json (the sockets' contract)", () => {
     // Severity 0 is an error, 1 a warning (2 and 3 are hints, such as "3.1.0 exists").
     expect(diagnostics.filter((d) => d.severity <= 1).map((d) => `${d.code}: ${d.message} at ${d.path.join(".")}`)).toEqual([]);
     expect(document?.version()).toBe("3.0.0");
-    expect(document?.channels().all().map((channel) => channel.address()).sort()).toEqual([
-      "/api/v1/data-sync/logs",
-      "/ws/sessions/{session_id}/channels",
-      "/ws/trading/{session_id}",
-    ]);
+    expect(
+      document
+        ?.channels()
+        .all()
+        .map((channel) => channel.address())
+        .sort(),
+    ).toEqual(["/api/v1/data-sync/logs", "/ws/sessions/{session_id}/channels", "/ws/trading/{session_id}"]);
   });
 
   it("describes both session paths with the token, the session id, every message the service pushes and the ping it accepts", () => {
@@ -40,8 +48,17 @@ describe("packages/api/asyncapi.json (the sockets' contract)", () => {
       expect(Object.keys(channel.parameters ?? {})).toEqual(["session_id"]);
       expect(Object.keys(channel.messages).sort()).toEqual(["backtest_progress", "channel_metrics", "channel_update", "engine_event", "error", "ping", "pong"]);
       const sent = Object.values(document.operations).find((operation) => operation.action === "send" && operation.channel.$ref === `#/channels/${name}`)!;
-      expect(sent.messages.map((message) => message.$ref.split("/").at(-1)).sort()).toEqual(["backtest_progress", "channel_metrics", "channel_update", "engine_event", "error", "pong"]);
-      const received = Object.values(document.operations).find((operation) => operation.action === "receive" && operation.channel.$ref === `#/channels/${name}`)!;
+      expect(sent.messages.map((message) => message.$ref.split("/").at(-1)).sort()).toEqual([
+        "backtest_progress",
+        "channel_metrics",
+        "channel_update",
+        "engine_event",
+        "error",
+        "pong",
+      ]);
+      const received = Object.values(document.operations).find(
+        (operation) => operation.action === "receive" && operation.channel.$ref === `#/channels/${name}`,
+      )!;
       expect(received.messages).toEqual([{ $ref: `#/channels/${name}/messages/ping` }]);
     }
     // The engine's event types come from the engine's own enum.

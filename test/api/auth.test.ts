@@ -74,9 +74,13 @@ describe("login", () => {
   it("locks per username and client address: failures from one address do not lock the owner out from another", async () => {
     const user = await api.createUser();
     const from = (address: string, body: unknown) =>
-      api.app.request("/api/v1/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }, {
-        event: { requestContext: { http: { sourceIp: address } } },
-      });
+      api.app.request(
+        "/api/v1/login",
+        { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) },
+        {
+          event: { requestContext: { http: { sourceIp: address } } },
+        },
+      );
     for (let attempt = 0; attempt < 2; attempt++) expect((await from("203.0.113.5", loginBody({ username: user.username }))).status).toBe(401);
     expect((await from("203.0.113.5", loginBody({ username: user.username }))).status).toBe(429);
     expect((await from("203.0.113.5", { username: user.username, password: user.password, captcha: CAPTCHA })).status).toBe(429);
@@ -86,9 +90,13 @@ describe("login", () => {
   it("never locks an address in LOGIN_TRUSTED_ADDRESSES: the administrator keeps a way in", async () => {
     const trusted = await createTestApi({ LOGIN_MAX_FAILURES: "3", LOGIN_TRUSTED_ADDRESSES: "192.0.2.10, 192.0.2.11" });
     const from = (address: string, body: unknown) =>
-      trusted.app.request("/api/v1/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }, {
-        event: { requestContext: { http: { sourceIp: address } } },
-      });
+      trusted.app.request(
+        "/api/v1/login",
+        { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) },
+        {
+          event: { requestContext: { http: { sourceIp: address } } },
+        },
+      );
     for (let attempt = 0; attempt < 6; attempt++) expect((await from("192.0.2.10", loginBody())).status).toBe(401);
     expect((await from("192.0.2.10", { username: ADMIN.username, password: ADMIN.password, captcha: CAPTCHA })).status).toBe(200);
   });
@@ -99,7 +107,9 @@ describe("login", () => {
     const send = client.send.bind(client);
     const counted = async (username: string) => {
       const commands: string[] = [];
-      (client as any).send = (command: { constructor: { name: string } }, ...rest: unknown[]) => (commands.push(command.constructor.name), (send as any)(command, ...rest));
+      (client as any).send = (command: { constructor: { name: string } }, ...rest: unknown[]) => (
+        commands.push(command.constructor.name), (send as any)(command, ...rest)
+      );
       try {
         await api.json("POST", "/api/v1/login", 401, { body: { username, password: "not-the-password", captcha: CAPTCHA } });
       } finally {
@@ -124,7 +134,11 @@ describe("login", () => {
 
   it("answers a body sent without Content-Type: application/json with a 415 that names the header to send", async () => {
     // What `curl -d` sends when the header is left out.
-    const form = await api.app.request("/api/v1/login", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: '{"username":"a"}' });
+    const form = await api.app.request("/api/v1/login", {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: '{"username":"a"}',
+    });
     expect(form.status).toBe(415);
     const answer = (await form.json()) as { error_code: string; detail: string };
     expect(answer.error_code).toBe("UNSUPPORTED_MEDIA_TYPE");

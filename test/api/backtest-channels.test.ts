@@ -22,8 +22,18 @@ beforeAll(async () => {
 afterAll(() => runner.stop());
 
 const channels = [
-  { channel_id: "aggressive", channel_type: "AGGRESSIVE", capital_allocation: 0.4, strategies: [{ strategy_name: "ma_crossover", parameters: { fast_period: 5, slow_period: 20 } }] },
-  { channel_id: "steady", channel_type: "CONSERVATIVE", capital_allocation: 0.6, strategies: [{ strategy_name: "ma_crossover", parameters: { fast_period: 10, slow_period: 30 } }] },
+  {
+    channel_id: "aggressive",
+    channel_type: "AGGRESSIVE",
+    capital_allocation: 0.4,
+    strategies: [{ strategy_name: "ma_crossover", parameters: { fast_period: 5, slow_period: 20 } }],
+  },
+  {
+    channel_id: "steady",
+    channel_type: "CONSERVATIVE",
+    capital_allocation: 0.6,
+    strategies: [{ strategy_name: "ma_crossover", parameters: { fast_period: 10, slow_period: 30 } }],
+  },
 ];
 const views = (id: string) => [
   `/api/v1/sessions/${id}/summary`,
@@ -54,7 +64,15 @@ describe("a backtest on a multi-channel session", () => {
       config: { channels, symbols: ["AAPL.US"], timeframe: "1d" },
     });
     const backtest = async (strategy_name: string) => {
-      const body = { session_id: session.id, strategy_name, strategy_config: strategy_name === "multi_channel" ? {} : { fast_period: 10, slow_period: 30 }, symbols: ["AAPL.US"], start_date: "2020-01-02", end_date: "2020-12-31", initial_capital: "100000" };
+      const body = {
+        session_id: session.id,
+        strategy_name,
+        strategy_config: strategy_name === "multi_channel" ? {} : { fast_period: 10, slow_period: 30 },
+        symbols: ["AAPL.US"],
+        start_date: "2020-01-02",
+        end_date: "2020-12-31",
+        initial_capital: "100000",
+      };
       const { backtest_id } = await as("POST", "/api/v1/backtest/start", 200, body);
       expect((await runner.outcome("backtest", `${backtest_id}-1`))?.status).toBe("SUCCEEDED");
       return as("GET", `/api/v1/backtest/${backtest_id}/result`, 200);
@@ -65,7 +83,10 @@ describe("a backtest on a multi-channel session", () => {
     // The session's channels are as configured, not replaced by the run's `main`.
     const listed = await as("GET", `/api/v1/sessions/${session.id}/channels`, 200);
     expect(listed.channels.map((c: { channel_id: string }) => c.channel_id)).toEqual(["aggressive", "steady"]);
-    expect((await as("GET", `/api/v1/trading/sessions/${session.id}`, 200)).config.channels.map((c: { channel_id: string }) => c.channel_id)).toEqual(["aggressive", "steady"]);
+    expect((await as("GET", `/api/v1/trading/sessions/${session.id}`, 200)).config.channels.map((c: { channel_id: string }) => c.channel_id)).toEqual([
+      "aggressive",
+      "steady",
+    ]);
     const positions = await as("GET", `/api/v1/channels/sessions/${session.id}/positions`, 200);
     expect(positions.channels.map((c: { channel_id: string; positions: unknown[] }) => [c.channel_id, c.positions])).toEqual([
       ["aggressive", []],

@@ -18,7 +18,11 @@ const ref = referenceCase("AAPL.US");
 const day = (ms: number) => new Date(ms + 43_200_000).toISOString().slice(0, 10);
 const WINDOW = { start_date: day(ref.bars[0]!.timestamp), end_date: day(ref.bars[Math.floor(ref.bars.length * 0.7)]!.timestamp) };
 const OUT_OF_SAMPLE = { start_date: day(ref.bars[Math.floor(ref.bars.length * 0.7) + 1]!.timestamp), end_date: day(ref.bars.at(-1)!.timestamp) };
-const EXECUTION = { commission: { model: "percent", rate: ref.rules.commission_rate }, sizing: { model: "cash_fraction", fraction: ref.rules.allocation }, fill: "next_open" };
+const EXECUTION = {
+  commission: { model: "percent", rate: ref.rules.commission_rate },
+  sizing: { model: "cash_fraction", fraction: ref.rules.allocation },
+  fill: "next_open",
+};
 const GRID = { fast_period: [5, 10], slow_period: { min: 20, max: 30, step: 10 } };
 
 beforeAll(async () => {
@@ -41,7 +45,16 @@ async function startSweep(token: string, body: Record<string, unknown> = {}) {
   const session = await backtestSession(token);
   const started = await api.json("POST", "/api/v1/backtest/sweeps", 200, {
     token,
-    body: { session_id: session.id, strategy_name: "ma_crossover", strategy_config: { execution: EXECUTION, risk_config: REFERENCE_RISK }, parameters: GRID, symbols: ["AAPL.US"], ...WINDOW, initial_capital: ref.rules.initial_cash, ...body },
+    body: {
+      session_id: session.id,
+      strategy_name: "ma_crossover",
+      strategy_config: { execution: EXECUTION, risk_config: REFERENCE_RISK },
+      parameters: GRID,
+      symbols: ["AAPL.US"],
+      ...WINDOW,
+      initial_capital: ref.rules.initial_cash,
+      ...body,
+    },
   });
   return { session, sweepId: started.sweep_id as string, started };
 }
@@ -63,9 +76,27 @@ describe("parameter sweeps", () => {
     const { sweepId, started } = await startSweep(user.token);
     expect(started).toMatchObject({ success: true, runs: 4, skipped: 0 });
     const progress = await settled(user.token, sweepId);
-    expect(progress).toMatchObject({ status: "completed", stage: "done", runs_total: 4, runs_done: 4, runs_failed: 0, progress: 100, is_running: false, is_paused: false, metric: "sharpe_ratio" });
+    expect(progress).toMatchObject({
+      status: "completed",
+      stage: "done",
+      runs_total: 4,
+      runs_done: 4,
+      runs_failed: 0,
+      progress: 100,
+      is_running: false,
+      is_paused: false,
+      metric: "sharpe_ratio",
+    });
     const result = await api.json("GET", `/api/v1/backtest/sweeps/${sweepId}/result`, 200, { token: user.token });
-    expect(result).toMatchObject({ status: "completed", metric: "sharpe_ratio", order: "descending", runs_total: 4, not_ranked: [], skipped: [], out_of_sample: null });
+    expect(result).toMatchObject({
+      status: "completed",
+      metric: "sharpe_ratio",
+      order: "descending",
+      runs_total: 4,
+      not_ranked: [],
+      skipped: [],
+      out_of_sample: null,
+    });
     ranking = result.ranking;
     expect(result.ranking.map((r: { rank: number }) => r.rank)).toEqual([1, 2, 3, 4]);
     expect(ranking.map((r) => r.parameters).sort((a, b) => a.fast_period - b.fast_period || a.slow_period - b.slow_period)).toEqual([
@@ -83,7 +114,14 @@ describe("parameter sweeps", () => {
       const session = await backtestSession(user.token);
       const { backtest_id } = await api.json("POST", "/api/v1/backtest/start", 200, {
         token: user.token,
-        body: { session_id: session.id, strategy_name: "ma_crossover", strategy_config: { ...run.parameters, execution: EXECUTION, risk_config: REFERENCE_RISK }, symbols: ["AAPL.US"], ...WINDOW, initial_capital: ref.rules.initial_cash },
+        body: {
+          session_id: session.id,
+          strategy_name: "ma_crossover",
+          strategy_config: { ...run.parameters, execution: EXECUTION, risk_config: REFERENCE_RISK },
+          symbols: ["AAPL.US"],
+          ...WINDOW,
+          initial_capital: ref.rules.initial_cash,
+        },
       });
       expect((await runner.outcome("backtest", `${backtest_id}-1`))?.status).toBe("SUCCEEDED");
       await expectSameResults(api, user.token, [run.backtest_id, backtest_id]);
@@ -93,7 +131,9 @@ describe("parameter sweeps", () => {
     const fills = (await api.json("GET", `/api/v1/backtest/${reference.backtest_id}/result`, 200, { token: user.token })).fills;
     const windowEnd = Date.parse(`${WINDOW.end_date}T23:59:59Z`) / 1000;
     const expected = ref.fills.filter((fill) => fill.timestamp <= windowEnd);
-    expect(fills.slice(0, expected.length - 1).map((f: { side: string; quantity: string }) => [f.side, Number(f.quantity)])).toEqual(expected.slice(0, -1).map((f) => [f.side, f.quantity]));
+    expect(fills.slice(0, expected.length - 1).map((f: { side: string; quantity: string }) => [f.side, Number(f.quantity)])).toEqual(
+      expected.slice(0, -1).map((f) => [f.side, f.quantity]),
+    );
     // A run of a sweep is controlled through its sweep; the session does not follow a sweep's runs.
     expect((await api.json("POST", `/api/v1/backtest/${reference.backtest_id}/pause`, 409, { token: user.token })).error_code).toBe("INVALID_STATE_TRANSITION");
   });
@@ -141,11 +181,22 @@ describe("parameter sweeps", () => {
   it("answers 422 naming out-of-range values and stating an oversized grid's size, 404 and 403 as for backtests", async () => {
     const session = await backtestSession(user.token);
     const body = { session_id: session.id, strategy_name: "ma_crossover", strategy_config: {}, symbols: ["AAPL.US"], ...WINDOW, initial_capital: 100_000 };
-    const outOfRange = await api.json("POST", "/api/v1/backtest/sweeps", 422, { token: user.token, body: { ...body, parameters: { fast_period: [5, 0, -3], slow_period: { min: 20, max: 100_000, step: 10 }, colour: ["red"] } } });
+    const outOfRange = await api.json("POST", "/api/v1/backtest/sweeps", 422, {
+      token: user.token,
+      body: { ...body, parameters: { fast_period: [5, 0, -3], slow_period: { min: 20, max: 100_000, step: 10 }, colour: ["red"] } },
+    });
     const problems = outOfRange.detail.map((d: { loc: (string | number)[]; msg: string }) => [d.loc.join("."), d.msg]);
-    expect(problems.map(([loc]: string[]) => loc)).toEqual(["body.parameters.fast_period.1", "body.parameters.fast_period.2", "body.parameters.slow_period.max", "body.parameters.colour"]);
+    expect(problems.map(([loc]: string[]) => loc)).toEqual([
+      "body.parameters.fast_period.1",
+      "body.parameters.fast_period.2",
+      "body.parameters.slow_period.max",
+      "body.parameters.colour",
+    ]);
     expect(problems[0][1]).toContain("fast_period = 0");
-    const tooLarge = await api.json("POST", "/api/v1/backtest/sweeps", 422, { token: user.token, body: { ...body, parameters: { fast_period: { min: 2, max: 40, step: 1 }, slow_period: { min: 50, max: 200, step: 5 } } } });
+    const tooLarge = await api.json("POST", "/api/v1/backtest/sweeps", 422, {
+      token: user.token,
+      body: { ...body, parameters: { fast_period: { min: 2, max: 40, step: 1 }, slow_period: { min: 50, max: 200, step: 5 } } },
+    });
     expect(tooLarge.detail[0].msg).toContain("the grid has 1209 runs");
     const overMax = await api.json("POST", "/api/v1/backtest/sweeps", 422, { token: user.token, body: { ...body, parameters: GRID, max_runs: 3 } });
     expect(overMax.detail[0].msg).toContain("the grid has 4 runs, more than max_runs (3");

@@ -24,7 +24,16 @@ beforeAll(async () => {
   for (const symbol of REFERENCE_SYMBOLS) {
     const ref = referenceCase(symbol);
     const batch = CandleBatches.fromCandles(
-      ref.bars.map((b) => ({ timestamp: b.timestamp / 1000, open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, turnover: 0, trade_session: "Intraday" as const })),
+      ref.bars.map((b) => ({
+        timestamp: b.timestamp / 1000,
+        open: b.open,
+        high: b.high,
+        low: b.low,
+        close: b.close,
+        volume: b.volume,
+        turnover: 0,
+        trade_session: "Intraday" as const,
+      })),
     );
     await api.services.candles.upsert(symbol, "1d", batch);
   }
@@ -48,7 +57,11 @@ async function startBacktest(symbol: string, overrides: Record<string, unknown> 
       strategy_config: {
         fast_period: ref.rules.fast,
         slow_period: ref.rules.slow,
-        execution: { commission: { model: "percent", rate: ref.rules.commission_rate }, sizing: { model: "cash_fraction", fraction: ref.rules.allocation }, fill: "next_open" },
+        execution: {
+          commission: { model: "percent", rate: ref.rules.commission_rate },
+          sizing: { model: "cash_fraction", fraction: ref.rules.allocation },
+          fill: "next_open",
+        },
         // The reference rules hold 95 % of equity in one symbol: over the session's default risk configuration.
         risk_config: REFERENCE_RISK,
       },
@@ -74,7 +87,10 @@ function pausingOnFirstLoad(store: CandleStore, hook: () => Promise<void>): Cand
 }
 
 /** The first `count` US trading days from `first`. */
-const tradingDays = (first: string, count: number): string[] => Calendar.for("US").tradingDays(first, `${Number(first.slice(0, 4)) + 1}-12-31`).slice(0, count);
+const tradingDays = (first: string, count: number): string[] =>
+  Calendar.for("US")
+    .tradingDays(first, `${Number(first.slice(0, 4)) + 1}-12-31`)
+    .slice(0, count);
 
 /** Runs the machine's loop by hand: prepare, chunks of `chunkBars`, finalize. */
 async function runToEnd(backtestId: string, chunkBars: number) {
@@ -141,7 +157,11 @@ describe("backtest tasks", () => {
       }),
     };
     expect((await Backtests.prepare(racing, { backtest_id: backtestId })).status).toBe("importing");
-    expect(await api.json("GET", `/api/v1/backtest/${backtestId}/progress`, 200, { token: user.token })).toMatchObject({ status: "pausing", is_paused: true, is_running: false });
+    expect(await api.json("GET", `/api/v1/backtest/${backtestId}/progress`, 200, { token: user.token })).toMatchObject({
+      status: "pausing",
+      is_paused: true,
+      is_running: false,
+    });
     expect((await Backtests.prepare(deps, { backtest_id: backtestId })).status).toBe("paused");
     expect(await api.json("GET", `/api/v1/backtest/${backtestId}/progress`, 200, { token: user.token })).toMatchObject({ status: "paused", is_paused: true });
     // The session shows the strategy its backtest ran, not the "none" of its empty configuration.
@@ -201,7 +221,12 @@ describe("backtest tasks", () => {
     const days = tradingDays("2024-01-02", 180);
     const { fine } = intradayBars("QQQ.US", days, 11);
     await storeBars(api.services, "5m", fine);
-    const request = { symbols: ["QQQ.US"], start_date: days[0], end_date: days.at(-1), strategy_config: { fast_period: 10, slow_period: 30, execution: { timeframe: "5m" } } };
+    const request = {
+      symbols: ["QQQ.US"],
+      start_date: days[0],
+      end_date: days.at(-1),
+      strategy_config: { fast_period: 10, slow_period: 30, execution: { timeframe: "5m" } },
+    };
     const { backtestId } = await startBacktest("AAPL.US", request);
     let loads = 0;
     const deps = {
@@ -237,16 +262,34 @@ describe("backtest tasks", () => {
   it("answers 422 for a bad request and 404/403 for unknown or foreign backtests", async () => {
     const bad = await api.json("POST", "/api/v1/backtest/start", 422, {
       token: user.token,
-      body: { session_id: "x", strategy_name: "ma_crossover", strategy_config: {}, symbols: [], start_date: "2024-02-30", end_date: "2024-01-01", initial_capital: -1 },
+      body: {
+        session_id: "x",
+        strategy_name: "ma_crossover",
+        strategy_config: {},
+        symbols: [],
+        start_date: "2024-02-30",
+        end_date: "2024-01-01",
+        initial_capital: -1,
+      },
     });
-    expect(bad.detail.map((d: { loc: string[] }) => d.loc.join("."))).toEqual(expect.arrayContaining(["body.symbols", "body.start_date", "body.initial_capital"]));
+    expect(bad.detail.map((d: { loc: string[] }) => d.loc.join("."))).toEqual(
+      expect.arrayContaining(["body.symbols", "body.start_date", "body.initial_capital"]),
+    );
     const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
       token: user.token,
       body: { session_name: "unknown strategy", trading_mode: "backtest", asset_mode: "simulated", initial_capital: 100000, config: {} },
     });
     const unknown = await api.json("POST", "/api/v1/backtest/start", 422, {
       token: user.token,
-      body: { session_id: session.id, strategy_name: "ma_cross", strategy_config: {}, symbols: ["AAPL.US"], start_date: "2024-01-01", end_date: "2024-01-31", initial_capital: 1000 },
+      body: {
+        session_id: session.id,
+        strategy_name: "ma_cross",
+        strategy_config: {},
+        symbols: ["AAPL.US"],
+        start_date: "2024-01-01",
+        end_date: "2024-01-31",
+        initial_capital: 1000,
+      },
     });
     // Once, at the field the request sent (not also at strategy_config.strategy_name).
     expect(unknown.detail.map((d: { loc: string[] }) => d.loc)).toEqual([["body", "strategy_name"]]);

@@ -70,7 +70,11 @@ describe("a backtest run by the local workflow runner", () => {
   it("lists one fill per part of an order filled across bars under max_participation, adding up to the order", async () => {
     // The reference bars with 1,000 shares traded a day: at 20 %, 200 shares a bar.
     const bars = referenceCase("AAPL.US").bars.map((bar) => ({ ...bar, volume: 1000 }));
-    const { user, session, backtest_id } = await referenceBacktest("MSFT.US", bars, { commission: { model: "percent", rate: 0.001 }, sizing: { model: "cash_fraction", fraction: 0.95 }, max_participation: 0.2 });
+    const { user, session, backtest_id } = await referenceBacktest("MSFT.US", bars, {
+      commission: { model: "percent", rate: 0.001 },
+      sizing: { model: "cash_fraction", fraction: 0.95 },
+      max_participation: 0.2,
+    });
     expect((await runner.outcome("backtest", `${backtest_id}-1`))?.status).toBe("SUCCEEDED");
     const result = await api.json("GET", `/api/v1/backtest/${backtest_id}/result`, 200, { token: user.token });
     expect(result.execution.max_participation).toBe(0.2);
@@ -94,7 +98,11 @@ describe("a backtest run by the local workflow runner", () => {
     // A buy of the reference run well inside the series, and a window that starts two bars before its signal.
     const entry = ref.fills.find((fill) => fill.side === "buy" && fill.bar_index > 3 * ref.rules.slow)!;
     const firstBar = entry.bar_index - 3;
-    const execution = { commission: { model: "percent", rate: ref.rules.commission_rate }, sizing: { model: "cash_fraction", fraction: ref.rules.allocation }, fill: "next_open" };
+    const execution = {
+      commission: { model: "percent", rate: ref.rules.commission_rate },
+      sizing: { model: "cash_fraction", fraction: ref.rules.allocation },
+      fill: "next_open",
+    };
     const fillsOf = async (symbol: string, warmUp: boolean) => {
       const { user, session, backtest_id } = await referenceBacktest(symbol, ref.bars, { ...execution, warm_up: warmUp }, firstBar);
       expect((await runner.outcome("backtest", `${backtest_id}-1`))?.status).toBe("SUCCEEDED");

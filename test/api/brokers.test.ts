@@ -264,7 +264,16 @@ describe("broker connection tests", () => {
   it("never reaches loopback, private, link-local or metadata addresses for a user, open port or closed alike", async () => {
     const user = await api.createUser();
     const answers = new Set<string>();
-    for (const [host, port] of [["127.0.0.1", gatewayPort], ["127.0.0.1", 1], ["localhost", gatewayPort], ["169.254.169.254", 80], ["10.0.0.1", 22], ["::1", gatewayPort], ["0.0.0.0", gatewayPort], ["::ffff:127.0.0.1", gatewayPort]] as const) {
+    for (const [host, port] of [
+      ["127.0.0.1", gatewayPort],
+      ["127.0.0.1", 1],
+      ["localhost", gatewayPort],
+      ["169.254.169.254", 80],
+      ["10.0.0.1", 22],
+      ["::1", gatewayPort],
+      ["0.0.0.0", gatewayPort],
+      ["::ffff:127.0.0.1", gatewayPort],
+    ] as const) {
       const broker = await api.json("POST", "/api/v1/brokers", 201, {
         token: user.token,
         body: { name: `Futu ${host}`, code: "F", type: "futu", user_id: user.id, config: { host, port } },
@@ -281,9 +290,15 @@ describe("broker connection tests", () => {
   it("keeps LongPort endpoint URLs on LongPort's own https/wss hosts", async () => {
     const user = await api.createUser();
     for (const http_url of ["http://127.0.0.1:8080", "https://169.254.169.254/latest/meta-data", "https://example.com", "http://openapi.longportapp.com"]) {
-      const broker = await api.json("POST", "/api/v1/brokers", 201, { token: user.token, body: { ...longportBroker(user.id), config: { ...longportBroker(user.id).config, http_url } } });
+      const broker = await api.json("POST", "/api/v1/brokers", 201, {
+        token: user.token,
+        body: { ...longportBroker(user.id), config: { ...longportBroker(user.id).config, http_url } },
+      });
       const result = await api.json("POST", `/api/v1/brokers/${broker.id}/test`, 200, { token: user.token });
-      expect(result).toMatchObject({ success: false, message: expect.stringMatching(/is not an allowed destination: http_url must be a https URL on LongPort's own domains/) });
+      expect(result).toMatchObject({
+        success: false,
+        message: expect.stringMatching(/is not an allowed destination: http_url must be a https URL on LongPort's own domains/),
+      });
     }
   });
 
@@ -318,7 +333,9 @@ describe("broker connection tests", () => {
     expect((await api.json("GET", "/api/v1/settings/broker-network", 403, { token: user.token })).error_code).toBe("ACCESS_DENIED");
     await api.json("PUT", "/api/v1/settings/broker-network", 403, { token: user.token, body: { allowed_hosts: ["127.0.0.1"] } });
     await api.json("PUT", "/api/v1/settings/broker-network", 422, { token: admin, body: { allowed_hosts: ["not a host!"] } });
-    expect(await api.json("PUT", "/api/v1/settings/broker-network", 200, { token: admin, body: { allowed_hosts: ["127.0.0.1"] } })).toEqual({ allowed_hosts: ["127.0.0.1"] });
+    expect(await api.json("PUT", "/api/v1/settings/broker-network", 200, { token: admin, body: { allowed_hosts: ["127.0.0.1"] } })).toEqual({
+      allowed_hosts: ["127.0.0.1"],
+    });
     try {
       expect(await api.json("GET", "/api/v1/settings/broker-network", 200, { token: admin })).toEqual({ allowed_hosts: ["127.0.0.1"] });
       expect((await api.json("POST", `/api/v1/brokers/${broker.id}/test`, 200, { token: user.token })).success).toBe(true);

@@ -31,7 +31,9 @@ describe("concurrent candle writes", () => {
 
   it("all succeed for whole-bucket replacements racing each other, the last one standing whole", async () => {
     const writers = Array.from({ length: 8 }, () => new DynamoCandleStore(api.services.db));
-    await Promise.all(writers.map((store, index) => store.replace("MSFT.US", "1m", "2024-03-15", CandleBatches.fromCandles([minute(index), minute(index + 20)]))));
+    await Promise.all(
+      writers.map((store, index) => store.replace("MSFT.US", "1m", "2024-03-15", CandleBatches.fromCandles([minute(index), minute(index + 20)]))),
+    );
     const stored = (await api.services.candles.load("MSFT.US", "1m", ["2024-03-15"])).get("2024-03-15")!;
     expect(stored.length).toBe(2);
     expect(stored.timestamp[1]! - stored.timestamp[0]!).toBe(20 * 60);

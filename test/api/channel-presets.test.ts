@@ -8,8 +8,7 @@ beforeAll(async () => {
   token = (await api.createUser()).token;
 });
 
-const validate = (channels: unknown, status = 200) =>
-  api.json("POST", "/api/v1/channel-presets/validate", status, { token, body: { channels } });
+const validate = (channels: unknown, status = 200) => api.json("POST", "/api/v1/channel-presets/validate", status, { token, body: { channels } });
 
 /** A well-formed channel; tests change one thing at a time. */
 function channel(overrides: Record<string, unknown> = {}) {
@@ -72,9 +71,7 @@ describe("POST /channel-presets/validate", () => {
   });
 
   it("rejects an unknown channel type and an unknown strategy, naming where they are", async () => {
-    const result = await validate([
-      channel({ channel_type: "RECKLESS", capital_allocation: 1, strategies: [{ strategy_name: "martingale", weight: 1 }] }),
-    ]);
+    const result = await validate([channel({ channel_type: "RECKLESS", capital_allocation: 1, strategies: [{ strategy_name: "martingale", weight: 1 }] })]);
     expect(result.valid).toBe(false);
     expect(result.errors.map((e: any) => [e.code, e.field])).toEqual([
       ["INVALID_VALUE", "channels.0.channel_type"],

@@ -31,12 +31,26 @@ const preset = ChannelPresets.get("balanced-multi");
 const createSession = (config: Record<string, unknown> = { channels: preset.channels }, extra: Record<string, unknown> = {}) =>
   api.json("POST", "/api/v1/trading/sessions", 201, {
     token: owner.token,
-    body: { session_name: "Balanced", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", tradable_symbols: ["AAPL.US"], config: { ...config, venue: "bars" }, ...extra },
+    body: {
+      session_name: "Balanced",
+      trading_mode: "simulation",
+      asset_mode: "simulated",
+      initial_capital: "100000",
+      tradable_symbols: ["AAPL.US"],
+      config: { ...config, venue: "bars" },
+      ...extra,
+    },
   });
 const P = (id: string) => `/api/v1/sessions/${id}`;
 const Q = (id: string) => `/api/v1/channels/sessions/${id}`;
 const watch = (sessionId: string, connectionId: string) =>
-  api.services.realtime.connections.add({ connection_id: connectionId, topic: `session:${sessionId}`, user_id: owner.id, connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
+  api.services.realtime.connections.add({
+    connection_id: connectionId,
+    topic: `session:${sessionId}`,
+    user_id: owner.id,
+    connected_at: new Date().toISOString(),
+    expires_at: Math.floor(Date.now() / 1000) + 7200,
+  });
 
 /** Asserts the channel error body: status, code, and the fields every error carries. */
 async function fails(method: string, path: string, status: number, code: string, options: { body?: unknown; token?: string } = {}) {
@@ -77,9 +91,27 @@ describe("channel routes: who may ask and about what", () => {
     ]);
     expect(list.channels[1]).toMatchObject({ metrics: { total_pnl: 0, win_rate: 0, total_trades: 0 }, started_at: null, error_message: null });
     const summary = await api.json("GET", `${Q(session.id)}/summary`, 200, { token: owner.token });
-    expect(summary).toMatchObject({ session_id: session.id, user_id: owner.id, status: "created", total_pnl: 0, total_capital: 100000, channel_count: 3, running_channels: 0, total_orders: 0, current_config_version: 1, pending_config_version: null });
+    expect(summary).toMatchObject({
+      session_id: session.id,
+      user_id: owner.id,
+      status: "created",
+      total_pnl: 0,
+      total_capital: 100000,
+      channel_count: 3,
+      running_channels: 0,
+      total_orders: 0,
+      current_config_version: 1,
+      pending_config_version: null,
+    });
     const metrics = await api.json("GET", `${P(session.id)}/channels/balanced/metrics`, 200, { token: owner.token });
-    expect(metrics).toMatchObject({ channel_id: "balanced", total_pnl: 0, available_capital: 50000, capital_used: 0, active_positions: 0, timestamp: new Date(clock).toISOString() });
+    expect(metrics).toMatchObject({
+      channel_id: "balanced",
+      total_pnl: 0,
+      available_capital: 50000,
+      capital_used: 0,
+      active_positions: 0,
+      timestamp: new Date(clock).toISOString(),
+    });
     // A channel of a session that is not running cannot be operated.
     const refused = await fails("POST", `${P(session.id)}/channels/balanced/pause`, 409, "INVALID_STATE_TRANSITION");
     expect(refused.detail).toContain("start the session first");
@@ -104,7 +136,13 @@ describe("the channel state machine", () => {
 
     clock += 1000;
     const paused = await api.json("POST", `${P(id)}/channels/balanced/pause`, 200, { token: owner.token });
-    expect(paused).toEqual({ channel_id: "balanced", status: "paused", message: expect.stringContaining("positions kept"), paused_at: new Date(clock).toISOString(), current_config_version: 1 });
+    expect(paused).toEqual({
+      channel_id: "balanced",
+      status: "paused",
+      message: expect.stringContaining("positions kept"),
+      paused_at: new Date(clock).toISOString(),
+      current_config_version: 1,
+    });
     await fails("POST", `${P(id)}/channels/balanced/pause`, 400, "CHANNEL_NOT_RUNNING");
     expect((await fails("POST", `${P(id)}/channels/balanced/start`, 409, "INVALID_STATE_TRANSITION")).detail).toContain("use resume");
     const channels = await api.json("GET", `${P(id)}/channels`, 200, { token: owner.token });
@@ -122,7 +160,9 @@ describe("the channel state machine", () => {
     expect((await api.json("GET", `${P(id)}/channels/balanced`, 200, { token: owner.token })).started_at).toBe(new Date(clock).toISOString());
 
     // Every change went to the session's run as an event and to the socket as a channel update.
-    const statuses = (await api.json("GET", `/api/v1/trading/sessions/${id}/logs?limit=500`, 200, { token: owner.token })).items.filter((e: any) => e.type === "channel_status");
+    const statuses = (await api.json("GET", `/api/v1/trading/sessions/${id}/logs?limit=500`, 200, { token: owner.token })).items.filter(
+      (e: any) => e.type === "channel_status",
+    );
     expect(statuses.map((e: any) => `${e.data.previous}>${e.data.status}`)).toEqual(["running>paused", "paused>stopped", "stopped>running"]);
     const updates = pushed.filter((p) => p.connection === "machine" && p.message.type === "channel_update" && p.message.data.cause === "status_change");
     expect(updates.slice(-3).map((p) => [p.message.data.channel_id, p.message.data.status])).toEqual([
@@ -138,7 +178,11 @@ describe("the channel state machine", () => {
     expect(paused).toMatchObject({ status: "paused", previous_status: "running" });
     expect(paused.channels.map((c: any) => c.status)).toEqual(["paused", "paused", "paused"]);
     await fails("POST", `${Q(id)}/pause`, 409, "INVALID_STATE_TRANSITION");
-    expect((await api.json("POST", `${Q(id)}/resume`, 200, { token: owner.token })).channels.map((c: any) => c.status)).toEqual(["running", "running", "running"]);
+    expect((await api.json("POST", `${Q(id)}/resume`, 200, { token: owner.token })).channels.map((c: any) => c.status)).toEqual([
+      "running",
+      "running",
+      "running",
+    ]);
   });
 
   it("answers 503 SERVICE_UNAVAILABLE with retry_after when the engine's run keeps changing, and 500 with a trace id on a fault", async () => {
@@ -149,7 +193,12 @@ describe("the channel state machine", () => {
       const response = await api.request("POST", `${P(id)}/channels/aggressive/pause`, { token: owner.token });
       expect(response.status).toBe(503);
       expect(response.headers.get("Retry-After")).toBe("1");
-      expect(await response.json()).toMatchObject({ error_code: "SERVICE_UNAVAILABLE", retry_after: 1, path: `${P(id)}/channels/aggressive/pause`, timestamp: expect.any(String) });
+      expect(await response.json()).toMatchObject({
+        error_code: "SERVICE_UNAVAILABLE",
+        retry_after: 1,
+        path: `${P(id)}/channels/aggressive/pause`,
+        timestamp: expect.any(String),
+      });
     } finally {
       runs.save = save;
     }
@@ -160,7 +209,12 @@ describe("the channel state machine", () => {
     };
     try {
       const body = await api.json("GET", `${P(id)}/config/history`, 500, { token: owner.token });
-      expect(body).toMatchObject({ error_code: "INTERNAL_ERROR", detail: "Internal server error", trace_id: expect.any(String), path: `${P(id)}/config/history` });
+      expect(body).toMatchObject({
+        error_code: "INTERNAL_ERROR",
+        detail: "Internal server error",
+        trace_id: expect.any(String),
+        path: `${P(id)}/config/history`,
+      });
     } finally {
       configs.versions = versions;
     }
@@ -197,7 +251,9 @@ describe("risk limits, alerts and configuration versions", () => {
     expect(history.history[0].changes).toEqual({ conservative: { risk_limits: { max_daily_loss: { from: 0.02, to: 0.015 } } } });
 
     await api.json("POST", `${Q(id)}/start`, 200, { token: owner.token });
-    expect((await api.json("GET", `${P(id)}/config/history?limit=1`, 200, { token: owner.token })).history).toEqual([expect.objectContaining({ version: 2, is_current: true, is_pending: false })]);
+    expect((await api.json("GET", `${P(id)}/config/history?limit=1`, 200, { token: owner.token })).history).toEqual([
+      expect.objectContaining({ version: 2, is_current: true, is_pending: false }),
+    ]);
     expect((await api.json("GET", `${P(id)}/channels/conservative/risk-report`, 200, { token: owner.token })).risk_limits.max_daily_loss).toBe(0.015);
     expect((await api.json("GET", `/api/v1/trading/sessions/${id}`, 200, { token: owner.token })).config.channels[2].risk_limits.max_daily_loss).toBe(0.015);
   });
@@ -205,13 +261,23 @@ describe("risk limits, alerts and configuration versions", () => {
   it("tightens a running channel's drawdown limit at once, halts it on a drawdown, raises an alert that is acknowledged once", async () => {
     clock += 60_000;
     const tightened = await api.json("PUT", `${P(id)}/channels/balanced/risk-limits`, 200, { token: owner.token, body: { max_drawdown: 0.02 } });
-    expect(tightened).toMatchObject({ effective_at: new Date(clock).toISOString(), config_version: 3, current_config_version: 3, pending_config_version: null });
+    expect(tightened).toMatchObject({
+      effective_at: new Date(clock).toISOString(),
+      config_version: 3,
+      current_config_version: 3,
+      pending_config_version: null,
+    });
 
     // A manual buy in the balanced channel fills on the next bar; the price then falls by half.
     const deps = api.services.trading.sessions;
     const at = clock;
-    await LiveRuns.feed(deps, id, [{ bar: { symbol: "AAPL.US", timestamp: at - 60_000, open: 100, high: 100, low: 100, close: 100, volume: 1 }, timeframe: "1m", close_ms: at }]);
-    const order = await api.json("POST", "/api/v1/trading/orders", 201, { token: owner.token, body: { session_id: id, channel_id: "balanced", symbol: "AAPL.US", side: "buy", quantity: "40" } });
+    await LiveRuns.feed(deps, id, [
+      { bar: { symbol: "AAPL.US", timestamp: at - 60_000, open: 100, high: 100, low: 100, close: 100, volume: 1 }, timeframe: "1m", close_ms: at },
+    ]);
+    const order = await api.json("POST", "/api/v1/trading/orders", 201, {
+      token: owner.token,
+      body: { session_id: id, channel_id: "balanced", symbol: "AAPL.US", side: "buy", quantity: "40" },
+    });
     expect(order.status).toBe("pending");
     await LiveRuns.feed(deps, id, [
       { bar: { symbol: "AAPL.US", timestamp: at, open: 100, high: 100, low: 100, close: 100, volume: 1 }, timeframe: "1m", close_ms: at + 60_000 },
@@ -224,7 +290,11 @@ describe("risk limits, alerts and configuration versions", () => {
     expect(report.current_drawdown).toBeGreaterThan(0.02);
     expect(report.warnings[0]).toContain("max_drawdown");
     const reports = await api.json("GET", `${Q(id)}/risk-reports`, 200, { token: owner.token });
-    expect(reports.reports.map((r: any) => [r.channel_id, r.is_halted])).toEqual([["aggressive", false], ["balanced", true], ["conservative", false]]);
+    expect(reports.reports.map((r: any) => [r.channel_id, r.is_halted])).toEqual([
+      ["aggressive", false],
+      ["balanced", true],
+      ["conservative", false],
+    ]);
     expect((await api.json("GET", `${P(id)}/channels/balanced`, 200, { token: owner.token })).error_message).toContain("max_drawdown");
     const status = await api.json("GET", `${Q(id)}/risk-status`, 200, { token: owner.token });
     expect(status).toMatchObject({ halted_channels: ["balanced"], unacknowledged_alerts: 1 });
@@ -232,7 +302,14 @@ describe("risk limits, alerts and configuration versions", () => {
     const alerts = await api.json("GET", `${P(id)}/alerts`, 200, { token: owner.token });
     expect(alerts).toMatchObject({ total: 1, unacknowledged: 1 });
     const alert = alerts.alerts[0];
-    expect(alert).toMatchObject({ channel_id: "balanced", level: "critical", type: "risk_limit", acknowledged: false, acknowledged_at: null, acknowledged_by: null });
+    expect(alert).toMatchObject({
+      channel_id: "balanced",
+      level: "critical",
+      type: "risk_limit",
+      acknowledged: false,
+      acknowledged_at: null,
+      acknowledged_by: null,
+    });
     expect(alert.message).toContain("MAX_DRAWDOWN_BREACHED");
     expect((await api.json("GET", `${P(id)}/alerts?level=warning`, 200, { token: owner.token })).total).toBe(0);
     expect((await api.json("GET", `${P(id)}/alerts?type=risk_limit&acknowledged=false`, 200, { token: owner.token })).total).toBe(1);
@@ -252,13 +329,21 @@ describe("risk limits, alerts and configuration versions", () => {
     const requestClock = clock;
     clock = Date.parse(alert.timestamp) - 60_000;
     const acknowledged = await api.json("POST", `${P(id)}/alerts/${alert.alert_id}/acknowledge`, 200, { token: owner.token });
-    expect(acknowledged).toMatchObject({ alert_id: alert.alert_id, acknowledged: true, acknowledged_by: owner.username, message: `Alert ${alert.alert_id} acknowledged` });
+    expect(acknowledged).toMatchObject({
+      alert_id: alert.alert_id,
+      acknowledged: true,
+      acknowledged_by: owner.username,
+      message: `Alert ${alert.alert_id} acknowledged`,
+    });
     expect(Date.parse(acknowledged.acknowledged_at)).toBeGreaterThanOrEqual(Date.parse(alert.timestamp));
     clock = requestClock;
     clock += 5_000;
     const again = await api.json("POST", `${Q(id)}/alerts/${alert.alert_id}/acknowledge`, 200, { token: owner.token });
     expect(again.acknowledged_at).toBe(acknowledged.acknowledged_at);
-    expect((await api.json("GET", `${P(id)}/alerts?acknowledged=true`, 200, { token: owner.token })).alerts[0]).toMatchObject({ acknowledged_by: owner.username, acknowledged_at: acknowledged.acknowledged_at });
+    expect((await api.json("GET", `${P(id)}/alerts?acknowledged=true`, 200, { token: owner.token })).alerts[0]).toMatchObject({
+      acknowledged_by: owner.username,
+      acknowledged_at: acknowledged.acknowledged_at,
+    });
     expect((await api.json("GET", `${P(id)}/alerts/summary`, 200, { token: owner.token })).unacknowledged_alerts).toBe(0);
     await fails("POST", `${P(id)}/alerts/alert-999999/acknowledge`, 404, "ALERT_NOT_FOUND");
     await fails("POST", `${P(id)}/alerts/bogus/acknowledge`, 404, "ALERT_NOT_FOUND");
@@ -269,17 +354,24 @@ describe("risk limits, alerts and configuration versions", () => {
     expect(balanced).toMatchObject({ capital_allocation: 0.5, contribution_to_pnl: 1 });
     expect(balanced.roi).toBeLessThan(0);
     const positions = await api.json("GET", `${Q(id)}/positions`, 200, { token: owner.token });
-    expect(positions.channels.find((c: any) => c.channel_id === "balanced").positions).toEqual([expect.objectContaining({ symbol: "AAPL.US", quantity: "40" })]);
+    expect(positions.channels.find((c: any) => c.channel_id === "balanced").positions).toEqual([
+      expect.objectContaining({ symbol: "AAPL.US", quantity: "40" }),
+    ]);
     const summary = await api.json("GET", `${P(id)}/summary`, 200, { token: owner.token });
     expect(summary).toMatchObject({ executed_orders: 1, total_orders: 1, pending_orders: 0, capital_used: 2000 });
     expect((await api.json("GET", `${Q(id)}/performance`, 200, { token: owner.token })).channels.balanced.total_pnl).toBe(balanced.total_pnl.toFixed(2));
 
     // Paused, the channel keeps its position and places nothing new (a manual order is denied as data).
     await api.json("POST", `${P(id)}/channels/balanced/pause`, 200, { token: owner.token });
-    const denied = await api.json("POST", "/api/v1/trading/orders", 201, { token: owner.token, body: { session_id: id, channel_id: "balanced", symbol: "AAPL.US", side: "buy", quantity: "1" } });
+    const denied = await api.json("POST", "/api/v1/trading/orders", 201, {
+      token: owner.token,
+      body: { session_id: id, channel_id: "balanced", symbol: "AAPL.US", side: "buy", quantity: "1" },
+    });
     expect(denied.status).toBe("denied");
     expect(denied.denials.map((d: any) => d.reason)).toContain("CHANNEL_NOT_RUNNING");
-    expect((await api.json("GET", `${Q(id)}/positions`, 200, { token: owner.token })).channels.find((c: any) => c.channel_id === "balanced").positions).toHaveLength(1);
+    expect(
+      (await api.json("GET", `${Q(id)}/positions`, 200, { token: owner.token })).channels.find((c: any) => c.channel_id === "balanced").positions,
+    ).toHaveLength(1);
     await api.json("POST", `${P(id)}/channels/balanced/resume`, 200, { token: owner.token });
   });
 
@@ -297,7 +389,9 @@ describe("risk limits, alerts and configuration versions", () => {
     expect(rolled).toMatchObject({ session_id: id, previous_version: 3, current_version: 1, rollback_time: new Date(clock).toISOString() });
     const history = await api.json("GET", `${P(id)}/config/history`, 200, { token: owner.token });
     expect(history).toMatchObject({ current_version: 1, pending_version: null, total_versions: 3 });
-    expect((await api.json("GET", `${P(id)}/config/history?channel_id=balanced`, 200, { token: owner.token })).history.map((h: any) => h.version)).toEqual([3, 1]);
+    expect((await api.json("GET", `${P(id)}/config/history?channel_id=balanced`, 200, { token: owner.token })).history.map((h: any) => h.version)).toEqual([
+      3, 1,
+    ]);
     const session = await api.json("GET", `/api/v1/trading/sessions/${id}`, 200, { token: owner.token });
     expect(session.config.channels.map((c: any) => c.risk_limits.max_drawdown)).toEqual([0.2, 0.15, 0.1]);
     const run = (await api.services.trading.sessions.runs.get(id))!;
@@ -315,8 +409,18 @@ describe("the channel stream", () => {
   it("pushes channel updates on fills and metrics periodically, and /updates?since returns exactly what was pushed after a timestamp", async () => {
     const config = {
       channels: [
-        { channel_id: "fast", channel_type: "AGGRESSIVE", capital_allocation: 0.5, strategies: [{ strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 } }] },
-        { channel_id: "slow", channel_type: "CONSERVATIVE", capital_allocation: 0.5, strategies: [{ strategy_name: "ma_crossover", parameters: { fast_period: 5, slow_period: 12 } }] },
+        {
+          channel_id: "fast",
+          channel_type: "AGGRESSIVE",
+          capital_allocation: 0.5,
+          strategies: [{ strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 } }],
+        },
+        {
+          channel_id: "slow",
+          channel_type: "CONSERVATIVE",
+          capital_allocation: 0.5,
+          strategies: [{ strategy_name: "ma_crossover", parameters: { fast_period: 5, slow_period: 12 } }],
+        },
       ],
       timeframe: "1m",
       execution: { sizing: { model: "cash_fraction", fraction: 0.08 } },
@@ -336,10 +440,18 @@ describe("the channel stream", () => {
     expect(fills.length).toBeGreaterThan(1);
     const fillUpdates = mine.filter((m) => m.type === "channel_update" && m.data.cause === "fill");
     expect(fillUpdates.map((m) => [m.data.channel_id, m.data.sequence])).toEqual(fills.map((m) => [m.data.channel_id, m.data.sequence]));
-    expect(fillUpdates[0].data).toMatchObject({ status: "running", metrics: { total_pnl: expect.any(Number), win_rate: expect.any(Number), total_trades: expect.any(Number) } });
+    expect(fillUpdates[0].data).toMatchObject({
+      status: "running",
+      metrics: { total_pnl: expect.any(Number), win_rate: expect.any(Number), total_trades: expect.any(Number) },
+    });
     const metrics = mine.filter((m) => m.type === "channel_metrics");
     expect(metrics.length).toBeGreaterThanOrEqual(2);
-    expect(metrics[0].data).toMatchObject({ channel_id: "fast", total_pnl: expect.any(Number), win_rate: expect.any(Number), active_positions: expect.any(Number) });
+    expect(metrics[0].data).toMatchObject({
+      channel_id: "fast",
+      total_pnl: expect.any(Number),
+      win_rate: expect.any(Number),
+      active_positions: expect.any(Number),
+    });
     // Every pushed record has its own instant.
     const stamps = mine.map((m) => Date.parse(m.timestamp));
     expect(stamps.every((t, i) => i === 0 || t > stamps[i - 1]!)).toBe(true);

@@ -13,8 +13,17 @@ import { WorkerHarness } from "../support/worker-harness";
 // Monday 18 March 2024, 15:50 New York (EDT); the close is 20:00Z.
 const h = WorkerHarness.forSuite("2024-03-18T19:50:00Z");
 let worker: SessionWorker;
-const rollover = () => dayRolloverHandler(() => Promise.resolve({ sessions: h.api.services.trading.sessions, channels: h.api.services.trading.channels, calendar: h.api.services.calendar }))();
-const config = { strategy_name: "ma_crossover", parameters: { fast_period: 20, slow_period: 60 }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.05 } } };
+const rollover = () =>
+  dayRolloverHandler(() =>
+    Promise.resolve({ sessions: h.api.services.trading.sessions, channels: h.api.services.trading.channels, calendar: h.api.services.calendar }),
+  )();
+const config = {
+  strategy_name: "ma_crossover",
+  parameters: { fast_period: 20, slow_period: 60 },
+  symbols: ["AAPL.US"],
+  timeframe: "1m",
+  execution: { sizing: { model: "cash_fraction", fraction: 0.05 } },
+};
 const DAYS = ["2024-03-18", "2024-03-19", "2024-03-20", "2024-03-21", "2024-03-22"];
 
 describe("the close, raced", () => {
@@ -30,12 +39,19 @@ describe("the close, raced", () => {
       await h.minutes(worker, 9); // the bars to 19:59
       // Placed after the worker's last step of the day: the close overtakes it before it is sent.
       h.clock += 30_000;
-      const late = await h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: { session_id: id, symbol: "AAPL.US", side: "buy", quantity: "1" } });
+      const late = await h.api.json("POST", "/api/v1/trading/orders", 201, {
+        token: h.token,
+        body: { session_id: id, symbol: "AAPL.US", side: "buy", quantity: "1" },
+      });
       expect([late.status, late.denials]).toEqual(["pending", []]);
       overtaken.push(late.id);
       // After the close and its grace: the last bar's step (fills and reports), the rollover and a command at once, started in a different order each day.
       h.clock = Date.parse(`${day}T20:06:00Z`);
-      const racers = [() => worker.tick(), () => rollover(), () => h.api.request("POST", `/api/v1/trading/sessions/${id}/risk/reset-daily`, { token: h.token })];
+      const racers = [
+        () => worker.tick(),
+        () => rollover(),
+        () => h.api.request("POST", `/api/v1/trading/sessions/${id}/risk/reset-daily`, { token: h.token }),
+      ];
       const order = [index % 3, (index + 1 + (index % 2)) % 3, (index + 2 - (index % 2)) % 3];
       const answers = await Promise.all(order.map((i) => racers[i]!()));
       const reset = answers[order.indexOf(2)] as Response;

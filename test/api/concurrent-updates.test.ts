@@ -13,7 +13,13 @@ beforeAll(async () => {
   user = await api.createUser();
 });
 
-const broker = () => ({ name: "LongPort main", code: "LP-01", type: "longport", user_id: user.id, config: { app_key: "lp-app-key-0123456789", app_secret: "lp-app-secret-abcdefghijklmnop", access_token: "tok-1234", region: "hk", account: "L123" } });
+const broker = () => ({
+  name: "LongPort main",
+  code: "LP-01",
+  type: "longport",
+  user_id: user.id,
+  config: { app_key: "lp-app-key-0123456789", app_secret: "lp-app-secret-abcdefghijklmnop", access_token: "tok-1234", region: "hk", account: "L123" },
+});
 const tagOf = async (url: string) => (await api.request("GET", url, { token: user.token })).headers.get("ETag");
 const flow = () => ({ name: "contested", nodes: [], edges: [] });
 
@@ -27,7 +33,9 @@ describe.each([
     const read = await api.request("GET", url, { token: user.token });
     expect(read.headers.get("ETag")).toBe('"v1"');
 
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => api.request("PUT", url, { token: user.token, headers: { "If-Match": '"v1"' }, body: { name: `writer ${i}` } })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => api.request("PUT", url, { token: user.token, headers: { "If-Match": '"v1"' }, body: { name: `writer ${i}` } })),
+    );
     const codes = await Promise.all(answers.map(async (a) => (a.status === 200 ? 200 : `${a.status} ${((await a.json()) as any).error_code}`)));
     expect(codes.filter((c) => c === 200)).toHaveLength(1);
     // The others lost the race for version 1 (409) or came in once it was gone (412).

@@ -72,13 +72,7 @@ describe("data source validation", () => {
       token: admin,
       body: { name: "", type: "streaming", priority: -1, status: "broken" },
     });
-    expect(body.detail.map((issue: any) => issue.loc.join(".")).sort()).toEqual([
-      "body.broker_id",
-      "body.name",
-      "body.priority",
-      "body.status",
-      "body.type",
-    ]);
+    expect(body.detail.map((issue: any) => issue.loc.join(".")).sort()).toEqual(["body.broker_id", "body.name", "body.priority", "body.status", "body.type"]);
   });
 
   it("answers malformed bodies and unknown ids with 4xx, never 500", async () => {

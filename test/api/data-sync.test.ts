@@ -30,7 +30,12 @@ beforeAll(async () => {
   });
   // A listener on the AAPL.US log stream, with a pusher that records what it would send.
   api.services.realtime.pusher = { post: async (connection, data) => (pushed.push({ connection, message: JSON.parse(data) }), "sent") };
-  await api.services.realtime.connections.add({ connection_id: "listener", topic: "logs:AAPL.US", connected_at: new Date(clock).toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
+  await api.services.realtime.connections.add({
+    connection_id: "listener",
+    topic: "logs:AAPL.US",
+    connected_at: new Date(clock).toISOString(),
+    expires_at: Math.floor(Date.now() / 1000) + 7200,
+  });
 });
 
 const status = () => api.json("GET", "/api/v1/data-sync/status", 200, { token });
@@ -61,7 +66,11 @@ describe("the data sync service", () => {
     }
     await api.json("PUT", "/api/v1/data-sync/config/lookback-days?days=abc", 422, { token });
     await api.json("PUT", "/api/v1/data-sync/config/lookback-days?days=2.5", 422, { token });
-    expect(await api.json("PUT", "/api/v1/data-sync/config/lookback-days?days=5", 200, { token })).toEqual({ success: true, message: "Lookback set to 5 days", lookback_days: 5 });
+    expect(await api.json("PUT", "/api/v1/data-sync/config/lookback-days?days=5", 200, { token })).toEqual({
+      success: true,
+      message: "Lookback set to 5 days",
+      lookback_days: 5,
+    });
     expect((await status()).lookback_days).toBe(5);
   });
 
@@ -98,7 +107,11 @@ describe("the data sync service", () => {
   });
 
   it("a start while running changes nothing and returns the current state", async () => {
-    expect(await api.json("POST", "/api/v1/data-sync/start", 200, { token })).toEqual({ success: true, message: "Data sync is already ready", sync_state: "ready" });
+    expect(await api.json("POST", "/api/v1/data-sync/start", 200, { token })).toEqual({
+      success: true,
+      message: "Data sync is already ready",
+      sync_state: "ready",
+    });
   });
 
   it("the polling gap fill finds a missing day and imports it: ready → syncing → ready", async () => {

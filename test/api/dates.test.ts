@@ -46,7 +46,11 @@ describe("dates", () => {
   }
 
   it("reports a date written 2024/01/01 once, at its field", async () => {
-    const imported = await refused("POST", "/api/v1/stock-import/import", "start_date", { symbol: "AAPL.US", start_date: "2024/01/01", end_date: "2024-03-05" });
+    const imported = await refused("POST", "/api/v1/stock-import/import", "start_date", {
+      symbol: "AAPL.US",
+      start_date: "2024/01/01",
+      end_date: "2024-03-05",
+    });
     expect(imported.detail.map((issue: { loc: string[] }) => issue.loc)).toEqual([["body", "start_date"]]);
     const backtest = await refused("POST", "/api/v1/backtest/start", "start_date", {
       session_id: "s",

@@ -14,8 +14,18 @@ const h = WorkerHarness.forSuite("2024-03-15T19:30:00Z");
 const minutes = (count: number) => h.minutes(worker, count);
 let worker: SessionWorker;
 
-const rollover = () => dayRolloverHandler(() => Promise.resolve({ sessions: h.api.services.trading.sessions, channels: h.api.services.trading.channels, calendar: h.api.services.calendar }))();
-const config = { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.08 } }, venue: "bars" };
+const rollover = () =>
+  dayRolloverHandler(() =>
+    Promise.resolve({ sessions: h.api.services.trading.sessions, channels: h.api.services.trading.channels, calendar: h.api.services.calendar }),
+  )();
+const config = {
+  strategy_name: "ma_crossover",
+  parameters: { fast_period: 3, slow_period: 8 },
+  symbols: ["AAPL.US"],
+  timeframe: "1m",
+  execution: { sizing: { model: "cash_fraction", fraction: 0.08 } },
+  venue: "bars",
+};
 
 describe("the day rollover", () => {
   it("settles a closed day once: day orders expire, the daily counters restart, a second run changes nothing", async () => {
@@ -24,11 +34,20 @@ describe("the day rollover", () => {
       body: { session_name: "rollover", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
     });
     const id = session.id as string;
-    await h.api.services.realtime.connections.add({ connection_id: "watcher", topic: `session:${id}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
+    await h.api.services.realtime.connections.add({
+      connection_id: "watcher",
+      topic: `session:${id}`,
+      user_id: "x",
+      connected_at: new Date().toISOString(),
+      expires_at: Math.floor(Date.now() / 1000) + 7200,
+    });
     await h.api.json("POST", `/api/v1/trading/sessions/${id}/start`, 200, { token: h.token });
     worker = await h.newWorker();
     await minutes(20);
-    const resting = await h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: { session_id: id, symbol: "AAPL.US", side: "buy", order_type: "limit", price: "1", quantity: "1" } });
+    const resting = await h.api.json("POST", "/api/v1/trading/orders", 201, {
+      token: h.token,
+      body: { session_id: id, symbol: "AAPL.US", side: "buy", order_type: "limit", price: "1", quantity: "1" },
+    });
     expect(resting.status).toBe("pending");
     await minutes(10); // to 20:00Z: the day's last bar closes
     const runs = h.api.services.trading.sessions.runs;
@@ -62,7 +81,9 @@ describe("the day rollover", () => {
     expect(types).toEqual([...pending.map(() => "order_cancelled"), "day_end", "risk_event"]);
     // Stamped with the close (`event_time`), h.pushed through the session's update feed.
     expect(h.pushed.every((message) => message.data.event_time === new Date(close).toISOString())).toBe(true);
-    expect(h.pushed.slice(0, pending.length).map((message) => message.data)).toEqual(pending.map((orderId) => expect.objectContaining({ order_id: orderId, expired: true })));
+    expect(h.pushed.slice(0, pending.length).map((message) => message.data)).toEqual(
+      pending.map((orderId) => expect.objectContaining({ order_id: orderId, expired: true })),
+    );
     expect(h.pushed.at(-1).data).toMatchObject({ kind: "daily_reset" });
     expect((await h.api.json("GET", `/api/v1/trading/orders/${resting.id}`, 200, { token: h.token })).status).toBe("expired");
     // The calendar of the session's symbol is stored a week ahead.

@@ -24,9 +24,41 @@ function generator(seed: number) {
   return { next, pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]! };
 }
 
-const EXTREME_STRINGS = ["", " ", "x", "0", "-1", "null", "NaN", "💥", "a".repeat(300), "../../etc/passwd", "%00", "<script>", "2024-02-30", "+275760-09-13", "9999-12-31T23:59:59Z", "AAPL.US", "700.HK", "ZZZZ.US", "1e308"];
+const EXTREME_STRINGS = [
+  "",
+  " ",
+  "x",
+  "0",
+  "-1",
+  "null",
+  "NaN",
+  "💥",
+  "a".repeat(300),
+  "../../etc/passwd",
+  "%00",
+  "<script>",
+  "2024-02-30",
+  "+275760-09-13",
+  "9999-12-31T23:59:59Z",
+  "AAPL.US",
+  "700.HK",
+  "ZZZZ.US",
+  "1e308",
+];
 const EXTREME_NUMBERS = [0, -1, 1, 0.5, -0.000001, 1e308, -1e308, 2 ** 64, 9007199254740993, 5e-324, 1e-200, 123456789.123456789];
-const MALFORMED_BODIES = ["", "not json", "{", "[", "null", "[]", "{}", '{"a":', "1", '"text"', "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"];
+const MALFORMED_BODIES = [
+  "",
+  "not json",
+  "{",
+  "[",
+  "null",
+  "[]",
+  "{}",
+  '{"a":',
+  "1",
+  '"text"',
+  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+];
 
 type Random = ReturnType<typeof generator>;
 
@@ -55,7 +87,8 @@ function valueFor(schema: any, random: Random, depth: number, wild = 0.08): unkn
     case "object": {
       const out: Record<string, unknown> = {};
       const required = new Set(resolved.required ?? []);
-      for (const [key, property] of Object.entries(resolved.properties ?? {})) if (required.has(key) || random.next() < 0.6) out[key] = valueFor(property, random, depth + 1, wild);
+      for (const [key, property] of Object.entries(resolved.properties ?? {}))
+        if (required.has(key) || random.next() < 0.6) out[key] = valueFor(property, random, depth + 1, wild);
       if (random.next() < 0.2) out[random.pick(["extra", "__proto__", "constructor", "💥"])] = random.pick(EXTREME_STRINGS);
       return out;
     }
@@ -76,7 +109,12 @@ function valueFor(schema: any, random: Random, depth: number, wild = 0.08): unkn
  * (or refreshing its token) makes every later call depend on the internet, which CI has not. The
  * auth and settings tests cover these.
  */
-const SKIPPED = new Set(["POST /api/v1/logout", "PUT /api/v1/settings/provider", "PUT /api/v1/settings/data-source", "POST /api/v1/settings/provider/refresh-token"]);
+const SKIPPED = new Set([
+  "POST /api/v1/logout",
+  "PUT /api/v1/settings/provider",
+  "PUT /api/v1/settings/data-source",
+  "POST /api/v1/settings/provider/refresh-token",
+]);
 
 interface Operation {
   method: string;
@@ -126,7 +164,7 @@ describe("fuzzing every operation of the OpenAPI document", () => {
         if (response.status >= 500) failures.push(`${where} → ${response.status} ${(await response.text()).slice(0, 200)}`);
         if (response.status === 422) {
           // docs/api-conventions.md: loc[0] is body, query, path or header, and each problem is listed once.
-          const issues = (((await response.json()) as { detail: unknown }).detail as { loc: unknown[]; msg: string }[]);
+          const issues = ((await response.json()) as { detail: unknown }).detail as { loc: unknown[]; msg: string }[];
           const misplaced = issues.map((issue) => issue.loc).filter((loc) => !["body", "query", "path", "header"].includes(loc[0] as string));
           const keys = issues.map((issue) => `${JSON.stringify(issue.loc)} ${issue.msg}`);
           const repeated = keys.filter((key, i) => keys.indexOf(key) !== i);

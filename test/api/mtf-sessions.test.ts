@@ -22,7 +22,11 @@ const ALL: FedBar[] = merged([
 ]);
 
 const director = { strategy_name: "trend_director", timeframe: "1h", parameters: { fast_period: 3, slow_period: 8, band_pct: 0.1, allow_short: true } };
-const executor = { strategy_name: "pullback_executor", timeframe: "5m", parameters: { rsi_period: 5, pullback_level: 45, exit_level: 55, trend_period: 10, allow_short: true } };
+const executor = {
+  strategy_name: "pullback_executor",
+  timeframe: "5m",
+  parameters: { rsi_period: 5, pullback_level: 45, exit_level: 55, trend_period: 10, allow_short: true },
+};
 const body = (overrides: Record<string, unknown> = {}) => ({
   session_name: "mtf study",
   mode: "historical",
@@ -49,7 +53,12 @@ async function allOutputs(sessionId: string, kind = "all") {
   const items: any[] = [];
   let cursor: string | null = null;
   do {
-    const page: any = await api.json("GET", `/api/v1/trading/mtf/sessions/${sessionId}/outputs?kind=${kind}&limit=97${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, 200, { token });
+    const page: any = await api.json(
+      "GET",
+      `/api/v1/trading/mtf/sessions/${sessionId}/outputs?kind=${kind}&limit=97${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      200,
+      { token },
+    );
     items.push(...page.items);
     cursor = page.next_cursor;
   } while (cursor);
@@ -130,7 +139,10 @@ describe("MTF sessions", () => {
     expect(one).toMatchObject({ steps: 1, done: false, cursor: new Date(fine[0]!.timestamp + 300_000).toISOString() });
     // The first executor bar writes its strategy output (bar, indicator values, no bias yet: flat).
     expect(one.events).toHaveLength(1);
-    expect(one.events[0]).toMatchObject({ type: "strategy_output", data: { timeframe: "5m", role: "executor", bias: "flat", bar: { close: fine[0]!.close }, indicators: { rsi: null, trend_ema: null } } });
+    expect(one.events[0]).toMatchObject({
+      type: "strategy_output",
+      data: { timeframe: "5m", role: "executor", bias: "flat", bar: { close: fine[0]!.close }, indicators: { rsi: null, trend_ema: null } },
+    });
 
     const nine = await api.json("POST", `/api/v1/trading/mtf/sessions/${id}/step`, 200, { token, body: { bars: 9 } });
     expect(nine.steps).toBe(10);
@@ -158,7 +170,9 @@ describe("MTF sessions", () => {
     expect(output.data.indicators.rsi).not.toBeNull();
     expect(output.data.indicators.trend_ema).not.toBeNull();
     const { items } = await api.json("GET", `/api/v1/trading/sessions/${created.id}/logs?limit=10`, 200, { token });
-    const lines = items.filter((e: { data: { warm_up?: unknown } }) => e.data.warm_up !== undefined).map((e: { data: { warm_up: { timeframe: string; bars: number; wanted: number } } }) => e.data.warm_up);
+    const lines = items
+      .filter((e: { data: { warm_up?: unknown } }) => e.data.warm_up !== undefined)
+      .map((e: { data: { warm_up: { timeframe: string; bars: number; wanted: number } } }) => e.data.warm_up);
     expect(lines.map((w: { timeframe: string }) => w.timeframe).sort()).toEqual(["1h", "5m"]);
     for (const w of lines) expect(w.bars).toBe(w.wanted);
   });
@@ -188,8 +202,18 @@ describe("MTF sessions", () => {
     const lastHour = fed.filter((f) => f.timeframe === "1h").at(-1)!.bar;
     const lastFive = fed.filter((f) => f.timeframe === "5m").at(-1)!.bar;
     expect(status.timeframes).toEqual([
-      { timeframe: "1h", role: "director", strategies: ["trend_director"], last_bars: [{ ...lastHour, timestamp: new Date(lastHour.timestamp).toISOString() }] },
-      { timeframe: "5m", role: "executor", strategies: ["pullback_executor"], last_bars: [{ ...lastFive, timestamp: new Date(lastFive.timestamp).toISOString() }] },
+      {
+        timeframe: "1h",
+        role: "director",
+        strategies: ["trend_director"],
+        last_bars: [{ ...lastHour, timestamp: new Date(lastHour.timestamp).toISOString() }],
+      },
+      {
+        timeframe: "5m",
+        role: "executor",
+        strategies: ["pullback_executor"],
+        last_bars: [{ ...lastFive, timestamp: new Date(lastFive.timestamp).toISOString() }],
+      },
     ]);
     expect(status).toMatchObject({ mode: "historical", status: "paused", steps: 300, steps_total: fine.length, done: false });
   });
@@ -232,7 +256,13 @@ describe("MTF sessions", () => {
     expect((await api.json("GET", "/api/v1/trading/mtf/sessions/nope/status", 404, { token })).error_code).toBe("SESSION_NOT_FOUND");
     const plain = await api.json("POST", "/api/v1/trading/sessions", 201, {
       token,
-      body: { session_name: "plain", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "1000", config: { strategy_name: "ma_crossover", symbols: ["AAPL.US"] } },
+      body: {
+        session_name: "plain",
+        trading_mode: "simulation",
+        asset_mode: "simulated",
+        initial_capital: "1000",
+        config: { strategy_name: "ma_crossover", symbols: ["AAPL.US"] },
+      },
     });
     expect((await api.json("POST", `/api/v1/trading/mtf/sessions/${plain.id}/step`, 404, { token })).error_code).toBe("SESSION_NOT_FOUND");
     const other = (await api.createUser()).token;
@@ -265,7 +295,10 @@ describe("a simulation MTF session in the session worker", () => {
   });
 
   it("is fed its director's and executors' bars as they close, like any session, with the outputs of each timeframe", async () => {
-    const created = await sim.json("POST", "/api/v1/trading/mtf/sessions", 201, { token: simToken, body: body({ mode: "simulation", start_date: null, end_date: null }) });
+    const created = await sim.json("POST", "/api/v1/trading/mtf/sessions", 201, {
+      token: simToken,
+      body: body({ mode: "simulation", start_date: null, end_date: null }),
+    });
     await sim.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/start`, 200, { token: simToken });
     const worker = new SessionWorker(sim.services, { marketData: await sim.services.marketData(), tickMs: 1e9, refreshMs: 1e9 });
     workers.push(worker);
@@ -279,7 +312,12 @@ describe("a simulation MTF session in the session worker", () => {
     const outputs: any[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await sim.json("GET", `/api/v1/trading/mtf/sessions/${created.id}/outputs?kind=mtf&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, 200, { token: simToken });
+      const page: any = await sim.json(
+        "GET",
+        `/api/v1/trading/mtf/sessions/${created.id}/outputs?kind=mtf&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        200,
+        { token: simToken },
+      );
       outputs.push(...page.items);
       cursor = page.next_cursor;
     } while (cursor);
@@ -296,8 +334,16 @@ describe("a simulation MTF session in the session worker", () => {
     }
     expect(hours.some((hour) => five.some((e) => e.data.bar.timestamp + 300_000 === hour.data.bar.timestamp + 3_600_000))).toBe(true);
     const status = await sim.json("GET", `/api/v1/trading/mtf/sessions/${created.id}/status`, 200, { token: simToken });
-    expect(status).toMatchObject({ mode: "simulation", status: "running", steps: null, bias: [{ symbol: "AAPL.US", strategy: "trend_director", timeframe: "1h" }] });
-    expect(status.timeframes[1]).toMatchObject({ timeframe: "5m", last_bars: [{ symbol: "AAPL.US", timestamp: "2024-03-15T16:25:00.000Z", close: five.at(-1).data.bar.close }] });
+    expect(status).toMatchObject({
+      mode: "simulation",
+      status: "running",
+      steps: null,
+      bias: [{ symbol: "AAPL.US", strategy: "trend_director", timeframe: "1h" }],
+    });
+    expect(status.timeframes[1]).toMatchObject({
+      timeframe: "5m",
+      last_bars: [{ symbol: "AAPL.US", timestamp: "2024-03-15T16:25:00.000Z", close: five.at(-1).data.bar.close }],
+    });
     expect(status.timeframes[0].last_bars[0].timestamp).toBe(new Date(hours.at(-1).data.bar.timestamp).toISOString());
   });
 
@@ -311,7 +357,12 @@ describe("a simulation MTF session in the session worker", () => {
     const worker = workers.at(-1)!;
     clock += 2_000;
     await worker.tick();
-    expect(await sim.json("GET", `/api/v1/trading/mtf/sessions/${created.id}/status`, 200, { token: simToken })).toMatchObject({ status: "running", steps: 100, steps_total: fine.length, playing: true });
+    expect(await sim.json("GET", `/api/v1/trading/mtf/sessions/${created.id}/status`, 200, { token: simToken })).toMatchObject({
+      status: "running",
+      steps: 100,
+      steps_total: fine.length,
+      playing: true,
+    });
     await sim.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/pause`, 200, { token: simToken });
     clock += 5_000;
     await worker.tick();

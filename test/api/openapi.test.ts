@@ -99,7 +99,8 @@ describe("packages/api/openapi.json (what the docs function serves)", () => {
 
   it("lists each operation's own codes, 429 on login and 503 where the engine or a runner can be busy", () => {
     const byId = new Map(operations(written()).map((entry) => [entry.operation.operationId, entry.operation]));
-    const codes = (id: string, status: string) => byId.get(id)!.responses[status]!.content!["application/json"]!.schema!.allOf![1]!.properties!.error_code!.enum;
+    const codes = (id: string, status: string) =>
+      byId.get(id)!.responses[status]!.content!["application/json"]!.schema!.allOf![1]!.properties!.error_code!.enum;
     expect(codes("postLogin", "401")).toEqual(["INVALID_CREDENTIALS", "UNAUTHORIZED"]);
     expect(codes("postLogin", "429")).toEqual(["TOO_MANY_REQUESTS"]);
     expect(codes("getBacktestResultByBacktestId", "409")).toEqual(["BACKTEST_FAILED", "BACKTEST_NOT_FINISHED"]);
@@ -146,7 +147,9 @@ describe("packages/api/openapi.json (what the docs function serves)", () => {
     expect(contractProblem(document, "GET", "/api/v1/backtest/b1/result", 409, "SESSION_RUNNING")).toBe(
       "GET /api/v1/backtest/{backtest_id}/result: answered 409 SESSION_RUNNING, not in [BACKTEST_FAILED, BACKTEST_NOT_FINISHED]",
     );
-    expect(contractProblem(document, "GET", "/api/v1/backtest/b1/result", 418, "TEAPOT")).toBe("GET /api/v1/backtest/{backtest_id}/result: answered 418 TEAPOT, which it does not list");
+    expect(contractProblem(document, "GET", "/api/v1/backtest/b1/result", 418, "TEAPOT")).toBe(
+      "GET /api/v1/backtest/{backtest_id}/result: answered 418 TEAPOT, which it does not list",
+    );
     // The most specific path wins: /channels/breakdown is not a channel id.
     expect(contractProblem(document, "GET", "/api/v1/sessions/s1/channels/breakdown", 404, "SESSION_NOT_FOUND")).toBeUndefined();
     expect(contractProblem(document, "GET", "/no/such/route", 404, "NOT_FOUND")).toBeUndefined();

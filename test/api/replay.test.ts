@@ -62,7 +62,13 @@ describe("replay", () => {
       body: { session_name: "replayed", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
     });
     id = session.id;
-    await h.api.services.realtime.connections.add({ connection_id: "watcher", topic: `session:${id}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
+    await h.api.services.realtime.connections.add({
+      connection_id: "watcher",
+      topic: `session:${id}`,
+      user_id: "x",
+      connected_at: new Date().toISOString(),
+      expires_at: Math.floor(Date.now() / 1000) + 7200,
+    });
     expect((await h.api.json("GET", path("status"), 404, { token: h.token })).error_code).toBe("REPLAY_NOT_FOUND");
     expect((await control({ action: "play" }, 404)).error_code).toBe("REPLAY_NOT_FOUND");
     const bad = await h.api.json("POST", path("start"), 422, { token: h.token, body: { start_date: "2024-04-03", end_date: "2024-04-01", speed: -1 } });
@@ -80,7 +86,10 @@ describe("replay", () => {
       token: h.token,
       body: { session_name: "warmed replay", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
     });
-    await h.api.json("POST", `/api/v1/trading/sessions/${other.id}/replay/start`, 200, { token: h.token, body: { start_date: DAYS[1], end_date: DAYS[2], paused: true } });
+    await h.api.json("POST", `/api/v1/trading/sessions/${other.id}/replay/start`, 200, {
+      token: h.token,
+      body: { start_date: DAYS[1], end_date: DAYS[2], paused: true },
+    });
     const [line] = await replayEvents(other.id);
     expect(line).toMatchObject({ type: "log", data: { warm_up: { symbol: "AAPL.US", timeframe: "5m", bars: 9, wanted: 9 } } }); // slow_period 8, and the bar before
     // The last bar of history is the last 5-minute bar of the day before the range.
@@ -89,7 +98,17 @@ describe("replay", () => {
 
   it("starts paused at the beginning of the range and steps bar by bar like one engine fed those bars", async () => {
     const started = await h.api.json("POST", path("start"), 200, { token: h.token, body: { start_date: DAYS[0], end_date: DAYS[2], speed: 20, paused: true } });
-    expect(started).toMatchObject({ session_id: id, run_id: `${id}-replay`, state: "paused", speed: 20, steps: 0, cursor: null, progress: 0, step_timeframe: "5m", timezone: "America/New_York" });
+    expect(started).toMatchObject({
+      session_id: id,
+      run_id: `${id}-replay`,
+      state: "paused",
+      speed: 20,
+      steps: 0,
+      cursor: null,
+      progress: 0,
+      step_timeframe: "5m",
+      timezone: "America/New_York",
+    });
     const one = await control({ action: "step" });
     expect(one).toMatchObject({ state: "paused", steps: 1, cursor: closeOf(1) });
     const ten = await control({ action: "step", bars: 9 });

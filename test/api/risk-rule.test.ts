@@ -35,7 +35,8 @@ async function runOrders(runId: string): Promise<Order[]> {
   return page.items as unknown as Order[];
 }
 
-const denied = (orders: Order[]) => orders.filter((o) => o.status === "denied").map((o) => ({ side: o.side, at: o.created_at, reasons: (o.denials ?? []).map((d) => d.reason) }));
+const denied = (orders: Order[]) =>
+  orders.filter((o) => o.status === "denied").map((o) => ({ side: o.side, at: o.created_at, reasons: (o.denials ?? []).map((d) => d.reason) }));
 
 async function session(tradingMode: "simulation" | "backtest") {
   return h.api.json("POST", "/api/v1/trading/sessions", 201, {
@@ -48,7 +49,15 @@ async function backtest(strategyConfig: Record<string, unknown>) {
   const { id } = await session("backtest");
   const { backtest_id } = await h.api.json("POST", "/api/v1/backtest/start", 200, {
     token: h.token,
-    body: { session_id: id, strategy_name: "ma_crossover", strategy_config: strategyConfig, symbols: ["AAPL.US"], start_date: DAYS[0], end_date: DAYS[2], initial_capital: 100000 },
+    body: {
+      session_id: id,
+      strategy_name: "ma_crossover",
+      strategy_config: strategyConfig,
+      symbols: ["AAPL.US"],
+      start_date: DAYS[0],
+      end_date: DAYS[2],
+      initial_capital: 100000,
+    },
   });
   const deps = h.api.services.trading.backtests;
   let step = await Backtests.prepare(deps, { backtest_id });
@@ -63,7 +72,10 @@ async function backtest(strategyConfig: Record<string, unknown>) {
 describe("which risk configuration applies", () => {
   it("is the session's in a backtest and in a simulation session's replay: both deny the same orders", async () => {
     const simulation = await session("simulation");
-    await h.api.json("POST", `/api/v1/trading/sessions/${simulation.id}/replay/start`, 200, { token: h.token, body: { start_date: DAYS[0], end_date: DAYS[2], paused: true } });
+    await h.api.json("POST", `/api/v1/trading/sessions/${simulation.id}/replay/start`, 200, {
+      token: h.token,
+      body: { start_date: DAYS[0], end_date: DAYS[2], paused: true },
+    });
     await h.api.json("POST", `/api/v1/trading/sessions/${simulation.id}/replay/control`, 200, { token: h.token, body: { action: "step", bars: fine.length } });
     const replayed = denied(await runOrders(`${simulation.id}-replay`));
     // The replay's status says what it did.

@@ -11,8 +11,7 @@ beforeAll(async () => {
 });
 
 const get = (path: string, status = 200) => api.json("GET", path, status, { token });
-const validate = (config: unknown, status = 200) =>
-  api.json("POST", "/api/v1/risk/validate", status, { token, body: { config } });
+const validate = (config: unknown, status = 200) => api.json("POST", "/api/v1/risk/validate", status, { token, body: { config } });
 
 describe("risk presets", () => {
   it("lists the four presets, default first, each with a complete configuration", async () => {
@@ -55,11 +54,17 @@ describe("risk presets", () => {
     expect(served.filter((path) => path.startsWith("/api/v1/risk/sessions"))).toEqual([]);
     // What API Gateway would match for each key: a {param} is one segment, {proxy+} the rest.
     const patterns = groupRoutes.risk.map((key) => {
-      const path = key.split(" ")[1].replace(/\{proxy\+\}/g, ".+").replace(/\{[^}]+\}/g, "[^/]+");
+      const path = key
+        .split(" ")[1]
+        .replace(/\{proxy\+\}/g, ".+")
+        .replace(/\{[^}]+\}/g, "[^/]+");
       return new RegExp(`^${path}$`);
     });
     for (const path of ["/api/v1/risk/sessions/s1/summary", "/api/v1/risk/sessions/s1/config", "/api/v1/risk/sessions/s1/reset-daily"]) {
-      expect(patterns.some((pattern) => pattern.test(path)), path).toBe(false);
+      expect(
+        patterns.some((pattern) => pattern.test(path)),
+        path,
+      ).toBe(false);
     }
   });
 });
@@ -69,9 +74,7 @@ describe("POST /risk/validate", () => {
     const result = await validate({ max_drawdown: 1.5 });
     expect(result.valid).toBe(false);
     expect(result.config).toBeUndefined();
-    expect(result.errors).toEqual([
-      { code: "OUT_OF_RANGE", field: "max_drawdown", message: "max_drawdown value must be <= 1 (got 1.5)" },
-    ]);
+    expect(result.errors).toEqual([{ code: "OUT_OF_RANGE", field: "max_drawdown", message: "max_drawdown value must be <= 1 (got 1.5)" }]);
   });
 
   it("fills a partial configuration from the default preset and warns about risky limits", async () => {

@@ -27,7 +27,10 @@ describe("API Gateway routing", () => {
       expect(served.length).toBeGreaterThan(0);
       for (const route of served) {
         const keys = [...groupRoutes[name as keyof typeof groupRoutes], ...groupRoutes.fallback];
-        expect(keys.some((key) => covers(key, route.method, route.path)), `${name}: ${route.method} ${route.path}`).toBe(true);
+        expect(
+          keys.some((key) => covers(key, route.method, route.path)),
+          `${name}: ${route.method} ${route.path}`,
+        ).toBe(true);
       }
     }
   });

@@ -16,9 +16,23 @@ beforeAll(async () => {
   runs = api.services.trading.sessions.runs;
 });
 
-const runOf = (id: string, version: number, sequence: number): StoredRun =>
-  ({ run_id: id, session_id: id, user_id: "u1", setup: {} as StoredRun["setup"], snapshot: { sequence } as StoredRun["snapshot"], progress: null, version, updated_at: "2024-03-15T14:30:00.000Z" });
-const log = (sequence: number, message: string): EngineEvent => ({ sequence, time: Date.parse("2024-03-15T14:30:00Z"), type: "log", channel_id: null, data: { level: "info", message } });
+const runOf = (id: string, version: number, sequence: number): StoredRun => ({
+  run_id: id,
+  session_id: id,
+  user_id: "u1",
+  setup: {} as StoredRun["setup"],
+  snapshot: { sequence } as StoredRun["snapshot"],
+  progress: null,
+  version,
+  updated_at: "2024-03-15T14:30:00.000Z",
+});
+const log = (sequence: number, message: string): EngineEvent => ({
+  sequence,
+  time: Date.parse("2024-03-15T14:30:00Z"),
+  type: "log",
+  channel_id: null,
+  data: { level: "info", message },
+});
 const listed = async (id: string) => (await runs.events(id, { limit: 1000 })).items.map((e) => [e.sequence, e.data.message]);
 
 describe("the run store's save", () => {
@@ -29,7 +43,14 @@ describe("the run store's save", () => {
       runs.save(runOf("r-race", 2, 2), 1, [log(1, "from b"), log(2, "from b")]),
     ]);
     expect([a, b].filter(Boolean)).toHaveLength(1);
-    expect(await listed("r-race")).toEqual(a ? [[1, "from a"]] : [[1, "from b"], [2, "from b"]]);
+    expect(await listed("r-race")).toEqual(
+      a
+        ? [[1, "from a"]]
+        : [
+            [1, "from b"],
+            [2, "from b"],
+          ],
+    );
     expect((await runs.get("r-race"))!.snapshot!.sequence).toBe(a ? 1 : 2);
   });
 

@@ -19,7 +19,10 @@ describe("commands under contention", () => {
     await h.minutes(worker, 3);
 
     const order = (i: number) =>
-      h.api.request("POST", "/api/v1/trading/orders", { token: h.token, body: { session_id: id, symbol: "AAPL.US", side: "buy", order_type: "limit", price: String(1 + i / 100), quantity: "1" } });
+      h.api.request("POST", "/api/v1/trading/orders", {
+        token: h.token,
+        body: { session_id: id, symbol: "AAPL.US", side: "buy", order_type: "limit", price: String(1 + i / 100), quantity: "1" },
+      });
     const reset = () => h.api.request("POST", `/api/v1/trading/sessions/${id}/risk/reset-daily`, { token: h.token });
     const sent = Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? order(i / 2) : reset()));
     // The worker feeds a bar meanwhile: it writes the same run.
@@ -41,7 +44,9 @@ describe("commands under contention", () => {
     const listed = await h.api.json("GET", `/api/v1/trading/sessions/${id}/orders?limit=500`, 200, { token: h.token });
     const manual = listed.orders.filter((o: { id: string }) => placed.some((p: { id: string }) => p.id === o.id));
     expect(manual).toHaveLength(50);
-    expect(manual.map((o: { price: string }) => Number(o.price)).sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => 1 + i / 100));
+    expect(manual.map((o: { price: string }) => Number(o.price)).sort((a: number, b: number) => a - b)).toEqual(
+      Array.from({ length: 50 }, (_, i) => 1 + i / 100),
+    );
 
     // The event log: sequences 1..n without a gap, 50 resets, every order's event once.
     const events = await h.logs(id);
@@ -50,7 +55,9 @@ describe("commands under contention", () => {
     const run = (await h.api.services.trading.sessions.runs.get(id))!;
     expect(run.snapshot!.sequence).toBe(sequences.length);
     expect(events.filter((e: { type: string; data: { kind?: string } }) => e.type === "risk_event" && e.data.kind === "daily_reset")).toHaveLength(50);
-    const manualEvents = events.filter((e: { type: string; data: { order_id?: string; reason?: string } }) => e.type === "order_submitted" || e.type === "order_denied");
+    const manualEvents = events.filter(
+      (e: { type: string; data: { order_id?: string; reason?: string } }) => e.type === "order_submitted" || e.type === "order_denied",
+    );
     const limitPrices = manualEvents.filter((e: { data: { order_type?: string } }) => e.data.order_type === "limit");
     expect(limitPrices).toHaveLength(50);
   });

@@ -16,11 +16,20 @@ const h = WorkerHarness.forSuite("2024-03-15T13:30:00Z", {
   // The US regular session opens (EDT). A crossover too slow to signal in these minutes: only manual orders trade.
   async setup(h) {
     const config = { strategy_name: "ma_crossover", parameters: { fast_period: 50, slow_period: 100 }, symbols: ["AAPL.US"], timeframe: "1m" };
-    const session = await h.api.json("POST", "/api/v1/trading/sessions", 201, { token: h.token, body: { session_name: "at the broker", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config } });
+    const session = await h.api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: h.token,
+      body: { session_name: "at the broker", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
+    });
     expect(session.config.venue).toBe("broker");
     sessionId = session.id;
     userId = session.user_id;
-    await h.api.services.realtime.connections.add({ connection_id: "watcher", topic: `session:${sessionId}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
+    await h.api.services.realtime.connections.add({
+      connection_id: "watcher",
+      topic: `session:${sessionId}`,
+      user_id: "x",
+      connected_at: new Date().toISOString(),
+      expires_at: Math.floor(Date.now() / 1000) + 7200,
+    });
     await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/start`, 200, { token: h.token });
     worker = await h.newWorker();
     await h.minutes(worker, 3);
@@ -30,7 +39,8 @@ const h = WorkerHarness.forSuite("2024-03-15T13:30:00Z", {
 /** The owner's simulated account, which the session trades as its sleeve (docs/accounts.md). */
 const paper = () => h.api.services.paperBroker(userId);
 const order = (id: string) => h.api.json("GET", `/api/v1/trading/orders/${id}`, 200, { token: h.token });
-const place = (body: Record<string, unknown>) => h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", ...body } });
+const place = (body: Record<string, unknown>) =>
+  h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", ...body } });
 
 describe("a session whose venue is its broker", () => {
   it("sends a market order to its sleeve of the owner's simulated account and books the broker's execution and fee", async () => {
@@ -46,12 +56,16 @@ describe("a session whose venue is its broker", () => {
     expect(filled).toMatchObject({ status: "filled", venue_order_id: atBroker!.order_id, filled_quantity: "10", filled_price: executions[0]!.price });
     // The fee is the one the broker charged, and the sleeve moved as the session's books did.
     const detail = await paper().orderDetail(atBroker!.order_id);
-    const fill = (await h.api.services.trading.sessions.runs.events(sessionId, { limit: 500 })).items.find((e) => e.type === "order_filled" && e.data.order_id === placed.id);
+    const fill = (await h.api.services.trading.sessions.runs.events(sessionId, { limit: 500 })).items.find(
+      (e) => e.type === "order_filled" && e.data.order_id === placed.id,
+    );
     expect(fill?.data.commission).toBe(new Dec(detail.charge_detail.total_amount).toFixed());
     const sleeve = (await PaperAccounts.sleeve(h.api.services.paperBroker.deps, userId, sessionId))!;
     const cost = new Dec(executions[0]!.price).times(10).toDecimalPlaces(2).plus(detail.charge_detail.total_amount);
     expect(sleeve).toMatchObject({ cash: { USD: new Dec(100000).minus(cost).toFixed(2) }, positions: { "AAPL.US": "10" } });
-    const position = (await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/positions/latest`, 200, { token: h.token })).positions.find((p: { symbol: string }) => p.symbol === "AAPL.US");
+    const position = (await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/positions/latest`, 200, { token: h.token })).positions.find(
+      (p: { symbol: string }) => p.symbol === "AAPL.US",
+    );
     expect(position.quantity).toBe("10");
     // The socket saw the order reach the broker and fill.
     const mine = h.pushed.filter((m) => m.data?.order_id === placed.id).map((m) => m.type);
@@ -131,7 +145,9 @@ describe("stopping a session at its broker", () => {
     const [atBroker] = (await paper().todayOrders({ symbol: "AAPL.US" })).filter((o) => o.order_id === venueId);
     expect(atBroker!.status).toBe("CanceledStatus");
     expect((await h.api.services.trading.sessions.sessions.listLive()).map((s) => s.id)).not.toContain(sessionId);
-    expect(h.pushed.filter((m) => m.data?.order_id === resting.id).map((m) => m.type)).toEqual(expect.arrayContaining(["order_cancel_requested", "order_cancelled"]));
+    expect(h.pushed.filter((m) => m.data?.order_id === resting.id).map((m) => m.type)).toEqual(
+      expect.arrayContaining(["order_cancel_requested", "order_cancelled"]),
+    );
     await h.api.json("DELETE", `/api/v1/trading/sessions/${sessionId}`, 200, { token: h.token });
   });
 });

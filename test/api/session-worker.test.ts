@@ -36,7 +36,13 @@ describe("the session worker", () => {
       body: { session_name: "live AAPL", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
     });
     sessionId = session.id;
-    await h.api.services.realtime.connections.add({ connection_id: "watcher", topic: `session:${sessionId}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
+    await h.api.services.realtime.connections.add({
+      connection_id: "watcher",
+      topic: `session:${sessionId}`,
+      user_id: "x",
+      connected_at: new Date().toISOString(),
+      expires_at: Math.floor(Date.now() / 1000) + 7200,
+    });
     await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/start`, 200, { token: h.token });
 
     const first = await h.newWorker();
@@ -48,7 +54,13 @@ describe("the session worker", () => {
 
     const status = await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/engine/status`, 200, { token: h.token });
     expect(status.run_id).toBe(sessionId);
-    expect(status.worker).toEqual({ alive: true, last_heartbeat: new Date(h.clock).toISOString(), sessions: 1, feeds: ["AAPL.US|1m"], last_bar_at: "2024-03-15T15:30:00.000Z" });
+    expect(status.worker).toEqual({
+      alive: true,
+      last_heartbeat: new Date(h.clock).toISOString(),
+      sessions: 1,
+      feeds: ["AAPL.US|1m"],
+      last_bar_at: "2024-03-15T15:30:00.000Z",
+    });
     // The data sync status reports the same worker.
     expect((await h.api.json("GET", "/api/v1/data-sync/status", 200, { token: h.token })).worker).toMatchObject({ alive: true, feeds: ["AAPL.US|1m"] });
     const run = (await h.api.services.trading.sessions.runs.get(sessionId))!;
@@ -68,7 +80,10 @@ describe("the session worker", () => {
     for (let i = 0; i < batch.length; i++) {
       const ts = batch.timestamp[i]! * 1000;
       if (ts < Date.parse("2024-03-15T13:30:00Z") || ts >= Date.parse("2024-03-15T15:30:00Z")) continue;
-      engine.onBar({ symbol: "AAPL.US", timestamp: ts, open: batch.open[i]!, high: batch.high[i]!, low: batch.low[i]!, close: batch.close[i]!, volume: batch.volume[i]! }, "1m");
+      engine.onBar(
+        { symbol: "AAPL.US", timestamp: ts, open: batch.open[i]!, high: batch.high[i]!, low: batch.low[i]!, close: batch.close[i]!, volume: batch.volume[i]! },
+        "1m",
+      );
       fed++;
     }
     expect(fed).toBe(120);
@@ -91,7 +106,10 @@ describe("the session worker", () => {
     // The run started with its warm-up's log line, which the worker that made the run pushed first.
     expect(expected[0]!.data.warm_up).toEqual({ symbol: "AAPL.US", timeframe: "1m", bars: 9, wanted: 9 });
     const { items } = await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/logs?limit=1`, 200, { token: h.token });
-    expect(items[0]).toMatchObject({ level: "info", message: "Strategies on AAPL.US 1m warmed up with 9 of 9 bars (2024-03-14T19:51:00.000Z to 2024-03-14T19:59:00.000Z)" });
+    expect(items[0]).toMatchObject({
+      level: "info",
+      message: "Strategies on AAPL.US 1m warmed up with 9 of 9 bars (2024-03-14T19:51:00.000Z to 2024-03-14T19:59:00.000Z)",
+    });
     const events = h.pushed.filter((message) => message.type !== "channel_update" && message.type !== "channel_metrics");
     expect(events.map((message) => message.data.sequence)).toEqual(expected.map((event) => event.sequence));
     expect(events[0]).toMatchObject({ type: "log", data: { event_time: new Date(expected[0]!.time).toISOString() } });
@@ -107,7 +125,10 @@ describe("the session worker", () => {
     const held = before.find((p: { symbol: string }) => p.symbol === "AAPL.US")?.quantity ?? "0";
     const side = Number(held) > 0 ? "sell" : "buy";
     h.clock += 30_000; // mid-minute: the bar now forming opened before the order
-    const placed = await h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", side, order_type: "market", quantity: Number(held) > 0 ? held : "5" } });
+    const placed = await h.api.json("POST", "/api/v1/trading/orders", 201, {
+      token: h.token,
+      body: { session_id: sessionId, symbol: "AAPL.US", side, order_type: "market", quantity: Number(held) > 0 ? held : "5" },
+    });
     expect(placed).toMatchObject({ session_id: sessionId, status: "pending", symbol: "AAPL.US", side, reason: "manual order" });
     await minutes(worker, 1); // the bar that opened before the order closes: not filled on it
     expect((await h.api.json("GET", `/api/v1/trading/orders/${placed.id}`, 200, { token: h.token })).status).toBe("pending");
@@ -120,7 +141,10 @@ describe("the session worker", () => {
     expect(Date.parse(filled.filled_at)).toBeGreaterThan(Date.parse(placed.submitted_at));
 
     // A resting limit far below the market stays pending until cancelled; filled and cancelled orders cannot be.
-    const resting = await h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", order_type: "limit", price: "1", quantity: "1" } });
+    const resting = await h.api.json("POST", "/api/v1/trading/orders", 201, {
+      token: h.token,
+      body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", order_type: "limit", price: "1", quantity: "1" },
+    });
     expect(resting.status).toBe("pending");
     await minutes(worker, 1);
     // Replaced: new quantity and price, still pending; a replacement the checks deny leaves it as it was.
@@ -134,7 +158,9 @@ describe("the session worker", () => {
       expect.objectContaining({ loc: ["body", "price"] }),
     ]);
     await h.api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 422, { token: h.token, body: {} });
-    expect((await h.api.json("PUT", `/api/v1/trading/orders/${placed.id}`, 409, { token: h.token, body: { quantity: "3" } })).error_code).toBe("ORDER_NOT_REPLACEABLE");
+    expect((await h.api.json("PUT", `/api/v1/trading/orders/${placed.id}`, 409, { token: h.token, body: { quantity: "3" } })).error_code).toBe(
+      "ORDER_NOT_REPLACEABLE",
+    );
     const log = await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/logs?level=warning`, 200, { token: h.token });
     expect(JSON.stringify(log)).toContain(`Replace of order ${resting.id} denied`);
     const cancelled = await h.api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 200, { token: h.token });
@@ -148,14 +174,41 @@ describe("the session worker", () => {
     await h.api.json("POST", "/api/v1/trading/orders/no-such-order/cancel", 404, { token: h.token });
 
     // Denials are data; bad orders are 4xx.
-    const denied = await h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1000000" } });
+    const denied = await h.api.json("POST", "/api/v1/trading/orders", 201, {
+      token: h.token,
+      body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1000000" },
+    });
     expect(denied.status).toBe("denied");
     expect(denied.denials.length).toBeGreaterThan(0);
-    expect((await h.api.json("POST", "/api/v1/trading/orders", 400, { token: h.token, body: { session_id: sessionId, symbol: "700.HK", side: "buy", quantity: "100" } })).error_code).toBe("SYMBOL_NOT_IN_SESSION");
-    expect((await h.api.json("POST", "/api/v1/trading/orders", 404, { token: h.token, body: { session_id: sessionId, channel_id: "nope", symbol: "AAPL.US", side: "buy", quantity: "1" } })).error_code).toBe("CHANNEL_NOT_FOUND");
-    await h.api.json("POST", "/api/v1/trading/orders", 422, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", side: "hold", quantity: "-1" } });
+    expect(
+      (
+        await h.api.json("POST", "/api/v1/trading/orders", 400, {
+          token: h.token,
+          body: { session_id: sessionId, symbol: "700.HK", side: "buy", quantity: "100" },
+        })
+      ).error_code,
+    ).toBe("SYMBOL_NOT_IN_SESSION");
+    expect(
+      (
+        await h.api.json("POST", "/api/v1/trading/orders", 404, {
+          token: h.token,
+          body: { session_id: sessionId, channel_id: "nope", symbol: "AAPL.US", side: "buy", quantity: "1" },
+        })
+      ).error_code,
+    ).toBe("CHANNEL_NOT_FOUND");
+    await h.api.json("POST", "/api/v1/trading/orders", 422, {
+      token: h.token,
+      body: { session_id: sessionId, symbol: "AAPL.US", side: "hold", quantity: "-1" },
+    });
     const other = await h.api.createUser();
-    expect((await h.api.json("POST", "/api/v1/trading/orders", 403, { token: other.token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1" } })).error_code).toBe("ACCESS_DENIED");
+    expect(
+      (
+        await h.api.json("POST", "/api/v1/trading/orders", 403, {
+          token: other.token,
+          body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1" },
+        })
+      ).error_code,
+    ).toBe("ACCESS_DENIED");
   });
 
   it("does not feed a paused session, and lets go of a stopped one", async () => {
@@ -165,7 +218,14 @@ describe("the session worker", () => {
     const fed = (await h.api.services.trading.sessions.runs.get(sessionId))!.progress!.bars;
     await minutes(worker, 5);
     expect((await h.api.services.trading.sessions.runs.get(sessionId))!.progress!.bars).toBe(fed);
-    expect((await h.api.json("POST", "/api/v1/trading/orders", 409, { token: h.token, body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1" } })).error_code).toBe("SESSION_NOT_RUNNING");
+    expect(
+      (
+        await h.api.json("POST", "/api/v1/trading/orders", 409, {
+          token: h.token,
+          body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", quantity: "1" },
+        })
+      ).error_code,
+    ).toBe("SESSION_NOT_RUNNING");
     await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/resume`, 200, { token: h.token });
     await worker.refresh();
     await minutes(worker, 5);

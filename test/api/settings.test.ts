@@ -30,8 +30,7 @@ async function storedCredentials(api: TestApi) {
   return JSON.parse(new AesGcmSecretBox(TEST_ENCRYPTION_KEY).open(item!.credentials_sealed, PROVIDER_SECRET_CONTEXT));
 }
 
-const quote = (api: TestApi, token: string) =>
-  api.json("POST", "/api/v1/api-test/pull/quote", 200, { token, body: { symbols: "700.HK" } });
+const quote = (api: TestApi, token: string) => api.json("POST", "/api/v1/api-test/pull/quote", 200, { token, body: { symbols: "700.HK" } });
 
 describe("provider settings: defaults and who may change them", () => {
   it("answers the simulated provider with an empty configuration before anything is stored", async () => {

@@ -46,7 +46,10 @@ describe("POST /trading/simulation/orders", () => {
   });
 
   it("rests a limit below the market and a stop above it as pending orders", async () => {
-    const limit = await api.json("POST", PATH, 201, { token, body: { symbol: "AAPL.US", side: "buy", order_type: "limit", price: "1", quantity: "1", time_in_force: "gtc" } });
+    const limit = await api.json("POST", PATH, 201, {
+      token,
+      body: { symbol: "AAPL.US", side: "buy", order_type: "limit", price: "1", quantity: "1", time_in_force: "gtc" },
+    });
     expect(limit).toMatchObject({ order_type: "limit", provider_order_type: "LO", price: "1", status: "pending", filled_at: null, commission: null });
     const stop = await api.json("POST", PATH, 201, { token, body: { symbol: "AAPL.US", side: "buy", order_type: "stop", price: "100000", quantity: "1" } });
     expect(stop).toMatchObject({ order_type: "stop", provider_order_type: "MIT", price: "100000", status: "pending" });
@@ -57,7 +60,9 @@ describe("POST /trading/simulation/orders", () => {
     expect(bad.detail.map((issue: { loc: string[] }) => issue.loc.join(".")).sort()).toEqual(["body.price", "body.quantity", "body.side"]);
     await api.json("POST", PATH, 422, { token, body: { symbol: "AAPL.US", side: "buy", price: "10", quantity: "1" } });
     // The board lot of 700.HK is 100 shares.
-    expect((await api.json("POST", PATH, 400, { token, body: { symbol: "700.HK", side: "buy", order_type: "limit", price: "300", quantity: "7" } })).error_code).toBe("INVALID_LOT_SIZE");
+    expect(
+      (await api.json("POST", PATH, 400, { token, body: { symbol: "700.HK", side: "buy", order_type: "limit", price: "300", quantity: "7" } })).error_code,
+    ).toBe("INVALID_LOT_SIZE");
     clock.set(SATURDAY);
     token = await api.login(user.username, user.password);
     expect((await api.json("POST", PATH, 400, { token, body: { symbol: "AAPL.US", side: "buy", quantity: "1" } })).error_code).toBe("MARKET_CLOSED");

@@ -104,7 +104,10 @@ describe("calendar init", () => {
 
   it("expects exactly the regular-session bars the provider produces on full and half days", async () => {
     const marketData = await api.services.marketData();
-    for (const [symbol, start, end] of [["700.HK", "2024-02-08", "2024-02-09"], ["AAPL.US", "2024-11-27", "2024-11-29"]] as const) {
+    for (const [symbol, start, end] of [
+      ["700.HK", "2024-02-08", "2024-02-09"],
+      ["AAPL.US", "2024-11-27", "2024-11-29"],
+    ] as const) {
       const calendar = Calendar.for(marketOf(symbol));
       const { entries } = await getCalendar(symbol, start, end);
       for (const period of StoredPeriods) {
@@ -159,7 +162,9 @@ describe("data readiness over imported candles", () => {
   it("reports a deleted day and a partly deleted one as missing, and ready again after a re-import", async () => {
     await api.json("DELETE", "/api/v1/stock-data/700.HK?start_date=2024-03-12&end_date=2024-03-12&timezone=Asia/Hong_Kong", 200, { token: adminToken });
     // Ten minutes of one morning, 1m only: the day stays complete in every other period.
-    await api.json("DELETE", "/api/v1/stock-data/700.HK?start_date=2024-03-14T10:00:00&end_date=2024-03-14T10:09:59&timezone=Asia/Hong_Kong&period=1m", 200, { token: adminToken });
+    await api.json("DELETE", "/api/v1/stock-data/700.HK?start_date=2024-03-14T10:00:00&end_date=2024-03-14T10:09:59&timezone=Asia/Hong_Kong&period=1m", 200, {
+      token: adminToken,
+    });
 
     expect(await missing("700.HK", { period: "1m", ...march })).toMatchObject({ period: "1m", missing_dates: ["2024-03-12", "2024-03-14"], count: 2 });
     for (const period of ["5m", "1h", "1d"]) {
@@ -187,9 +192,16 @@ describe("data readiness over imported candles", () => {
     expect(result).toMatchObject({ is_ready: true, total_trading_days: 4, ready_days: 4, coverage_rate: 1 });
     expect(result.period_details["1m"]).toMatchObject({ expected_bars: 3 * 390 + 210, stored_bars: 3 * 390 + 210 });
     // Removing the post-market hour after the early close leaves the day complete.
-    await api.json("DELETE", "/api/v1/stock-data/AAPL.US?start_date=2024-11-29T13:00:00&end_date=2024-11-29T16:59:59&timezone=America/New_York", 200, { token: adminToken });
+    await api.json("DELETE", "/api/v1/stock-data/AAPL.US?start_date=2024-11-29T13:00:00&end_date=2024-11-29T16:59:59&timezone=America/New_York", 200, {
+      token: adminToken,
+    });
     expect(await missing("AAPL.US", { period: "1m", start_date: "2024-11-25", end_date: "2024-11-29" })).toMatchObject({ missing_dates: [] });
-    await api.json("DELETE", "/api/v1/stock-data/AAPL.US?start_date=2024-11-29T12:59:00&end_date=2024-11-29T12:59:59&timezone=America/New_York&period=1m", 200, { token: adminToken });
+    await api.json(
+      "DELETE",
+      "/api/v1/stock-data/AAPL.US?start_date=2024-11-29T12:59:00&end_date=2024-11-29T12:59:59&timezone=America/New_York&period=1m",
+      200,
+      { token: adminToken },
+    );
     expect(await missing("AAPL.US", { period: "1m", start_date: "2024-11-25", end_date: "2024-11-29" })).toMatchObject({ missing_dates: ["2024-11-29"] });
   }, 120_000);
 

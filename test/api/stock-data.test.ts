@@ -49,7 +49,18 @@ describe("creating candles", () => {
   });
 
   it("upserts by code, period and timestamp: 201 when new, 200 when an administrator overwrites, 403 when a user would", async () => {
-    const candle = { code: "9988.hk", open: 80, high: 81, low: 79.5, close: 80.5, volume: 1000, turnover: 80_500, timestamp: DAY1, trade_session: "Intraday", period: "5m" };
+    const candle = {
+      code: "9988.hk",
+      open: 80,
+      high: 81,
+      low: 79.5,
+      close: 80.5,
+      volume: 1000,
+      turnover: 80_500,
+      timestamp: DAY1,
+      trade_session: "Intraday",
+      period: "5m",
+    };
     const first = await api.json("POST", "/api/v1/stock-data", 201, { token, body: candle });
     expect(first).toMatchObject({ created: true, period: "5m", data: { code: "9988.HK", close: 80.5 } });
     // Candles are shared: a user may add them, not change someone's.
@@ -129,7 +140,9 @@ describe("one candle and deletes", () => {
     // Deleting shared candles is for administrators.
     expect((await api.json("DELETE", `/api/v1/stock-data/1810.HK?start_date=2024-01-02&end_date=2024-01-02`, 403, { token })).error_code).toBe("ACCESS_DENIED");
     const admin = await api.adminToken();
-    const result = await api.json("DELETE", `/api/v1/stock-data/1810.HK?start_date=2024-01-02T01:30:00Z&end_date=2024-01-02T01:59:00Z&period=1m`, 200, { token: admin });
+    const result = await api.json("DELETE", `/api/v1/stock-data/1810.HK?start_date=2024-01-02T01:30:00Z&end_date=2024-01-02T01:59:00Z&period=1m`, 200, {
+      token: admin,
+    });
     expect(result).toMatchObject({ deleted_count: 30, deleted_by_period: { "1m": 30 } });
     const left = await list("code=1810.HK&period=1m");
     expect(left.total).toBe(170);

@@ -54,7 +54,17 @@ describe("strategy catalog", () => {
     expect(all.total).toBe(list.strategies.length);
     expect(ids(all.strategies)).toEqual([...NINE].sort());
     for (const entry of all.strategies) {
-      for (const field of ["strategy_id", "display_name", "category", "description", "market_types", "timeframes", "min_history_bars", "risk_level", "parameters"]) {
+      for (const field of [
+        "strategy_id",
+        "display_name",
+        "category",
+        "description",
+        "market_types",
+        "timeframes",
+        "min_history_bars",
+        "risk_level",
+        "parameters",
+      ]) {
         expect(entry, `${entry.strategy_id}.${field}`).toHaveProperty(field);
       }
     }
@@ -119,9 +129,7 @@ describe("multi-timeframe metadata", () => {
   it("lists every strategy without a role", async () => {
     const all = await get("/api/v1/strategies/mtf/metadata");
     expect(ids(all)).toEqual([...NINE].sort());
-    expect(Object.keys(all[0]).sort()).toEqual(
-      ["default_parameters", "description", "display_name", "role", "strategy_id", "supported_timeframes"],
-    );
+    expect(Object.keys(all[0]).sort()).toEqual(["default_parameters", "description", "display_name", "role", "strategy_id", "supported_timeframes"]);
   });
 
   it("filters by role, counting universal strategies as directors and as executors", async () => {

@@ -32,7 +32,13 @@ describe("system endpoints", () => {
     const response = await down.request("/health");
     expect(response.status).toBe(503);
     const body: any = await response.json();
-    expect(body).toMatchObject({ error_code: "SERVICE_UNAVAILABLE", detail: "Dependency down: database", retry_after: 5, status: "unhealthy", checks: { database: { status: "down" } } });
+    expect(body).toMatchObject({
+      error_code: "SERVICE_UNAVAILABLE",
+      detail: "Dependency down: database",
+      retry_after: 5,
+      status: "unhealthy",
+      checks: { database: { status: "down" } },
+    });
     // Which dependency is down, never the driver's message (hosts, ports, stack details).
     expect(JSON.stringify(body)).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|nowhere|Error/);
   });

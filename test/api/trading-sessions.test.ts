@@ -61,7 +61,11 @@ describe("trading sessions", () => {
   it("answers 422 listing every problem of a bad body", async () => {
     const body = await api.json("POST", "/api/v1/trading/sessions", 422, {
       token: owner.token,
-      body: sessionBody({ trading_mode: "papier", initial_capital: -5, config: { strategy_name: "nope", channels: [{ channel_id: "a b", capital_allocation: 2, strategies: [] }] } }),
+      body: sessionBody({
+        trading_mode: "papier",
+        initial_capital: -5,
+        config: { strategy_name: "nope", channels: [{ channel_id: "a b", capital_allocation: 2, strategies: [] }] },
+      }),
     });
     const locs = body.detail.map((d: { loc: string[] }) => d.loc.join("."));
     expect(locs).toEqual(expect.arrayContaining(["body.trading_mode", "body.initial_capital"]));
@@ -80,15 +84,31 @@ describe("trading sessions", () => {
       }),
     });
     const locs = body.detail.map((d: { loc: (string | number)[] }) => d.loc.join("."));
-    expect(locs).toEqual(expect.arrayContaining(["body.config.channels.0.strategies.0.parameters.fast_period", "body.config.channels.1.channel_id", "body.config.channels.1.strategies.0.strategy_name", "body.config.channels"]));
+    expect(locs).toEqual(
+      expect.arrayContaining([
+        "body.config.channels.0.strategies.0.parameters.fast_period",
+        "body.config.channels.1.channel_id",
+        "body.config.channels.1.strategies.0.strategy_name",
+        "body.config.channels",
+      ]),
+    );
   });
 
   it("shows a configuration's timeframe as its execution's timeframe too, and refuses two different ones", async () => {
-    const created = await api.json("POST", "/api/v1/trading/sessions", 201, { token: owner.token, body: sessionBody({ config: { strategy_name: "ma_crossover", timeframe: "5m" } }) });
+    const created = await api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: owner.token,
+      body: sessionBody({ config: { strategy_name: "ma_crossover", timeframe: "5m" } }),
+    });
     expect([created.config.timeframe, created.config.execution.timeframe]).toEqual(["5m", "5m"]);
-    const fromExecution = await api.json("POST", "/api/v1/trading/sessions", 201, { token: owner.token, body: sessionBody({ config: { execution: { timeframe: "1h" } } }) });
+    const fromExecution = await api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: owner.token,
+      body: sessionBody({ config: { execution: { timeframe: "1h" } } }),
+    });
     expect([fromExecution.config.timeframe, fromExecution.config.execution.timeframe]).toEqual(["1h", "1h"]);
-    const both = await api.json("POST", "/api/v1/trading/sessions", 422, { token: owner.token, body: sessionBody({ config: { timeframe: "5m", execution: { timeframe: "1h" } } }) });
+    const both = await api.json("POST", "/api/v1/trading/sessions", 422, {
+      token: owner.token,
+      body: sessionBody({ config: { timeframe: "5m", execution: { timeframe: "1h" } } }),
+    });
     expect(both.detail.map((d: { loc: string[] }) => d.loc)).toEqual([["body", "config", "timeframe"]]);
   });
 
@@ -98,11 +118,19 @@ describe("trading sessions", () => {
   });
 
   it("keeps an execution's participation cap and refuses one outside (0, 1], listing every bad execution field", async () => {
-    const created = await api.json("POST", "/api/v1/trading/sessions", 201, { token: owner.token, body: sessionBody({ config: { execution: { max_participation: 0.25 } } }) });
+    const created = await api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: owner.token,
+      body: sessionBody({ config: { execution: { max_participation: 0.25 } } }),
+    });
     expect(created.config.execution).toMatchObject({ max_participation: 0.25, slippage_bps: 0 });
-    const body = await api.json("POST", "/api/v1/trading/sessions", 422, { token: owner.token, body: sessionBody({ config: { execution: { max_participation: 0, slippage_bps: -1, warm_up: "yes" } } }) });
+    const body = await api.json("POST", "/api/v1/trading/sessions", 422, {
+      token: owner.token,
+      body: sessionBody({ config: { execution: { max_participation: 0, slippage_bps: -1, warm_up: "yes" } } }),
+    });
     const locs = body.detail.map((d: { loc: (string | number)[] }) => d.loc.join("."));
-    expect(locs).toEqual(expect.arrayContaining(["body.config.execution.max_participation", "body.config.execution.slippage_bps", "body.config.execution.warm_up"]));
+    expect(locs).toEqual(
+      expect.arrayContaining(["body.config.execution.max_participation", "body.config.execution.slippage_bps", "body.config.execution.warm_up"]),
+    );
   });
 
   it("moves through the state machine and answers 409 naming the state for illegal transitions", async () => {
@@ -170,9 +198,17 @@ describe("trading sessions", () => {
       body: { session_id: id, symbol: "AAPL.US", side: "buy", order_type: "limit", quantity: 2000, price: 100 },
     });
     expect(result.valid).toBe(false);
-    expect(result.denials.map((d: { reason: string }) => d.reason)).toEqual(["INSUFFICIENT_CASH", "MAX_POSITION_EXCEEDED", "MAX_EXPOSURE_EXCEEDED", "MAX_LOSS_PER_TRADE_EXCEEDED"]);
+    expect(result.denials.map((d: { reason: string }) => d.reason)).toEqual([
+      "INSUFFICIENT_CASH",
+      "MAX_POSITION_EXCEEDED",
+      "MAX_EXPOSURE_EXCEEDED",
+      "MAX_LOSS_PER_TRADE_EXCEEDED",
+    ]);
     expect(result.denials[1].values).toMatchObject({ position_value: 200000, equity: 100000, max: 0.1 });
-    const small = await api.json("POST", "/api/v1/trading/orders/validate", 200, { token: owner.token, body: { session_id: id, symbol: "AAPL.US", side: "buy", order_type: "limit", quantity: 10, price: 100 } });
+    const small = await api.json("POST", "/api/v1/trading/orders/validate", 200, {
+      token: owner.token,
+      body: { session_id: id, symbol: "AAPL.US", side: "buy", order_type: "limit", quantity: 10, price: 100 },
+    });
     expect(small).toMatchObject({ valid: true, denials: [], channel_id: "main", reference_price: "100" });
   });
 
@@ -185,7 +221,10 @@ describe("trading sessions", () => {
     expect(await api.json("GET", `/api/v1/trading/sessions/${id}/orders`, 200, { token })).toMatchObject({ orders: [], count: 0 });
     expect(await api.json("GET", `/api/v1/trading/sessions/${id}/logs?level=warning`, 200, { token })).toMatchObject({ items: [] });
     expect(await api.json("GET", `/api/v1/trading/sessions/${id}/positions/latest`, 200, { token })).toMatchObject({ positions: [], cash: { USD: "100000" } });
-    expect(await api.json("GET", `/api/v1/trading/sessions/${id}/engine/status`, 200, { token })).toMatchObject({ engine_state: "not_started", channels: [{ channel_id: "main", halted: false }] });
+    expect(await api.json("GET", `/api/v1/trading/sessions/${id}/engine/status`, 200, { token })).toMatchObject({
+      engine_state: "not_started",
+      channels: [{ channel_id: "main", halted: false }],
+    });
     const summary = await api.json("GET", `/api/v1/trading/sessions/${id}/risk/summary`, 200, { token });
     expect(summary.channels[0]).toMatchObject({ channel_id: "main", is_halted: false, risk_utilization: { drawdown_usage: 0 } });
     const advice = await api.json("GET", `/api/v1/risk/sessions/${id}/recommendations`, 200, { token });

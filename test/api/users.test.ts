@@ -45,9 +45,7 @@ describe("administrator-only user endpoints", () => {
       token: admin,
       body: { username: "x", email: "not-an-email", password: "short", user_type: "root" },
     });
-    expect(body.detail.map((issue: any) => issue.loc.join(".")).sort()).toEqual(
-      ["body.email", "body.password", "body.user_type", "body.username"],
-    );
+    expect(body.detail.map((issue: any) => issue.loc.join(".")).sort()).toEqual(["body.email", "body.password", "body.user_type", "body.username"]);
   });
 
   it("enforces unique usernames and emails, case-insensitively, even under concurrent creates", async () => {

@@ -18,7 +18,9 @@ afterAll(() => runtime?.stop());
 
 describe("the front-end sample (packages/client/sample)", () => {
   it("type-checks against the client with strict settings and DOM types only", { timeout: 120_000 }, async () => {
-    const { stdout, stderr } = await run(`${ROOT}node_modules/.bin/tsc`, ["-p", `${ROOT}packages/client/sample/tsconfig.json`], { cwd: ROOT }).catch((error) => error);
+    const { stdout, stderr } = await run(`${ROOT}node_modules/.bin/tsc`, ["-p", `${ROOT}packages/client/sample/tsconfig.json`], { cwd: ROOT }).catch(
+      (error) => error,
+    );
     expect(`${stdout}${stderr}`).toBe("");
   });
 

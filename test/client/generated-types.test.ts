@@ -7,6 +7,6 @@ describe("packages/client/src/generated (openapi-typescript)", () => {
     const types = await clientTypes(await embeddedDocument(), await embeddedAsyncApiDocument());
     expect(readFileSync(CLIENT_API_TYPES_FILE, "utf8") === types.api, "packages/client/src/generated/api.ts is stale: run npm run openapi").toBe(true);
     expect(readFileSync(CLIENT_SOCKET_TYPES_FILE, "utf8"), "packages/client/src/generated/sockets.ts is stale: run npm run openapi").toBe(types.sockets);
-    expect(types.api).toContain('getBacktestProgressByBacktestId: {');
+    expect(types.api).toContain("getBacktestProgressByBacktestId: {");
   });
 });

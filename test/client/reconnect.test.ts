@@ -51,7 +51,11 @@ describe("the client's session stream", () => {
     const toggle = async () => {
       const action = paused ? "resume" : "pause";
       paused = !paused;
-      unwrap(await client.api.POST(`/api/v1/sessions/{session_id}/channels/{channel_id}/${action}`, { params: { path: { session_id: session.id, channel_id: "aggressive" } } }));
+      unwrap(
+        await client.api.POST(`/api/v1/sessions/{session_id}/channels/{channel_id}/${action}`, {
+          params: { path: { session_id: session.id, channel_id: "aggressive" } },
+        }),
+      );
     };
     for (let i = 0; i < 3; i++) await toggle();
     await until(() => received.length >= 6);
@@ -62,7 +66,9 @@ describe("the client's session stream", () => {
     for (let i = 0; i < 2; i++) await toggle();
 
     const feed = unwrap(
-      await client.api.GET("/api/v1/sessions/{session_id}/updates", { params: { path: { session_id: session.id }, query: { since: before.last_timestamp ?? undefined } } }),
+      await client.api.GET("/api/v1/sessions/{session_id}/updates", {
+        params: { path: { session_id: session.id }, query: { since: before.last_timestamp ?? undefined } },
+      }),
     );
     expect(feed.updates).toHaveLength(16);
     await until(() => received.length >= feed.updates.length);

@@ -21,7 +21,9 @@ afterAll(async () => {
 const call = (base: string, method: string, path: string, body?: unknown, token?: string) => callAs(base, token, method, path, body);
 
 describe("the accelerated simulated clock (npm start)", () => {
-  it("lets a simulation session trade at any hour: bars, orders and fills within seconds, then the day's close and rollover", { timeout: 120_000 }, async () => {
+  it("lets a simulation session trade at any hour: bars, orders and fills within seconds, then the day's close and rollover", {
+    timeout: 120_000,
+  }, async () => {
     service = await startService({
       DATA_DIR: mkdtempSync(join(tmpdir(), "tp-clock-")),
       DYNAMODB_ENDPOINT: inject("dynamoEndpoint"),
@@ -36,13 +38,25 @@ describe("the accelerated simulated clock (npm start)", () => {
     const login = await call(base, "POST", "/api/v1/login", { username: "admin", password: "clock-admin-password-1", captcha: "e2e-code" });
     expect(login.status).toBe(200);
     const token = login.body.access_token as string;
-    const session = await call(base, "POST", "/api/v1/trading/sessions", {
-      session_name: "watch it trade",
-      trading_mode: "simulation",
-      asset_mode: "simulated",
-      initial_capital: "100000",
-      config: { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.08 } } },
-    }, token);
+    const session = await call(
+      base,
+      "POST",
+      "/api/v1/trading/sessions",
+      {
+        session_name: "watch it trade",
+        trading_mode: "simulation",
+        asset_mode: "simulated",
+        initial_capital: "100000",
+        config: {
+          strategy_name: "ma_crossover",
+          parameters: { fast_period: 3, slow_period: 8 },
+          symbols: ["AAPL.US"],
+          timeframe: "1m",
+          execution: { sizing: { model: "cash_fraction", fraction: 0.08 } },
+        },
+      },
+      token,
+    );
     expect(session.status).toBe(201);
     const id = session.body.id as string;
 
@@ -85,7 +99,9 @@ describe("the accelerated simulated clock (npm start)", () => {
     expect(account.body.in_sessions_by_currency.USD).toBe(sessionCash.toFixed(2));
     expect(account.body.cash_by_currency.USD).not.toBe("1000000.00");
     const held = await call(base, "GET", "/api/v1/assets/simulated/positions", undefined, token);
-    const sessionShares = books.body.channels.flatMap((c: { positions: { symbol: string; quantity: string }[] }) => c.positions).reduce((sum: number, p: { quantity: string }) => sum + Number(p.quantity), 0);
+    const sessionShares = books.body.channels
+      .flatMap((c: { positions: { symbol: string; quantity: string }[] }) => c.positions)
+      .reduce((sum: number, p: { quantity: string }) => sum + Number(p.quantity), 0);
     expect(held.body.reduce((sum: number, p: { quantity: string }) => sum + Number(p.quantity), 0)).toBe(sessionShares);
     const alerts = await call(base, "GET", `/api/v1/sessions/${id}/alerts`, undefined, token);
     expect(alerts.body.alerts.filter((a: { message: string }) => a.message.includes("disagree"))).toEqual([]);

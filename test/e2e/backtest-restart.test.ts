@@ -68,7 +68,9 @@ describe("a backtest across restarts of the embedded runtime", () => {
     for (const { backtestId } of [paused, killed, reference]) {
       await client.waitForBacktest(backtestId, (p) => p.status === "completed", 240_000);
     }
-    const [a, b, c] = await Promise.all([paused, killed, reference].map(({ backtestId }) => client.expect("GET", `/api/v1/backtest/${backtestId}/result`, 200)));
+    const [a, b, c] = await Promise.all(
+      [paused, killed, reference].map(({ backtestId }) => client.expect("GET", `/api/v1/backtest/${backtestId}/result`, 200)),
+    );
     expect(c.fills.length).toBeGreaterThan(10);
     expect(fillsOf(a)).toEqual(fillsOf(c));
     expect(fillsOf(b)).toEqual(fillsOf(c));

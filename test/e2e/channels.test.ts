@@ -25,7 +25,8 @@ const call = (method: string, path: string, token?: string, body?: unknown) => c
 describe("channels in the embedded runtime", () => {
   it("pushes channel updates to the socket and lets a reconnecting client catch up through updates?since", { timeout: 120_000 }, async () => {
     service = await startService({ DATA_DIR: dataDir, CAPTCHA_TEST_CODE: "e2e-code", ADMIN_PASSWORD: "e2e-admin-password", SESSION_WORKER: "off" });
-    const token = (await call("POST", "/api/v1/login", undefined, { username: "admin", password: "e2e-admin-password", captcha: "e2e-code" })).body.access_token;
+    const token = (await call("POST", "/api/v1/login", undefined, { username: "admin", password: "e2e-admin-password", captcha: "e2e-code" })).body
+      .access_token;
     const session = (
       await call("POST", "/api/v1/trading/sessions", token, {
         session_name: "balanced",

@@ -73,7 +73,9 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByLabel("Captcha", { exact: true }).fill("wrong");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => page.locator("form[aria-label='Sign in'] .status.error").textContent(), { timeout: 15_000 }).toMatch(/captcha|password|credential/i);
+    await expect
+      .poll(() => page.locator("form[aria-label='Sign in'] .status.error").textContent(), { timeout: 15_000 })
+      .toMatch(/captcha|password|credential/i);
     await page.getByLabel("Captcha", { exact: true }).fill("e2e-code");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(`${base}/console/backtests`);
@@ -86,7 +88,13 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
       trading_mode: "simulation",
       asset_mode: "simulated",
       initial_capital: "100000",
-      config: { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "1m", execution: { sizing: { model: "cash_fraction", fraction: 0.08 } } },
+      config: {
+        strategy_name: "ma_crossover",
+        parameters: { fast_period: 3, slow_period: 8 },
+        symbols: ["AAPL.US"],
+        timeframe: "1m",
+        execution: { sizing: { model: "cash_fraction", fraction: 0.08 } },
+      },
     });
     expect(session.status).toBe(201);
     await page.goto(`${base}/console/sessions/${session.body.id}`);
@@ -104,7 +112,9 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(await page.locator("[data-table=orders] tbody tr").count()).toBeGreaterThan(0);
     const orders = await callAs(base, token, "GET", `/api/v1/trading/sessions/${session.body.id}/orders`);
     const shown = await page.locator("[data-table=orders] tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-order")));
-    expect(shown).toEqual(expect.arrayContaining((orders.body.orders as { id: string; status: string }[]).filter((o) => o.status === "filled").map((o) => o.id)));
+    expect(shown).toEqual(
+      expect.arrayContaining((orders.body.orders as { id: string; status: string }[]).filter((o) => o.status === "filled").map((o) => o.id)),
+    );
     await shot(page, "02-session");
 
     // A backtest from the form built from the strategy metadata (its defaults).

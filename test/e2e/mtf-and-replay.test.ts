@@ -40,15 +40,29 @@ describe("a replay in the embedded runtime", () => {
     const client = new ApiClient(service.base);
     await client.loginAdmin(dataDir, "e2e-code");
 
-    const task = await client.expect("POST", "/api/v1/stock-import/import", 200, { symbol: "AAPL.US", start_date: "2024-04-01", end_date: "2024-04-03", periods: ["5m"] });
-    await until(() => client.expect("GET", `/api/v1/stock-import/import/${task.task_id}/status`, 200), (s: any) => s.status === "completed");
+    const task = await client.expect("POST", "/api/v1/stock-import/import", 200, {
+      symbol: "AAPL.US",
+      start_date: "2024-04-01",
+      end_date: "2024-04-03",
+      periods: ["5m"],
+    });
+    await until(
+      () => client.expect("GET", `/api/v1/stock-import/import/${task.task_id}/status`, 200),
+      (s: any) => s.status === "completed",
+    );
 
     const session = await client.expect("POST", "/api/v1/trading/sessions", 201, {
       session_name: "replayed",
       trading_mode: "simulation",
       asset_mode: "simulated",
       initial_capital: 100000,
-      config: { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "5m", execution: { sizing: { model: "cash_fraction", fraction: 0.08 } } },
+      config: {
+        strategy_name: "ma_crossover",
+        parameters: { fast_period: 3, slow_period: 8 },
+        symbols: ["AAPL.US"],
+        timeframe: "5m",
+        execution: { sizing: { model: "cash_fraction", fraction: 0.08 } },
+      },
     });
     const messages: any[] = [];
     const socket = new WebSocket(`${service.base.replace("http://", "ws://")}/ws/trading/${session.id}?token=${client.token}`);
@@ -61,7 +75,10 @@ describe("a replay in the embedded runtime", () => {
     expect(await client.expect("POST", path("control"), 200, { action: "step", bars: 5 })).toMatchObject({ steps: 5 });
 
     await client.expect("POST", path("control"), 200, { action: "play" });
-    const played = await until(() => client.expect("GET", path("status"), 200), (s: any) => s.steps >= 20);
+    const played = await until(
+      () => client.expect("GET", path("status"), 200),
+      (s: any) => s.steps >= 20,
+    );
     expect(played.state).toBe("playing");
     const paused = await client.expect("POST", path("control"), 200, { action: "pause" });
     expect(paused.state).toBe("paused");
@@ -73,10 +90,17 @@ describe("a replay in the embedded runtime", () => {
     expect(back).toMatchObject({ steps: 10, cursor: "2024-04-01T14:20:00.000Z" });
     await client.expect("POST", path("control"), 200, { action: "speed", speed: 500 });
     await client.expect("POST", path("control"), 200, { action: "play" });
-    const finished = await until(() => client.expect("GET", path("status"), 200), (s: any) => s.state === "finished");
+    const finished = await until(
+      () => client.expect("GET", path("status"), 200),
+      (s: any) => s.state === "finished",
+    );
     expect(finished).toMatchObject({ steps: 234, progress: 1, cursor: "2024-04-03T20:00:00.000Z" });
 
-    await until(async () => messages.length, (count) => count > 0, 10_000);
+    await until(
+      async () => messages.length,
+      (count) => count > 0,
+      10_000,
+    );
     expect(messages.every((m) => m.data.replay === true && m.data.run_id === `${session.id}-replay`)).toBe(true);
     socket.close(1000);
     // The session itself never ran.
@@ -86,8 +110,16 @@ describe("a replay in the embedded runtime", () => {
   it("steps a historical MTF session bar by bar with the director's bias in its outputs", async () => {
     const client = new ApiClient(service!.base);
     await client.loginAdmin(dataDir, "e2e-code");
-    const task = await client.expect("POST", "/api/v1/stock-import/import", 200, { symbol: "MSFT.US", start_date: "2024-04-01", end_date: "2024-04-05", periods: ["5m", "1h"] });
-    await until(() => client.expect("GET", `/api/v1/stock-import/import/${task.task_id}/status`, 200), (s: any) => s.status === "completed");
+    const task = await client.expect("POST", "/api/v1/stock-import/import", 200, {
+      symbol: "MSFT.US",
+      start_date: "2024-04-01",
+      end_date: "2024-04-05",
+      periods: ["5m", "1h"],
+    });
+    await until(
+      () => client.expect("GET", `/api/v1/stock-import/import/${task.task_id}/status`, 200),
+      (s: any) => s.status === "completed",
+    );
     const mtf = await client.expect("POST", "/api/v1/trading/mtf/sessions", 201, {
       session_name: "trend and pullbacks",
       mode: "historical",

@@ -57,7 +57,11 @@ describe("progress pushed on the sockets", () => {
     expect(bars).toBeGreaterThan(100);
 
     // Polling answers the same, and the session's feed holds exactly what was pushed.
-    expect(await api.expect("GET", `/api/v1/backtest/${started.backtest_id}/progress`, 200)).toMatchObject({ stage: "done", progress: 100, bars_processed: bars });
+    expect(await api.expect("GET", `/api/v1/backtest/${started.backtest_id}/progress`, 200)).toMatchObject({
+      stage: "done",
+      progress: 100,
+      bars_processed: bars,
+    });
     const feed = await api.expect("GET", `/api/v1/sessions/${session.id}/updates`, 200);
     expect(feed.updates.filter((update: { type: string }) => update.type === "backtest_progress")).toEqual(pushed());
   });
@@ -78,7 +82,13 @@ describe("progress pushed on the sockets", () => {
     const messages = pushed().map((message) => ImportProgressMessage.parse(message));
     expect(messages.every((message) => message.data.task_id === task_id && message.data.symbol === "MSFT.US")).toBe(true);
     // One push per committed chunk (one per period here) and one at the end.
-    expect(messages.map((message) => [message.data.status, message.data.progress, message.data.period_results["1h"]!.chunks_done + message.data.period_results["1d"]!.chunks_done])).toEqual([
+    expect(
+      messages.map((message) => [
+        message.data.status,
+        message.data.progress,
+        message.data.period_results["1h"]!.chunks_done + message.data.period_results["1d"]!.chunks_done,
+      ]),
+    ).toEqual([
       ["running", expect.any(Number), 1],
       ["running", 99, 2],
       ["completed", 100, 2],

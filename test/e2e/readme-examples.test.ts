@@ -96,7 +96,12 @@ async function curl(client: ApiClient, args: string[]): Promise<{ status: number
  * Runs a block's lines in order, in `vars`: `NAME='…'`, `NAME=$(curl … | jq -r .field)` and
  * `curl …` (a trailing `| jq …` and `# comments` are the reader's). `after(line, answer)` runs after each.
  */
-async function run(client: ApiClient, block: string, vars: Record<string, string>, after: (line: string, answer: { status: number; body: any }) => Promise<void> = async () => undefined) {
+async function run(
+  client: ApiClient,
+  block: string,
+  vars: Record<string, string>,
+  after: (line: string, answer: { status: number; body: any }) => Promise<void> = async () => undefined,
+) {
   const lines = block.replace(/\\\n\s*/g, " ").split("\n");
   // A quoted argument written over several lines (a JSON body) is one line to the shell.
   const joined: string[] = [];
@@ -144,7 +149,11 @@ describe("the README's examples, as written", () => {
     // The backtest.
     await run(client, blockWith("backtest/start"), vars);
     const backtest = vars.B!;
-    await until(() => client.expect("GET", `/api/v1/backtest/${backtest}/progress`, 200), (p: any) => p.status === "completed", 240_000);
+    await until(
+      () => client.expect("GET", `/api/v1/backtest/${backtest}/progress`, 200),
+      (p: any) => p.status === "completed",
+      240_000,
+    );
     const result = await client.expect("GET", `/api/v1/backtest/${backtest}/result`, 200);
     expect(result.fills.length).toBeGreaterThan(0);
     expect(result.risk_config).toMatchObject({ max_position_size: 0.1 });
@@ -154,13 +163,21 @@ describe("the README's examples, as written", () => {
     // The two-channel session: started, it trades on the accelerated clock before the reader pauses a channel.
     await run(client, blockWith("channels/sessions"), vars, async (line) => {
       if (!line.includes("/channels/sessions/")) return;
-      const orders = await until(() => client.expect("GET", `/api/v1/trading/sessions/${vars.S}/orders?limit=500`, 200), (page: any) => page.orders.some((o: any) => o.status === "filled"), 120_000);
+      const orders = await until(
+        () => client.expect("GET", `/api/v1/trading/sessions/${vars.S}/orders?limit=500`, 200),
+        (page: any) => page.orders.some((o: any) => o.status === "filled"),
+        120_000,
+      );
       expect(orders.orders.filter((o: any) => o.status === "denied").map((o: any) => o.denials)).toEqual([]);
     });
 
     // The import, waited for as the README says ("again until completed").
     await run(client, blockWith("stock-import/import"), vars);
-    await until(() => client.expect("GET", `/api/v1/stock-import/import/${vars.I}/status`, 200), (s: any) => s.status === "completed", 120_000);
+    await until(
+      () => client.expect("GET", `/api/v1/stock-import/import/${vars.I}/status`, 200),
+      (s: any) => s.status === "completed",
+      120_000,
+    );
 
     // The MTF session and the replay.
     let socket: WebSocket | undefined;
@@ -190,7 +207,11 @@ describe("the README's examples, as written", () => {
     const status = await client.expect("GET", `/api/v1/trading/sessions/${vars.R}/replay/status`, 200);
     expect(status.orders).toBeGreaterThan(0);
     expect(status.denied_orders).toBe(0);
-    await until(async () => replayed.filter((m) => m.type === "order_filled" || m.data?.type === "order_filled").length, (count) => count > 0, 30_000);
+    await until(
+      async () => replayed.filter((m) => m.type === "order_filled" || m.data?.type === "order_filled").length,
+      (count) => count > 0,
+      30_000,
+    );
     socket!.close(1000);
   });
 });

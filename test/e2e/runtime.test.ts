@@ -60,7 +60,13 @@ describe("the embedded runtime (npm start)", () => {
     const wsBase = base.replace("http://", "ws://");
     const pong = await exchange(`${wsBase}/api/v1/data-sync/logs?symbol=700.HK`, { type: "ping" });
     expect(pong.type).toBe("pong");
-    const session = await call(base, "POST", "/api/v1/trading/sessions", { session_name: "watched", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "1000", config: {} }, dora);
+    const session = await call(
+      base,
+      "POST",
+      "/api/v1/trading/sessions",
+      { session_name: "watched", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "1000", config: {} },
+      dora,
+    );
     expect(session.status).toBe(201);
     const sessionPong = await exchange(`${wsBase}/ws/trading/${session.body.id}?token=${dora}`, { type: "ping" });
     expect(sessionPong.type).toBe("pong");
@@ -95,7 +101,9 @@ describe("the embedded runtime (npm start)", () => {
         () => undefined,
         (error: Error) => error.message,
       );
-      expect(failure).toContain(`Port ${port} on 127.0.0.1 is in use by another process: stop it, or start on another port with PORT (e.g. \`PORT=3001 npm start\`; PORT=0 picks a free one).`);
+      expect(failure).toContain(
+        `Port ${port} on 127.0.0.1 is in use by another process: stop it, or start on another port with PORT (e.g. \`PORT=3001 npm start\`; PORT=0 picks a free one).`,
+      );
       expect(failure).not.toMatch(/EADDRINUSE|\n\s+at /);
     } finally {
       holder.close();

@@ -42,7 +42,14 @@ describe("the smoke test script", () => {
     const { createTestApi } = await import("../support/harness");
     const api = await createTestApi();
     const root = join(import.meta.dirname, "../..");
-    const env = { ...process.env, TABLE_NAME: api.services.db.tableName, DYNAMODB_ENDPOINT: api.services.config.dynamoEndpoint, ADMIN_USERNAME: "ops", ADMIN_EMAIL: "ops@example.com", ADMIN_PASSWORD: "ops-password-1" };
+    const env = {
+      ...process.env,
+      TABLE_NAME: api.services.db.tableName,
+      DYNAMODB_ENDPOINT: api.services.config.dynamoEndpoint,
+      ADMIN_USERNAME: "ops",
+      ADMIN_EMAIL: "ops@example.com",
+      ADMIN_PASSWORD: "ops-password-1",
+    };
     const first = await promisify(execFile)(process.execPath, ["--import", "tsx", "scripts/create-admin.ts"], { cwd: root, env });
     expect(first.stdout).toMatch(/Administrator 'ops' created/);
     const again = await promisify(execFile)(process.execPath, ["--import", "tsx", "scripts/create-admin.ts"], { cwd: root, env });
@@ -51,4 +58,3 @@ describe("the smoke test script", () => {
     expect((await api.json("GET", "/api/v1/me", 200, { token })).user_type).toBe("admin");
   });
 });
-

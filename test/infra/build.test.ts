@@ -41,7 +41,17 @@ const httpEvent = (method: string, path: string) => ({
   rawPath: path,
   rawQueryString: "",
   headers: { host: "api.example.com" },
-  requestContext: { accountId: "1", apiId: "api", domainName: "api.example.com", http: { method, path, protocol: "HTTP/1.1", sourceIp: "198.51.100.1", userAgent: "test" }, requestId: "r", routeKey: `${method} ${path}`, stage: "$default", time: "", timeEpoch: 0 },
+  requestContext: {
+    accountId: "1",
+    apiId: "api",
+    domainName: "api.example.com",
+    http: { method, path, protocol: "HTTP/1.1", sourceIp: "198.51.100.1", userAgent: "test" },
+    requestId: "r",
+    routeKey: `${method} ${path}`,
+    stage: "$default",
+    time: "",
+    timeEpoch: 0,
+  },
   isBase64Encoded: false,
 });
 
@@ -64,7 +74,20 @@ beforeAll(async () => {
 
 describe("the functions as sst deploy builds them", () => {
   it("builds every function of the app", () => {
-    for (const handler of ["http/auth", "http/docs", "http/fallback", "http/trading", "http/brokers", "queue/stock-import", "queue/data-sync", "workflow/backtest", "workflow/sweep", "ws/socket", "schedule/data-sync-poll", "schedule/day-rollover"]) {
+    for (const handler of [
+      "http/auth",
+      "http/docs",
+      "http/fallback",
+      "http/trading",
+      "http/brokers",
+      "queue/stock-import",
+      "queue/data-sync",
+      "workflow/backtest",
+      "workflow/sweep",
+      "ws/socket",
+      "schedule/data-sync-poll",
+      "schedule/day-rollover",
+    ]) {
       expect(bundles.has(handler), handler).toBe(true);
     }
     expect(bundles.size).toBeGreaterThanOrEqual(26);
@@ -92,20 +115,39 @@ describe("the functions as sst deploy builds them", () => {
   });
 
   it("draws a captcha (the font ships with the function) through an API Gateway v2 event", { timeout: 60_000 }, async () => {
-    const result = await inFreshProcess(bundles.get("http/auth")!, `const r = await bundle.handler(${JSON.stringify(httpEvent("GET", "/api/v1/captcha"))}, {}); console.log(JSON.stringify(r));`);
+    const result = await inFreshProcess(
+      bundles.get("http/auth")!,
+      `const r = await bundle.handler(${JSON.stringify(httpEvent("GET", "/api/v1/captcha"))}, {}); console.log(JSON.stringify(r));`,
+    );
     expect(result.statusCode).toBe(200);
     expect(JSON.parse(result.body).image).toMatch(/^<svg/);
   });
 
   it("serves the docs page's Swagger UI assets from the bundle", { timeout: 60_000 }, async () => {
-    const result = await inFreshProcess(bundles.get("http/docs")!, `const r = await bundle.handler(${JSON.stringify(httpEvent("GET", "/docs/assets/swagger-ui-bundle.js"))}, {}); console.log(JSON.stringify({ statusCode: r.statusCode, length: (r.body ?? "").length }));`);
+    const result = await inFreshProcess(
+      bundles.get("http/docs")!,
+      `const r = await bundle.handler(${JSON.stringify(httpEvent("GET", "/docs/assets/swagger-ui-bundle.js"))}, {}); console.log(JSON.stringify({ statusCode: r.statusCode, length: (r.body ?? "").length }));`,
+    );
     expect(result.statusCode).toBe(200);
     expect(result.length).toBeGreaterThan(100_000);
   });
 
-  it("serves the same OpenAPI document from the docs function as the embedded app (nothing of a group left out of the build)", { timeout: 60_000 }, async () => {
-    const printed = await output(bundles.get("http/docs")!, `const r = await bundle.handler(${JSON.stringify(httpEvent("GET", "/openapi.json"))}, {}); console.log(JSON.stringify({ document: r.body }));`);
-    const fromLambda = JSON.parse(JSON.parse(printed.trim().split("\n").filter((line) => line.startsWith('{"document"')).at(-1)!).document);
+  it("serves the same OpenAPI document from the docs function as the embedded app (nothing of a group left out of the build)", {
+    timeout: 60_000,
+  }, async () => {
+    const printed = await output(
+      bundles.get("http/docs")!,
+      `const r = await bundle.handler(${JSON.stringify(httpEvent("GET", "/openapi.json"))}, {}); console.log(JSON.stringify({ document: r.body }));`,
+    );
+    const fromLambda = JSON.parse(
+      JSON.parse(
+        printed
+          .trim()
+          .split("\n")
+          .filter((line) => line.startsWith('{"document"'))
+          .at(-1)!,
+      ).document,
+    );
     const embedded = await (await createApp(createServices(testConfig())).request("/openapi.json")).json();
     expect(Object.keys(fromLambda.paths).length).toBeGreaterThan(100);
     expect(fromLambda).toEqual(embedded);
@@ -114,7 +156,10 @@ describe("the functions as sst deploy builds them", () => {
   it("loads LongPort's native module beside the functions that talk to the provider", { timeout: 60_000 }, async () => {
     for (const handler of ["http/brokers", "queue/stock-import"]) {
       const bundle = bundles.get(handler)!;
-      const loaded = await inFreshProcess(bundle, `const { createRequire } = await import("node:module"); const longport = createRequire(${JSON.stringify(bundle)})("longport"); console.log(JSON.stringify(typeof longport.Config));`);
+      const loaded = await inFreshProcess(
+        bundle,
+        `const { createRequire } = await import("node:module"); const longport = createRequire(${JSON.stringify(bundle)})("longport"); console.log(JSON.stringify(typeof longport.Config));`,
+      );
       expect(loaded, handler).toBe("function");
     }
   });
@@ -125,10 +170,17 @@ describe("the functions as sst deploy builds them", () => {
     expect(result).toEqual({ batchItemFailures: [] });
   });
 
-  it("answers $default from the fallback function: trailing-slash list endpoints reach their groups, unknown paths the service's 404", { timeout: 60_000 }, async () => {
+  it("answers $default from the fallback function: trailing-slash list endpoints reach their groups, unknown paths the service's 404", {
+    timeout: 60_000,
+  }, async () => {
     const results = [];
     for (const path of ["/api/v1/strategies/", "/api/v1/assets/simulated/", "/api/v1/nowhere"]) {
-      results.push(await inFreshProcess(bundles.get("http/fallback")!, `const r = await bundle.handler(${JSON.stringify(httpEvent("GET", path))}, {}); console.log(JSON.stringify({ statusCode: r.statusCode, code: JSON.parse(r.body).error_code }));`));
+      results.push(
+        await inFreshProcess(
+          bundles.get("http/fallback")!,
+          `const r = await bundle.handler(${JSON.stringify(httpEvent("GET", path))}, {}); console.log(JSON.stringify({ statusCode: r.statusCode, code: JSON.parse(r.body).error_code }));`,
+        ),
+      );
     }
     // The groups' own answers: their routes ask for a token, the rest is the service's 404.
     expect(results).toEqual([
@@ -144,7 +196,14 @@ describe("the functions as sst deploy builds them", () => {
       `try { console.log(JSON.stringify(await bundle.plan({ sweep_id: "no-such-sweep" }, { getRemainingTimeInMillis: () => 100000 }))); } catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }`,
     );
     expect(result).toEqual({ code: "SWEEP_NOT_FOUND", message: "Sweep no-such-sweep does not exist" });
-    expect(Object.keys(await inFreshProcess(bundles.get("workflow/sweep")!, "console.log(JSON.stringify(Object.fromEntries(Object.keys(bundle).map((k) => [k, typeof bundle[k]]))));")).sort()).toEqual(["fail", "finalize", "plan", "sweepHandlers"]);
+    expect(
+      Object.keys(
+        await inFreshProcess(
+          bundles.get("workflow/sweep")!,
+          "console.log(JSON.stringify(Object.fromEntries(Object.keys(bundle).map((k) => [k, typeof bundle[k]]))));",
+        ),
+      ).sort(),
+    ).toEqual(["fail", "finalize", "plan", "sweepHandlers"]);
   });
 
   it("runs the day rollover on a schedule's event: nothing due without running sessions", { timeout: 60_000 }, async () => {
@@ -153,7 +212,10 @@ describe("the functions as sst deploy builds them", () => {
   });
 
   it("connects a WebSocket client through $connect and stores its connection", { timeout: 60_000 }, async () => {
-    const event = { requestContext: { connectionId: "build-test-connection", routeKey: "$connect" }, queryStringParameters: { path: "/api/v1/data-sync/logs", symbol: "AAPL.US" } };
+    const event = {
+      requestContext: { connectionId: "build-test-connection", routeKey: "$connect" },
+      queryStringParameters: { path: "/api/v1/data-sync/logs", symbol: "AAPL.US" },
+    };
     const result = await inFreshProcess(bundles.get("ws/socket")!, `console.log(JSON.stringify(await bundle.connect(${JSON.stringify(event)})));`);
     expect(result.statusCode).toBe(200);
     const stored = await new DynamoConnectionStore(createDb({ tableName, endpoint: inject("dynamoEndpoint") })).byTopic("logs:AAPL.US");
@@ -162,12 +224,17 @@ describe("the functions as sst deploy builds them", () => {
 
   it("logs through Powertools with the request id and publishes EMF metrics on every invocation", { timeout: 60_000 }, async () => {
     const context = { awsRequestId: "req-123", functionName: "HttpSystem", functionVersion: "1", invokedFunctionArn: "arn", memoryLimitInMB: "1024" };
-    const printed = await output(bundles.get("http/system")!, `await bundle.handler(${JSON.stringify(httpEvent("GET", "/api/v1/nowhere"))}, ${JSON.stringify(context)}); await bundle.handler(${JSON.stringify(httpEvent("GET", "/health"))}, ${JSON.stringify(context)});`);
-    const lines = printed.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+    const printed = await output(
+      bundles.get("http/system")!,
+      `await bundle.handler(${JSON.stringify(httpEvent("GET", "/api/v1/nowhere"))}, ${JSON.stringify(context)}); await bundle.handler(${JSON.stringify(httpEvent("GET", "/health"))}, ${JSON.stringify(context)});`,
+    );
+    const lines = printed
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line));
     const emf = lines.filter((line) => line._aws?.CloudWatchMetrics);
     expect(emf.length).toBeGreaterThanOrEqual(2);
     expect(emf[0]._aws.CloudWatchMetrics[0].Namespace).toBe("TradingPlatform");
     expect(emf.some((line) => line.Invocations === 1 && line.kind === "http")).toBe(true);
   });
 });
-

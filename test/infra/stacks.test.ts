@@ -73,9 +73,7 @@ describe("Storage stack", () => {
 
 describe("Api stack", () => {
   it("routes every group's paths to that group's function", () => {
-    const routeKeys = Object.values(api.findResources("AWS::ApiGatewayV2::Route")).map(
-      (route: any) => route.Properties.RouteKey,
-    );
+    const routeKeys = Object.values(api.findResources("AWS::ApiGatewayV2::Route")).map((route: any) => route.Properties.RouteKey);
     const expected = Object.values(groupRoutes).flat() as string[];
     expect(routeKeys.sort()).toEqual([...expected].sort());
   });
@@ -146,9 +144,7 @@ describe("Queues stack", () => {
 describe("Realtime stack", () => {
   it("has a WebSocket API with $connect, $disconnect and $default", () => {
     realtime.hasResourceProperties("AWS::ApiGatewayV2::Api", { ProtocolType: "WEBSOCKET" });
-    const routeKeys = Object.values(realtime.findResources("AWS::ApiGatewayV2::Route")).map(
-      (route: any) => route.Properties.RouteKey,
-    );
+    const routeKeys = Object.values(realtime.findResources("AWS::ApiGatewayV2::Route")).map((route: any) => route.Properties.RouteKey);
     expect(routeKeys.sort()).toEqual(["$connect", "$default", "$disconnect"]);
   });
 
@@ -213,7 +209,10 @@ describe("DataSync stack", () => {
 
 describe("operations through CloudWatch", () => {
   const functionCount = () =>
-    [api, queues, dataSync, realtime].reduce((sum, template) => sum + Object.keys(template.findResources("AWS::Lambda::Function", { Properties: { Handler: Match.anyValue() } })).length, 0);
+    [api, queues, dataSync, realtime].reduce(
+      (sum, template) => sum + Object.keys(template.findResources("AWS::Lambda::Function", { Properties: { Handler: Match.anyValue() } })).length,
+      0,
+    );
 
   it("names an SNS alarm topic in the outputs, and every alarm of the app notifies it", () => {
     alarms.resourceCountIs("AWS::SNS::Topic", 1);
@@ -245,7 +244,9 @@ describe("operations through CloudWatch", () => {
       expect(new Set(retention)).toEqual(new Set([30]));
     }
     api.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 }) });
-    realtime.hasResourceProperties("AWS::ApiGatewayV2::Stage", { DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 }) });
+    realtime.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
+      DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 }),
+    });
   });
 });
 
@@ -272,7 +273,11 @@ describe("least privilege", () => {
     // Session lifecycles and inputs tell the session worker through its FIFO command queue: sending only, to that queue only,
     // from the trading function; the channel and MTF functions send none.
     expect(actionsOf(api, "HttpTrading").filter((action) => action.startsWith("sqs:"))).toEqual(["sqs:SendMessage"]);
-    for (const fn of ["HttpChannels", "HttpMtf"]) expect(actionsOf(api, fn).some((action) => action.startsWith("sqs:")), fn).toBe(false);
+    for (const fn of ["HttpChannels", "HttpMtf"])
+      expect(
+        actionsOf(api, fn).some((action) => action.startsWith("sqs:")),
+        fn,
+      ).toBe(false);
     const tradingSends = Object.values(api.findResources("AWS::IAM::Policy"))
       .filter((policy) => JSON.stringify(policy.Properties.Roles).includes("HttpTrading"))
       .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
@@ -308,4 +313,3 @@ describe("least privilege", () => {
     expect(apis[0]!.Properties.CorsConfiguration).toBeUndefined();
   });
 });
-

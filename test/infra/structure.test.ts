@@ -29,8 +29,7 @@ const resolveFile = (base: string): string | undefined =>
   [base, `${base}.ts`, join(base, "index.ts"), base.replace(/\.js$/, ".ts")].find((path) => existsSync(path) && statSync(path).isFile());
 
 /** Every specifier a file imports or re-exports, static, dynamic or in an `import("…")` type. */
-const specifiers = (file: string): string[] =>
-  ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((entry) => entry.fileName);
+const specifiers = (file: string): string[] => ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles.map((entry) => entry.fileName);
 
 /** The project file a specifier names, or undefined for a third-party or Node module. */
 const target = (from: string, specifier: string): string | undefined => {
@@ -46,7 +45,12 @@ const files = readdirSync(packagesDir).flatMap((name) => {
 });
 
 const graph = new Map<string, string[]>(
-  files.map((file) => [file, specifiers(file).map((specifier) => target(file, specifier)).filter((path): path is string => path !== undefined)]),
+  files.map((file) => [
+    file,
+    specifiers(file)
+      .map((specifier) => target(file, specifier))
+      .filter((path): path is string => path !== undefined),
+  ]),
 );
 
 /** Strongly connected components of more than one module, or a module importing itself (Tarjan). */

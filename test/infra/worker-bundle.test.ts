@@ -20,7 +20,8 @@ describe("the session worker's bundle", () => {
   it("starts, writes its heartbeat, and exits 0 on SIGTERM", { timeout: 120_000 }, async () => {
     const app = mkdtempSync(join(tmpdir(), "tp-worker-image-"));
     const bundle = await buildWorker(join(app, "worker.mjs"));
-    for (const module of ["longport", "longport-linux-x64-gnu"]) cpSync(join(root, "node_modules", module), join(app, "node_modules", module), { recursive: true });
+    for (const module of ["longport", "longport-linux-x64-gnu"])
+      cpSync(join(root, "node_modules", module), join(app, "node_modules", module), { recursive: true });
     const tableName = `test-worker-bundle-${randomUUID()}`;
     const endpoint = inject("dynamoEndpoint");
     const db = createDb({ tableName, endpoint });

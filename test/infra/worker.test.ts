@@ -43,7 +43,10 @@ describe("Worker stack: the session worker as a Fargate service", () => {
   it("reaches the provider through a public subnet with a public IP: no NAT gateway", () => {
     worker.resourceCountIs("AWS::EC2::NatGateway", 0);
     worker.resourceCountIs("AWS::EC2::InternetGateway", 1);
-    worker.hasResourceProperties("AWS::EC2::VPCEndpoint", { VpcEndpointType: "Gateway", ServiceName: Match.objectLike({ "Fn::Join": Match.arrayWith([Match.arrayWith([".dynamodb"])]) }) });
+    worker.hasResourceProperties("AWS::EC2::VPCEndpoint", {
+      VpcEndpointType: "Gateway",
+      ServiceName: Match.objectLike({ "Fn::Join": Match.arrayWith([Match.arrayWith([".dynamodb"])]) }),
+    });
     const subnets = Object.values(worker.findResources("AWS::EC2::Subnet"));
     expect(subnets.length).toBe(2);
     for (const subnet of subnets) expect(subnet.Properties.MapPublicIpOnLaunch).toBe(true);
@@ -61,14 +64,29 @@ describe("Worker stack: the session worker as a Fargate service", () => {
     });
     const container = Object.values(worker.findResources("AWS::ECS::TaskDefinition"))[0]!.Properties.ContainerDefinitions[0];
     const environment = Object.fromEntries(container.Environment.map((variable: { Name: string; Value: unknown }) => [variable.Name, variable.Value]));
-    expect(environment).toMatchObject({ NODE_ENV: "production", POWERTOOLS_SERVICE_NAME: "trading-platform-worker", POWERTOOLS_METRICS_NAMESPACE: "TradingPlatform" });
-    for (const name of ["TABLE_NAME", "JWT_SECRET_ARN", "ENCRYPTION_KEY_ARN", "WS_MANAGEMENT_ENDPOINT", "QUEUE_URL_STOCK_IMPORT", "QUEUE_URL_DATA_SYNC", "QUEUE_URL_SESSION_COMMANDS"]) expect(environment, name).toHaveProperty(name);
+    expect(environment).toMatchObject({
+      NODE_ENV: "production",
+      POWERTOOLS_SERVICE_NAME: "trading-platform-worker",
+      POWERTOOLS_METRICS_NAMESPACE: "TradingPlatform",
+    });
+    for (const name of [
+      "TABLE_NAME",
+      "JWT_SECRET_ARN",
+      "ENCRYPTION_KEY_ARN",
+      "WS_MANAGEMENT_ENDPOINT",
+      "QUEUE_URL_STOCK_IMPORT",
+      "QUEUE_URL_DATA_SYNC",
+      "QUEUE_URL_SESSION_COMMANDS",
+    ])
+      expect(environment, name).toHaveProperty(name);
   });
 
   it("grants the task role the table, reading the secrets, sending to the queues and pushing to @connections only", () => {
     const statements = taskRoleActions();
     const actions = statements.flatMap((statement: any) => [statement.Action].flat());
-    expect(actions).toEqual(expect.arrayContaining(["secretsmanager:GetSecretValue", "sqs:SendMessage", "execute-api:ManageConnections", "sqs:ReceiveMessage", "sqs:DeleteMessage"]));
+    expect(actions).toEqual(
+      expect.arrayContaining(["secretsmanager:GetSecretValue", "sqs:SendMessage", "execute-api:ManageConnections", "sqs:ReceiveMessage", "sqs:DeleteMessage"]),
+    );
     // It consumes the session commands queue (and only it).
     const consume = statements.filter((statement: any) => [statement.Action].flat().includes("sqs:ReceiveMessage"));
     expect(JSON.stringify(consume)).toContain("SessionCommands");

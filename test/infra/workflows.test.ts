@@ -25,36 +25,53 @@ beforeAll(async () => {
 /** The state machine whose substitutions name `placeholder` first of its own (the backtest's or the sweep's). */
 const machineOf = (workflow: "backtest" | "sweep"): [string, any] => {
   const own = Object.values(WorkflowTasks[workflow])[0];
-  const found = Object.entries(workflows.findResources("AWS::StepFunctions::StateMachine")).filter(([, machine]: [string, any]) =>
-    Object.keys(machine.Properties.DefinitionSubstitutions).includes(own) && (workflow === "sweep" || !Object.keys(machine.Properties.DefinitionSubstitutions).includes(WorkflowTasks.sweep.plan)),
+  const found = Object.entries(workflows.findResources("AWS::StepFunctions::StateMachine")).filter(
+    ([, machine]: [string, any]) =>
+      Object.keys(machine.Properties.DefinitionSubstitutions).includes(own) &&
+      (workflow === "sweep" || !Object.keys(machine.Properties.DefinitionSubstitutions).includes(WorkflowTasks.sweep.plan)),
   );
   expect(found).toHaveLength(1);
   return found[0]!;
 };
-const taskFunctionIds = (prefix = "") => Object.keys(workflows.findResources("AWS::Lambda::Function", { Properties: { Timeout: 120 } })).filter((id) => id.startsWith(prefix));
+const taskFunctionIds = (prefix = "") =>
+  Object.keys(workflows.findResources("AWS::Lambda::Function", { Properties: { Timeout: 120 } })).filter((id) => id.startsWith(prefix));
 /** The definition file the template's asset holds for a machine (the very file the embedded runtime runs). */
 const deployedDefinition = (workflow: "backtest" | "sweep") => {
   const asset = getStack(Workflows)
     .node.findAll()
-    .find((construct): construct is Asset => construct instanceof Asset && construct.node.id === "DefinitionBody" && construct.node.path.includes(`${workflow === "backtest" ? "Backtest" : "Sweep"}StateMachine`))!;
+    .find(
+      (construct): construct is Asset =>
+        construct instanceof Asset &&
+        construct.node.id === "DefinitionBody" &&
+        construct.node.path.includes(`${workflow === "backtest" ? "Backtest" : "Sweep"}StateMachine`),
+    )!;
   return JSON.parse(readFileSync(join(app.outdir, asset.assetPath), "utf8"));
 };
 /** Resources the machine's role may invoke as functions, and its other actions. */
 function rolePermissions(machine: any) {
   const roleId = machine.Properties.RoleArn["Fn::GetAtt"][0];
-  const policies = Object.values(workflows.findResources("AWS::IAM::Policy")).filter((policy: any) => policy.Properties.Roles.some((role: any) => role.Ref === roleId));
+  const policies = Object.values(workflows.findResources("AWS::IAM::Policy")).filter((policy: any) =>
+    policy.Properties.Roles.some((role: any) => role.Ref === roleId),
+  );
   const statements = policies.flatMap((policy: any) => policy.Properties.PolicyDocument.Statement);
   const invokes = statements.filter((statement: any) => [statement.Action].flat().includes("lambda:InvokeFunction"));
   return { statements, invokes, invoked: invokes.flatMap((statement: any) => statement.Resource).map((resource: any) => JSON.stringify(resource)) };
 }
-const invocable = (ids: string[]) => ids.flatMap((id) => [JSON.stringify({ "Fn::GetAtt": [id, "Arn"] }), JSON.stringify({ "Fn::Join": ["", [{ "Fn::GetAtt": [id, "Arn"] }, ":*"]] })]);
+const invocable = (ids: string[]) =>
+  ids.flatMap((id) => [JSON.stringify({ "Fn::GetAtt": [id, "Arn"] }), JSON.stringify({ "Fn::Join": ["", [{ "Fn::GetAtt": [id, "Arn"] }, ":*"]] })]);
 
 describe("Workflows stack", () => {
   it("runs each backtest and sweep task as its own 120 s function with the table, secrets and import queue", () => {
     const ids = taskFunctionIds();
-    expect(ids.map((id) => id.replace(/Task[0-9A-F]{8}$/, "")).sort()).toEqual(
-      ["BacktestFail", "BacktestFinalize", "BacktestPrepare", "BacktestRunChunk", "SweepFail", "SweepFinalize", "SweepPlan"],
-    );
+    expect(ids.map((id) => id.replace(/Task[0-9A-F]{8}$/, "")).sort()).toEqual([
+      "BacktestFail",
+      "BacktestFinalize",
+      "BacktestPrepare",
+      "BacktestRunChunk",
+      "SweepFail",
+      "SweepFinalize",
+      "SweepPlan",
+    ]);
     for (const id of ids) {
       expect(workflows.toJSON().Resources[id].Properties.Environment.Variables).toEqual(
         expect.objectContaining({
@@ -82,9 +99,17 @@ describe("Workflows stack", () => {
     // The asset the template points at is the very file the embedded runtime runs.
     const deployed = deployedDefinition("backtest");
     expect(deployed).toEqual(WorkflowDefinitions.backtest.definition);
-    expect(Object.keys(deployed.States).sort()).toEqual(
-      ["Done", "Failed", "Finalize", "MarkFailed", "Paused", "Prepare", "RouteByStatus", "RunChunk", "WaitForImports"],
-    );
+    expect(Object.keys(deployed.States).sort()).toEqual([
+      "Done",
+      "Failed",
+      "Finalize",
+      "MarkFailed",
+      "Paused",
+      "Prepare",
+      "RouteByStatus",
+      "RunChunk",
+      "WaitForImports",
+    ]);
     expect(deployed.States.RouteByStatus.Choices.map((choice: any) => [choice.StringEquals, choice.Next])).toEqual([
       ["importing", "WaitForImports"],
       ["running", "RunChunk"],

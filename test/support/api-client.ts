@@ -23,7 +23,11 @@ export class ApiClient {
 
   async call<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
     // A path the test filled in itself: the untyped entry of the same client (token, retries, JSON).
-    const request = this.client.api.request as unknown as (method: string, url: string, init: { body?: unknown }) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+    const request = this.client.api.request as unknown as (
+      method: string,
+      url: string,
+      init: { body?: unknown },
+    ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
     const { data, error, response } = await request(method.toLowerCase(), path, body === undefined ? {} : { body });
     return { status: response.status, body: (error ?? data) as T };
   }

@@ -54,5 +54,8 @@ export function checkContract(document: Document, method: string, path: string, 
   const problem = contractProblem(document, method, path, status, code);
   if (!problem) return;
   if (process.env.CONTRACT_REPORT) appendFileSync(process.env.CONTRACT_REPORT, `${problem}\n`);
-  else throw new Error(`The OpenAPI document does not describe this answer: ${problem}. Name the code in the route's error answers (errorResponse / errorResponses in packages/api/src/http/group.ts), then npm run openapi.`);
+  else
+    throw new Error(
+      `The OpenAPI document does not describe this answer: ${problem}. Name the code in the route's error answers (errorResponse / errorResponses in packages/api/src/http/group.ts), then npm run openapi.`,
+    );
 }

@@ -35,7 +35,9 @@ export interface TestApi {
   json<T = any>(method: string, path: string, status: number, options?: { body?: unknown; token?: string }): Promise<T>;
   login(username: string, password: string): Promise<string>;
   adminToken(): Promise<string>;
-  createUser(overrides?: Partial<{ username: string; email: string; password: string; user_type: string }>): Promise<{ id: string; username: string; password: string; token: string }>;
+  createUser(
+    overrides?: Partial<{ username: string; email: string; password: string; user_type: string }>,
+  ): Promise<{ id: string; username: string; password: string; token: string }>;
 }
 
 /** The whole app in process, on its own table in DynamoDB Local, with an administrator. */

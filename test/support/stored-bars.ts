@@ -37,7 +37,15 @@ export function intradayBars(symbol: string, days: string[], seed = 7, regimeDay
       const high = Math.max(first, price) * (1 + random() * 0.001);
       const low = Math.min(first, price) * (1 - random() * 0.001);
       const round = (v: number) => Math.round(v * 100) / 100;
-      bars.push({ symbol, timestamp: open + i * FIVE_MINUTES, open: round(first), high: round(high), low: round(low), close: round(price), volume: 1000 + Math.floor(random() * 1000) });
+      bars.push({
+        symbol,
+        timestamp: open + i * FIVE_MINUTES,
+        open: round(first),
+        high: round(high),
+        low: round(low),
+        close: round(price),
+        volume: 1000 + Math.floor(random() * 1000),
+      });
     }
     fine.push(...bars);
     for (let h = 0; h < 78; h += 12) {
@@ -58,14 +66,25 @@ export function intradayBars(symbol: string, days: string[], seed = 7, regimeDay
 
 /** Writes bars into the candle store as regular-session candles. */
 export async function storeBars(services: Services, period: "5m" | "1h" | "1d" | "1m", bars: Bar[]): Promise<void> {
-  const candles = bars.map((b) => ({ timestamp: b.timestamp / 1000, open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume, turnover: 0, trade_session: "Intraday" as const }));
+  const candles = bars.map((b) => ({
+    timestamp: b.timestamp / 1000,
+    open: b.open,
+    high: b.high,
+    low: b.low,
+    close: b.close,
+    volume: b.volume,
+    turnover: 0,
+    trade_session: "Intraday" as const,
+  }));
   await services.candles.upsert(bars[0]!.symbol, period, CandleBatches.fromCandles(candles));
 }
 
 /** Several feeds merged in close order, ties in the order the feeds are given (as the bar feed does). */
 export function merged(feeds: { timeframe: Timeframe; bars: Bar[] }[]): FedBar[] {
   const period: Record<Timeframe, number> = { "1m": 60_000, "5m": FIVE_MINUTES, "1h": HOUR, "1d": 86_400_000 };
-  const all = feeds.flatMap((feed, index) => feed.bars.map((bar) => ({ bar, timeframe: feed.timeframe, close_ms: bar.timestamp + period[feed.timeframe], index })));
+  const all = feeds.flatMap((feed, index) =>
+    feed.bars.map((bar) => ({ bar, timeframe: feed.timeframe, close_ms: bar.timestamp + period[feed.timeframe], index })),
+  );
   all.sort((a, b) => a.close_ms - b.close_ms || a.index - b.index);
   return all.map(({ index: _index, ...rest }) => rest);
 }

@@ -53,7 +53,13 @@ export class WorkerHarness {
       token: this.token,
       body: { session_name: name, trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
     });
-    await this.api.services.realtime.connections.add({ connection_id: `watcher-${session.id}`, topic: `session:${session.id}`, user_id: "x", connected_at: new Date().toISOString(), expires_at: Math.floor(Date.now() / 1000) + 7200 });
+    await this.api.services.realtime.connections.add({
+      connection_id: `watcher-${session.id}`,
+      topic: `session:${session.id}`,
+      user_id: "x",
+      connected_at: new Date().toISOString(),
+      expires_at: Math.floor(Date.now() / 1000) + 7200,
+    });
     await this.api.json("POST", `/api/v1/trading/sessions/${session.id}/start`, 200, { token: this.token });
     return session;
   }
@@ -63,7 +69,12 @@ export class WorkerHarness {
     const lines: any[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.api.json("GET", `/api/v1/trading/sessions/${sessionId}/logs?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, 200, { token: this.token });
+      const page = await this.api.json(
+        "GET",
+        `/api/v1/trading/sessions/${sessionId}/logs?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        200,
+        { token: this.token },
+      );
       lines.push(...page.items);
       cursor = page.next_cursor ?? undefined;
     } while (cursor);

@@ -83,7 +83,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
     stage: env.STAGE ?? "local",
     tableName: env.TABLE_NAME ?? "trading-platform",
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
-    corsOrigins: (env.CORS_ORIGINS ?? "*").split(",").map((origin) => origin.trim()).filter(Boolean),
+    corsOrigins: (env.CORS_ORIGINS ?? "*")
+      .split(",")
+      .map((origin) => origin.trim())
+      .filter(Boolean),
     principalRecheckMs: number(env.AUTH_RECHECK_MS, 5000),
     queueUrls: perName(env, QueueNames, (name) => `QUEUE_URL_${name.toUpperCase().replace(/-/g, "_")}`),
     sessionCommandsUrl: env.QUEUE_URL_SESSION_COMMANDS || undefined,
@@ -91,7 +94,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
     websocketManagementEndpoint: env.WS_MANAGEMENT_ENDPOINT || undefined,
     encryptionKey: encryptionKeyFrom(env, jwtSecret, encryptionKey),
     brokerTimeoutMs: number(env.BROKER_TIMEOUT_MS, 10_000),
-    brokerAllowedHosts: (env.BROKER_ALLOWED_HOSTS ?? "").split(",").map((host) => host.trim().toLowerCase()).filter(Boolean),
+    brokerAllowedHosts: (env.BROKER_ALLOWED_HOSTS ?? "")
+      .split(",")
+      .map((host) => host.trim().toLowerCase())
+      .filter(Boolean),
     fxRatesPerUsd: env.FX_RATES_PER_USD || undefined,
     paperInitialCash: env.PAPER_INITIAL_CASH || undefined,
     providerSettingsTtlMs: number(env.PROVIDER_SETTINGS_TTL_MS, 5000),
@@ -106,7 +112,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
       failureWindowSeconds: number(env.LOGIN_FAILURE_WINDOW_SECONDS, 900),
       lockSeconds: number(env.LOGIN_LOCK_SECONDS, 900),
       captchaTestCode: captchaTestCodeFrom(env),
-      trustedAddresses: (env.LOGIN_TRUSTED_ADDRESSES ?? "").split(",").map((address) => address.trim()).filter(Boolean),
+      trustedAddresses: (env.LOGIN_TRUSTED_ADDRESSES ?? "")
+        .split(",")
+        .map((address) => address.trim())
+        .filter(Boolean),
     },
   };
 }

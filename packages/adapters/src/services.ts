@@ -226,7 +226,9 @@ export function marketData(c: ServiceContext): () => Promise<MarketData> {
 
 /** The paper broker's deps: its accounts (the simulated accounts and sessions' sleeves) without its order gateway. */
 export function paperAccounts(c: ServiceContext): PaperBrokerDeps {
-  return once(c, paperAccounts, () => paperBrokerDeps(c.db, { clock: { now: c.marketNow }, marketData: marketData(c), initialCash: c.config.paperInitialCash }));
+  return once(c, paperAccounts, () =>
+    paperBrokerDeps(c.db, { clock: { now: c.marketNow }, marketData: marketData(c), initialCash: c.config.paperInitialCash }),
+  );
 }
 
 /** The paper broker; building it makes it the simulated provider's order gateway. */
@@ -305,16 +307,21 @@ export function tradingSessions(c: ServiceContext): TradingServices["sessions"] 
  */
 export function sessionViews(c: ServiceContext): TradingServices["sessions"] {
   return once(c, sessionViews, () =>
-    createSessionServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, {
-      marketData: marketData(c),
-      paper: paperAccounts(c),
-      // A live session trades the account at the selected provider: LongPort's, or under the simulated provider the user's paper account.
-      async buyingPower(userId, currency) {
-        const active = await marketProviders(c).active();
-        if (active.type === "longport") return (await (await active.orderGateway(userId)).accountBalance(currency))[0]?.buy_power ?? null;
-        return (await Sleeves.freeCash(paperAccounts(c), userId, currency))?.toFixed() ?? null;
+    createSessionServices(
+      c.config,
+      c.db,
+      { now: c.marketNow, newId: c.newId },
+      {
+        marketData: marketData(c),
+        paper: paperAccounts(c),
+        // A live session trades the account at the selected provider: LongPort's, or under the simulated provider the user's paper account.
+        async buyingPower(userId, currency) {
+          const active = await marketProviders(c).active();
+          if (active.type === "longport") return (await (await active.orderGateway(userId)).accountBalance(currency))[0]?.buy_power ?? null;
+          return (await Sleeves.freeCash(paperAccounts(c), userId, currency))?.toFixed() ?? null;
+        },
       },
-    }),
+    ),
   );
 }
 
@@ -327,13 +334,20 @@ export function sessionCommands(c: ServiceContext): SessionCommandSink & Session
 
 /** Starting, controlling and reading backtests (the HTTP endpoints; the workflow's tasks need `tradingBacktests`). */
 export function backtestControl(c: ServiceContext): SweepControlDeps {
-  return once(c, backtestControl, () => createBacktestControl(c.config, c.db, { now: c.marketNow, newId: c.newId }, { candles: candles(c), workflows: workflows(c) }));
+  return once(c, backtestControl, () =>
+    createBacktestControl(c.config, c.db, { now: c.marketNow, newId: c.newId }, { candles: candles(c), workflows: workflows(c) }),
+  );
 }
 
 /** Backtests and their workflow tasks. */
 export function tradingBacktests(c: ServiceContext): TradingServices["backtests"] {
   return once(c, tradingBacktests, () =>
-    createBacktestServices(c.config, c.db, { now: c.marketNow, newId: c.newId }, { candles: candles(c), imports: imports(c), marketData: marketData(c), workflows: workflows(c) }),
+    createBacktestServices(
+      c.config,
+      c.db,
+      { now: c.marketNow, newId: c.newId },
+      { candles: candles(c), imports: imports(c), marketData: marketData(c), workflows: workflows(c) },
+    ),
   );
 }
 

@@ -69,8 +69,7 @@ export function createSessionServices(
   const sessions = new DynamoSessionStore(db, runs);
   const fx = ratesPerUsd(config);
   const lots = lotsFrom(deps.marketData);
-  const fxToBase = (baseCurrency: string) =>
-    Object.fromEntries(Object.keys(fx).map((currency) => [currency, (fx[baseCurrency] ?? 1) / (fx[currency] ?? 1)]));
+  const fxToBase = (baseCurrency: string) => Object.fromEntries(Object.keys(fx).map((currency) => [currency, (fx[baseCurrency] ?? 1) / (fx[currency] ?? 1)]));
   const workers = new DynamoWorkerStore(db);
   const views: ViewDeps = {
     sessions,
@@ -107,11 +106,15 @@ export function createSessionServices(
     for (const [currency, required] of Object.entries(capital)) {
       const power = await deps.buyingPower(session.user_id, currency);
       if (power !== null && new Dec(required).gt(power)) {
-        throw conflict("INSUFFICIENT_BUYING_POWER", `the live session needs ${money(new Dec(required))} ${currency}; the account at the selected provider has ${money(new Dec(power))} ${currency} of buying power`, {
-          currency,
-          required: money(new Dec(required)),
-          buying_power: money(new Dec(power)),
-        });
+        throw conflict(
+          "INSUFFICIENT_BUYING_POWER",
+          `the live session needs ${money(new Dec(required))} ${currency}; the account at the selected provider has ${money(new Dec(power))} ${currency} of buying power`,
+          {
+            currency,
+            required: money(new Dec(required)),
+            buying_power: money(new Dec(power)),
+          },
+        );
       }
     }
   };
@@ -181,4 +184,3 @@ export function withChannels(views: ViewDeps, db: Db, realtime: RealtimeDeps): C
 export function withDrivers(views: ViewDeps, db: Db, candles: CandleStore): DriverDeps {
   return Object.assign(views, { candles, replays: new DynamoReplayMarkers(db) });
 }
-

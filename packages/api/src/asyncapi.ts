@@ -84,7 +84,7 @@ export function asyncApiDocument(version = "0.1.0"): Json {
       title: "Trading platform sockets",
       version,
       description:
-        "The WebSocket streams of the trading-platform service. Every message is JSON. A client sends `{\"type\":\"ping\"}` every 15 s and gets `pong`. Reconnect rules (the interface's): on a close other than 1000, reconnect after 1 s, 3 s, 10 s, at most 3 tries; after reconnecting, read `GET /api/v1/sessions/{session_id}/updates?since=<last timestamp seen>` (repeat while `has_more`) before new pushes, and drop any push whose `timestamp` is not after the last one handled. The HTTP API: /openapi.json.",
+        'The WebSocket streams of the trading-platform service. Every message is JSON. A client sends `{"type":"ping"}` every 15 s and gets `pong`. Reconnect rules (the interface\'s): on a close other than 1000, reconnect after 1 s, 3 s, 10 s, at most 3 tries; after reconnecting, read `GET /api/v1/sessions/{session_id}/updates?since=<last timestamp seen>` (repeat while `has_more`) before new pushes, and drop any push whose `timestamp` is not after the last one handled. The HTTP API: /openapi.json.',
     },
     defaultContentType: "application/json",
     servers: {
@@ -103,21 +103,53 @@ export function asyncApiDocument(version = "0.1.0"): Json {
         messages: { ...logMessages, ping },
         bindings: {
           ws: {
-            query: { type: "object", properties: { symbol: { type: "string", description: "The symbol, e.g. AAPL.US (case-insensitive)" } }, required: ["symbol"] },
+            query: {
+              type: "object",
+              properties: { symbol: { type: "string", description: "The symbol, e.g. AAPL.US (case-insensitive)" } },
+              required: ["symbol"],
+            },
             bindingVersion: "0.1.0",
           },
         },
       },
-      sessionTrading: sessionChannel("/ws/trading/{session_id}", "A session's stream: the interface's path. Every push is also kept in the session's update feed (`GET …/updates?since=`) for a day."),
+      sessionTrading: sessionChannel(
+        "/ws/trading/{session_id}",
+        "A session's stream: the interface's path. Every push is also kept in the session's update feed (`GET …/updates?since=`) for a day.",
+      ),
       sessionChannels: sessionChannel("/ws/sessions/{session_id}/channels", "The same stream under the path of the interface's client example."),
     },
     operations: {
       sendDataSyncLogs: { action: "send", channel: { $ref: "#/channels/dataSyncLogs" }, title: "Push log lines", messages: pushed("dataSyncLogs", logNames) },
-      receiveDataSyncLogsPing: { action: "receive", channel: { $ref: "#/channels/dataSyncLogs" }, title: "Heartbeat", messages: pushed("dataSyncLogs", ["ping"]) },
-      sendSessionTrading: { action: "send", channel: { $ref: "#/channels/sessionTrading" }, title: "Push session updates", messages: pushed("sessionTrading", sessionNames) },
-      receiveSessionTradingPing: { action: "receive", channel: { $ref: "#/channels/sessionTrading" }, title: "Heartbeat", messages: pushed("sessionTrading", ["ping"]) },
-      sendSessionChannels: { action: "send", channel: { $ref: "#/channels/sessionChannels" }, title: "Push session updates", messages: pushed("sessionChannels", sessionNames) },
-      receiveSessionChannelsPing: { action: "receive", channel: { $ref: "#/channels/sessionChannels" }, title: "Heartbeat", messages: pushed("sessionChannels", ["ping"]) },
+      receiveDataSyncLogsPing: {
+        action: "receive",
+        channel: { $ref: "#/channels/dataSyncLogs" },
+        title: "Heartbeat",
+        messages: pushed("dataSyncLogs", ["ping"]),
+      },
+      sendSessionTrading: {
+        action: "send",
+        channel: { $ref: "#/channels/sessionTrading" },
+        title: "Push session updates",
+        messages: pushed("sessionTrading", sessionNames),
+      },
+      receiveSessionTradingPing: {
+        action: "receive",
+        channel: { $ref: "#/channels/sessionTrading" },
+        title: "Heartbeat",
+        messages: pushed("sessionTrading", ["ping"]),
+      },
+      sendSessionChannels: {
+        action: "send",
+        channel: { $ref: "#/channels/sessionChannels" },
+        title: "Push session updates",
+        messages: pushed("sessionChannels", sessionNames),
+      },
+      receiveSessionChannelsPing: {
+        action: "receive",
+        channel: { $ref: "#/channels/sessionChannels" },
+        title: "Heartbeat",
+        messages: pushed("sessionChannels", ["ping"]),
+      },
     },
     components: { schemas, messages },
   };

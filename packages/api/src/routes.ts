@@ -48,12 +48,7 @@ export const groupRoutes = {
   "data-sync": ["ANY /api/v1/data-sync/{proxy+}"],
   // Multi-channel sessions under both of the interface's prefixes.
   channels: ["ANY /api/v1/sessions/{proxy+}", "ANY /api/v1/channels/sessions/{proxy+}"],
-  "stock-data": [
-    "POST /api/v1/stock-data",
-    "GET /api/v1/stock-data",
-    "ANY /api/v1/stock-data/{proxy+}",
-    "GET /api/v1/stock-codes",
-  ],
+  "stock-data": ["POST /api/v1/stock-data", "GET /api/v1/stock-data", "ANY /api/v1/stock-data/{proxy+}", "GET /api/v1/stock-codes"],
 } as const;
 
 export type RoutedGroup = keyof typeof groupRoutes;

@@ -31,7 +31,12 @@ export async function runFrontEnd(config: SampleConfig): Promise<SampleOutcome> 
 
   // Log in: show the captcha, send what the user read with its id.
   const challenge = await client.captcha();
-  await client.login({ username: config.username, password: config.password, captcha: await config.readCaptcha(challenge.image), captcha_id: challenge.captcha_id });
+  await client.login({
+    username: config.username,
+    password: config.password,
+    captcha: await config.readCaptcha(challenge.image),
+    captcha_id: challenge.captcha_id,
+  });
 
   // A backtest session, followed on its socket before the backtest starts.
   const session = unwrap(

@@ -108,7 +108,8 @@ export function createTradingClient(options: TradingClientOptions) {
       const stream = new SessionStream(
         {
           url: () => `${socketBase}${path}?token=${encodeURIComponent(token ?? "")}`,
-          updates: async (since) => unwrap(await api.GET("/api/v1/sessions/{session_id}/updates", { params: { path: { session_id: sessionId }, query: { since, limit: 1000 } } })),
+          updates: async (since) =>
+            unwrap(await api.GET("/api/v1/sessions/{session_id}/updates", { params: { path: { session_id: sessionId }, query: { since, limit: 1000 } } })),
         },
         handlers,
         { ...socketOptions(overrides), since: overrides.since },

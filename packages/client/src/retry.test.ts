@@ -40,7 +40,11 @@ describe("retryingFetch", () => {
   });
 
   it("returns at once a wait longer than maxWaitSeconds, an answer without a wait, and any other status", async () => {
-    for (const answer of [json(429, { error_code: "TOO_MANY_REQUESTS", retry_after: 900 }), json(503, { error_code: "SERVICE_UNAVAILABLE" }), json(409, { error_code: "SESSION_RUNNING" })]) {
+    for (const answer of [
+      json(429, { error_code: "TOO_MANY_REQUESTS", retry_after: 900 }),
+      json(503, { error_code: "SERVICE_UNAVAILABLE" }),
+      json(409, { error_code: "SESSION_RUNNING" }),
+    ]) {
       const { fetcher, sent } = scripted(answer);
       const waits: number[] = [];
       const response = await retryingFetch(fetcher, { maxWaitSeconds: 30 }, async (ms) => void waits.push(ms))(new Request("http://service/x"));

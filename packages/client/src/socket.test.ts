@@ -34,7 +34,11 @@ class FakeSocket implements WebSocketLike {
   }
 }
 
-const record = (second: number) => ({ type: "channel_update", data: { channel_id: "a", sequence: second }, timestamp: `2026-01-01T00:00:${String(second).padStart(2, "0")}.000Z` });
+const record = (second: number) => ({
+  type: "channel_update",
+  data: { channel_id: "a", sequence: second },
+  timestamp: `2026-01-01T00:00:${String(second).padStart(2, "0")}.000Z`,
+});
 
 /** A feed holding `records`, answering `since` as the service does. */
 function feed(records: ReturnType<typeof record>[]) {

@@ -1,4 +1,14 @@
-import { AreaSeries, CandlestickSeries, HistogramSeries, LineSeries, createChart, createSeriesMarkers, type IChartApi, type SeriesMarker, type UTCTimestamp } from "lightweight-charts";
+import {
+  AreaSeries,
+  CandlestickSeries,
+  HistogramSeries,
+  LineSeries,
+  createChart,
+  createSeriesMarkers,
+  type IChartApi,
+  type SeriesMarker,
+  type UTCTimestamp,
+} from "lightweight-charts";
 import type { components } from "@tp/client";
 import { h } from "./ui";
 
@@ -38,7 +48,13 @@ export function equityChart(points: { date: string; equity: string }[]): HTMLEle
     return { time: point.time, value: peak > 0 ? ((point.value - peak) / peak) * 100 : 0 };
   });
   chart
-    .addSeries(AreaSeries, { priceScaleId: "drawdown", lineColor: "#dc2626", topColor: "rgba(220,38,38,0.05)", bottomColor: "rgba(220,38,38,0.35)", title: "Drawdown %" })
+    .addSeries(AreaSeries, {
+      priceScaleId: "drawdown",
+      lineColor: "#dc2626",
+      topColor: "rgba(220,38,38,0.05)",
+      bottomColor: "rgba(220,38,38,0.35)",
+      title: "Drawdown %",
+    })
     .setData(drawdown);
   // Equity above, the drawdown in the bottom quarter: the two scales do not overlap.
   chart.priceScale("right").applyOptions({ scaleMargins: { top: 0.05, bottom: 0.3 } });
@@ -54,13 +70,19 @@ export type Candle = Pick<components["schemas"]["StockData"], "timestamp" | "ope
 export function candleChart(label: string, candles: Candle[], markers: { time: string; side: "buy" | "sell"; text: string }[] = []): HTMLElement {
   const { element, chart } = box(label, 360);
   element.dataset.chart = "candles";
-  const prices = chart.addSeries(CandlestickSeries, { upColor: "#16a34a", downColor: "#dc2626", wickUpColor: "#16a34a", wickDownColor: "#dc2626", borderVisible: false });
-  prices.setData(series(candles.map((c) => ({ time: (c.timestamp as UTCTimestamp), open: c.open, high: c.high, low: c.low, close: c.close }))));
+  const prices = chart.addSeries(CandlestickSeries, {
+    upColor: "#16a34a",
+    downColor: "#dc2626",
+    wickUpColor: "#16a34a",
+    wickDownColor: "#dc2626",
+    borderVisible: false,
+  });
+  prices.setData(series(candles.map((c) => ({ time: c.timestamp as UTCTimestamp, open: c.open, high: c.high, low: c.low, close: c.close }))));
   const volume = chart.addSeries(HistogramSeries, { priceScaleId: "volume", priceFormat: { type: "volume" }, color: "#94a3b8" });
-  volume.setData(series(candles.map((c) => ({ time: (c.timestamp as UTCTimestamp), value: c.volume, color: c.close >= c.open ? "#86efac" : "#fca5a5" }))));
+  volume.setData(series(candles.map((c) => ({ time: c.timestamp as UTCTimestamp, value: c.volume, color: c.close >= c.open ? "#86efac" : "#fca5a5" }))));
   chart.priceScale("volume").applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
   if (markers.length > 0) {
-    const times = candles.map((c) => (c.timestamp as UTCTimestamp)).sort((a, b) => a - b);
+    const times = candles.map((c) => c.timestamp as UTCTimestamp).sort((a, b) => a - b);
     // A marker sits on a bar: a fill's time is placed on the bar it happened in.
     const onBar = (time: UTCTimestamp) => times.filter((t) => t <= time).at(-1) ?? times[0]!;
     const placed: SeriesMarker<UTCTimestamp>[] = markers

@@ -49,7 +49,15 @@ function header(): void {
     remember(undefined);
     go("/");
   });
-  top.append(h("nav", { "aria-label": "Console" }, h("strong", {}, "Trading console"), NAV.map(([path, label]) => link(path, label)), signOut));
+  top.append(
+    h(
+      "nav",
+      { "aria-label": "Console" },
+      h("strong", {}, "Trading console"),
+      NAV.map(([path, label]) => link(path, label)),
+      signOut,
+    ),
+  );
 }
 
 async function render(): Promise<void> {

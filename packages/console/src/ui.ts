@@ -45,7 +45,10 @@ export function describeError(error: unknown): string {
 
 /** A status line (`role="status"`, read out by screen readers) that shows an action's answer or error. */
 export function statusLine(): HTMLElement & { say(text: string, kind?: "ok" | "error"): void; fail(error: unknown): void } {
-  const line = h("p", { role: "status", class: "status" }) as unknown as HTMLElement & { say(text: string, kind?: "ok" | "error"): void; fail(error: unknown): void };
+  const line = h("p", { role: "status", class: "status" }) as unknown as HTMLElement & {
+    say(text: string, kind?: "ok" | "error"): void;
+    fail(error: unknown): void;
+  };
   line.say = (text, kind = "ok") => {
     line.textContent = text;
     line.className = `status ${kind}`;
@@ -76,8 +79,26 @@ export function table(headers: string[], rows: Child[][], caption?: string): HTM
     "table",
     {},
     caption ? h("caption", {}, caption) : null,
-    h("thead", {}, h("tr", {}, headers.map((header) => h("th", { scope: "col" }, header)))),
-    h("tbody", {}, rows.map((row) => h("tr", {}, row.map((cell) => h("td", {}, cell))))),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        headers.map((header) => h("th", { scope: "col" }, header)),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      rows.map((row) =>
+        h(
+          "tr",
+          {},
+          row.map((cell) => h("td", {}, cell)),
+        ),
+      ),
+    ),
   );
 }
 

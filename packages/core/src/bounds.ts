@@ -37,13 +37,18 @@ export function valueProblems(value: unknown, location: string): ValidationIssue
   const visit = (node: unknown, path: (string | number)[], depth: number): void => {
     if (issues.length >= Bounds.maxIssues) return;
     if (typeof node === "string") {
-      if (node.length > Bounds.maxStringLength) issues.push({ loc: [location, ...path], msg: `at most ${Bounds.maxStringLength} characters (got ${node.length})`, type: "string_too_long" });
+      if (node.length > Bounds.maxStringLength)
+        issues.push({ loc: [location, ...path], msg: `at most ${Bounds.maxStringLength} characters (got ${node.length})`, type: "string_too_long" });
       return;
     }
     if (typeof node === "number") {
       const magnitude = Math.abs(node);
       if (!Number.isFinite(node) || magnitude > Bounds.maxNumber) {
-        issues.push({ loc: [location, ...path], msg: `numbers must be finite and at most ${Bounds.maxNumber} in magnitude (send larger values as strings)`, type: "number_out_of_range" });
+        issues.push({
+          loc: [location, ...path],
+          msg: `numbers must be finite and at most ${Bounds.maxNumber} in magnitude (send larger values as strings)`,
+          type: "number_out_of_range",
+        });
       } else if (node !== 0 && magnitude < Bounds.minMagnitude) {
         issues.push({ loc: [location, ...path], msg: `numbers must be 0 or at least ${Bounds.minMagnitude} in magnitude`, type: "number_out_of_range" });
       }
@@ -54,9 +59,10 @@ export function valueProblems(value: unknown, location: string): ValidationIssue
       issues.push({ loc: [location, ...path], msg: `nested more than ${Bounds.maxDepth} levels deep`, type: "too_deep" });
       return;
     }
-    if (Array.isArray(node)) node.forEach((item, index) => {
-      visit(item, [...path, index], depth + 1);
-    });
+    if (Array.isArray(node))
+      node.forEach((item, index) => {
+        visit(item, [...path, index], depth + 1);
+      });
     else {
       for (const [key, item] of Object.entries(node)) {
         if (RESERVED_KEYS.has(key)) issues.push({ loc: [location, ...path, key], msg: `"${key}" is a reserved key`, type: "reserved_key" });

@@ -32,12 +32,9 @@ export class ValidationError extends DomainError {
 }
 
 export const notFound = (code: string, message: string) => new DomainError(404, code, message);
-export const badRequest = (code: string, message: string, extra?: Record<string, unknown>) =>
-  new DomainError(400, code, message, extra);
-export const conflict = (code: string, message: string, extra?: Record<string, unknown>) =>
-  new DomainError(409, code, message, extra);
-export const forbidden = (message = "You do not have permission for this resource") =>
-  new DomainError(403, "ACCESS_DENIED", message);
+export const badRequest = (code: string, message: string, extra?: Record<string, unknown>) => new DomainError(400, code, message, extra);
+export const conflict = (code: string, message: string, extra?: Record<string, unknown>) => new DomainError(409, code, message, extra);
+export const forbidden = (message = "You do not have permission for this resource") => new DomainError(403, "ACCESS_DENIED", message);
 export const unauthorized = (message = "Not authenticated") => new DomainError(401, "UNAUTHORIZED", message);
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   new DomainError(429, "TOO_MANY_REQUESTS", message, { retry_after: retryAfterSeconds });

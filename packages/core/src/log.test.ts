@@ -11,7 +11,14 @@ describe("log", () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
     log.error("Queue handler failed", { queue: "stock-import", error: "boom" });
     const line = JSON.parse(errors.mock.calls[0]![0] as string);
-    expect(line).toEqual({ level: "ERROR", message: "Queue handler failed", timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), service: "trading-platform", queue: "stock-import", error: "boom" });
+    expect(line).toEqual({
+      level: "ERROR",
+      message: "Queue handler failed",
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      service: "trading-platform",
+      queue: "stock-import",
+      error: "boom",
+    });
   });
 
   it("sends every line to the logger a runtime installed", () => {

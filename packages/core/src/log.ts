@@ -39,4 +39,3 @@ export const log: Logger = {
   warn: (message, fields) => installed.warn(message, fields),
   error: (message, fields) => installed.error(message, fields),
 };
-

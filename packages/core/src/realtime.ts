@@ -68,10 +68,7 @@ export const Topics = {
 
 export const Realtime = {
   /** Registers a connection for the topic its path names; a session stream needs a valid token. */
-  async connect(
-    deps: RealtimeDeps,
-    input: { connectionId: string; path: string; query: Record<string, string | undefined> },
-  ): Promise<Connection> {
+  async connect(deps: RealtimeDeps, input: { connectionId: string; path: string; query: Record<string, string | undefined> }): Promise<Connection> {
     const request = Topics.parse(input.path, input.query);
     let userId: string | undefined;
     if (request.requiresAuth) {
@@ -104,10 +101,7 @@ export const Realtime = {
       type = undefined;
     }
     const timestamp = new Date(deps.now()).toISOString();
-    const reply =
-      type === "ping"
-        ? { type: "pong", data: {}, timestamp }
-        : { type: "error", data: { message: "Send JSON like {\"type\":\"ping\"}" }, timestamp };
+    const reply = type === "ping" ? { type: "pong", data: {}, timestamp } : { type: "error", data: { message: 'Send JSON like {"type":"ping"}' }, timestamp };
     const outcome = await deps.pusher.post(connectionId, JSON.stringify(reply));
     if (outcome === "gone") await deps.connections.remove(connectionId);
   },

@@ -22,7 +22,7 @@ export const SocketPong = z
 
 export const SocketError = z
   .object({ type: z.literal("error"), data: z.object({ message: z.string() }), timestamp: Timestamp })
-  .meta({ id: "SocketError", description: "The answer to a client message that is not `{\"type\":\"ping\"}`" });
+  .meta({ id: "SocketError", description: 'The answer to a client message that is not `{"type":"ping"}`' });
 
 /** A line of the data-sync log stream of one symbol. */
 export const SyncLogMessage = z
@@ -44,7 +44,11 @@ export const ImportProgressMessage = z
     sequence: z.int().describe("Increases by one per message of the symbol's stream"),
     data: StockImportStatus,
   })
-  .meta({ id: "ImportProgressMessage", description: "An import of the symbol's candles after each chunk it committed and when it ended: the task's status view, as GET /api/v1/stock-import/status/{task_id} answers" });
+  .meta({
+    id: "ImportProgressMessage",
+    description:
+      "An import of the symbol's candles after each chunk it committed and when it ended: the task's status view, as GET /api/v1/stock-import/status/{task_id} answers",
+  });
 export type ImportProgressMessage = z.infer<typeof ImportProgressMessage>;
 
 /** The fields every engine event's `data` carries on the session stream besides its own. */
@@ -59,9 +63,10 @@ const EngineEventData = z
   .catchall(z.unknown())
   .describe("The event's own fields (docs/trading-engine.md, Events) and these");
 
-export const EngineEventMessage = z
-  .object({ type: EventType, data: EngineEventData, timestamp: Timestamp })
-  .meta({ id: "EngineEventMessage", description: "An entry of the session's event log (orders, fills, positions, risk events, alerts, channel status, logs, …)" });
+export const EngineEventMessage = z.object({ type: EventType, data: EngineEventData, timestamp: Timestamp }).meta({
+  id: "EngineEventMessage",
+  description: "An entry of the session's event log (orders, fills, positions, risk events, alerts, channel status, logs, …)",
+});
 
 export const ChannelUpdateData = z
   .object({
@@ -82,9 +87,11 @@ export const ChannelMetricsMessage = z
   .object({ type: z.literal("channel_metrics"), data: ChannelMetrics, timestamp: Timestamp })
   .meta({ id: "ChannelMetricsMessage", description: "A channel's figures, every 15 s while its session's run changes" });
 
-export const BacktestProgressMessage = z
-  .object({ type: z.literal("backtest_progress"), data: BacktestProgress, timestamp: Timestamp })
-  .meta({ id: "BacktestProgressMessage", description: "A backtest's stage and progress after each task of its workflow (prepare, every chunk, finalize): what GET /api/v1/backtest/{backtest_id}/progress answers" });
+export const BacktestProgressMessage = z.object({ type: z.literal("backtest_progress"), data: BacktestProgress, timestamp: Timestamp }).meta({
+  id: "BacktestProgressMessage",
+  description:
+    "A backtest's stage and progress after each task of its workflow (prepare, every chunk, finalize): what GET /api/v1/backtest/{backtest_id}/progress answers",
+});
 
 /** Every message the service pushes on a session's stream (and `GET …/updates` returns). */
 export const SessionStreamMessages = {

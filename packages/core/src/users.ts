@@ -17,8 +17,16 @@ const Username = z
   .min(3)
   .max(64)
   .regex(/^[A-Za-z0-9_.-]+$/, "only letters, digits, '_', '.' and '-'");
-const Email = z.email().max(254).transform((email) => email.toLowerCase());
-const Phone = z.string().trim().max(32).regex(/^[0-9+() -]*$/, "digits, spaces, '+', '(', ')' and '-' only").nullable();
+const Email = z
+  .email()
+  .max(254)
+  .transform((email) => email.toLowerCase());
+const Phone = z
+  .string()
+  .trim()
+  .max(32)
+  .regex(/^[0-9+() -]*$/, "digits, spaces, '+', '(', ')' and '-' only")
+  .nullable();
 const Password = z.string().min(8, "at least 8 characters").max(256);
 
 export const UserCreate = z
@@ -41,7 +49,10 @@ export const UserUpdate = z
     user_type: UserType.optional(),
     status: UserStatus.optional(),
     /** Empty or omitted leaves the password unchanged. */
-    password: z.union([z.literal(""), Password]).nullable().optional(),
+    password: z
+      .union([z.literal(""), Password])
+      .nullable()
+      .optional(),
   })
   .meta({ id: "UserUpdate" });
 export type UserUpdate = z.infer<typeof UserUpdate>;
@@ -151,10 +162,8 @@ export const Users = {
   async update(deps: UsersDeps, actor: Actor, userId: string, input: UserUpdate): Promise<User> {
     const before = await Users.get(deps, actor, userId);
     if (!isAdmin(actor)) {
-      if (input.user_type !== undefined && input.user_type !== before.user_type)
-        throw forbidden("You cannot change your own user_type");
-      if (input.status !== undefined && input.status !== before.status)
-        throw forbidden("You cannot change your own status");
+      if (input.user_type !== undefined && input.user_type !== before.user_type) throw forbidden("You cannot change your own user_type");
+      if (input.status !== undefined && input.status !== before.status) throw forbidden("You cannot change your own status");
     }
     if (isAdmin(actor) && actor.id === userId && input.status === "inactive")
       throw badRequest("CANNOT_DEACTIVATE_SELF", "An administrator cannot deactivate their own account");
@@ -167,8 +176,7 @@ export const Users = {
       status: input.status ?? before.status,
       password_hash: input.password ? await Passwords.hash(input.password) : before.password_hash,
       // Deactivation ends every token issued so far.
-      tokens_valid_after:
-        input.status === "inactive" && before.status !== "inactive" ? tokenSeconds() : before.tokens_valid_after,
+      tokens_valid_after: input.status === "inactive" && before.status !== "inactive" ? tokenSeconds() : before.tokens_valid_after,
       updated_at: new Date(deps.now()).toISOString(),
     };
     await deps.users.update(before, after);
@@ -188,10 +196,7 @@ export const Users = {
 };
 
 /** Creates the first administrator unless that username exists; safe to run on every boot. */
-export async function ensureAdministrator(
-  deps: UsersDeps,
-  input: { username: string; email: string; password: string },
-): Promise<"created" | "exists"> {
+export async function ensureAdministrator(deps: UsersDeps, input: { username: string; email: string; password: string }): Promise<"created" | "exists"> {
   if (await deps.users.findByUsername(input.username)) return "exists";
   try {
     await Users.create(deps, { ...input, user_type: "admin", status: "active" });
@@ -203,7 +208,5 @@ export async function ensureAdministrator(
   }
 }
 
-export const usernameTaken = (username: string) =>
-  new DomainError(409, "USERNAME_TAKEN", `The username '${username}' is already in use`);
-export const emailTaken = (email: string) =>
-  new DomainError(409, "EMAIL_TAKEN", `The email '${email}' is already in use`);
+export const usernameTaken = (username: string) => new DomainError(409, "USERNAME_TAKEN", `The username '${username}' is already in use`);
+export const emailTaken = (email: string) => new DomainError(409, "EMAIL_TAKEN", `The email '${email}' is already in use`);

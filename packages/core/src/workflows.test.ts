@@ -11,7 +11,11 @@ describe("workflow definitions", () => {
   it.each(WorkflowNames)("%s: its Task states name exactly the declared tasks' placeholders", (workflow) => {
     const states = Object.values((WorkflowDefinitions[workflow].definition as { States: Record<string, { Type: string; Resource?: string }> }).States);
     const resources = new Set(states.filter((state) => state.Type === "Task").map((state) => state.Resource));
-    expect([...resources].sort()).toEqual(Object.values(WorkflowTasks[workflow]).map((placeholder) => `\${${placeholder}}`).sort());
+    expect([...resources].sort()).toEqual(
+      Object.values(WorkflowTasks[workflow])
+        .map((placeholder) => `\${${placeholder}}`)
+        .sort(),
+    );
   });
 
   it("names the ARN variable after the workflow", () => {

@@ -43,8 +43,7 @@ export function placeholdersOf(workflow: WorkflowName): string[] {
 }
 
 /** The environment variable holding a workflow's state machine ARN (`STATE_MACHINE_ARN_BACKTEST`). */
-export const stateMachineArnVariable = (workflow: WorkflowName) =>
-  `STATE_MACHINE_ARN_${workflow.toUpperCase().replace(/-/g, "_")}`;
+export const stateMachineArnVariable = (workflow: WorkflowName) => `STATE_MACHINE_ARN_${workflow.toUpperCase().replace(/-/g, "_")}`;
 
 /** What every backtest task receives. */
 export const BacktestTaskInput = z.object({ backtest_id: z.string().min(1) });

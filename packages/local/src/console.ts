@@ -36,14 +36,21 @@ export function mountConsole(app: Hono<any, any, any>, dist = CONSOLE_DIST): voi
   };
   const serve = (path: string) => {
     const index = read(join(dist, "index.html"));
-    if (!index) return new Response("The console is not built: run `npm run build:console` (npm start does it first).", { status: 503, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    if (!index)
+      return new Response("The console is not built: run `npm run build:console` (npm start does it first).", {
+        status: 503,
+        headers: { "Content-Type": "text/plain; charset=utf-8" },
+      });
     const relative = normalize(path.replace(/^\/console\/?/, "")).replace(/^(\.\.[/\\])+/, "");
     const file = join(dist, relative);
     const content = relative && relative !== "." && file.startsWith(`${dist}/`) ? read(file) : undefined;
     if (content) {
       const immutable = relative.startsWith("assets/");
       return new Response(new Uint8Array(content), {
-        headers: { "Content-Type": TYPES[extname(file)] ?? "application/octet-stream", "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-cache" },
+        headers: {
+          "Content-Type": TYPES[extname(file)] ?? "application/octet-stream",
+          "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
+        },
       });
     }
     // A missing asset is a 404; any other path is a page of the app (`/console/symbols/AAPL.US` too).

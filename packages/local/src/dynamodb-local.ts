@@ -63,15 +63,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const child = spawn(
     "java",
-    [
-      "-Xmx1g",
-      `-Djava.library.path=${join(emulator, "DynamoDBLocal_lib")}`,
-      "-jar",
-      join(emulator, "DynamoDBLocal.jar"),
-      "-port",
-      String(port),
-      ...storage,
-    ],
+    ["-Xmx1g", `-Djava.library.path=${join(emulator, "DynamoDBLocal_lib")}`, "-jar", join(emulator, "DynamoDBLocal.jar"), "-port", String(port), ...storage],
     { cwd: emulator, stdio: ["ignore", "ignore", "pipe"] },
   );
   let stderr = "";

@@ -50,7 +50,9 @@ export interface LocalRuntime {
 /** `npm start` asked for a port another process holds: says which variable picks another. */
 export class PortInUseError extends Error {
   constructor(host: string, port: number) {
-    super(`Port ${port} on ${host} is in use by another process: stop it, or start on another port with PORT (e.g. \`PORT=3001 npm start\`; PORT=0 picks a free one).`);
+    super(
+      `Port ${port} on ${host} is in use by another process: stop it, or start on another port with PORT (e.g. \`PORT=3001 npm start\`; PORT=0 picks a free one).`,
+    );
     this.name = "PortInUseError";
   }
 }
@@ -134,25 +136,29 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // The EventBridge schedule's stand-in: the polling gap fill of the data sync service.
     const poll = dataSyncPollHandler(() => Promise.resolve(services));
     // On an accelerated clock it keeps market time's pace, as the rollover does (one clock per runtime).
-    const pollTimer = setInterval(() => {
-      poll().catch((error) => log.error("Data sync poll failed", { error: String(error) }));
-    }, marketPacedInterval(SYNC_POLL_MINUTES * 60_000, marketClock?.speed));
+    const pollTimer = setInterval(
+      () => {
+        poll().catch((error) => log.error("Data sync poll failed", { error: String(error) }));
+      },
+      marketPacedInterval(SYNC_POLL_MINUTES * 60_000, marketClock?.speed),
+    );
     pollTimer.unref();
     // The rollover schedule's stand-in: sessions whose trading day has closed are rolled (what is due is the clock's call).
-    const rollover = dayRolloverHandler(() => Promise.resolve({ sessions: services.trading.sessions, channels: services.trading.channels, calendar: services.calendar }));
+    const rollover = dayRolloverHandler(() =>
+      Promise.resolve({ sessions: services.trading.sessions, channels: services.trading.channels, calendar: services.calendar }),
+    );
     // On an accelerated clock the timer keeps pace with market time (at most once a second).
-    const rolloverTimer = setInterval(() => {
-      rollover().catch((error) => log.error("Day rollover failed", { error: String(error) }));
-    }, marketPacedInterval(ROLLOVER_LOCAL_INTERVAL_MS, marketClock?.speed));
+    const rolloverTimer = setInterval(
+      () => {
+        rollover().catch((error) => log.error("Day rollover failed", { error: String(error) }));
+      },
+      marketPacedInterval(ROLLOVER_LOCAL_INTERVAL_MS, marketClock?.speed),
+    );
     rolloverTimer.unref();
     // Executions of the local runner did not survive the last stop: active backtests start again from their checkpoints.
     if (services.workflows === workflows) {
-      await Backtests.recover(services.trading.backtests).catch((error) =>
-        log.error("Backtest recovery failed", { error: String(error) }),
-      );
-      await Sweeps.recover(services.trading.backtests).catch((error) =>
-        log.error("Sweep recovery failed", { error: String(error) }),
-      );
+      await Backtests.recover(services.trading.backtests).catch((error) => log.error("Backtest recovery failed", { error: String(error) }));
+      await Sweeps.recover(services.trading.backtests).catch((error) => log.error("Sweep recovery failed", { error: String(error) }));
     }
     // The accelerated clock starts from its start now that everything is up (starting took seconds, minutes of market time).
     marketClock?.clock.restart();
@@ -179,7 +185,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       print(`Administrator '${username}' created with password: ${generatedAdminPassword}`);
       print(`(kept in ${join(dataDir, "admin-password.txt")}; set ADMIN_PASSWORD to choose your own)`);
     }
-    if (marketClock) print(`Simulated clock: ${marketClock.speed}x from ${new Date(marketClock.start).toISOString()} (now ${new Date(marketClock.clock.now()).toISOString()})`);
+    if (marketClock)
+      print(
+        `Simulated clock: ${marketClock.speed}x from ${new Date(marketClock.start).toISOString()} (now ${new Date(marketClock.clock.now()).toISOString()})`,
+      );
     // The URLs come last: "WebSocket:" tells scripts the service is ready.
     print(`API:       ${urls.api}`);
     print(`Docs:      ${urls.docs}`);

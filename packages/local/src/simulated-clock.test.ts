@@ -37,7 +37,10 @@ describe("the accelerated simulated clock", () => {
     expect(simulatedClockFromEnv({})).toBeUndefined();
     const wall = () => Date.parse("2024-03-17T12:00:00Z");
     expect(simulatedClockFromEnv({ SIMULATED_CLOCK_SPEED: "60" }, wall)).toMatchObject({ speed: 60, start: Date.parse("2024-03-15T13:30:00Z") });
-    expect(simulatedClockFromEnv({ SIMULATED_CLOCK_SPEED: "10", SIMULATED_CLOCK_START: "2024-03-18T14:00:00Z" }, wall)).toMatchObject({ speed: 10, start: Date.parse("2024-03-18T14:00:00Z") });
+    expect(simulatedClockFromEnv({ SIMULATED_CLOCK_SPEED: "10", SIMULATED_CLOCK_START: "2024-03-18T14:00:00Z" }, wall)).toMatchObject({
+      speed: 10,
+      start: Date.parse("2024-03-18T14:00:00Z"),
+    });
     expect(simulatedClockFromEnv({ SIMULATED_CLOCK_START: "2024-03-18T14:00:00Z" }, wall)).toMatchObject({ speed: 1 });
     expect(() => simulatedClockFromEnv({ SIMULATED_CLOCK_SPEED: "fast" }, wall)).toThrowError(/SIMULATED_CLOCK_SPEED/);
     expect(() => simulatedClockFromEnv({ SIMULATED_CLOCK_SPEED: "-2" }, wall)).toThrowError(/SIMULATED_CLOCK_SPEED/);

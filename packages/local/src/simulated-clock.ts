@@ -33,7 +33,8 @@ export function simulatedClockFromEnv(env: NodeJS.ProcessEnv, wall: () => number
   const startText = env.SIMULATED_CLOCK_START?.trim();
   if (!speedText && !startText) return undefined;
   const speed = speedText ? Number(speedText) : 1;
-  if (!(speed > 0) || !Number.isFinite(speed) || speed > 100_000) throw new Error(`SIMULATED_CLOCK_SPEED must be a number above 0 and at most 100000, not '${speedText}'`);
+  if (!(speed > 0) || !Number.isFinite(speed) || speed > 100_000)
+    throw new Error(`SIMULATED_CLOCK_SPEED must be a number above 0 and at most 100000, not '${speedText}'`);
   const start = startText ? Date.parse(startText) : lastRegularOpen("US", wall());
   if (!Number.isFinite(start)) throw new Error(`SIMULATED_CLOCK_START must be an ISO date-time such as 2026-03-09T14:30:00Z, not '${startText}'`);
   return { clock: new AcceleratedClock(start, speed, wall), speed, start };

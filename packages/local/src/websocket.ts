@@ -69,9 +69,7 @@ export class LocalWebSocketGateway {
       ws.close(1000);
       return c.body(null, 204);
     });
-    app.get("/@connections/:id", (c) =>
-      this.sockets.has(c.req.param("id")) ? c.json({ connectionId: c.req.param("id") }) : c.json({ message: "Gone" }, 410),
-    );
+    app.get("/@connections/:id", (c) => (this.sockets.has(c.req.param("id")) ? c.json({ connectionId: c.req.param("id") }) : c.json({ message: "Gone" }, 410)));
     return app;
   }
 

@@ -80,11 +80,11 @@ describe("the local workflow runner on the backtest ASL file", () => {
     expect(errors.mock.calls.at(-1)).toEqual([
       "Workflow execution did not succeed",
       {
-      workflow: "backtest",
-      execution: "bt-4-1",
-      status: "FAILED",
-      error: "Error",
-      cause: "bars missing",
+        workflow: "backtest",
+        execution: "bt-4-1",
+        status: "FAILED",
+        error: "Error",
+        cause: "bars missing",
       },
     ]);
   });

@@ -86,7 +86,15 @@ export class SessionWorker {
     this.store = new DynamoWorkerStore(services.db);
     // The heartbeat is on the market's clock, as the status endpoints that read it are.
     const now = services.trading.sessions.now();
-    this.heartbeat = { at: now, started_at: now, sessions: 0, feeds: [], last_bar: {}, bars: 0, ...(options.clockSpeed && options.clockSpeed !== 1 ? { speed: options.clockSpeed } : {}) };
+    this.heartbeat = {
+      at: now,
+      started_at: now,
+      sessions: 0,
+      feeds: [],
+      last_bar: {},
+      bars: 0,
+      ...(options.clockSpeed && options.clockSpeed !== 1 ? { speed: options.clockSpeed } : {}),
+    };
   }
 
   /** Recovers running sessions, subscribes their feeds, and starts the timers. */
@@ -177,7 +185,10 @@ export class SessionWorker {
       // A session trading its simulated account books the fees the paper broker charged it (docs/accounts.md "Fees and the cash of a fill").
       // Once the engine's day has closed, orders not at the broker yet wait for the rollover, which expires them (docs/session-worker.md "Day rollover").
       const marketClosed = run.snapshot!.day >= 0 && deps.now() >= dayCloseOf(run, run.snapshot!.day);
-      reports = await exchange(await this.gatewayOf(session), run.snapshot!.pending, deps.now(), { bookVenueFees: session.funded_by !== undefined, marketClosed });
+      reports = await exchange(await this.gatewayOf(session), run.snapshot!.pending, deps.now(), {
+        bookVenueFees: session.funded_by !== undefined,
+        marketClosed,
+      });
     } catch (error) {
       // The broker is unreachable or busy: nothing was booked; the next step asks again.
       log.error("Broker exchange failed", { source: "session-worker", session_id: session.id, error: String(error) });
@@ -210,7 +221,8 @@ export class SessionWorker {
         this.mismatches.delete(session.id);
         return;
       }
-      const again = attempt === 0 && current.run.snapshot && current.run.snapshot.pending.length > 0 ? await this.exchangeWithVenue(session, current.run) : null;
+      const again =
+        attempt === 0 && current.run.snapshot && current.run.snapshot.pending.length > 0 ? await this.exchangeWithVenue(session, current.run) : null;
       if (again) {
         current = again;
         continue;
@@ -222,7 +234,13 @@ export class SessionWorker {
       const deps = this.services.trading.sessions;
       const done = await updateRun(deps, session.id, (stored) => {
         const engine = engineOf(stored);
-        engine.raiseAlert("system", "SLEEVE_MISMATCH", `the session's books and its sleeve in the simulated account disagree: ${text}`, { differences }, deps.now());
+        engine.raiseAlert(
+          "system",
+          "SLEEVE_MISMATCH",
+          `the session's books and its sleeve in the simulated account disagree: ${text}`,
+          { differences },
+          deps.now(),
+        );
         return { engine, value: null };
       });
       if (done) await this.publish(session, done.events, done.engine);
@@ -335,7 +353,9 @@ export class SessionWorker {
   /** Stores the closed candles and feeds every running session the bars of its feeds, in close order. */
   async flush(): Promise<void> {
     // Bars closing together go coarser period first: an MTF director's bar before its executors'.
-    const bars = this.pendingBars.sort((a, b) => a.close_ms - b.close_ms || Buckets.seconds(b.timeframe as StoredPeriod) - Buckets.seconds(a.timeframe as StoredPeriod));
+    const bars = this.pendingBars.sort(
+      (a, b) => a.close_ms - b.close_ms || Buckets.seconds(b.timeframe as StoredPeriod) - Buckets.seconds(a.timeframe as StoredPeriod),
+    );
     const candles = this.pendingCandles;
     this.pendingBars = [];
     this.pendingCandles = [];
@@ -375,7 +395,12 @@ export class SessionWorker {
     }
     for (const [key, group] of groups) {
       const [symbol, period] = key.split("|") as [string, StoredPeriod];
-      const { batch } = screenCandles(group.map((e) => e.data.candlestick), period, Calendar.for(marketOf(symbol)), [0, Number.MAX_SAFE_INTEGER]);
+      const { batch } = screenCandles(
+        group.map((e) => e.data.candlestick),
+        period,
+        Calendar.for(marketOf(symbol)),
+        [0, Number.MAX_SAFE_INTEGER],
+      );
       if (batch.length > 0) await this.services.candles.upsert(symbol, period, batch);
     }
   }
@@ -393,7 +418,6 @@ export class SessionWorker {
     if (!current) return;
     await Channels.publish(deps, session.id, Channels.streamMessagesOf(current, session, events));
   }
-
 
   /** Every `metricsMs`, `channel_metrics` of each running session whose run changed since its last push. */
   private async pushMetrics(): Promise<void> {

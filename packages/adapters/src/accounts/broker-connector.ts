@@ -66,7 +66,8 @@ export class BrokerConnectionTester implements BrokerConnector {
       }
       const host = parsed.hostname.toLowerCase();
       if (await this.egress.allows(host)) continue;
-      if (parsed.protocol !== scheme || !isLongportHost(host)) throw new EgressRefused(host, `${field} must be a ${scheme.slice(0, -1)} URL on LongPort's own domains`);
+      if (parsed.protocol !== scheme || !isLongportHost(host))
+        throw new EgressRefused(host, `${field} must be a ${scheme.slice(0, -1)} URL on LongPort's own domains`);
     }
   }
 

@@ -11,7 +11,10 @@ export const REFERENCE_RATES_PER_USD: Record<CurrencyType, string> = { USD: "1",
 /** Parses `HKD=7.8,CNY=7.1` into rates per USD; throws on an unknown currency or a non-positive rate. */
 export function parseRatesPerUsd(text: string | undefined): Partial<Record<CurrencyType, string>> {
   const rates: Partial<Record<CurrencyType, string>> = {};
-  for (const entry of (text ?? "").split(",").map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of (text ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const [code, value] = entry.split("=").map((part) => part.trim());
     const currency = CurrencyType.safeParse(code?.toUpperCase());
     if (!currency.success) throw new Error(`FX_RATES_PER_USD: unknown currency '${code}'`);

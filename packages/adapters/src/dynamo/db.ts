@@ -1,10 +1,4 @@
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  ResourceNotFoundException,
-  UpdateTimeToLiveCommand,
-} from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { Table, tableSchema } from "./table";
 import { awsClient } from "../aws-clients";
@@ -30,13 +24,13 @@ export interface DbConfig {
 
 /** Builds the client. Local endpoints get dummy credentials so no AWS profile is needed. */
 export function createDb(config: DbConfig): Db {
-  const raw = awsClient(new DynamoDBClient({
-    region: config.region ?? process.env.AWS_REGION ?? "us-east-1",
-    ...(config.endpoint
-      ? { endpoint: config.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } }
-      : {}),
-    maxAttempts: 4,
-  }));
+  const raw = awsClient(
+    new DynamoDBClient({
+      region: config.region ?? process.env.AWS_REGION ?? "us-east-1",
+      ...(config.endpoint ? { endpoint: config.endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } } : {}),
+      maxAttempts: 4,
+    }),
+  );
   const client = DynamoDBDocumentClient.from(raw, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

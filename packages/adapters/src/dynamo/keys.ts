@@ -65,10 +65,7 @@ export const Keys = {
     pk: `QUEUE#${queue}`,
     sk: `${String(visibleAt).padStart(15, "0")}#${messageId}`,
   }),
-  queueVisibleRange: (from: number, to: number): [string, string] => [
-    String(from).padStart(15, "0"),
-    `${String(to).padStart(15, "0")}#~`,
-  ],
+  queueVisibleRange: (from: number, to: number): [string, string] => [String(from).padStart(15, "0"), `${String(to).padStart(15, "0")}#~`],
   deadLetterQueue: (queue: string) => `${queue}-dlq`,
 
   /** Candles of one symbol and period, one item per bucket (day, month or year), in time order. */
@@ -105,20 +102,14 @@ export const Keys = {
   /** A paper account's orders by id; ids begin with the 13-digit submission time (ms), so the partition sorts by submission. */
   paperOrdersOf: (accountId: string) => `PAPER#${accountId}#ORDERS`,
   paperOrder: (accountId: string, orderId: string): Key => ({ pk: `PAPER#${accountId}#ORDERS`, sk: orderId }),
-  paperOrdersSubmittedBetween: (fromMs: number, toMs: number): [string, string] => [
-    String(fromMs).padStart(13, "0"),
-    `${String(toMs).padStart(13, "0")}~`,
-  ],
+  paperOrdersSubmittedBetween: (fromMs: number, toMs: number): [string, string] => [String(fromMs).padStart(13, "0"), `${String(toMs).padStart(13, "0")}~`],
   /** A paper account's executions by fill time (15-digit ms) then trade id. */
   paperExecutionsOf: (accountId: string) => `PAPER#${accountId}#EXECUTIONS`,
   paperExecution: (accountId: string, doneMs: number, tradeId: string): Key => ({
     pk: `PAPER#${accountId}#EXECUTIONS`,
     sk: `${String(doneMs).padStart(15, "0")}#${tradeId}`,
   }),
-  paperExecutionsBetween: (fromMs: number, toMs: number): [string, string] => [
-    String(fromMs).padStart(15, "0"),
-    `${String(toMs).padStart(15, "0")}#~`,
-  ],
+  paperExecutionsBetween: (fromMs: number, toMs: number): [string, string] => [String(fromMs).padStart(15, "0"), `${String(toMs).padStart(15, "0")}#~`],
   /** A paper account's adjustments (deposits, withdrawals, holdings set by hand) by id, which begins with its 13-digit time. */
   paperAdjustmentsOf: (accountId: string) => `PAPER#${accountId}#ADJUSTMENTS`,
   paperAdjustment: (accountId: string, adjustmentId: string): Key => ({ pk: `PAPER#${accountId}#ADJUSTMENTS`, sk: adjustmentId }),
@@ -152,7 +143,10 @@ export const Keys = {
   runEventsByLevel: (runId: string, level: string) => `RUN#${runId}#LEVEL#${level}`,
   runEventByLevel: (runId: string, level: string, sequence: number): Key => ({ pk: `RUN#${runId}#LEVEL#${level}`, sk: String(sequence).padStart(12, "0") }),
   runEventsByCategory: (runId: string, category: string) => `RUN#${runId}#CATEGORY#${category}`,
-  runEventByCategory: (runId: string, category: string, sequence: number): Key => ({ pk: `RUN#${runId}#CATEGORY#${category}`, sk: String(sequence).padStart(12, "0") }),
+  runEventByCategory: (runId: string, category: string, sequence: number): Key => ({
+    pk: `RUN#${runId}#CATEGORY#${category}`,
+    sk: String(sequence).padStart(12, "0"),
+  }),
   /** An order of a run, by id; gsi1 lists a run's orders by the sequence that created them, gsi2 by status. */
   runOrder: (orderId: string): Key => ({ pk: `ORDER#${orderId}`, sk: "ORDER" }),
   runOrders: (runId: string) => `RUN#${runId}#ORDERS`,
@@ -174,7 +168,10 @@ export const Keys = {
 
   /** A backtest; gsi1 lists a session's backtests by creation; gsi2 (sparse) holds the active ones. */
   backtest: (backtestId: string): Key => ({ pk: `BACKTEST#${backtestId}`, sk: "BACKTEST" }),
-  backtestOfSession: (sessionId: string, createdAt: string, backtestId: string): Key => ({ pk: `SESSION#${sessionId}#BACKTESTS`, sk: `${createdAt}#${backtestId}` }),
+  backtestOfSession: (sessionId: string, createdAt: string, backtestId: string): Key => ({
+    pk: `SESSION#${sessionId}#BACKTESTS`,
+    sk: `${createdAt}#${backtestId}`,
+  }),
   activeBacktests: "BACKTESTS#ACTIVE",
   activeBacktest: (createdAt: string, backtestId: string): Key => ({ pk: "BACKTESTS#ACTIVE", sk: `${createdAt}#${backtestId}` }),
 

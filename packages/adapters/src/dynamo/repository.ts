@@ -196,12 +196,18 @@ export class Repository<T extends object> {
 
   /** Writes many items (unconditional puts), 25 per request, retrying what DynamoDB leaves unprocessed. */
   async putMany(items: T[]): Promise<void> {
-    await batchWrite(this.db, items.map((item) => ({ PutRequest: { Item: this.toItem(item) } })));
+    await batchWrite(
+      this.db,
+      items.map((item) => ({ PutRequest: { Item: this.toItem(item) } })),
+    );
   }
 
   /** Deletes many keys, 25 per request. */
   async deleteMany(keys: Key[]): Promise<void> {
-    await batchWrite(this.db, keys.map((key) => ({ DeleteRequest: { Key: { [Table.partitionKey]: key.pk, [Table.sortKey]: key.sk } } })));
+    await batchWrite(
+      this.db,
+      keys.map((key) => ({ DeleteRequest: { Key: { [Table.partitionKey]: key.pk, [Table.sortKey]: key.sk } } })),
+    );
   }
 
   /** Deletes and returns the old item, or undefined when there was none (atomic: single-use items rely on it). */
@@ -340,7 +346,9 @@ async function transactionalWrite(db: Db, requests: WriteRequest[]): Promise<voi
     while (next < batches.length) {
       const items = batches[next++]!;
       const command = new TransactWriteCommand({
-        TransactItems: items.map((r) => ("PutRequest" in r ? { Put: { TableName, Item: r.PutRequest.Item } } : { Delete: { TableName, Key: r.DeleteRequest.Key } })),
+        TransactItems: items.map((r) =>
+          "PutRequest" in r ? { Put: { TableName, Item: r.PutRequest.Item } } : { Delete: { TableName, Key: r.DeleteRequest.Key } },
+        ),
       });
       // Another writer's transaction on one of these items cancels this one: try again, as BatchWriteItem's unprocessed items are.
       for (let attempt = 0; ; attempt++) {
@@ -348,7 +356,8 @@ async function transactionalWrite(db: Db, requests: WriteRequest[]): Promise<voi
           await db.client.send(command);
           break;
         } catch (error) {
-          const conflict = error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === "TransactionConflict");
+          const conflict =
+            error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === "TransactionConflict");
           if (!conflict || attempt >= 8) throw error;
           await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
         }
@@ -463,10 +472,7 @@ export async function transactIfUnchanged(db: Db, steps: TransactionStep[]): Pro
     await transact(db, steps);
     return true;
   } catch (error) {
-    if (
-      error instanceof TransactionCanceledException &&
-      (error.CancellationReasons ?? []).some((reason) => reason.Code === "ConditionalCheckFailed")
-    ) {
+    if (error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === "ConditionalCheckFailed")) {
       return false;
     }
     throw error;

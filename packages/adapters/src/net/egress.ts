@@ -24,7 +24,8 @@ for (const [network, prefix] of [
   ["203.0.113.0", 24],
   ["224.0.0.0", 4], // multicast
   ["240.0.0.0", 4], // reserved, broadcast
-] as const) blocked.addSubnet(network, prefix, "ipv4");
+] as const)
+  blocked.addSubnet(network, prefix, "ipv4");
 for (const [network, prefix] of [
   ["::", 128],
   ["::1", 128],
@@ -33,7 +34,8 @@ for (const [network, prefix] of [
   ["ff00::", 8], // multicast
   ["2001:db8::", 32], // documentation
   ["fd00:ec2::", 32], // AWS metadata over IPv6
-] as const) blocked.addSubnet(network, prefix, "ipv6");
+] as const)
+  blocked.addSubnet(network, prefix, "ipv6");
 
 /** Whether an IP address is one the service must not reach for a user (IPv4-mapped IPv6 judged as IPv4). */
 export function isForbiddenAddress(address: string): boolean {
@@ -63,7 +65,10 @@ export class EgressPolicy {
 
   /** The checked address to connect to for `host`. */
   async pin(host: string): Promise<string> {
-    const name = host.trim().toLowerCase().replace(/^\[|\]$/g, "");
+    const name = host
+      .trim()
+      .toLowerCase()
+      .replace(/^\[|\]$/g, "");
     const allowed = (await this.allowedHosts()).includes(name);
     const addresses = isIP(name) ? [{ address: name, family: isIP(name) }] : await this.resolve(name).catch(() => []);
     if (addresses.length === 0) throw new EgressRefused(host, "the name does not resolve");

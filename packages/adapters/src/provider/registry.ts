@@ -56,8 +56,7 @@ interface Cached {
 }
 
 /** The adapters depend on the type, and for LongPort on every stored field (credentials, language, overnight). */
-const keyOf = (selection: ProviderSelection) =>
-  selection.type === "simulated" ? `simulated:${selection.enable_overnight}` : `longport:${selection.version}`;
+const keyOf = (selection: ProviderSelection) => (selection.type === "simulated" ? `simulated:${selection.enable_overnight}` : `longport:${selection.version}`);
 
 /**
  * Resolves the provider the settings select, without a restart. The selection is cached for

@@ -16,7 +16,12 @@ export class SqsSessionCommands implements SessionCommandSink, SessionCommandSou
 
   async send(command: SessionCommand): Promise<void> {
     await this.client.send(
-      new SendMessageCommand({ QueueUrl: this.url, MessageBody: JSON.stringify(command), MessageGroupId: command.session_id, MessageDeduplicationId: randomUUID() }),
+      new SendMessageCommand({
+        QueueUrl: this.url,
+        MessageBody: JSON.stringify(command),
+        MessageGroupId: command.session_id,
+        MessageDeduplicationId: randomUUID(),
+      }),
     );
   }
 

@@ -10,8 +10,6 @@ export class SqsJobQueue implements JobQueue {
   async send(queue: QueueName, body: object, options: { delaySeconds?: number } = {}) {
     const url = this.urls[queue];
     if (!url) throw new Error(`No URL configured for queue ${queue}`);
-    await this.client.send(
-      new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(body), DelaySeconds: options.delaySeconds }),
-    );
+    await this.client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(body), DelaySeconds: options.delaySeconds }));
   }
 }

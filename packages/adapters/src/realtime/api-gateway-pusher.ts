@@ -13,12 +13,14 @@ export class ApiGatewayPusher implements ConnectionPusher {
   async post(connectionId: string, data: string): Promise<"sent" | "gone"> {
     const endpoint = this.endpoint();
     if (!endpoint) throw new Error("No WebSocket management endpoint is configured (WS_MANAGEMENT_ENDPOINT)");
-    this.client ??= awsClient(new ApiGatewayManagementApiClient({
-      endpoint,
-      ...(endpoint.startsWith("http://127.0.0.1") || endpoint.startsWith("http://localhost")
-        ? { region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } }
-        : {}),
-    }));
+    this.client ??= awsClient(
+      new ApiGatewayManagementApiClient({
+        endpoint,
+        ...(endpoint.startsWith("http://127.0.0.1") || endpoint.startsWith("http://localhost")
+          ? { region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } }
+          : {}),
+      }),
+    );
     try {
       await this.client.send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: new TextEncoder().encode(data) }));
       return "sent";

@@ -104,9 +104,7 @@ export class DynamoCandleStore implements CandleStore {
     const stored = new Map(existing.map((item) => [item.bucket, item]));
     const merges = [...groups].map(([bucket, incoming]) => {
       const current = stored.get(bucket);
-      const merged = current
-        ? CandleBatches.merge(CandleBatches.unpack(current.data), incoming)
-        : { batch: incoming, added: incoming.length, overwritten: 0 };
+      const merged = current ? CandleBatches.merge(CandleBatches.unpack(current.data), incoming) : { batch: incoming, added: incoming.length, overwritten: 0 };
       return { bucket, incoming, current, merged: merged.batch, added: merged.added, overwritten: merged.overwritten };
     });
     return {

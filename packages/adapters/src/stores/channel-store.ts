@@ -27,7 +27,9 @@ export class DynamoChannelConfigStore implements ChannelConfigStore {
 
   async pointer(sessionId: string): Promise<ConfigPointer | undefined> {
     const item = await this.pointers.get(Keys.channelConfigPointer(sessionId));
-    return item ? { session_id: item.session_id, current_version: item.current_version, pending_version: item.pending_version, revision: item.version } : undefined;
+    return item
+      ? { session_id: item.session_id, current_version: item.current_version, pending_version: item.pending_version, revision: item.version }
+      : undefined;
   }
 
   versions(sessionId: string): Promise<ConfigVersionRecord[]> {
@@ -35,7 +37,12 @@ export class DynamoChannelConfigStore implements ChannelConfigStore {
   }
 
   commit(pointer: ConfigPointer, expectedRevision: number, records: ConfigVersionRecord[]): Promise<boolean> {
-    const item: PointerItem = { session_id: pointer.session_id, current_version: pointer.current_version, pending_version: pointer.pending_version, version: pointer.revision };
+    const item: PointerItem = {
+      session_id: pointer.session_id,
+      current_version: pointer.current_version,
+      pending_version: pointer.pending_version,
+      version: pointer.revision,
+    };
     const steps: TransactionStep[] = [
       expectedRevision === 0 ? { put: this.pointers.toItem(item), ifAbsent: true } : { put: this.pointers.toItem(item), ifVersion: expectedRevision },
       ...records.map((record): TransactionStep => ({ put: this.records.toItem(record), ifAbsent: true })),
@@ -51,7 +58,11 @@ export class DynamoChannelConfigStore implements ChannelConfigStore {
 export async function deleteChannelItems(db: Db, sessionId: string): Promise<void> {
   const records = new Repository<ConfigVersionRecord>(db, { type: "ChannelConfigVersion", key: (r) => Keys.channelConfigVersion(r.session_id, r.version) });
   const versions = await records.queryAll(Keys.channelConfigVersions(sessionId), { projection: ["version"] });
-  await records.deleteMany([...versions.map((v) => Keys.channelConfigVersion(sessionId, v.version)), Keys.channelConfigPointer(sessionId), Keys.sessionUpdatesHead(sessionId)]);
+  await records.deleteMany([
+    ...versions.map((v) => Keys.channelConfigVersion(sessionId, v.version)),
+    Keys.channelConfigPointer(sessionId),
+    Keys.sessionUpdatesHead(sessionId),
+  ]);
 }
 
 interface UpdateItem extends StreamRecord {
@@ -115,9 +126,10 @@ export class DynamoUpdateFeed implements UpdateFeed {
           return { session_id: sessionId, at, type: message.type, data: message.data, timestamp: new Date(at).toISOString(), expires_at: expiry };
         });
         const next = { at: items[items.length - 1]!.at, version: head.version + 1 };
-        const headStep: TransactionStep = head.version === 0
-          ? { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifAbsent: true }
-          : { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifVersion: head.version };
+        const headStep: TransactionStep =
+          head.version === 0
+            ? { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifAbsent: true }
+            : { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifVersion: head.version };
         if (await transactIfUnchanged(this.db, [headStep, ...items.map((item): TransactionStep => ({ put: this.items.toItem(item), ifAbsent: true }))])) {
           if (this.heads.size > 10_000) this.heads.clear();
           this.heads.set(sessionId, next);

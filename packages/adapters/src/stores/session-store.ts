@@ -1,6 +1,16 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { EngineEvent } from "@tp/core/engine/events";
-import { categoryOf, levelOf, orderChangeOf, type EventQuery, type OrderStatus, type RunStore, type StoredEvent, type StoredRun, type TradingOrderResponse } from "@tp/core/trading/runs";
+import {
+  categoryOf,
+  levelOf,
+  orderChangeOf,
+  type EventQuery,
+  type OrderStatus,
+  type RunStore,
+  type StoredEvent,
+  type StoredRun,
+  type TradingOrderResponse,
+} from "@tp/core/trading/runs";
 import type { SessionStatus, SessionStore, StoredSession } from "@tp/core/trading/sessions";
 import { isListed } from "@tp/core/trading/sessions";
 import { replayRunId } from "@tp/core/trading/replay";
@@ -92,7 +102,16 @@ const OUTBOX_BYTES = 350_000;
 
 const runOf = (item: RunItem): StoredRun => {
   const { setup, snapshot, progress } = JSON.parse(gunzipSync(item.state).toString("utf8")) as Pick<StoredRun, "setup" | "snapshot" | "progress">;
-  return { run_id: item.run_id, session_id: item.session_id, user_id: item.user_id, setup, snapshot, progress: progress ?? null, version: item.version, updated_at: item.updated_at };
+  return {
+    run_id: item.run_id,
+    session_id: item.session_id,
+    user_id: item.user_id,
+    setup,
+    snapshot,
+    progress: progress ?? null,
+    version: item.version,
+    updated_at: item.updated_at,
+  };
 };
 
 interface OrderItem extends TradingOrderResponse {
@@ -161,7 +180,11 @@ export class DynamoRunStore implements RunStore {
     const eventItems = this.eventItems(run, events);
     const orderItems = await this.orderChanges(run, events);
     if (1 + eventItems.length + orderItems.length <= TRANSACTION_ITEMS) {
-      return transactIfUnchanged(this.db, [guard(item), ...eventItems.map((e) => ({ put: this.events_.toItem(e) })), ...orderItems.map((o) => ({ put: this.orders_.toItem(o) }))]);
+      return transactIfUnchanged(this.db, [
+        guard(item),
+        ...eventItems.map((e) => ({ put: this.events_.toItem(e) })),
+        ...orderItems.map((o) => ({ put: this.orders_.toItem(o) })),
+      ]);
     }
     const outbox = gzipSync(JSON.stringify(events));
     if (outbox.byteLength + item.state.byteLength > OUTBOX_BYTES) {
@@ -211,9 +234,19 @@ export class DynamoRunStore implements RunStore {
 
   async events(runId: string, query: EventQuery) {
     const page = query.level
-      ? await this.events_.query(Keys.runEventsByLevel(runId, query.level), { index: "gsi1", limit: query.limit, cursor: query.cursor, ascending: query.ascending })
+      ? await this.events_.query(Keys.runEventsByLevel(runId, query.level), {
+          index: "gsi1",
+          limit: query.limit,
+          cursor: query.cursor,
+          ascending: query.ascending,
+        })
       : query.category
-        ? await this.events_.query(Keys.runEventsByCategory(runId, query.category), { index: "gsi2", limit: query.limit, cursor: query.cursor, ascending: query.ascending })
+        ? await this.events_.query(Keys.runEventsByCategory(runId, query.category), {
+            index: "gsi2",
+            limit: query.limit,
+            cursor: query.cursor,
+            ascending: query.ascending,
+          })
         : await this.events_.query(Keys.runEvents(runId), { limit: query.limit, cursor: query.cursor, ascending: query.ascending });
     return page;
   }

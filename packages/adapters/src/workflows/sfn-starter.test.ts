@@ -14,9 +14,7 @@ describe("the Step Functions workflow starter", () => {
   it("starts an execution of the configured machine with the name and the input as JSON", async () => {
     const { sent, client } = fakeClient();
     await new SfnWorkflowStarter({ backtest: ARN }, client).start("backtest", "bt-1-1", { backtest_id: "bt-1" });
-    expect(sent.map((command) => command.input)).toEqual([
-      { stateMachineArn: ARN, name: "bt-1-1", input: JSON.stringify({ backtest_id: "bt-1" }) },
-    ]);
+    expect(sent.map((command) => command.input)).toEqual([{ stateMachineArn: ARN, name: "bt-1-1", input: JSON.stringify({ backtest_id: "bt-1" }) }]);
   });
 
   it("treats a name that already exists as started", async () => {

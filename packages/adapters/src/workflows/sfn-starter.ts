@@ -18,9 +18,7 @@ export class SfnWorkflowStarter implements WorkflowStarter {
     if (!arn) throw new Error(`No state machine configured for workflow ${workflow} (${stateMachineArnVariable(workflow)})`);
     this.client ??= awsClient(new SFNClient({}));
     try {
-      await this.client.send(
-        new StartExecutionCommand({ stateMachineArn: arn, name: ExecutionName.parse(executionName), input: JSON.stringify(input) }),
-      );
+      await this.client.send(new StartExecutionCommand({ stateMachineArn: arn, name: ExecutionName.parse(executionName), input: JSON.stringify(input) }));
     } catch (error) {
       // The name was started before (a retried request): that execution is the one asked for.
       if (error instanceof ExecutionAlreadyExists) return;

@@ -89,7 +89,12 @@ const TradeSessionsField = TradeSessionsInput.default(QuoteRequestDefaults.trade
   "`Intraday` (regular hours only, default) or `All` (pre-market, regular, after-hours, and overnight when enabled); also `intraday`, `all`.",
 );
 const CountField = (description: string) =>
-  z.int().min(1).max(MarketDataLimits.count).default(QuoteRequestDefaults.count).describe(`${description} (1–${MarketDataLimits.count}, default ${QuoteRequestDefaults.count})`);
+  z
+    .int()
+    .min(1)
+    .max(MarketDataLimits.count)
+    .default(QuoteRequestDefaults.count)
+    .describe(`${description} (1–${MarketDataLimits.count}, default ${QuoteRequestDefaults.count})`);
 const MarketField = MarketInput.describe("Market: `US`, `HK`, `CN`, `SG` (lower case accepted). The simulated market serves US and HK.");
 const DateField = (description: string) => DateInput.describe(`${description}, \`YYYY-MM-DD\` (a full ISO date-time is cut to its date)`);
 
@@ -142,7 +147,9 @@ const UnsubscribeBody = z.object({ symbols: Symbols, sub_types: SubTypes }).meta
 
 const ApiTestErrorDetail = z
   .object({
-    code: z.string().describe("Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ..."),
+    code: z
+      .string()
+      .describe("Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ..."),
     message: z.string(),
     status: z.int().describe("The HTTP status the same failure has on the service's other endpoints"),
   })
@@ -208,14 +215,7 @@ const descriptions = {
 };
 
 /** A pass-through route with a JSON body. */
-const routeWithBody = <B extends z.ZodType, D extends z.ZodType>(
-  kind: "pull" | "subscription",
-  name: string,
-  summary: string,
-  body: B,
-  data: D,
-  id: string,
-) =>
+const routeWithBody = <B extends z.ZodType, D extends z.ZodType>(kind: "pull" | "subscription", name: string, summary: string, body: B, data: D, id: string) =>
   createRoute({
     method: "post",
     path: `/api/v1/api-test/${kind}/${name}`,
@@ -255,81 +255,154 @@ export function apiTestMarketGroup(services: GroupServices<"providers">) {
 
   app.openapi(pullRoute("static-info", "Static reference data of securities", SymbolsBody, z.array(SecurityStaticInfo), "ApiTestStaticInfoResponse"), (c) => {
     const { symbols } = c.req.valid("json");
-    return forward(services, c, "static-info", (market) => market.staticInfo(symbols), (data) => `Static info of ${count(data, "security", "securities")}`);
+    return forward(
+      services,
+      c,
+      "static-info",
+      (market) => market.staticInfo(symbols),
+      (data) => `Static info of ${count(data, "security", "securities")}`,
+    );
   });
 
   app.openapi(pullRoute("quote", "Snapshot quotes of securities", SymbolsBody, z.array(SecurityQuote), "ApiTestQuoteResponse"), (c) => {
     const { symbols } = c.req.valid("json");
-    return forward(services, c, "quote", (market) => market.quote(symbols), (data) => `Quotes of ${count(data, "security", "securities")}`);
+    return forward(
+      services,
+      c,
+      "quote",
+      (market) => market.quote(symbols),
+      (data) => `Quotes of ${count(data, "security", "securities")}`,
+    );
   });
 
   app.openapi(pullRoute("depth", "Order book of a security", SymbolBody, SecurityDepth, "ApiTestDepthResponse"), (c) => {
     const { symbol } = c.req.valid("json");
-    return forward(services, c, "depth", (market) => market.depth(symbol), (data) => `Order book of ${symbol}: ${data.asks.length} ask and ${data.bids.length} bid levels`);
+    return forward(
+      services,
+      c,
+      "depth",
+      (market) => market.depth(symbol),
+      (data) => `Order book of ${symbol}: ${data.asks.length} ask and ${data.bids.length} bid levels`,
+    );
   });
 
   app.openapi(pullRoute("trades", "Latest trades of a security, oldest first", TradesBody, z.array(Trade), "ApiTestTradesResponse"), (c) => {
     const { symbol, count: wanted } = c.req.valid("json");
-    return forward(services, c, "trades", (market) => market.trades(symbol, wanted), (data) => `${count(data, "trade")} of ${symbol}`);
+    return forward(
+      services,
+      c,
+      "trades",
+      (market) => market.trades(symbol, wanted),
+      (data) => `${count(data, "trade")} of ${symbol}`,
+    );
   });
 
   app.openapi(pullRoute("intraday", "Minute lines of the latest trading day", IntradayBody, z.array(IntradayLine), "ApiTestIntradayResponse"), (c) => {
     const { symbol, trade_sessions: sessions } = c.req.valid("json");
-    return forward(services, c, "intraday", (market) => market.intraday(symbol, sessions), (data) => `${count(data, "intraday line")} of ${symbol}`);
-  });
-
-  app.openapi(pullRoute("candlesticks", "Latest candlesticks, oldest first (the last may still be forming)", CandlesticksBody, z.array(Candlestick), "ApiTestCandlesticksResponse"), (c) => {
-    const body = c.req.valid("json");
     return forward(
       services,
       c,
+      "intraday",
+      (market) => market.intraday(symbol, sessions),
+      (data) => `${count(data, "intraday line")} of ${symbol}`,
+    );
+  });
+
+  app.openapi(
+    pullRoute(
       "candlesticks",
-      (market) => market.candlesticks(body.symbol, body.period, body.count, body.adjust_type, body.trade_sessions),
-      (data) => `${count(data, `${body.period} candlestick`)} of ${body.symbol}`,
-    );
-  });
+      "Latest candlesticks, oldest first (the last may still be forming)",
+      CandlesticksBody,
+      z.array(Candlestick),
+      "ApiTestCandlesticksResponse",
+    ),
+    (c) => {
+      const body = c.req.valid("json");
+      return forward(
+        services,
+        c,
+        "candlesticks",
+        (market) => market.candlesticks(body.symbol, body.period, body.count, body.adjust_type, body.trade_sessions),
+        (data) => `${count(data, `${body.period} candlestick`)} of ${body.symbol}`,
+      );
+    },
+  );
 
-  app.openapi(pullRoute("trading-days", "Trading days and half days of a market between two dates", TradingDaysBody, MarketTradingDays, "ApiTestTradingDaysResponse"), (c) => {
-    const { market: name, begin, end } = c.req.valid("json");
-    return forward(
-      services,
-      c,
-      "trading-days",
-      (market) => market.tradingDays(name, begin, end),
-      (data) => `${data.trading_days.length} trading days and ${data.half_trading_days.length} half days of ${name} from ${begin} to ${end}`,
-    );
-  });
+  app.openapi(
+    pullRoute("trading-days", "Trading days and half days of a market between two dates", TradingDaysBody, MarketTradingDays, "ApiTestTradingDaysResponse"),
+    (c) => {
+      const { market: name, begin, end } = c.req.valid("json");
+      return forward(
+        services,
+        c,
+        "trading-days",
+        (market) => market.tradingDays(name, begin, end),
+        (data) => `${data.trading_days.length} trading days and ${data.half_trading_days.length} half days of ${name} from ${begin} to ${end}`,
+      );
+    },
+  );
 
-  app.openapi(routeWithoutBody("pull", "trading-session", "Daily session timetable of each market", z.array(MarketTradingSession), "ApiTestTradingSessionResponse"), (c) =>
-    forward(services, c, "trading-session", (market) => market.tradingSession(), (data) => `Session timetables of ${count(data, "market")}`),
+  app.openapi(
+    routeWithoutBody("pull", "trading-session", "Daily session timetable of each market", z.array(MarketTradingSession), "ApiTestTradingSessionResponse"),
+    (c) =>
+      forward(
+        services,
+        c,
+        "trading-session",
+        (market) => market.tradingSession(),
+        (data) => `Session timetables of ${count(data, "market")}`,
+      ),
   );
 
   app.openapi(pullRoute("calc-indexes", "Calculated indexes of securities", CalcIndexesBody, z.array(SecurityCalcIndex), "ApiTestCalcIndexesResponse"), (c) => {
     const { symbols, indexes } = c.req.valid("json");
-    return forward(services, c, "calc-indexes", (market) => market.calcIndexes(symbols, indexes as CalcIndex[]), (data) => `${indexes.length} indexes of ${count(data, "security", "securities")}`);
+    return forward(
+      services,
+      c,
+      "calc-indexes",
+      (market) => market.calcIndexes(symbols, indexes as CalcIndex[]),
+      (data) => `${indexes.length} indexes of ${count(data, "security", "securities")}`,
+    );
   });
 
   app.openapi(
-    pullRoute("history-candlesticks", "Candlesticks whose trading date lies in [start, end]", HistoryCandlesticksBody, z.array(Candlestick), "ApiTestHistoryCandlesticksResponse"),
+    pullRoute(
+      "history-candlesticks",
+      "Candlesticks whose trading date lies in [start, end]",
+      HistoryCandlesticksBody,
+      z.array(Candlestick),
+      "ApiTestHistoryCandlesticksResponse",
+    ),
     (c) => {
       const body = c.req.valid("json");
       return forward(
         services,
         c,
         "history-candlesticks",
-        (market) =>
-          market.historyCandlesticksByDate(body.symbol, body.period, body.adjust_type, body.start, body.end, body.trade_sessions),
+        (market) => market.historyCandlesticksByDate(body.symbol, body.period, body.adjust_type, body.start, body.end, body.trade_sessions),
         (data) => `${count(data, `${body.period} candlestick`)} of ${body.symbol} from ${body.start} to ${body.end}`,
       );
     },
   );
 
   app.openapi(routeWithoutBody("subscription", "subscriptions", "Current subscriptions", z.array(Subscription), "ApiTestSubscriptionsResponse"), (c) =>
-    forward(services, c, "subscriptions", (market) => market.subscriptions(), (data) => `${count(data, "subscribed symbol")}`),
+    forward(
+      services,
+      c,
+      "subscriptions",
+      (market) => market.subscriptions(),
+      (data) => `${count(data, "subscribed symbol")}`,
+    ),
   );
 
   app.openapi(
-    subscriptionRoute("subscribe", "Subscribe symbols to push types; answers the subscriptions afterwards", SubscribeBody, z.array(Subscription), "ApiTestSubscribeResponse"),
+    subscriptionRoute(
+      "subscribe",
+      "Subscribe symbols to push types; answers the subscriptions afterwards",
+      SubscribeBody,
+      z.array(Subscription),
+      "ApiTestSubscribeResponse",
+    ),
     (c) => {
       const { symbols, sub_types: subTypes, is_first_push: isFirstPush } = c.req.valid("json");
       return forward(
@@ -346,7 +419,13 @@ export function apiTestMarketGroup(services: GroupServices<"providers">) {
   );
 
   app.openapi(
-    subscriptionRoute("unsubscribe", "Remove push types from symbols; answers the subscriptions afterwards", UnsubscribeBody, z.array(Subscription), "ApiTestUnsubscribeResponse"),
+    subscriptionRoute(
+      "unsubscribe",
+      "Remove push types from symbols; answers the subscriptions afterwards",
+      UnsubscribeBody,
+      z.array(Subscription),
+      "ApiTestUnsubscribeResponse",
+    ),
     (c) => {
       const { symbols, sub_types: subTypes } = c.req.valid("json");
       return forward(
@@ -363,26 +442,62 @@ export function apiTestMarketGroup(services: GroupServices<"providers">) {
   );
 
   app.openapi(
-    subscriptionRoute("realtime-quote", "Latest pushed quotes of subscribed symbols (symbols without a Quote subscription are left out)", SymbolsBody, z.array(RealtimeQuote), "ApiTestRealtimeQuoteResponse"),
+    subscriptionRoute(
+      "realtime-quote",
+      "Latest pushed quotes of subscribed symbols (symbols without a Quote subscription are left out)",
+      SymbolsBody,
+      z.array(RealtimeQuote),
+      "ApiTestRealtimeQuoteResponse",
+    ),
     (c) => {
       const { symbols } = c.req.valid("json");
-      return forward(services, c, "realtime-quote", (market) => market.realtimeQuote(symbols), (data) => `Realtime quotes of ${count(data, "subscribed security", "subscribed securities")}`);
+      return forward(
+        services,
+        c,
+        "realtime-quote",
+        (market) => market.realtimeQuote(symbols),
+        (data) => `Realtime quotes of ${count(data, "subscribed security", "subscribed securities")}`,
+      );
     },
   );
 
   app.openapi(
-    subscriptionRoute("realtime-depth", "Latest pushed order book (empty without a Depth subscription)", SymbolBody, SecurityDepth, "ApiTestRealtimeDepthResponse"),
+    subscriptionRoute(
+      "realtime-depth",
+      "Latest pushed order book (empty without a Depth subscription)",
+      SymbolBody,
+      SecurityDepth,
+      "ApiTestRealtimeDepthResponse",
+    ),
     (c) => {
       const { symbol } = c.req.valid("json");
-      return forward(services, c, "realtime-depth", (market) => market.realtimeDepth(symbol), (data) => `Realtime order book of ${symbol}: ${data.asks.length} ask and ${data.bids.length} bid levels`);
+      return forward(
+        services,
+        c,
+        "realtime-depth",
+        (market) => market.realtimeDepth(symbol),
+        (data) => `Realtime order book of ${symbol}: ${data.asks.length} ask and ${data.bids.length} bid levels`,
+      );
     },
   );
 
   app.openapi(
-    subscriptionRoute("realtime-trades", "Latest pushed trades, oldest first (empty without a Trade subscription)", TradesBody, z.array(Trade), "ApiTestRealtimeTradesResponse"),
+    subscriptionRoute(
+      "realtime-trades",
+      "Latest pushed trades, oldest first (empty without a Trade subscription)",
+      TradesBody,
+      z.array(Trade),
+      "ApiTestRealtimeTradesResponse",
+    ),
     (c) => {
       const { symbol, count: wanted } = c.req.valid("json");
-      return forward(services, c, "realtime-trades", (market) => market.realtimeTrades(symbol, wanted), (data) => `${count(data, "realtime trade")} of ${symbol}`);
+      return forward(
+        services,
+        c,
+        "realtime-trades",
+        (market) => market.realtimeTrades(symbol, wanted),
+        (data) => `${count(data, "realtime trade")} of ${symbol}`,
+      );
     },
   );
 

@@ -104,7 +104,9 @@ export function apiTestTradeGroup(services: GroupServices<"providers">) {
     async (c) => {
       const { market } = c.req.valid("param");
       const types = SupportedOrderTypes[market];
-      const message = types.length ? `${count(types.length, "order type")} accepted in ${market}` : `${market} is not traded through the service: no order types`;
+      const message = types.length
+        ? `${count(types.length, "order type")} accepted in ${market}`
+        : `${market} is not traded through the service: no order types`;
       return c.json({ success: true, message, data: { market, order_types: types.map(orderTypeInfo) }, error: null }, 200);
     },
   );
@@ -141,7 +143,14 @@ export function apiTestTradeGroup(services: GroupServices<"providers">) {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      return c.json(await call(c, (gateway) => gateway.submitOrder(body), (r) => `Order ${r.order_id} submitted`), 200);
+      return c.json(
+        await call(
+          c,
+          (gateway) => gateway.submitOrder(body),
+          (r) => `Order ${r.order_id} submitted`,
+        ),
+        200,
+      );
     },
   );
 
@@ -256,7 +265,11 @@ export function apiTestTradeGroup(services: GroupServices<"providers">) {
     }),
     async (c) => {
       const { order_id } = c.req.valid("json");
-      const result = await call(c, (gateway) => gateway.orderDetail(order_id), (r) => `Order ${r.order_id}: ${r.status}`);
+      const result = await call(
+        c,
+        (gateway) => gateway.orderDetail(order_id),
+        (r) => `Order ${r.order_id}: ${r.status}`,
+      );
       return c.json(result, 200);
     },
   );
@@ -270,7 +283,10 @@ export function apiTestTradeGroup(services: GroupServices<"providers">) {
       description: refusalNote,
       security: bearer,
       request: jsonBody(EstimateMaxPurchaseBody),
-      responses: { 200: json(tradeTestResponse(EstimateMaxPurchaseQuantityResponse, "TradeEstimateMaxPurchaseResponse"), "The estimate"), ...errorResponses({ auth: true }) },
+      responses: {
+        200: json(tradeTestResponse(EstimateMaxPurchaseQuantityResponse, "TradeEstimateMaxPurchaseResponse"), "The estimate"),
+        ...errorResponses({ auth: true }),
+      },
     }),
     async (c) => {
       const body = c.req.valid("json");

@@ -31,15 +31,15 @@ const OwnerQuery = z.object({
 });
 const PositionIdParam = z.object({ position_id: z.string().min(1).max(160).describe("A position's id; a simulated holding's is `<user_id>:<symbol>`") });
 
-export const AssetDeleteResult = z
-  .object({ success: z.boolean(), message: z.string(), id: z.string() })
-  .meta({ id: "AssetDeleteResult" });
+export const AssetDeleteResult = z.object({ success: z.boolean(), message: z.string(), id: z.string() }).meta({ id: "AssetDeleteResult" });
 
 const tags = ["assets"];
 const errors = errorResponses({ auth: true, notFound: true });
 const conflict = { 409: json(z.any(), "ASSET_ALREADY_EXISTS") };
 /** The simulated account refuses a change that would take what open orders or running sessions hold (docs/accounts.md). */
-const heldConflict = { 409: json(z.any(), "CASH_HELD or SHARES_HELD: open orders or running sessions hold more than the change would leave; the body names what is held") };
+const heldConflict = {
+  409: json(z.any(), "CASH_HELD or SHARES_HELD: open orders or running sessions hold more than the change would leave; the body names what is held"),
+};
 
 /**
  * The interface spells the account paths with a trailing slash (`/api/v1/assets/`); clients
@@ -51,10 +51,7 @@ function alsoWithTrailingSlash(app: Group, path: string) {
     const url = new URL(c.req.url);
     url.pathname = path;
     const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
-    return app.fetch(
-      new Request(url, { method: c.req.method, headers: c.req.raw.headers, body: hasBody ? await c.req.arrayBuffer() : undefined }),
-      c.env,
-    );
+    return app.fetch(new Request(url, { method: c.req.method, headers: c.req.raw.headers, body: hasBody ? await c.req.arrayBuffer() : undefined }), c.env);
   });
 }
 
@@ -253,7 +250,8 @@ export function assetsGroup(services: GroupServices<"assets">) {
     const Response = mode === "real" ? UserPositionResponse : SimulatedPositionResponse;
     const view = mode === "real" ? Positions.toResponse : SimulatedAccount.positionResponse;
     const label = mode === "real" ? "position" : "simulated position";
-    const list = (actor: Actor, userId?: string) => (mode === "real" ? Positions.list(deps, actor, mode, userId) : SimulatedAccount.positions(deps, actor, userId));
+    const list = (actor: Actor, userId?: string) =>
+      mode === "real" ? Positions.list(deps, actor, mode, userId) : SimulatedAccount.positions(deps, actor, userId);
     const remove = (actor: Actor, id: string) => (mode === "real" ? Positions.delete(deps, actor, mode, id) : SimulatedAccount.deletePosition(deps, actor, id));
 
     app.openapi(

@@ -9,9 +9,7 @@ const ListQuery = z.object({
   user_id: z.string().trim().min(1).max(64).optional().describe("Administrators only: list another user's brokers"),
 });
 
-export const BrokerDeleteResult = z
-  .object({ success: z.boolean(), message: z.string(), id: z.string() })
-  .meta({ id: "BrokerDeleteResult" });
+export const BrokerDeleteResult = z.object({ success: z.boolean(), message: z.string(), id: z.string() }).meta({ id: "BrokerDeleteResult" });
 
 const tags = ["brokers"];
 const conflictResponse = (description: string) => ({ 409: errorResponse(description) });
@@ -39,7 +37,10 @@ export function brokersGroup(services: GroupServices<"brokers">) {
     }),
     async (c) => {
       const brokers = await Brokers.list(deps, c.get("principal").user, c.req.valid("query").user_id);
-      return c.json(brokers.map((broker) => Brokers.toResponse(deps, broker)), 200);
+      return c.json(
+        brokers.map((broker) => Brokers.toResponse(deps, broker)),
+        200,
+      );
     },
   );
 

@@ -47,8 +47,7 @@ export function channelPresetsGroup(services: GroupServices) {
       path: "/api/v1/channel-presets/validate",
       tags,
       summary: "Check a multi-channel configuration",
-      description:
-        "Channels are taken as they come: their problems are reported in the answer (always 200), not refused with a 422.",
+      description: "Channels are taken as they come: their problems are reported in the answer (always 200), not refused with a 422.",
       security: bearer,
       request: jsonBody(ChannelPresets.ValidationRequest),
       responses: { 200: json(ChannelPresets.ValidationResult, "ConfigValidationResponse"), ...errorResponses({ auth: true }) },

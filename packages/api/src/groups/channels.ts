@@ -43,7 +43,15 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
     method: "get" | "post" | "put",
     prefixes: string[],
     suffix: string,
-    options: { summary: string; description?: string; schema: z.ZodType; params?: z.ZodType; query?: z.ZodType; body?: z.ZodType; responses?: RouteConfig["responses"] },
+    options: {
+      summary: string;
+      description?: string;
+      schema: z.ZodType;
+      params?: z.ZodType;
+      query?: z.ZodType;
+      body?: z.ZodType;
+      responses?: RouteConfig["responses"];
+    },
     handle: (c: Ctx, params: Record<string, string>) => Promise<unknown>,
   ) => {
     for (const prefix of prefixes) {
@@ -67,18 +75,34 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
     }
   };
 
-  route("get", BOTH, "/summary", { summary: "Totals of the session over its channels", schema: Channels.ChannelSummary }, (c, p) => Channels.summary(deps, actor(c), p.session_id!));
-  route("get", BOTH, "/channels", { summary: "The session's channels with their status and figures", schema: Channels.ChannelList }, (c, p) => Channels.listChannels(deps, actor(c), p.session_id!));
+  route("get", BOTH, "/summary", { summary: "Totals of the session over its channels", schema: Channels.ChannelSummary }, (c, p) =>
+    Channels.summary(deps, actor(c), p.session_id!),
+  );
+  route("get", BOTH, "/channels", { summary: "The session's channels with their status and figures", schema: Channels.ChannelList }, (c, p) =>
+    Channels.listChannels(deps, actor(c), p.session_id!),
+  );
   // Before /channels/{channel_id}, so `breakdown` is not taken for a channel id.
-  route("get", BOTH, "/channels/breakdown", { summary: "Each channel's contribution to P&L, allocation, ROI and Sharpe ratio", schema: Channels.Breakdown }, (c, p) => Channels.breakdown(deps, actor(c), p.session_id!));
-  route("get", BOTH, "/channels/{channel_id}", { summary: "One channel", schema: Channels.ChannelStatus, params: ChannelParam }, (c, p) => Channels.getChannel(deps, actor(c), p.session_id!, p.channel_id!));
-  route("get", BOTH, "/channels/{channel_id}/metrics", { summary: "One channel's figures", schema: Channels.ChannelMetrics, params: ChannelParam }, (c, p) => Channels.channelMetrics(deps, actor(c), p.session_id!, p.channel_id!));
+  route(
+    "get",
+    BOTH,
+    "/channels/breakdown",
+    { summary: "Each channel's contribution to P&L, allocation, ROI and Sharpe ratio", schema: Channels.Breakdown },
+    (c, p) => Channels.breakdown(deps, actor(c), p.session_id!),
+  );
+  route("get", BOTH, "/channels/{channel_id}", { summary: "One channel", schema: Channels.ChannelStatus, params: ChannelParam }, (c, p) =>
+    Channels.getChannel(deps, actor(c), p.session_id!, p.channel_id!),
+  );
+  route("get", BOTH, "/channels/{channel_id}/metrics", { summary: "One channel's figures", schema: Channels.ChannelMetrics, params: ChannelParam }, (c, p) =>
+    Channels.channelMetrics(deps, actor(c), p.session_id!, p.channel_id!),
+  );
 
   const transitions = {
-    start: "stopped → running; 400 CHANNEL_ALREADY_RUNNING when running; 409 INVALID_STATE_TRANSITION when paused (use resume). Brings a pending configuration version into force.",
+    start:
+      "stopped → running; 400 CHANNEL_ALREADY_RUNNING when running; 409 INVALID_STATE_TRANSITION when paused (use resume). Brings a pending configuration version into force.",
     stop: "paused → stopped (its pending orders are cancelled); 409 INVALID_STATE_TRANSITION when running (pause it first); 400 CHANNEL_NOT_RUNNING when stopped.",
     pause: "running → paused (positions kept, no new trades); 400 CHANNEL_NOT_RUNNING when paused or stopped.",
-    resume: "paused → running; 400 CHANNEL_ALREADY_RUNNING when running; 409 INVALID_STATE_TRANSITION when stopped (use start). Brings a pending configuration version into force.",
+    resume:
+      "paused → running; 400 CHANNEL_ALREADY_RUNNING when running; 409 INVALID_STATE_TRANSITION when stopped (use start). Brings a pending configuration version into force.",
   } as const;
   for (const action of Channels.ChannelAction.options) {
     route(
@@ -90,7 +114,10 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
         description: `${transitions[action]} Any channel operation on a session that is not running or paused (or a backtest session) answers 409 INVALID_STATE_TRANSITION.`,
         schema: Channels.ChannelActionResult,
         params: ChannelParam,
-        responses: { 400: errorResponse("CHANNEL_ALREADY_RUNNING, CHANNEL_NOT_RUNNING or CHANNEL_MANAGER_NOT_INITIALIZED"), 409: errorResponse("INVALID_STATE_TRANSITION (`current_status` names the state)") },
+        responses: {
+          400: errorResponse("CHANNEL_ALREADY_RUNNING, CHANNEL_NOT_RUNNING or CHANNEL_MANAGER_NOT_INITIALIZED"),
+          409: errorResponse("INVALID_STATE_TRANSITION (`current_status` names the state)"),
+        },
       },
       (c, p) => Channels.channelAction(deps, actor(c), by(c), p.session_id!, p.channel_id!, action),
     );
@@ -107,25 +134,49 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
       schema: Channels.RiskLimitsResult,
       params: ChannelParam,
       body: Channels.RiskLimitsBody,
-      responses: { 400: errorResponse("INVALID_PARAMETER (every out-of-range value in `errors`) or CHANNEL_MANAGER_NOT_INITIALIZED"), 409: errorResponse("CONFIG_CHANGED: a concurrent change; retry") },
+      responses: {
+        400: errorResponse("INVALID_PARAMETER (every out-of-range value in `errors`) or CHANNEL_MANAGER_NOT_INITIALIZED"),
+        409: errorResponse("CONFIG_CHANGED: a concurrent change; retry"),
+      },
     },
     async (c, p) => Channels.updateRiskLimits(deps, actor(c), by(c), p.session_id!, p.channel_id!, await c.req.json()),
   );
-  route("get", BOTH, "/channels/{channel_id}/risk-report", { summary: "One channel's risk report", schema: Channels.ChannelRiskReport, params: ChannelParam }, (c, p) => Channels.riskReport(deps, actor(c), p.session_id!, p.channel_id!));
-  route("get", BOTH, "/risk-reports", { summary: "Every channel's drawdown, halt and warnings", schema: Channels.RiskReports }, (c, p) => Channels.riskReports(deps, actor(c), p.session_id!));
-  route("get", BOTH, "/alerts/summary", { summary: "Counts of the session's alerts by level and type", schema: Channels.AlertSummary }, (c, p) => Channels.alertSummary(deps, actor(c), p.session_id!));
+  route(
+    "get",
+    BOTH,
+    "/channels/{channel_id}/risk-report",
+    { summary: "One channel's risk report", schema: Channels.ChannelRiskReport, params: ChannelParam },
+    (c, p) => Channels.riskReport(deps, actor(c), p.session_id!, p.channel_id!),
+  );
+  route("get", BOTH, "/risk-reports", { summary: "Every channel's drawdown, halt and warnings", schema: Channels.RiskReports }, (c, p) =>
+    Channels.riskReports(deps, actor(c), p.session_id!),
+  );
+  route("get", BOTH, "/alerts/summary", { summary: "Counts of the session's alerts by level and type", schema: Channels.AlertSummary }, (c, p) =>
+    Channels.alertSummary(deps, actor(c), p.session_id!),
+  );
   route(
     "get",
     BOTH,
     "/alerts",
-    { summary: "The session's alerts, newest first", description: "Filters: `level` (critical, warning, info), `type` (risk_limit, performance, system), `acknowledged` (true, false), `channel_id`; `limit` (1–500, default 100). `total` and `unacknowledged` count every match.", schema: Channels.AlertList, query: Channels.AlertQuery },
+    {
+      summary: "The session's alerts, newest first",
+      description:
+        "Filters: `level` (critical, warning, info), `type` (risk_limit, performance, system), `acknowledged` (true, false), `channel_id`; `limit` (1–500, default 100). `total` and `unacknowledged` count every match.",
+      schema: Channels.AlertList,
+      query: Channels.AlertQuery,
+    },
     (c, p) => Channels.listAlerts(deps, actor(c), p.session_id!, c.req.query()),
   );
   route(
     "post",
     BOTH,
     "/alerts/{alert_id}/acknowledge",
-    { summary: "Acknowledge an alert (records who and when; acknowledging again answers the first acknowledgement)", schema: Channels.AcknowledgeResult, params: AlertParam, responses: { 404: errorResponse("SESSION_NOT_FOUND or ALERT_NOT_FOUND") } },
+    {
+      summary: "Acknowledge an alert (records who and when; acknowledging again answers the first acknowledgement)",
+      schema: Channels.AcknowledgeResult,
+      params: AlertParam,
+      responses: { 404: errorResponse("SESSION_NOT_FOUND or ALERT_NOT_FOUND") },
+    },
     (c, p) => Channels.acknowledgeAlert(deps, actor(c), by(c), p.session_id!, p.alert_id!),
   );
   route(
@@ -145,7 +196,12 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
     "get",
     BOTH,
     "/config/history",
-    { summary: "Configuration versions, newest first", description: "Query: `channel_id` (only versions that changed it), `limit` (1–500, default 100).", schema: Channels.ConfigHistory, query: Channels.ConfigHistoryQuery },
+    {
+      summary: "Configuration versions, newest first",
+      description: "Query: `channel_id` (only versions that changed it), `limit` (1–500, default 100).",
+      schema: Channels.ConfigHistory,
+      query: Channels.ConfigHistoryQuery,
+    },
     (c, p) => Channels.configHistory(deps, actor(c), p.session_id!, c.req.query()),
   );
   route(
@@ -154,7 +210,8 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
     "/updates",
     {
       summary: "What the session's socket pushed after `since` (catch-up after a reconnect)",
-      description: "`since`: the last `timestamp` the client saw (ISO 8601; omitted: everything kept, a day). Every pushed record has its own millisecond, so the answer is exactly the records after it, oldest first; `limit` (1–1000, default 1000), `has_more` says to call again with `since=last_timestamp`. Every session has a stream, with or without channels (a backtest session's carries `backtest_progress`).",
+      description:
+        "`since`: the last `timestamp` the client saw (ISO 8601; omitted: everything kept, a day). Every pushed record has its own millisecond, so the answer is exactly the records after it, oldest first; `limit` (1–1000, default 1000), `has_more` says to call again with `since=last_timestamp`. Every session has a stream, with or without channels (a backtest session's carries `backtest_progress`).",
       schema: Channels.Updates,
       query: Channels.UpdatesQuery,
     },
@@ -162,10 +219,18 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
   );
 
   // Only under the second prefix.
-  route("get", [SECOND], "/metrics", { summary: "Every channel's figures", schema: Channels.SessionMetrics }, (c, p) => Channels.sessionMetrics(deps, actor(c), p.session_id!));
-  route("get", [SECOND], "/risk-status", { summary: "The session's risk state with every channel's report", schema: Channels.RiskStatus }, (c, p) => Channels.riskStatus(deps, actor(c), p.session_id!));
-  route("get", [SECOND], "/performance", { summary: "Performance of the session and each channel", schema: SessionViews.SessionPerformance }, (c, p) => Channels.channelPerformance(deps, actor(c), p.session_id!));
-  route("get", [SECOND], "/positions", { summary: "Open positions and cash by channel", schema: Channels.PositionsView }, (c, p) => Channels.channelPositions(deps, actor(c), p.session_id!));
+  route("get", [SECOND], "/metrics", { summary: "Every channel's figures", schema: Channels.SessionMetrics }, (c, p) =>
+    Channels.sessionMetrics(deps, actor(c), p.session_id!),
+  );
+  route("get", [SECOND], "/risk-status", { summary: "The session's risk state with every channel's report", schema: Channels.RiskStatus }, (c, p) =>
+    Channels.riskStatus(deps, actor(c), p.session_id!),
+  );
+  route("get", [SECOND], "/performance", { summary: "Performance of the session and each channel", schema: SessionViews.SessionPerformance }, (c, p) =>
+    Channels.channelPerformance(deps, actor(c), p.session_id!),
+  );
+  route("get", [SECOND], "/positions", { summary: "Open positions and cash by channel", schema: Channels.PositionsView }, (c, p) =>
+    Channels.channelPositions(deps, actor(c), p.session_id!),
+  );
   for (const action of ["start", "stop", "pause", "resume"] as const) {
     route(
       "post",
@@ -173,7 +238,8 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
       `/${action}`,
       {
         summary: `${action[0]!.toUpperCase()}${action.slice(1)} the session`,
-        description: "The session's state machine (docs/trading-sessions.md). Start also sets every channel running and brings a pending configuration version into force.",
+        description:
+          "The session's state machine (docs/trading-sessions.md). Start also sets every channel running and brings a pending configuration version into force.",
         schema: Channels.SessionActionResult,
         responses: { 409: errorResponse(action === "start" ? `INVALID_STATE_TRANSITION; ${FUNDING_CONFLICTS}` : "INVALID_STATE_TRANSITION") },
       },

@@ -5,9 +5,7 @@ import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requ
 
 const DataSourceIdParam = z.object({ data_source_id: z.string().min(1).max(64) });
 
-export const DataSourceDeleteResult = z
-  .object({ success: z.boolean(), message: z.string(), id: z.string() })
-  .meta({ id: "DataSourceDeleteResult" });
+export const DataSourceDeleteResult = z.object({ success: z.boolean(), message: z.string(), id: z.string() }).meta({ id: "DataSourceDeleteResult" });
 
 const tags = ["data-sources"];
 
@@ -69,8 +67,7 @@ export function dataSourcesGroup(services: GroupServices<"dataSources">) {
       request: { params: DataSourceIdParam, ...jsonBody(DataSourceUpdate) },
       responses: { 200: json(DataSource, "The updated data source"), ...errorResponses({ auth: true, notFound: true }) },
     }),
-    async (c) =>
-      c.json(await DataSources.update(deps, c.get("principal").user, c.req.valid("param").data_source_id, c.req.valid("json")), 200),
+    async (c) => c.json(await DataSources.update(deps, c.get("principal").user, c.req.valid("param").data_source_id, c.req.valid("json")), 200),
   );
 
   app.openapi(

@@ -14,7 +14,10 @@ import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, req
 
 const SymbolParam = z.object({ symbol: z.string().min(1).max(32) });
 const tags = ["data-sync"];
-const symbolErrors = (notFound: string) => ({ 400: errorResponse("INVALID_SYMBOL or MARKET_NOT_SUPPORTED"), ...errorResponses({ auth: true, notFound: [notFound] }) });
+const symbolErrors = (notFound: string) => ({
+  400: errorResponse("INVALID_SYMBOL or MARKET_NOT_SUPPORTED"),
+  ...errorResponses({ auth: true, notFound: [notFound] }),
+});
 
 /**
  * The data sync service (docs/data-sync.md): its state machine, reference-counted symbol
@@ -82,7 +85,8 @@ export function dataSyncGroup(services: GroupServices<"dataSync">) {
       path: "/api/v1/data-sync/{symbol}/start",
       tags,
       summary: "Subscribe a session to a symbol (reference-counted per session); starts the service if it is stopped",
-      description: "A session holding the symbol already is counted once. `symbols` subscribes more symbols for the same session. 404 `SYMBOL_NOT_FOUND` for a symbol the provider does not list.",
+      description:
+        "A session holding the symbol already is counted once. `symbols` subscribes more symbols for the same session. 404 `SYMBOL_NOT_FOUND` for a symbol the provider does not list.",
       security: bearer,
       request: { params: SymbolParam, ...jsonBody(StartSyncRequest) },
       responses: { 200: json(StartSyncResponse, "Subscribed"), ...symbolErrors("SYMBOL_NOT_FOUND") },

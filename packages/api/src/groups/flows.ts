@@ -5,13 +5,9 @@ import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, req
 
 const FlowIdParam = z.object({ flow_id: z.string().min(1).max(64) });
 
-const FlowDeleteResult = z
-  .object({ success: z.boolean(), message: z.string(), id: z.string() })
-  .meta({ id: "FlowDeleteResult" });
+const FlowDeleteResult = z.object({ success: z.boolean(), message: z.string(), id: z.string() }).meta({ id: "FlowDeleteResult" });
 
-const NodeTypeList = z
-  .object({ node_types: z.array(Flows.NodeTypeDefinition), total: z.int() })
-  .meta({ id: "FlowNodeTypeList" });
+const NodeTypeList = z.object({ node_types: z.array(Flows.NodeTypeDefinition), total: z.int() }).meta({ id: "FlowNodeTypeList" });
 
 const tags = ["flows"];
 const owned = { auth: true, notFound: true } as const;

@@ -65,7 +65,11 @@ export function mtfGroup(services: GroupServices<"realtime"> & { trading: Pick<T
         summary: `${action[0].toUpperCase()}${action.slice(1)} an MTF session (${rule.from.join(" or ")} → ${rule.to})`,
         security: bearer,
         request: { params: SessionIdParam },
-        responses: { 200: json(Mtf.MtfSessionResponse, "The session in its new state"), ...(action === "start" ? startConflict : transitionConflict), ...errorResponses(owned) },
+        responses: {
+          200: json(Mtf.MtfSessionResponse, "The session in its new state"),
+          ...(action === "start" ? startConflict : transitionConflict),
+          ...errorResponses(owned),
+        },
       }),
       async (c) => c.json(Mtf.toResponse(await Mtf.transition(deps, actor(c), c.req.valid("param").session_id, action)), 200),
     );
@@ -77,7 +81,8 @@ export function mtfGroup(services: GroupServices<"realtime"> & { trading: Pick<T
       path: "/api/v1/trading/mtf/sessions/{session_id}/step",
       tags,
       summary: "Advance a historical MTF session by executor bars over stored candles (running or paused)",
-      description: "Body optional: `{\"bars\": n}` (1–1000, default 1). Answers the events the step wrote. 409 INVALID_STATE_TRANSITION for simulation and live sessions and outside running/paused.",
+      description:
+        'Body optional: `{"bars": n}` (1–1000, default 1). Answers the events the step wrote. 409 INVALID_STATE_TRANSITION for simulation and live sessions and outside running/paused.',
       security: bearer,
       request: { params: SessionIdParam, body: { content: { "application/json": { schema: Mtf.MtfStepRequest } }, required: false } },
       responses: { 200: json(Mtf.MtfStepResult, "Where the session is and what the step produced"), ...transitionConflict, ...errorResponses(owned) },
@@ -136,7 +141,8 @@ export function mtfGroup(services: GroupServices<"realtime"> & { trading: Pick<T
       path: "/api/v1/trading/sessions/{session_id}/replay/start",
       tags: replayTags,
       summary: "Replay the session's configuration over stored candles for a date range (restarts any earlier replay)",
-      description: "Runs on its own run (`<session_id>-replay`), never the session's live one; plays at `speed` steps per second unless `paused` is true. The events stream to the session's socket marked `replay: true`.",
+      description:
+        "Runs on its own run (`<session_id>-replay`), never the session's live one; plays at `speed` steps per second unless `paused` is true. The events stream to the session's socket marked `replay: true`.",
       security: bearer,
       request: { params: SessionIdParam, ...jsonBody(Replay.ReplayStartRequest) },
       responses: { 200: json(Replay.ReplayStatusView, "The replay at the start of its range"), ...errorResponses(owned) },

@@ -12,7 +12,14 @@ const tags = ["risk"];
  */
 export function riskGroup(services: GroupServices) {
   const app = createGroup();
-  for (const path of ["/api/v1/risk/presets", "/api/v1/risk/presets/*", "/api/v1/risk/default", "/api/v1/risk/conservative", "/api/v1/risk/aggressive", "/api/v1/risk/validate"]) {
+  for (const path of [
+    "/api/v1/risk/presets",
+    "/api/v1/risk/presets/*",
+    "/api/v1/risk/default",
+    "/api/v1/risk/conservative",
+    "/api/v1/risk/aggressive",
+    "/api/v1/risk/validate",
+  ]) {
     app.use(path, requireAuth(services));
   }
 

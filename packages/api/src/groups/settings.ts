@@ -114,7 +114,8 @@ export function settingsGroup(services: GroupServices<"brokerNetwork" | "setting
       path: "/api/v1/settings/broker-network",
       tags,
       summary: "Private hosts broker connection tests may reach (administrators only)",
-      description: "Broker tests never reach loopback, private, link-local or metadata addresses unless the host is listed here or in the deployment's BROKER_ALLOWED_HOSTS (docs/security.md).",
+      description:
+        "Broker tests never reach loopback, private, link-local or metadata addresses unless the host is listed here or in the deployment's BROKER_ALLOWED_HOSTS (docs/security.md).",
       security: bearer,
       responses: { 200: json(BrokerNetworkSettings, "The allowed hosts"), ...errorResponses({ auth: true }) },
     }),

@@ -11,7 +11,13 @@ import {
 } from "@tp/core/candles/index";
 import { bearer, createGroup, errorResponses, json, jsonBody, requireAdmin, requireAuth, type GroupServices } from "../http/group";
 
-const CodeParam = z.object({ code: z.string().min(1).max(32).transform((code) => code.toUpperCase()) });
+const CodeParam = z.object({
+  code: z
+    .string()
+    .min(1)
+    .max(32)
+    .transform((code) => code.toUpperCase()),
+});
 
 const CreateResult = z
   .object({ success: z.boolean(), message: z.string(), created: z.boolean(), period: StoredPeriod, data: StockData })
@@ -74,7 +80,8 @@ export function stockDataGroup(services: GroupServices<"candles">) {
       path: "/api/v1/stock-data/{code}/{timestamp}",
       tags,
       summary: "One candle by code and UNIX timestamp",
-      description: "With `period`, only that period is searched; otherwise the finest period with a candle at exactly that timestamp answers (1m, then 5m, 1h, 1d). The answer names the period.",
+      description:
+        "With `period`, only that period is searched; otherwise the finest period with a candle at exactly that timestamp answers (1m, then 5m, 1h, 1d). The answer names the period.",
       security: bearer,
       request: {
         params: CodeParam.extend({ timestamp: z.coerce.number().int().nonnegative() }),

@@ -4,9 +4,7 @@ import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, req
 
 const TaskParam = z.object({ task_id: z.string().min(1).max(64) });
 const StockImportResponse = z.object({ task_id: z.string(), message: z.string() }).meta({ id: "StockImportResponse" });
-const CancelResult = z
-  .object({ success: z.boolean(), message: z.string(), task_id: z.string(), status: ImportStatus })
-  .meta({ id: "StockImportCancelResult" });
+const CancelResult = z.object({ success: z.boolean(), message: z.string(), task_id: z.string(), status: ImportStatus }).meta({ id: "StockImportCancelResult" });
 const tags = ["stock-import"];
 
 /** Import tasks: queued work that pulls provider history into the candle store. */

@@ -31,7 +31,16 @@ export function sweepRoutes(app: ReturnType<typeof createGroup>, deps: Sweeps.Sw
     }),
     async (c) => {
       const sweep = await Sweeps.start(deps, c.get("principal").user, c.req.valid("json"));
-      return c.json({ success: true, message: `Sweep ${sweep.id} started: ${sweep.runs.length} runs`, sweep_id: sweep.id, runs: sweep.runs.length, skipped: sweep.skipped.length }, 200);
+      return c.json(
+        {
+          success: true,
+          message: `Sweep ${sweep.id} started: ${sweep.runs.length} runs`,
+          sweep_id: sweep.id,
+          runs: sweep.runs.length,
+          skipped: sweep.skipped.length,
+        },
+        200,
+      );
     },
   );
 

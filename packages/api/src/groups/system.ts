@@ -78,7 +78,7 @@ export function systemGroup(services: GroupServices<"cache" | "now" | "pingDatab
       tags,
       summary: "Checks each dependency with its latency",
       description:
-        "503 `SERVICE_UNAVAILABLE` with `retry_after`, `status: \"unhealthy\"` and `checks` naming the dependency that is down; the cause goes to the log, never into the answer.",
+        '503 `SERVICE_UNAVAILABLE` with `retry_after`, `status: "unhealthy"` and `checks` naming the dependency that is down; the cause goes to the log, never into the answer.',
       responses: { 200: json(HealthResponse, "Healthy"), 503: json(HealthResponse, "A dependency is down") },
     }),
     async (c) => {
@@ -107,12 +107,24 @@ export function systemGroup(services: GroupServices<"cache" | "now" | "pingDatab
   );
 
   app.openapi(
-    createRoute({ method: "get", path: "/cache/status", tags, summary: "Cache backend, entries, hits and misses", responses: { 200: json(CacheStatusResponse, "Status") } }),
+    createRoute({
+      method: "get",
+      path: "/cache/status",
+      tags,
+      summary: "Cache backend, entries, hits and misses",
+      responses: { 200: json(CacheStatusResponse, "Status") },
+    }),
     (c) => c.json(services.cache.status(), 200),
   );
 
   app.openapi(
-    createRoute({ method: "get", path: "/cache/test", tags, summary: "A timed write-read-delete round trip through the cache", responses: { 200: json(CacheTestResponse, "Result") } }),
+    createRoute({
+      method: "get",
+      path: "/cache/test",
+      tags,
+      summary: "A timed write-read-delete round trip through the cache",
+      responses: { 200: json(CacheTestResponse, "Result") },
+    }),
     async (c) => c.json(await services.cache.selfTest(), 200),
   );
 

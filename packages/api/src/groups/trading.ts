@@ -35,7 +35,8 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       path: "/api/v1/trading/sessions",
       tags,
       summary: "Create a trading session (status created)",
-      description: "`config` takes channels (a channel preset's content as it is), or `strategy_name` with `parameters` for a one-channel session; unknown keys are ignored and missing strategy parameters take their defaults. An empty `config` makes a session without channels.",
+      description:
+        "`config` takes channels (a channel preset's content as it is), or `strategy_name` with `parameters` for a one-channel session; unknown keys are ignored and missing strategy parameters take their defaults. An empty `config` makes a session without channels.",
       security: bearer,
       request: jsonBody(Sessions.TradingSessionCreate),
       responses: { 201: json(Sessions.TradingSessionResponse, "The new session"), ...errorResponses({ auth: true }) },
@@ -108,7 +109,11 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
         summary: `${action[0].toUpperCase()}${action.slice(1)} a session (${rule.from.join(" or ")} → ${rule.to})`,
         security: bearer,
         request: { params: SessionIdParam },
-        responses: { 200: json(Sessions.TradingSessionResponse, "The session in its new state"), ...(action === "start" ? startConflict : transitionConflict), ...errorResponses(owned) },
+        responses: {
+          200: json(Sessions.TradingSessionResponse, "The session in its new state"),
+          ...(action === "start" ? startConflict : transitionConflict),
+          ...errorResponses(owned),
+        },
       }),
       async (c) => c.json(Sessions.toResponse(await Sessions.transition(deps, actor(c), c.req.valid("param").session_id, action)), 200),
     );
@@ -137,32 +142,50 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
   };
   const both = (suffix: string) => [`/api/v1/trading/sessions/{session_id}/risk/${suffix}`, `/api/v1/risk/sessions/{session_id}/${suffix}`];
 
-  view(["/api/v1/trading/sessions/{session_id}/orders"], { summary: "The session's orders, in the order placed (denied ones with every reason)", schema: SessionViews.OrderPage, query: SessionViews.OrderQuery }, (c, id) =>
-    SessionViews.orders(deps, actor(c), id, c.req.query()),
+  view(
+    ["/api/v1/trading/sessions/{session_id}/orders"],
+    { summary: "The session's orders, in the order placed (denied ones with every reason)", schema: SessionViews.OrderPage, query: SessionViews.OrderQuery },
+    (c, id) => SessionViews.orders(deps, actor(c), id, c.req.query()),
   );
-  view(["/api/v1/trading/sessions/{session_id}/positions"], { summary: "Position changes, oldest first (paged)", schema: SessionViews.EventPage, query: SessionViews.PageQuery }, (c, id) =>
-    SessionViews.positionHistory(deps, actor(c), id, c.req.query()),
+  view(
+    ["/api/v1/trading/sessions/{session_id}/positions"],
+    { summary: "Position changes, oldest first (paged)", schema: SessionViews.EventPage, query: SessionViews.PageQuery },
+    (c, id) => SessionViews.positionHistory(deps, actor(c), id, c.req.query()),
   );
-  view(["/api/v1/trading/sessions/{session_id}/positions/latest"], { summary: "Open positions at the latest checkpoint, marked at the last price", schema: SessionViews.LatestPositions }, (c, id) =>
-    SessionViews.latestPositions(deps, actor(c), id),
+  view(
+    ["/api/v1/trading/sessions/{session_id}/positions/latest"],
+    { summary: "Open positions at the latest checkpoint, marked at the last price", schema: SessionViews.LatestPositions },
+    (c, id) => SessionViews.latestPositions(deps, actor(c), id),
   );
-  view(["/api/v1/trading/sessions/{session_id}/logs"], { summary: "The session's log: its events as lines, optionally of one level (paged)", schema: SessionViews.EventPage, query: SessionViews.LogQuery }, (c, id) =>
-    SessionViews.logs(deps, actor(c), id, c.req.query()),
+  view(
+    ["/api/v1/trading/sessions/{session_id}/logs"],
+    { summary: "The session's log: its events as lines, optionally of one level (paged)", schema: SessionViews.EventPage, query: SessionViews.LogQuery },
+    (c, id) => SessionViews.logs(deps, actor(c), id, c.req.query()),
   );
-  view(["/api/v1/trading/sessions/{session_id}/performance"], { summary: "Performance of the session and each channel", schema: SessionViews.SessionPerformance }, (c, id) =>
-    SessionViews.sessionPerformance(deps, actor(c), id),
+  view(
+    ["/api/v1/trading/sessions/{session_id}/performance"],
+    { summary: "Performance of the session and each channel", schema: SessionViews.SessionPerformance },
+    (c, id) => SessionViews.sessionPerformance(deps, actor(c), id),
   );
-  view(["/api/v1/trading/sessions/{session_id}/engine/status"], { summary: "What the session's engine is doing and where its clock is", schema: SessionViews.EngineStatus }, (c, id) =>
-    SessionViews.engineStatus(deps, actor(c), id),
+  view(
+    ["/api/v1/trading/sessions/{session_id}/engine/status"],
+    { summary: "What the session's engine is doing and where its clock is", schema: SessionViews.EngineStatus },
+    (c, id) => SessionViews.engineStatus(deps, actor(c), id),
   );
-  view(both("summary"), { summary: "Risk state: drawdowns, daily P&L, halts and limit usage per channel", schema: SessionViews.RiskSummary, tags: riskTags }, (c, id) =>
-    SessionViews.riskSummary(deps, actor(c), id),
+  view(
+    both("summary"),
+    { summary: "Risk state: drawdowns, daily P&L, halts and limit usage per channel", schema: SessionViews.RiskSummary, tags: riskTags },
+    (c, id) => SessionViews.riskSummary(deps, actor(c), id),
   );
-  view(both("events"), { summary: "Risk events, alerts and denied orders, oldest first (paged)", schema: SessionViews.EventPage, query: SessionViews.PageQuery, tags: riskTags }, (c, id) =>
-    SessionViews.riskEvents(deps, actor(c), id, c.req.query()),
+  view(
+    both("events"),
+    { summary: "Risk events, alerts and denied orders, oldest first (paged)", schema: SessionViews.EventPage, query: SessionViews.PageQuery, tags: riskTags },
+    (c, id) => SessionViews.riskEvents(deps, actor(c), id, c.req.query()),
   );
-  view(both("recommendations"), { summary: "Advice derived from the risk state, each with its reason", schema: SessionViews.Recommendations, tags: riskTags }, (c, id) =>
-    SessionViews.recommendations(deps, actor(c), id),
+  view(
+    both("recommendations"),
+    { summary: "Advice derived from the risk state, each with its reason", schema: SessionViews.Recommendations, tags: riskTags },
+    (c, id) => SessionViews.recommendations(deps, actor(c), id),
   );
 
   for (const path of both("reset-daily")) {
@@ -186,7 +209,8 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       path: "/api/v1/risk/sessions/{session_id}/config",
       tags: riskTags,
       summary: "Replace the session's risk configuration (validated like /risk/validate; fields left out take the defaults)",
-      description: "Body: `{\"config\": {...}}` (RiskConfigRequest) or the configuration itself. Out-of-range values, such as `max_drawdown` outside 0.01 to 1.0, answer 422 listing every problem.",
+      description:
+        'Body: `{"config": {...}}` (RiskConfigRequest) or the configuration itself. Out-of-range values, such as `max_drawdown` outside 0.01 to 1.0, answer 422 listing every problem.',
       security: bearer,
       request: { params: SessionIdParam, ...jsonBody(z.object({ config: Risk.ConfigInput }).or(Risk.ConfigInput)) },
       responses: { 200: json(SessionViews.RiskConfigUpdateResult, "The configuration now in force"), ...errorResponses(owned) },
@@ -202,7 +226,10 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       summary: "Run a session's pre-trade checks on an order without placing it; every denial is listed",
       security: bearer,
       request: jsonBody(SessionViews.OrderCheckRequest),
-      responses: { 200: json(SessionViews.OrderCheckResult, "`valid` and every denial with its reason and numbers"), ...errorResponses({ auth: true, notFound: ["SESSION_NOT_FOUND"] }) },
+      responses: {
+        200: json(SessionViews.OrderCheckResult, "`valid` and every denial with its reason and numbers"),
+        ...errorResponses({ auth: true, notFound: ["SESSION_NOT_FOUND"] }),
+      },
     }),
     async (c) => c.json(await SessionViews.checkOrder(deps, actor(c), c.req.valid("json")), 200),
   );
@@ -233,7 +260,8 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       path: "/api/v1/trading/orders/{order_id}/cancel",
       tags,
       summary: "Cancel a pending order of a simulation or live session",
-      description: "409 `ORDER_NOT_CANCELLABLE` (its status named) once it filled, was cancelled or was denied; 409 `SESSION_NOT_TRADING` for a backtest session's order.",
+      description:
+        "409 `ORDER_NOT_CANCELLABLE` (its status named) once it filled, was cancelled or was denied; 409 `SESSION_NOT_TRADING` for a backtest session's order.",
       security: bearer,
       request: { params: OrderIdParam },
       responses: { 200: json(TradingOrderResponse, "Cancelled"), 409: errorResponse("ORDER_NOT_CANCELLABLE or SESSION_NOT_TRADING"), ...errorResponses(owned) },
@@ -251,7 +279,11 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
         "The changed order passes the channel's pre-trade checks as if placed now (the daily order count aside) and keeps its place in the queue. A denied replacement answers 200 with `replaced: false`, every denial, and the order as it was. 409 `ORDER_NOT_REPLACEABLE` (its status named) once it filled, was cancelled, expired or was denied; 409 `SESSION_NOT_TRADING` for a backtest session's order; 422 for a price on a market order or a body with neither field.",
       security: bearer,
       request: { params: OrderIdParam, ...jsonBody(SessionViews.OrderReplaceRequest) },
-      responses: { 200: json(SessionViews.OrderReplaceResult, "Replaced, or denied with the reasons"), 409: errorResponse("ORDER_NOT_REPLACEABLE or SESSION_NOT_TRADING"), ...errorResponses(owned) },
+      responses: {
+        200: json(SessionViews.OrderReplaceResult, "Replaced, or denied with the reasons"),
+        409: errorResponse("ORDER_NOT_REPLACEABLE or SESSION_NOT_TRADING"),
+        ...errorResponses(owned),
+      },
     }),
     async (c) => c.json(await SessionViews.replaceOrder(deps, actor(c), c.req.valid("param").order_id, c.req.valid("json")), 200),
   );

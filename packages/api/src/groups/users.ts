@@ -4,9 +4,7 @@ import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, req
 
 const UserIdParam = z.object({ user_id: z.string().min(1).max(64) });
 
-const DeleteResult = z
-  .object({ success: z.boolean(), message: z.string(), id: z.string() })
-  .meta({ id: "DeleteResult" });
+const DeleteResult = z.object({ success: z.boolean(), message: z.string(), id: z.string() }).meta({ id: "DeleteResult" });
 
 const BrokerAccount = z
   .object({
@@ -19,9 +17,7 @@ const BrokerAccount = z
   })
   .meta({ id: "BrokerAccount" });
 
-const UserAccountsResponse = z
-  .object({ user_id: z.string(), accounts: z.array(BrokerAccount), total: z.number().int() })
-  .meta({ id: "UserAccountsResponse" });
+const UserAccountsResponse = z.object({ user_id: z.string(), accounts: z.array(BrokerAccount), total: z.number().int() }).meta({ id: "UserAccountsResponse" });
 
 const tags = ["users"];
 
@@ -97,12 +93,7 @@ export function usersGroup(services: GroupServices<"brokerAccounts" | "users">) 
       responses: { 200: json(UserResponse, "The updated user"), ...errorResponses({ auth: true, notFound: true }) },
     }),
     async (c) => {
-      const user = await Users.update(
-        services.users,
-        c.get("principal").user,
-        c.req.valid("param").user_id,
-        c.req.valid("json"),
-      );
+      const user = await Users.update(services.users, c.get("principal").user, c.req.valid("param").user_id, c.req.valid("json"));
       return c.json(Users.toResponse(user), 200);
     },
   );

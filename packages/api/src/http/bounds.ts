@@ -16,12 +16,22 @@ export const inputBounds: MiddlewareHandler = async (c, next) => {
   const issues: ValidationIssue[] = [];
   const segments = c.req.path.split("/");
   segments.forEach((segment, index) => {
-    if (segment.length > Bounds.maxPathSegment) issues.push({ loc: ["path", index], msg: `path segments are at most ${Bounds.maxPathSegment} characters (got ${segment.length})`, type: "string_too_long" });
+    if (segment.length > Bounds.maxPathSegment)
+      issues.push({
+        loc: ["path", index],
+        msg: `path segments are at most ${Bounds.maxPathSegment} characters (got ${segment.length})`,
+        type: "string_too_long",
+      });
   });
   const query = c.req.url.indexOf("?");
   if (query >= 0) {
     for (const [name, value] of new URLSearchParams(c.req.url.slice(query + 1))) {
-      if (value.length > Bounds.maxQueryValue) issues.push({ loc: ["query", name], msg: `query values are at most ${Bounds.maxQueryValue} characters (got ${value.length})`, type: "string_too_long" });
+      if (value.length > Bounds.maxQueryValue)
+        issues.push({
+          loc: ["query", name],
+          msg: `query values are at most ${Bounds.maxQueryValue} characters (got ${value.length})`,
+          type: "string_too_long",
+        });
     }
   }
   if (BODY_METHODS.has(c.req.method)) {

@@ -8,10 +8,7 @@ import { log } from "@tp/core/log";
 /** The error body of every non-2xx answer. 422 bodies carry the list of problems in `detail`. */
 export const ErrorBody = z
   .object({
-    detail: z.union([
-      z.string(),
-      z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })),
-    ]),
+    detail: z.union([z.string(), z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }))]),
     error_code: z.string(),
     timestamp: z.string(),
     path: z.string(),
@@ -25,7 +22,9 @@ export const ErrorBody = z
     provider_code: z.number().int().optional().describe("On PROVIDER_ERROR: the provider's own error code"),
   })
   .catchall(z.unknown())
-  .describe("The body of every error answer. `error_code` is stable; each operation lists the codes it can answer. Some errors add fields of their own (listed here when shared).")
+  .describe(
+    "The body of every error answer. `error_code` is stable; each operation lists the codes it can answer. Some errors add fields of their own (listed here when shared).",
+  )
   .meta({ id: "ErrorBody" });
 
 /** Turns zod issues into the 422 list: where (`loc`, starting with body/query/path/header), what and which kind. */

@@ -41,14 +41,19 @@ const versionOf = (tag: string) => {
 };
 
 export const preconditionFailed = (currentTag: string) =>
-  new DomainError(412, "PRECONDITION_FAILED", `The resource has changed since it was read (its ETag is now ${currentTag}); read it again and retry`, { current_etag: currentTag });
+  new DomainError(412, "PRECONDITION_FAILED", `The resource has changed since it was read (its ETag is now ${currentTag}); read it again and retry`, {
+    current_etag: currentTag,
+  });
 
 export function conditionalRequests(app: Readable): MiddlewareHandler<ConditionalEnv> {
   return async (c, next) => {
     const method = c.req.method;
     const ifMatch = method === "PUT" ? c.req.header("If-Match") : undefined;
     if (ifMatch !== undefined) {
-      const given = ifMatch.split(",").map((tag) => tag.trim()).filter(Boolean);
+      const given = ifMatch
+        .split(",")
+        .map((tag) => tag.trim())
+        .filter(Boolean);
       if (!given.includes("*")) {
         const headers: Record<string, string> = {};
         const authorization = c.req.header("Authorization");
@@ -64,7 +69,12 @@ export function conditionalRequests(app: Readable): MiddlewareHandler<Conditiona
       }
     }
     await next();
-    if ((method === "GET" || method === "PUT") && c.res.status === 200 && (c.res.headers.get("Content-Type") ?? "").includes("application/json") && !c.res.headers.has("ETag")) {
+    if (
+      (method === "GET" || method === "PUT") &&
+      c.res.status === 200 &&
+      (c.res.headers.get("Content-Type") ?? "").includes("application/json") &&
+      !c.res.headers.has("ETag")
+    ) {
       c.header("ETag", entityTag(await c.res.clone().text()));
     }
   };
@@ -85,12 +95,22 @@ export function withConditionalRequests<T extends object>(document: T): T {
       if (!operation || !ok) continue;
       ok.headers = {
         ...(ok.headers as object | undefined),
-        ETag: { description: 'The answer\'s entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`.', schema: { type: "string" } },
+        ETag: {
+          description: 'The answer\'s entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`.',
+          schema: { type: "string" },
+        },
       };
       if (method !== "put") continue;
       operation.parameters = [
         ...(operation.parameters ?? []),
-        { in: "header", name: "If-Match", required: false, schema: { type: "string" }, description: "Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins." },
+        {
+          in: "header",
+          name: "If-Match",
+          required: false,
+          schema: { type: "string" },
+          description:
+            "Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins.",
+        },
       ];
       operation.responses!["412"] = {
         description: "PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`)",

@@ -65,7 +65,8 @@ export function requireAuth(services: GroupServices): MiddlewareHandler<AppEnv> 
     const header = requestHeader(c, "Authorization") ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const token = match?.[1];
-    if (!token) throw unauthorized("Not authenticated: send Authorization: Bearer <access_token> (a ?token= query parameter is accepted only on WebSocket connections)");
+    if (!token)
+      throw unauthorized("Not authenticated: send Authorization: Bearer <access_token> (a ?token= query parameter is accepted only on WebSocket connections)");
     const { user, claims } = await services.principals.resolve(token);
     c.set("principal", { user, claims, token });
     await next();
@@ -96,9 +97,7 @@ export function errorResponses(
   const named = (codes: boolean | readonly string[] | undefined, text: string) => (Array.isArray(codes) ? `${codes.join(" or ")}: ${text}` : text);
   return {
     422: errorResponse("VALIDATION_ERROR: `detail` lists every problem (loc, msg, type)"),
-    ...(options.auth
-      ? { 401: errorResponse("UNAUTHORIZED: missing, invalid, expired or revoked token"), 403: errorResponse("ACCESS_DENIED") }
-      : {}),
+    ...(options.auth ? { 401: errorResponse("UNAUTHORIZED: missing, invalid, expired or revoked token"), 403: errorResponse("ACCESS_DENIED") } : {}),
     ...(options.notFound ? { 404: errorResponse(named(options.notFound, "the resource does not exist")) } : {}),
     ...(options.unavailable ? { 503: errorResponse(named(options.unavailable, "try again after `retry_after` seconds")) } : {}),
   };

@@ -139,7 +139,10 @@ const camel = (words: string[]) =>
  * it stays the same as long as the path does, whatever else is added.
  */
 export function operationIdOf(method: string, path: string): string {
-  const segments = path.replace(/^\/api\/v1(?=\/|$)/, "").split("/").filter(Boolean);
+  const segments = path
+    .replace(/^\/api\/v1(?=\/|$)/, "")
+    .split("/")
+    .filter(Boolean);
   const fixed = segments.filter((segment) => !segment.startsWith("{"));
   const parameters = segments.filter((segment) => segment.startsWith("{")).map((segment) => segment.replace(/[{}+]/g, ""));
   let id = camel([method, ...(fixed.length ? fixed : ["root"])]);
@@ -163,10 +166,7 @@ export function errorCodesOf(status: string, description: string, path: string, 
 /** The schema of an error answer: the one ErrorBody, its `error_code` narrowed to `codes`. */
 export function errorSchemaOf(codes: readonly string[]): Json {
   return {
-    allOf: [
-      { $ref: ERROR_BODY_REF },
-      { type: "object", properties: { error_code: { type: "string", enum: [...codes] } }, required: ["error_code"] },
-    ],
+    allOf: [{ $ref: ERROR_BODY_REF }, { type: "object", properties: { error_code: { type: "string", enum: [...codes] } }, required: ["error_code"] }],
   };
 }
 

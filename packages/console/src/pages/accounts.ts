@@ -13,11 +13,15 @@ export async function accountsPage(main: HTMLElement): Promise<void> {
   const real = h("section", { class: "card", "aria-label": "Real account" });
   const simulated = h("section", { class: "card", "aria-label": "Simulated account" });
   const sync = (label: string, run: () => Promise<unknown>) =>
-    actionButton(label, async () => {
-      const answer = (await run()) as { message?: string };
-      await load();
-      return answer?.message ?? `${label}: done`;
-    }, status);
+    actionButton(
+      label,
+      async () => {
+        const answer = (await run()) as { message?: string };
+        await load();
+        return answer?.message ?? `${label}: done`;
+      },
+      status,
+    );
   main.append(
     h("h1", {}, "Accounts"),
     h(
@@ -37,7 +41,14 @@ export async function accountsPage(main: HTMLElement): Promise<void> {
       const account = unwrap(await api.GET("/api/v1/assets")) as unknown as { cash_assets: string; currency: string; cash_by_currency?: Money };
       const positions = unwrap(await api.GET("/api/v1/assets/positions")) as unknown as Record<string, string>[];
       const cash = account.cash_by_currency ?? { [account.currency]: account.cash_assets };
-      real.append(table(["Currency", "Cash"], currencies(cash).map((c) => [c, cash[c as "USD"] ?? "0"]), "Cash"), positionsTable(positions));
+      real.append(
+        table(
+          ["Currency", "Cash"],
+          currencies(cash).map((c) => [c, cash[c as "USD"] ?? "0"]),
+          "Cash",
+        ),
+        positionsTable(positions),
+      );
     } catch (error) {
       real.append(h("p", { class: "muted" }, `No real account yet (${describeError(error)}). Sync from the broker or the provider to fill it.`));
     }
@@ -49,7 +60,12 @@ export async function accountsPage(main: HTMLElement): Promise<void> {
       simulated.append(
         table(
           ["Currency", "Cash", "Free", "In sessions"],
-          currencies(account.cash_by_currency, free).map((c) => [c, account.cash_by_currency?.[c as "USD"] ?? "0", free?.[c as "USD"] ?? "0", inSessions?.[c as "USD"] ?? "0"]),
+          currencies(account.cash_by_currency, free).map((c) => [
+            c,
+            account.cash_by_currency?.[c as "USD"] ?? "0",
+            free?.[c as "USD"] ?? "0",
+            inSessions?.[c as "USD"] ?? "0",
+          ]),
           "Cash",
         ),
       );

@@ -18,7 +18,11 @@ function parameterInput(parameter: Parameter): { element: HTMLElement; value: ()
     return { element: field(label, box, help), value: () => box.checked };
   }
   if (parameter.type === "enum" || parameter.options?.length) {
-    const select = h("select", { name: parameter.name }, (parameter.options ?? []).map((option) => h("option", { value: option, selected: option === parameter.default }, option)));
+    const select = h(
+      "select",
+      { name: parameter.name },
+      (parameter.options ?? []).map((option) => h("option", { value: option, selected: option === parameter.default }, option)),
+    );
     return { element: field(label, select, help), value: () => select.value };
   }
   const numeric = parameter.type === "integer" || parameter.type === "number";
@@ -45,12 +49,20 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
     status.fail(error);
     return () => {};
   }
-  const strategy = h("select", { name: "strategy" }, strategies.map((s) => h("option", { value: s.strategy_id }, `${s.display_name} (${s.category})`)));
+  const strategy = h(
+    "select",
+    { name: "strategy" },
+    strategies.map((s) => h("option", { value: s.strategy_id }, `${s.display_name} (${s.category})`)),
+  );
   const symbols = h("input", { name: "symbols", value: "AAPL.US", required: true });
   const start = h("input", { name: "start_date", type: "date", value: "2024-01-02", required: true });
   const end = h("input", { name: "end_date", type: "date", value: "2024-06-28", required: true });
   const capital = h("input", { name: "initial_capital", type: "number", value: "100000", min: 1, step: "any", required: true });
-  const timeframe = h("select", { name: "timeframe" }, TIMEFRAMES.map((t) => h("option", { value: t, selected: t === "1d" }, t)));
+  const timeframe = h(
+    "select",
+    { name: "timeframe" },
+    TIMEFRAMES.map((t) => h("option", { value: t, selected: t === "1d" }, t)),
+  );
   const parameters = h("fieldset", {}, h("legend", {}, "Parameters"));
   const description = h("p", { class: "muted" });
   let values: Record<string, () => unknown> = {};
@@ -79,7 +91,15 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
     h("h2", {}, "New backtest"),
     field("Strategy", strategy),
     description,
-    h("div", { class: "grid" }, field("Symbols", symbols, "Comma-separated, like AAPL.US, 700.HK"), field("Timeframe", timeframe), field("Start date", start), field("End date", end), field("Initial capital", capital)),
+    h(
+      "div",
+      { class: "grid" },
+      field("Symbols", symbols, "Comma-separated, like AAPL.US, 700.HK"),
+      field("Timeframe", timeframe),
+      field("Start date", start),
+      field("End date", end),
+      field("Initial capital", capital),
+    ),
     parameters,
     h("button", { type: "submit" }, "Start backtest"),
   );
@@ -110,7 +130,13 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
     try {
       const session = unwrap(
         await api.POST("/api/v1/trading/sessions", {
-          body: { session_name: `console backtest ${strategy.value}`, trading_mode: "backtest", asset_mode: "simulated", initial_capital: capital.value, config: {} } as never,
+          body: {
+            session_name: `console backtest ${strategy.value}`,
+            trading_mode: "backtest",
+            asset_mode: "simulated",
+            initial_capital: capital.value,
+            config: {},
+          } as never,
         }),
       ) as { id: string };
       // The progress arrives on the session's socket; polling takes over while the socket is down.
@@ -128,7 +154,10 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
             session_id: session.id,
             strategy_name: strategy.value,
             strategy_config: config,
-            symbols: symbols.value.split(",").map((s) => s.trim()).filter(Boolean),
+            symbols: symbols.value
+              .split(",")
+              .map((s) => s.trim())
+              .filter(Boolean),
             start_date: start.value,
             end_date: end.value,
             initial_capital: capital.value,
@@ -142,10 +171,14 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
       controls.hidden = false;
       controls.replaceChildren(
         ...(["pause", "resume", "stop"] as const).map((action) =>
-          actionButton(action[0]!.toUpperCase() + action.slice(1), async () => {
-            const answer = unwrap(await api.POST(`/api/v1/backtest/{backtest_id}/${action}`, { params: { path: { backtest_id: id } } }));
-            return (answer as { message?: string }).message ?? `${action} sent`;
-          }, status),
+          actionButton(
+            action[0]!.toUpperCase() + action.slice(1),
+            async () => {
+              const answer = unwrap(await api.POST(`/api/v1/backtest/{backtest_id}/${action}`, { params: { path: { backtest_id: id } } }));
+              return (answer as { message?: string }).message ?? `${action} sent`;
+            },
+            status,
+          ),
         ),
       );
       poll = setInterval(async () => {
@@ -174,31 +207,45 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
   if (!result) return;
   const m = result.performance_metrics ?? ({} as Partial<NonNullable<typeof result.performance_metrics>>);
   main.append(
-    h("p", { class: "muted" }, `${result.strategy_name} on ${result.symbols.join(", ")} · ${result.timeframe} · ${result.start_date} to ${result.end_date} · ${result.status}`),
+    h(
+      "p",
+      { class: "muted" },
+      `${result.strategy_name} on ${result.symbols.join(", ")} · ${result.timeframe} · ${result.start_date} to ${result.end_date} · ${result.status}`,
+    ),
     h(
       "section",
       { class: "metrics", "aria-label": "Metrics" },
-      ([
-        ["Initial capital", result.initial_capital],
-        ["Final capital", result.final_capital],
-        ["Total return", percent(m.total_return)],
-        ["Annualized", percent(m.annualized_return)],
-        ["Sharpe", num(m.sharpe_ratio)],
-        ["Sortino", num(m.sortino_ratio)],
-        ["Max drawdown", percent(m.max_drawdown)],
-        ["Win rate", percent(m.win_rate)],
-        ["Profit factor", num(m.profit_factor)],
-        ["Trades", m.total_trades],
-        ["Fees", m.fees_paid],
-      ] as [string, unknown][]).map(([label, value]) => h("div", {}, h("span", {}, label), h("strong", {}, String(value ?? "–")))),
+      (
+        [
+          ["Initial capital", result.initial_capital],
+          ["Final capital", result.final_capital],
+          ["Total return", percent(m.total_return)],
+          ["Annualized", percent(m.annualized_return)],
+          ["Sharpe", num(m.sharpe_ratio)],
+          ["Sortino", num(m.sortino_ratio)],
+          ["Max drawdown", percent(m.max_drawdown)],
+          ["Win rate", percent(m.win_rate)],
+          ["Profit factor", num(m.profit_factor)],
+          ["Trades", m.total_trades],
+          ["Fees", m.fees_paid],
+        ] as [string, unknown][]
+      ).map(([label, value]) => h("div", {}, h("span", {}, label), h("strong", {}, String(value ?? "–")))),
     ),
     equityChart(result.equity_curve),
   );
   const symbol = result.symbols[0];
   if (symbol) {
-    const candles = await loadCandles(symbol, result.timeframe === "1d" ? "1d" : result.timeframe, result.start_date, result.end_date).catch(() => [] as Candle[]);
+    const candles = await loadCandles(symbol, result.timeframe === "1d" ? "1d" : result.timeframe, result.start_date, result.end_date).catch(
+      () => [] as Candle[],
+    );
     const fills = result.fills.filter((fill) => fill.symbol === symbol);
-    main.append(candleChart(`${symbol} with the fills`, candles, fills.map((fill) => ({ time: fill.timestamp, side: fill.side, text: `${fill.side} ${fill.quantity}` }))));
+    main.append(
+      candleChart(
+        `${symbol} with the fills`,
+        candles,
+        fills.map((fill) => ({ time: fill.timestamp, side: fill.side, text: `${fill.side} ${fill.quantity}` })),
+      ),
+    );
   }
   main.append(
     table(
@@ -224,7 +271,9 @@ export async function loadCandles(symbol: string, period: string, startDate: str
   for (let page = 1; ; page++) {
     const answer = unwrap(
       await api.GET("/api/v1/stock-data", {
-        params: { query: { code: symbol, period, start_date: startDate, end_date: endDate, sort_by: "timestamp", sort_order: "asc", page, page_size: 1000 } as never },
+        params: {
+          query: { code: symbol, period, start_date: startDate, end_date: endDate, sort_by: "timestamp", sort_order: "asc", page, page_size: 1000 } as never,
+        },
       }),
     );
     candles.push(...answer.data);

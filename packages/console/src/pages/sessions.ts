@@ -10,7 +10,11 @@ export async function sessionsPage(main: HTMLElement): Promise<void> {
   const status = statusLine();
   main.append(h("h1", {}, "Sessions"), status);
   const name = h("input", { name: "session_name", value: "console session", required: true });
-  const mode = h("select", { name: "trading_mode" }, ["simulation", "paper", "live"].map((m) => h("option", { value: m }, m)));
+  const mode = h(
+    "select",
+    { name: "trading_mode" },
+    ["simulation", "paper", "live"].map((m) => h("option", { value: m }, m)),
+  );
   const strategy = h("input", { name: "strategy_name", value: "ma_crossover", required: true });
   const symbols = h("input", { name: "symbols", value: "AAPL.US", required: true });
   const capital = h("input", { name: "initial_capital", type: "number", value: "100000", min: 1, step: "any" });
@@ -18,7 +22,15 @@ export async function sessionsPage(main: HTMLElement): Promise<void> {
     "form",
     { class: "card", "aria-label": "New session" },
     h("h2", {}, "New session"),
-    h("div", { class: "grid" }, field("Name", name), field("Trading mode", mode), field("Strategy", strategy), field("Symbols", symbols), field("Initial capital", capital)),
+    h(
+      "div",
+      { class: "grid" },
+      field("Name", name),
+      field("Trading mode", mode),
+      field("Strategy", strategy),
+      field("Symbols", symbols),
+      field("Initial capital", capital),
+    ),
     h("button", { type: "submit" }, "Create session"),
   );
   form.addEventListener("submit", async (event) => {
@@ -31,7 +43,14 @@ export async function sessionsPage(main: HTMLElement): Promise<void> {
             trading_mode: mode.value,
             asset_mode: "simulated",
             initial_capital: capital.value,
-            config: { strategy_name: strategy.value, symbols: symbols.value.split(",").map((s) => s.trim()).filter(Boolean), timeframe: "1m" },
+            config: {
+              strategy_name: strategy.value,
+              symbols: symbols.value
+                .split(",")
+                .map((s) => s.trim())
+                .filter(Boolean),
+              timeframe: "1m",
+            },
           } as never,
         }),
       ) as Session;
@@ -46,7 +65,13 @@ export async function sessionsPage(main: HTMLElement): Promise<void> {
     main.append(
       table(
         ["Session", "Mode", "Strategy", "Status", "Created"],
-        sessions.map((s) => [h("a", { href: href(`/sessions/${encodeURIComponent(s.id)}`) }, s.session_name), s.trading_mode, s.strategy_name ?? "–", s.status, when(s.created_at)]),
+        sessions.map((s) => [
+          h("a", { href: href(`/sessions/${encodeURIComponent(s.id)}`) }, s.session_name),
+          s.trading_mode,
+          s.strategy_name ?? "–",
+          s.status,
+          when(s.created_at),
+        ]),
         `Sessions (${sessions.length})`,
       ),
     );
@@ -86,11 +111,15 @@ export async function sessionPage(main: HTMLElement, params: Record<string, stri
       "div",
       { class: "row" },
       (["start", "pause", "resume", "stop"] as const).map((action) =>
-        actionButton(action[0]!.toUpperCase() + action.slice(1), async () => {
-          const answer = unwrap(await api.POST(`/api/v1/trading/sessions/{session_id}/${action}`, path)) as { status?: string; message?: string };
-          if (answer.status) state.textContent = answer.status;
-          return answer.message ?? `${action}: ${answer.status ?? "done"}`;
-        }, status),
+        actionButton(
+          action[0]!.toUpperCase() + action.slice(1),
+          async () => {
+            const answer = unwrap(await api.POST(`/api/v1/trading/sessions/{session_id}/${action}`, path)) as { status?: string; message?: string };
+            if (answer.status) state.textContent = answer.status;
+            return answer.message ?? `${action}: ${answer.status ?? "done"}`;
+          },
+          status,
+        ),
       ),
     ),
   );
@@ -100,14 +129,33 @@ export async function sessionPage(main: HTMLElement, params: Record<string, stri
   const ordersBody = h("tbody", {});
   const orderRows = () =>
     ordersBody.replaceChildren(
-      ...[...orders.values()]
-        .reverse()
-        .map((o) => h("tr", { "data-order": o.id }, [when(o.submitted_at), o.symbol, o.side, o.quantity, o.status, o.filled_price ?? o.price ?? "–", o.filled_quantity ?? "–"].map((cell) => h("td", {}, String(cell ?? "–"))))),
+      ...[...orders.values()].reverse().map((o) =>
+        h(
+          "tr",
+          { "data-order": o.id },
+          [when(o.submitted_at), o.symbol, o.side, o.quantity, o.status, o.filled_price ?? o.price ?? "–", o.filled_quantity ?? "–"].map((cell) =>
+            h("td", {}, String(cell ?? "–")),
+          ),
+        ),
+      ),
     );
   const events = h("ol", { class: "events", "aria-live": "polite", "aria-label": "Live events" });
   main.append(
     h("h2", {}, "Orders"),
-    h("table", { "data-table": "orders" }, h("thead", {}, h("tr", {}, ["Submitted", "Symbol", "Side", "Quantity", "Status", "Price", "Filled"].map((t) => h("th", { scope: "col" }, t)))), ordersBody),
+    h(
+      "table",
+      { "data-table": "orders" },
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          ["Submitted", "Symbol", "Side", "Quantity", "Status", "Price", "Filled"].map((t) => h("th", { scope: "col" }, t)),
+        ),
+      ),
+      ordersBody,
+    ),
     h("h2", {}, "Live events"),
     events,
   );
@@ -139,7 +187,15 @@ export async function sessionPage(main: HTMLElement, params: Record<string, stri
       }
     }
     if (type === "pong") return;
-    const item = h("li", { "data-type": type }, h("time", {}, when((data.event_time as string) ?? (message as { timestamp?: string }).timestamp)), " ", EVENT_LABELS[type] ?? type, " ", [data.symbol, data.side, data.quantity].filter(Boolean).join(" "));
+    const item = h(
+      "li",
+      { "data-type": type },
+      h("time", {}, when((data.event_time as string) ?? (message as { timestamp?: string }).timestamp)),
+      " ",
+      EVENT_LABELS[type] ?? type,
+      " ",
+      [data.symbol, data.side, data.quantity].filter(Boolean).join(" "),
+    );
     events.prepend(item);
     while (events.children.length > 200) events.lastChild!.remove();
   };
@@ -149,7 +205,14 @@ export async function sessionPage(main: HTMLElement, params: Record<string, stri
       onMessage,
       onStatus: (socketState, detail) => {
         live.dataset.socket = socketState;
-        live.textContent = socketState === "open" ? "Live" : socketState === "reconnecting" ? `Reconnecting (attempt ${detail.attempt ?? 1})…` : socketState === "closed" ? "Disconnected: reload to follow again" : "Connecting…";
+        live.textContent =
+          socketState === "open"
+            ? "Live"
+            : socketState === "reconnecting"
+              ? `Reconnecting (attempt ${detail.attempt ?? 1})…`
+              : socketState === "closed"
+                ? "Disconnected: reload to follow again"
+                : "Connecting…";
       },
     });
   } catch (error) {
@@ -165,7 +228,11 @@ function orderTicket(): HTMLElement {
   const status = statusLine();
   const symbol = h("input", { name: "symbol", required: true, pattern: "^[A-Za-z0-9]+\\.(US|HK)$", placeholder: "AAPL.US" });
   const side = h("select", { name: "side" }, h("option", { value: "buy" }, "buy"), h("option", { value: "sell" }, "sell"));
-  const type = h("select", { name: "order_type" }, ["market", "limit", "stop"].map((t) => h("option", { value: t }, t)));
+  const type = h(
+    "select",
+    { name: "order_type" },
+    ["market", "limit", "stop"].map((t) => h("option", { value: t }, t)),
+  );
   const quantity = h("input", { name: "quantity", type: "number", min: 1, step: 1, required: true });
   const price = h("input", { name: "price", type: "number", min: 0, step: "any" });
   const form = h(
@@ -173,7 +240,15 @@ function orderTicket(): HTMLElement {
     { class: "card", "aria-label": "Order ticket", novalidate: true },
     h("h2", {}, "Order ticket"),
     h("p", { class: "muted" }, "Places an order on the simulated venue, against your simulated account."),
-    h("div", { class: "grid" }, field("Symbol", symbol), field("Side", side), field("Order type", type), field("Quantity", quantity), field("Price", price, "Needed for limit and stop orders")),
+    h(
+      "div",
+      { class: "grid" },
+      field("Symbol", symbol),
+      field("Side", side),
+      field("Order type", type),
+      field("Quantity", quantity),
+      field("Price", price, "Needed for limit and stop orders"),
+    ),
     h("button", { type: "submit" }, "Place order"),
     status,
   );
@@ -187,7 +262,13 @@ function orderTicket(): HTMLElement {
     try {
       const placed = unwrap(
         await api.POST("/api/v1/trading/simulation/orders", {
-          body: { symbol: symbol.value.trim().toUpperCase(), side: side.value as "buy", order_type: type.value as "market", quantity: quantity.value, ...(type.value !== "market" ? { price: price.value } : {}) },
+          body: {
+            symbol: symbol.value.trim().toUpperCase(),
+            side: side.value as "buy",
+            order_type: type.value as "market",
+            quantity: quantity.value,
+            ...(type.value !== "market" ? { price: price.value } : {}),
+          },
         }),
       ) as { order_id?: string; id?: string; status?: string };
       status.say(`Order ${placed.order_id ?? placed.id ?? ""} ${placed.status ?? "placed"}.`);
@@ -223,10 +304,17 @@ function channelsSection(id: string): Promise<HTMLElement> {
               "div",
               { class: "row" },
               (["start", "pause", "resume", "stop"] as const).map((action) =>
-                actionButton(`${action} ${channelId}`, async () => {
-                  const answer = unwrap(await api.POST(`/api/v1/sessions/{session_id}/channels/{channel_id}/${action}`, params)) as { message?: string; status?: string };
-                  return answer.message ?? `Channel ${channelId}: ${answer.status ?? action}`;
-                }, status),
+                actionButton(
+                  `${action} ${channelId}`,
+                  async () => {
+                    const answer = unwrap(await api.POST(`/api/v1/sessions/{session_id}/channels/{channel_id}/${action}`, params)) as {
+                      message?: string;
+                      status?: string;
+                    };
+                    return answer.message ?? `Channel ${channelId}: ${answer.status ?? action}`;
+                  },
+                  status,
+                ),
               ),
             ),
           ];
@@ -249,10 +337,18 @@ function alertsSection(id: string): Promise<HTMLElement> {
           alert.message,
           alert.acknowledged
             ? "acknowledged"
-            : actionButton("Acknowledge", async () => {
-                unwrap(await api.POST("/api/v1/sessions/{session_id}/alerts/{alert_id}/acknowledge", { params: { path: { session_id: id, alert_id: alert.alert_id } } }));
-                return `Alert ${alert.alert_id} acknowledged.`;
-              }, status),
+            : actionButton(
+                "Acknowledge",
+                async () => {
+                  unwrap(
+                    await api.POST("/api/v1/sessions/{session_id}/alerts/{alert_id}/acknowledge", {
+                      params: { path: { session_id: id, alert_id: alert.alert_id } },
+                    }),
+                  );
+                  return `Alert ${alert.alert_id} acknowledged.`;
+                },
+                status,
+              ),
         ]),
         `${list.unacknowledged} unacknowledged of ${list.total}`,
       ),
@@ -285,10 +381,19 @@ function historySection(id: string): Promise<HTMLElement> {
           Object.keys(version.changes).join(", ") || "–",
           version.version === current_version
             ? ""
-            : actionButton(`Roll back to ${version.version}`, async () => {
-                const answer = unwrap(await api.POST("/api/v1/sessions/{session_id}/config/rollback", { params: { path: { session_id: id } }, body: { target_version: version.version } }));
-                return answer.message;
-              }, status),
+            : actionButton(
+                `Roll back to ${version.version}`,
+                async () => {
+                  const answer = unwrap(
+                    await api.POST("/api/v1/sessions/{session_id}/config/rollback", {
+                      params: { path: { session_id: id } },
+                      body: { target_version: version.version },
+                    }),
+                  );
+                  return answer.message;
+                },
+                status,
+              ),
         ]),
       ),
     );

@@ -19,24 +19,40 @@ export async function settingsPage(main: HTMLElement): Promise<void> {
       status.fail(error);
     }
     card.append(
-      actionButton(`Save ${title.toLowerCase()}`, async () => {
-        let value: unknown;
-        try {
-          value = JSON.parse(text.value);
-        } catch {
-          throw new Error(`${title}: the text is not valid JSON`);
-        }
-        text.value = JSON.stringify(await save(value), null, 2);
-        return `${title} saved.`;
-      }, status),
+      actionButton(
+        `Save ${title.toLowerCase()}`,
+        async () => {
+          let value: unknown;
+          try {
+            value = JSON.parse(text.value);
+          } catch {
+            throw new Error(`${title}: the text is not valid JSON`);
+          }
+          text.value = JSON.stringify(await save(value), null, 2);
+          return `${title} saved.`;
+        },
+        status,
+      ),
     );
     return card;
   };
 
   main.append(
-    await jsonCard("Provider", async () => unwrap(await api.GET("/api/v1/settings/provider")), async (body) => unwrap(await api.PUT("/api/v1/settings/provider", { body: body as never }))),
-    await jsonCard("Data source", async () => unwrap(await api.GET("/api/v1/settings/data-source")), async (body) => unwrap(await api.PUT("/api/v1/settings/data-source", { body: body as never }))),
-    await jsonCard("Asset mode", async () => unwrap(await api.GET("/api/v1/settings/asset-mode")), async (body) => unwrap(await api.PUT("/api/v1/settings/asset-mode", { body: body as never }))),
+    await jsonCard(
+      "Provider",
+      async () => unwrap(await api.GET("/api/v1/settings/provider")),
+      async (body) => unwrap(await api.PUT("/api/v1/settings/provider", { body: body as never })),
+    ),
+    await jsonCard(
+      "Data source",
+      async () => unwrap(await api.GET("/api/v1/settings/data-source")),
+      async (body) => unwrap(await api.PUT("/api/v1/settings/data-source", { body: body as never })),
+    ),
+    await jsonCard(
+      "Asset mode",
+      async () => unwrap(await api.GET("/api/v1/settings/asset-mode")),
+      async (body) => unwrap(await api.PUT("/api/v1/settings/asset-mode", { body: body as never })),
+    ),
   );
 
   const lookback = h("input", { type: "number", min: 1, step: 1, name: "lookback_days" });
@@ -52,10 +68,14 @@ export async function settingsPage(main: HTMLElement): Promise<void> {
       { class: "card", "aria-label": "Lookback days" },
       h("h2", {}, "Data sync"),
       field("Lookback days", lookback, "Days of history settled and backfilled per symbol"),
-      actionButton("Save lookback days", async () => {
-        unwrap(await api.PUT("/api/v1/data-sync/config/lookback-days", { body: { lookback_days: Number(lookback.value) } as never }));
-        return `Lookback set to ${lookback.value} days.`;
-      }, status),
+      actionButton(
+        "Save lookback days",
+        async () => {
+          unwrap(await api.PUT("/api/v1/data-sync/config/lookback-days", { body: { lookback_days: Number(lookback.value) } as never }));
+          return `Lookback set to ${lookback.value} days.`;
+        },
+        status,
+      ),
     ),
   );
 
@@ -64,7 +84,12 @@ export async function settingsPage(main: HTMLElement): Promise<void> {
   try {
     const list = unwrap(await api.GET("/api/v1/users")) as unknown as User[] | { users: User[] };
     const rows = Array.isArray(list) ? list : list.users;
-    users.append(table(["Username", "Email", "Type", "Status", "Created"], rows.map((u) => [u.username, u.email ?? "–", u.user_type, u.status, when(u.created_at)])));
+    users.append(
+      table(
+        ["Username", "Email", "Type", "Status", "Created"],
+        rows.map((u) => [u.username, u.email ?? "–", u.user_type, u.status, when(u.created_at)]),
+      ),
+    );
   } catch (error) {
     users.append(h("p", { class: "muted" }, `Only administrators see the users (${(error as Error).message}).`));
   }

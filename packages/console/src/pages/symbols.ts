@@ -12,10 +12,25 @@ export async function symbolPage(main: HTMLElement, params: Record<string, strin
   const symbol = (params.symbol ?? "AAPL.US").toUpperCase();
   const status = statusLine();
   const code = h("input", { name: "symbol", value: symbol, required: true });
-  const period = h("select", { name: "period" }, PERIODS.map((p) => h("option", { value: p, selected: p === "1d" }, p)));
+  const period = h(
+    "select",
+    { name: "period" },
+    PERIODS.map((p) => h("option", { value: p, selected: p === "1d" }, p)),
+  );
   const end = h("input", { name: "end_date", type: "date", value: "2024-06-28" });
   const start = h("input", { name: "start_date", type: "date", value: "2024-01-02" });
-  const form = h("form", { class: "card", "aria-label": "Symbol and range" }, h("div", { class: "grid" }, field("Symbol", code), field("Period", period), field("Start date", start), field("End date", end)), h("div", { class: "row" }, h("button", { type: "submit" }, "Show"), h("button", { type: "button", id: "import" }, "Import this range"), h("button", { type: "button", id: "import-missing" }, "Import the missing days")));
+  const form = h(
+    "form",
+    { class: "card", "aria-label": "Symbol and range" },
+    h("div", { class: "grid" }, field("Symbol", code), field("Period", period), field("Start date", start), field("End date", end)),
+    h(
+      "div",
+      { class: "row" },
+      h("button", { type: "submit" }, "Show"),
+      h("button", { type: "button", id: "import" }, "Import this range"),
+      h("button", { type: "button", id: "import-missing" }, "Import the missing days"),
+    ),
+  );
   const progress = h("progress", { max: 100, value: 0, "aria-label": "Import progress" });
   const progressText = h("span", { role: "status" });
   const chartBox = h("div", {});
@@ -41,7 +56,11 @@ export async function symbolPage(main: HTMLElement, params: Record<string, strin
     status.say("Loading…");
     try {
       const candles = await loadCandles(symbol, period.value, start.value, end.value);
-      chartBox.replaceChildren(candles.length ? candleChart(`${symbol} ${period.value} candles and volume`, candles) : h("p", { class: "muted" }, "No candles stored for this range: import them."));
+      chartBox.replaceChildren(
+        candles.length
+          ? candleChart(`${symbol} ${period.value} candles and volume`, candles)
+          : h("p", { class: "muted" }, "No candles stored for this range: import them."),
+      );
       const range = { start_date: start.value, end_date: end.value };
       let calendar = unwrap(await api.GET("/api/v1/stock-calendar/{symbol}", { params: { path: { symbol }, query: range } }));
       if (calendar.entries.length === 0) {
@@ -49,17 +68,38 @@ export async function symbolPage(main: HTMLElement, params: Record<string, strin
         unwrap(await api.POST("/api/v1/stock-calendar/{symbol}/init", { params: { path: { symbol } }, body: range }));
         calendar = unwrap(await api.GET("/api/v1/stock-calendar/{symbol}", { params: { path: { symbol }, query: range } }));
       }
-      const missing = unwrap(await api.GET("/api/v1/stock-calendar/{symbol}/missing", { params: { path: { symbol }, query: { period: period.value as "1d", start_date: start.value, end_date: end.value } } }));
+      const missing = unwrap(
+        await api.GET("/api/v1/stock-calendar/{symbol}/missing", {
+          params: { path: { symbol }, query: { period: period.value as "1d", start_date: start.value, end_date: end.value } },
+        }),
+      );
       const missingDays = new Set(missing.missing_dates);
       // A trading day is ready when its period's bars are stored (the calendar's readiness, or a candle
       // on or after it), missing when the missing-dates check says so, and upcoming while its session has not ended.
       const lastCandle = candles.length ? isoDay(new Date(candles.at(-1)!.timestamp * 1000)) : "";
       const kindOf = (entry: (typeof calendar.entries)[number]) =>
-        !entry.is_trading_day ? "holiday" : missingDays.has(entry.date) ? "missing" : entry.data_readiness?.[period.value]?.ready || entry.date <= lastCandle ? "ready" : "upcoming";
+        !entry.is_trading_day
+          ? "holiday"
+          : missingDays.has(entry.date)
+            ? "missing"
+            : entry.data_readiness?.[period.value]?.ready || entry.date <= lastCandle
+              ? "ready"
+              : "upcoming";
       const kinds = calendar.entries.map(kindOf);
       heat.replaceChildren(
         h("h2", {}, `Coverage: ${kinds.filter((k) => k === "ready").length} of ${calendar.trading_days} trading days ready, ${missing.count} missing`),
-        h("p", { class: "legend" }, h("span", { class: "day ready" }), " ready ", h("span", { class: "day missing" }), " missing ", h("span", { class: "day upcoming" }), " not yet traded ", h("span", { class: "day holiday" }), " holiday or weekend"),
+        h(
+          "p",
+          { class: "legend" },
+          h("span", { class: "day ready" }),
+          " ready ",
+          h("span", { class: "day missing" }),
+          " missing ",
+          h("span", { class: "day upcoming" }),
+          " not yet traded ",
+          h("span", { class: "day holiday" }),
+          " holiday or weekend",
+        ),
         h(
           "div",
           { class: "heatmap" },
@@ -68,7 +108,9 @@ export async function symbolPage(main: HTMLElement, params: Record<string, strin
             return h("span", { class: `day ${kind}`, title: `${entry.date}: ${kind}${entry.name ? ` (${entry.name})` : ""}` });
           }),
         ),
-        missing.missing_dates.length === 0 ? "" : h("p", { class: "muted" }, `Missing: ${missing.missing_dates.slice(0, 40).join(", ")}${missing.missing_dates.length > 40 ? "…" : ""}`),
+        missing.missing_dates.length === 0
+          ? ""
+          : h("p", { class: "muted" }, `Missing: ${missing.missing_dates.slice(0, 40).join(", ")}${missing.missing_dates.length > 40 ? "…" : ""}`),
       );
       status.say(`${candles.length} candles.`);
     } catch (error) {
@@ -87,7 +129,11 @@ export async function symbolPage(main: HTMLElement, params: Record<string, strin
   };
   form.querySelector("#import")!.addEventListener("click", () => void importRange(start.value, end.value));
   form.querySelector("#import-missing")!.addEventListener("click", async () => {
-    const missing = unwrap(await api.GET("/api/v1/stock-calendar/{symbol}/missing", { params: { path: { symbol }, query: { period: period.value as "1d", start_date: start.value, end_date: end.value } } }));
+    const missing = unwrap(
+      await api.GET("/api/v1/stock-calendar/{symbol}/missing", {
+        params: { path: { symbol }, query: { period: period.value as "1d", start_date: start.value, end_date: end.value } },
+      }),
+    );
     if (missing.missing_dates.length === 0) return status.say("Nothing is missing in this range.");
     // One import from the first missing day to the last: the import skips what is stored.
     await importRange(missing.missing_dates[0]!, missing.missing_dates.at(-1)!);

@@ -65,26 +65,39 @@ describe("valuePortfolio", () => {
   it("converts each currency into the base through the per-USD rates, base currency first", () => {
     const overview = value({
       asset: account("100", "HKD"),
-      positions: [holding({ quantity: "3", cost_price: "2", current_price: "4" }), holding({ symbol: "D05.SG", market: "SG", currency: "SGD", quantity: "10", cost_price: "1", current_price: "1.25" })],
+      positions: [
+        holding({ quantity: "3", cost_price: "2", current_price: "4" }),
+        holding({ symbol: "D05.SG", market: "SG", currency: "SGD", quantity: "10", cost_price: "1", current_price: "1.25" }),
+      ],
     });
     // Base HKD (the account's): cash 100; 12 USD = 96 HKD; 12.5 SGD = 10 USD = 80 HKD.
     expect(overview.base_currency).toBe("HKD");
-    expect(overview.by_currency.map((entry) => [entry.currency, entry.fx_rate])).toEqual([["HKD", "1"], ["SGD", "6.4"], ["USD", "8"]]);
+    expect(overview.by_currency.map((entry) => [entry.currency, entry.fx_rate])).toEqual([
+      ["HKD", "1"],
+      ["SGD", "6.4"],
+      ["USD", "8"],
+    ]);
     expect([overview.cash, overview.positions_value, overview.total_assets]).toEqual(["100.00", "176.00", "276.00"]);
   });
 
   it("always totals to cash plus positions value, within a cent of rounding", () => {
     const amount = fc.integer({ min: 0, max: 10_000_000 }).map((cents) => new Dec(cents).dividedBy(100).toFixed());
     fc.assert(
-      fc.property(amount, fc.array(fc.tuple(amount, amount, fc.constantFrom("USD", "HKD", "CNY") as fc.Arbitrary<Position["currency"]>), { maxLength: 6 }), (cash, rows) => {
-        const overview = value({
-          asset: account(cash),
-          positions: rows.map(([quantity, price, currency], index) => holding({ symbol: `S${index}.US`, quantity, cost_price: price, current_price: price, currency })),
-        });
-        const sum = new Dec(overview.cash).plus(overview.positions_value);
-        expect(sum.minus(overview.total_assets).abs().lessThanOrEqualTo("0.01")).toBe(true);
-        expect(overview.unrealized_pnl).toBe("0.00");
-      }),
+      fc.property(
+        amount,
+        fc.array(fc.tuple(amount, amount, fc.constantFrom("USD", "HKD", "CNY") as fc.Arbitrary<Position["currency"]>), { maxLength: 6 }),
+        (cash, rows) => {
+          const overview = value({
+            asset: account(cash),
+            positions: rows.map(([quantity, price, currency], index) =>
+              holding({ symbol: `S${index}.US`, quantity, cost_price: price, current_price: price, currency }),
+            ),
+          });
+          const sum = new Dec(overview.cash).plus(overview.positions_value);
+          expect(sum.minus(overview.total_assets).abs().lessThanOrEqualTo("0.01")).toBe(true);
+          expect(overview.unrealized_pnl).toBe("0.00");
+        },
+      ),
     );
   });
 });

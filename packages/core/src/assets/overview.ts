@@ -17,10 +17,7 @@ export interface ExchangeRates {
 
 export const OverviewQuery = z.object({
   currency: CurrencyType.optional().describe("Currency of the totals; default the account's currency (USD without an account)"),
-  include_positions: z
-    .enum(["true", "false"])
-    .optional()
-    .describe("Whether to list each position's valuation (default true)"),
+  include_positions: z.enum(["true", "false"]).optional().describe("Whether to list each position's valuation (default true)"),
   user_id: z.string().trim().min(1).max(64).optional().describe("Administrators only: another user's portfolio"),
 });
 export type OverviewQuery = z.infer<typeof OverviewQuery>;

@@ -156,8 +156,7 @@ export const Assets = {
    */
   async update(deps: PortfolioDeps, actor: Actor, input: UserAssetUpdate, userId?: string): Promise<AssetRecord> {
     const before = await Assets.get(deps, actor, "real", userId);
-    const pick = <K extends "total_assets" | "position_assets" | "today_pnl">(field: K) =>
-      input[field] === undefined ? before[field] : input[field];
+    const pick = <K extends "total_assets" | "position_assets" | "today_pnl">(field: K) => (input[field] === undefined ? before[field] : input[field]);
     const cashSet = input.cash_assets !== undefined || input.currency !== undefined;
     const after: AssetRecord = {
       ...before,
@@ -211,12 +210,7 @@ export const Positions = {
     return Positions.store(deps, owner, "real", input);
   },
 
-  async store(
-    deps: PortfolioDeps,
-    owner: string,
-    mode: PortfolioMode,
-    input: Omit<UserPositionCreate, "user_id">,
-  ): Promise<Position> {
+  async store(deps: PortfolioDeps, owner: string, mode: PortfolioMode, input: Omit<UserPositionCreate, "user_id">): Promise<Position> {
     const canonical = canonicalSymbol(input.symbol, input.market);
     if ("problem" in canonical) throw new ValidationError([{ loc: ["body", "symbol"], msg: canonical.problem, type: "value_error" }]);
     const now = stamp(deps);
@@ -243,13 +237,7 @@ export const Positions = {
   },
 
   /** Applies the given fields; the result must still satisfy the cross-field rules (422 otherwise). */
-  async update(
-    deps: PortfolioDeps,
-    actor: Actor,
-    mode: PortfolioMode,
-    id: string,
-    input: UserPositionUpdate | SimulatedPositionUpdate,
-  ): Promise<Position> {
+  async update(deps: PortfolioDeps, actor: Actor, mode: PortfolioMode, id: string, input: UserPositionUpdate | SimulatedPositionUpdate): Promise<Position> {
     const before = await Positions.get(deps, actor, mode, id);
     const given = <K extends keyof Position>(field: K): Position[K] =>
       (input as Record<string, unknown>)[field] === undefined ? before[field] : ((input as Record<string, unknown>)[field] as Position[K]);

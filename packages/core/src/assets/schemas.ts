@@ -43,9 +43,7 @@ export const UserAssetUpdate = z
 export type UserAssetUpdate = z.infer<typeof UserAssetUpdate>;
 
 /** Sets the simulated account's cash; creates the account when it does not exist yet. */
-export const SimulatedAssetUpdate = z
-  .object({ cash_assets: AmountInput, currency: CurrencyType })
-  .meta({ id: "SimulatedAssetUpdate" });
+export const SimulatedAssetUpdate = z.object({ cash_assets: AmountInput, currency: CurrencyType }).meta({ id: "SimulatedAssetUpdate" });
 export type SimulatedAssetUpdate = z.infer<typeof SimulatedAssetUpdate>;
 
 /** Cash held in each currency, as a broker reported it (decimal strings). */
@@ -78,7 +76,9 @@ export const SimulatedAssetResponse = z
   .object({
     ...assetResponseShape,
     cash_by_currency: CashByCurrency.nullable().describe("All the cash of each currency the simulated account keeps (USD, HKD)"),
-    free_cash_by_currency: CashByCurrency.describe("Cash free for new orders and sessions: not held by open orders nor set aside for running sessions (docs/accounts.md)"),
+    free_cash_by_currency: CashByCurrency.describe(
+      "Cash free for new orders and sessions: not held by open orders nor set aside for running sessions (docs/accounts.md)",
+    ),
     in_sessions_by_currency: CashByCurrency.describe("Cash set aside for running simulation sessions (their sleeves), as their fills have moved it"),
     held_by_orders_by_currency: CashByCurrency.describe("Cash held for open buy orders placed outside sessions, estimated fees included"),
   })
@@ -198,9 +198,7 @@ const positionResponseShape = {
   updated_at: z.string(),
 };
 
-export const UserPositionResponse = z
-  .object({ ...positionResponseShape, available_quantity: z.string() })
-  .meta({ id: "UserPositionResponse" });
+export const UserPositionResponse = z.object({ ...positionResponseShape, available_quantity: z.string() }).meta({ id: "UserPositionResponse" });
 export type UserPositionResponse = z.infer<typeof UserPositionResponse>;
 
 export const SimulatedPositionResponse = z.object(positionResponseShape).meta({ id: "SimulatedPositionResponse" });

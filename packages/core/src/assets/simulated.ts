@@ -5,7 +5,15 @@ import type { PaperBrokerDeps } from "../paper/broker";
 import { PaperCurrencies, type PaperCurrency } from "../paper/types";
 import type { Actor } from "../users";
 import { portfolioOwner, type AssetRecord, type PortfolioDeps, type Position } from "./portfolio";
-import type { CashByCurrency, SimulatedAssetResponse, SimulatedAssetUpdate, SimulatedPositionInput, SimulatedPositionResponse, SimulatedPositionUpdate, UserAssetCreate } from "./schemas";
+import type {
+  CashByCurrency,
+  SimulatedAssetResponse,
+  SimulatedAssetUpdate,
+  SimulatedPositionInput,
+  SimulatedPositionResponse,
+  SimulatedPositionUpdate,
+  UserAssetCreate,
+} from "./schemas";
 import { canonicalSymbol } from "./types";
 import { Overview, type AssetOverview, type OverviewDeps, type OverviewQuery } from "./overview";
 
@@ -77,13 +85,21 @@ function positionOf(userId: string, view: PaperAccountView, holding: HoldingView
 /** Problems of a holding the paper broker cannot keep: options and anything but a US or HK stock. */
 function holdingProblems(input: { asset_type?: string; option_type?: unknown; strike_price?: unknown; expiry_date?: unknown }): ValidationIssue[] {
   const option = input.asset_type === "option" || input.option_type != null || input.strike_price != null || input.expiry_date != null;
-  return option ? [{ loc: ["body", "asset_type"], msg: "the simulated account holds stocks only (the paper broker trades US and HK stocks)", type: "value_error" }] : [];
+  return option
+    ? [{ loc: ["body", "asset_type"], msg: "the simulated account holds stocks only (the paper broker trades US and HK stocks)", type: "value_error" }]
+    : [];
 }
 
 export const SimulatedAccount = {
   toResponse(userId: string, view: PaperAccountView): SimulatedAssetResponse {
     const { mode: _mode, total_assets: _t, position_assets: _p, today_pnl: _d, ...fields } = assetOf(userId, view);
-    return { ...fields, cash_by_currency: fields.cash_by_currency ?? null, free_cash_by_currency: byCurrency(view, "free"), in_sessions_by_currency: byCurrency(view, "in_sessions"), held_by_orders_by_currency: byCurrency(view, "held_by_orders") };
+    return {
+      ...fields,
+      cash_by_currency: fields.cash_by_currency ?? null,
+      free_cash_by_currency: byCurrency(view, "free"),
+      in_sessions_by_currency: byCurrency(view, "in_sessions"),
+      held_by_orders_by_currency: byCurrency(view, "held_by_orders"),
+    };
   },
 
   positionResponse(position: Position): SimulatedPositionResponse {
@@ -126,7 +142,8 @@ export const SimulatedAccount = {
     const problems = holdingProblems(input);
     const canonical = canonicalSymbol(input.symbol, input.market);
     if ("problem" in canonical) problems.push({ loc: ["body", "symbol"], msg: canonical.problem, type: "value_error" });
-    if (!new Dec(input.quantity).gt(0)) problems.push({ loc: ["body", "quantity"], msg: "a holding is added with more than 0 shares (DELETE removes one)", type: "value_error" });
+    if (!new Dec(input.quantity).gt(0))
+      problems.push({ loc: ["body", "quantity"], msg: "a holding is added with more than 0 shares (DELETE removes one)", type: "value_error" });
     if (problems.length || "problem" in canonical) throw new ValidationError(problems);
     const holding = { symbol: canonical.symbol, symbol_name: input.symbol_name, quantity: input.quantity, cost_price: input.cost_price };
     const view = await PaperAccounts.setHolding(deps.paper, owner, holding, "holding set with POST /assets/simulated/positions");
@@ -153,7 +170,12 @@ export const SimulatedAccount = {
   /** Removes a holding (a recorded adjustment); 409 `SHARES_HELD` while orders or sessions hold some of it. */
   async deletePosition(deps: SimulatedDeps, actor: Actor, id: string): Promise<Position> {
     const { owner, before } = await SimulatedAccount.position(deps, actor, id);
-    await PaperAccounts.setHolding(deps.paper, owner, { symbol: before.symbol, quantity: "0", cost_price: "0" }, "holding removed with DELETE /assets/simulated/positions");
+    await PaperAccounts.setHolding(
+      deps.paper,
+      owner,
+      { symbol: before.symbol, quantity: "0", cost_price: "0" },
+      "holding removed with DELETE /assets/simulated/positions",
+    );
     return before;
   },
 
@@ -187,7 +209,8 @@ export const SimulatedAccount = {
   /** Makes the account hold the real account's cash and stocks (one recorded adjustment per change). */
   async copyFrom(deps: SimulatedDeps, owner: string, currency: string, cash: CashByCurrency, positions: Position[]): Promise<PaperAccountView> {
     const lines: Partial<Record<PaperCurrency, string>> = {};
-    for (const [currency, amount] of Object.entries(cash)) if ((PaperCurrencies as readonly string[]).includes(currency) && amount !== undefined) lines[currency as PaperCurrency] = amount;
+    for (const [currency, amount] of Object.entries(cash))
+      if ((PaperCurrencies as readonly string[]).includes(currency) && amount !== undefined) lines[currency as PaperCurrency] = amount;
     const stocks = positions.filter((p) => p.asset_type === "stock" && (p.market === "US" || p.market === "HK"));
     const holdings = stocks.map((p) => ({ symbol: p.symbol, symbol_name: p.symbol_name, quantity: p.quantity, cost_price: p.cost_price }));
     await PaperAccounts.ensure(deps.paper, owner);

@@ -60,7 +60,15 @@ describe("holdings as positions", () => {
     expect(skipped).toEqual([]);
     // (30 × 150 + 10 × 170.01) / 40 = 155.0025
     expect(kept).toEqual([
-      expect.objectContaining({ symbol: "AAPL.US", quantity: "40", available_quantity: "34", cost_price: "155.0025", market: "US", currency: "USD", asset_type: "stock" }),
+      expect.objectContaining({
+        symbol: "AAPL.US",
+        quantity: "40",
+        available_quantity: "34",
+        cost_price: "155.0025",
+        market: "US",
+        currency: "USD",
+        asset_type: "stock",
+      }),
     ]);
   });
 

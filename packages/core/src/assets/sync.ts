@@ -106,7 +106,14 @@ export function heldToPositions(userId: string, holdings: StockPositionsResponse
  * Lays `incoming` positions over `existing` ones matched by symbol: a match keeps its id,
  * creation time and stored `current_price`; holdings no longer present are dropped.
  */
-function matchBySymbol(existing: Position[], incoming: HeldFields[], now: string, newId: () => string, prices: "keep" | "incoming", incomingPrices: (string | null)[] = []): Position[] {
+function matchBySymbol(
+  existing: Position[],
+  incoming: HeldFields[],
+  now: string,
+  newId: () => string,
+  prices: "keep" | "incoming",
+  incomingPrices: (string | null)[] = [],
+): Position[] {
   const bySymbol = new Map<string, Position>();
   for (const position of existing) if (!bySymbol.has(position.symbol)) bySymbol.set(position.symbol, position);
   return incoming.map((fields, index) => {
@@ -132,12 +139,7 @@ const canonical = (amount: string) => new Dec(amount).toFixed();
  * config unreadable...) is an answer with `success: false` and changes nothing; faults stay
  * faults. `name` names the account in messages until `open()` names it better.
  */
-async function syncAccount(
-  deps: SyncDeps,
-  owner: string,
-  name: string,
-  open: () => Promise<{ name: string; gateway: OrderGateway }>,
-): Promise<SyncResponse> {
+async function syncAccount(deps: SyncDeps, owner: string, name: string, open: () => Promise<{ name: string; gateway: OrderGateway }>): Promise<SyncResponse> {
   let balances: AccountBalance[];
   let holdings: StockPositionsResponse;
   try {
@@ -159,7 +161,14 @@ async function syncAccount(
     updated_at: now,
   };
   // The totals in the account's currency are the overview's, taken at the moment of the sync.
-  const valued = await Overview.value(deps, { userId: owner, mode: "real", asset: account, positions, baseCurrency: account.currency, includePositions: false });
+  const valued = await Overview.value(deps, {
+    userId: owner,
+    mode: "real",
+    asset: account,
+    positions,
+    baseCurrency: account.currency,
+    includePositions: false,
+  });
   const asset: AssetRecord = {
     ...account,
     cash_assets: canonical(valued.cash),
@@ -233,7 +242,11 @@ export const AssetSync = {
     const skipped = realPositions.length - realPositions.filter((p) => view.positions.some((h) => h.symbol === p.symbol)).length;
     return {
       success: true,
-      message: `Copied the real cash (${Object.entries(real.cash_by_currency ?? { [real.currency]: real.cash_assets }).map(([c, a]) => `${a} ${c}`).join(", ")}) and ${copied} stock position(s) into the simulated account${skipped ? `; ${skipped} position(s) it cannot hold (options, other markets or currencies) were left out` : ""}`,
+      message: `Copied the real cash (${Object.entries(real.cash_by_currency ?? { [real.currency]: real.cash_assets })
+        .map(([c, a]) => `${a} ${c}`)
+        .join(
+          ", ",
+        )}) and ${copied} stock position(s) into the simulated account${skipped ? `; ${skipped} position(s) it cannot hold (options, other markets or currencies) were left out` : ""}`,
       synced_assets: SimulatedAccount.toResponse(owner, view),
       synced_positions: copied,
     };

@@ -121,7 +121,9 @@ export const BacktestResult = z
     end_date: z.string(),
     timeframe: Timeframe,
     execution: Execution,
-    risk_config: Risk.Config.nullable().describe("The risk configuration the run applied: the session's, or strategy_config.risk_config over it (docs/trading-sessions.md); null for a backtest started before every run applied one"),
+    risk_config: Risk.Config.nullable().describe(
+      "The risk configuration the run applied: the session's, or strategy_config.risk_config over it (docs/trading-sessions.md); null for a backtest started before every run applied one",
+    ),
     initial_capital: z.string(),
     final_capital: z.string(),
     final_capital_by_currency: z.record(z.string(), z.string()).describe("Cash plus positions at their last close per currency, to the cent"),
@@ -234,7 +236,11 @@ async function ownedBacktest(deps: BacktestControlDeps, actor: Actor, id: string
 async function controllable(deps: BacktestControlDeps, actor: Actor, id: string, action: string): Promise<StoredBacktest> {
   const backtest = await ownedBacktest(deps, actor, id);
   if (backtest.sweep_id) {
-    throw conflict("INVALID_STATE_TRANSITION", `Cannot ${action} backtest ${id}: it is a run of sweep ${backtest.sweep_id}; ${action} the sweep`, { current_status: backtest.status, action, sweep_id: backtest.sweep_id });
+    throw conflict("INVALID_STATE_TRANSITION", `Cannot ${action} backtest ${id}: it is a run of sweep ${backtest.sweep_id}; ${action} the sweep`, {
+      current_status: backtest.status,
+      action,
+      sweep_id: backtest.sweep_id,
+    });
   }
   return backtest;
 }
@@ -263,7 +269,10 @@ function configOf(request: BacktestRequest, session: StoredSession, symbols: str
   let config: SessionConfig | undefined;
   // One rule in every mode (docs/trading-sessions.md, "Which risk configuration applies"): the
   // session's risk configuration, unless the run gives its own; fields it leaves out are the session's.
-  const risk = risk_config !== undefined && typeof risk_config === "object" ? { ...session.config.risk_config, ...risk_config } : risk_config ?? session.config.risk_config;
+  const risk =
+    risk_config !== undefined && typeof risk_config === "object"
+      ? { ...session.config.risk_config, ...risk_config }
+      : (risk_config ?? session.config.risk_config);
   try {
     const base =
       request.strategy_name === "multi_channel"
@@ -276,7 +285,8 @@ function configOf(request: BacktestRequest, session: StoredSession, symbols: str
   if (request.strategy_name !== "multi_channel" && !Strategies.exists(request.strategy_name) && !issues.some((i) => i.loc[1] === "strategy_name")) {
     issues.push({ loc: ["body", "strategy_name"], msg: `strategy '${request.strategy_name}' does not exist`, type: "strategy_not_found" });
   }
-  if (config && config.channels.length === 0) issues.push({ loc: ["body", "strategy_name"], msg: "the session has no channels to backtest", type: "no_channels" });
+  if (config && config.channels.length === 0)
+    issues.push({ loc: ["body", "strategy_name"], msg: "the session has no channels to backtest", type: "no_channels" });
   if (issues.length > 0 || !config) throw new ValidationError(issues);
   return config;
 }
@@ -284,12 +294,21 @@ function configOf(request: BacktestRequest, session: StoredSession, symbols: str
 /** A session backtests run on: one created with trading_mode backtest (409 otherwise). */
 export function requireBacktestSession(session: StoredSession): void {
   if (session.trading_mode !== "backtest") {
-    throw conflict("INVALID_STATE_TRANSITION", `Session ${session.id} trades in ${session.trading_mode} mode; backtests run on sessions created with trading_mode backtest`, { current_status: session.status });
+    throw conflict(
+      "INVALID_STATE_TRANSITION",
+      `Session ${session.id} trades in ${session.trading_mode} mode; backtests run on sessions created with trading_mode backtest`,
+      { current_status: session.status },
+    );
   }
 }
 
 /** A new backtest of `request` on `session`, validated (422 listing every problem) and not yet stored; `extra` for a sweep's runs. */
-export function plan(deps: Pick<BacktestControlDeps, "now" | "newId">, session: StoredSession, request: BacktestRequest, extra: Partial<StoredBacktest> = {}): StoredBacktest {
+export function plan(
+  deps: Pick<BacktestControlDeps, "now" | "newId">,
+  session: StoredSession,
+  request: BacktestRequest,
+  extra: Partial<StoredBacktest> = {},
+): StoredBacktest {
   const symbols: string[] = [];
   const issues: ValidationIssue[] = [];
   request.symbols.forEach((symbol, index) => {
@@ -345,7 +364,9 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
   const session = await owned(deps, actor, request.session_id);
   requireBacktestSession(session);
   if (session.status === "running" || session.status === "paused") {
-    throw conflict("INVALID_STATE_TRANSITION", `Session ${session.id} is ${session.status} with another backtest; stop it first`, { current_status: session.status });
+    throw conflict("INVALID_STATE_TRANSITION", `Session ${session.id} is ${session.status} with another backtest; stop it first`, {
+      current_status: session.status,
+    });
   }
   const backtest = plan(deps, session, request);
   const now = backtest.created_at;
@@ -353,7 +374,17 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
   // The session follows its latest backtest: its views read this run from now on.
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = (await deps.sessions.get(session.id))!;
-    const next: StoredSession = { ...current, status: "running", run_id: runIdOf(backtest), run_strategy_name: strategyNameOf(backtest.config), start_time: now, end_time: null, initial_capital: request.initial_capital, version: current.version + 1, updated_at: now };
+    const next: StoredSession = {
+      ...current,
+      status: "running",
+      run_id: runIdOf(backtest),
+      run_strategy_name: strategyNameOf(backtest.config),
+      start_time: now,
+      end_time: null,
+      initial_capital: request.initial_capital,
+      version: current.version + 1,
+      updated_at: now,
+    };
     if (await deps.sessions.replace(next, current.version)) break;
   }
   await deps.workflows.start("backtest", executionName(backtest), { backtest_id: backtest.id });
@@ -375,7 +406,15 @@ export async function progressOf(deps: BacktestControlDeps, backtest: StoredBack
   const total = Math.max(backtest.bars_total, processed);
   const done = backtest.status === "completed";
   const percent = done ? 100 : total > 0 ? Math.min(99.99, Math.floor((processed / total) * 10_000) / 100) : 0;
-  const stage = TERMINAL.includes(backtest.status) ? "done" : backtest.status === "queued" ? "queued" : backtest.status === "importing" ? "importing" : backtest.status === "stopping" ? "finalizing" : "running";
+  const stage = TERMINAL.includes(backtest.status)
+    ? "done"
+    : backtest.status === "queued"
+      ? "queued"
+      : backtest.status === "importing"
+        ? "importing"
+        : backtest.status === "stopping"
+          ? "finalizing"
+          : "running";
   return {
     backtest_id: id,
     status: backtest.status,
@@ -405,7 +444,11 @@ export async function pause(deps: BacktestControlDeps, actor: Actor, id: string)
 /** Continues a paused backtest from its checkpoint (a new workflow execution), or cancels a pause not yet taken. */
 export async function resume(deps: BacktestControlDeps, actor: Actor, id: string) {
   await controllable(deps, actor, id, "resume");
-  const next = await transition<StoredBacktest>((change) => update(deps, id, change), (b) => resumed(b, "backtest"), (b) => deps.workflows.start("backtest", executionName(b), { backtest_id: id }));
+  const next = await transition<StoredBacktest>(
+    (change) => update(deps, id, change),
+    (b) => resumed(b, "backtest"),
+    (b) => deps.workflows.start("backtest", executionName(b), { backtest_id: id }),
+  );
   await syncSession(deps, next.session_id, "running");
   return control(next, `Backtest ${id} resumed`);
 }
@@ -413,7 +456,11 @@ export async function resume(deps: BacktestControlDeps, actor: Actor, id: string
 /** Stops the backtest; what ran so far is finalised into a result. */
 export async function stop(deps: BacktestControlDeps, actor: Actor, id: string) {
   await controllable(deps, actor, id, "stop");
-  const next = await transition<StoredBacktest>((change) => update(deps, id, change), (b) => stopped(b, "backtest"), (b) => deps.workflows.start("backtest", executionName(b), { backtest_id: id }));
+  const next = await transition<StoredBacktest>(
+    (change) => update(deps, id, change),
+    (b) => stopped(b, "backtest"),
+    (b) => deps.workflows.start("backtest", executionName(b), { backtest_id: id }),
+  );
   return control(next, `Backtest ${id} stopping`);
 }
 
@@ -422,7 +469,9 @@ export async function result(deps: BacktestControlDeps, actor: Actor, id: string
   const backtest = await ownedBacktest(deps, actor, id);
   if (backtest.result) return { ...backtest.result, ...(await listsOf(deps, runIdOf(backtest))) };
   if (backtest.status === "failed") throw new DomainError(409, "BACKTEST_FAILED", `Backtest ${id} failed: ${backtest.error ?? "unknown error"}`);
-  throw conflict("BACKTEST_NOT_FINISHED", `Backtest ${id} is ${backtest.status}; its result is ready when it completes or is stopped`, { status: backtest.status });
+  throw conflict("BACKTEST_NOT_FINISHED", `Backtest ${id} is ${backtest.status}; its result is ready when it completes or is stopped`, {
+    status: backtest.status,
+  });
 }
 
 /** Keeps the session's status in step with its backtest. */
@@ -445,7 +494,9 @@ async function flagged(deps: BacktestDeps, backtest: StoredBacktest): Promise<Ba
   const sweep = backtest.sweep_id ? await deps.sweeps.flags(backtest.sweep_id) : undefined;
   if (sweep?.stop_requested) return out(backtest, "stopped");
   if (backtest.pause_requested || sweep?.pause_requested) {
-    const paused = await update(deps, backtest.id, (b) => (b.pause_requested || sweep?.pause_requested ? { ...b, status: "paused", message: "Paused at a checkpoint" } : undefined));
+    const paused = await update(deps, backtest.id, (b) =>
+      b.pause_requested || sweep?.pause_requested ? { ...b, status: "paused", message: "Paused at a checkpoint" } : undefined,
+    );
     if (paused) return out(paused, "paused");
   }
   return null;
@@ -465,7 +516,13 @@ async function flagRaised(deps: BacktestDeps, id: string): Promise<boolean> {
  * the warm-up's first day) without a regular-session candle, and how many regular-session bars lie
  * inside `window` (what the chunks will feed).
  */
-async function coverage(deps: BacktestDeps, symbol: string, period: StoredPeriod, history: [number, number], window: [number, number]): Promise<{ missing: string[]; bars: number }> {
+async function coverage(
+  deps: BacktestDeps,
+  symbol: string,
+  period: StoredPeriod,
+  history: [number, number],
+  window: [number, number],
+): Promise<{ missing: string[]; bars: number }> {
   const calendar = Calendar.for(marketOf(symbol));
   const first = calendar.localDateOf(history[0] * 1000);
   const last = calendar.localDateOf(history[1] * 1000);
@@ -536,7 +593,13 @@ export async function importMissing(
       const task = await Imports.start(
         deps.imports,
         { id: userId, user_type: "user" },
-        { symbol: feed.symbol, start_date: missing[0], end_date: missing[missing.length - 1], periods: [feed.timeframe], timezone: Calendar.for(marketOf(feed.symbol)).timeZone },
+        {
+          symbol: feed.symbol,
+          start_date: missing[0],
+          end_date: missing[missing.length - 1],
+          periods: [feed.timeframe],
+          timezone: Calendar.for(marketOf(feed.symbol)).timeZone,
+        },
         { keepExisting: true },
       );
       started.push(task.task_id);
@@ -554,7 +617,8 @@ export async function importsDone(deps: BacktestDeps, taskIds: string[]): Promis
   for (const taskId of taskIds) {
     const task = await deps.imports.tasks.get(taskId);
     if (task && (task.status === "pending" || task.status === "running")) return false;
-    if (task && task.status !== "completed") throw new DomainError(502, "BACKTEST_IMPORT_FAILED", `Import ${taskId} of missing candles ${task.status}: ${task.message}`);
+    if (task && task.status !== "completed")
+      throw new DomainError(502, "BACKTEST_IMPORT_FAILED", `Import ${taskId} of missing candles ${task.status}: ${task.message}`);
   }
   return true;
 }
@@ -581,8 +645,14 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
   let barsTotal: number | null = backtest.candles_ready ? backtest.bars_total : null;
   if (!backtest.candles_ready && backtest.import_task_ids.length === 0 && backtest.status === "queued") {
     const history = backtest.config.execution.warm_up ? warmupWindows(new TradingEngine(await setupOf(deps, backtest)), backtest.window[0]) : [];
-    const from = (feed: { symbol: string; timeframe: string }) => history.find(({ need }) => need.symbol === feed.symbol && need.timeframe === feed.timeframe)?.from ?? backtest!.window[0];
-    const { started, busy, bars } = await importMissing(deps, backtest.user_id, feeds.map((feed) => ({ ...feed, from: from(feed) })), backtest.window);
+    const from = (feed: { symbol: string; timeframe: string }) =>
+      history.find(({ need }) => need.symbol === feed.symbol && need.timeframe === feed.timeframe)?.from ?? backtest!.window[0];
+    const { started, busy, bars } = await importMissing(
+      deps,
+      backtest.user_id,
+      feeds.map((feed) => ({ ...feed, from: from(feed) })),
+      backtest.window,
+    );
     if (busy) return out(backtest, "importing");
     if (started.length > 0) {
       // A pause asked for meanwhile stays what progress shows (`pausing`), until the next task takes it.
@@ -601,7 +671,12 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
   if (barsTotal === null) barsTotal = (await importMissing(deps, backtest.user_id, [], backtest.window, feeds)).bars;
   const { run, events } = await createRun(deps, backtest, barsTotal);
   await deps.runs.save(run, 0, events);
-  const running = await update(deps, backtest.id, (b) => ({ ...b, status: continues(b) ? "running" : b.status, bars_total: barsTotal, message: continues(b) ? "Running" : b.message }));
+  const running = await update(deps, backtest.id, (b) => ({
+    ...b,
+    status: continues(b) ? "running" : b.status,
+    bars_total: barsTotal,
+    message: continues(b) ? "Running" : b.message,
+  }));
   return out(running!, "running");
 }
 
@@ -618,7 +693,9 @@ async function setupOf(deps: BacktestDeps, backtest: StoredBacktest) {
     lots,
     fx: fxToBase(deps.fx, base),
     fees: commission.model === "broker" ? deps.fees(commission.broker_type) : null,
-    capital: session ? capitalOf({ initial_capital: backtest.initial_capital, initial_capital_by_currency: session.initial_capital_by_currency }, base) : { [base]: backtest.initial_capital },
+    capital: session
+      ? capitalOf({ initial_capital: backtest.initial_capital, initial_capital_by_currency: session.initial_capital_by_currency }, base)
+      : { [base]: backtest.initial_capital },
     enforce_risk: backtest.enforce_risk,
   });
 }
@@ -647,7 +724,7 @@ async function createRun(deps: BacktestDeps, backtest: StoredBacktest, barsTotal
 
 /** Base-currency units per unit of each currency, from rates quoted per USD. */
 function fxToBase(perUsd: Record<string, number>, base: string): Record<string, number> {
-  const rate = (currency: string) => (currency === "USD" ? 1 : perUsd[currency] ?? 1);
+  const rate = (currency: string) => (currency === "USD" ? 1 : (perUsd[currency] ?? 1));
   return Object.fromEntries(Object.keys({ USD: 1, ...perUsd }).map((currency) => [currency, rate(base) / rate(currency)]));
 }
 
@@ -739,19 +816,22 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
   const status: BacktestStatus = completed ? "completed" : "stopped";
   const done = await update(deps, backtest.id, (b) => ({ ...b, status, result, finished_at: now, message: completed ? "Completed" : "Stopped" }));
   // A sweep's runs leave the session alone: it follows its own backtests, not a sweep's hundreds.
-  if (!backtest.sweep_id) await syncSession(deps, backtest.session_id, completed ? "completed" : "stopped", {
-    end_time: now,
-    final_capital: metrics.final_equity,
-    final_capital_by_currency: finalByCurrency,
-    performance_metrics: metrics,
-  });
+  if (!backtest.sweep_id)
+    await syncSession(deps, backtest.session_id, completed ? "completed" : "stopped", {
+      end_time: now,
+      final_capital: metrics.final_equity,
+      final_capital_by_currency: finalByCurrency,
+      performance_metrics: metrics,
+    });
   return out(done!, completed ? "done" : "stopped");
 }
 
 /** Failure: records why the workflow failed on the backtest and its session. */
 export async function fail(deps: BacktestDeps, input: BacktestTaskInput & { error?: { Error?: string; Cause?: string } }): Promise<BacktestTaskOutput> {
   const reason = [input.error?.Error, input.error?.Cause].filter(Boolean).join(": ").slice(0, 2000) || "the workflow failed";
-  const failed = await update(deps, input.backtest_id, (b) => (TERMINAL.includes(b.status) ? undefined : { ...b, status: "failed", error: reason, message: `Failed: ${reason}`, finished_at: iso(deps.now()) }));
+  const failed = await update(deps, input.backtest_id, (b) =>
+    TERMINAL.includes(b.status) ? undefined : { ...b, status: "failed", error: reason, message: `Failed: ${reason}`, finished_at: iso(deps.now()) },
+  );
   const backtest = failed ?? (await deps.backtests.get(input.backtest_id));
   if (failed && !failed.sweep_id) await syncSession(deps, failed.session_id, "failed", { end_time: iso(deps.now()) });
   return out(backtest!, "stopped");
@@ -759,7 +839,9 @@ export async function fail(deps: BacktestDeps, input: BacktestTaskInput & { erro
 
 /** Marks a sweep's run that had not ended stopped, without a result: its sweep stopped before it ran. */
 export async function endWithSweep(deps: BacktestControlDeps, id: string, at: string): Promise<void> {
-  await update(deps, id, (b) => (TERMINAL.includes(b.status) ? undefined : { ...b, status: "stopped", message: "Stopped with its sweep before it ran", finished_at: at }));
+  await update(deps, id, (b) =>
+    TERMINAL.includes(b.status) ? undefined : { ...b, status: "stopped", message: "Stopped with its sweep before it ran", finished_at: at },
+  );
 }
 
 /** Restarts the workflows of active backtests (the embedded runtime's start-up: its executions did not survive). */
@@ -804,7 +886,10 @@ async function listsOf(deps: BacktestControlDeps, runId: string): Promise<Pick<B
         fees: new Dec(d.fees).toFixed(2),
       };
     }),
-    equity_curve: downsample(dayEnds.map((e) => ({ date: isoDateOf(Number(e.data.day)), equity: new Dec(Number(e.data.equity)).toFixed(2) })), MAX_CURVE_POINTS),
+    equity_curve: downsample(
+      dayEnds.map((e) => ({ date: isoDateOf(Number(e.data.day)), equity: new Dec(Number(e.data.equity)).toFixed(2) })),
+      MAX_CURVE_POINTS,
+    ),
   };
 }
 
@@ -839,4 +924,3 @@ function downsample<T>(points: T[], max: number): T[] {
   const step = (points.length - 1) / (max - 1);
   return Array.from({ length: max }, (_, i) => points[Math.round(i * step)]);
 }
-

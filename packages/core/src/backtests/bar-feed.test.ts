@@ -24,7 +24,8 @@ function memoryStore(candles: Candle[]): CandleStore {
     summaries: unused,
     upsert: unused,
     prepareUpsert: unused,
-    load: async (_code: string, _period: StoredPeriod, wanted: string[]) => new Map(wanted.flatMap((b) => (buckets.has(b) ? [[b, buckets.get(b)!] as const] : []))),
+    load: async (_code: string, _period: StoredPeriod, wanted: string[]) =>
+      new Map(wanted.flatMap((b) => (buckets.has(b) ? [[b, buckets.get(b)!] as const] : []))),
   } as unknown as CandleStore;
 }
 
@@ -39,13 +40,27 @@ function candles(): Candle[] {
       const open = close;
       close = Math.round((close + (random() - 0.5) * 0.6) * 100) / 100;
       const session = minute < 0 ? "Pre" : minute < 390 ? "Intraday" : "Post";
-      out.push({ timestamp: date + 14.5 * 3600 + minute * 60, open, high: Math.max(open, close) + 0.02, low: Math.min(open, close) - 0.02, close, volume: 100, turnover: 0, trade_session: session });
+      out.push({
+        timestamp: date + 14.5 * 3600 + minute * 60,
+        open,
+        high: Math.max(open, close) + 0.02,
+        low: Math.min(open, close) - 0.02,
+        close,
+        volume: 100,
+        turnover: 0,
+        trade_session: session,
+      });
     }
   }
   return out;
 }
 
-const setup = singleStrategySetup({ symbols: ["AAPL.US"], timeframe: "1m", parameters: { fast_period: 5, slow_period: 20 }, execution: { commission: { model: "percent", rate: 0.001 } } });
+const setup = singleStrategySetup({
+  symbols: ["AAPL.US"],
+  timeframe: "1m",
+  parameters: { fast_period: 5, slow_period: 20 },
+  execution: { commission: { model: "percent", rate: 0.001 } },
+});
 const feeds = [{ symbol: "AAPL.US", timeframe: "1m" as Timeframe }];
 const window: [number, number] = [Date.UTC(2024, 2, 3) / 1000, Date.UTC(2024, 3, 5) / 1000];
 

@@ -94,7 +94,8 @@ export class BarFeed {
     stopBefore?: (nextCloseMs: number) => boolean,
   ): Promise<{ fed: number; lastCloseMs: number | null; done: boolean }> {
     for (const cursor of this.cursors) if (cursor.head === 0) while (this.step(cursor)) await this.load(cursor);
-    if (typeof sink !== "function" && sink.onColumns && this.cursors.length === 1 && stopBefore === undefined) return this.runColumns(this.cursors[0], maxBars, sink.onColumns.bind(sink), shouldStop);
+    if (typeof sink !== "function" && sink.onColumns && this.cursors.length === 1 && stopBefore === undefined)
+      return this.runColumns(this.cursors[0], maxBars, sink.onColumns.bind(sink), shouldStop);
     const onBar = typeof sink === "function" ? sink : sink.onBar.bind(sink);
     let fed = 0;
     let last: number | null = null;
@@ -138,7 +139,14 @@ export class BarFeed {
       // Extend the run while the next bar of the same batch is a regular-session bar inside the range.
       let to = from + 1;
       const limit = Math.min(batch.length, from + (maxBars - fed));
-      while (to < limit && batch.session[to] === INTRADAY && batch.timestamp[to] <= this.endSec && batch.timestamp[to] >= this.startSec && batch.timestamp[to] * scale + cursor.periodMs > this.afterMs) to++;
+      while (
+        to < limit &&
+        batch.session[to] === INTRADAY &&
+        batch.timestamp[to] <= this.endSec &&
+        batch.timestamp[to] >= this.startSec &&
+        batch.timestamp[to] * scale + cursor.periodMs > this.afterMs
+      )
+        to++;
       onColumns(columnsOf(cursor.feed.symbol, batch), from, to, timeframe);
       fed += to - from;
       last = batch.timestamp[to - 1] * scale + cursor.periodMs;

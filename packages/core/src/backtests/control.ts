@@ -64,7 +64,10 @@ export function paused<T extends Controlled>(item: T, kind: string): T {
 export function resumed<T extends Controlled>(item: T, kind: string): { next: T; startExecution: boolean } {
   if (item.status === "pausing") return { next: { ...item, status: "running", pause_requested: false, message: "Running" }, startExecution: false };
   if (item.status !== "paused") throw illegal(item, kind, "resume");
-  return { next: { ...item, status: "queued", pause_requested: false, executions: item.executions + 1, message: "Resuming from the checkpoint" }, startExecution: true };
+  return {
+    next: { ...item, status: "queued", pause_requested: false, executions: item.executions + 1, message: "Resuming from the checkpoint" },
+    startExecution: true,
+  };
 }
 
 /** Stop: from any state not final; a paused item has no execution left to see the flag, so one is started to finalise it. */
@@ -72,7 +75,10 @@ export function stopped<T extends Controlled>(item: T, kind: string): { next: T;
   if (item.status === "stopping" || item.status === "stopped") return { next: item, startExecution: false };
   if (TERMINAL.includes(item.status)) throw illegal(item, kind, "stop");
   if (item.status === "paused") {
-    return { next: { ...item, status: "stopping", stop_requested: true, pause_requested: false, executions: item.executions + 1, message: "Stopping" }, startExecution: true };
+    return {
+      next: { ...item, status: "stopping", stop_requested: true, pause_requested: false, executions: item.executions + 1, message: "Stopping" },
+      startExecution: true,
+    };
   }
   return { next: { ...item, status: "stopping", stop_requested: true, message: "Stopping at the next checkpoint" }, startExecution: false };
 }

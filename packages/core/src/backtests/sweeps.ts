@@ -64,9 +64,18 @@ export const SweepRequest = z
       .refine((grid) => Object.keys(grid).length > 0, "name at least one parameter")
       .describe("Per parameter a list of values or {min, max, step}"),
     metric: SweepMetric.default("sharpe_ratio"),
-    max_runs: z.int().min(1).max(MAX_SWEEP_RUNS).default(MAX_SWEEP_RUNS).describe("The most runs the grid may have (422 with the grid's size when it has more)"),
+    max_runs: z
+      .int()
+      .min(1)
+      .max(MAX_SWEEP_RUNS)
+      .default(MAX_SWEEP_RUNS)
+      .describe("The most runs the grid may have (422 with the grid's size when it has more)"),
     out_of_sample: z
-      .object({ start_date: IsoDate, end_date: IsoDate, top: z.int().min(1).max(20).default(5).describe("How many of the best runs are run again over this window") })
+      .object({
+        start_date: IsoDate,
+        end_date: IsoDate,
+        top: z.int().min(1).max(20).default(5).describe("How many of the best runs are run again over this window"),
+      })
       .optional(),
   })
   .meta({ id: "SweepRequest" });
@@ -123,7 +132,13 @@ export type SweepControlDeps = BacktestControlDeps & { sweeps: SweepStore };
 export type SweepDeps = BacktestDeps & { sweeps: SweepStore; sweepConcurrency: number };
 
 export const SweepStarted = z
-  .object({ success: z.boolean(), message: z.string(), sweep_id: z.string(), runs: z.int().describe("Backtests the grid runs"), skipped: z.int().describe("Points of the grid the strategy refuses (listed in the result)") })
+  .object({
+    success: z.boolean(),
+    message: z.string(),
+    sweep_id: z.string(),
+    runs: z.int().describe("Backtests the grid runs"),
+    skipped: z.int().describe("Points of the grid the strategy refuses (listed in the result)"),
+  })
   .meta({ id: "SweepStarted" });
 
 export const SweepProgress = z
@@ -145,7 +160,9 @@ export const SweepProgress = z
   })
   .meta({ id: "SweepProgress" });
 
-export const SweepControlResult = z.object({ success: z.boolean(), message: z.string(), sweep_id: z.string(), status: Backtests.BacktestStatus }).meta({ id: "SweepControlResult" });
+export const SweepControlResult = z
+  .object({ success: z.boolean(), message: z.string(), sweep_id: z.string(), status: Backtests.BacktestStatus })
+  .meta({ id: "SweepControlResult" });
 
 const RankedRun = z.object({
   rank: z.int(),
@@ -173,7 +190,9 @@ export const SweepResult = z
     out_of_sample: z.object({ start_date: z.string(), end_date: z.string(), top: z.int() }).nullable(),
     runs_total: z.int(),
     ranking: z.array(RankedRun).describe("Completed runs, best first"),
-    not_ranked: z.array(z.object({ backtest_id: z.string(), parameters: z.record(z.string(), ParameterValue), status: Backtests.BacktestStatus, error: z.string().nullable() })),
+    not_ranked: z.array(
+      z.object({ backtest_id: z.string(), parameters: z.record(z.string(), ParameterValue), status: Backtests.BacktestStatus, error: z.string().nullable() }),
+    ),
     skipped: z.array(z.object({ parameters: z.record(z.string(), ParameterValue), reason: z.string() })),
     completed_at: z.string().nullable(),
   })
@@ -210,7 +229,13 @@ function countOf(spec: z.infer<typeof ParameterValues>): number {
 export function grid(request: Pick<SweepRequest, "strategy_name" | "parameters" | "max_runs">): Point[] {
   const issues: ValidationIssue[] = [];
   if (!Strategies.exists(request.strategy_name)) {
-    throw new ValidationError([{ loc: ["body", "strategy_name"], msg: `strategy '${request.strategy_name}' does not exist (a sweep runs one catalog strategy)`, type: "strategy_not_found" }]);
+    throw new ValidationError([
+      {
+        loc: ["body", "strategy_name"],
+        msg: `strategy '${request.strategy_name}' does not exist (a sweep runs one catalog strategy)`,
+        type: "strategy_not_found",
+      },
+    ]);
   }
   const definitions = Strategies.parameters(request.strategy_name).parameters;
   const names = Object.keys(request.parameters);
@@ -218,7 +243,11 @@ export function grid(request: Pick<SweepRequest, "strategy_name" | "parameters" 
   for (const name of names) {
     const spec = request.parameters[name]!;
     if (!definitions.some((d) => d.name === name)) {
-      issues.push({ loc: ["body", "parameters", name], msg: `${name} is not a parameter of ${request.strategy_name}; expected one of ${definitions.map((d) => d.name).join(", ")}`, type: "unknown_parameter" });
+      issues.push({
+        loc: ["body", "parameters", name],
+        msg: `${name} is not a parameter of ${request.strategy_name}; expected one of ${definitions.map((d) => d.name).join(", ")}`,
+        type: "unknown_parameter",
+      });
       continue;
     }
     const count = countOf(spec);
@@ -238,7 +267,11 @@ export function grid(request: Pick<SweepRequest, "strategy_name" | "parameters" 
     }
   }
   if (issues.length === 0 && size > request.max_runs) {
-    issues.push({ loc: ["body", "parameters"], msg: `the grid has ${size} runs, more than max_runs (${request.max_runs}; at most ${MAX_SWEEP_RUNS})`, type: "grid_too_large" });
+    issues.push({
+      loc: ["body", "parameters"],
+      msg: `the grid has ${size} runs, more than max_runs (${request.max_runs}; at most ${MAX_SWEEP_RUNS})`,
+      type: "grid_too_large",
+    });
   }
   if (issues.length > 0) throw new ValidationError(issues);
   let points: Point[] = [{}];
@@ -409,14 +442,24 @@ export async function result(deps: SweepControlDeps, actor: Actor, id: string): 
         value: entry.value,
         performance_metrics: entry.backtest.result!.performance_metrics,
         out_of_sample: oos
-          ? { backtest_id: oos.id, status: oos.status, value: valueOf(oos.result?.performance_metrics, sweep.metric), performance_metrics: oos.result?.performance_metrics ?? null }
+          ? {
+              backtest_id: oos.id,
+              status: oos.status,
+              value: valueOf(oos.result?.performance_metrics, sweep.metric),
+              performance_metrics: oos.result?.performance_metrics ?? null,
+            }
           : null,
       };
     }),
     not_ranked: sweep.runs
       .map((run, index) => ({ run, backtest: inSample[index] }))
       .filter(({ run }) => !rankedIds.has(run.backtest_id))
-      .map(({ run, backtest }) => ({ backtest_id: run.backtest_id, parameters: run.parameters, status: backtest?.status ?? "stopped", error: backtest?.error ?? null })),
+      .map(({ run, backtest }) => ({
+        backtest_id: run.backtest_id,
+        parameters: run.parameters,
+        status: backtest?.status ?? "stopped",
+        error: backtest?.error ?? null,
+      })),
     skipped: sweep.skipped,
     completed_at: sweep.finished_at,
   };
@@ -434,14 +477,22 @@ export async function pause(deps: SweepControlDeps, actor: Actor, id: string) {
 /** Continues a paused sweep (a new execution: its runs go on from their checkpoints), or cancels a pause not yet taken. */
 export async function resume(deps: SweepControlDeps, actor: Actor, id: string) {
   await ownedSweep(deps, actor, id);
-  const next = await transition<StoredSweep>((change) => update(deps, id, change), (s) => resumed(s, "sweep"), (s) => deps.workflows.start("sweep", executionName(s), { sweep_id: id }));
+  const next = await transition<StoredSweep>(
+    (change) => update(deps, id, change),
+    (s) => resumed(s, "sweep"),
+    (s) => deps.workflows.start("sweep", executionName(s), { sweep_id: id }),
+  );
   return control(next, `Sweep ${id} resumed`);
 }
 
 /** Stops the sweep: running runs stop at their next checkpoint, runs not started are not run; the result ranks what completed. */
 export async function stop(deps: SweepControlDeps, actor: Actor, id: string) {
   await ownedSweep(deps, actor, id);
-  const next = await transition<StoredSweep>((change) => update(deps, id, change), (s) => stopped(s, "sweep"), (s) => deps.workflows.start("sweep", executionName(s), { sweep_id: id }));
+  const next = await transition<StoredSweep>(
+    (change) => update(deps, id, change),
+    (s) => stopped(s, "sweep"),
+    (s) => deps.workflows.start("sweep", executionName(s), { sweep_id: id }),
+  );
   return control(next, `Sweep ${id} stopping`);
 }
 
@@ -455,9 +506,21 @@ const out = (sweep: StoredSweep, status: SweepTaskOutput["status"], runs: string
 });
 
 /** The stored backtests of one phase's runs: planned again exactly as at the start, with their ids, the sweep's id and the counted bars. */
-function backtestsOf(deps: SweepDeps, sweep: StoredSweep, session: StoredSession, runs: { backtest_id: string; parameters: Point }[], barsTotal: number, window?: { start_date: string; end_date: string }): StoredBacktest[] {
+function backtestsOf(
+  deps: SweepDeps,
+  sweep: StoredSweep,
+  session: StoredSession,
+  runs: { backtest_id: string; parameters: Point }[],
+  barsTotal: number,
+  window?: { start_date: string; end_date: string },
+): StoredBacktest[] {
   return runs.map((run) =>
-    Backtests.plan(deps, session, requestOf(sweep.base, run.parameters, window), { id: run.backtest_id, sweep_id: sweep.id, candles_ready: true, bars_total: barsTotal }),
+    Backtests.plan(deps, session, requestOf(sweep.base, run.parameters, window), {
+      id: run.backtest_id,
+      sweep_id: sweep.id,
+      candles_ready: true,
+      bars_total: barsTotal,
+    }),
   );
 }
 
@@ -473,7 +536,9 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
   if (TERMINAL.includes(sweep.status)) return out(sweep, sweep.status === "completed" ? "done" : "stopped");
   if (sweep.stop_requested) return out(sweep, "stopped");
   if (sweep.pause_requested) {
-    const paused = await update(deps, sweep.id, (s) => (s.pause_requested ? { ...s, status: "paused", message: "Paused: every run at a checkpoint" } : undefined));
+    const paused = await update(deps, sweep.id, (s) =>
+      s.pause_requested ? { ...s, status: "paused", message: "Paused: every run at a checkpoint" } : undefined,
+    );
     if (paused) return out(paused, "paused");
   }
   const session = await deps.sessions.get(sweep.session_id);
@@ -486,19 +551,34 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
     if (sweep.import_task_ids.length === 0 && sweep.status === "queued") {
       const started: string[] = [];
       for (const window of windows) {
-        const imported = await Backtests.importMissing(deps, sweep.user_id, feeds.map((feed) => ({ ...feed, from: window[0] })), window);
+        const imported = await Backtests.importMissing(
+          deps,
+          sweep.user_id,
+          feeds.map((feed) => ({ ...feed, from: window[0] })),
+          window,
+        );
         if (imported.busy) return out(sweep, "importing");
         started.push(...imported.started);
       }
       if (started.length > 0) {
-        sweep = (await update(deps, sweep.id, (s) => ({ ...s, status: "importing", import_task_ids: started, message: `Importing missing candles (${started.length} import task${started.length > 1 ? "s" : ""}), once for every run` })))!;
+        sweep = (await update(deps, sweep.id, (s) => ({
+          ...s,
+          status: "importing",
+          import_task_ids: started,
+          message: `Importing missing candles (${started.length} import task${started.length > 1 ? "s" : ""}), once for every run`,
+        })))!;
         return out(sweep, "importing");
       }
     }
     if (!(await Backtests.importsDone(deps, sweep.import_task_ids))) return out(sweep, "importing");
     const bars = (await Backtests.importMissing(deps, sweep.user_id, [], first.window, feeds)).bars;
     await deps.backtests.createMany(backtestsOf(deps, sweep, session, sweep.runs, bars));
-    sweep = (await update(deps, sweep.id, (s) => ({ ...s, runs_created: true, status: s.status === "queued" || s.status === "importing" ? "running" : s.status, message: "Running" })))!;
+    sweep = (await update(deps, sweep.id, (s) => ({
+      ...s,
+      runs_created: true,
+      status: s.status === "queued" || s.status === "importing" ? "running" : s.status,
+      message: "Running",
+    })))!;
   } else if (sweep.status === "queued") {
     sweep = (await update(deps, sweep.id, (s) => ({ ...s, status: s.status === "queued" ? "running" : s.status, message: "Running" })))!;
   }
@@ -512,8 +592,18 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
     const window = Backtests.plan(deps, session, requestOf(sweep.base, sweep.runs[0]!.parameters, sweep.out_of_sample));
     const bars = (await Backtests.importMissing(deps, sweep.user_id, [], window.window, feedsOf(window.config))).bars;
     await deps.backtests.createMany(backtestsOf(deps, sweep, session, oosRuns, bars, sweep.out_of_sample));
-    sweep = (await update(deps, sweep.id, (s) => ({ ...s, oos_created: true, oos_runs: oosRuns.map(({ backtest_id, of }) => ({ backtest_id, of })), message: "Running the best runs out of sample" })))!;
-    return out(sweep, "running", oosRuns.map((r) => r.backtest_id), deps);
+    sweep = (await update(deps, sweep.id, (s) => ({
+      ...s,
+      oos_created: true,
+      oos_runs: oosRuns.map(({ backtest_id, of }) => ({ backtest_id, of })),
+      message: "Running the best runs out of sample",
+    })))!;
+    return out(
+      sweep,
+      "running",
+      oosRuns.map((r) => r.backtest_id),
+      deps,
+    );
   }
   const oosLeft = pending(outOfSample);
   if (oosLeft.length > 0) return out(sweep, "running", oosLeft, deps);
@@ -534,14 +624,21 @@ export async function finalize(deps: SweepDeps, input: SweepTaskInput): Promise<
       await Backtests.endWithSweep(deps, run.id, now);
     }
   }
-  const done = await update(deps, sweep.id, (s) => ({ ...s, status: stopped ? "stopped" : "completed", finished_at: now, message: stopped ? "Stopped" : "Completed" }));
+  const done = await update(deps, sweep.id, (s) => ({
+    ...s,
+    status: stopped ? "stopped" : "completed",
+    finished_at: now,
+    message: stopped ? "Stopped" : "Completed",
+  }));
   return out(done!, stopped ? "stopped" : "done");
 }
 
 /** Failure: records why the sweep's workflow failed. */
 export async function fail(deps: SweepDeps, input: SweepFailureInput): Promise<SweepTaskOutput> {
   const reason = [input.error?.Error, input.error?.Cause].filter(Boolean).join(": ").slice(0, 2000) || "the workflow failed";
-  const failed = await update(deps, input.sweep_id, (s) => (TERMINAL.includes(s.status) ? undefined : { ...s, status: "failed", error: reason, message: `Failed: ${reason}`, finished_at: iso(deps.now()) }));
+  const failed = await update(deps, input.sweep_id, (s) =>
+    TERMINAL.includes(s.status) ? undefined : { ...s, status: "failed", error: reason, message: `Failed: ${reason}`, finished_at: iso(deps.now()) },
+  );
   return out(failed ?? (await deps.sweeps.get(input.sweep_id))!, "stopped");
 }
 

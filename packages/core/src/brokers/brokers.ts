@@ -4,15 +4,7 @@ import { Fees, FeeCalculateInput, type FeeCalculateResponse, type FeeConfig, typ
 import type { Actor } from "../users";
 import { LAST_WRITER_WINS, retrying } from "../backoff";
 import { evenWithIssues } from "../assets/types";
-import {
-  BrokerConfig,
-  BrokerConfigUpdate,
-  BrokerStatus,
-  BrokerType,
-  configIssues,
-  maskConfig,
-  mergeConfig,
-} from "./config";
+import { BrokerConfig, BrokerConfigUpdate, BrokerStatus, BrokerType, configIssues, maskConfig, mergeConfig } from "./config";
 import type { SecretBox } from "./secret-box";
 
 const Name = z.string().trim().min(1).max(100);
@@ -129,8 +121,7 @@ export interface BrokersDeps {
   dataSourcesUsing: (brokerId: string) => Promise<string[]>;
 }
 
-export const brokerChanged = (id: string) =>
-  conflict("BROKER_CHANGED", `Broker ${id} was changed by another request; read it again and retry`);
+export const brokerChanged = (id: string) => conflict("BROKER_CHANGED", `Broker ${id} was changed by another request; read it again and retry`);
 const brokerNotFound = (id: string) => notFound("BROKER_NOT_FOUND", `Broker ${id} does not exist`);
 
 const isAdmin = (actor: Actor) => actor.user_type === "admin";

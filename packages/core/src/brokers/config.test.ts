@@ -36,10 +36,7 @@ describe("mergeConfig", () => {
 
 describe("configIssues", () => {
   it("requires LongPort credentials and Futu gateway address, nothing for paper", () => {
-    expect(configIssues("longport", { app_key: "k" }, ["config"]).map((issue) => issue.loc.join("."))).toEqual([
-      "config.app_secret",
-      "config.access_token",
-    ]);
+    expect(configIssues("longport", { app_key: "k" }, ["config"]).map((issue) => issue.loc.join("."))).toEqual(["config.app_secret", "config.access_token"]);
     expect(configIssues("futu", { host: "h" }, ["config"]).map((issue) => issue.loc.join("."))).toEqual(["config.port"]);
     expect(configIssues("paper", {}, ["config"])).toEqual([]);
   });

@@ -89,9 +89,7 @@ export function mask(value: string): string {
 
 /** The config as answered: every secret masked. */
 export function maskConfig(config: BrokerConfig): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(config).map(([field, value]) => [field, isSecretField(field) && typeof value === "string" ? mask(value) : value]),
-  );
+  return Object.fromEntries(Object.entries(config).map(([field, value]) => [field, isSecretField(field) && typeof value === "string" ? mask(value) : value]));
 }
 
 /** Problems of a complete config for a broker type: missing required fields, masks where credentials belong. */
@@ -114,11 +112,7 @@ export function configIssues(type: BrokerType, config: BrokerConfig, loc: (strin
  * stored secret; any other value containing `****` is refused, since storing a mask would
  * silently destroy the credential.
  */
-export function mergeConfig(
-  stored: BrokerConfig,
-  update: BrokerConfigUpdate,
-  loc: (string | number)[],
-): { config: BrokerConfig; issues: ValidationIssue[] } {
+export function mergeConfig(stored: BrokerConfig, update: BrokerConfigUpdate, loc: (string | number)[]): { config: BrokerConfig; issues: ValidationIssue[] } {
   const merged: Record<string, unknown> = { ...stored };
   const issues: ValidationIssue[] = [];
   for (const [field, value] of Object.entries(update)) {

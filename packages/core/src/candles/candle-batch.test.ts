@@ -41,13 +41,25 @@ describe("candle batches", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 6 }),
-        fc.array(fc.record({ units: fc.integer({ min: 1, max: 2_000_000_000 }), volume: fc.integer({ min: 1, max: 2_000_000_000 }) }), { minLength: 1, maxLength: 400 }),
+        fc.array(fc.record({ units: fc.integer({ min: 1, max: 2_000_000_000 }), volume: fc.integer({ min: 1, max: 2_000_000_000 }) }), {
+          minLength: 1,
+          maxLength: 400,
+        }),
         (places, rows) => {
           const batch = CandleBatches.fromCandles(
             rows.map((row, index) => {
               // Prices as the provider's decimal strings parse (the double nearest the decimal), at most `places` places.
               const price = Number((row.units / 10 ** places).toFixed(places));
-              return { timestamp: 1_700_000_000 + index * 60, open: price, high: price, low: price, close: price, volume: row.volume, turnover: 0, trade_session: "Intraday" as const };
+              return {
+                timestamp: 1_700_000_000 + index * 60,
+                open: price,
+                high: price,
+                low: price,
+                close: price,
+                volume: row.volume,
+                turnover: 0,
+                trade_session: "Intraday" as const,
+              };
             }),
           );
           const packed = CandleBatches.pack(batch);

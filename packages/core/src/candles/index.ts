@@ -204,10 +204,12 @@ export const Candles = {
   async read(store: CandleStore, code: string, period: StoredPeriod, fromSeconds: number, toSeconds: number): Promise<CandleBatch> {
     const range = { start: fromSeconds, end: toSeconds };
     const summaries = await store.summaries(code, period, bucketRange(period, range));
-    const loaded = await store.load(code, period, summaries.map((summary) => summary.bucket));
-    return CandleBatches.concat(
-      summaries.map((summary) => select(loaded.get(summary.bucket) ?? CandleBatches.empty(), range, undefined)),
+    const loaded = await store.load(
+      code,
+      period,
+      summaries.map((summary) => summary.bucket),
     );
+    return CandleBatches.concat(summaries.map((summary) => select(loaded.get(summary.bucket) ?? CandleBatches.empty(), range, undefined)));
   },
 
   /** One page of candles with exact totals, reading only the buckets the page needs. */
@@ -220,7 +222,11 @@ export const Candles = {
     for (const code of codes) {
       const summaries = await store.summaries(code, query.period, bucketRange(query.period, range));
       const edges = summaries.filter((summary) => !covers(query.period, summary.bucket, range));
-      const edgeBatches = await store.load(code, query.period, edges.map((edge) => edge.bucket));
+      const edgeBatches = await store.load(
+        code,
+        query.period,
+        edges.map((edge) => edge.bucket),
+      );
       for (const summary of summaries) {
         const edge = edgeBatches.get(summary.bucket);
         if (edge) {
@@ -241,7 +247,11 @@ export const Candles = {
       const byCode = new Map<string, typeof plan>();
       for (const entry of entries) if (!entry.batch) byCode.set(entry.code, [...(byCode.get(entry.code) ?? []), entry]);
       for (const [code, missing] of byCode) {
-        const loaded = await store.load(code, query.period, missing.map((entry) => entry.bucket));
+        const loaded = await store.load(
+          code,
+          query.period,
+          missing.map((entry) => entry.bucket),
+        );
         for (const entry of missing) entry.batch = select(loaded.get(entry.bucket) ?? CandleBatches.empty(), range, query.trade_session);
       }
       return entries.flatMap((entry) =>
@@ -252,7 +262,11 @@ export const Candles = {
     if (query.sort_by !== "timestamp") {
       if (total > MAX_SORTED_CANDLES) {
         throw new ValidationError([
-          { loc: ["query", "sort_by"], msg: `sorting by ${query.sort_by} reads the whole range: narrow it to at most ${MAX_SORTED_CANDLES} candles (found ${total})`, type: "value_error" },
+          {
+            loc: ["query", "sort_by"],
+            msg: `sorting by ${query.sort_by} reads the whole range: narrow it to at most ${MAX_SORTED_CANDLES} candles (found ${total})`,
+            type: "value_error",
+          },
         ]);
       }
       const all = await materialise(plan.filter((entry) => entry.count > 0));
@@ -314,7 +328,11 @@ export const Candles = {
       const summaries = await store.summaries(code, period, bucketRange(period, range));
       let deleted = 0;
       const partial = summaries.filter((summary) => !covers(period, summary.bucket, range));
-      const loaded = await store.load(code, period, partial.map((summary) => summary.bucket));
+      const loaded = await store.load(
+        code,
+        period,
+        partial.map((summary) => summary.bucket),
+      );
       for (const summary of summaries) {
         const batch = loaded.get(summary.bucket);
         if (!batch) {

@@ -54,23 +54,17 @@ describe("channel presets", () => {
     }
   });
 
-  it.each(["aggressive-momentum", "balanced-multi", "conservative-value"])(
-    "%s validates with no errors and no warnings",
-    (id) => {
-      expect(ChannelPresets.validate(ChannelPresets.get(id).channels)).toEqual({ valid: true, errors: [], warnings: [] });
-    },
-  );
+  it.each(["aggressive-momentum", "balanced-multi", "conservative-value"])("%s validates with no errors and no warnings", (id) => {
+    expect(ChannelPresets.validate(ChannelPresets.get(id).channels)).toEqual({ valid: true, errors: [], warnings: [] });
+  });
 
-  it.each(["aggressive-momentum", "balanced-multi", "conservative-value"])(
-    "%s is served raw with its comments, and parses to the same preset",
-    (id) => {
-      const text = ChannelPresets.raw(id);
-      expect(text).toMatch(/^\/\/ /);
-      expect(text).toContain("/*");
-      expect(() => JSON.parse(text)).toThrow();
-      expect(Jsonc.parse(text)).toMatchObject({ name: ChannelPresets.get(id).name });
-    },
-  );
+  it.each(["aggressive-momentum", "balanced-multi", "conservative-value"])("%s is served raw with its comments, and parses to the same preset", (id) => {
+    const text = ChannelPresets.raw(id);
+    expect(text).toMatch(/^\/\/ /);
+    expect(text).toContain("/*");
+    expect(() => JSON.parse(text)).toThrow();
+    expect(Jsonc.parse(text)).toMatchObject({ name: ChannelPresets.get(id).name });
+  });
 
   it("puts most of the aggressive preset's capital in aggressive channels and the reverse for conservative-value", () => {
     const share = (id: string, type: string) =>
@@ -137,9 +131,7 @@ describe("ChannelPresets.validate", () => {
   });
 
   it("rejects a strategy missing from the catalog", () => {
-    const result = ChannelPresets.validate(
-      withChannel(0, { strategies: [{ strategy_name: "astrology", parameters: {}, weight: 1 }] }),
-    );
+    const result = ChannelPresets.validate(withChannel(0, { strategies: [{ strategy_name: "astrology", parameters: {}, weight: 1 }] }));
     expect(result.errors.map((e) => [e.code, e.field])).toEqual([["STRATEGY_NOT_FOUND", "channels.0.strategies.0.strategy_name"]]);
   });
 
@@ -149,9 +141,7 @@ describe("ChannelPresets.validate", () => {
         strategies: [{ strategy_name: "ma_crossover", parameters: { fast_period: 40, slow_period: 30 }, weight: 1 }],
       }),
     );
-    expect(result.errors.map((e) => [e.code, e.field])).toEqual([
-      ["INVALID_PARAMETER_COMBINATION", "channels.1.strategies.0.parameters.fast_period"],
-    ]);
+    expect(result.errors.map((e) => [e.code, e.field])).toEqual([["INVALID_PARAMETER_COMBINATION", "channels.1.strategies.0.parameters.fast_period"]]);
   });
 
   it("rejects risk limits out of range, max_drawdown outside 0.01 to 1.0 included", () => {
@@ -182,15 +172,11 @@ describe("ChannelPresets.validate", () => {
   it("warns when strategy weights do not sum to 1", () => {
     const list = channels();
     (list[1].strategies as { weight: number }[])[1].weight = 0.2;
-    expect(ChannelPresets.validate(list).warnings.map((w) => [w.code, w.field])).toEqual([
-      ["WEIGHTS_NOT_NORMALISED", "channels.1.strategies"],
-    ]);
+    expect(ChannelPresets.validate(list).warnings.map((w) => [w.code, w.field])).toEqual([["WEIGHTS_NOT_NORMALISED", "channels.1.strategies"]]);
   });
 
   it("passes on the strategies' own warnings", () => {
-    const result = ChannelPresets.validate(
-      withChannel(0, { strategies: [{ strategy_name: "momentum", parameters: { allow_short: true }, weight: 1 }] }),
-    );
+    const result = ChannelPresets.validate(withChannel(0, { strategies: [{ strategy_name: "momentum", parameters: { allow_short: true }, weight: 1 }] }));
     expect(codes(result.warnings)).toEqual(["SHORT_SELLING_ENABLED"]);
   });
 

@@ -13,33 +13,39 @@ export const ChannelType = z.enum(["AGGRESSIVE", "BALANCED", "CONSERVATIVE"]).me
 export type ChannelType = z.infer<typeof ChannelType>;
 
 /** One strategy run by a channel; `weight` is its share of the channel's capital. */
-export const ChannelStrategy = z.object({
-  strategy_name: z.string().min(1),
-  parameters: z.record(z.string(), z.unknown()).default({}),
-  weight: z.number().gt(0).max(1),
-}).meta({ id: "ChannelStrategy" });
+export const ChannelStrategy = z
+  .object({
+    strategy_name: z.string().min(1),
+    parameters: z.record(z.string(), z.unknown()).default({}),
+    weight: z.number().gt(0).max(1),
+  })
+  .meta({ id: "ChannelStrategy" });
 export type ChannelStrategy = z.infer<typeof ChannelStrategy>;
 
 /** One channel of a multi-channel configuration. */
-export const ChannelConfig = z.object({
-  channel_id: z
-    .string()
-    .min(1)
-    .max(64)
-    .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, '_' and '-' only"),
-  channel_type: ChannelType,
-  capital_allocation: z.number().gt(0).max(1),
-  strategies: z.array(ChannelStrategy).min(1),
-  risk_limits: Limits,
-}).meta({ id: "ChannelConfig" });
+export const ChannelConfig = z
+  .object({
+    channel_id: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, '_' and '-' only"),
+    channel_type: ChannelType,
+    capital_allocation: z.number().gt(0).max(1),
+    strategies: z.array(ChannelStrategy).min(1),
+    risk_limits: Limits,
+  })
+  .meta({ id: "ChannelConfig" });
 export type ChannelConfig = z.infer<typeof ChannelConfig>;
 
 /** A parsed channel preset. */
-export const Preset = z.object({
-  name: z.string().min(1),
-  description: z.string(),
-  channels: z.array(ChannelConfig).min(1),
-}).meta({ id: "ChannelPreset" });
+export const Preset = z
+  .object({
+    name: z.string().min(1),
+    description: z.string(),
+    channels: z.array(ChannelConfig).min(1),
+  })
+  .meta({ id: "ChannelPreset" });
 export type Preset = z.infer<typeof Preset>;
 
 /** Ids of the built-in presets. */
@@ -125,8 +131,7 @@ const TYPE_CEILINGS: Record<ChannelType, { max_drawdown: number; leverage_limit:
   AGGRESSIVE: { max_drawdown: 1, leverage_limit: 10 },
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
 const checkStrategies = (channel: Record<string, unknown>, prefix: string, errors: ConfigIssue[], warnings: ConfigIssue[]) => {
   if (!Array.isArray(channel.strategies)) return;
@@ -163,11 +168,7 @@ const checkStrategies = (channel: Record<string, unknown>, prefix: string, error
   });
   if (allWeightsNumeric && channel.strategies.length > 0 && Math.abs(weightSum - 1) > EPSILON) {
     warnings.push(
-      issue(
-        "WEIGHTS_NOT_NORMALISED",
-        joinField(prefix, "strategies"),
-        `strategy weights of ${prefix} sum to ${round(weightSum)}; they are scaled to sum to 1`,
-      ),
+      issue("WEIGHTS_NOT_NORMALISED", joinField(prefix, "strategies"), `strategy weights of ${prefix} sum to ${round(weightSum)}; they are scaled to sum to 1`),
     );
   }
 };
@@ -181,11 +182,7 @@ const checkTypeCeilings = (channel: Record<string, unknown>, prefix: string, war
     if (typeof value === "number" && value > ceilings[key]) {
       const field = joinField(prefix, "risk_limits", key);
       warnings.push(
-        issue(
-          "LIMITS_LOOSER_THAN_CHANNEL_TYPE",
-          field,
-          `${field} ${value} is above ${ceilings[key]}, the usual ceiling for a ${type.data} channel`,
-        ),
+        issue("LIMITS_LOOSER_THAN_CHANNEL_TYPE", field, `${field} ${value} is above ${ceilings[key]}, the usual ceiling for a ${type.data} channel`),
       );
     }
   }
@@ -218,11 +215,7 @@ export const validate = (channels: unknown): ValidationResult => {
       const first = seen.get(channel.channel_id);
       if (first !== undefined) {
         errors.push(
-          issue(
-            "DUPLICATE_CHANNEL_ID",
-            joinField(prefix, "channel_id"),
-            `channel_id '${channel.channel_id}' is used by channels.${first} and ${prefix}`,
-          ),
+          issue("DUPLICATE_CHANNEL_ID", joinField(prefix, "channel_id"), `channel_id '${channel.channel_id}' is used by channels.${first} and ${prefix}`),
         );
       } else {
         seen.set(channel.channel_id, i);
@@ -236,13 +229,7 @@ export const validate = (channels: unknown): ValidationResult => {
   });
   if (allAllocationsNumeric) {
     if (allocationSum > 1 + EPSILON) {
-      errors.push(
-        issue(
-          "ALLOCATION_EXCEEDS_CAPITAL",
-          "channels",
-          `capital_allocation of all channels sums to ${round(allocationSum)}, more than 1`,
-        ),
-      );
+      errors.push(issue("ALLOCATION_EXCEEDS_CAPITAL", "channels", `capital_allocation of all channels sums to ${round(allocationSum)}, more than 1`));
     } else if (allocationSum < 1 - EPSILON) {
       warnings.push(
         issue(

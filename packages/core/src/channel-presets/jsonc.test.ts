@@ -18,8 +18,10 @@ describe("JSONC parser", () => {
   });
 
   it("accepts trailing commas in objects and arrays, even with comments before the bracket", () => {
-    expect(parse(`{"a": [1, 2, ], "b": {"c": 3, // last
-    }, }`)).toEqual({ a: [1, 2], b: { c: 3 } });
+    expect(
+      parse(`{"a": [1, 2, ], "b": {"c": 3, // last
+    }, }`),
+    ).toEqual({ a: [1, 2], b: { c: 3 } });
   });
 
   it("keeps the line structure, so the stripped text has as many lines as the original", () => {

@@ -95,9 +95,7 @@ export type StartSyncRequest = z.infer<typeof StartSyncRequest>;
 export const StopSyncRequest = z.object({ session_id: SessionId }).meta({ id: "StopSyncRequest" });
 export type StopSyncRequest = z.infer<typeof StopSyncRequest>;
 
-export const StartSyncResponse = z
-  .object({ success: z.boolean(), message: z.string(), sync_state: SyncState })
-  .meta({ id: "StartSyncResponse" });
+export const StartSyncResponse = z.object({ success: z.boolean(), message: z.string(), sync_state: SyncState }).meta({ id: "StartSyncResponse" });
 export const StopSyncResponse = z
   .object({
     success: z.boolean(),
@@ -246,7 +244,11 @@ export const DataSync = {
     if (!changed) return { success: true, message: `Data sync is already ${record.sync_state}`, sync_state: record.sync_state };
     await advanceLater(deps, record.generation);
     await logAll(deps, Object.keys(record.symbols), "status", "Data sync starting: settling the calendar and backfilling history");
-    return { success: true, message: `Data sync initializing ${plural(Object.keys(record.symbols).length, "subscribed symbol")}`, sync_state: record.sync_state };
+    return {
+      success: true,
+      message: `Data sync initializing ${plural(Object.keys(record.symbols).length, "subscribed symbol")}`,
+      sync_state: record.sync_state,
+    };
   },
 
   /** Any running state → stopped. Subscriptions stay registered for the next start; imports already queued finish. */
@@ -269,7 +271,13 @@ export const DataSync = {
     const { record } = await mutate(deps, (current) => {
       fresh = [];
       for (const symbol of symbols) {
-        const entry = (current.symbols[symbol] ??= { status: "pending", sessions: [], import_task_id: null, message: "Waiting to settle", last_sync_time: null });
+        const entry = (current.symbols[symbol] ??= {
+          status: "pending",
+          sessions: [],
+          import_task_id: null,
+          message: "Waiting to settle",
+          last_sync_time: null,
+        });
         if (!entry.sessions.includes(request.session_id)) entry.sessions.push(request.session_id);
         if (entry.status === "failed") Object.assign(entry, { status: "pending", import_task_id: null, message: "Waiting to settle" });
         if (entry.status === "pending") fresh.push(symbol);
@@ -280,7 +288,11 @@ export const DataSync = {
     if (fresh.length > 0 || record.sync_state === "initializing") await advanceLater(deps, record.generation);
     const counts = symbols.map((symbol) => `${symbol} (${plural(record.symbols[symbol]!.sessions.length, "session")})`).join(", ");
     await logAll(deps, symbols, "status", `Session ${request.session_id} subscribed`);
-    return { success: true, message: `Subscribed ${counts} for session ${request.session_id}; data sync is ${record.sync_state}`, sync_state: record.sync_state };
+    return {
+      success: true,
+      message: `Subscribed ${counts} for session ${request.session_id}; data sync is ${record.sync_state}`,
+      sync_state: record.sync_state,
+    };
   },
 
   /** Releases the session's hold; the subscription ends when no session holds the symbol. */
@@ -402,10 +414,15 @@ async function settle(deps: DataSyncDeps, actor: Actor, symbol: string, lookback
       { symbol, start_date: gaps[0]!, end_date: gaps[gaps.length - 1]!, periods, timezone: Calendar.for(marketOf(symbol)).timeZone },
       { keepExisting: true },
     );
-    return { status: "importing", import_task_id: task.task_id, message: `Backfilling ${plural(new Set(gaps).size, "trading day")} of ${periods.join(", ")} (import ${task.task_id})` };
+    return {
+      status: "importing",
+      import_task_id: task.task_id,
+      message: `Backfilling ${plural(new Set(gaps).size, "trading day")} of ${periods.join(", ")} (import ${task.task_id})`,
+    };
   } catch (error) {
     // Someone's import of the symbol is running: look again on the next step.
-    if (error instanceof DomainError && error.code === "IMPORT_ALREADY_RUNNING") return { status: "pending", message: "Waiting for a running import of the symbol" };
+    if (error instanceof DomainError && error.code === "IMPORT_ALREADY_RUNNING")
+      return { status: "pending", message: "Waiting for a running import of the symbol" };
     if (error instanceof DomainError) return { status: "failed", import_task_id: null, message: error.message };
     throw error;
   }

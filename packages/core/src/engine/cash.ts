@@ -53,7 +53,8 @@ export function freeCashEstimate(e: EngineCore, channel: ChannelRuntime, currenc
     // What is still to fill (a venue or a bar's volume may have filled part of it, already paid), with its commission.
     const price = order.limit_price ?? order.stop_price ?? lastOf(e, order.symbol);
     const notional = price * unfilled(order);
-    const promised = notional + (e.commissionRate !== null ? notional * e.commissionRateNumber : holdFees(e, order, e.info(order.symbol), unfilled(order), price).toNumber());
+    const promised =
+      notional + (e.commissionRate !== null ? notional * e.commissionRateNumber : holdFees(e, order, e.info(order.symbol), unfilled(order), price).toNumber());
     free -= promised;
     scale += Math.abs(promised);
   }

@@ -20,14 +20,17 @@ export function preTradeDenials(e: EngineCore, channel: ChannelRuntime, sleeve: 
   const wholeExit = reducing && request.quantity === Math.abs(held);
   for (const problem of quantityProblems(request.quantity, wholeExit ? 1 : info.lot)) deny(out, problem.code, problem.message, problem.values);
   if (request.price != null && (request.order_type === "limit" || request.order_type === "stop")) {
-    for (const problem of marketTickProblems(info.market, exchangeDay(e, info.market), "price", request.price)) deny(out, problem.code, problem.message, problem.values);
+    for (const problem of marketTickProblems(info.market, exchangeDay(e, info.market), "price", request.price))
+      deny(out, problem.code, problem.message, problem.values);
   }
   if (channel.state !== "running") {
     deny(out, "CHANNEL_NOT_RUNNING", `channel ${channel.setup.channel_id} is ${channel.state}`, { channel_state: channel.state });
   }
   if (reducing) return out;
   if (channel.halt !== null) {
-    deny(out, "CHANNEL_HALTED", `channel ${channel.setup.channel_id} is halted by its ${channel.halt === "drawdown" ? "drawdown" : "daily loss"} limit`, { halt: channel.halt });
+    deny(out, "CHANNEL_HALTED", `channel ${channel.setup.channel_id} is halted by its ${channel.halt === "drawdown" ? "drawdown" : "daily loss"} limit`, {
+      halt: channel.halt,
+    });
   }
   if (!(price > 0)) {
     deny(out, "NO_PRICE", `no price is known for ${request.symbol} yet`, { symbol: request.symbol });
@@ -36,9 +39,15 @@ export function preTradeDenials(e: EngineCore, channel: ChannelRuntime, sleeve: 
   const quantity = Math.max(0, request.quantity);
   if (request.side === "buy" && !coversEstimate(e, channel, info, quantity, price)) {
     const free = freeCash(e, channel, info.currency);
-    const cost = Money.of(price).times(Money.of(quantity)).plus(commissionOf(e, info, "buy", request.quantity, price));
+    const cost = Money.of(price)
+      .times(Money.of(quantity))
+      .plus(commissionOf(e, info, "buy", request.quantity, price));
     if (cost.compare(free) > 0) {
-      deny(out, "INSUFFICIENT_CASH", `order cost ${cost.toFixed(2)} ${info.currency} exceeds free cash ${free.toFixed(2)}`, { cost: cost.toFixed(2), free_cash: free.toFixed(2), currency: info.currency });
+      deny(out, "INSUFFICIENT_CASH", `order cost ${cost.toFixed(2)} ${info.currency} exceeds free cash ${free.toFixed(2)}`, {
+        cost: cost.toFixed(2),
+        free_cash: free.toFixed(2),
+        currency: info.currency,
+      });
     }
   }
   const risk: RiskConfig | null = e.setup.risk;
@@ -49,27 +58,49 @@ export function preTradeDenials(e: EngineCore, channel: ChannelRuntime, sleeve: 
   }
   if (risk !== null) {
     if (risk.max_order_notional !== null && notionalBase > risk.max_order_notional) {
-      deny(out, "NOTIONAL_EXCEEDS_MAX_PER_ORDER", `notional=${round2(notionalBase)} exceeds max_order_notional=${risk.max_order_notional}`, { notional: round2(notionalBase), max: risk.max_order_notional });
+      deny(out, "NOTIONAL_EXCEEDS_MAX_PER_ORDER", `notional=${round2(notionalBase)} exceeds max_order_notional=${risk.max_order_notional}`, {
+        notional: round2(notionalBase),
+        max: risk.max_order_notional,
+      });
     }
     const positionAfter = Math.abs((held + signed) * price * info.fx);
     if (equity > 0 && positionAfter / equity > risk.max_position_size) {
-      deny(out, "MAX_POSITION_EXCEEDED", `position of ${round2(positionAfter)} would be ${round6(positionAfter / equity)} of equity; max_position_size=${risk.max_position_size}`, { position_value: round2(positionAfter), equity: round2(equity), fraction: round6(positionAfter / equity), max: risk.max_position_size });
+      deny(
+        out,
+        "MAX_POSITION_EXCEEDED",
+        `position of ${round2(positionAfter)} would be ${round6(positionAfter / equity)} of equity; max_position_size=${risk.max_position_size}`,
+        { position_value: round2(positionAfter), equity: round2(equity), fraction: round6(positionAfter / equity), max: risk.max_position_size },
+      );
     }
     const exposureAfter = grossExposure(channel) + notionalBase;
     const maxExposure = Math.min(risk.max_total_exposure, channel.setup.limits.leverage_limit);
     if (equity > 0 && exposureAfter / equity > maxExposure) {
-      deny(out, "MAX_EXPOSURE_EXCEEDED", `gross exposure would be ${round6(exposureAfter / equity)}x equity; limit ${maxExposure}x`, { exposure: round2(exposureAfter), equity: round2(equity), ratio: round6(exposureAfter / equity), max: maxExposure });
+      deny(out, "MAX_EXPOSURE_EXCEEDED", `gross exposure would be ${round6(exposureAfter / equity)}x equity; limit ${maxExposure}x`, {
+        exposure: round2(exposureAfter),
+        equity: round2(equity),
+        ratio: round6(exposureAfter / equity),
+        max: maxExposure,
+      });
     }
     if (held === 0 && openPositions(channel) >= risk.max_open_positions) {
-      deny(out, "MAX_OPEN_POSITIONS_EXCEEDED", `channel holds ${openPositions(channel)} positions; max_open_positions=${risk.max_open_positions}`, { open_positions: openPositions(channel), max: risk.max_open_positions });
+      deny(out, "MAX_OPEN_POSITIONS_EXCEEDED", `channel holds ${openPositions(channel)} positions; max_open_positions=${risk.max_open_positions}`, {
+        open_positions: openPositions(channel),
+        max: risk.max_open_positions,
+      });
     }
     if (channel.daily_trades >= risk.max_daily_trades) {
-      deny(out, "MAX_DAILY_TRADES_EXCEEDED", `${channel.daily_trades} orders today; max_daily_trades=${risk.max_daily_trades}`, { daily_trades: channel.daily_trades, max: risk.max_daily_trades });
+      deny(out, "MAX_DAILY_TRADES_EXCEEDED", `${channel.daily_trades} orders today; max_daily_trades=${risk.max_daily_trades}`, {
+        daily_trades: channel.daily_trades,
+        max: risk.max_daily_trades,
+      });
     }
     const loss = notionalBase * risk.stop_loss_pct;
     const maxLoss = channel.setup.limits.max_loss_per_trade * equity;
     if (loss > maxLoss) {
-      deny(out, "MAX_LOSS_PER_TRADE_EXCEEDED", `a stop-out at ${risk.stop_loss_pct} would lose ${round2(loss)}; max_loss_per_trade allows ${round2(maxLoss)}`, { potential_loss: round2(loss), max_loss: round2(maxLoss) });
+      deny(out, "MAX_LOSS_PER_TRADE_EXCEEDED", `a stop-out at ${risk.stop_loss_pct} would lose ${round2(loss)}; max_loss_per_trade allows ${round2(maxLoss)}`, {
+        potential_loss: round2(loss),
+        max_loss: round2(maxLoss),
+      });
     }
   }
   return out;

@@ -45,12 +45,24 @@ const risky = { ...riskDefaults(), max_position_size: 1, max_loss_per_trade: 1, 
 const setups: [string, EngineSetup, "1m" | "1d"][] = [
   [
     "SMA 10/30, percent commission, risk rules, fills at the close",
-    singleStrategySetup({ symbols: ["AAPL.US"], timeframe: "1m", parameters: { fast_period: 10, slow_period: 30 }, risk: risky, execution: { commission: { model: "percent", rate: 0.001 }, fill: "close" } }),
+    singleStrategySetup({
+      symbols: ["AAPL.US"],
+      timeframe: "1m",
+      parameters: { fast_period: 10, slow_period: 30 },
+      risk: risky,
+      execution: { commission: { model: "percent", rate: 0.001 }, fill: "close" },
+    }),
     "1m",
   ],
   [
     "SMA 10/30, fills capped at 30 % of each bar's volume (orders filled in parts across bars and chunks)",
-    singleStrategySetup({ symbols: ["AAPL.US"], timeframe: "1m", parameters: { fast_period: 10, slow_period: 30 }, risk: risky, execution: { commission: { model: "percent", rate: 0.001 }, max_participation: 0.3 } }),
+    singleStrategySetup({
+      symbols: ["AAPL.US"],
+      timeframe: "1m",
+      parameters: { fast_period: 10, slow_period: 30 },
+      risk: risky,
+      execution: { commission: { model: "percent", rate: 0.001 }, max_participation: 0.3 },
+    }),
     "1m",
   ],
   [
@@ -83,7 +95,20 @@ const setups: [string, EngineSetup, "1m" | "1d"][] = [
               { strategy_name: "rsi_mean_reversion", parameters: {}, weight: 0.5, symbols: ["AAPL.US"], timeframe: "1m" as const },
             ],
           },
-          { ...channel, channel_id: "second", capital_allocation: 0.5, strategies: [{ strategy_name: "momentum", parameters: { lookback_period: 10, entry_threshold: 0.2, exit_threshold: 0 }, weight: 1, symbols: ["AAPL.US"], timeframe: "1m" as const }] },
+          {
+            ...channel,
+            channel_id: "second",
+            capital_allocation: 0.5,
+            strategies: [
+              {
+                strategy_name: "momentum",
+                parameters: { lookback_period: 10, entry_threshold: 0.2, exit_threshold: 0 },
+                weight: 1,
+                symbols: ["AAPL.US"],
+                timeframe: "1m" as const,
+              },
+            ],
+          },
         ],
       };
     })(),
@@ -143,7 +168,11 @@ describe("the batch path (onColumns) against the streaming path (onBar)", () => 
         symbols: ["AAPL.US"],
         parameters: { fast_period: ref.rules.fast, slow_period: ref.rules.slow, ma_type: "sma" },
         capital: String(ref.rules.initial_cash),
-        execution: { commission: { model: "percent", rate: ref.rules.commission_rate }, sizing: { model: "cash_fraction", fraction: ref.rules.allocation }, fill: "next_open" },
+        execution: {
+          commission: { model: "percent", rate: ref.rules.commission_rate },
+          sizing: { model: "cash_fraction", fraction: ref.rules.allocation },
+          fill: "next_open",
+        },
         lots: { "AAPL.US": ref.rules.lot },
       }),
     );

@@ -18,13 +18,23 @@ export function monitor(e: EngineCore) {
     const limits = channel.setup.limits;
     const drawdown = tracker.peak > 0 ? (tracker.peak - equity) / tracker.peak : 0;
     if (drawdown >= limits.max_drawdown) {
-      halt(e, channel, "drawdown", "MAX_DRAWDOWN_BREACHED", { drawdown: round6(drawdown), max_drawdown: limits.max_drawdown, equity: round2(equity), peak: round2(tracker.peak) });
+      halt(e, channel, "drawdown", "MAX_DRAWDOWN_BREACHED", {
+        drawdown: round6(drawdown),
+        max_drawdown: limits.max_drawdown,
+        equity: round2(equity),
+        peak: round2(tracker.peak),
+      });
       continue;
     }
     if (channel.halt === null && tracker.day_start_equity > 0) {
       const loss = (tracker.day_start_equity - equity) / tracker.day_start_equity;
       if (loss >= limits.max_daily_loss) {
-        halt(e, channel, "daily_loss", "MAX_DAILY_LOSS_BREACHED", { daily_loss: round6(loss), max_daily_loss: limits.max_daily_loss, equity: round2(equity), day_start_equity: round2(tracker.day_start_equity) });
+        halt(e, channel, "daily_loss", "MAX_DAILY_LOSS_BREACHED", {
+          daily_loss: round6(loss),
+          max_daily_loss: limits.max_daily_loss,
+          equity: round2(equity),
+          day_start_equity: round2(tracker.day_start_equity),
+        });
       }
     }
   }
@@ -71,7 +81,11 @@ export function startDay(e: EngineCore, channel: ChannelRuntime) {
   channel.tracker.day_start_equity = equityOf(channel);
   if (channel.halt === "daily_loss") {
     channel.halt = null;
-    e.emit("risk_event", channel.setup.channel_id, { kind: "halt_lifted", reason: "NEW_TRADING_DAY", message: "Daily loss halt lifted for the new trading day" });
+    e.emit("risk_event", channel.setup.channel_id, {
+      kind: "halt_lifted",
+      reason: "NEW_TRADING_DAY",
+      message: "Daily loss halt lifted for the new trading day",
+    });
   }
 }
 
@@ -83,7 +97,11 @@ export function closeDay(e: EngineCore) {
     summary[channel.setup.channel_id] = round2(equity);
   }
   const total = e.totalEquity();
-  closeTrackerDay(e.session, total, e.channels.some((c) => openPositions(c) > 0));
+  closeTrackerDay(
+    e.session,
+    total,
+    e.channels.some((c) => openPositions(c) > 0),
+  );
   e.emit("day_end", null, { day: e.day, equity: round2(total), channels: summary });
 }
 

@@ -44,7 +44,11 @@ describe("trading engine", () => {
     const engine = engineAt(100, { symbols: ["AAPL.US"], lots: { "AAPL.US": 10 } });
     const off = engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 10, order_type: "limit", price: 99.995 });
     expect(off).toEqual([
-      { reason: "INVALID_TICK_SIZE", message: "price=99.995 is not on the tick grid: the tick size at this price is 0.01 (nearest valid prices 99.99 and 100)", values: { price: 99.995, tick_size: 0.01, below: 99.99, above: 100 } },
+      {
+        reason: "INVALID_TICK_SIZE",
+        message: "price=99.995 is not on the tick grid: the tick size at this price is 0.01 (nearest valid prices 99.99 and 100)",
+        values: { price: 99.995, tick_size: 0.01, below: 99.99, above: 100 },
+      },
     ]);
     expect(engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 10, order_type: "limit", price: 99.99 })).toEqual([]);
     // A market order's price is the market's: no grid to check.
@@ -52,7 +56,11 @@ describe("trading engine", () => {
   });
 
   it("warms a fresh run's strategies up on history without trading it, so the first live cross trades", () => {
-    const setup = singleStrategySetup({ symbols: ["AAPL.US"], parameters: { fast_period: 3, slow_period: 5 }, execution: { commission: { model: "percent", rate: 0.001 } } });
+    const setup = singleStrategySetup({
+      symbols: ["AAPL.US"],
+      parameters: { fast_period: 3, slow_period: 5 },
+      execution: { commission: { model: "percent", rate: 0.001 } },
+    });
     // Six falling days, then rising ones: the 3-day average crosses above the 5-day one on the third rising day.
     const bars = barsFrom([110, 108, 106, 104, 102, 100, 101, 103, 106, 110, 115]);
     const history = bars.slice(0, 6);
@@ -62,7 +70,9 @@ describe("trading engine", () => {
     const [need] = warmed.warmupNeeds();
     expect(need).toEqual({ symbol: "AAPL.US", timeframe: "1d", bars: 6 });
     warmed.warmUp(need, history);
-    expect(warmed.drainEvents().map((e) => [e.type, e.data.level, e.data.warm_up])).toEqual([["log", "info", { symbol: "AAPL.US", timeframe: "1d", bars: 6, wanted: 6 }]]);
+    expect(warmed.drainEvents().map((e) => [e.type, e.data.level, e.data.warm_up])).toEqual([
+      ["log", "info", { symbol: "AAPL.US", timeframe: "1d", bars: 6, wanted: 6 }],
+    ]);
     expect(warmed.snapshot().last_price).toEqual({ "AAPL.US": 100 });
     // The warm-up survives a snapshot, as the run stores it.
     const restored = TradingEngine.restore(setup, JSON.parse(JSON.stringify(warmed.snapshot())));
@@ -82,7 +92,11 @@ describe("trading engine", () => {
     // 100,000 less 900 × 100 and its 1 % commission leaves 9,100 free: 90 more shares fit (9,090), 91 do not (9,191).
     expect(engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 90 })).toEqual([]);
     expect(engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 91 })).toEqual([
-      { reason: "INSUFFICIENT_CASH", message: "order cost 9191.00 USD exceeds free cash 9100.00", values: { cost: "9191.00", free_cash: "9100.00", currency: "USD" } },
+      {
+        reason: "INSUFFICIENT_CASH",
+        message: "order cost 9191.00 USD exceeds free cash 9100.00",
+        values: { cost: "9191.00", free_cash: "9100.00", currency: "USD" },
+      },
     ]);
   });
 
@@ -98,10 +112,22 @@ describe("trading engine", () => {
   });
 
   it("under max_participation fills an order in whole lots of its share of each bar's volume, across bars, and restores mid-way", () => {
-    const options = { symbols: ["AAPL.US"], lots: { "AAPL.US": 100 }, execution: { commission: { model: "percent" as const, rate: 0.001 }, max_participation: 0.1 } };
+    const options = {
+      symbols: ["AAPL.US"],
+      lots: { "AAPL.US": 100 },
+      execution: { commission: { model: "percent" as const, rate: 0.001 }, max_participation: 0.1 },
+    };
     const engine = engineAt(100, options);
     engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 500 }, Date.UTC(2024, 0, 2, 21));
-    const bar = (day: number, open: number, volume: number) => ({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, day), open, high: open + 1, low: open - 1, close: open, volume });
+    const bar = (day: number, open: number, volume: number) => ({
+      symbol: "AAPL.US",
+      timestamp: Date.UTC(2024, 0, day),
+      open,
+      high: open + 1,
+      low: open - 1,
+      close: open,
+      volume,
+    });
     // 10 % of 2,350 is 235 shares: two lots a bar.
     engine.onBar(bar(3, 101, 2350), "1d");
     const first = engine.drainEvents();
@@ -127,13 +153,20 @@ describe("trading engine", () => {
 
   it("charges an order filled in parts under the broker's schedule by the one rule: its minimum once per order, as the paper broker does", () => {
     // LongPort's US commission: 0.0049 a share, at least 0.99 an order.
-    const options = { symbols: ["AAPL.US"], fees: Fees.defaults("longport"), execution: { commission: { model: "broker" as const, broker_type: "longport" }, max_participation: 0.5 } };
+    const options = {
+      symbols: ["AAPL.US"],
+      fees: Fees.defaults("longport"),
+      execution: { commission: { model: "broker" as const, broker_type: "longport" }, max_participation: 0.5 },
+    };
     const engine = engineAt(100, options);
     engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 60 }, Date.UTC(2024, 0, 2, 21));
     const bar = (day: number, volume: number) => ({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, day), open: 100, high: 101, low: 99, close: 100, volume });
     // Half of each bar's 40 shares: three parts of 20.
     for (const day of [3, 4, 5]) engine.onBar(bar(day, 40), "1d");
-    const fills = engine.drainEvents().filter((e) => e.type === "order_filled").map((e) => e.data);
+    const fills = engine
+      .drainEvents()
+      .filter((e) => e.type === "order_filled")
+      .map((e) => e.data);
     expect(fills.map((f) => f.filled_quantity)).toEqual([20, 40, 60]);
     // The order's charges are the schedule on all 60 shares, as one order: not three minimums.
     const whole = Fees.chargesOn(Fees.defaults("longport"), "US", "buy", Money.of(60), Money.of(6000), "2024-01-05").total;
@@ -146,7 +179,8 @@ describe("trading engine", () => {
   it("under max_participation lets nothing trade on a bar without a volume", () => {
     const engine = engineAt(100, { symbols: ["AAPL.US"], execution: { commission: { model: "percent", rate: 0.001 }, max_participation: 0.5 } });
     engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 10 }, Date.UTC(2024, 0, 2, 21));
-    for (const volume of [NaN, 0]) engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, volume === 0 ? 4 : 3), open: 100, high: 101, low: 99, close: 100, volume }, "1d");
+    for (const volume of [NaN, 0])
+      engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, volume === 0 ? 4 : 3), open: 100, high: 101, low: 99, close: 100, volume }, "1d");
     expect(engine.drainEvents().filter((e) => e.type === "order_filled")).toEqual([]);
     expect(engine.view("main").pending_orders).toHaveLength(1);
   });
@@ -159,8 +193,14 @@ describe("trading engine", () => {
     engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 4), open: 99, high: 99, low: 94, close: 96, volume: 400 }, "1d");
     // The market came back above the stop: the triggered remainder still trades, at the open.
     engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 5), open: 97, high: 98, low: 96, close: 97, volume: 400 }, "1d");
-    const sells = engine.drainEvents().filter((e) => e.type === "order_filled" && e.data.side === "sell").map((e) => [e.data.quantity, e.data.price]);
-    expect(sells).toEqual([[200, "95"], [100, "97"]]);
+    const sells = engine
+      .drainEvents()
+      .filter((e) => e.type === "order_filled" && e.data.side === "sell")
+      .map((e) => [e.data.quantity, e.data.price]);
+    expect(sells).toEqual([
+      [200, "95"],
+      [100, "97"],
+    ]);
   });
 
   it("refuses to replace a part-filled order with no more than what has filled", () => {
@@ -168,7 +208,9 @@ describe("trading engine", () => {
     const { order } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 300 }, Date.UTC(2024, 0, 2, 21));
     engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 3), open: 100, high: 101, low: 99, close: 100, volume: 200 }, "1d");
     const refused = engine.replace(order!.order_id, { quantity: 100 }, Date.UTC(2024, 0, 3, 22))!;
-    expect(refused.denials).toEqual([{ reason: "QUANTITY_BELOW_EXECUTED", message: "quantity=100 must exceed the 100 shares already filled", values: { quantity: 100, filled: 100 } }]);
+    expect(refused.denials).toEqual([
+      { reason: "QUANTITY_BELOW_EXECUTED", message: "quantity=100 must exceed the 100 shares already filled", values: { quantity: 100, filled: 100 } },
+    ]);
     expect(engine.replace(order!.order_id, { quantity: 150 }, Date.UTC(2024, 0, 3, 22))!.denials).toEqual([]);
     engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 4), open: 100, high: 101, low: 99, close: 100, volume: 1000 }, "1d");
     expect(engine.view("main").positions[0]).toMatchObject({ quantity: 150 });
@@ -176,7 +218,10 @@ describe("trading engine", () => {
 
   it("replaces a pending limit order in place: the new price decides the fill, its own cash is not counted twice, denials leave it as it was", () => {
     const engine = engineAt(100, { symbols: ["AAPL.US"], risk: { ...riskDefaults(), max_position_size: 1, max_daily_trades: 1, max_loss_per_trade: 1 } });
-    const { order } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 900, order_type: "limit", price: 90 }, Date.UTC(2024, 0, 2, 21));
+    const { order } = engine.submit(
+      { channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 900, order_type: "limit", price: 90 },
+      Date.UTC(2024, 0, 2, 21),
+    );
     // 900 at 110 is within cash only if the order's own promise (900 at 90) is released first; one order a day is allowed and a replacement is not a new one.
     const replaced = engine.replace(order!.order_id, { price: 95 }, Date.UTC(2024, 0, 2, 22))!;
     expect(replaced.denials).toEqual([]);
@@ -209,7 +254,10 @@ describe("trading engine", () => {
     engine.venueFill(order!.order_id, "T-1", 4, 101.5, Date.UTC(2024, 0, 3, 15));
     engine.venueFill(order!.order_id, "T-1", 4, 101.5, Date.UTC(2024, 0, 3, 15));
     // Cash 99,593.594 after the part; the order still promises its 6 unfilled shares (606 at the last close), not 10.
-    const cashDenied = (quantity: number) => engine.check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity, order_type: "limit", price: 101 }).some((d) => d.reason === "INSUFFICIENT_CASH");
+    const cashDenied = (quantity: number) =>
+      engine
+        .check({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity, order_type: "limit", price: 101 })
+        .some((d) => d.reason === "INSUFFICIENT_CASH");
     expect([cashDenied(979), cashDenied(981)]).toEqual([false, true]);
     // A snapshot between the two parts continues exactly.
     const resumed = TradingEngine.restore(setup, engine.snapshot());
@@ -229,8 +277,14 @@ describe("trading engine", () => {
 
     // A cancel is asked, not done; the broker's answer ends the order; the day end leaves a broker's orders to the broker.
     // One the close overtook before it was sent expires at the day end.
-    const { order: resting } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 1, order_type: "limit", price: 50 }, Date.UTC(2024, 0, 3, 16));
-    const { order: late } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 1, order_type: "limit", price: 51 }, Date.UTC(2024, 0, 3, 16));
+    const { order: resting } = engine.submit(
+      { channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 1, order_type: "limit", price: 50 },
+      Date.UTC(2024, 0, 3, 16),
+    );
+    const { order: late } = engine.submit(
+      { channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 1, order_type: "limit", price: 51 },
+      Date.UTC(2024, 0, 3, 16),
+    );
     engine.routed(resting!.order_id, "B-3");
     expect(engine.cancel(resting!.order_id, Date.UTC(2024, 0, 3, 16), "on request")).toBe(true);
     engine.endDay(Date.UTC(2024, 0, 3, 21));
@@ -248,7 +302,11 @@ describe("trading engine", () => {
 
   it("fills at the signal bar's close when the rule says close, with slippage against the trader", () => {
     const engine = new TradingEngine(
-      singleStrategySetup({ symbols: ["AAPL.US"], parameters: { fast_period: 2, slow_period: 3 }, execution: { fill: "close", slippage_bps: 10, commission: { model: "percent", rate: 0 } } }),
+      singleStrategySetup({
+        symbols: ["AAPL.US"],
+        parameters: { fast_period: 2, slow_period: 3 },
+        execution: { fill: "close", slippage_bps: 10, commission: { model: "percent", rate: 0 } },
+      }),
     );
     for (const bar of barsFrom([10, 9, 8, 9, 11])) engine.onBar(bar, "1d");
     const fill = engine.drainEvents().find((e) => e.type === "order_filled")!;
@@ -266,7 +324,10 @@ describe("trading engine", () => {
     expect(engine.view("main").positions[0].quantity).toBe(5);
     engine.setChannelState("main", "running", Date.UTC(2024, 0, 3, 23));
     expect(engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "sell", quantity: 5 }, Date.UTC(2024, 0, 3, 23)).denials).toEqual([]);
-    const statuses = engine.drainEvents().filter((e) => e.type === "channel_status").map((e) => e.data.status);
+    const statuses = engine
+      .drainEvents()
+      .filter((e) => e.type === "channel_status")
+      .map((e) => e.data.status);
     expect(statuses).toEqual(["paused", "running"]);
   });
 

@@ -12,7 +12,21 @@ import { cancelPending, fill, fillOnBar, fillPending, type VenueCharge } from ".
 import { emptyPosition, type Position } from "./ledger";
 import { Money } from "./money";
 import { replacementProblems } from "./order-rules";
-import { deny, equityOf, newStats, newTracker, unfilled, ZERO, type ChannelRunState, type ChannelRuntime, type EngineCore, type OrderRequest, type Sleeve, type SymbolInfo, type Tracker } from "./runtime";
+import {
+  deny,
+  equityOf,
+  newStats,
+  newTracker,
+  unfilled,
+  ZERO,
+  type ChannelRunState,
+  type ChannelRuntime,
+  type EngineCore,
+  type OrderRequest,
+  type Sleeve,
+  type SymbolInfo,
+  type Tracker,
+} from "./runtime";
 import type { EngineSetup } from "./setup";
 import { restoreInto, snapshotOf, type EngineSnapshot } from "./snapshot";
 import { viewOf, type EngineView } from "./view";
@@ -95,15 +109,17 @@ export class TradingEngine implements EngineCore {
       for (const [currency, amount] of Object.entries(setup.capital)) {
         cash.set(currency, Money.fromDec(new Dec(amount).times(channel.capital_allocation)));
       }
-      const sleeves = channel.strategies.map((slot, index): Sleeve => ({
-        key: `${channel.channel_id}/${index}`,
-        strategy: Strategies.create(slot.strategy_name, slot.parameters),
-        weight: slot.weight,
-        positions: new Map(),
-        role: slot.role ?? null,
-        director: null,
-        holdings: [],
-      }));
+      const sleeves = channel.strategies.map(
+        (slot, index): Sleeve => ({
+          key: `${channel.channel_id}/${index}`,
+          strategy: Strategies.create(slot.strategy_name, slot.parameters),
+          weight: slot.weight,
+          positions: new Map(),
+          role: slot.role ?? null,
+          director: null,
+          holdings: [],
+        }),
+      );
       const director = sleeves.find((sleeve) => sleeve.role === "director") ?? null;
       for (const sleeve of sleeves) if (sleeve.role === "executor") sleeve.director = director;
       const runtime: ChannelRuntime = {
@@ -290,8 +306,11 @@ export class TradingEngine implements EngineCore {
     if (close !== undefined) {
       this.time = Math.max(this.time, close);
       // A broker's day orders expire at the broker, which reports it; one the close overtook before it was sent expires here.
-      if (this.barFills && this.pending.length > 0) cancelPending(this, () => true, "DAY_ORDER_EXPIRED: a day order ends at the market's close", { expired: true });
-      if (!this.barFills) for (const order of this.pending.filter((o) => !o.venue_order_id)) this.venueEnded(order.order_id, "expired", "DAY_ORDER_EXPIRED: a day order ends at the market's close", close);
+      if (this.barFills && this.pending.length > 0)
+        cancelPending(this, () => true, "DAY_ORDER_EXPIRED: a day order ends at the market's close", { expired: true });
+      if (!this.barFills)
+        for (const order of this.pending.filter((o) => !o.venue_order_id))
+          this.venueEnded(order.order_id, "expired", "DAY_ORDER_EXPIRED: a day order ends at the market's close", close);
     }
     closeDay(this);
     this.day = -1;
@@ -373,21 +392,47 @@ export class TradingEngine implements EngineCore {
     const channel = this.channel(order.channel_id);
     this.time = Math.max(this.time, at);
     if (!this.barFills) {
-      const denial = { reason: "REPLACE_AT_BROKER_UNSUPPORTED", message: "an order at the broker is not replaced: cancel it and place a new one", values: { order_id: orderId } };
-      this.emit("log", order.channel_id, { level: "warning", message: `Replace of order ${orderId} denied: ${denial.message}`, order_id: orderId, denials: [denial] });
+      const denial = {
+        reason: "REPLACE_AT_BROKER_UNSUPPORTED",
+        message: "an order at the broker is not replaced: cancel it and place a new one",
+        values: { order_id: orderId },
+      };
+      this.emit("log", order.channel_id, {
+        level: "warning",
+        message: `Replace of order ${orderId} denied: ${denial.message}`,
+        order_id: orderId,
+        denials: [denial],
+      });
       return { order, denials: [denial] };
     }
     const quantity = change.quantity ?? order.quantity;
     const filled = order.filled ?? 0;
     const price = order.order_type === "market" ? null : (change.price ?? order.limit_price ?? order.stop_price);
     // What is left to fill is what the checks judge (a part already filled is booked).
-    const request: OrderRequest = { channel_id: order.channel_id, symbol: order.symbol, side: order.side, quantity: quantity - filled, order_type: order.order_type, price };
+    const request: OrderRequest = {
+      channel_id: order.channel_id,
+      symbol: order.symbol,
+      side: order.side,
+      quantity: quantity - filled,
+      order_type: order.order_type,
+      price,
+    };
     this.pending.splice(index, 1);
-    const denials = quantity > filled ? preTradeDenials(this, channel, this.sleeveOf(channel, order.sleeve), request, referencePrice(this, request)).filter((denial) => denial.reason !== "MAX_DAILY_TRADES_EXCEEDED") : [];
+    const denials =
+      quantity > filled
+        ? preTradeDenials(this, channel, this.sleeveOf(channel, order.sleeve), request, referencePrice(this, request)).filter(
+            (denial) => denial.reason !== "MAX_DAILY_TRADES_EXCEEDED",
+          )
+        : [];
     for (const problem of replacementProblems(quantity, filled)) deny(denials, problem.code, problem.message, problem.values);
     if (denials.length > 0) {
       this.pending.splice(index, 0, order);
-      this.emit("log", order.channel_id, { level: "warning", message: `Replace of order ${orderId} denied: ${denials[0].message}`, order_id: orderId, denials });
+      this.emit("log", order.channel_id, {
+        level: "warning",
+        message: `Replace of order ${orderId} denied: ${denials[0].message}`,
+        order_id: orderId,
+        denials,
+      });
       return { order, denials };
     }
     const previous = { quantity: order.quantity, price: order.limit_price ?? order.stop_price };
@@ -521,16 +566,6 @@ export class TradingEngine implements EngineCore {
     return position;
   }
 
-
-
-
-
-
-
-
-
-
-
   /**
    * A bar of a multi-timeframe sleeve: a director's bar may move its bias (`bias_changed`) and
    * places no orders; an executor's bar runs under the director's current bias. With `trace`,
@@ -547,7 +582,15 @@ export class TradingEngine implements EngineCore {
       const after = strategy.bias(bar.symbol);
       if (this.setup.trace) this.traceOutput(id, sleeve, bar, timeframe, after);
       if (after !== before) {
-        this.emit("bias_changed", id, { symbol: bar.symbol, timeframe, sleeve: sleeve.key, strategy: strategy.id, bias: after, previous: before, reason: strategy.inspect?.(bar.symbol).reason ?? "" });
+        this.emit("bias_changed", id, {
+          symbol: bar.symbol,
+          timeframe,
+          sleeve: sleeve.key,
+          strategy: strategy.id,
+          bias: after,
+          previous: before,
+          reason: strategy.inspect?.(bar.symbol).reason ?? "",
+        });
       }
       return;
     }
@@ -584,7 +627,15 @@ export class TradingEngine implements EngineCore {
       channel.setup.strategies.forEach((slot, index) => {
         const sleeve = channel.sleeves[index];
         if (sleeve.role !== "director") return;
-        for (const symbol of slot.symbols) out.push({ channel_id: channel.setup.channel_id, sleeve: sleeve.key, strategy: slot.strategy_name, timeframe: slot.timeframe, symbol, bias: sleeve.strategy!.bias(symbol) });
+        for (const symbol of slot.symbols)
+          out.push({
+            channel_id: channel.setup.channel_id,
+            sleeve: sleeve.key,
+            strategy: slot.strategy_name,
+            timeframe: slot.timeframe,
+            symbol,
+            bias: sleeve.strategy!.bias(symbol),
+          });
       });
     }
     return out;
@@ -600,18 +651,18 @@ export class TradingEngine implements EngineCore {
     const reason = `${signal.strategy_id}: ${signal.reason}`;
     // Leave what is held against the target first, then open towards it.
     if (held !== 0 && Math.sign(held) !== Math.sign(target)) {
-      this.place(channel, sleeve, { channel_id: channel.setup.channel_id, symbol: signal.symbol, side: held > 0 ? "sell" : "buy", quantity: Math.abs(held), reason }, close);
+      this.place(
+        channel,
+        sleeve,
+        { channel_id: channel.setup.channel_id, symbol: signal.symbol, side: held > 0 ? "sell" : "buy", quantity: Math.abs(held), reason },
+        close,
+      );
     }
     if (target !== 0 && Math.sign(held) !== Math.sign(target)) {
       const quantity = entryQuantity(this, channel, sleeve, signal.symbol, Math.abs(target), close);
       this.place(channel, sleeve, { channel_id: channel.setup.channel_id, symbol: signal.symbol, side: target > 0 ? "buy" : "sell", quantity, reason }, close);
     }
   }
-
-
-
-
-
 
   /** `close` is the close of the bar whose signal places the order (NaN outside a bar): a fill at the close trades there. */
   private place(channel: ChannelRuntime, sleeve: Sleeve, request: OrderRequest, close = NaN): { order: EngineOrder | null; denials: Denial[] } {
@@ -654,15 +705,6 @@ export class TradingEngine implements EngineCore {
     return { order, denials: [] };
   }
 
-
-
-
-
-
-
-
-
-
   // ---- a broker venue's reports (docs/session-worker.md, "Orders at the broker") ----------------
 
   /** The broker took the order under `venueOrderId` (`order_routed`); once only. */
@@ -691,13 +733,25 @@ export class TradingEngine implements EngineCore {
     this.time = Math.max(this.time, at);
     this.pending = this.pending.filter((candidate) => candidate !== order);
     if (status === "rejected") {
-      this.emit("order_rejected", order.channel_id, { order_id: orderId, symbol: order.symbol, side: order.side, quantity: order.quantity, reason: "VENUE_REJECTED", message, values: {} });
+      this.emit("order_rejected", order.channel_id, {
+        order_id: orderId,
+        symbol: order.symbol,
+        side: order.side,
+        quantity: order.quantity,
+        reason: "VENUE_REJECTED",
+        message,
+        values: {},
+      });
     } else {
-      this.emit("order_cancelled", order.channel_id, { order_id: orderId, symbol: order.symbol, reason: message, ...(status === "expired" ? { expired: true } : {}) });
+      this.emit("order_cancelled", order.channel_id, {
+        order_id: orderId,
+        symbol: order.symbol,
+        reason: message,
+        ...(status === "expired" ? { expired: true } : {}),
+      });
     }
   }
 }
-
 
 const NO_ROUTES: readonly { channel: ChannelRuntime; sleeve: Sleeve }[] = [];
 
@@ -711,10 +765,3 @@ function nextSignal(signals: IndexedSignal[][], cursors: number[], listeners: nu
   }
   return next;
 }
-
-
-
-
-
-
-

@@ -65,7 +65,11 @@ export function fill(e: EngineCore, order: EngineOrder, marketPrice: number, qua
   const notional = settledValue(value, charged !== null || e.commissionRate === null);
   // A part of an order (a bar's volume share) is charged by the one rule for orders filled in parts: the schedule on the order so far, less what it was charged.
   const part = !charged && e.commissionRate === null && (quantity < order.quantity || order.filled !== undefined);
-  const commission = charged ? Money.of(charged.commission) : part ? partCommission(e, order, info, quantity, value) : commissionOf(e, info, order.side, quantity, price, exactPrice);
+  const commission = charged
+    ? Money.of(charged.commission)
+    : part
+      ? partCommission(e, order, info, quantity, value)
+      : commissionOf(e, info, order.side, quantity, price, exactPrice);
   const cashFlow = order.side === "buy" ? notional.plus(commission).negated() : notional.minus(commission);
   const cash = channel.cash.get(info.currency) ?? ZERO;
   const cashAfter = cash.plus(cashFlow);

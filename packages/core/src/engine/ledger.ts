@@ -47,7 +47,10 @@ export function book(position: Position, signedQuantity: number, price: number, 
   }
   // Reducing (flips are sent as two orders, so `after` never changes sign).
   // A whole exit releases the whole cost (decimal.js's cost × 1); a part, the share decimal.js computes.
-  const released = Math.abs(signedQuantity) === Math.abs(before) ? position.cost : Money.fromDec(position.cost.toDec().times(new Dec(Math.abs(signedQuantity)).div(Math.abs(before))));
+  const released =
+    Math.abs(signedQuantity) === Math.abs(before)
+      ? position.cost
+      : Money.fromDec(position.cost.toDec().times(new Dec(Math.abs(signedQuantity)).div(Math.abs(before))));
   const realized = cashFlow.minus(released);
   position.cost = position.cost.minus(released);
   position.realized = position.realized.plus(realized);

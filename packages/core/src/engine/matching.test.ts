@@ -47,4 +47,3 @@ describe("fill sizes (the paper broker's minutes, the engine's max_participation
     expect(fillableShares(37, 30, 100)).toBe(0);
   });
 });
-

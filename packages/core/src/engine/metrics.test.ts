@@ -35,11 +35,26 @@ describe("performance metrics", () => {
     expect(m.annualized_return).toBe(Math.round(((121 / 100) ** (252 / 3) - 1) * 1e6) / 1e6);
     expect(m.sharpe_ratio).toBeCloseTo((mean / sd) * Math.sqrt(252), 5);
     expect(m.sortino_ratio).toBeCloseTo((mean / Math.sqrt(0.01 / 3)) * Math.sqrt(252), 5);
-    expect(m).toMatchObject({ win_rate: 0.75, profit_factor: 3.333333, average_win: "10.00", average_loss: "9.00", exposure: 0.666667, fees_paid: "1.23", total_pnl: "21.00", trading_days: 3 });
+    expect(m).toMatchObject({
+      win_rate: 0.75,
+      profit_factor: 3.333333,
+      average_win: "10.00",
+      average_loss: "9.00",
+      exposure: 0.666667,
+      fees_paid: "1.23",
+      total_pnl: "21.00",
+      trading_days: 3,
+    });
   });
 
   it("leaves undefined figures null instead of inventing them", () => {
-    const m = performance(view({ equity_days: [], stats: { closed_trades: 0, wins: 0, losses: 0, gross_profit: "0", gross_loss: "0", fees: "0", realized: "0", orders: 0, denied: 0 } }), 252);
+    const m = performance(
+      view({
+        equity_days: [],
+        stats: { closed_trades: 0, wins: 0, losses: 0, gross_profit: "0", gross_loss: "0", fees: "0", realized: "0", orders: 0, denied: 0 },
+      }),
+      252,
+    );
     expect(m).toMatchObject({ annualized_return: null, sharpe_ratio: null, sortino_ratio: null, win_rate: null, profit_factor: null, exposure: null });
   });
 });

@@ -41,7 +41,10 @@ describe("Money gives decimal.js's results", () => {
     const places = fc.integer({ min: 0, max: 4 });
     const rule = fc.constantFrom(Dec.ROUND_UP, Dec.ROUND_DOWN, Dec.ROUND_HALF_UP);
     // Products of rates and values, as the schedules round them, and units near 2^53.
-    const product = fc.oneof(amount.chain((a) => amount.map((b) => new Dec(a).times(b).toString())), fc.integer({ min: 0, max: 2 ** 53 - 1 }).chain((n) => fc.integer({ min: 0, max: 8 }).map((k) => new Dec(n).div(10 ** k).toString())));
+    const product = fc.oneof(
+      amount.chain((a) => amount.map((b) => new Dec(a).times(b).toString())),
+      fc.integer({ min: 0, max: 2 ** 53 - 1 }).chain((n) => fc.integer({ min: 0, max: 8 }).map((k) => new Dec(n).div(10 ** k).toString())),
+    );
     fc.assert(
       fc.property(product, places, rule, amount, (text, p, r, other) => {
         same(Money.of(text).round(p, r), new Dec(text).toDecimalPlaces(p, r));

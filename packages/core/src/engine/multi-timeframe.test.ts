@@ -22,8 +22,23 @@ function mtfSetup(trace = true): EngineSetup {
         channel_type: "BALANCED",
         capital_allocation: 1,
         strategies: [
-          { strategy_name: "trend_director", parameters: Strategies.validate("trend_director", { fast_period: 3, slow_period: 8, band_pct: 0.1, allow_short: true }).config!, weight: 1, symbols, timeframe: "1h", role: "director" },
-          { strategy_name: "pullback_executor", parameters: Strategies.validate("pullback_executor", { rsi_period: 5, pullback_level: 45, exit_level: 55, trend_period: 10, allow_short: true }).config!, weight: 1, symbols, timeframe: "5m", role: "executor" },
+          {
+            strategy_name: "trend_director",
+            parameters: Strategies.validate("trend_director", { fast_period: 3, slow_period: 8, band_pct: 0.1, allow_short: true }).config!,
+            weight: 1,
+            symbols,
+            timeframe: "1h",
+            role: "director",
+          },
+          {
+            strategy_name: "pullback_executor",
+            parameters: Strategies.validate("pullback_executor", { rsi_period: 5, pullback_level: 45, exit_level: 55, trend_period: 10, allow_short: true })
+              .config!,
+            weight: 1,
+            symbols,
+            timeframe: "5m",
+            role: "executor",
+          },
         ],
         limits: limitsOf(riskDefaults()),
       },
@@ -49,12 +64,28 @@ function bars(seed = 3): { bar: Bar; timeframe: Timeframe }[] {
     for (let i = 0; i < 78; i++) {
       const first = price;
       price *= 1 + drift + (random() - 0.5) * 0.006;
-      fine.push({ symbol: "AAPL.US", timestamp: open + i * 300_000, open: first, high: Math.max(first, price), low: Math.min(first, price), close: price, volume: 100 });
+      fine.push({
+        symbol: "AAPL.US",
+        timestamp: open + i * 300_000,
+        open: first,
+        high: Math.max(first, price),
+        low: Math.min(first, price),
+        close: price,
+        volume: 100,
+      });
       out.push({ bar: fine[i]!, timeframe: "5m", close: open + (i + 1) * 300_000, order: 1 });
     }
     for (let h = 0; h < 78; h += 12) {
       const group = fine.slice(h, h + 12);
-      const bar = { symbol: "AAPL.US", timestamp: group[0]!.timestamp, open: group[0]!.open, high: Math.max(...group.map((b) => b.high)), low: Math.min(...group.map((b) => b.low)), close: group.at(-1)!.close, volume: 1200 };
+      const bar = {
+        symbol: "AAPL.US",
+        timestamp: group[0]!.timestamp,
+        open: group[0]!.open,
+        high: Math.max(...group.map((b) => b.high)),
+        low: Math.min(...group.map((b) => b.low)),
+        close: group.at(-1)!.close,
+        volume: 1200,
+      };
       out.push({ bar, timeframe: "1h", close: bar.timestamp + 3_600_000, order: 0 });
     }
   }

@@ -8,7 +8,12 @@ describe("order-term rules", () => {
     expect(quantityProblems(300, 100)).toEqual([]);
     expect(quantityProblems("300", 100)).toEqual([]);
     expect(quantityProblems(2005, 100)).toEqual([
-      { field: "quantity", code: "INVALID_LOT_SIZE", message: "quantity=2005 is not a multiple of the board lot 100", values: { quantity: 2005, lot_size: 100, whole_lots: 2000, odd_shares: 5 } },
+      {
+        field: "quantity",
+        code: "INVALID_LOT_SIZE",
+        message: "quantity=2005 is not a multiple of the board lot 100",
+        values: { quantity: 2005, lot_size: 100, whole_lots: 2000, odd_shares: 5 },
+      },
     ]);
     expect(quantityProblems("1.5", 1)[0]).toMatchObject({ code: "INVALID_QUANTITY", values: { quantity: 1.5 } });
     expect(quantityProblems(0, 1)[0].code).toBe("INVALID_QUANTITY");

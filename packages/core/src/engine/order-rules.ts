@@ -30,21 +30,37 @@ export function quantityProblems(quantity: number | string, lotSize: number, odd
   if (typeof quantity === "number" && Number.isSafeInteger(quantity) && quantity > 0 && (oddLot ? quantity < lotSize : quantity % lotSize === 0)) return NONE;
   const value = new Dec(quantity);
   if (!value.isInteger() || value.lte(0)) {
-    return [{ field, code: "INVALID_QUANTITY", message: `${field}=${quantity} must be a whole number of shares greater than 0 (fractional shares are not offered)`, values: { quantity: value.toNumber() } }];
+    return [
+      {
+        field,
+        code: "INVALID_QUANTITY",
+        message: `${field}=${quantity} must be a whole number of shares greater than 0 (fractional shares are not offered)`,
+        values: { quantity: value.toNumber() },
+      },
+    ];
   }
   if (oddLot) {
     return !value.gte(lotSize)
       ? NONE
-      : [{ field, code: "INVALID_ODD_LOT_QUANTITY", message: `an odd-lot order is for fewer shares than one board lot (${lotSize}); ${field}=${quantity} is not an odd lot`, values: { quantity: value.toNumber(), lot_size: lotSize } }];
+      : [
+          {
+            field,
+            code: "INVALID_ODD_LOT_QUANTITY",
+            message: `an odd-lot order is for fewer shares than one board lot (${lotSize}); ${field}=${quantity} is not an odd lot`,
+            values: { quantity: value.toNumber(), lot_size: lotSize },
+          },
+        ];
   }
   const odd = value.mod(lotSize);
   if (odd.isZero()) return NONE;
-  return [{
-    field,
-    code: "INVALID_LOT_SIZE",
-    message: `${field}=${quantity} is not a multiple of the board lot ${lotSize}`,
-    values: { quantity: value.toNumber(), lot_size: lotSize, whole_lots: value.minus(odd).toNumber(), odd_shares: odd.toNumber() },
-  }];
+  return [
+    {
+      field,
+      code: "INVALID_LOT_SIZE",
+      message: `${field}=${quantity} is not a multiple of the board lot ${lotSize}`,
+      values: { quantity: value.toNumber(), lot_size: lotSize, whole_lots: value.minus(odd).toNumber(), odd_shares: odd.toNumber() },
+    },
+  ];
 }
 
 /** Prices must lie on the tick grid for their price band (prices not given are skipped). */
@@ -87,11 +103,25 @@ export function trailingPercentProblems(trailingPercent: number | string | null 
   const value = new Dec(trailingPercent);
   return value.gt(0) && value.lt(100)
     ? NONE
-    : [{ field, code: "INVALID_TRAILING_PERCENT", message: `${field}=${trailingPercent} must be between 0 and 100 (a percentage, 5 = 5%)`, values: { trailing_percent: value.toNumber() } }];
+    : [
+        {
+          field,
+          code: "INVALID_TRAILING_PERCENT",
+          message: `${field}=${trailingPercent} must be between 0 and 100 (a percentage, 5 = 5%)`,
+          values: { trailing_percent: value.toNumber() },
+        },
+      ];
 }
 
 /** A replacement of an order that has filled in part must be for more than what filled (`QUANTITY_BELOW_EXECUTED`); the rest is what is judged. */
 export function replacementProblems(quantity: number | string, filled: number | string, field = "quantity"): readonly TermProblem[] {
   if (new Dec(quantity).gt(filled)) return NONE;
-  return [{ field, code: "QUANTITY_BELOW_EXECUTED", message: `quantity=${quantity} must exceed the ${filled} shares already filled`, values: { quantity: Number(quantity), filled: Number(filled) } }];
+  return [
+    {
+      field,
+      code: "QUANTITY_BELOW_EXECUTED",
+      message: `quantity=${quantity} must exceed the ${filled} shares already filled`,
+      values: { quantity: Number(quantity), filled: Number(filled) },
+    },
+  ];
 }

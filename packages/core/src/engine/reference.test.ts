@@ -13,13 +13,20 @@ describe("engine against the reference backtests", () => {
           symbols: [symbol],
           parameters: { fast_period: ref.rules.fast, slow_period: ref.rules.slow, ma_type: "sma" },
           capital: String(ref.rules.initial_cash),
-          execution: { commission: { model: "percent", rate: ref.rules.commission_rate }, sizing: { model: "cash_fraction", fraction: ref.rules.allocation }, fill: "next_open" },
+          execution: {
+            commission: { model: "percent", rate: ref.rules.commission_rate },
+            sizing: { model: "cash_fraction", fraction: ref.rules.allocation },
+            fill: "next_open",
+          },
           lots: { [symbol]: ref.rules.lot },
         }),
       );
       for (const bar of ref.bars) engine.onBar(bar, "1d");
       engine.endDay();
-      const fills = engine.drainEvents().filter((e) => e.type === "order_filled").map((e) => e.data as unknown as FillData);
+      const fills = engine
+        .drainEvents()
+        .filter((e) => e.type === "order_filled")
+        .map((e) => e.data as unknown as FillData);
       expect(fills.length).toBe(ref.fills.length);
       ref.fills.forEach((expected, i) => {
         const fill = fills[i];

@@ -49,11 +49,15 @@ export const Execution = z
       .gt(0)
       .max(1)
       .optional()
-      .describe("Bar-simulated fills: the most of a bar's volume one order may take (0.1 = 10%), in whole lots; the rest waits for later bars (partial fills). Absent: an order fills whole"),
+      .describe(
+        "Bar-simulated fills: the most of a bar's volume one order may take (0.1 = 10%), in whole lots; the rest waits for later bars (partial fills). Absent: an order fills whole",
+      ),
     warm_up: z
       .boolean()
       .optional()
-      .describe("Backtests: feed the strategies the stored bars before start_date that they need (their warm-up), importing what is missing, so they can signal from the first day; absent or false: they first signal once the window has given them enough bars. Simulation and live sessions always warm up"),
+      .describe(
+        "Backtests: feed the strategies the stored bars before start_date that they need (their warm-up), importing what is missing, so they can signal from the first day; absent or false: they first signal once the window has given them enough bars. Simulation and live sessions always warm up",
+      ),
     timeframe: Timeframe.default("1d").describe("Candle period the strategies run on unless a strategy names its own"),
   })
   .meta({ id: "Execution" });

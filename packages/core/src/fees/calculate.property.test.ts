@@ -44,9 +44,7 @@ const feeConfig: fc.Arbitrary<FeeConfig> = fc
     Fees.resolve(brokerType, { ...(overrideUs && { us_fees: us }), ...(overrideHk && { hk_fees: hk }) }),
   );
 
-const tradeDate = fc
-  .integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2029, 11, 31) })
-  .map((ms) => new Date(ms).toISOString().slice(0, 10));
+const tradeDate = fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2029, 11, 31) }).map((ms) => new Date(ms).toISOString().slice(0, 10));
 
 const order: fc.Arbitrary<Order> = fc.record({
   quantity: fc.integer({ min: 1, max: 2_000_000 }),

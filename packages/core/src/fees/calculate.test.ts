@@ -10,8 +10,7 @@ const usSell = (overrides: Partial<Order> = {}): Order => ({ quantity: 100, pric
 const hkBuy = (overrides: Partial<Order> = {}): Order => ({ quantity: 1000, price: 400, side: "buy", market: "HK", ...overrides });
 const config = (brokerType = "longport", stored?: unknown) => Fees.resolve(brokerType, stored);
 /** Regulatory charges only: the broker's own commission and platform fee set to zero. */
-const regulatoryOnly = () =>
-  config("longport", { hk_fees: { commission_rate: 0, commission_min_per_order: 0, platform_fee_per_order: 0 } });
+const regulatoryOnly = () => config("longport", { hk_fees: { commission_rate: 0, commission_min_per_order: 0, platform_fee_per_order: 0 } });
 
 describe("Fees.calculate, Hong Kong", () => {
   it.each([

@@ -187,7 +187,14 @@ const hkCharges = (config: ParsedConfig["hk"], tradeValue: Money, tradeDate: str
   settlement_fee: hkCharge(config.settlement_fee(tradeDate), tradeValue, "nearestCent"),
 });
 
-const chargesOf = (config: FeeConfig, market: "US" | "HK", side: "buy" | "sell", quantity: Money, tradeValue: Money, tradeDate: string): Record<string, Money> => {
+const chargesOf = (
+  config: FeeConfig,
+  market: "US" | "HK",
+  side: "buy" | "sell",
+  quantity: Money,
+  tradeValue: Money,
+  tradeDate: string,
+): Record<string, Money> => {
   const parsed = parsedOf(config);
   return market === "US" ? usCharges(parsed.us, quantity, tradeValue, side, tradeDate) : hkCharges(parsed.hk, tradeValue, tradeDate);
 };
@@ -201,8 +208,7 @@ const sum = (charges: Record<string, Money>) => Object.values(charges).reduce((t
 export const totalFee = (config: FeeConfig, market: "US" | "HK", side: "buy" | "sell", quantity: Money, price: Money, tradeDate: string): Money =>
   sum(chargesOf(config, market, side, quantity, quantity.times(price), tradeDate));
 
-const formatted = (charges: Record<string, Money>) =>
-  Object.fromEntries(Object.entries(charges).map(([name, amount]) => [name, money(amount.toDec())]));
+const formatted = (charges: Record<string, Money>) => Object.fromEntries(Object.entries(charges).map(([name, amount]) => [name, money(amount.toDec())]));
 
 /**
  * The charges of an order that has executed `quantity` shares worth `value` in all, at
@@ -210,7 +216,14 @@ const formatted = (charges: Record<string, Money>) =>
  * is charged the difference from what the order was charged before, so a per-order minimum is
  * charged once per order. The paper broker and the engine both price fills with it.
  */
-export const chargesOn = (config: FeeConfig, market: "US" | "HK", side: "buy" | "sell", quantity: Money, value: Money, tradeDate: string): { total: Money; details: TradingFee } => {
+export const chargesOn = (
+  config: FeeConfig,
+  market: "US" | "HK",
+  side: "buy" | "sell",
+  quantity: Money,
+  value: Money,
+  tradeDate: string,
+): { total: Money; details: TradingFee } => {
   const charges = chargesOf(config, market, side, quantity, value, tradeDate);
   const total = sum(charges);
   const common = { side, trade_date: tradeDate };

@@ -81,21 +81,22 @@ describe("Fees.overrides", () => {
   it("rejects a schedule entry other than the first without a start date", () => {
     const issues = issuesOf(() =>
       Fees.overrides("longport", {
-        hk_fees: { sfc_levy_schedule: [{ effective_from: null, rate: 0.000027 }, { effective_from: null, rate: 0.00003 }] },
+        hk_fees: {
+          sfc_levy_schedule: [
+            { effective_from: null, rate: 0.000027 },
+            { effective_from: null, rate: 0.00003 },
+          ],
+        },
       }),
     );
 
-    expect(issues).toEqual([
-      expect.objectContaining({ loc: ["body", "hk_fees", "sfc_levy_schedule", 1, "effective_from"] }),
-    ]);
+    expect(issues).toEqual([expect.objectContaining({ loc: ["body", "hk_fees", "sfc_levy_schedule", 1, "effective_from"] })]);
   });
 
   it("fills an HK schedule entry's optional parts with no fixed amount and no minimum or maximum", () => {
     const stored = Fees.overrides("longport", { hk_fees: { stamp_duty_schedule: [{ effective_from: null, rate: "0.0005" }] } });
 
-    expect(stored.hk_fees?.stamp_duty_schedule).toEqual([
-      { effective_from: null, rate: "0.0005", per_trade: "0", minimum: null, maximum: null },
-    ]);
+    expect(stored.hk_fees?.stamp_duty_schedule).toEqual([{ effective_from: null, rate: "0.0005", per_trade: "0", minimum: null, maximum: null }]);
   });
 });
 

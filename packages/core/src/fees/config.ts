@@ -98,10 +98,7 @@ export type HkFeeConfigInput = z.infer<typeof HkFeeConfigInput>;
  * The body of `PUT /brokers/{id}/fee-config`. Its parsed form (canonical decimal strings,
  * only the fields given) is also what is stored: the overrides of one broker.
  */
-export const FeeConfigInput = z
-  .object({ us_fees: UsFeeConfigInput.optional(), hk_fees: HkFeeConfigInput.optional() })
-  .strict()
-  .meta({ id: "FeeConfigInput" });
+export const FeeConfigInput = z.object({ us_fees: UsFeeConfigInput.optional(), hk_fees: HkFeeConfigInput.optional() }).strict().meta({ id: "FeeConfigInput" });
 export type FeeConfigInput = z.infer<typeof FeeConfigInput>;
 
 type BrokerCharges = {
@@ -139,8 +136,7 @@ const brokerCharges: Record<"longport" | "futu", BrokerCharges> = {
 };
 
 /** Which preset a broker type gets: Futu/moomoo brokers the Futu schedule, everything else LongPort's. */
-export const presetFor = (brokerType: string): keyof typeof brokerCharges =>
-  /^(futu|moomoo)/i.test(brokerType.trim()) ? "futu" : "longport";
+export const presetFor = (brokerType: string): keyof typeof brokerCharges => (/^(futu|moomoo)/i.test(brokerType.trim()) ? "futu" : "longport");
 
 /** Default fee configuration for a broker type (`longport`, `futu`, `paper`, `simulated`, …). */
 export const defaults = (brokerType: string): FeeConfig => {
@@ -166,17 +162,12 @@ const same = (a: unknown, b: unknown): boolean => {
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   const keysA = Object.keys(a);
   const keysB = Object.keys(b);
-  return (
-    keysA.length === keysB.length &&
-    keysA.every((key) => same((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
-  );
+  return keysA.length === keysB.length && keysA.every((key) => same((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 };
 
 const without = <T extends object>(given: T | undefined, base: object): Partial<T> | undefined => {
   if (!given) return undefined;
-  const kept = Object.entries(given).filter(
-    ([key, value]) => value !== undefined && !same(value, (base as Record<string, unknown>)[key]),
-  );
+  const kept = Object.entries(given).filter(([key, value]) => value !== undefined && !same(value, (base as Record<string, unknown>)[key]));
   return kept.length ? (Object.fromEntries(kept) as Partial<T>) : undefined;
 };
 
@@ -198,8 +189,7 @@ export const overrides = (brokerType: string, input: unknown, loc: (string | num
 export const resolve = (brokerType: string, stored?: unknown): FeeConfig => {
   const base = defaults(brokerType);
   const given = parseOrThrow(FeeConfigInput, stored ?? {}, ["fee_config"]);
-  const defined = <T extends object>(values: T | undefined) =>
-    Object.fromEntries(Object.entries(values ?? {}).filter(([, value]) => value !== undefined));
+  const defined = <T extends object>(values: T | undefined) => Object.fromEntries(Object.entries(values ?? {}).filter(([, value]) => value !== undefined));
   return {
     us_fees: { ...base.us_fees, ...defined(given.us_fees) },
     hk_fees: { ...base.hk_fees, ...defined(given.hk_fees) },

@@ -51,4 +51,3 @@ export const Round = Object.fromEntries(
 
 /** Formats a money amount with exactly two decimal places. */
 export const money = (amount: Dec): string => amount.toFixed(2, Decimal.ROUND_HALF_UP);
-

@@ -26,8 +26,7 @@ const checkOrder = (entries: { effective_from: string | null }[], ctx: z.Refinem
   });
 };
 
-const schedule = <T extends z.ZodType<{ effective_from: string | null }>>(entry: T) =>
-  z.array(entry).min(1).superRefine(checkOrder);
+const schedule = <T extends z.ZodType<{ effective_from: string | null }>>(entry: T) => z.array(entry).min(1).superRefine(checkOrder);
 
 const EffectiveFrom = IsoDate.nullable();
 
@@ -37,9 +36,7 @@ export type SecFeeEntry = z.infer<typeof SecFeeEntry>;
 export const SecFeeEntryInput = z.object({ effective_from: EffectiveFrom, rate: NonNegativeDecimalInput });
 
 /** FINRA Trading Activity Fee in force from a date: dollars per share sold, capped per trade. */
-export const FinraTafEntry = z
-  .object({ effective_from: EffectiveFrom, per_share: DecimalString, max_per_trade: DecimalString })
-  .meta({ id: "FinraTafEntry" });
+export const FinraTafEntry = z.object({ effective_from: EffectiveFrom, per_share: DecimalString, max_per_trade: DecimalString }).meta({ id: "FinraTafEntry" });
 export type FinraTafEntry = z.infer<typeof FinraTafEntry>;
 export const FinraTafEntryInput = z.object({
   effective_from: EffectiveFrom,
@@ -116,10 +113,7 @@ export const statutorySchedules = () => ({
     // The HK$0.01 floor is Futu's stated practice; applying it everywhere errs towards charging.
     sfc_levy: [hk("2014-11-01", "0.000027", { minimum: "0.01" })],
     afrc_levy: [hk(null, "0"), hk("2022-01-01", "0.0000015")],
-    exchange_trading_fee: [
-      hk(null, "0.00005", { per_trade: "0.5", minimum: "0.01" }),
-      hk("2023-01-01", "0.0000565", { minimum: "0.01" }),
-    ],
+    exchange_trading_fee: [hk(null, "0.00005", { per_trade: "0.5", minimum: "0.01" }), hk("2023-01-01", "0.0000565", { minimum: "0.01" })],
     settlement_fee: [hk(null, "0.00002", { minimum: "2", maximum: "100" }), hk("2025-06-30", "0.000042")],
   },
 });

@@ -10,33 +10,39 @@ export const NodePosition = z.object({ x: z.number(), y: z.number() }).meta({ id
 export type NodePosition = z.infer<typeof NodePosition>;
 
 /** One node of a flow: `type` names an entry of the node-type catalog. */
-export const FlowNode = z.looseObject({
-  id: z.string().min(1).max(100),
-  type: z.string().min(1).max(100),
-  parameters: z.record(z.string(), z.unknown()).default({}),
-  position: NodePosition.optional(),
-  label: z.string().max(200).nullish(),
-}).meta({ id: "FlowNode" });
+export const FlowNode = z
+  .looseObject({
+    id: z.string().min(1).max(100),
+    type: z.string().min(1).max(100),
+    parameters: z.record(z.string(), z.unknown()).default({}),
+    position: NodePosition.optional(),
+    label: z.string().max(200).nullish(),
+  })
+  .meta({ id: "FlowNode" });
 export type FlowNode = z.infer<typeof FlowNode>;
 
 /** A connection from an output port of one node to an input port of another. */
-export const FlowEdge = z.looseObject({
-  id: z.string().min(1).max(100).optional(),
-  source: z.string().min(1),
-  source_port: z.string().min(1).nullish(),
-  target: z.string().min(1),
-  target_port: z.string().min(1).nullish(),
-}).meta({ id: "FlowEdge" });
+export const FlowEdge = z
+  .looseObject({
+    id: z.string().min(1).max(100).optional(),
+    source: z.string().min(1),
+    source_port: z.string().min(1).nullish(),
+    target: z.string().min(1),
+    target_port: z.string().min(1).nullish(),
+  })
+  .meta({ id: "FlowEdge" });
 export type FlowEdge = z.infer<typeof FlowEdge>;
 
 /** Descriptive data about a flow, for listing and filtering in the editor. */
-export const FlowMetadata = z.looseObject({
-  tags: z.array(z.string().min(1).max(50)).max(20).optional(),
-  author: z.string().max(100).nullish(),
-  category: z.string().max(50).nullish(),
-  /** Viewport of the editor when the flow was saved. */
-  canvas: z.object({ x: z.number(), y: z.number(), zoom: z.number().positive() }).optional(),
-}).meta({ id: "FlowMetadata" });
+export const FlowMetadata = z
+  .looseObject({
+    tags: z.array(z.string().min(1).max(50)).max(20).optional(),
+    author: z.string().max(100).nullish(),
+    category: z.string().max(50).nullish(),
+    /** Viewport of the editor when the flow was saved. */
+    canvas: z.object({ x: z.number(), y: z.number(), zoom: z.number().positive() }).optional(),
+  })
+  .meta({ id: "FlowMetadata" });
 export type FlowMetadata = z.infer<typeof FlowMetadata>;
 
 const name = z.string().trim().min(1).max(200);
@@ -56,13 +62,15 @@ export const FlowConfigCreate = z.object(createShape).meta({ id: "FlowConfigCrea
 export type FlowConfigCreate = z.infer<typeof FlowConfigCreate>;
 
 /** Body of a flow update; absent fields keep their stored value (interface FlowConfigUpdate). */
-export const FlowConfigUpdate = z.object({
-  name: name.optional(),
-  description,
-  nodes: nodes.optional(),
-  edges: edges.optional(),
-  metadata: FlowMetadata.optional(),
-}).meta({ id: "FlowConfigUpdate" });
+export const FlowConfigUpdate = z
+  .object({
+    name: name.optional(),
+    description,
+    nodes: nodes.optional(),
+    edges: edges.optional(),
+    metadata: FlowMetadata.optional(),
+  })
+  .meta({ id: "FlowConfigUpdate" });
 export type FlowConfigUpdate = z.infer<typeof FlowConfigUpdate>;
 
 /** A stored flow (interface FlowConfig); `version` starts at 1 and grows with each update. */

@@ -28,8 +28,7 @@ export interface FlowStore {
 }
 
 /** A concurrent update (or delete) got there first: the client must read the flow again. */
-export const flowChanged = (id: string) =>
-  conflict("FLOW_CHANGED", `Flow ${id} was changed by another request; read it again and retry`);
+export const flowChanged = (id: string) => conflict("FLOW_CHANGED", `Flow ${id} was changed by another request; read it again and retry`);
 
 export interface FlowLibraryDeps {
   flows: FlowStore;

@@ -99,9 +99,7 @@ describe("Flows.validate errors", () => {
   it("rejects duplicate node ids", () => {
     const flow = rsiFlow();
     flow.nodes.push(node("rsi", "output"));
-    expect(Flows.validate(flow).errors).toContainEqual(
-      expect.objectContaining({ code: "DUPLICATE_NODE_ID", node_id: "rsi", field: "nodes.4.id" }),
-    );
+    expect(Flows.validate(flow).errors).toContainEqual(expect.objectContaining({ code: "DUPLICATE_NODE_ID", node_id: "rsi", field: "nodes.4.id" }));
   });
 
   it("rejects edges to and from missing nodes", () => {
@@ -131,9 +129,7 @@ describe("Flows.validate errors", () => {
   it("rejects a second edge into the same input", () => {
     const flow = rsiFlow();
     flow.edges.push(edge("src", "dip", { id: "e4", source_port: "close", target_port: "left" }));
-    expect(Flows.validate(flow).errors).toEqual([
-      expect.objectContaining({ code: "INPUT_ALREADY_CONNECTED", node_id: "dip", edge_id: "e4" }),
-    ]);
+    expect(Flows.validate(flow).errors).toEqual([expect.objectContaining({ code: "INPUT_ALREADY_CONNECTED", node_id: "dip", edge_id: "e4" })]);
   });
 
   it("rejects duplicate edge ids", () => {
@@ -206,9 +202,7 @@ describe("Flows.validate errors", () => {
     expect(check({ indicator: "tarot" })).toEqual([["INDICATOR_NOT_FOUND", "nodes.1.parameters.indicator"]]);
     expect(check({ indicator: "macd", output: "upper" })).toEqual([["INVALID_VALUE", "nodes.1.parameters.output"]]);
     expect(check({ indicator: "rsi", std_dev: 2 })).toEqual([["UNKNOWN_PARAMETER", "nodes.1.parameters.std_dev"]]);
-    expect(check({ indicator: "macd", fast_period: 30, slow_period: 20 })).toEqual([
-      ["INVALID_PARAMETER_COMBINATION", "nodes.1.parameters.fast_period"],
-    ]);
+    expect(check({ indicator: "macd", fast_period: 30, slow_period: 20 })).toEqual([["INVALID_PARAMETER_COMBINATION", "nodes.1.parameters.fast_period"]]);
   });
 
   it("rejects a candle-based indicator fed a single series", () => {
@@ -258,11 +252,7 @@ describe("Flows.validate errors", () => {
 
   it("rejects malformed input outright", () => {
     expect(codes(Flows.validate({ nodes: "x" }).errors)).toEqual(["INVALID_FLOW"]);
-    expect(codes(Flows.validate({ nodes: [{ type: "output" }], edges: [{}] }).errors)).toEqual([
-      "INVALID_NODE",
-      "INVALID_EDGE",
-      "NO_ENTRY_NODE",
-    ]);
+    expect(codes(Flows.validate({ nodes: [{ type: "output" }], edges: [{}] }).errors)).toEqual(["INVALID_NODE", "INVALID_EDGE", "NO_ENTRY_NODE"]);
   });
 });
 

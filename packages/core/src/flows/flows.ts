@@ -54,8 +54,7 @@ interface Link {
   kind: PortKind;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
 const fromConfigIssue = (found: ConfigIssue, nodeId: string): FlowIssue => ({
   code: found.code,

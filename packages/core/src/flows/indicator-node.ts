@@ -22,10 +22,7 @@ export const acceptsSeries = (id: string): boolean => SINGLE_INPUT.has(id);
  * Checks an indicator node's parameters: `indicator` names a catalog entry, `output` one of its
  * output lines, and every other parameter is one of the indicator's own, within its bounds.
  */
-export const checkIndicatorNode = (
-  parameters: Record<string, unknown>,
-  prefix: string,
-): { errors: ConfigIssue[]; warnings: ConfigIssue[] } => {
+export const checkIndicatorNode = (parameters: Record<string, unknown>, prefix: string): { errors: ConfigIssue[]; warnings: ConfigIssue[] } => {
   const { indicator, output, ...rest } = parameters;
   const field = joinField(prefix, "indicator");
   if (indicator === undefined || indicator === null || indicator === "") {
@@ -51,9 +48,7 @@ export const checkIndicatorNode = (
     const outputs = metadata.outputs.map((o) => o.name);
     if (typeof output !== "string" || !outputs.includes(output)) {
       const outputField = joinField(prefix, "output");
-      errors.push(
-        issue("INVALID_VALUE", outputField, `${outputField} must be one of ${outputs.join(", ")} for ${indicator} (got ${JSON.stringify(output)})`),
-      );
+      errors.push(issue("INVALID_VALUE", outputField, `${outputField} must be one of ${outputs.join(", ")} for ${indicator} (got ${JSON.stringify(output)})`));
     }
   }
   if (errors.length === 0) {
@@ -62,13 +57,7 @@ export const checkIndicatorNode = (
       const b = values[larger] as number;
       if (strict ? !(a < b) : !(a <= b)) {
         const pairField = joinField(prefix, smaller);
-        errors.push(
-          issue(
-            "INVALID_PARAMETER_COMBINATION",
-            pairField,
-            `${pairField} (${a}) must be ${strict ? "less than" : "at most"} ${larger} (${b})`,
-          ),
-        );
+        errors.push(issue("INVALID_PARAMETER_COMBINATION", pairField, `${pairField} (${a}) must be ${strict ? "less than" : "at most"} ${larger} (${b})`));
       }
     }
   }

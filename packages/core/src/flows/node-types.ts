@@ -2,12 +2,7 @@ import { z } from "zod";
 import { notFound } from "../errors";
 import { Markets, marketOf } from "../market/market";
 import { type ConfigIssue, issue, joinField } from "../risk/config-issue";
-import {
-  Config as RiskConfigSchema,
-  PresetName as RiskPresetName,
-  preset as riskPreset,
-  validate as validateRisk,
-} from "../risk/risk";
+import { Config as RiskConfigSchema, PresetName as RiskPresetName, preset as riskPreset, validate as validateRisk } from "../risk/risk";
 import { Strategies } from "../strategies";
 import { ParameterDefinition, resolveParameters } from "../strategies/parameter";
 import { checkIndicatorNode, indicatorIds } from "./indicator-node";
@@ -30,9 +25,7 @@ export const InputPort = z
 export type InputPort = z.infer<typeof InputPort>;
 
 /** An output port; any number of edges may start here. */
-export const OutputPort = z
-  .object({ name: z.string(), kind: PortKind, description: z.string() })
-  .meta({ id: "FlowOutputPort" });
+export const OutputPort = z.object({ name: z.string(), kind: PortKind, description: z.string() }).meta({ id: "FlowOutputPort" });
 export type OutputPort = z.infer<typeof OutputPort>;
 
 /**
@@ -58,11 +51,7 @@ export const NodeTypeDefinition = z
 export type NodeTypeDefinition = z.infer<typeof NodeTypeDefinition>;
 
 /** Parameter problems of one node; `connected` names its input ports that have an edge. */
-type NodeChecker = (
-  parameters: Record<string, unknown>,
-  connected: ReadonlySet<string>,
-  prefix: string,
-) => { errors: ConfigIssue[]; warnings: ConfigIssue[] };
+type NodeChecker = (parameters: Record<string, unknown>, connected: ReadonlySet<string>, prefix: string) => { errors: ConfigIssue[]; warnings: ConfigIssue[] };
 
 const PERIODS = ["1m", "5m", "1h", "1d"];
 
@@ -178,9 +167,7 @@ const DEFINITIONS: NodeTypeDefinition[] = [
     sink: false,
     inputs: [{ name: "bars", accepts: ["bars"], required: true, description: "Candles to run the strategy on" }],
     outputs: [{ name: "signal", kind: "signal", description: "Buy and sell signals" }],
-    parameters: [
-      { name: "strategy_name", type: "enum", default: null, required: true, options: [], description: "Strategy id from the strategy catalog" },
-    ],
+    parameters: [{ name: "strategy_name", type: "enum", default: null, required: true, options: [], description: "Strategy id from the strategy catalog" }],
     extra_parameters: "the parameters of the chosen strategy, as listed by GET /api/v1/strategies/{strategy_name}/parameters",
   },
   {
@@ -195,9 +182,7 @@ const DEFINITIONS: NodeTypeDefinition[] = [
       { name: "approved", kind: "signal", description: "Signals within the limits" },
       { name: "rejected", kind: "signal", description: "Signals denied, with the reason" },
     ],
-    parameters: [
-      { name: "preset", type: "enum", default: "default", options: [...RiskPresetName.options], description: "Risk preset the check starts from" },
-    ],
+    parameters: [{ name: "preset", type: "enum", default: "default", options: [...RiskPresetName.options], description: "Risk preset the check starts from" }],
     extra_parameters: "any risk configuration field (see GET /api/v1/risk/default), overriding the preset",
   },
   {
@@ -212,7 +197,14 @@ const DEFINITIONS: NodeTypeDefinition[] = [
     parameters: [
       { name: "side", type: "enum", default: "auto", options: ["auto", "buy", "sell"], description: "Order side; auto follows the signal's side" },
       { name: "order_type", type: "enum", default: "market", options: ["market", "limit"], description: "Order type" },
-      { name: "limit_offset_pct", type: "number", default: 0, min: 0, max: 0.2, description: "Limit price distance from the last price, as a fraction (limit orders)" },
+      {
+        name: "limit_offset_pct",
+        type: "number",
+        default: 0,
+        min: 0,
+        max: 0.2,
+        description: "Limit price distance from the last price, as a fraction (limit orders)",
+      },
       {
         name: "quantity_mode",
         type: "enum",
@@ -230,9 +222,7 @@ const DEFINITIONS: NodeTypeDefinition[] = [
     description: "Shows a value in the session's outputs, for charts and debugging.",
     entry: false,
     sink: true,
-    inputs: [
-      { name: "value", accepts: ["bars", "series", "condition", "signal", "order"], required: true, description: "Anything to display" },
-    ],
+    inputs: [{ name: "value", accepts: ["bars", "series", "condition", "signal", "order"], required: true, description: "Anything to display" }],
     outputs: [],
     parameters: [{ name: "label", type: "string", default: null, description: "Name shown next to the value" }],
   },
@@ -261,9 +251,7 @@ const CHECKERS: Record<string, NodeChecker> = {
   condition: (parameters, connected, prefix) => {
     const { errors } = resolveParameters(ownParameters("condition"), parameters, prefix);
     if (!connected.has("right") && (parameters.threshold === undefined || parameters.threshold === null)) {
-      errors.push(
-        issue("CONDITION_MISSING_OPERAND", joinField(prefix, "threshold"), "a condition needs its right input connected or a threshold"),
-      );
+      errors.push(issue("CONDITION_MISSING_OPERAND", joinField(prefix, "threshold"), "a condition needs its right input connected or a threshold"));
     }
     return { errors, warnings: [] };
   },
@@ -319,9 +307,7 @@ const CHECKERS: Record<string, NodeChecker> = {
  */
 export const checkOrderSide = (parameters: Record<string, unknown>, prefix: string): ConfigIssue[] => {
   const side = parameters.side ?? "auto";
-  return side === "auto"
-    ? [issue("ORDER_SIDE_REQUIRED", joinField(prefix, "side"), "an order triggered by a condition needs side buy or sell")]
-    : [];
+  return side === "auto" ? [issue("ORDER_SIDE_REQUIRED", joinField(prefix, "side"), "an order triggered by a condition needs side buy or sell")] : [];
 };
 
 /** The node-type catalog with dynamic enum options filled in (indicator and strategy ids). */

@@ -212,9 +212,15 @@ export function screenCandles(
     const close = Number(candle.close);
     const turnover = Number(candle.turnover);
     const consistent =
-      open > 0 && low > 0 && Number.isFinite(high) && Number.isFinite(turnover) && turnover >= 0 &&
-      high >= Math.max(open, close) && low <= Math.min(open, close) &&
-      Number.isInteger(candle.volume) && candle.volume >= 0;
+      open > 0 &&
+      low > 0 &&
+      Number.isFinite(high) &&
+      Number.isFinite(turnover) &&
+      turnover >= 0 &&
+      high >= Math.max(open, close) &&
+      low <= Math.min(open, close) &&
+      Number.isInteger(candle.volume) &&
+      candle.volume >= 0;
     const traded =
       period === "1d"
         ? calendar.isTradingDay(calendar.localDateOf(timestamp * 1000))
@@ -390,7 +396,12 @@ export const Imports = {
     try {
       while (task.chunks_done < task.chunks.length) {
         if (task.cancel_requested) {
-          await Imports.finish(deps, task, "cancelled", `Cancelled after ${task.chunks_done} of ${task.chunks.length} chunks; ${task.totals.data} candles kept`);
+          await Imports.finish(
+            deps,
+            task,
+            "cancelled",
+            `Cancelled after ${task.chunks_done} of ${task.chunks.length} chunks; ${task.totals.data} candles kept`,
+          );
           return;
         }
         // At least one chunk per message, so a follow-up always makes progress.
@@ -441,7 +452,12 @@ export const Imports = {
         processed++;
         await deps.progress?.(Imports.view(task));
       }
-      await Imports.finish(deps, task, "completed", `Imported ${task.totals.data} candles (${task.totals.added} new, ${task.totals.overwritten} overwritten, ${task.totals.filtered} filtered)`);
+      await Imports.finish(
+        deps,
+        task,
+        "completed",
+        `Imported ${task.totals.data} candles (${task.totals.added} new, ${task.totals.overwritten} overwritten, ${task.totals.filtered} filtered)`,
+      );
     } catch (error) {
       // A refusal from the provider (unknown symbol, unsupported market) will not change on retry; other faults are retried by the queue.
       if (error instanceof DomainError && error.status < 500) {

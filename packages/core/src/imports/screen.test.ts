@@ -4,12 +4,25 @@ import type { Candlestick } from "../provider/quote-types";
 import { screenCandles } from "./index";
 
 const candleAt = (ms: number): Candlestick =>
-  ({ timestamp: new Date(ms).toISOString(), open: "10", high: "11", low: "9", close: "10.5", volume: 100, turnover: "1050", trade_session: "Intraday" }) as Candlestick;
+  ({
+    timestamp: new Date(ms).toISOString(),
+    open: "10",
+    high: "11",
+    low: "9",
+    close: "10.5",
+    volume: 100,
+    turnover: "1050",
+    trade_session: "Intraday",
+  }) as Candlestick;
 
 describe("screening provider candles", () => {
   it("keeps exactly the candles inside a session (or ending at one's end), across days, sessions and a holiday", () => {
     const calendar = Calendar.for("US");
-    for (const [period, seconds] of [["1m", 60], ["5m", 300], ["1h", 3600]] as const) {
+    for (const [period, seconds] of [
+      ["1m", 60],
+      ["5m", 300],
+      ["1h", 3600],
+    ] as const) {
       // Every step from Wednesday 2024-07-03 (a half day) through the holiday and Friday to Saturday.
       const from = Date.parse("2024-07-03T00:00:00Z");
       const to = Date.parse("2024-07-06T12:00:00Z");

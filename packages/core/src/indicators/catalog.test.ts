@@ -73,10 +73,7 @@ describe("Indicators.catalog", () => {
       for (const parameter of entry.parameters) {
         expect(instance[camelCase(parameter.name)], `${entry.id}.${parameter.name}`).toBe(parameter.default);
       }
-      const positional = new classes[entry.id](...entry.parameters.map((parameter) => parameter.default)) as Record<
-        string,
-        unknown
-      >;
+      const positional = new classes[entry.id](...entry.parameters.map((parameter) => parameter.default)) as Record<string, unknown>;
       for (const parameter of entry.parameters) expect(positional[camelCase(parameter.name)]).toBe(parameter.default);
     }
   });
@@ -96,9 +93,7 @@ describe("Indicators.catalog", () => {
         }
         const step = parameter.type === "integer" ? 1 : 1e-6;
         for (const outside of [parameter.min - step, parameter.max + step]) {
-          expect(errorOf(build(outside))?.code, `${entry.id}.${parameter.name}=${outside}`).toBe(
-            "INVALID_INDICATOR_PARAMETER",
-          );
+          expect(errorOf(build(outside))?.code, `${entry.id}.${parameter.name}=${outside}`).toBe("INVALID_INDICATOR_PARAMETER");
         }
         if (parameter.type === "integer") {
           expect(errorOf(build(parameter.default + 0.5))?.code).toBe("INVALID_INDICATOR_PARAMETER");

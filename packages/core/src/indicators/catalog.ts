@@ -1,22 +1,17 @@
 import { notFound } from "../errors";
 import type { IndicatorMetadata, IndicatorParameter } from "./metadata";
-import {
-  ACCELERATION_BOUNDS,
-  MULTIPLIER_BOUNDS,
-  OPTIONAL_PERIOD_BOUNDS,
-  PERIOD_BOUNDS,
-  type ParameterBounds,
-} from "./parameters";
+import { ACCELERATION_BOUNDS, MULTIPLIER_BOUNDS, OPTIONAL_PERIOD_BOUNDS, PERIOD_BOUNDS, type ParameterBounds } from "./parameters";
 
 /** Catalog entries describe the code in this folder; bump when a formula or warm-up changes. */
 const VERSION = "1.0.0";
 
-const integer = (
-  name: string,
-  defaultValue: number,
-  description: string,
-  bounds: ParameterBounds = PERIOD_BOUNDS,
-): IndicatorParameter => ({ name, type: "integer", default: defaultValue, ...bounds, description });
+const integer = (name: string, defaultValue: number, description: string, bounds: ParameterBounds = PERIOD_BOUNDS): IndicatorParameter => ({
+  name,
+  type: "integer",
+  default: defaultValue,
+  ...bounds,
+  description,
+});
 
 const number = (name: string, defaultValue: number, description: string, bounds: ParameterBounds): IndicatorParameter => ({
   name,
@@ -102,7 +97,8 @@ const entries: IndicatorMetadata[] = [
       summary: "Wilder's oscillator comparing the size of recent gains with recent losses, from 0 to 100.",
       formula:
         "avgGain, avgLoss: means of the first `period` gains / losses, then avg = (avg · (period − 1) + move) / period; RSI = 100 · avgGain / (avgGain + avgLoss)",
-      interpretation: "Above 70 is commonly read as overbought, below 30 as oversold; divergences from price warn of exhaustion; 50 splits bullish from bearish momentum.",
+      interpretation:
+        "Above 70 is commonly read as overbought, below 30 as oversold; divergences from price warn of exhaustion; 50 splits bullish from bearish momentum.",
     },
     parameters: [integer("period", 14, "Wilder smoothing period")],
     outputs: single("RSI in [0, 100]"),
@@ -152,8 +148,7 @@ const entries: IndicatorMetadata[] = [
     description: {
       summary: "An SMA with bands a number of standard deviations above and below it.",
       formula: "middle = SMA(period); σ = population standard deviation of the same window; upper/lower = middle ± std_dev · σ",
-      interpretation:
-        "Narrow bands (a squeeze) precede volatility expansions; closes outside the bands signal strong moves or, in ranges, likely reversals.",
+      interpretation: "Narrow bands (a squeeze) precede volatility expansions; closes outside the bands signal strong moves or, in ranges, likely reversals.",
     },
     parameters: [
       integer("period", 20, "Window of the SMA and the standard deviation"),
@@ -197,8 +192,7 @@ const entries: IndicatorMetadata[] = [
     category: "momentum",
     description: {
       summary: "Where the close sits within the recent high-low range, smoothed into slow %K and %D.",
-      formula:
-        "fast %K = 100 · (close − lowest low) / (highest high − lowest low) over k_period; k = SMA(fast %K, k_smoothing); d = SMA(k, d_period)",
+      formula: "fast %K = 100 · (close − lowest low) / (highest high − lowest low) over k_period; k = SMA(fast %K, k_smoothing); d = SMA(k, d_period)",
       interpretation: "Above 80 is overbought, below 20 oversold; k crossing d gives entry signals, best taken in the direction of the trend.",
     },
     parameters: [
@@ -228,8 +222,7 @@ const entries: IndicatorMetadata[] = [
       summary: "Wilder's measure of trend strength, with the +DI and −DI lines it is built from.",
       formula:
         "+DM/−DM from consecutive highs and lows, Wilder-smoothed with TR; ±DI = 100 · ±DM / TR; DX = 100 · |+DI − −DI| / (+DI + −DI); ADX = Wilder average of DX",
-      interpretation:
-        "ADX above 25 marks a trending market, below 20 a range; +DI above −DI says the trend is up. ADX measures strength, not direction.",
+      interpretation: "ADX above 25 marks a trending market, below 20 a range; +DI above −DI says the trend is up. ADX measures strength, not direction.",
     },
     parameters: [integer("period", 14, "Wilder smoothing period")],
     outputs: [
@@ -370,8 +363,7 @@ const entries: IndicatorMetadata[] = [
     description: {
       summary: "An EMA of the close with bands a multiple of the ATR above and below it.",
       formula: "middle = EMA(close, period); upper/lower = middle ± multiplier · ATR(atr_period)",
-      interpretation:
-        "Closes outside the channel signal trend strength; Bollinger Bands inside the Keltner Channels mark a volatility squeeze.",
+      interpretation: "Closes outside the channel signal trend strength; Bollinger Bands inside the Keltner Channels mark a volatility squeeze.",
     },
     parameters: [
       integer("period", 20, "EMA period of the middle line"),
@@ -478,10 +470,7 @@ const entries: IndicatorMetadata[] = [
         "basic bands = (high + low) / 2 ± multiplier · ATR(period); the lower band may only rise and the upper band only fall while the trend holds; the line is the lower band in an up trend, the upper band in a down trend",
       interpretation: "Price above the line (direction 1) is an up trend and the line a trailing stop; a flip of direction is the trade signal.",
     },
-    parameters: [
-      integer("period", 10, "ATR period"),
-      number("multiplier", 3, "Band distance in ATRs", MULTIPLIER_BOUNDS),
-    ],
+    parameters: [integer("period", 10, "ATR period"), number("multiplier", 3, "Band distance in ATRs", MULTIPLIER_BOUNDS)],
     outputs: [
       { name: "value", description: "SuperTrend line (trailing stop level)" },
       { name: "direction", description: "1 in an up trend (line below price), −1 in a down trend" },

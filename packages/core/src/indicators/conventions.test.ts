@@ -15,9 +15,7 @@ const mean = (values: ArrayLike<number>, from: number, to: number) => {
 };
 
 const trueRanges = (high: Float64Array, low: Float64Array, close: Float64Array) =>
-  Array.from(high, (h, i) =>
-    i === 0 ? NaN : Math.max(h - low[i], Math.abs(h - close[i - 1]), Math.abs(low[i] - close[i - 1])),
-  );
+  Array.from(high, (h, i) => (i === 0 ? NaN : Math.max(h - low[i], Math.abs(h - close[i - 1]), Math.abs(low[i] - close[i - 1]))));
 
 const expectRelativelyClose = (actual: number, expected: number, tolerance = 1e-12) =>
   expect(Math.abs(actual - expected)).toBeLessThanOrEqual(tolerance * Math.max(1, Math.abs(expected)));
@@ -146,9 +144,7 @@ describe("degenerate windows", () => {
 
   it("answers NaN for a VWAP without volume and recovers once volume returns", () => {
     const zero = new Float64Array(30);
-    expect(Number.isNaN(Library.vwap(high.subarray(0, 30), low.subarray(0, 30), close.subarray(0, 30), zero)[29])).toBe(
-      true,
-    );
+    expect(Number.isNaN(Library.vwap(high.subarray(0, 30), low.subarray(0, 30), close.subarray(0, 30), zero)[29])).toBe(true);
     const rollingVolume = Float64Array.from(volume.subarray(0, 60), (v, i) => (i >= 20 && i < 40 ? 0 : v));
     const rolling = Library.vwap(high.subarray(0, 60), low.subarray(0, 60), close.subarray(0, 60), rollingVolume, 10);
     expect(Number.isNaN(rolling[35])).toBe(true);

@@ -175,8 +175,7 @@ export const ichimoku = (
 ): IchimokuSeries => {
   checkParameters(tenkanPeriod, kijunPeriod, senkouBPeriod, displacement);
   const length = requireSameLength("ichimoku", high, low, close);
-  const midpoints = (period: number): Float64Array =>
-    rollingMidpointSeries(high, low, period).fill(NaN, 0, Math.min(period - 1, length));
+  const midpoints = (period: number): Float64Array => rollingMidpointSeries(high, low, period).fill(NaN, 0, Math.min(period - 1, length));
   const tenkan = midpoints(tenkanPeriod);
   const kijun = midpoints(kijunPeriod);
   // Span B is its own midpoint line moved `displacement` bars later, in place.

@@ -51,14 +51,7 @@ export class KeltnerChannels {
 }
 
 /** Keltner Channels of a high, low, close series; NaN for the first max(period − 1, atrPeriod) bars. */
-export const keltnerChannels = (
-  high: Float64Array,
-  low: Float64Array,
-  close: Float64Array,
-  period = 20,
-  multiplier = 2,
-  atrPeriod = 10,
-): BandSeries => {
+export const keltnerChannels = (high: Float64Array, low: Float64Array, close: Float64Array, period = 20, multiplier = 2, atrPeriod = 10): BandSeries => {
   checkParameters(period, multiplier, atrPeriod);
   const length = requireSameLength("keltner_channels", high, low, close);
   const middle = ema(close, period);

@@ -94,13 +94,7 @@ export class Mfi {
 }
 
 /** MFI of a high, low, close, volume series; NaN for the first `period` bars. */
-export const mfi = (
-  high: Float64Array,
-  low: Float64Array,
-  close: Float64Array,
-  volume: Float64Array,
-  period = 14,
-): Float64Array => {
+export const mfi = (high: Float64Array, low: Float64Array, close: Float64Array, volume: Float64Array, period = 14): Float64Array => {
   requireInteger("mfi", "period", period);
   const length = requireSameLength("mfi", high, low, close, volume);
   const output = new Float64Array(length);

@@ -23,12 +23,7 @@ const invalid = (indicator: string, name: string, message: string, value: unknow
   });
 
 /** Returns `value` when it is an integer within `bounds`, otherwise throws INVALID_INDICATOR_PARAMETER. */
-export const requireInteger = (
-  indicator: string,
-  name: string,
-  value: number,
-  bounds: ParameterBounds = PERIOD_BOUNDS,
-): number => {
+export const requireInteger = (indicator: string, name: string, value: number, bounds: ParameterBounds = PERIOD_BOUNDS): number => {
   if (!Number.isInteger(value) || value < bounds.min || value > bounds.max) {
     throw invalid(indicator, name, `must be an integer between ${bounds.min} and ${bounds.max}`, value);
   }
@@ -44,26 +39,14 @@ export const requireNumber = (indicator: string, name: string, value: number, bo
 };
 
 /** Throws INVALID_INDICATOR_PARAMETER unless `smaller < larger`. */
-export const requireLess = (
-  indicator: string,
-  smallerName: string,
-  smaller: number,
-  largerName: string,
-  larger: number,
-): void => {
+export const requireLess = (indicator: string, smallerName: string, smaller: number, largerName: string, larger: number): void => {
   if (!(smaller < larger)) {
     throw invalid(indicator, smallerName, `must be less than ${largerName} (${larger})`, smaller);
   }
 };
 
 /** Throws INVALID_INDICATOR_PARAMETER unless `smaller <= larger`. */
-export const requireAtMost = (
-  indicator: string,
-  smallerName: string,
-  smaller: number,
-  largerName: string,
-  larger: number,
-): void => {
+export const requireAtMost = (indicator: string, smallerName: string, smaller: number, largerName: string, larger: number): void => {
   if (!(smaller <= larger)) {
     throw invalid(indicator, smallerName, `must not exceed ${largerName} (${larger})`, smaller);
   }
@@ -74,11 +57,9 @@ export const requireSameLength = (indicator: string, ...series: Float64Array[]):
   const length = series[0].length;
   for (const other of series) {
     if (other.length !== length) {
-      throw badRequest(
-        "INDICATOR_INPUT_LENGTH_MISMATCH",
-        `${indicator} inputs must have the same length (got ${series.map((s) => s.length).join(", ")})`,
-        { indicator },
-      );
+      throw badRequest("INDICATOR_INPUT_LENGTH_MISMATCH", `${indicator} inputs must have the same length (got ${series.map((s) => s.length).join(", ")})`, {
+        indicator,
+      });
     }
   }
   return length;
@@ -91,5 +72,4 @@ export const nanSeries = (length: number): Float64Array => new Float64Array(leng
  * A Float64Array of `length` whose first `warmUp` entries are NaN; the batch loop writes the rest.
  * Filling only the warm-up saves a full pass over memory on million-bar outputs.
  */
-export const outputSeries = (length: number, warmUp: number): Float64Array =>
-  new Float64Array(length).fill(NaN, 0, Math.min(Math.max(warmUp, 0), length));
+export const outputSeries = (length: number, warmUp: number): Float64Array => new Float64Array(length).fill(NaN, 0, Math.min(Math.max(warmUp, 0), length));

@@ -36,7 +36,11 @@ class StochasticState {
   private readonly slowD: Sma;
   private count = 0;
 
-  constructor(private readonly kPeriod: number, kSmoothing: number, dPeriod: number) {
+  constructor(
+    private readonly kPeriod: number,
+    kSmoothing: number,
+    dPeriod: number,
+  ) {
     this.highest = new RollingMax(kPeriod);
     this.lowest = new RollingMin(kPeriod);
     this.slowK = new Sma(kSmoothing);
@@ -106,14 +110,7 @@ export class Stochastic {
 }
 
 /** Stochastic oscillator of a high, low, close series; NaN for the first kPeriod + kSmoothing + dPeriod − 3 bars. */
-export const stochastic = (
-  high: Float64Array,
-  low: Float64Array,
-  close: Float64Array,
-  kPeriod = 14,
-  kSmoothing = 3,
-  dPeriod = 3,
-): StochasticSeries => {
+export const stochastic = (high: Float64Array, low: Float64Array, close: Float64Array, kPeriod = 14, kSmoothing = 3, dPeriod = 3): StochasticSeries => {
   checkPeriods(kPeriod, kSmoothing, dPeriod);
   const length = requireSameLength("stochastic", high, low, close);
   // %K overwrites the highest highs and %D the lowest lows once read, saving two series. Slow %K

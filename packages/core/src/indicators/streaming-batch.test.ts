@@ -25,7 +25,13 @@ describe.each(indicatorCases)("$id", (indicator) => {
         const batch = indicator.batch(bars, parameters);
         const streamed = streamAll(indicator.stream(parameters), bars);
         for (const [name, values] of Object.entries(batch)) {
-          expect(identical(values, streamed.map((output) => output[name])), name).toBe(true);
+          expect(
+            identical(
+              values,
+              streamed.map((output) => output[name]),
+            ),
+            name,
+          ).toBe(true);
         }
         expect(Object.keys(streamed[0] ?? batch).sort()).toEqual(Object.keys(batch).sort());
       }),
@@ -74,7 +80,10 @@ describe.each(indicatorCases)("$id", (indicator) => {
         for (const [name, first] of Object.entries(indicator.firstIndex(parameters))) {
           const values = batch[name];
           expect(firstDefined(values), name).toBe(first);
-          expect(values.subarray(first).every((value) => Number.isFinite(value)), name).toBe(true);
+          expect(
+            values.subarray(first).every((value) => Number.isFinite(value)),
+            name,
+          ).toBe(true);
         }
       }),
       { numRuns: 30 },

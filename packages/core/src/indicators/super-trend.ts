@@ -116,13 +116,7 @@ export class SuperTrend {
 }
 
 /** SuperTrend of a high, low, close series; NaN for the first `period` bars. */
-export const superTrend = (
-  high: Float64Array,
-  low: Float64Array,
-  close: Float64Array,
-  period = 10,
-  multiplier = 3,
-): SuperTrendSeries => {
+export const superTrend = (high: Float64Array, low: Float64Array, close: Float64Array, period = 10, multiplier = 3): SuperTrendSeries => {
   checkParameters(period, multiplier);
   const length = requireSameLength("supertrend", high, low, close);
   const value = new Float64Array(length);

@@ -80,13 +80,7 @@ export class Vwap {
 }
 
 /** VWAP of a high, low, close, volume series: anchored at bar 0 (period 0) or rolling over `period` bars. */
-export const vwap = (
-  high: Float64Array,
-  low: Float64Array,
-  close: Float64Array,
-  volume: Float64Array,
-  period = 0,
-): Float64Array => {
+export const vwap = (high: Float64Array, low: Float64Array, close: Float64Array, volume: Float64Array, period = 0): Float64Array => {
   requireInteger("vwap", "period", period, OPTIONAL_PERIOD_BOUNDS);
   const length = requireSameLength("vwap", high, low, close, volume);
   if (period > 0) {

@@ -87,9 +87,7 @@ describe("US calendar", () => {
 
   it("lists the reference's early closes for 2025–2028", () => {
     const early = UsEarlyCloses.map(([d]) => d).filter((d) => d >= "2025");
-    expect(early).toEqual([
-      "2025-07-03", "2025-11-28", "2025-12-24", "2026-11-27", "2026-12-24", "2027-11-26", "2028-07-03", "2028-11-24",
-    ]);
+    expect(early).toEqual(["2025-07-03", "2025-11-28", "2025-12-24", "2026-11-27", "2026-12-24", "2027-11-26", "2028-07-03", "2028-11-24"]);
   });
 
   it("keeps 2027-12-31 open because 2028-01-01 falls on a Saturday", () => {
@@ -143,9 +141,7 @@ describe("HK calendar", () => {
   it("has morning-only half days on 2026-02-16, 2026-12-24 and 2026-12-31", () => {
     expect(hk.halfDays("2026-01-01", "2026-12-31")).toEqual(["2026-02-16", "2026-12-24", "2026-12-31"]);
     const sessions = hk.sessionsOf("2026-12-24");
-    expect(sessions.map((s) => [s.session, iso(s.start), iso(s.end)])).toEqual([
-      ["Intraday", "2026-12-24T01:30:00.000Z", "2026-12-24T04:00:00.000Z"],
-    ]);
+    expect(sessions.map((s) => [s.session, iso(s.start), iso(s.end)])).toEqual([["Intraday", "2026-12-24T01:30:00.000Z", "2026-12-24T04:00:00.000Z"]]);
     expect(hk.minutesOf("2026-12-24", "Intraday")).toBe(150);
   });
 

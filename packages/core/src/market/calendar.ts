@@ -2,15 +2,7 @@ import { badRequest } from "../errors";
 import { CalendarCoverage, HkClosures, HkHalfDays, UsClosures, UsEarlyCloses, type DatedEntry } from "./calendar-data";
 import { assertSupportedMarket, Markets, type Market } from "./market";
 import type { TradeSession } from "./trade-session";
-import {
-  dayNumberOf,
-  isoDateOf,
-  MS_PER_MINUTE,
-  utcToZoned,
-  weekdayOf,
-  zonedTimeToUtc,
-  type IsoDate,
-} from "./zoned-time";
+import { dayNumberOf, isoDateOf, MS_PER_MINUTE, utcToZoned, weekdayOf, zonedTimeToUtc, type IsoDate } from "./zoned-time";
 
 /** What kind of day a date is on an exchange. */
 export type DayKind = "full" | "half" | "closed";
@@ -84,8 +76,7 @@ const KIND_CLOSED = 0;
 const KIND_FULL = 1;
 const KIND_HALF = 2;
 
-const formatHm = (minute: number) =>
-  `${String(Math.floor(minute / 60)).padStart(2, "0")}:${String(minute % 60).padStart(2, "0")}`;
+const formatHm = (minute: number) => `${String(Math.floor(minute / 60)).padStart(2, "0")}:${String(minute % 60).padStart(2, "0")}`;
 
 /**
  * An exchange calendar: which dates trade, which are half days, and the UTC intervals of each

@@ -3,9 +3,7 @@ import { assertSupportedMarket, marketOf, MarketInput, normalizeSymbol } from ".
 
 describe("symbols and markets", () => {
   it("maps suffixes to markets", () => {
-    expect(["AAPL.US", "700.HK", "600519.SH", "399001.SZ", "D05.SG", "BRK.B.US"].map(marketOf)).toEqual([
-      "US", "HK", "CN", "CN", "SG", "US",
-    ]);
+    expect(["AAPL.US", "700.HK", "600519.SH", "399001.SZ", "D05.SG", "BRK.B.US"].map(marketOf)).toEqual(["US", "HK", "CN", "CN", "SG", "US"]);
   });
 
   it("normalises case and HK leading zeros", () => {

@@ -16,9 +16,7 @@ export const Market = z.enum(["US", "HK", "CN", "SG"]);
 export type Market = z.infer<typeof Market>;
 
 /** Accepted spellings of a market in requests: the LongPort names and their lower-case forms. */
-export const MarketInput = z
-  .enum(["US", "HK", "CN", "SG", "us", "hk", "cn", "sg"])
-  .transform((value) => value.toUpperCase() as Market);
+export const MarketInput = z.enum(["US", "HK", "CN", "SG", "us", "hk", "cn", "sg"]).transform((value) => value.toUpperCase() as Market);
 
 /** What the service knows about each market. */
 export interface MarketInfo {
@@ -39,9 +37,7 @@ export const Markets: Readonly<Record<Market, MarketInfo>> = {
   SG: { market: "SG", name: "Singapore", timeZone: "Asia/Singapore", currency: "SGD", suffixes: ["SG"], supported: false },
 };
 
-const marketBySuffix = new Map<string, Market>(
-  Object.values(Markets).flatMap((info) => info.suffixes.map((suffix) => [suffix, info.market] as const)),
-);
+const marketBySuffix = new Map<string, Market>(Object.values(Markets).flatMap((info) => info.suffixes.map((suffix) => [suffix, info.market] as const)));
 
 const SYMBOL = /^([A-Za-z0-9][A-Za-z0-9.-]*)\.([A-Za-z]{2})$/;
 
@@ -73,10 +69,6 @@ export function marketOf(symbol: string): Market {
 /** Throws a 400 `MARKET_NOT_SUPPORTED` unless the service has a calendar and data for `market`. */
 export function assertSupportedMarket(market: Market, context = "market"): void {
   if (!Markets[market].supported) {
-    throw badRequest(
-      "MARKET_NOT_SUPPORTED",
-      `${context} ${market} is not supported: calendars and simulated data cover US and HK only`,
-      { market },
-    );
+    throw badRequest("MARKET_NOT_SUPPORTED", `${context} ${market} is not supported: calendars and simulated data cover US and HK only`, { market });
   }
 }

@@ -73,14 +73,7 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 function computeOffsetMinutes(timeZone: string, utcMs: number): number {
   const parts = formatterFor(timeZone).formatToParts(new Date(utcMs));
   const field = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  const localAsUtc = Date.UTC(
-    field("year"),
-    field("month") - 1,
-    field("day"),
-    field("hour"),
-    field("minute"),
-    field("second"),
-  );
+  const localAsUtc = Date.UTC(field("year"), field("month") - 1, field("day"), field("hour"), field("minute"), field("second"));
   const wholeSeconds = Math.floor(utcMs / 1000) * 1000;
   return Math.round((localAsUtc - wholeSeconds) / MS_PER_MINUTE);
 }

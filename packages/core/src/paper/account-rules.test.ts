@@ -14,7 +14,8 @@ function account(): PaperAccount {
   return account;
 }
 
-const order = (sleeve: string, frozen_cash: string, frozen_quantity: string) => ({ sleeve, currency: "USD", symbol: "F.US", frozen_cash, frozen_quantity }) as PaperOrder;
+const order = (sleeve: string, frozen_cash: string, frozen_quantity: string) =>
+  ({ sleeve, currency: "USD", symbol: "F.US", frozen_cash, frozen_quantity }) as PaperOrder;
 
 describe("a paper account's money rules", () => {
   it("frees cash and shares less what working orders and sleeves hold, and a sleeve only its own", () => {

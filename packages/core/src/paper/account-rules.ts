@@ -16,7 +16,9 @@ const amount = (value: string | undefined) => new Dec(value ?? "0");
 
 /** A new account holding `cash` per currency (currencies left out hold 0), and the record of its opening. */
 export function newAccount(accountId: string, cash: Partial<Record<PaperCurrency, string>>, now: number): { account: PaperAccount; opened: PaperAdjustment } {
-  const lines = Object.fromEntries(PaperCurrencies.map((c) => [c, { cash: money(amount(cash[c])), frozen: "0.00", frozen_fees: "0.00" }])) as PaperAccount["cash"];
+  const lines = Object.fromEntries(
+    PaperCurrencies.map((c) => [c, { cash: money(amount(cash[c])), frozen: "0.00", frozen_fees: "0.00" }]),
+  ) as PaperAccount["cash"];
   const account: PaperAccount = { account_id: accountId, version: 0, cash: lines, positions: {}, working: [], created_at: iso(now), updated_at: iso(now) };
   return { account, opened: adjustmentOf(account, "open", Object.fromEntries(PaperCurrencies.map((c) => [c, lines[c].cash])), "account opened", now, 1) };
 }
@@ -47,7 +49,10 @@ export function adjustmentOf(
 export function sleeveOf(account: PaperAccount, sessionId: string): PaperSleeve {
   const part = account.sleeves?.[sessionId];
   // A refusal, not a conflict: trying again cannot help until the session is started again.
-  if (!part) throw badRequest("SLEEVE_NOT_FOUND", `session ${sessionId} has no capital set aside in paper account ${account.account_id}; start the session first`, { session_id: sessionId });
+  if (!part)
+    throw badRequest("SLEEVE_NOT_FOUND", `session ${sessionId} has no capital set aside in paper account ${account.account_id}; start the session first`, {
+      session_id: sessionId,
+    });
   return part;
 }
 
@@ -111,24 +116,36 @@ export function openSleeve(
     const wanted = cash[currency] ?? ZERO;
     const free = Dec.max(freeCash(account, currency), ZERO);
     if (wanted.gt(free)) {
-      throw conflict("INSUFFICIENT_FREE_CASH", `the session needs ${money(wanted)} ${currency}; the simulated account has ${money(free)} ${currency} free (cash less what open orders and running sessions hold)`, {
-        currency,
-        required: money(wanted),
-        free_cash: money(free),
-      });
+      throw conflict(
+        "INSUFFICIENT_FREE_CASH",
+        `the session needs ${money(wanted)} ${currency}; the simulated account has ${money(free)} ${currency} free (cash less what open orders and running sessions hold)`,
+        {
+          currency,
+          required: money(wanted),
+          free_cash: money(free),
+        },
+      );
     }
   }
   for (const [symbol, quantity] of Object.entries(shares)) {
     const free = freeShares(account, symbol);
     if (quantity.gt(free)) {
-      throw conflict("INSUFFICIENT_FREE_SHARES", `the session holds ${quantity.toFixed()} ${symbol}; the simulated account has ${free.toFixed()} free`, { symbol, required: quantity.toFixed(), free_quantity: free.toFixed() });
+      throw conflict("INSUFFICIENT_FREE_SHARES", `the session holds ${quantity.toFixed()} ${symbol}; the simulated account has ${free.toFixed()} free`, {
+        symbol,
+        required: quantity.toFixed(),
+        free_quantity: free.toFixed(),
+      });
     }
   }
   account.sleeves = {
     ...(account.sleeves ?? {}),
     [sessionId]: {
       cash: Object.fromEntries(PaperCurrencies.map((c) => [c, money(cash[c] ?? ZERO)])) as Record<PaperCurrency, string>,
-      positions: Object.fromEntries(Object.entries(shares).filter(([, q]) => q.gt(0)).map(([symbol, q]) => [symbol, q.toFixed()])),
+      positions: Object.fromEntries(
+        Object.entries(shares)
+          .filter(([, q]) => q.gt(0))
+          .map(([symbol, q]) => [symbol, q.toFixed()]),
+      ),
       held: {},
       held_shares: {},
       opened_at: iso(now),

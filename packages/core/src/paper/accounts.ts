@@ -136,7 +136,14 @@ export const PaperAccounts = {
    * Makes the account hold `cash` and `holdings` and nothing else, one recorded adjustment (the
    * real account copied in); refused like `setCash` and `setHolding` where orders or sessions hold more.
    */
-  async replace(deps: PaperBrokerDeps, accountId: string, cash: Partial<Record<PaperCurrency, string>>, holdings: HoldingInput[], note: string, currency?: PaperCurrency): Promise<PaperAccountView> {
+  async replace(
+    deps: PaperBrokerDeps,
+    accountId: string,
+    cash: Partial<Record<PaperCurrency, string>>,
+    holdings: HoldingInput[],
+    note: string,
+    currency?: PaperCurrency,
+  ): Promise<PaperAccountView> {
     const wanted = holdings.map((h) => ({ ...h, ...tradable(h.symbol) }));
     return withAccount(deps, accountId, async (ctx) => {
       const { book } = ctx;
@@ -148,7 +155,12 @@ export const PaperAccounts = {
       }
       for (const h of wanted) {
         const quantity = new Dec(h.quantity);
-        book.setHolding({ symbol: h.symbol, market: h.market, currency: h.currency, symbol_name: h.symbol_name ?? "" }, quantity, quantity.times(h.cost_price), note);
+        book.setHolding(
+          { symbol: h.symbol, market: h.market, currency: h.currency, symbol_name: h.symbol_name ?? "" },
+          quantity,
+          quantity.times(h.cost_price),
+          note,
+        );
       }
       return viewOf(book);
     });
@@ -160,4 +172,3 @@ export const PaperAccounts = {
     return withAccount(deps, accountId, async (ctx) => ctx.book.account.sleeves?.[sessionId]);
   },
 };
-

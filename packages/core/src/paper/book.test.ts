@@ -111,7 +111,12 @@ describe("cash held by working buys", () => {
     const charged = feeOf("buy", 40, "100");
     expect(book.account.cash.USD.cash).toBe(new Dec(1_000_000).minus(4000).minus(charged).toFixed(2));
     // The hold is the 60 shares left at the limit plus the fees the whole order still owes.
-    expect(book.account.cash.USD.frozen).toBe(new Dec(6000).plus(feeOf("buy", 100, "100")).minus(charged).toFixed(2));
+    expect(book.account.cash.USD.frozen).toBe(
+      new Dec(6000)
+        .plus(feeOf("buy", 100, "100"))
+        .minus(charged)
+        .toFixed(2),
+    );
     expect(book.available("USD").toFixed(2)).toBe(freeBefore.toFixed(2));
     book.withdraw(order, "", NOW + 120_000);
     expect(order.status).toBe("PartialWithdrawal");
@@ -123,7 +128,12 @@ describe("cash held by working buys", () => {
     const order = draft({ order_type: "MIT", quantity: "10", price: null, reserve_price: "90", phase: "market" });
     book.accept(order);
     expect(book.fill(order, new Dec(10), new Dec("110"), NOW + 60_000).toFixed()).toBe("4");
-    expect(book.account.cash.USD.cash).toBe(new Dec(1000).minus(440).minus(feeOf("buy", 4, "110")).toFixed(2));
+    expect(book.account.cash.USD.cash).toBe(
+      new Dec(1000)
+        .minus(440)
+        .minus(feeOf("buy", 4, "110"))
+        .toFixed(2),
+    );
     expect(book.available("USD").gte(0)).toBe(true);
     expect(order).toMatchObject({ status: "PartialFilledStatus", executed_quantity: "4" });
   });
@@ -156,12 +166,25 @@ describe("sells", () => {
   it("ends the round trip when the last share is sold and takes up holdings stored before the ledger kept one", () => {
     const book = openBook();
     // A holding as stored before: no realised P&L, fees or entry price.
-    book.account.positions["AAPL.US"] = { symbol: "AAPL.US", symbol_name: "Apple", market: "US", currency: "USD", quantity: "10", frozen: "0", cost_amount: "1000.50" };
+    book.account.positions["AAPL.US"] = {
+      symbol: "AAPL.US",
+      symbol_name: "Apple",
+      market: "US",
+      currency: "USD",
+      quantity: "10",
+      frozen: "0",
+      cost_amount: "1000.50",
+    };
     const sell = draft({ side: "Sell", quantity: "10", price: "110", submitted_price: "110", reserve_price: null });
     book.accept(sell);
     book.fill(sell, new Dec(10), new Dec("110"), NOW + 60_000);
     expect(book.account.positions["AAPL.US"]).toBeUndefined();
-    expect(book.account.cash.USD.cash).toBe(new Dec(1_000_000).plus(1100).minus(feeOf("sell", 10, "110")).toFixed(2));
+    expect(book.account.cash.USD.cash).toBe(
+      new Dec(1_000_000)
+        .plus(1100)
+        .minus(feeOf("sell", 10, "110"))
+        .toFixed(2),
+    );
   });
 });
 
@@ -188,7 +211,15 @@ describe("matching working orders minute by minute", () => {
 
   it("triggers a market-if-touched buy when the price falls to the trigger and fills at the trigger", () => {
     const book = openBook();
-    const order = draft({ order_type: "MIT", price: null, trigger_price: "99", touch: "down", phase: "trigger", trigger_status: "ACTIVE", reserve_price: "103.95" });
+    const order = draft({
+      order_type: "MIT",
+      price: null,
+      trigger_price: "99",
+      touch: "down",
+      phase: "trigger",
+      trigger_status: "ACTIVE",
+      reserve_price: "103.95",
+    });
     book.accept(order);
     book.matchBar(order, minute("2027-04-13T14:36:00Z", "100", "100.1", "99.2", "99.5"));
     expect(order.trigger_status).toBe("ACTIVE");

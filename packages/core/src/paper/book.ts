@@ -9,15 +9,7 @@ import { Dec, money } from "../fees/money";
 import type { TickTable } from "../market/tick-size";
 import type { OrderStatus } from "../provider/order-types";
 import type { Depth } from "../provider/quote-types";
-import {
-  limitFillPrice,
-  nextTrailingReference,
-  sweepLevels,
-  touchPrice,
-  trailingLimit,
-  trailingTrigger,
-  withinLimit,
-} from "./matching";
+import { limitFillPrice, nextTrailingReference, sweepLevels, touchPrice, trailingLimit, trailingTrigger, withinLimit } from "./matching";
 import {
   isDone,
   type MinuteBar,
@@ -183,11 +175,15 @@ export class PaperBook {
     const line = this.account.cash[currency];
     const held = this.held(currency);
     if (amount.lt(held)) {
-      throw conflict("CASH_HELD", `${money(held)} ${currency} is held by open orders and running sessions; the cash cannot go below it (asked ${money(amount)})`, {
-        currency,
-        held: money(held),
-        requested: money(amount),
-      });
+      throw conflict(
+        "CASH_HELD",
+        `${money(held)} ${currency} is held by open orders and running sessions; the cash cannot go below it (asked ${money(amount)})`,
+        {
+          currency,
+          held: money(held),
+          requested: money(amount),
+        },
+      );
     }
     const delta = amount.minus(line.cash);
     if (delta.isZero()) return;
@@ -204,11 +200,15 @@ export class PaperBook {
     const before = this.account.positions[template.symbol];
     const heldShares = before ? new Dec(before.quantity).minus(this.positionAvailable(template.symbol)) : ZERO;
     if (quantity.lt(heldShares)) {
-      throw conflict("SHARES_HELD", `${heldShares.toFixed()} ${template.symbol} are held by open orders and running sessions; the holding cannot go below it (asked ${quantity.toFixed()})`, {
-        symbol: template.symbol,
-        held_quantity: heldShares.toFixed(),
-        requested: quantity.toFixed(),
-      });
+      throw conflict(
+        "SHARES_HELD",
+        `${heldShares.toFixed()} ${template.symbol} are held by open orders and running sessions; the holding cannot go below it (asked ${quantity.toFixed()})`,
+        {
+          symbol: template.symbol,
+          held_quantity: heldShares.toFixed(),
+          requested: quantity.toFixed(),
+        },
+      );
     }
     const holding = {
       quantity_before: before?.quantity ?? "0",
@@ -245,7 +245,14 @@ export class PaperBook {
   feeFor(order: Pick<PaperOrder, "side" | "market">, quantity: Dec, value: Dec, at: number): { total: Dec; details: TradingFee | null } {
     if (quantity.lte(0) || value.lte(0)) return { total: ZERO, details: null };
     const side = order.side === "Buy" ? "buy" : "sell";
-    const charged = Fees.chargesOn(this.options.fees, order.market, side, Money.fromDec(quantity), Money.fromDec(value), Fees.tradeDateOf(order.market, new Date(at)));
+    const charged = Fees.chargesOn(
+      this.options.fees,
+      order.market,
+      side,
+      Money.fromDec(quantity),
+      Money.fromDec(value),
+      Fees.tradeDateOf(order.market, new Date(at)),
+    );
     return { total: charged.total.toDec(), details: charged.details };
   }
 
@@ -555,7 +562,9 @@ export class PaperBook {
     const executed = new Dec(order.executed_quantity).plus(quantity);
     const executedAmount = new Dec(order.executed_amount).plus(quantity.times(price));
     const feeTotal = this.feeFor(order, executed, executedAmount, at).total;
-    const cost = settledValue(Money.fromDec(quantity.times(price)), true).toDec().plus(feeTotal.minus(order.fees_charged));
+    const cost = settledValue(Money.fromDec(quantity.times(price)), true)
+      .toDec()
+      .plus(feeTotal.minus(order.fees_charged));
     const next = this.reservationOf({
       ...order,
       executed_quantity: executed.toFixed(),

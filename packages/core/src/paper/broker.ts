@@ -136,9 +136,7 @@ export async function withAccount<T>(deps: PaperBrokerDeps, accountId: string, w
     const data = await deps.marketData();
     const loaded = await deps.store.load(accountId);
     const options = { fees: deps.fees, now, tickTable: (order: PaperOrder, at: number) => tickTableOf(deps, order.symbol, order.market, at) };
-    const book = loaded
-      ? new PaperBook(loaded.account, loaded.working, options, true)
-      : PaperBook.open(accountId, deps.initialCash, options);
+    const book = loaded ? new PaperBook(loaded.account, loaded.working, options, true) : PaperBook.open(accountId, deps.initialCash, options);
     const ctx: Context = { deps, accountId, book, now, data };
     try {
       await advance(ctx);
@@ -265,7 +263,7 @@ function reservePriceOf(order: PaperOrder, last: Dec, table: TickTable): string 
     case "TSLPAMT":
     case "TSLPPCT":
       // The trigger of a trailing buy only moves down, so its first limit is the most it can cost.
-      return (order.price ?? trailingLimit("Buy", new Dec(order.trigger_price!), order.limit_offset ?? "0", table).toFixed());
+      return order.price ?? trailingLimit("Buy", new Dec(order.trigger_price!), order.limit_offset ?? "0", table).toFixed();
     default:
       return order.price;
   }
@@ -325,8 +323,7 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** `[from, to]` in epoch ms from optional ISO dates (whole UTC days, the end inclusive) or instants. Default: the last 90 days. */
 function rangeOf(startAt: string | undefined, endAt: string | undefined, now: number): [number, number] {
-  const parse = (value: string, end: boolean) =>
-    DATE_ONLY.test(value) ? Date.parse(`${value}T00:00:00Z`) + (end ? DAY_MS - 1 : 0) : Date.parse(value);
+  const parse = (value: string, end: boolean) => (DATE_ONLY.test(value) ? Date.parse(`${value}T00:00:00Z`) + (end ? DAY_MS - 1 : 0) : Date.parse(value));
   const to = endAt ? parse(endAt, true) : now;
   const from = startAt ? parse(startAt, false) : to - HISTORY_DAYS * DAY_MS;
   if (!Number.isFinite(from) || !Number.isFinite(to)) throw refusal("INVALID_DATE_RANGE", "start_at and end_at must be ISO dates or instants");
@@ -437,7 +434,10 @@ export const PaperBroker = {
       if (type === "AO" || type === "ALO") {
         const window = preOpeningWindow(market, now);
         if (!window) {
-          return reject("MARKET_CLOSED", `${type} orders are taken in the HK pre-opening session (09:00–09:15 of a trading day) and match in the opening auction; it is ${iso(now)}`);
+          return reject(
+            "MARKET_CLOSED",
+            `${type} orders are taken in the HK pre-opening session (09:00–09:15 of a trading day) and match in the opening auction; it is ${iso(now)}`,
+          );
         }
         order.trading_date = window.trading_date;
         order.auction_at = window.opens_at;
@@ -467,7 +467,11 @@ export const PaperBroker = {
         const free = book.positionAvailable(symbol, sleeve);
         if (free.lt(quantity)) {
           const held = book.account.positions[symbol]?.quantity ?? "0";
-          return reject("INSUFFICIENT_POSITION", `selling ${order.quantity} ${symbol} needs that many free shares; the account holds ${held}, ${free.toFixed()} free (short selling is not offered)`, { available_quantity: free.toFixed() });
+          return reject(
+            "INSUFFICIENT_POSITION",
+            `selling ${order.quantity} ${symbol} needs that many free shares; the account holds ${held}, ${free.toFixed()} free (short selling is not offered)`,
+            { available_quantity: free.toFixed() },
+          );
         }
       } else {
         const available = book.available(order.currency, sleeve);
@@ -500,15 +504,24 @@ export const PaperBroker = {
       const { book, now, data } = ctx;
       const order = await findOrder(ctx, options.order_id);
       const spec = OrderTypeSpecs[order.order_type];
-      if (!spec.replaceable) throw refusal("ORDER_NOT_REPLACEABLE", `${order.order_type} orders cannot be replaced; cancel it and submit a new order`, { order_id: order.order_id });
-      if (order.phase === "done") throw refusal("ORDER_NOT_REPLACEABLE", `order ${order.order_id} is ${order.status} and can no longer be replaced`, { order_id: order.order_id, status: order.status });
+      if (!spec.replaceable)
+        throw refusal("ORDER_NOT_REPLACEABLE", `${order.order_type} orders cannot be replaced; cancel it and submit a new order`, { order_id: order.order_id });
+      if (order.phase === "done")
+        throw refusal("ORDER_NOT_REPLACEABLE", `order ${order.order_id} is ${order.status} and can no longer be replaced`, {
+          order_id: order.order_id,
+          status: order.status,
+        });
 
       const triggered = order.trigger_status === "RELEASED";
       const problems: BrokerProblem[] = [];
       for (const field of ["price", "trigger_price", "limit_offset", "trailing_amount", "trailing_percent"] as const) {
         if (options[field] === undefined) continue;
         if (!(spec.replaceable_fields as string[]).includes(field)) {
-          problems.push({ field, code: "FIELD_NOT_REPLACEABLE", message: `${field} cannot be changed on a ${order.order_type} order; it may change: quantity, ${spec.replaceable_fields.join(", ")}` });
+          problems.push({
+            field,
+            code: "FIELD_NOT_REPLACEABLE",
+            message: `${field} cannot be changed on a ${order.order_type} order; it may change: quantity, ${spec.replaceable_fields.join(", ")}`,
+          });
         } else if (triggered && field !== "price") {
           problems.push({ field, code: "FIELD_NOT_REPLACEABLE", message: `${field} cannot change: the order triggered at ${order.trigger_at}` });
         }
@@ -547,7 +560,9 @@ export const PaperBroker = {
       if (order.side === "Sell") {
         const free = book.positionAvailable(order.symbol, order.sleeve).plus(order.frozen_quantity);
         if (remaining.gt(free)) {
-          throw refusal("INSUFFICIENT_POSITION", `the replaced order would sell ${remaining.toFixed()} more shares; ${free.toFixed()} are free`, { available_quantity: free.toFixed() });
+          throw refusal("INSUFFICIENT_POSITION", `the replaced order would sell ${remaining.toFixed()} more shares; ${free.toFixed()} are free`, {
+            available_quantity: free.toFixed(),
+          });
         }
       } else {
         const required = book.reservationOf(next).cash;
@@ -570,7 +585,10 @@ export const PaperBroker = {
     await withAccount(deps, accountId, async (ctx) => {
       const order = await findOrder(ctx, orderId);
       if (order.phase === "done") {
-        throw refusal("ORDER_NOT_CANCELLABLE", `order ${orderId} is ${order.status} and can no longer be cancelled`, { order_id: orderId, status: order.status });
+        throw refusal("ORDER_NOT_CANCELLABLE", `order ${orderId} is ${order.status} and can no longer be cancelled`, {
+          order_id: orderId,
+          status: order.status,
+        });
       }
       ctx.book.withdraw(order, "", ctx.now);
       return undefined;
@@ -624,7 +642,10 @@ export const PaperBroker = {
     const symbol = normalizeSymbol(options.symbol);
     const market = tradableMarket(symbol);
     if (!SupportedOrderTypes[market].includes(options.order_type)) {
-      throw refusal("ORDER_TYPE_NOT_SUPPORTED", `order_type=${options.order_type} is not accepted in market ${market}; supported: ${SupportedOrderTypes[market].join(", ")}`);
+      throw refusal(
+        "ORDER_TYPE_NOT_SUPPORTED",
+        `order_type=${options.order_type} is not accepted in market ${market}; supported: ${SupportedOrderTypes[market].join(", ")}`,
+      );
     }
     const currency = CurrencyOfMarket[market];
     if (options.currency && options.currency.toUpperCase() !== currency) {
@@ -651,7 +672,9 @@ export const PaperBroker = {
       const fits = (lots: number) => {
         const quantity = new Dec(lots * unit);
         const value = quantity.times(price);
-        return Round.nearestCent(value).plus(book.feeFor(side, quantity, value, now).total).lte(free);
+        return Round.nearestCent(value)
+          .plus(book.feeFor(side, quantity, value, now).total)
+          .lte(free);
       };
       let low = 0;
       let high = Math.max(0, free.div(price.times(unit)).floor().toNumber());

@@ -39,7 +39,10 @@ export function quantityProblems(market: PaperMarket, orderType: OrderType, quan
     const { values } = problem;
     if (problem.code === "INVALID_ODD_LOT_QUANTITY") return problemOf({ ...problem, message: `${problem.message}: send whole lots as LO` });
     if (problem.code !== "INVALID_LOT_SIZE") return problemOf(problem);
-    return problemOf({ ...problem, message: `${problem.message}; send ${values.whole_lots} as ${orderType} and the ${values.odd_shares} odd shares as an ODD order` });
+    return problemOf({
+      ...problem,
+      message: `${problem.message}; send ${values.whole_lots} as ${orderType} and the ${values.odd_shares} odd shares as an ODD order`,
+    });
   });
 }
 
@@ -64,7 +67,13 @@ export function expireDateProblems(market: PaperMarket, timeInForce: TimeInForce
     throw error;
   }
   if (!lastDay || lastDay < tradingDate) {
-    return [{ field: "expire_date", code: "EXPIRE_DATE_INVALID", message: `expire_date=${expireDate} leaves no trading day from ${tradingDate} for the order to work` }];
+    return [
+      {
+        field: "expire_date",
+        code: "EXPIRE_DATE_INVALID",
+        message: `expire_date=${expireDate} leaves no trading day from ${tradingDate} for the order to work`,
+      },
+    ];
   }
   return [];
 }

@@ -63,7 +63,13 @@ export const EstimateMaxPurchaseBody = EstimateMaxPurchaseRequest.meta({
   description: `Without \`price\`: the best ask. \`order_id\`: the working order being amended (what it holds counts as free). ${ALLOWED}`,
 });
 export const AccountBalanceBody = z
-  .object({ currency: z.string().trim().regex(/^[A-Za-z]{3}$/, "must be a 3-letter currency code such as USD").optional() })
+  .object({
+    currency: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z]{3}$/, "must be a 3-letter currency code such as USD")
+      .optional(),
+  })
   .meta({ id: "TradeAccountBalanceRequest", description: "Paper accounts hold USD and HKD; omit `currency` for both." });
 export const TodayOrdersBody = TodayOrdersRequest.meta({
   id: "TradeTodayOrdersRequest",
@@ -88,9 +94,7 @@ export const OrderTypeInfo = z
   })
   .meta({ id: "TradeOrderTypeInfo" });
 
-export const SupportedOrderTypesData = z
-  .object({ market: Market, order_types: z.array(OrderTypeInfo) })
-  .meta({ id: "TradeSupportedOrderTypes" });
+export const SupportedOrderTypesData = z.object({ market: Market, order_types: z.array(OrderTypeInfo) }).meta({ id: "TradeSupportedOrderTypes" });
 
 export const OrderIdData = z.object({ order_id: z.string() }).meta({ id: "TradeOrderId" });
 export const OrdersData = z.object({ orders: z.array(Order), total: z.number().int() }).meta({ id: "TradeOrders" });

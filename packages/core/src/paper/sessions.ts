@@ -33,7 +33,9 @@ export function localDate(market: PaperMarket, now: number): IsoDate {
 
 /** End (epoch ms) of the last of `sessions` on trading date `date`; null when the date does not trade. */
 export function endOfTradingDate(market: PaperMarket, date: IsoDate, sessions: readonly TradeSession[]): number | null {
-  const intervals = Calendar.for(market).sessionsOf(date, { overnight: true }).filter((s) => sessions.includes(s.session));
+  const intervals = Calendar.for(market)
+    .sessionsOf(date, { overnight: true })
+    .filter((s) => sessions.includes(s.session));
   return intervals.length ? intervals[intervals.length - 1].end : null;
 }
 

@@ -30,7 +30,8 @@ async function change<T>(deps: SleeveDeps, accountId: string, work: (account: Pa
     const before = JSON.stringify(account);
     const result = work(account, loaded?.working ?? [], now);
     if (JSON.stringify(account) === before && loaded) return result;
-    if (await commit(deps.store, { ...account, version: account.version + 1, updated_at: new Date(now).toISOString() }, account.version, adjustments)) return result;
+    if (await commit(deps.store, { ...account, version: account.version + 1, updated_at: new Date(now).toISOString() }, account.version, adjustments))
+      return result;
   }
   throw conflict("PAPER_ACCOUNT_BUSY", `paper account ${accountId} kept changing under ${ATTEMPTS} attempts; try again`);
 }
@@ -43,7 +44,13 @@ export const Sleeves = {
    * Sets a session's capital aside in the account (409 `INSUFFICIENT_FREE_CASH` /
    * `INSUFFICIENT_FREE_SHARES` naming what is free); a session that has a sleeve keeps it.
    */
-  open(deps: SleeveDeps, accountId: string, sessionId: string, cash: Partial<Record<PaperCurrency, string>>, shares: Record<string, string>): Promise<PaperSleeve> {
+  open(
+    deps: SleeveDeps,
+    accountId: string,
+    sessionId: string,
+    cash: Partial<Record<PaperCurrency, string>>,
+    shares: Record<string, string>,
+  ): Promise<PaperSleeve> {
     const amounts = Object.fromEntries(Object.entries(cash).map(([c, a]) => [c, new Dec(a!)]));
     const counts = Object.fromEntries(Object.entries(shares).map(([symbol, q]) => [symbol, new Dec(q)]));
     return change(deps, accountId, (account, working, now) => {

@@ -1,15 +1,7 @@
 import type { TradeSession } from "../market/trade-session";
 import type { TradingFee } from "../fees/index";
 import type { Execution, OrderHistoryDetail } from "../provider/order-gateway";
-import type {
-  OrderSide,
-  OrderStatus,
-  OrderTag,
-  OrderType,
-  OutsideRth,
-  TimeInForce,
-  TriggerStatus,
-} from "../provider/order-types";
+import type { OrderSide, OrderStatus, OrderTag, OrderType, OutsideRth, TimeInForce, TriggerStatus } from "../provider/order-types";
 
 /**
  * The paper broker's state, as stored. Quantities, prices and money are decimal strings

@@ -1,13 +1,5 @@
 import { Dec, money } from "../fees/money";
-import type {
-  AccountBalance,
-  Execution,
-  Order,
-  OrderChargeDetail,
-  OrderChargeFee,
-  OrderDetail,
-  StockPositionsResponse,
-} from "../provider/order-gateway";
+import type { AccountBalance, Execution, Order, OrderChargeDetail, OrderChargeFee, OrderDetail, StockPositionsResponse } from "../provider/order-gateway";
 import { PaperCurrencies, type PaperAccount, type PaperCurrency, type PaperExecution, type PaperOrder } from "./types";
 
 /** LongPort-shaped views of the paper broker's state. */
@@ -118,7 +110,12 @@ export function executionView(execution: PaperExecution): Execution {
  * that currency's cash plus the value of the holdings quoted in it (at `prices`). Without margin,
  * buying power is the free cash and every margin figure is zero.
  */
-export function balanceView(account: PaperAccount, currency: PaperCurrency, prices: ReadonlyMap<string, string>, available: (currency: PaperCurrency) => Dec): AccountBalance {
+export function balanceView(
+  account: PaperAccount,
+  currency: PaperCurrency,
+  prices: ReadonlyMap<string, string>,
+  available: (currency: PaperCurrency) => Dec,
+): AccountBalance {
   const line = account.cash[currency];
   let holdings = new Dec(0);
   for (const position of Object.values(account.positions)) {

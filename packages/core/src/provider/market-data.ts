@@ -40,13 +40,7 @@ export interface MarketData {
   /** Minute lines of the current (or latest) trading day. */
   intraday(symbol: string, tradeSessions: TradeSessions): Promise<IntradayLine[]>;
   /** The latest `count` candlesticks (1–1000), oldest first, the last one possibly still forming. */
-  candlesticks(
-    symbol: string,
-    period: Period,
-    count: number,
-    adjustType: AdjustType,
-    tradeSessions: TradeSessions,
-  ): Promise<Candlestick[]>;
+  candlesticks(symbol: string, period: Period, count: number, adjustType: AdjustType, tradeSessions: TradeSessions): Promise<Candlestick[]>;
   /** Candlesticks whose trading date lies in `[start, end]` (exchange-local dates), oldest first. */
   historyCandlesticksByDate(
     symbol: string,

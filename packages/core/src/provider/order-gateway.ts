@@ -305,7 +305,13 @@ export interface OrderGateway {
 
 /** A non-negative decimal given as a string (`"388.5"`) or a JSON number; yields the string. */
 export const DecimalInput = z
-  .union([z.string().trim().regex(/^\d+(\.\d+)?$/, "must be a decimal number such as 388.5"), z.number().finite().nonnegative()])
+  .union([
+    z
+      .string()
+      .trim()
+      .regex(/^\d+(\.\d+)?$/, "must be a decimal number such as 388.5"),
+    z.number().finite().nonnegative(),
+  ])
   .transform((value) => (typeof value === "number" ? String(value) : value));
 
 /** A decimal greater than zero. */

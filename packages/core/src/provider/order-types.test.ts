@@ -22,12 +22,7 @@ describe("order-type table", () => {
 
   it("reports every problem of an order at once", () => {
     const problems = checkOrderRules("US", { order_type: "ELO", time_in_force: "GTD", outside_rth: "OVERNIGHT" });
-    expect(problems.map((p) => p.code)).toEqual([
-      "ORDER_TYPE_NOT_SUPPORTED",
-      "MISSING_REQUIRED_FIELD",
-      "MISSING_REQUIRED_FIELD",
-      "OVERNIGHT_LIMIT_DAY_ONLY",
-    ]);
+    expect(problems.map((p) => p.code)).toEqual(["ORDER_TYPE_NOT_SUPPORTED", "MISSING_REQUIRED_FIELD", "MISSING_REQUIRED_FIELD", "OVERNIGHT_LIMIT_DAY_ONLY"]);
     expect(problems.map((p) => p.field)).toEqual(["order_type", "submitted_price", "expire_date", "outside_rth"]);
   });
 
@@ -38,16 +33,21 @@ describe("order-type table", () => {
   it("maps every wire status to a LongPort Node member and knows the final ones", () => {
     expect(Object.keys(LongportOrderStatusName)).toEqual(OrderStatus.options);
     expect(LongportOrderStatusName.PartialFilledStatus).toBe("PartialFilled");
-    expect(OrderStatus.options.filter(isFinalOrderStatus)).toEqual([
-      "FilledStatus", "RejectedStatus", "CanceledStatus", "ExpiredStatus", "PartialWithdrawal",
-    ]);
+    expect(OrderStatus.options.filter(isFinalOrderStatus)).toEqual(["FilledStatus", "RejectedStatus", "CanceledStatus", "ExpiredStatus", "PartialWithdrawal"]);
   });
 
   it("parses a submit body with aliases and numbers into wire values and decimal strings", () => {
     const parsed = SubmitOrderRequest.parse({
-      symbol: "700.HK", order_type: "LO", side: "buy", submitted_quantity: 200, time_in_force: "GoodTilCanceled", submitted_price: "388.4",
+      symbol: "700.HK",
+      order_type: "LO",
+      side: "buy",
+      submitted_quantity: 200,
+      time_in_force: "GoodTilCanceled",
+      submitted_price: "388.4",
     });
     expect(parsed).toMatchObject({ side: "Buy", submitted_quantity: "200", time_in_force: "GTC", submitted_price: "388.4" });
-    expect(SubmitOrderRequest.safeParse({ symbol: "700.HK", order_type: "LO", side: "Buy", submitted_quantity: "0", time_in_force: "Day" }).success).toBe(false);
+    expect(SubmitOrderRequest.safeParse({ symbol: "700.HK", order_type: "LO", side: "Buy", submitted_quantity: "0", time_in_force: "Day" }).success).toBe(
+      false,
+    );
   });
 });

@@ -17,7 +17,14 @@ import { CandlesticksRequest, HistoryCandlesticksRequest, SubscribeRequest, Symb
 describe("period", () => {
   it("accepts canonical names, minute aliases and LongPort names, and yields the canonical name", () => {
     expect(["1m", "60m", "1h", "Min_60", "240m", "Day", "1mo", "Quarter"].map((p) => PeriodInput.parse(p))).toEqual([
-      "1m", "1h", "1h", "1h", "4h", "1d", "1mo", "1q",
+      "1m",
+      "1h",
+      "1h",
+      "1h",
+      "4h",
+      "1d",
+      "1mo",
+      "1q",
     ]);
   });
 
@@ -66,16 +73,24 @@ describe("other quote enums", () => {
 describe("quote request bodies", () => {
   it("fills the documented defaults", () => {
     expect(CandlesticksRequest.parse({ symbol: "700.HK" })).toEqual({
-      symbol: "700.HK", period: "1d", count: 100, adjust_type: "NoAdjust", trade_sessions: "Intraday",
+      symbol: "700.HK",
+      period: "1d",
+      count: 100,
+      adjust_type: "NoAdjust",
+      trade_sessions: "Intraday",
     });
     expect(SubscribeRequest.parse({ symbols: "AAPL.US,700.HK", sub_types: "quote" })).toEqual({
-      symbols: ["AAPL.US", "700.HK"], sub_types: ["Quote"], is_first_push: false,
+      symbols: ["AAPL.US", "700.HK"],
+      sub_types: ["Quote"],
+      is_first_push: false,
     });
   });
 
   it("keeps the date part of date-times and refuses counts over 1000 and 501 symbols", () => {
     expect(HistoryCandlesticksRequest.parse({ symbol: "AAPL.US", start: "2026-01-02T00:00:00Z", end: "2026-01-09", period: "60m" })).toMatchObject({
-      start: "2026-01-02", end: "2026-01-09", period: "1h",
+      start: "2026-01-02",
+      end: "2026-01-09",
+      period: "1h",
     });
     expect(CandlesticksRequest.safeParse({ symbol: "AAPL.US", count: 1001 }).success).toBe(false);
     expect(SymbolsRequest.safeParse({ symbols: Array.from({ length: 501 }, (_, i) => `${i}.HK`) }).success).toBe(false);

@@ -52,20 +52,34 @@ export const PeriodInput = enumWithAliases(Period.options, periodAliases);
 /** Length of an intraday period in minutes, or null for `1d` and longer. */
 export function periodMinutes(period: Period): number | null {
   switch (period) {
-    case "1m": return 1;
-    case "2m": return 2;
-    case "3m": return 3;
-    case "5m": return 5;
-    case "10m": return 10;
-    case "15m": return 15;
-    case "20m": return 20;
-    case "30m": return 30;
-    case "45m": return 45;
-    case "1h": return 60;
-    case "2h": return 120;
-    case "3h": return 180;
-    case "4h": return 240;
-    default: return null;
+    case "1m":
+      return 1;
+    case "2m":
+      return 2;
+    case "3m":
+      return 3;
+    case "5m":
+      return 5;
+    case "10m":
+      return 10;
+    case "15m":
+      return 15;
+    case "20m":
+      return 20;
+    case "30m":
+      return 30;
+    case "45m":
+      return 45;
+    case "1h":
+      return 60;
+    case "2h":
+      return 120;
+    case "3h":
+      return 180;
+    case "4h":
+      return 240;
+    default:
+      return null;
   }
 }
 
@@ -102,19 +116,54 @@ export const SubTypeInput = enumWithAliases(SubType.options, { quote: "Quote", d
 
 /** Calculated indexes, named as LongPort's `CalcIndex` members; the JSON field of each is in `CalcIndexField`. */
 export const CalcIndex = z.enum([
-  "LastDone", "ChangeValue", "ChangeRate", "Volume", "Turnover", "YtdChangeRate", "TurnoverRate", "TotalMarketValue",
-  "CapitalFlow", "Amplitude", "VolumeRatio", "PeTtmRatio", "PbRatio", "DividendRatioTtm", "FiveDayChangeRate",
-  "TenDayChangeRate", "HalfYearChangeRate", "FiveMinutesChangeRate", "ExpiryDate", "StrikePrice", "UpperStrikePrice",
-  "LowerStrikePrice", "OutstandingQty", "OutstandingRatio", "Premium", "ItmOtm", "ImpliedVolatility", "WarrantDelta",
-  "CallPrice", "ToCallPrice", "EffectiveLeverage", "LeverageRatio", "ConversionRatio", "BalancePoint", "OpenInterest",
-  "Delta", "Gamma", "Theta", "Vega", "Rho",
+  "LastDone",
+  "ChangeValue",
+  "ChangeRate",
+  "Volume",
+  "Turnover",
+  "YtdChangeRate",
+  "TurnoverRate",
+  "TotalMarketValue",
+  "CapitalFlow",
+  "Amplitude",
+  "VolumeRatio",
+  "PeTtmRatio",
+  "PbRatio",
+  "DividendRatioTtm",
+  "FiveDayChangeRate",
+  "TenDayChangeRate",
+  "HalfYearChangeRate",
+  "FiveMinutesChangeRate",
+  "ExpiryDate",
+  "StrikePrice",
+  "UpperStrikePrice",
+  "LowerStrikePrice",
+  "OutstandingQty",
+  "OutstandingRatio",
+  "Premium",
+  "ItmOtm",
+  "ImpliedVolatility",
+  "WarrantDelta",
+  "CallPrice",
+  "ToCallPrice",
+  "EffectiveLeverage",
+  "LeverageRatio",
+  "ConversionRatio",
+  "BalancePoint",
+  "OpenInterest",
+  "Delta",
+  "Gamma",
+  "Theta",
+  "Vega",
+  "Rho",
 ]);
 export type CalcIndex = z.infer<typeof CalcIndex>;
 
 /** The snake_case result field of each calc index (`LastDone` → `last_done`). */
-export const CalcIndexField = Object.fromEntries(
-  CalcIndex.options.map((name) => [name, name.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase()]),
-) as Record<CalcIndex, string>;
+export const CalcIndexField = Object.fromEntries(CalcIndex.options.map((name) => [name, name.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase()])) as Record<
+  CalcIndex,
+  string
+>;
 
 /** Calc index as accepted in requests: the LongPort name or its snake_case field (`last_done`). */
 export const CalcIndexInput = enumWithAliases(
@@ -126,8 +175,17 @@ export const CalcIndexInput = enumWithAliases(
 
 /** Security trading status, as LongPort's `TradeStatus` member names. */
 export const TradeStatus = z.enum([
-  "Normal", "Halted", "Delisted", "Fuse", "PrepareList", "CodeMoved", "ToBeOpened", "SplitStockHalts", "Expired",
-  "WarrantPrepareList", "Suspend",
+  "Normal",
+  "Halted",
+  "Delisted",
+  "Fuse",
+  "PrepareList",
+  "CodeMoved",
+  "ToBeOpened",
+  "SplitStockHalts",
+  "Expired",
+  "WarrantPrepareList",
+  "Suspend",
 ]);
 export type TradeStatus = z.infer<typeof TradeStatus>;
 
@@ -147,8 +205,6 @@ export function listInput<T extends z.ZodType<unknown, string>>(item: T, options
   const list = z.array(item).min(1);
   return z
     .union([z.array(z.string()), z.string()])
-    .transform((value) =>
-      (Array.isArray(value) ? value : value.split(",")).map((entry) => entry.trim()).filter((entry) => entry.length > 0),
-    )
+    .transform((value) => (Array.isArray(value) ? value : value.split(",")).map((entry) => entry.trim()).filter((entry) => entry.length > 0))
     .pipe(options.max === undefined ? list : list.max(options.max));
 }

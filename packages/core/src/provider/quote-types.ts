@@ -182,9 +182,7 @@ export const TradingSessionInfo = z
 export type TradingSessionInfo = z.infer<typeof TradingSessionInfo>;
 
 /** The daily timetable of one market. */
-export const MarketTradingSession = z
-  .object({ market: Market, trade_sessions: z.array(TradingSessionInfo) })
-  .meta({ id: "MarketTradingSession" });
+export const MarketTradingSession = z.object({ market: Market, trade_sessions: z.array(TradingSessionInfo) }).meta({ id: "MarketTradingSession" });
 export type MarketTradingSession = z.infer<typeof MarketTradingSession>;
 
 /**
@@ -200,9 +198,7 @@ export const SecurityCalcIndex = z
 export type SecurityCalcIndex = z.infer<typeof SecurityCalcIndex>;
 
 /** Subscriptions held for one symbol. */
-export const Subscription = z
-  .object({ symbol: z.string(), sub_types: z.array(SubType), candlesticks: z.array(Period) })
-  .meta({ id: "QuoteSubscription" });
+export const Subscription = z.object({ symbol: z.string(), sub_types: z.array(SubType), candlesticks: z.array(Period) }).meta({ id: "QuoteSubscription" });
 export type Subscription = z.infer<typeof Subscription>;
 
 /** Pushed quote update. `current_volume`/`current_turnover` are the increase since the previous push. */
@@ -232,9 +228,7 @@ export const PushTrades = z.object({ trades: z.array(Trade) }).meta({ id: "PushT
 export type PushTrades = z.infer<typeof PushTrades>;
 
 /** Pushed candlestick: the bar so far (`is_confirmed` false) or the finished bar (`is_confirmed` true). */
-export const PushCandlestick = z
-  .object({ period: Period, candlestick: Candlestick, is_confirmed: z.boolean() })
-  .meta({ id: "PushCandlestick" });
+export const PushCandlestick = z.object({ period: Period, candlestick: Candlestick, is_confirmed: z.boolean() }).meta({ id: "PushCandlestick" });
 export type PushCandlestick = z.infer<typeof PushCandlestick>;
 
 /** A push event for one symbol: the schema of the event carrying `data`. */

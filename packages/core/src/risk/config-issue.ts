@@ -62,13 +62,7 @@ export const fromZod = (error: z.ZodError, input: unknown, prefix = ""): ConfigI
       case "invalid_type":
         return [issue("INVALID_TYPE", field, `${field} must be ${article(zodIssue.expected)} (got ${got})`)];
       case "invalid_value":
-        return [
-          issue(
-            "INVALID_VALUE",
-            field,
-            `${field} must be one of ${zodIssue.values.map((v) => JSON.stringify(v)).join(", ")} (got ${got})`,
-          ),
-        ];
+        return [issue("INVALID_VALUE", field, `${field} must be one of ${zodIssue.values.map((v) => JSON.stringify(v)).join(", ")} (got ${got})`)];
       case "unrecognized_keys":
         return zodIssue.keys.map((key) => {
           const unknownField = joinField(field, key);
@@ -79,5 +73,4 @@ export const fromZod = (error: z.ZodError, input: unknown, prefix = ""): ConfigI
     }
   });
 
-const article = (expected: string) =>
-  expected === "int" ? "an integer" : /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+const article = (expected: string) => (expected === "int" ? "an integer" : /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`);

@@ -108,11 +108,7 @@ describe("Risk.validate", () => {
       stop_loss_pct: 0.05,
       take_profit_pct: 0.02,
     });
-    expect(codes(result.warnings).sort()).toEqual([
-      "DAILY_LOSS_EXCEEDS_DRAWDOWN",
-      "REWARD_BELOW_RISK",
-      "TRADE_LOSS_EXCEEDS_DAILY_LOSS",
-    ]);
+    expect(codes(result.warnings).sort()).toEqual(["DAILY_LOSS_EXCEEDS_DRAWDOWN", "REWARD_BELOW_RISK", "TRADE_LOSS_EXCEEDS_DAILY_LOSS"]);
   });
 
   it("still reports warnings for the valid fields of an invalid configuration", () => {

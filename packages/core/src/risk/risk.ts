@@ -14,34 +14,36 @@ const lossPerTrade = z.number().gt(0).max(1);
 const leverage = z.number().min(0.1).max(10);
 
 /** A complete risk configuration, as stored on a session and returned by the presets. */
-export const Config = z.strictObject({
-  /** Largest position in one symbol, as a fraction of capital. */
-  max_position_size: z.number().gt(0).max(1),
-  /** Gross exposure over all positions, as a multiple of capital. */
-  max_total_exposure: z.number().gt(0).max(10),
-  /** Peak-to-trough equity decline that halts trading. */
-  max_drawdown: drawdown,
-  /** Loss within one trading day that halts trading until the next day. */
-  max_daily_loss: dailyLoss,
-  /** Loss one trade may cause, as a fraction of capital. */
-  max_loss_per_trade: lossPerTrade,
-  /** Distance of the protective stop below (long) or above (short) the entry price. */
-  stop_loss_pct: z.number().gt(0).max(1),
-  /** Distance of the profit target from the entry price. */
-  take_profit_pct: z.number().gt(0).max(10),
-  /** Trailing stop distance from the best price since entry; null disables it. */
-  trailing_stop_pct: z.number().gt(0).max(1).nullable(),
-  /** Positions held at the same time. */
-  max_open_positions: z.int().min(1).max(500),
-  /** Orders submitted per trading day. */
-  max_daily_trades: z.int().min(1).max(10_000),
-  /** Gross exposure allowed by margin, as a multiple of capital. */
-  leverage_limit: leverage,
-  /** Largest notional of a single order in the account currency; null means no absolute cap. */
-  max_order_notional: z.number().gt(0).nullable(),
-  /** Whether a sell may open a short position. */
-  allow_short: z.boolean(),
-}).meta({ id: "RiskConfig" });
+export const Config = z
+  .strictObject({
+    /** Largest position in one symbol, as a fraction of capital. */
+    max_position_size: z.number().gt(0).max(1),
+    /** Gross exposure over all positions, as a multiple of capital. */
+    max_total_exposure: z.number().gt(0).max(10),
+    /** Peak-to-trough equity decline that halts trading. */
+    max_drawdown: drawdown,
+    /** Loss within one trading day that halts trading until the next day. */
+    max_daily_loss: dailyLoss,
+    /** Loss one trade may cause, as a fraction of capital. */
+    max_loss_per_trade: lossPerTrade,
+    /** Distance of the protective stop below (long) or above (short) the entry price. */
+    stop_loss_pct: z.number().gt(0).max(1),
+    /** Distance of the profit target from the entry price. */
+    take_profit_pct: z.number().gt(0).max(10),
+    /** Trailing stop distance from the best price since entry; null disables it. */
+    trailing_stop_pct: z.number().gt(0).max(1).nullable(),
+    /** Positions held at the same time. */
+    max_open_positions: z.int().min(1).max(500),
+    /** Orders submitted per trading day. */
+    max_daily_trades: z.int().min(1).max(10_000),
+    /** Gross exposure allowed by margin, as a multiple of capital. */
+    leverage_limit: leverage,
+    /** Largest notional of a single order in the account currency; null means no absolute cap. */
+    max_order_notional: z.number().gt(0).nullable(),
+    /** Whether a sell may open a short position. */
+    allow_short: z.boolean(),
+  })
+  .meta({ id: "RiskConfig" });
 export type Config = z.infer<typeof Config>;
 
 /** A risk configuration with any subset of fields; the rest come from the default preset. */
@@ -49,12 +51,14 @@ export const ConfigInput = Config.partial();
 export type ConfigInput = z.infer<typeof ConfigInput>;
 
 /** The per-channel limits of a multi-channel session (interface `RiskLimits`). */
-export const Limits = z.strictObject({
-  max_drawdown: drawdown,
-  max_daily_loss: dailyLoss,
-  max_loss_per_trade: lossPerTrade,
-  leverage_limit: leverage,
-}).meta({ id: "RiskLimits" });
+export const Limits = z
+  .strictObject({
+    max_drawdown: drawdown,
+    max_daily_loss: dailyLoss,
+    max_loss_per_trade: lossPerTrade,
+    leverage_limit: leverage,
+  })
+  .meta({ id: "RiskLimits" });
 export type Limits = z.infer<typeof Limits>;
 
 /** A partial update of channel limits; unspecified limits keep their current value. */
@@ -66,9 +70,7 @@ export const PresetName = z.enum(["default", "conservative", "aggressive", "intr
 export type PresetName = z.infer<typeof PresetName>;
 
 /** A named, described risk configuration. */
-export const Preset = z
-  .object({ name: PresetName, display_name: z.string(), description: z.string(), config: Config })
-  .meta({ id: "RiskPreset" });
+export const Preset = z.object({ name: PresetName, display_name: z.string(), description: z.string(), config: Config }).meta({ id: "RiskPreset" });
 export type Preset = z.infer<typeof Preset>;
 
 /** Every built-in preset. */
@@ -79,9 +81,7 @@ export type PresetList = z.infer<typeof PresetList>;
  * Body of POST /risk/validate (interface RiskConfigRequest). `config` is any object: its
  * problems are reported in the answer, not refused with a 422.
  */
-export const ValidationRequest = z
-  .object({ config: z.record(z.string(), z.unknown()) })
-  .meta({ id: "RiskConfigRequest" });
+export const ValidationRequest = z.object({ config: z.record(z.string(), z.unknown()) }).meta({ id: "RiskConfigRequest" });
 export type ValidationRequest = z.infer<typeof ValidationRequest>;
 
 /** Outcome of `validate` (interface RiskConfigResponse): `config` is normalised, present only when valid. */
@@ -186,10 +186,7 @@ export const presets = (): PresetList => {
 export const preset = (name: string): Preset => {
   const parsed = PresetName.safeParse(name);
   if (!parsed.success) {
-    throw notFound(
-      "RISK_PRESET_NOT_FOUND",
-      `Risk preset '${name}' does not exist; available: ${PresetName.options.join(", ")}`,
-    );
+    throw notFound("RISK_PRESET_NOT_FOUND", `Risk preset '${name}' does not exist; available: ${PresetName.options.join(", ")}`);
   }
   return copyPreset(parsed.data);
 };
@@ -210,18 +207,12 @@ export const warningsFor = (config: Partial<Record<keyof Config, unknown>>, pref
 
   const leverageLimit = num("leverage_limit");
   if (leverageLimit !== undefined && leverageLimit > WARN_LEVERAGE) {
-    found.push(
-      issue("HIGH_LEVERAGE", at("leverage_limit"), `leverage_limit ${leverageLimit} exceeds ${WARN_LEVERAGE}x`),
-    );
+    found.push(issue("HIGH_LEVERAGE", at("leverage_limit"), `leverage_limit ${leverageLimit} exceeds ${WARN_LEVERAGE}x`));
   }
   const maxDrawdown = num("max_drawdown");
   if (maxDrawdown !== undefined && maxDrawdown > WARN_DRAWDOWN) {
     found.push(
-      issue(
-        "HIGH_DRAWDOWN",
-        at("max_drawdown"),
-        `max_drawdown ${maxDrawdown} allows losing more than ${WARN_DRAWDOWN * 100}% of capital before halting`,
-      ),
+      issue("HIGH_DRAWDOWN", at("max_drawdown"), `max_drawdown ${maxDrawdown} allows losing more than ${WARN_DRAWDOWN * 100}% of capital before halting`),
     );
   }
   const positionSize = num("max_position_size");
@@ -282,11 +273,7 @@ export const warningsFor = (config: Partial<Record<keyof Config, unknown>>, pref
   const exposure = num("max_total_exposure");
   if (exposure !== undefined && leverageLimit !== undefined && exposure > leverageLimit) {
     found.push(
-      issue(
-        "EXPOSURE_EXCEEDS_LEVERAGE",
-        at("max_total_exposure"),
-        `max_total_exposure ${exposure} cannot be reached with leverage_limit ${leverageLimit}`,
-      ),
+      issue("EXPOSURE_EXCEEDS_LEVERAGE", at("max_total_exposure"), `max_total_exposure ${exposure} cannot be reached with leverage_limit ${leverageLimit}`),
     );
   }
   return found;

@@ -16,7 +16,12 @@ const Host = z
   .regex(/^[a-z0-9.:-]+$/, "a host name or an IP address (letters, digits, '.', ':' and '-')");
 
 export const BrokerNetworkSettings = z
-  .object({ allowed_hosts: z.array(Host).max(50).refine((hosts) => new Set(hosts).size === hosts.length, "hosts must not repeat") })
+  .object({
+    allowed_hosts: z
+      .array(Host)
+      .max(50)
+      .refine((hosts) => new Set(hosts).size === hosts.length, "hosts must not repeat"),
+  })
   .meta({ id: "BrokerNetworkSettings" });
 export type BrokerNetworkSettings = z.infer<typeof BrokerNetworkSettings>;
 

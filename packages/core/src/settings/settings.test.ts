@@ -61,7 +61,11 @@ function deps(refresher: ProviderTokenRefresher = { refresh: async () => "refres
 describe("Settings.refreshToken with LongPort selected", () => {
   it("asks the refresher for a 90-day token with the stored credentials and stores the new one sealed", async () => {
     const calls: { token: string; expiresAt: string }[] = [];
-    const { deps: d, store, changes } = deps({
+    const {
+      deps: d,
+      store,
+      changes,
+    } = deps({
       refresh: async (config, expiresAt) => {
         calls.push({ token: config.access_token, expiresAt: expiresAt.toISOString() });
         return "refreshed-token-0987654321";
@@ -77,7 +81,11 @@ describe("Settings.refreshToken with LongPort selected", () => {
       access_token: "re****21",
       expires_at: "2026-06-08T03:00:00.000Z",
     });
-    expect(await Settings.selection(d)).toMatchObject({ type: "longport", version: 2, credentials: { ...credentials, access_token: "refreshed-token-0987654321" } });
+    expect(await Settings.selection(d)).toMatchObject({
+      type: "longport",
+      version: 2,
+      credentials: { ...credentials, access_token: "refreshed-token-0987654321" },
+    });
     expect((await Settings.provider(d)).access_token_expires_at).toBe("2026-06-08T03:00:00.000Z");
     expect(store.provider!.updated_by).toBe("admin-1");
     expect(changes).toEqual([1, 2]);

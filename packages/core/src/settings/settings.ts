@@ -15,9 +15,10 @@ export const ProviderType = z
 export type ProviderType = z.infer<typeof ProviderType>;
 
 /** Language of provider texts (names, messages), as LongPort's `Language`: `zh-CN`, `zh-HK` or `en`. */
-export const LanguageType = z
-  .enum(["zh-CN", "zh-HK", "en"])
-  .meta({ id: "LanguageType", description: "Language of texts the provider returns: simplified Chinese, traditional Chinese (Hong Kong) or English (default)" });
+export const LanguageType = z.enum(["zh-CN", "zh-HK", "en"]).meta({
+  id: "LanguageType",
+  description: "Language of texts the provider returns: simplified Chinese, traditional Chinese (Hong Kong) or English (default)",
+});
 export type LanguageType = z.infer<typeof LanguageType>;
 
 /**
@@ -191,8 +192,7 @@ export const PROVIDER_SECRET_CONTEXT = "settings:provider";
 const SIMULATED_TOKEN_CONTEXT = "settings:simulated-token";
 const CREDENTIAL_FIELDS = ["app_key", "app_secret", "access_token"] as const;
 
-export const settingsChanged = () =>
-  conflict("SETTINGS_CHANGED", "The provider settings were changed by another request; read them again and retry");
+export const settingsChanged = () => conflict("SETTINGS_CHANGED", "The provider settings were changed by another request; read them again and retry");
 
 const DEFAULTS: ProviderSettings = {
   type: "simulated",
@@ -259,12 +259,11 @@ function applyChange(
   for (const field of CREDENTIAL_FIELDS) if (change[field] !== undefined) update[field] = change[field];
   const { config, issues } = mergeConfig(stored as BrokerConfig, update, loc);
   const complete = CREDENTIAL_FIELDS.every((field) => typeof config[field] === "string" && config[field] !== "");
-  const credentials = complete
-    ? { app_key: config.app_key!, app_secret: config.app_secret!, access_token: config.access_token! }
-    : null;
+  const credentials = complete ? { app_key: config.app_key!, app_secret: config.app_secret!, access_token: config.access_token! } : null;
   if (!complete && Object.keys(update).length > 0) {
     for (const field of CREDENTIAL_FIELDS) {
-      if (config[field] === undefined) issues.push({ loc: [...loc, field], msg: "required: app_key, app_secret and access_token are stored together", type: "missing" });
+      if (config[field] === undefined)
+        issues.push({ loc: [...loc, field], msg: "required: app_key, app_secret and access_token are stored together", type: "missing" });
     }
   }
   const tokenChanged = credentials !== null && credentials.access_token !== (stored as Partial<ProviderCredentials>).access_token;

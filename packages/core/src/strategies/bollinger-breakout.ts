@@ -56,9 +56,7 @@ export const bollingerBreakout: StrategyDefinition = {
     const warnings = warnShortPeriod(values, "period", 10, prefix);
     const width = values.std_dev as number;
     if (width < 1.5) {
-      warnings.push(
-        issue("NARROW_BANDS", joinField(prefix, "std_dev"), `std_dev ${width} puts the bands close to price; many breakouts will be false`),
-      );
+      warnings.push(issue("NARROW_BANDS", joinField(prefix, "std_dev"), `std_dev ${width} puts the bands close to price; many breakouts will be false`));
     }
     return { errors: [], warnings };
   },

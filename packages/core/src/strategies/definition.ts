@@ -13,9 +13,7 @@ export const Role = z.enum(["director", "executor", "universal"]).meta({ id: "St
 export type Role = z.infer<typeof Role>;
 
 /** Families of strategies, for grouping in the catalog. */
-export const Category = z
-  .enum(["trend", "mean_reversion", "breakout", "momentum", "multi_timeframe"])
-  .meta({ id: "StrategyCategory" });
+export const Category = z.enum(["trend", "mean_reversion", "breakout", "momentum", "multi_timeframe"]).meta({ id: "StrategyCategory" });
 export type Category = z.infer<typeof Category>;
 
 /** How much a strategy's results swing. */

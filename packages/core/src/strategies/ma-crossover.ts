@@ -47,7 +47,13 @@ export class MaCrossover extends BaseStrategy<CrossoverState> {
   }
 
   /** `evaluate` over columns in one tight loop: the same updates in the same order, so the same decisions bit for bit. */
-  protected override evaluateColumns(state: CrossoverState, columns: BarColumns, from: number, to: number, decided: (index: number, decision: Decision) => void): void {
+  protected override evaluateColumns(
+    state: CrossoverState,
+    columns: BarColumns,
+    from: number,
+    to: number,
+    decided: (index: number, decision: Decision) => void,
+  ): void {
     const close = columns.close;
     const fastAverage = state.fast;
     const slowAverage = state.slow;
@@ -84,9 +90,7 @@ export const maCrossover: StrategyDefinition = {
   strategy_id: "ma_crossover",
   display_name: "Moving Average Crossover",
   category: "trend",
-  description:
-    "Buys when the fast moving average crosses above the slow one and sells when it crosses back below. " +
-    "Signals only on the bar of the cross.",
+  description: "Buys when the fast moving average crosses above the slow one and sells when it crosses back below. " + "Signals only on the bar of the cross.",
   risk_level: "medium",
   role: "universal",
   timeframes: ["1d", "1h", "5m", "1m"],

@@ -44,9 +44,7 @@ export const macdTrend: StrategyDefinition = {
   strategy_id: "macd_trend",
   display_name: "MACD Trend",
   category: "trend",
-  description:
-    "Buys when the MACD line crosses above its signal line and sells when it crosses back below. " +
-    "Signals only on the bar of the cross.",
+  description: "Buys when the MACD line crosses above its signal line and sells when it crosses back below. " + "Signals only on the bar of the cross.",
   risk_level: "medium",
   role: "universal",
   timeframes: ["1d", "1h", "5m", "1m"],

@@ -49,7 +49,14 @@ export const momentum: StrategyDefinition = {
   parameters: [
     { name: "lookback_period", type: "integer", default: 20, min: 2, max: 250, description: "Bars over which the rate of change is measured" },
     { name: "entry_threshold", type: "number", default: 5, min: 0.1, max: 100, description: "Rate of change in percent that opens a position" },
-    { name: "exit_threshold", type: "number", default: 0, min: -50, max: 50, description: "Rate of change in percent below which a long closes (above its negative a short closes)" },
+    {
+      name: "exit_threshold",
+      type: "number",
+      default: 0,
+      min: -50,
+      max: 50,
+      description: "Rate of change in percent below which a long closes (above its negative a short closes)",
+    },
     allowShortParameter,
   ],
   risk: { preset: "aggressive", overrides: {} },
@@ -67,7 +74,11 @@ export const momentum: StrategyDefinition = {
     const warnings = warnShortPeriod(values, "lookback_period", 5, prefix);
     if ((values.entry_threshold as number) < 1) {
       warnings.push(
-        issue("LOW_THRESHOLD", joinField(prefix, "entry_threshold"), `entry_threshold ${values.entry_threshold}% is within ordinary noise; expect frequent whipsaws`),
+        issue(
+          "LOW_THRESHOLD",
+          joinField(prefix, "entry_threshold"),
+          `entry_threshold ${values.entry_threshold}% is within ordinary noise; expect frequent whipsaws`,
+        ),
       );
     }
     return { errors, warnings };

@@ -30,8 +30,7 @@ export interface ResolvedParameters {
   errors: ConfigIssue[];
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
 const checkOne = (definition: ParameterDefinition, value: unknown, field: string): ConfigIssue | undefined => {
   const got = JSON.stringify(value);
@@ -60,9 +59,7 @@ const checkOne = (definition: ParameterDefinition, value: unknown, field: string
     case "boolean":
       return typeof value === "boolean" ? undefined : issue("INVALID_TYPE", field, `${field} must be a boolean (got ${got})`);
     case "string":
-      return typeof value === "string" && value.trim() !== ""
-        ? undefined
-        : issue("INVALID_TYPE", field, `${field} must be a non-empty string (got ${got})`);
+      return typeof value === "string" && value.trim() !== "" ? undefined : issue("INVALID_TYPE", field, `${field} must be a non-empty string (got ${got})`);
     case "enum":
       return typeof value === "string" && definition.options?.includes(value)
         ? undefined
@@ -75,11 +72,7 @@ const checkOne = (definition: ParameterDefinition, value: unknown, field: string
  * missing required values are errors. Returns the values with defaults filled in; a value in
  * error is replaced by its default so later cross-checks still see a usable number.
  */
-export const resolveParameters = (
-  definitions: readonly ParameterDefinition[],
-  input: unknown,
-  prefix = "parameters",
-): ResolvedParameters => {
+export const resolveParameters = (definitions: readonly ParameterDefinition[], input: unknown, prefix = "parameters"): ResolvedParameters => {
   const values: Record<string, ParameterValue> = {};
   if (input !== undefined && input !== null && !isPlainObject(input)) {
     for (const definition of definitions) values[definition.name] = definition.default;
@@ -91,9 +84,7 @@ export const resolveParameters = (
   for (const name of Object.keys(given)) {
     if (!known.has(name)) {
       const field = joinField(prefix, name);
-      errors.push(
-        issue("UNKNOWN_PARAMETER", field, `${field} is not a parameter; expected one of ${[...known].join(", ")}`),
-      );
+      errors.push(issue("UNKNOWN_PARAMETER", field, `${field} is not a parameter; expected one of ${[...known].join(", ")}`));
     }
   }
   for (const definition of definitions) {

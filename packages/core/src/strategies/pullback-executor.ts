@@ -52,7 +52,11 @@ export class PullbackExecutor extends BaseStrategy<PullbackState> {
     }
     if (trend === "short") {
       if (state.stance === 0 && value > 100 - pullback) {
-        return { stance: -1, reason: `rally in downtrend: RSI ${shown} above ${100 - pullback} (${source})`, strength: 0.5 + (value - (100 - pullback)) / pullback };
+        return {
+          stance: -1,
+          reason: `rally in downtrend: RSI ${shown} above ${100 - pullback} (${source})`,
+          strength: 0.5 + (value - (100 - pullback)) / pullback,
+        };
       }
       if (state.stance === -1 && value <= 100 - exit) return { stance: 0, reason: `RSI ${shown} reached exit level ${100 - exit}` };
     }
@@ -72,7 +76,14 @@ export const pullbackExecutor: StrategyDefinition = {
   timeframes: ["5m", "1h", "1m"],
   parameters: [
     { name: "rsi_period", type: "integer", default: 14, min: 2, max: 50, description: "RSI window in bars" },
-    { name: "pullback_level", type: "number", default: 40, min: 5, max: 50, description: "RSI below which an uptrend pullback is bought (mirrored for downtrends)" },
+    {
+      name: "pullback_level",
+      type: "number",
+      default: 40,
+      min: 5,
+      max: 50,
+      description: "RSI below which an uptrend pullback is bought (mirrored for downtrends)",
+    },
     { name: "exit_level", type: "number", default: 65, min: 50, max: 95, description: "RSI at which a long is closed (mirrored for shorts)" },
     { name: "trend_period", type: "integer", default: 50, min: 5, max: 300, description: "EMA that defines the trend when no director bias is given" },
     allowShortParameter,
@@ -83,7 +94,11 @@ export const pullbackExecutor: StrategyDefinition = {
     const warnings = warnShortPeriod(values, "rsi_period", 5, prefix);
     if ((values.pullback_level as number) < 20) {
       warnings.push(
-        issue("RARE_ENTRIES", joinField(prefix, "pullback_level"), `pullback_level ${values.pullback_level} is rarely reached inside a trend; expect few trades`),
+        issue(
+          "RARE_ENTRIES",
+          joinField(prefix, "pullback_level"),
+          `pullback_level ${values.pullback_level} is rarely reached inside a trend; expect few trades`,
+        ),
       );
     }
     return { errors, warnings };

@@ -42,7 +42,10 @@ describe("ma_crossover", () => {
   it("keeps each symbol's averages apart", () => {
     const strategy = Strategies.create("ma_crossover", { fast_period: 2, slow_period: 4 });
     const apple = barsFrom(closes, { symbol: "AAPL.US" });
-    const tencent = barsFrom(closes.map((c) => 100 - c), { symbol: "700.HK" });
+    const tencent = barsFrom(
+      closes.map((c) => 100 - c),
+      { symbol: "700.HK" },
+    );
     const interleaved = apple.flatMap((bar, i) => [bar, tencent[i]]);
     const signals = run(strategy, interleaved).map(({ signal }) => [signal.symbol, signal.side]);
     expect(signals).toEqual([
@@ -76,10 +79,7 @@ describe("rsi_mean_reversion", () => {
 
   it("reports the RSI reading in the reason", () => {
     const strategy = Strategies.create("rsi_mean_reversion", { period: 3 });
-    expect(run(strategy, barsFrom(closes)).map(({ signal }) => signal.reason)).toEqual([
-      "RSI 0.00 below oversold 30",
-      "RSI 55.56 back above exit level 50",
-    ]);
+    expect(run(strategy, barsFrom(closes)).map(({ signal }) => signal.reason)).toEqual(["RSI 0.00 below oversold 30", "RSI 55.56 back above exit level 50"]);
   });
 });
 
@@ -153,8 +153,7 @@ describe("momentum", () => {
 
 describe("trend_director", () => {
   const closes = [10, 10, 10, 10, 11, 12, 13, 12, 11, 10, 9, 8];
-  const director = () =>
-    Strategies.create("trend_director", { fast_period: 2, slow_period: 4, ma_type: "sma", band_pct: 0 });
+  const director = () => Strategies.create("trend_director", { fast_period: 2, slow_period: 4, ma_type: "sma", band_pct: 0 });
 
   it("reads the regime on every bar: long from bar 4, flat at bar 7, short from bar 8", () => {
     const strategy = director();
@@ -180,8 +179,7 @@ describe("trend_director", () => {
 describe("pullback_executor", () => {
   // RSI(2): 100, 50, 25 (bar 4, below 40), 62.5, 81.25 (bar 6, above 65).
   const closes = [10, 11, 12, 11, 10, 11, 12, 13];
-  const executor = () =>
-    Strategies.create("pullback_executor", { rsi_period: 2, pullback_level: 40, exit_level: 65, trend_period: 5 });
+  const executor = () => Strategies.create("pullback_executor", { rsi_period: 2, pullback_level: 40, exit_level: 65, trend_period: 5 });
 
   it("buys the pullback and takes profit at the exit level while the director is long", () => {
     expect(trades(executor(), barsFrom(closes), () => ({ bias: "long" }))).toEqual([
@@ -235,32 +233,26 @@ describe("ema_trend", () => {
 });
 
 describe("every strategy", () => {
-  it.each(Strategies.list().strategies.map((s) => s.strategy_id))(
-    "%s signals nothing before its warm-up and something on a long random walk",
-    (id) => {
-      const strategy = Strategies.create(id, {});
-      let total = 0;
-      for (const seed of [1, 2, 3, 4, 5]) {
-        const signals = run(Strategies.create(id, {}), randomWalk(600, seed));
-        total += signals.length;
-        for (const { index } of signals) expect(index).toBeGreaterThanOrEqual(strategy.warmupBars - 1);
-      }
-      expect(total).toBeGreaterThan(0);
-    },
-  );
+  it.each(Strategies.list().strategies.map((s) => s.strategy_id))("%s signals nothing before its warm-up and something on a long random walk", (id) => {
+    const strategy = Strategies.create(id, {});
+    let total = 0;
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const signals = run(Strategies.create(id, {}), randomWalk(600, seed));
+      total += signals.length;
+      for (const { index } of signals) expect(index).toBeGreaterThanOrEqual(strategy.warmupBars - 1);
+    }
+    expect(total).toBeGreaterThan(0);
+  });
 
-  it.each(Strategies.list().strategies.map((s) => s.strategy_id))(
-    "%s alternates buy and sell and keeps strength within 0 to 1",
-    (id) => {
-      const signals = run(Strategies.create(id, { allow_short: true }), randomWalk(600, 11));
-      let position = 0;
-      for (const { signal } of signals) {
-        expect(signal.side).toBe(signal.target_weight > position ? "buy" : "sell");
-        expect(signal.target_weight).not.toBe(position);
-        expect(signal.strength).toBeGreaterThanOrEqual(0);
-        expect(signal.strength).toBeLessThanOrEqual(1);
-        position = signal.target_weight;
-      }
-    },
-  );
+  it.each(Strategies.list().strategies.map((s) => s.strategy_id))("%s alternates buy and sell and keeps strength within 0 to 1", (id) => {
+    const signals = run(Strategies.create(id, { allow_short: true }), randomWalk(600, 11));
+    let position = 0;
+    for (const { signal } of signals) {
+      expect(signal.side).toBe(signal.target_weight > position ? "buy" : "sell");
+      expect(signal.target_weight).not.toBe(position);
+      expect(signal.strength).toBeGreaterThanOrEqual(0);
+      expect(signal.strength).toBeLessThanOrEqual(1);
+      position = signal.target_weight;
+    }
+  });
 });

@@ -26,33 +26,34 @@ const series = (seed: number) => {
 
 describe("strategy state", () => {
   it("covers every strategy of the catalog", () => {
-    expect(Object.keys(ACTIVE_PARAMETERS).sort()).toEqual(Strategies.list().strategies.map((s) => s.strategy_id).sort());
+    expect(Object.keys(ACTIVE_PARAMETERS).sort()).toEqual(
+      Strategies.list()
+        .strategies.map((s) => s.strategy_id)
+        .sort(),
+    );
   });
 
-  it.each(Object.entries(ACTIVE_PARAMETERS))(
-    "%s continues after save, JSON round trip and restore exactly as an uninterrupted run",
-    (id, parameters) => {
-      fc.assert(
-        fc.property(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 0, max: 599 }), (seed, cut) => {
-          const bars = series(seed);
-          const reference = Strategies.create(id, parameters);
-          const uninterrupted = run(reference, bars);
+  it.each(Object.entries(ACTIVE_PARAMETERS))("%s continues after save, JSON round trip and restore exactly as an uninterrupted run", (id, parameters) => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 0, max: 599 }), (seed, cut) => {
+        const bars = series(seed);
+        const reference = Strategies.create(id, parameters);
+        const uninterrupted = run(reference, bars);
 
-          const first = Strategies.create(id, parameters);
-          const before = run(first, bars.slice(0, cut));
-          const saved = JSON.parse(JSON.stringify(first.saveState())) as StrategyState;
-          const second = Strategies.create(id, parameters);
-          second.restoreState(saved);
-          const after = run(second, bars.slice(cut)).map(({ index, signal }) => ({ index: index + cut, signal }));
+        const first = Strategies.create(id, parameters);
+        const before = run(first, bars.slice(0, cut));
+        const saved = JSON.parse(JSON.stringify(first.saveState())) as StrategyState;
+        const second = Strategies.create(id, parameters);
+        second.restoreState(saved);
+        const after = run(second, bars.slice(cut)).map(({ index, signal }) => ({ index: index + cut, signal }));
 
-          expect([...before, ...after]).toEqual(uninterrupted);
-          expect(second.bias("AAPL.US")).toBe(reference.bias("AAPL.US"));
-          expect(second.saveState()).toEqual(reference.saveState());
-        }),
-        { numRuns: 25 },
-      );
-    },
-  );
+        expect([...before, ...after]).toEqual(uninterrupted);
+        expect(second.bias("AAPL.US")).toBe(reference.bias("AAPL.US"));
+        expect(second.saveState()).toEqual(reference.saveState());
+      }),
+      { numRuns: 25 },
+    );
+  });
 
   it("produces signals in the runs the round-trip property compares", () => {
     for (const [id, parameters] of Object.entries(ACTIVE_PARAMETERS)) {

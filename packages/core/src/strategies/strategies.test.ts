@@ -67,9 +67,7 @@ describe("strategy catalog", () => {
       const recommended = Strategies.riskConfig(strategy_id);
       expect(Risk.validate(recommended.config), strategy_id).toMatchObject({ valid: true, warnings: [] });
     }
-    expect(Strategies.riskConfig("trend_director").config.max_drawdown).toBeLessThan(
-      Strategies.riskConfig("momentum").config.max_drawdown,
-    );
+    expect(Strategies.riskConfig("trend_director").config.max_drawdown).toBeLessThan(Strategies.riskConfig("momentum").config.max_drawdown);
     expect(Strategies.riskConfig("rsi_mean_reversion")).toMatchObject({
       strategy_name: "rsi_mean_reversion",
       base_preset: "default",
@@ -164,9 +162,7 @@ describe("Strategies.validate with a parameter map", () => {
   });
 
   it("rejects RSI thresholds that are inverted or an exit level outside them", () => {
-    expect(codes(Strategies.validate("rsi_mean_reversion", { oversold: 50, overbought: 50 }).errors)).toEqual([
-      "INVALID_PARAMETER_COMBINATION",
-    ]);
+    expect(codes(Strategies.validate("rsi_mean_reversion", { oversold: 50, overbought: 50 }).errors)).toEqual(["INVALID_PARAMETER_COMBINATION"]);
     expect(Strategies.validate("rsi_mean_reversion", { exit_level: 80 }).errors[0].field).toBe("exit_level");
   });
 

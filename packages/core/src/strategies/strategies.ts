@@ -61,9 +61,7 @@ export const StrategyMetadata = StrategySummary.extend({
 export type StrategyMetadata = z.infer<typeof StrategyMetadata>;
 
 /** Answer of GET /strategies/metadata/all. */
-export const StrategyMetadataList = z
-  .object({ strategies: z.array(StrategyMetadata), total: z.int() })
-  .meta({ id: "StrategyMetadataList" });
+export const StrategyMetadataList = z.object({ strategies: z.array(StrategyMetadata), total: z.int() }).meta({ id: "StrategyMetadataList" });
 export type StrategyMetadataList = z.infer<typeof StrategyMetadataList>;
 
 /** Recommended risk configuration: the preset it derives from and the resulting configuration. */
@@ -142,8 +140,7 @@ const definition = (name: string): StrategyDefinition => {
   return found;
 };
 
-const copyParameters = (d: StrategyDefinition): ParameterDefinition[] =>
-  d.parameters.map((p) => ({ ...p, options: p.options ? [...p.options] : undefined }));
+const copyParameters = (d: StrategyDefinition): ParameterDefinition[] => d.parameters.map((p) => ({ ...p, options: p.options ? [...p.options] : undefined }));
 
 /** Ids of every strategy in the catalog. */
 export const ids = (): string[] => CATALOG.map((d) => d.strategy_id);
@@ -238,9 +235,7 @@ export const mtfMetadata = (role?: string): MtfMetadata[] => {
   if (role === undefined || role === "") return CATALOG.map(mtfOf);
   const parsed = Role.safeParse(role);
   if (!parsed.success) {
-    throw new ValidationError([
-      { loc: ["query", "role"], msg: `role must be one of ${Role.options.join(", ")} (got '${role}')`, type: "enum" },
-    ]);
+    throw new ValidationError([{ loc: ["query", "role"], msg: `role must be one of ${Role.options.join(", ")} (got '${role}')`, type: "enum" }]);
   }
   return CATALOG.filter((d) => d.role === parsed.data || (parsed.data !== "universal" && d.role === "universal")).map(mtfOf);
 };
@@ -259,7 +254,11 @@ const checkParameters = (d: StrategyDefinition, input: unknown, prefix: string) 
   }
   if (values.allow_short === true) {
     warnings.push(
-      issue("SHORT_SELLING_ENABLED", joinField(prefix, "allow_short"), "allow_short opens short positions, whose losses are not capped by the position's value"),
+      issue(
+        "SHORT_SELLING_ENABLED",
+        joinField(prefix, "allow_short"),
+        "allow_short opens short positions, whose losses are not capped by the position's value",
+      ),
     );
   }
   return { values, errors, warnings };
@@ -267,8 +266,7 @@ const checkParameters = (d: StrategyDefinition, input: unknown, prefix: string) 
 
 const TEMPLATE_FIELDS = ["strategy_name", "display_name", "timeframe", "symbols", "parameters", "risk_config"];
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
 const validateTemplate = (d: StrategyDefinition, input: Record<string, unknown>, prefix: string): ValidationResult => {
   const errors: ConfigIssue[] = [];
@@ -292,9 +290,7 @@ const validateTemplate = (d: StrategyDefinition, input: Record<string, unknown>,
     } else {
       timeframe = parsed.data;
       if (!d.timeframes.includes(timeframe)) {
-        warnings.push(
-          issue("UNUSUAL_TIMEFRAME", field, `${d.strategy_id} is meant for ${d.timeframes.join(", ")}, not ${timeframe}`),
-        );
+        warnings.push(issue("UNUSUAL_TIMEFRAME", field, `${d.strategy_id} is meant for ${d.timeframes.join(", ")}, not ${timeframe}`));
       }
     }
   }
@@ -310,7 +306,10 @@ const validateTemplate = (d: StrategyDefinition, input: Record<string, unknown>,
   const params = checkParameters(d, input.parameters, joinField(prefix, "parameters"));
   errors.push(...params.errors);
   warnings.push(...params.warnings);
-  const risk = validateRisk({ ...riskConfig(d.strategy_id).config, ...(isObject(input.risk_config) ? input.risk_config : {}) }, joinField(prefix, "risk_config"));
+  const risk = validateRisk(
+    { ...riskConfig(d.strategy_id).config, ...(isObject(input.risk_config) ? input.risk_config : {}) },
+    joinField(prefix, "risk_config"),
+  );
   if (input.risk_config !== undefined && !isObject(input.risk_config)) {
     const field = joinField(prefix, "risk_config");
     errors.push(issue("INVALID_TYPE", field, `${field} must be an object`));
@@ -357,9 +356,7 @@ export const create = (name: string, params: unknown = {}): Strategy => {
   const d = definition(name);
   const { values, errors } = checkParameters(d, params ?? {}, "");
   if (errors.length > 0) {
-    throw new ValidationError(
-      errors.map((e) => ({ loc: ["parameters", ...(e.field ? e.field.split(".") : [])], msg: e.message, type: e.code.toLowerCase() })),
-    );
+    throw new ValidationError(errors.map((e) => ({ loc: ["parameters", ...(e.field ? e.field.split(".") : [])], msg: e.message, type: e.code.toLowerCase() })));
   }
   return d.create(values);
 };

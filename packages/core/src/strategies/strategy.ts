@@ -139,8 +139,7 @@ const NO_CONTEXT: BarContext = Object.freeze({});
 const NO_SIGNALS: Signal[] = Object.freeze([]) as unknown as Signal[];
 
 /** Rounds a strength into [0, 1] with four decimals, so signals compare equal across runs. */
-export const clampStrength = (value: number) =>
-  Number.isFinite(value) ? Math.round(Math.min(1, Math.max(0, value)) * 1e4) / 1e4 : 1;
+export const clampStrength = (value: number) => (Number.isFinite(value) ? Math.round(Math.min(1, Math.max(0, value)) * 1e4) / 1e4 : 1);
 
 /**
  * Common machinery: one state object per symbol, stance-to-position filtering (bias and
@@ -275,9 +274,7 @@ export abstract class BaseStrategy<S extends SymbolState> implements Strategy {
     if (state.version !== 1) {
       throw badRequest("STRATEGY_STATE_MISMATCH", `state version ${String(state.version)} is not supported`);
     }
-    const differing = Object.keys(this.parameters).filter(
-      (key) => JSON.stringify(state.parameters?.[key]) !== JSON.stringify(this.parameters[key]),
-    );
+    const differing = Object.keys(this.parameters).filter((key) => JSON.stringify(state.parameters?.[key]) !== JSON.stringify(this.parameters[key]));
     if (differing.length > 0) {
       throw badRequest(
         "STRATEGY_STATE_MISMATCH",

@@ -41,11 +41,7 @@ export const randomWalk = (length: number, seed: number, symbol = "AAPL.US"): Ba
 };
 
 /** Signals of a run with the index of the bar that produced each. */
-export const run = (
-  strategy: Strategy,
-  bars: readonly Bar[],
-  context: (index: number) => BarContext = () => ({}),
-): { index: number; signal: Signal }[] =>
+export const run = (strategy: Strategy, bars: readonly Bar[], context: (index: number) => BarContext = () => ({})): { index: number; signal: Signal }[] =>
   bars.flatMap((bar, index) => strategy.onBar(bar, context(index)).map((signal) => ({ index, signal })));
 
 /** The (bar index, side, target) triples of a run, the usual thing to assert. */

@@ -65,7 +65,9 @@ function memoryStore() {
     },
     async load(_code, period, names) {
       decoded.push(...names.map((name) => keyOf(period, name)));
-      return new Map(names.filter((name) => buckets.has(keyOf(period, name))).map((name) => [name, CandleBatches.fromCandles(buckets.get(keyOf(period, name))!)]));
+      return new Map(
+        names.filter((name) => buckets.has(keyOf(period, name))).map((name) => [name, CandleBatches.fromCandles(buckets.get(keyOf(period, name))!)]),
+      );
     },
   };
   const add = (period: StoredPeriod, candles: Candle[]) => {
@@ -78,7 +80,14 @@ function memoryStore() {
 }
 
 const bar = (timestamp: number, trade_session: TradeSession = "Intraday"): Candle => ({
-  timestamp, open: 1, high: 1, low: 1, close: 1, volume: 100, turnover: 100, trade_session,
+  timestamp,
+  open: 1,
+  high: 1,
+  low: 1,
+  close: 1,
+  volume: 100,
+  turnover: 100,
+  trade_session,
 });
 
 describe("stored bar counts", () => {
@@ -88,7 +97,10 @@ describe("stored bar counts", () => {
     const { store, decoded, add } = memoryStore();
     const full = day("2024-03-12", "5m");
     const short = day("2024-03-13", "5m");
-    add("5m", [...full.slots, ...short.slots.slice(1)].map((slot) => bar(slot)));
+    add(
+      "5m",
+      [...full.slots, ...short.slots.slice(1)].map((slot) => bar(slot)),
+    );
     const stored = await countStoredBars(store, "700.HK", "5m", [full, short]);
     expect(Object.fromEntries(stored)).toEqual({ "2024-03-12": 66, "2024-03-13": 65 });
     expect(decoded).toEqual([]);
@@ -99,7 +111,10 @@ describe("stored bar counts", () => {
     const target = day("2024-03-12", "5m");
     // A hand-posted bar in the lunch break hides the missing first bar from the summary alone.
     const lunch = Date.UTC(2024, 2, 12, 4, 30) / 1000;
-    add("5m", [...target.slots.slice(1), lunch, lunch + 300].map((slot) => bar(slot)));
+    add(
+      "5m",
+      [...target.slots.slice(1), lunch, lunch + 300].map((slot) => bar(slot)),
+    );
     const stored = await countStoredBars(store, "700.HK", "5m", [target]);
     expect(stored.get("2024-03-12")).toBe(65);
     expect(decoded).toEqual(["5m/2024-03-12"]);

@@ -134,7 +134,9 @@ export const InitCalendarResponse = z
     trading_days: Count.describe("Full and half days"),
     half_days: Count,
     closed_days: Count,
-    mismatched_dates: z.array(z.string()).describe("Dates where the provider and the market calendar disagree; stored with the provider's day type and no sessions"),
+    mismatched_dates: z
+      .array(z.string())
+      .describe("Dates where the provider and the market calendar disagree; stored with the provider's day type and no sessions"),
   })
   .meta({ id: "InitCalendarResponse" });
 export type InitCalendarResponse = z.infer<typeof InitCalendarResponse>;
@@ -227,8 +229,7 @@ async function assertListed(deps: TradingCalendarDeps, symbol: string): Promise<
 }
 
 /** The exchange-local date of an input: a date as is, a date-time by where it falls on the exchange's clock. */
-const localDate = (calendar: Calendar, value: string): IsoDate =>
-  calendar.localDateOf(Instants.parseSeconds(value, calendar.timeZone) * 1000);
+const localDate = (calendar: Calendar, value: string): IsoDate => calendar.localDateOf(Instants.parseSeconds(value, calendar.timeZone) * 1000);
 
 const shift = (date: IsoDate, days: number) => isoDateOf(dayNumberOf(date) + days);
 
@@ -237,7 +238,10 @@ function checkedRange(calendar: Calendar, start: IsoDate, end: IsoDate, location
   const issues: ValidationIssue[] = [];
   const first = isoDateOf(calendar.firstDay);
   const last = isoDateOf(calendar.lastDay);
-  for (const [field, date] of [["start_date", start], ["end_date", end]] as const) {
+  for (const [field, date] of [
+    ["start_date", start],
+    ["end_date", end],
+  ] as const) {
     if (date < first || date > last) {
       issues.push({ loc: [location, field], msg: `${date} is outside the ${calendar.market} calendar, which covers ${first} to ${last}`, type: "value_error" });
     }
@@ -298,9 +302,7 @@ async function readinessOf(
       });
     }),
   );
-  return new Map(
-    trading.map((day, index) => [day.date, Object.fromEntries(periods.map((period, p) => [period, perPeriod[p]![index]!]))]),
-  );
+  return new Map(trading.map((day, index) => [day.date, Object.fromEntries(periods.map((period, p) => [period, perPeriod[p]![index]!]))]));
 }
 
 const allReady = (readiness: Record<string, PeriodReadiness> | undefined) =>

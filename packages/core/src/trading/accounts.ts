@@ -61,7 +61,11 @@ export function sleeveDifferences(engine: SessionHoldings, sleeve: PaperSleeve):
 
 export const SessionAccounts = {
   /** Sets the session's holdings aside in its owner's simulated account (409 naming the free cash when it lacks them). */
-  async reserve(paper: SleeveDeps, session: Pick<StoredSession, "id" | "user_id">, holdings: SessionHoldings): Promise<{ account_id: string; sleeve: PaperSleeve }> {
+  async reserve(
+    paper: SleeveDeps,
+    session: Pick<StoredSession, "id" | "user_id">,
+    holdings: SessionHoldings,
+  ): Promise<{ account_id: string; sleeve: PaperSleeve }> {
     const accountId = simulatedAccountOf(session.user_id);
     return { account_id: accountId, sleeve: await Sleeves.open(paper, accountId, session.id, holdings.cash, holdings.shares) };
   },

@@ -76,7 +76,13 @@ describe("the channel stream's messages", () => {
     applyCommand(engine, { kind: "set_channel_state", channel_id: "main", state: "paused" }, 120_000);
     const messages = streamMessagesOf(engine, { status: "running" }, engine.drainEvents());
     expect(messages.map((m) => m.type)).toEqual(["order_submitted", "order_filled", "channel_update", "position_changed", "channel_status", "channel_update"]);
-    expect(messages[2]!.data).toEqual({ channel_id: "main", status: "paused", metrics: { total_pnl: expect.any(Number), win_rate: 0, total_trades: 0 }, cause: "fill", sequence: messages[1]!.data.sequence });
+    expect(messages[2]!.data).toEqual({
+      channel_id: "main",
+      status: "paused",
+      metrics: { total_pnl: expect.any(Number), win_rate: 0, total_trades: 0 },
+      cause: "fill",
+      sequence: messages[1]!.data.sequence,
+    });
     expect(messages[5]!.data).toMatchObject({ cause: "status_change", status: "paused" });
     expect(messages[1]!.data).toMatchObject({ channel_id: "main", event_time: new Date(60_000).toISOString() });
   });

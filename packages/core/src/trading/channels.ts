@@ -11,7 +11,17 @@ import { LiveRuns } from "./live";
 import { engineOf, updateRun } from "./run-update";
 import type { StoredEvent, StoredRun } from "./runs";
 import type { SessionChannel } from "./session-config";
-import { invalidTransition, isActiveOnWorker, isWorkerDriven, mutate, owned, transition, TRANSITIONS, type SessionAction, type StoredSession } from "./sessions";
+import {
+  invalidTransition,
+  isActiveOnWorker,
+  isWorkerDriven,
+  mutate,
+  owned,
+  transition,
+  TRANSITIONS,
+  type SessionAction,
+  type StoredSession,
+} from "./sessions";
 import type { ViewDeps } from "./deps";
 import { latestPositions, sessionPerformance } from "./views";
 import { iso } from "../time";
@@ -217,7 +227,10 @@ export type Alert = z.infer<typeof Alert>;
 export const AlertQuery = z.object({
   level: AlertLevel.optional(),
   type: AlertType.optional(),
-  acknowledged: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+  acknowledged: z
+    .enum(["true", "false"])
+    .transform((v) => v === "true")
+    .optional(),
   channel_id: z.string().min(1).max(64).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
@@ -268,7 +281,12 @@ export const SessionActionResult = z
   .meta({ id: "ChannelSessionActionResult" });
 
 export const RiskLimitsBody = z
-  .object({ max_drawdown: z.number().optional(), max_daily_loss: z.number().optional(), max_loss_per_trade: z.number().optional(), leverage_limit: z.number().optional() })
+  .object({
+    max_drawdown: z.number().optional(),
+    max_daily_loss: z.number().optional(),
+    max_loss_per_trade: z.number().optional(),
+    leverage_limit: z.number().optional(),
+  })
   .strict()
   .meta({ id: "ChannelRiskLimitsRequest" });
 
@@ -289,7 +307,16 @@ export const ConfigHistory = z
     session_id: z.string(),
     current_version: z.int(),
     pending_version: z.int().nullable(),
-    history: z.array(z.object({ version: z.int(), timestamp: z.string(), changes: z.record(z.string(), z.unknown()), changed_by: z.string(), is_current: z.boolean(), is_pending: z.boolean() })),
+    history: z.array(
+      z.object({
+        version: z.int(),
+        timestamp: z.string(),
+        changes: z.record(z.string(), z.unknown()),
+        changed_by: z.string(),
+        is_current: z.boolean(),
+        is_pending: z.boolean(),
+      }),
+    ),
     total_versions: z.int(),
   })
   .meta({ id: "ChannelConfigHistory" });
@@ -348,7 +375,10 @@ interface Loaded {
 export async function channelSession(deps: ViewDeps, actor: Actor, sessionId: string): Promise<StoredSession> {
   const session = await owned(deps, actor, sessionId);
   if (session.config.channels.length === 0) {
-    throw badRequest("CHANNEL_MANAGER_NOT_INITIALIZED", `Session ${sessionId} has no channels: create it with config.channels (a channel preset's content) or a strategy_name`);
+    throw badRequest(
+      "CHANNEL_MANAGER_NOT_INITIALIZED",
+      `Session ${sessionId} has no channels: create it with config.channels (a channel preset's content) or a strategy_name`,
+    );
   }
   return session;
 }
@@ -389,7 +419,10 @@ function brief(view: EngineView) {
   return { total_pnl: r2(view.equity - view.initial_equity), win_rate: trades > 0 ? r6(view.stats.wins / trades) : 0, total_trades: trades };
 }
 
-const HALT_MESSAGE = { drawdown: "Halted: the channel's max_drawdown limit was breached; new entries are blocked", daily_loss: "Halted for the day: the channel's max_daily_loss limit was breached" } as const;
+const HALT_MESSAGE = {
+  drawdown: "Halted: the channel's max_drawdown limit was breached; new entries are blocked",
+  daily_loss: "Halted for the day: the channel's max_daily_loss limit was breached",
+} as const;
 
 /** The time each channel last went to running, from the run's status events. */
 async function startTimes(deps: ViewDeps, loaded: Loaded): Promise<Map<string, number>> {
@@ -459,12 +492,18 @@ function riskReportOf(engine: TradingEngine, channelId: string, at: number): Cha
   const dailyLoss = view.day_start_equity > 0 ? Math.max(0, -view.daily_pnl / view.day_start_equity) : 0;
   const gross = view.positions.reduce((sum, p) => sum + Math.abs(p.market_value), 0);
   const leverage = view.equity > 0 ? gross / view.equity : 0;
-  const usage = { drawdown_usage: r6(view.current_drawdown / limits.max_drawdown), daily_loss_usage: r6(dailyLoss / limits.max_daily_loss), leverage_usage: r6(leverage / limits.leverage_limit) };
+  const usage = {
+    drawdown_usage: r6(view.current_drawdown / limits.max_drawdown),
+    daily_loss_usage: r6(dailyLoss / limits.max_daily_loss),
+    leverage_usage: r6(leverage / limits.leverage_limit),
+  };
   const pct = (value: number) => `${(value * 100).toFixed(1)}%`;
   const warnings: string[] = [];
   if (view.halt) warnings.push(HALT_MESSAGE[view.halt]);
-  if (usage.drawdown_usage >= 0.8 && view.halt !== "drawdown") warnings.push(`Drawdown ${pct(view.current_drawdown)} uses ${pct(usage.drawdown_usage)} of max_drawdown ${pct(limits.max_drawdown)}`);
-  if (usage.daily_loss_usage >= 0.8 && view.halt !== "daily_loss") warnings.push(`Today's loss uses ${pct(usage.daily_loss_usage)} of max_daily_loss ${pct(limits.max_daily_loss)}`);
+  if (usage.drawdown_usage >= 0.8 && view.halt !== "drawdown")
+    warnings.push(`Drawdown ${pct(view.current_drawdown)} uses ${pct(usage.drawdown_usage)} of max_drawdown ${pct(limits.max_drawdown)}`);
+  if (usage.daily_loss_usage >= 0.8 && view.halt !== "daily_loss")
+    warnings.push(`Today's loss uses ${pct(usage.daily_loss_usage)} of max_daily_loss ${pct(limits.max_daily_loss)}`);
   if (usage.leverage_usage >= 0.9) warnings.push(`Gross exposure uses ${pct(usage.leverage_usage)} of leverage_limit ${limits.leverage_limit}`);
   return {
     channel_id: channelId,
@@ -642,7 +681,8 @@ const alertSequence = (id: string) => (/^alert-(\d{1,12})$/.exec(id) ? Number(id
 async function alertsOf(deps: ViewDeps, runId: string): Promise<Alert[]> {
   const events = await allEvents(deps, runId, "risk");
   const acks = new Map<number, StoredEvent>();
-  for (const event of events) if (event.type === "alert_acknowledged" && !acks.has(Number(event.data.alert_sequence))) acks.set(Number(event.data.alert_sequence), event);
+  for (const event of events)
+    if (event.type === "alert_acknowledged" && !acks.has(Number(event.data.alert_sequence))) acks.set(Number(event.data.alert_sequence), event);
   return events
     .filter((event) => event.type === "alert")
     .map((event) => {
@@ -668,7 +708,10 @@ export async function listAlerts(deps: ViewDeps, actor: Actor, sessionId: string
   const all = session.run_id ? await alertsOf(deps, session.run_id) : [];
   const matching = all
     .filter((a) => (query.level === undefined || a.level === query.level) && (query.type === undefined || a.type === query.type))
-    .filter((a) => (query.acknowledged === undefined || a.acknowledged === query.acknowledged) && (query.channel_id === undefined || a.channel_id === query.channel_id))
+    .filter(
+      (a) =>
+        (query.acknowledged === undefined || a.acknowledged === query.acknowledged) && (query.channel_id === undefined || a.channel_id === query.channel_id),
+    )
     .reverse();
   return { alerts: matching.slice(0, query.limit), total: matching.length, unacknowledged: matching.filter((a) => !a.acknowledged).length };
 }
@@ -684,7 +727,11 @@ export async function alertSummary(deps: ViewDeps, actor: Actor, sessionId: stri
     total_alerts: all.length,
     unacknowledged_alerts: count((a) => !a.acknowledged),
     alerts_by_level: { critical: count((a) => a.level === "critical"), warning: count((a) => a.level === "warning"), info: count((a) => a.level === "info") },
-    alerts_by_type: { risk_limit: count((a) => a.type === "risk_limit"), performance: count((a) => a.type === "performance"), system: count((a) => a.type === "system") },
+    alerts_by_type: {
+      risk_limit: count((a) => a.type === "risk_limit"),
+      performance: count((a) => a.type === "performance"),
+      system: count((a) => a.type === "system"),
+    },
     recent_critical_alerts_24h: count((a) => a.level === "critical" && Date.parse(a.timestamp) >= dayAgo),
   };
 }
@@ -697,7 +744,13 @@ export async function acknowledgeAlert(deps: ChannelDeps, actor: Actor, by: stri
   const alert = alerts.find((a) => a.alert_id === id);
   if (!alert) throw notFound("ALERT_NOT_FOUND", `Session ${sessionId} has no alert '${id}'`);
   if (alert.acknowledged) {
-    return { alert_id: id, acknowledged: true, acknowledged_at: alert.acknowledged_at!, acknowledged_by: alert.acknowledged_by!, message: `Alert ${id} was already acknowledged` };
+    return {
+      alert_id: id,
+      acknowledged: true,
+      acknowledged_at: alert.acknowledged_at!,
+      acknowledged_by: alert.acknowledged_by!,
+      message: `Alert ${id} was already acknowledged`,
+    };
   }
   const delivered = await deliver(deps, session.run_id!, [{ kind: "acknowledge_alert", channel_id: alert.channel_id, alert_sequence: sequence, by }]);
   await publishDelivered(deps, session, delivered);
@@ -748,15 +801,20 @@ export interface Delivered {
 
 /** Applies commands to a run through `updateRun` (one conditional save; 503 `SERVICE_UNAVAILABLE` when the run keeps changing). */
 export async function deliver(deps: ViewDeps, runId: string, commands: ChannelCommand[]): Promise<Delivered> {
-  const delivered = await updateRun(deps, runId, (run) => {
-    // Limits a channel already has are not set again (a reload or rollback names every channel).
-    const effective = commands.filter((c) => c.kind !== "set_channel_limits" || !sameLimits(run.setup, c.channel_id, c.limits));
-    const setup = effective.reduce(setupAfter, run.setup);
-    const engine = engineOf(run, setup);
-    const at = deps.now();
-    for (const command of effective) applyCommand(engine, command, at);
-    return { engine, value: null, setup };
-  }, () => notFound("SESSION_NOT_FOUND", `The run ${runId} does not exist`));
+  const delivered = await updateRun(
+    deps,
+    runId,
+    (run) => {
+      // Limits a channel already has are not set again (a reload or rollback names every channel).
+      const effective = commands.filter((c) => c.kind !== "set_channel_limits" || !sameLimits(run.setup, c.channel_id, c.limits));
+      const setup = effective.reduce(setupAfter, run.setup);
+      const engine = engineOf(run, setup);
+      const at = deps.now();
+      for (const command of effective) applyCommand(engine, command, at);
+      return { engine, value: null, setup };
+    },
+    () => notFound("SESSION_NOT_FOUND", `The run ${runId} does not exist`),
+  );
   // The step always saves: only a missing run gives null, and that throws.
   return delivered!;
 }
@@ -780,7 +838,11 @@ function refuse(sessionId: string, channelId: string, action: ChannelAction, sta
   if (action === "pause" || action === "stop") {
     return badRequest("CHANNEL_NOT_RUNNING", `Channel ${channelId} of session ${sessionId} is ${state}: there is nothing to ${action}`, current);
   }
-  return conflict("INVALID_STATE_TRANSITION", `Cannot ${action} channel ${channelId}: it is ${state}; ${state === "paused" ? "use resume" : "use start"}`, current);
+  return conflict(
+    "INVALID_STATE_TRANSITION",
+    `Cannot ${action} channel ${channelId}: it is ${state}; ${state === "paused" ? "use resume" : "use start"}`,
+    current,
+  );
 }
 
 /** A live session (simulation or live, running or paused) with its run attached; 409 otherwise. */
@@ -824,7 +886,10 @@ export async function sessionAction(deps: ChannelDeps, actor: Actor, sessionId: 
     const reload = await pendingCommands(deps, session);
     const run = (await deps.runs.get(runId))!;
     const engine = engineOf(run);
-    const restart: ChannelCommand[] = engine.channelIds().filter((id) => engine.view(id).state !== "running").map((id) => ({ kind: "set_channel_state", channel_id: id, state: "running" }));
+    const restart: ChannelCommand[] = engine
+      .channelIds()
+      .filter((id) => engine.view(id).state !== "running")
+      .map((id) => ({ kind: "set_channel_state", channel_id: id, state: "running" }));
     const commands = [...(reload?.commands ?? []), ...restart];
     if (commands.length > 0) {
       const delivered = await deliver(deps, runId, commands);
@@ -833,7 +898,14 @@ export async function sessionAction(deps: ChannelDeps, actor: Actor, sessionId: 
     }
   }
   const channels = await listChannels(deps, actor, sessionId);
-  await publish(deps, sessionId, channels.channels.map((c) => ({ type: "channel_update", data: { channel_id: c.channel_id, status: c.status, metrics: c.metrics, cause: "status_change" } })));
+  await publish(
+    deps,
+    sessionId,
+    channels.channels.map((c) => ({
+      type: "channel_update",
+      data: { channel_id: c.channel_id, status: c.status, metrics: c.metrics, cause: "status_change" },
+    })),
+  );
   return {
     session_id: sessionId,
     status: session.status,
@@ -931,7 +1003,15 @@ export async function updateRiskLimits(deps: ChannelDeps, actor: Actor, by: stri
     const delivered = await deliver(deps, runId, limitCommands(record));
     await activate(deps, actor, session, { pointer: pending, target: record });
     await publishDelivered(deps, session, delivered);
-    return { channel_id: channelId, updated_limits: limits, effective_at: iso(deps.now()), message: `Risk limits of channel ${channelId} are in force (configuration version ${record.version})`, config_version: record.version, current_config_version: record.version, pending_config_version: null };
+    return {
+      channel_id: channelId,
+      updated_limits: limits,
+      effective_at: iso(deps.now()),
+      message: `Risk limits of channel ${channelId} are in force (configuration version ${record.version})`,
+      config_version: record.version,
+      current_config_version: record.version,
+      pending_config_version: null,
+    };
   }
   return {
     channel_id: channelId,
@@ -977,10 +1057,15 @@ export async function rollback(deps: ChannelDeps, actor: Actor, sessionId: strin
   const versions = await versionsOf(deps, session);
   const target = versions.find((v) => v.version === body.target_version);
   if (!target) {
-    throw notFound("CONFIG_VERSION_NOT_FOUND", `Configuration version ${body.target_version} of session ${sessionId} does not exist (versions 1 to ${versions.length})`);
+    throw notFound(
+      "CONFIG_VERSION_NOT_FOUND",
+      `Configuration version ${body.target_version} of session ${sessionId} does not exist (versions 1 to ${versions.length})`,
+    );
   }
   if (session.status === "running" || session.status === "paused") {
-    throw conflict("SESSION_RUNNING", `Session ${sessionId} is ${session.status}: stop it before rolling its configuration back`, { current_status: session.status });
+    throw conflict("SESSION_RUNNING", `Session ${sessionId} is ${session.status}: stop it before rolling its configuration back`, {
+      current_status: session.status,
+    });
   }
   const pointer = await currentPointer(deps, session);
   if (pointer.revision === 0 && !(await deps.configs.commit({ ...pointer, revision: 1 }, 0, versions))) {
@@ -1017,7 +1102,10 @@ export function streamMessagesOf(engine: TradingEngine, session: Pick<StoredSess
   for (const event of events) {
     out.push({ type: event.type, data: { ...event.data, channel_id: event.channel_id, sequence: event.sequence, event_time: iso(event.time) } });
     if (event.channel_id && (event.type === "channel_status" || event.type === "order_filled")) {
-      out.push({ type: "channel_update", data: channelUpdate(engine, session, event.channel_id, event.type === "order_filled" ? "fill" : "status_change", event.sequence) });
+      out.push({
+        type: "channel_update",
+        data: channelUpdate(engine, session, event.channel_id, event.type === "order_filled" ? "fill" : "status_change", event.sequence),
+      });
     }
   }
   return out;

@@ -10,7 +10,10 @@ export function valueIn(view: EngineView, currency: string): string {
 }
 
 /** What a session ended with, from its run's whole view: the figures a stopped or completed session shows. */
-export function closingFigures(view: EngineView, tradingDaysPerYear: number): {
+export function closingFigures(
+  view: EngineView,
+  tradingDaysPerYear: number,
+): {
   final_capital: string;
   final_capital_by_currency: Record<string, string>;
   performance_metrics: PerformanceMetrics;

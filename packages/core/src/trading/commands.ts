@@ -37,7 +37,13 @@ export interface SessionCommandSource {
 }
 
 /** Sends a command when the deps carry a sink (functions and runtimes that trade do; tests of the views alone need not). */
-export async function notifyWorker(deps: { commands?: SessionCommandSink; now: () => number }, sessionId: string, kind: SessionCommand["kind"], action: string, events: EngineEvent[] = []) {
+export async function notifyWorker(
+  deps: { commands?: SessionCommandSink; now: () => number },
+  sessionId: string,
+  kind: SessionCommand["kind"],
+  action: string,
+  events: EngineEvent[] = [],
+) {
   if (!deps.commands) return;
   if (kind === "input" && events.length === 0) return;
   await deps.commands.send({ session_id: sessionId, kind, action, events, at: deps.now() });

@@ -13,7 +13,16 @@ import { engineSetup, normalizeConfig } from "./session-config";
 function run(config: unknown) {
   const normal = normalizeConfig(config, ["AAPL.US"]);
   const engine = new TradingEngine(
-    engineSetup({ run_id: "defaults", config: normal, capital: { USD: "100000" }, base_currency: "USD", fx: {}, lots: { "AAPL.US": 1 }, fees: null, enforce_risk: true }),
+    engineSetup({
+      run_id: "defaults",
+      config: normal,
+      capital: { USD: "100000" },
+      base_currency: "USD",
+      fx: {},
+      lots: { "AAPL.US": 1 },
+      fees: null,
+      enforce_risk: true,
+    }),
   );
   const events: EngineEvent[] = [];
   let day = "";
@@ -40,7 +49,9 @@ describe("defaults that trade", () => {
   });
 
   it("keeps a sizing the configuration gives, and fits the default to a risk configuration it gives", () => {
-    expect(normalizeConfig({ strategy_name: "ma_crossover", execution: { sizing: { model: "cash_fraction", fraction: 0.5 } } }).execution.sizing.fraction).toBe(0.5);
+    expect(normalizeConfig({ strategy_name: "ma_crossover", execution: { sizing: { model: "cash_fraction", fraction: 0.5 } } }).execution.sizing.fraction).toBe(
+      0.5,
+    );
     expect(normalizeConfig({ strategy_name: "ma_crossover", risk_config: { max_position_size: 0.25 } }).execution.sizing.fraction).toBe(0.25);
     expect(normalizeConfig({ strategy_name: "ma_crossover", risk_config: { max_position_size: 1 } }).execution.sizing.fraction).toBe(0.95);
   });
@@ -51,7 +62,10 @@ describe("defaults that trade", () => {
       const { submitted, filled, denials } = run({ channels: preset.channels });
       expect(submitted, id).toBeGreaterThan(0);
       expect(filled, id).toBeGreaterThan(0);
-      expect(denials.filter((reason) => reason === "MAX_POSITION_EXCEEDED"), id).toEqual([]);
+      expect(
+        denials.filter((reason) => reason === "MAX_POSITION_EXCEEDED"),
+        id,
+      ).toEqual([]);
     });
   }
 });

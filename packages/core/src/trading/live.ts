@@ -87,7 +87,8 @@ export const LiveRuns = {
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await deps.sessions.get(session.id);
       if (!current || current.run_id === runId) return { run, created };
-      if (await deps.sessions.replace({ ...current, run_id: runId, version: current.version + 1, updated_at: iso(deps.now()) }, current.version)) return { run, created };
+      if (await deps.sessions.replace({ ...current, run_id: runId, version: current.version + 1, updated_at: iso(deps.now()) }, current.version))
+        return { run, created };
     }
     throw conflict("SESSION_CHANGED", `Trading session ${session.id} changed while its run was being attached`);
   },
@@ -98,15 +99,20 @@ export const LiveRuns = {
    * events written and the engine that wrote them (null when every bar had been fed).
    */
   async feed(deps: ViewDeps, runId: string, bars: readonly ClosedBar[]): Promise<{ events: EngineEvent[]; engine: TradingEngine } | null> {
-    const fed = await updateRun(deps, runId, (run) => {
-      const cursor = run.progress?.cursor_ms ?? 0;
-      const fresh = bars.filter((b) => b.close_ms > cursor);
-      if (fresh.length === 0) return null;
-      const engine = engineOf(run);
-      for (const { bar, timeframe, close_ms } of fresh) engine.onBar(bar, timeframe, close_ms);
-      const progress = { cursor_ms: fresh[fresh.length - 1]!.close_ms, bars: (run.progress?.bars ?? 0) + fresh.length, bars_total: 0, done: false };
-      return { engine, value: null, progress };
-    }, () => conflict("RUN_MISSING", `Run ${runId} does not exist`));
+    const fed = await updateRun(
+      deps,
+      runId,
+      (run) => {
+        const cursor = run.progress?.cursor_ms ?? 0;
+        const fresh = bars.filter((b) => b.close_ms > cursor);
+        if (fresh.length === 0) return null;
+        const engine = engineOf(run);
+        for (const { bar, timeframe, close_ms } of fresh) engine.onBar(bar, timeframe, close_ms);
+        const progress = { cursor_ms: fresh[fresh.length - 1]!.close_ms, bars: (run.progress?.bars ?? 0) + fresh.length, bars_total: 0, done: false };
+        return { engine, value: null, progress };
+      },
+      () => conflict("RUN_MISSING", `Run ${runId} does not exist`),
+    );
     return fed && { events: fed.events, engine: fed.engine };
   },
 };

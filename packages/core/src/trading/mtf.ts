@@ -50,17 +50,31 @@ export const MtfSessionCreate = z
     initial_capital: DecimalInput,
     symbols: z.array(z.string().min(1).max(32)).min(1).max(20),
     director: StrategyRef.describe("Role director or universal in GET /strategies/mtf/metadata; places no orders"),
-    executors: z.array(StrategyRef.extend({ weight: z.number().gt(0).max(1).default(1) })).min(1).max(10).describe("Role executor or universal; each on a timeframe below the director's"),
+    executors: z
+      .array(StrategyRef.extend({ weight: z.number().gt(0).max(1).default(1) }))
+      .min(1)
+      .max(10)
+      .describe("Role executor or universal; each on a timeframe below the director's"),
     start_date: IsoDate.nullish().describe("historical: first day of stored candles to step through (required)"),
     end_date: IsoDate.nullish().describe("historical: last day (required)"),
     timezone: TimeZone.nullish(),
-    speed: z.number().gt(0).max(10_000).default(1).describe("historical: executor bars per second while running (the worker plays it); paused, it moves only by step"),
+    speed: z
+      .number()
+      .gt(0)
+      .max(10_000)
+      .default(1)
+      .describe("historical: executor bars per second while running (the worker plays it); paused, it moves only by step"),
     risk_config: z.record(z.string(), z.unknown()).optional(),
     execution: z.record(z.string(), z.unknown()).optional(),
   })
   .meta({ id: "MtfSessionCreate" });
 
-const StrategyView = z.object({ strategy_name: z.string(), timeframe: z.string(), parameters: z.record(z.string(), z.unknown()), weight: z.number().optional() });
+const StrategyView = z.object({
+  strategy_name: z.string(),
+  timeframe: z.string(),
+  parameters: z.record(z.string(), z.unknown()),
+  weight: z.number().optional(),
+});
 
 export const MtfSessionResponse = z
   .object({
@@ -87,7 +101,15 @@ export type MtfSessionResponse = z.infer<typeof MtfSessionResponse>;
 
 export const MtfStepRequest = z.object({ bars: z.int().min(1).max(1000).default(1).describe("Executor bars to advance") }).meta({ id: "MtfStepRequest" });
 
-const BarView = z.object({ symbol: z.string(), timestamp: z.string(), open: z.number(), high: z.number(), low: z.number(), close: z.number(), volume: z.number() });
+const BarView = z.object({
+  symbol: z.string(),
+  timestamp: z.string(),
+  open: z.number(),
+  high: z.number(),
+  low: z.number(),
+  close: z.number(),
+  volume: z.number(),
+});
 
 export const MtfStepResult = z
   .object({
@@ -112,10 +134,22 @@ export const MtfStatus = z
     playing: z.boolean().describe("historical: the worker is advancing it"),
     done: z.boolean(),
     bias: z.array(z.object({ symbol: z.string(), bias: z.enum(["long", "short", "flat"]), strategy: z.string(), timeframe: z.string() })),
-    timeframes: z.array(z.object({ timeframe: z.string(), role: z.enum(["director", "executor"]), strategies: z.array(z.string()), last_bars: z.array(BarView) })),
+    timeframes: z.array(
+      z.object({ timeframe: z.string(), role: z.enum(["director", "executor"]), strategies: z.array(z.string()), last_bars: z.array(BarView) }),
+    ),
     equity: z.string(),
     cash: z.record(z.string(), z.string()),
-    positions: z.array(z.object({ symbol: z.string(), quantity: z.string(), average_price: z.string(), last_price: z.string(), market_value: z.string(), unrealized_pnl: z.string(), sleeve: z.string() })),
+    positions: z.array(
+      z.object({
+        symbol: z.string(),
+        quantity: z.string(),
+        average_price: z.string(),
+        last_price: z.string(),
+        market_value: z.string(),
+        unrealized_pnl: z.string(),
+        sleeve: z.string(),
+      }),
+    ),
   })
   .meta({ id: "MtfSessionStatus" });
 
@@ -133,21 +167,39 @@ function catalogIssues(body: z.infer<typeof MtfSessionCreate>): ValidationIssue[
   const check = (ref: z.infer<typeof StrategyRef>, loc: (string | number)[], roles: string[], role: string) => {
     const meta = catalog.get(ref.strategy_name);
     if (!meta) {
-      issues.push({ loc: [...loc, "strategy_name"], msg: `strategy '${ref.strategy_name}' does not exist; available: ${[...catalog.keys()].join(", ")}`, type: "strategy_not_found" });
+      issues.push({
+        loc: [...loc, "strategy_name"],
+        msg: `strategy '${ref.strategy_name}' does not exist; available: ${[...catalog.keys()].join(", ")}`,
+        type: "strategy_not_found",
+      });
       return;
     }
-    if (!roles.includes(meta.role)) issues.push({ loc: [...loc, "strategy_name"], msg: `${ref.strategy_name} has role ${meta.role}; a ${role} must have role ${roles.join(" or ")}`, type: "invalid_role" });
+    if (!roles.includes(meta.role))
+      issues.push({
+        loc: [...loc, "strategy_name"],
+        msg: `${ref.strategy_name} has role ${meta.role}; a ${role} must have role ${roles.join(" or ")}`,
+        type: "invalid_role",
+      });
     if (!meta.supported_timeframes.includes(ref.timeframe)) {
-      issues.push({ loc: [...loc, "timeframe"], msg: `${ref.strategy_name} supports ${meta.supported_timeframes.join(", ")}, not ${ref.timeframe}`, type: "unsupported_timeframe" });
+      issues.push({
+        loc: [...loc, "timeframe"],
+        msg: `${ref.strategy_name} supports ${meta.supported_timeframes.join(", ")}, not ${ref.timeframe}`,
+        type: "unsupported_timeframe",
+      });
     }
     const result = Strategies.validate(ref.strategy_name, ref.parameters);
-    for (const error of result.errors) issues.push({ loc: [...loc, "parameters", ...(error.field ? error.field.split(".") : [])], msg: error.message, type: error.code.toLowerCase() });
+    for (const error of result.errors)
+      issues.push({ loc: [...loc, "parameters", ...(error.field ? error.field.split(".") : [])], msg: error.message, type: error.code.toLowerCase() });
   };
   check(body.director, ["body", "director"], ["director", "universal"], "director");
   body.executors.forEach((executor, index) => {
     check(executor, ["body", "executors", index], ["executor", "universal"], "executor");
     if (PERIOD_MS[executor.timeframe] >= PERIOD_MS[body.director.timeframe]) {
-      issues.push({ loc: ["body", "executors", index, "timeframe"], msg: `executor timeframe ${executor.timeframe} must be lower than the director's ${body.director.timeframe}`, type: "timeframe_order" });
+      issues.push({
+        loc: ["body", "executors", index, "timeframe"],
+        msg: `executor timeframe ${executor.timeframe} must be lower than the director's ${body.director.timeframe}`,
+        type: "timeframe_order",
+      });
     }
   });
   if (body.mode === "historical") {
@@ -182,7 +234,13 @@ export async function create(deps: DriverDeps, actor: Actor, input: unknown): Pr
         capital_allocation: 1,
         strategies: [
           { strategy_name: body.director.strategy_name, parameters: body.director.parameters, timeframe: body.director.timeframe, role: "director" },
-          ...body.executors.map((e) => ({ strategy_name: e.strategy_name, parameters: e.parameters, timeframe: e.timeframe, weight: e.weight, role: "executor" })),
+          ...body.executors.map((e) => ({
+            strategy_name: e.strategy_name,
+            parameters: e.parameters,
+            timeframe: e.timeframe,
+            weight: e.weight,
+            role: "executor",
+          })),
         ],
       },
     ],
@@ -218,7 +276,11 @@ export async function create(deps: DriverDeps, actor: Actor, input: unknown): Pr
 export function toResponse(session: Sessions.StoredSession): MtfSessionResponse {
   const strategies = session.config.channels.flatMap((c) => c.strategies);
   const director = strategies.find((s) => s.role === "director")!;
-  const view = (s: (typeof strategies)[number]) => ({ strategy_name: s.strategy_name, timeframe: s.timeframe ?? session.config.timeframe, parameters: s.parameters });
+  const view = (s: (typeof strategies)[number]) => ({
+    strategy_name: s.strategy_name,
+    timeframe: s.timeframe ?? session.config.timeframe,
+    parameters: s.parameters,
+  });
   return {
     id: session.id,
     user_id: session.user_id,
@@ -259,7 +321,11 @@ async function driverOf(deps: DriverDeps, session: Sessions.StoredSession, speed
   const feeds = feedsOf(session.config);
   const timezone = session.timezone ?? Markets[marketOf(session.config.symbols[0]!)].timeZone;
   const executors = session.config.channels.flatMap((c) => c.strategies).filter((s) => s.role === "executor");
-  const base = { feeds, step_timeframe: finestTimeframe(executors.map((s) => s.timeframe ?? session.config.timeframe)), ...rangeOf(session.start_date!, session.end_date!, timezone) };
+  const base = {
+    feeds,
+    step_timeframe: finestTimeframe(executors.map((s) => s.timeframe ?? session.config.timeframe)),
+    ...rangeOf(session.start_date!, session.end_date!, timezone),
+  };
   return {
     kind: "mtf",
     start_date: session.start_date!,
@@ -347,7 +413,11 @@ export async function step(deps: DriverDeps, actor: Actor, id: string, input: un
   const body = parseOrThrow(MtfStepRequest, input ?? {}, ["body"]);
   const session = await owned(deps, actor, id);
   if (session.trading_mode !== "backtest") {
-    throw Sessions.invalidTransition(session, "step", `step drives historical MTF sessions; the session worker feeds a ${session.trading_mode} session as bars close`);
+    throw Sessions.invalidTransition(
+      session,
+      "step",
+      `step drives historical MTF sessions; the session worker feeds a ${session.trading_mode} session as bars close`,
+    );
   }
   if (session.status !== "running" && session.status !== "paused") throw Sessions.invalidTransition(session, "step", "step is allowed when running or paused");
   const { run, events } = await advance(deps, session.id, { steps: body.bars });
@@ -392,7 +462,11 @@ export async function status(deps: DriverDeps, actor: Actor, id: string) {
       const found = await deps.runs.events(run.run_id, { category: "mtf", limit: 200, cursor, ascending: false });
       for (const event of found.items) {
         if (event.type !== "strategy_output") continue;
-        const d = event.data as { timeframe: string; symbol: string; bar: { timestamp: number; open: number; high: number; low: number; close: number; volume: number } };
+        const d = event.data as {
+          timeframe: string;
+          symbol: string;
+          bar: { timestamp: number; open: number; high: number; low: number; close: number; volume: number };
+        };
         const key = `${d.timeframe}|${d.symbol}`;
         if (!lastBars.has(key)) lastBars.set(key, { symbol: d.symbol, ...d.bar, timestamp: iso(d.bar.timestamp) });
       }

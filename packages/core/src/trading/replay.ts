@@ -55,7 +55,8 @@ export const MAX_RANGE_DAYS = 1830;
 export function rangeIssue(startDate: string, endDate: string): { loc: (string | number)[]; msg: string; type: string } | null {
   if (startDate > endDate) return { loc: ["body", "end_date"], msg: `end_date ${endDate} is before start_date ${startDate}`, type: "date_order" };
   const days = (Date.parse(`${endDate}T00:00:00Z`) - Date.parse(`${startDate}T00:00:00Z`)) / 86_400_000 + 1;
-  if (days > MAX_RANGE_DAYS) return { loc: ["body", "end_date"], msg: `the range holds ${days} days; at most ${MAX_RANGE_DAYS} are replayed at once`, type: "range_too_long" };
+  if (days > MAX_RANGE_DAYS)
+    return { loc: ["body", "end_date"], msg: `the range holds ${days} days; at most ${MAX_RANGE_DAYS} are replayed at once`, type: "range_too_long" };
   return null;
 }
 
@@ -77,7 +78,10 @@ export const ReplayControlRequest = z
     z.object({ action: z.literal("play") }),
     z.object({ action: z.literal("pause") }),
     z.object({ action: z.literal("step"), bars: z.int().min(1).max(10_000).default(1).describe("Steps to advance") }),
-    z.object({ action: z.literal("seek"), to: z.string().min(10).max(40).describe("ISO date or date-time: the replay moves to just after the bars closing at or before it") }),
+    z.object({
+      action: z.literal("seek"),
+      to: z.string().min(10).max(40).describe("ISO date or date-time: the replay moves to just after the bars closing at or before it"),
+    }),
     z.object({ action: z.literal("speed"), speed: z.number().gt(0).max(10_000) }),
   ])
   .meta({ id: "ReplayControlRequest" });
@@ -100,7 +104,9 @@ export const ReplayStatusView = z
     last_sequence: z.int(),
     equity: z.string(),
     orders: z.int().describe("Orders the replay's strategies placed (denied ones included)"),
-    denied_orders: z.int().describe("Of them, those a pre-trade check denied (their reasons: the replay's run's order_denied events, streamed on the session's socket)"),
+    denied_orders: z
+      .int()
+      .describe("Of them, those a pre-trade check denied (their reasons: the replay's run's order_denied events, streamed on the session's socket)"),
     closed_trades: z.int().describe("Round trips closed"),
     updated_at: z.string(),
   })
@@ -131,7 +137,12 @@ export async function countSteps(candles: CandleStore, driver: Pick<DriverState,
  * before the range as a simulation session's are on the market's history (docs/mtf-and-replay.md
  * "Warm-up"), with the warm-up's log lines to save with it.
  */
-export async function freshRun(deps: DriverDeps, session: StoredSession, runId: string, driver: DriverState): Promise<{ run: StoredRun; events: EngineEvent[] }> {
+export async function freshRun(
+  deps: DriverDeps,
+  session: StoredSession,
+  runId: string,
+  driver: DriverState,
+): Promise<{ run: StoredRun; events: EngineEvent[] }> {
   const setup = await deps.setupFor(session, runId);
   const engine = new TradingEngine(setup);
   await warmUpFromStore(deps.candles, engine, Math.floor(driver.start_ms / 1000));
@@ -160,11 +171,16 @@ export async function advance(
   change: (driver: DriverState, run: StoredRun) => DriverState = (d) => d,
 ): Promise<{ run: StoredRun; events: EngineEvent[] }> {
   const missing = () => notFound("REPLAY_NOT_FOUND", `Run ${runId} is not driven over stored candles`);
-  const done = await updateRun(deps, runId, async (run) => {
-    const driver = run.progress?.driver;
-    if (!driver) throw missing();
-    return { value: null, ...(await feedRun(deps, run, change(driver, run), until)) };
-  }, missing);
+  const done = await updateRun(
+    deps,
+    runId,
+    async (run) => {
+      const driver = run.progress?.driver;
+      if (!driver) throw missing();
+      return { value: null, ...(await feedRun(deps, run, change(driver, run), until)) };
+    },
+    missing,
+  );
   return { run: done!.run, events: done!.events };
 }
 
@@ -191,7 +207,13 @@ async function feedRun(deps: DriverDeps, run: StoredRun, driver: DriverState, un
   }
   const done = fed.done;
   const nextDriver: DriverState = { ...driver, steps: driver.steps + steps, ...(done ? { state: "finished" as const, played_at: null, carry: 0 } : {}) };
-  const nextProgress: RunProgress = { cursor_ms: fed.lastCloseMs ?? progress.cursor_ms, bars: progress.bars + fed.fed, bars_total: 0, done, driver: nextDriver };
+  const nextProgress: RunProgress = {
+    cursor_ms: fed.lastCloseMs ?? progress.cursor_ms,
+    bars: progress.bars + fed.fed,
+    bars_total: 0,
+    done,
+    driver: nextDriver,
+  };
   return { engine, progress: nextProgress };
 }
 
@@ -247,7 +269,8 @@ export async function start(deps: DriverDeps, actor: Actor, sessionId: string, i
   const range = rangeIssue(body.start_date, body.end_date);
   if (range) issues.push(range);
   const feeds = orderedFeeds(session);
-  if (feeds.length === 0) issues.push({ loc: ["path", "session_id"], msg: `session ${session.id} has no strategy with symbols to replay`, type: "nothing_to_replay" });
+  if (feeds.length === 0)
+    issues.push({ loc: ["path", "session_id"], msg: `session ${session.id} has no strategy with symbols to replay`, type: "nothing_to_replay" });
   if (issues.length > 0) throw new ValidationError(issues);
   const timezone = body.timezone ?? Markets[marketOf(feeds[0]!.symbol)].timeZone;
   const runId = replayRunId(session.id);
@@ -306,17 +329,32 @@ export async function control(deps: DriverDeps, actor: Actor, sessionId: string,
     case "play": {
       guard(["paused"], driver.state === "playing" ? "it is already playing" : "seek back or start a new replay")(driver);
       const result = await playingAfter(deps, runId, () =>
-        advance(deps, runId, { steps: 0 }, (d) => (guard(["paused"], "play is allowed when paused")(d), { ...d, state: "playing", played_at: deps.now(), carry: 0 })),
+        advance(
+          deps,
+          runId,
+          { steps: 0 },
+          (d) => (guard(["paused"], "play is allowed when paused")(d), { ...d, state: "playing", played_at: deps.now(), carry: 0 }),
+        ),
       );
       return { status: statusOf(result.run), events: result.events };
     }
     case "pause": {
-      const result = await advance(deps, runId, { steps: 0 }, (d) => (guard(["playing"], "pause is allowed while playing")(d), { ...d, state: "paused", played_at: null, carry: 0 }));
+      const result = await advance(
+        deps,
+        runId,
+        { steps: 0 },
+        (d) => (guard(["playing"], "pause is allowed while playing")(d), { ...d, state: "paused", played_at: null, carry: 0 }),
+      );
       await deps.replays.unmark(runId);
       return { status: statusOf(result.run), events: result.events };
     }
     case "step": {
-      const result = await advance(deps, runId, { steps: body.bars }, (d) => (guard(["paused"], d.state === "playing" ? "pause it first" : "seek back or start a new replay")(d), d));
+      const result = await advance(
+        deps,
+        runId,
+        { steps: body.bars },
+        (d) => (guard(["paused"], d.state === "playing" ? "pause it first" : "seek back or start a new replay")(d), d),
+      );
       return { status: statusOf(result.run), events: result.events };
     }
     case "speed": {
@@ -345,11 +383,18 @@ async function seek(deps: DriverDeps, session: StoredSession, run: StoredRun, to
   }
   const state: ReplayStatus = driver.state === "playing" ? "playing" : "paused";
   await deps.runs.delete(run.run_id);
-  const { run: fresh, events: warmUp } = await freshRun(deps, session, run.run_id, { ...driver, state, steps: 0, played_at: state === "playing" ? deps.now() : null, carry: 0 });
+  const { run: fresh, events: warmUp } = await freshRun(deps, session, run.run_id, {
+    ...driver,
+    state,
+    steps: 0,
+    played_at: state === "playing" ? deps.now() : null,
+    carry: 0,
+  });
   const fed = await feedRun(deps, fresh, fresh.progress!.driver!, { toMs: target });
   const next: StoredRun = { ...fresh, snapshot: fed.engine.snapshot(), progress: fed.progress, updated_at: iso(deps.now()) };
   const events = [...warmUp, ...fed.engine.drainEvents()];
-  if (!(await deps.runs.save({ ...next, version: 1 }, 0, events))) throw conflict("RUN_CHANGED", `The replay of session ${session.id} changed during the seek; try again`);
+  if (!(await deps.runs.save({ ...next, version: 1 }, 0, events)))
+    throw conflict("RUN_CHANGED", `The replay of session ${session.id} changed during the seek; try again`);
   return { status: statusOf({ ...next, version: 1 }), events };
 }
 
@@ -401,7 +446,13 @@ export async function complete(deps: DriverDeps, sessionId: string): Promise<voi
     const session = await deps.sessions.get(sessionId);
     if (!session || (session.status !== "running" && session.status !== "paused")) return;
     const at = iso(deps.now());
-    if (await deps.sessions.replace({ ...session, status: "completed", end_time: session.end_time ?? at, version: session.version + 1, updated_at: at }, session.version)) return;
+    if (
+      await deps.sessions.replace(
+        { ...session, status: "completed", end_time: session.end_time ?? at, version: session.version + 1, updated_at: at },
+        session.version,
+      )
+    )
+      return;
   }
 }
 

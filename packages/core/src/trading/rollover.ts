@@ -131,7 +131,15 @@ export const DayRollover = {
     });
     if (!rolled) return null;
     const { day, pending } = rolled.value;
-    return { session_id: session.id, date: isoDateOf(day), orders_expired: pending, equity: rolled.engine.totalEquity(), events: rolled.events, session, engine: rolled.engine };
+    return {
+      session_id: session.id,
+      date: isoDateOf(day),
+      orders_expired: pending,
+      equity: rolled.engine.totalEquity(),
+      events: rolled.events,
+      session,
+      engine: rolled.engine,
+    };
   },
 
   /** Rolls every running or paused simulation and live session whose day has closed, then rolls their symbols' calendars. */

@@ -96,10 +96,18 @@ type Outcome = { kind: "done"; value: unknown; events: EngineEvent[]; engine: Tr
 /** Applies the batch's steps in order to one read of the run and saves them in one write; a refused step leaves the run as it was before it. */
 async function applyBatch(runId: string, batch: Waiting[]) {
   try {
-    await retrying(() => tryBatch(runId, batch), { attempts: RUN_SAVE_ATTEMPTS, baseMs: BACKOFF_BASE_MS, maxMs: BACKOFF_MAX_MS, retryable: (error) => error instanceof LostRace });
+    await retrying(() => tryBatch(runId, batch), {
+      attempts: RUN_SAVE_ATTEMPTS,
+      baseMs: BACKOFF_BASE_MS,
+      maxMs: BACKOFF_MAX_MS,
+      retryable: (error) => error instanceof LostRace,
+    });
   } catch (error) {
     if (!(error instanceof LostRace)) throw error;
-    throw serviceUnavailable(`The trading engine of run ${runId} is unavailable: another writer saved it on every one of ${RUN_SAVE_ATTEMPTS} attempts; try again`, 1);
+    throw serviceUnavailable(
+      `The trading engine of run ${runId} is unavailable: another writer saved it on every one of ${RUN_SAVE_ATTEMPTS} attempts; try again`,
+      1,
+    );
   }
 }
 

@@ -112,9 +112,7 @@ export const PRICE_DECIMALS = 4;
 /** A fill price as answered: at most `PRICE_DECIMALS` places, half up (an average of fills in parts is not on a tick). */
 const priceAnswer = (price: unknown) => new Dec(String(price)).toDecimalPlaces(PRICE_DECIMALS).toString();
 
-export const OrderStatus = z
-  .enum(["pending", "partially_filled", "filled", "cancelled", "rejected", "denied", "expired"])
-  .meta({ id: "OrderStatus" });
+export const OrderStatus = z.enum(["pending", "partially_filled", "filled", "cancelled", "rejected", "denied", "expired"]).meta({ id: "OrderStatus" });
 export type OrderStatus = z.infer<typeof OrderStatus>;
 
 /** An order as the views show it (interface TradingOrderResponse plus the channel and reasons). */
@@ -148,9 +146,7 @@ export const TradingOrderResponse = z
 export type TradingOrderResponse = z.infer<typeof TradingOrderResponse>;
 
 /** What an event does to the order records: create one, or set fields of an existing one. */
-export type OrderChange =
-  | { kind: "create"; order: TradingOrderResponse }
-  | { kind: "set"; order_id: string; fields: Partial<TradingOrderResponse> };
+export type OrderChange = { kind: "create"; order: TradingOrderResponse } | { kind: "set"; order_id: string; fields: Partial<TradingOrderResponse> };
 
 /** The order-record change an event makes, if any. */
 export function orderChangeOf(event: EngineEvent, run: { run_id: string; session_id: string }): OrderChange | null {
@@ -224,7 +220,13 @@ export function orderChangeOf(event: EngineEvent, run: { run_id: string; session
       return {
         kind: "set",
         order_id: String(d.order_id),
-        fields: { status: "filled", filled_at: iso(event.time), filled_price: priceAnswer(d.price), filled_quantity: String(d.quantity), commission: String(d.commission) },
+        fields: {
+          status: "filled",
+          filled_at: iso(event.time),
+          filled_price: priceAnswer(d.price),
+          filled_quantity: String(d.quantity),
+          commission: String(d.commission),
+        },
       };
     case "order_routed":
       return { kind: "set", order_id: String(d.order_id), fields: { venue_order_id: String(d.venue_order_id) } };
@@ -234,7 +236,11 @@ export function orderChangeOf(event: EngineEvent, run: { run_id: string; session
       return {
         kind: "set",
         order_id: String(d.order_id),
-        fields: { status: "rejected", cancelled_at: iso(event.time), denials: [{ reason: String(d.reason), message: String(d.message), values: (d.values as Record<string, string>) ?? {} }] },
+        fields: {
+          status: "rejected",
+          cancelled_at: iso(event.time),
+          denials: [{ reason: String(d.reason), message: String(d.message), values: (d.values as Record<string, string>) ?? {} }],
+        },
       };
     case "order_cancelled":
       return { kind: "set", order_id: String(d.order_id), fields: { status: d.expired === true ? "expired" : "cancelled", cancelled_at: iso(event.time) } };

@@ -31,7 +31,11 @@ const StrategyEntry = z.object({
 });
 
 const ChannelEntry = z.object({
-  channel_id: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "letters, digits, '_' and '-' only"),
+  channel_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, '_' and '-' only"),
   channel_type: ChannelType.default("BALANCED"),
   capital_allocation: z.number().gt(0).max(1),
   strategies: z.array(StrategyEntry).min(1).max(20),
@@ -125,7 +129,9 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
   const issues: ValidationIssue[] = [];
   const parsed = SessionConfigInput.safeParse(input ?? {});
   if (!parsed.success) {
-    throw new ValidationError(parsed.error.issues.map((i) => ({ loc: ["config", ...i.path.map((p) => (typeof p === "number" ? p : String(p)))], msg: i.message, type: i.code })));
+    throw new ValidationError(
+      parsed.error.issues.map((i) => ({ loc: ["config", ...i.path.map((p) => (typeof p === "number" ? p : String(p)))], msg: i.message, type: i.code })),
+    );
   }
   const raw = parsed.data;
   const symbolList = (list: string[] | undefined, loc: (string | number)[]): string[] | undefined => {
@@ -148,31 +154,50 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
   if (raw.risk_config !== undefined) {
     const result = Risk.validate({ ...Risk.defaults(), ...raw.risk_config });
     if (result.valid && result.config) risk = result.config;
-    for (const error of result.errors) issues.push({ loc: ["config", "risk_config", ...(error.field ? error.field.split(".") : [])], msg: error.message, type: error.code.toLowerCase() });
+    for (const error of result.errors)
+      issues.push({ loc: ["config", "risk_config", ...(error.field ? error.field.split(".") : [])], msg: error.message, type: error.code.toLowerCase() });
   }
   const execution = Execution.safeParse(raw.execution ?? {});
   if (!execution.success) {
-    for (const i of execution.error.issues) issues.push({ loc: ["config", "execution", ...i.path.map((p) => (typeof p === "number" ? p : String(p)))], msg: i.message, type: i.code });
+    for (const i of execution.error.issues)
+      issues.push({ loc: ["config", "execution", ...i.path.map((p) => (typeof p === "number" ? p : String(p)))], msg: i.message, type: i.code });
   }
   // One period, shown the same in both places: `timeframe` is `execution.timeframe` when only one is given.
   const givenExecutionTimeframe = raw.execution?.timeframe;
   if (raw.timeframe !== undefined && givenExecutionTimeframe !== undefined && execution.success && raw.timeframe !== execution.data.timeframe) {
-    issues.push({ loc: ["config", "timeframe"], msg: `timeframe ${raw.timeframe} differs from execution.timeframe ${execution.data.timeframe}; give one of them`, type: "timeframe_conflict" });
+    issues.push({
+      loc: ["config", "timeframe"],
+      msg: `timeframe ${raw.timeframe} differs from execution.timeframe ${execution.data.timeframe}; give one of them`,
+      type: "timeframe_conflict",
+    });
   }
   const timeframe = raw.timeframe ?? (execution.success ? execution.data.timeframe : "1d");
 
-  const entries = raw.channels ?? (raw.strategy_name
-    ? [{ channel_id: SINGLE_CHANNEL_ID, channel_type: "BALANCED" as const, capital_allocation: 1, strategies: [{ strategy_name: raw.strategy_name, parameters: raw.parameters ?? {}, weight: 1 }] }]
-    : []);
+  const entries =
+    raw.channels ??
+    (raw.strategy_name
+      ? [
+          {
+            channel_id: SINGLE_CHANNEL_ID,
+            channel_type: "BALANCED" as const,
+            capital_allocation: 1,
+            strategies: [{ strategy_name: raw.strategy_name, parameters: raw.parameters ?? {}, weight: 1 }],
+          },
+        ]
+      : []);
   const channels: SessionChannel[] = [];
   const seen = new Set<string>();
   let allocated = 0;
   entries.forEach((channel, c) => {
     const loc = raw.channels ? ["config", "channels", c] : ["config"];
-    if (seen.has(channel.channel_id)) issues.push({ loc: [...loc, "channel_id"], msg: `channel_id '${channel.channel_id}' appears twice`, type: "duplicate_channel" });
+    if (seen.has(channel.channel_id))
+      issues.push({ loc: [...loc, "channel_id"], msg: `channel_id '${channel.channel_id}' appears twice`, type: "duplicate_channel" });
     seen.add(channel.channel_id);
     allocated += channel.capital_allocation;
-    const limits = Risk.Limits.safeParse({ ...Risk.limitsOf(risk), ...pick(channel.risk_limits ?? {}, ["max_drawdown", "max_daily_loss", "max_loss_per_trade", "leverage_limit"]) });
+    const limits = Risk.Limits.safeParse({
+      ...Risk.limitsOf(risk),
+      ...pick(channel.risk_limits ?? {}, ["max_drawdown", "max_daily_loss", "max_loss_per_trade", "leverage_limit"]),
+    });
     if (!limits.success) {
       for (const i of limits.error.issues) issues.push({ loc: [...loc, "risk_limits", ...i.path.map(String)], msg: i.message, type: i.code });
     }
@@ -202,10 +227,21 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
     });
   });
   if (allocated > 1 + EPSILON) {
-    issues.push({ loc: ["config", "channels"], msg: `channels allocate ${round(allocated)} of the capital; the total must not exceed 1`, type: "over_allocated" });
+    issues.push({
+      loc: ["config", "channels"],
+      msg: `channels allocate ${round(allocated)} of the capital; the total must not exceed 1`,
+      type: "over_allocated",
+    });
   }
   if (issues.length > 0) throw new ValidationError(issues);
-  return { channels, symbols, timeframe, risk_config: risk, execution: { ...(execution.success ? execution.data : Execution.parse({})), ...defaultSizing(raw.execution, risk), timeframe }, venue: raw.venue ?? "broker" };
+  return {
+    channels,
+    symbols,
+    timeframe,
+    risk_config: risk,
+    execution: { ...(execution.success ? execution.data : Execution.parse({})), ...defaultSizing(raw.execution, risk), timeframe },
+    venue: raw.venue ?? "broker",
+  };
 }
 
 const round = (value: number) => Math.round(value * 1e6) / 1e6;

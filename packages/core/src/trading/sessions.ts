@@ -36,7 +36,10 @@ export const TRANSITIONS: Readonly<Record<SessionAction, { from: readonly Sessio
 };
 
 /** A currency amount given as a number or a decimal string; kept as a decimal string. */
-const Capital = DecimalInput.refine((value) => new Dec(value).gt(0), "must be greater than zero").refine((value) => new Dec(value).lte("1e15"), "must be at most 1e15");
+const Capital = DecimalInput.refine((value) => new Dec(value).gt(0), "must be greater than zero").refine(
+  (value) => new Dec(value).lte("1e15"),
+  "must be at most 1e15",
+);
 
 /** Body of POST /trading/sessions (interface TradingSessionCreate). Unknown fields are ignored. */
 export const TradingSessionCreate = z
@@ -117,7 +120,8 @@ export interface StoredSession {
 export const isWorkerDriven = (session: Pick<StoredSession, "trading_mode">) => session.trading_mode === "simulation" || session.trading_mode === "live";
 
 /** Whether the session worker drives it now: a simulation or live session that is running or paused (named for that, not for live trading only). */
-export const isActiveOnWorker = (session: Pick<StoredSession, "trading_mode" | "status">) => isWorkerDriven(session) && (session.status === "running" || session.status === "paused");
+export const isActiveOnWorker = (session: Pick<StoredSession, "trading_mode" | "status">) =>
+  isWorkerDriven(session) && (session.status === "running" || session.status === "paused");
 
 /** Where a live run's orders fill: the session's choice; a session stored before the choice existed fills on bars. */
 export const venueOf = (session: Pick<StoredSession, "config">): "broker" | "bars" => session.config.venue ?? "bars";
@@ -157,9 +161,7 @@ export const TradingSessionResponse = z
   .meta({ id: "TradingSessionResponse" });
 export type TradingSessionResponse = z.infer<typeof TradingSessionResponse>;
 
-export const SessionDeleteResult = z
-  .object({ success: z.boolean(), message: z.string(), id: z.string() })
-  .meta({ id: "TradingSessionDeleteResult" });
+export const SessionDeleteResult = z.object({ success: z.boolean(), message: z.string(), id: z.string() }).meta({ id: "TradingSessionDeleteResult" });
 
 /** Storage port of sessions. */
 export interface SessionStore {
@@ -268,7 +270,11 @@ export async function create(deps: SessionDeps, actor: Actor, input: unknown): P
   }
   if (body.trading_mode === "simulation" && body.asset_mode === "real") {
     // docs/accounts.md: a simulation trades the simulated account; the real account is traded by a live session.
-    problems.push({ loc: ["body", "asset_mode"], msg: "a simulation session trades the simulated account: use asset_mode 'simulated' (copy the real account in with POST /api/v1/assets/sync-to-simulated), or trading_mode 'live' to trade the real account", type: "value_error" });
+    problems.push({
+      loc: ["body", "asset_mode"],
+      msg: "a simulation session trades the simulated account: use asset_mode 'simulated' (copy the real account in with POST /api/v1/assets/sync-to-simulated), or trading_mode 'live' to trade the real account",
+      type: "value_error",
+    });
   }
   if (problems.length > 0) throw new ValidationError(problems);
   const now = iso(deps.now());
@@ -334,7 +340,12 @@ export async function mutate(deps: SessionDeps, actor: Actor, id: string, change
 }
 
 /** Applies an operation of the state machine, or 409 `INVALID_STATE_TRANSITION`; a simulation or live session's worker is told at once. */
-export async function transition(deps: SessionDeps & { runs?: Pick<RunStore, "get"> }, actor: Actor, id: string, action: SessionAction): Promise<StoredSession> {
+export async function transition(
+  deps: SessionDeps & { runs?: Pick<RunStore, "get"> },
+  actor: Actor,
+  id: string,
+  action: SessionAction,
+): Promise<StoredSession> {
   if (action === "start" && deps.accounts) return startFunded(deps, deps.accounts, actor, id);
   let session = await applyTransition(deps, actor, id, action);
   if (isWorkerDriven(session)) await notifyWorker(deps, session.id, "lifecycle", action);
@@ -374,7 +385,9 @@ function applyTransition(deps: SessionDeps, actor: Actor, id: string, action: Se
     return {
       ...session,
       status: rule.to,
-      ...(action === "start" ? { start_time: now, end_time: null, orders_at_broker: undefined, funded_by: undefined, final_capital: null, final_capital_by_currency: null } : {}),
+      ...(action === "start"
+        ? { start_time: now, end_time: null, orders_at_broker: undefined, funded_by: undefined, final_capital: null, final_capital_by_currency: null }
+        : {}),
       // The worker keeps it listed until the orders it has at its broker are cancelled.
       ...(action === "stop" ? { end_time: now, ...(isWorkerDriven(session) && venueOf(session) === "broker" ? { orders_at_broker: true } : {}) } : {}),
       ...patch,

@@ -5,7 +5,12 @@ import type { Execution, Order, OrderDetail, OrderGateway, SubmitOrderOptions } 
 import { exchange } from "./venue";
 
 /** A broker that answers from a script: what `exchange` asks of it, and in which order, is recorded. */
-function scriptedBroker(script: { orders?: Partial<Order>[]; status?: OrderDetail["status"]; executions?: Partial<Execution>[]; submit?: () => Promise<{ order_id: string }> }) {
+function scriptedBroker(script: {
+  orders?: Partial<Order>[];
+  status?: OrderDetail["status"];
+  executions?: Partial<Execution>[];
+  submit?: () => Promise<{ order_id: string }>;
+}) {
   const calls: string[] = [];
   const submitted: SubmitOrderOptions[] = [];
   const gateway = {
@@ -53,7 +58,9 @@ describe("exchanging orders with a broker", () => {
   it("sends an order the broker does not have, with the engine's order id as its client order id", async () => {
     const broker = scriptedBroker({});
     const [report] = await exchange(broker.gateway, [order()], NOW);
-    expect(broker.submitted).toEqual([{ symbol: "AAPL.US", side: "Buy", submitted_quantity: "10", time_in_force: "Day", remark: "s-1", order_type: "LO", submitted_price: "170.5" }]);
+    expect(broker.submitted).toEqual([
+      { symbol: "AAPL.US", side: "Buy", submitted_quantity: "10", time_in_force: "Day", remark: "s-1", order_type: "LO", submitted_price: "170.5" },
+    ]);
     expect(report).toEqual({ order_id: "s-1", routed: "B-new", executions: [] });
   });
 
@@ -65,7 +72,13 @@ describe("exchanging orders with a broker", () => {
   });
 
   it("reads an order's status before its executions, so fills of an order that ended in between are not lost", async () => {
-    const broker = scriptedBroker({ status: "PartialWithdrawal", executions: [{ trade_id: "T-1", quantity: "4", price: "170.5", trade_done_at: "2024-03-15T13:59:30.000Z" }, { trade_id: "T-0", quantity: "1", price: "170", trade_done_at: "2024-03-15T13:59:10.000Z" }] });
+    const broker = scriptedBroker({
+      status: "PartialWithdrawal",
+      executions: [
+        { trade_id: "T-1", quantity: "4", price: "170.5", trade_done_at: "2024-03-15T13:59:30.000Z" },
+        { trade_id: "T-0", quantity: "1", price: "170", trade_done_at: "2024-03-15T13:59:10.000Z" },
+      ],
+    });
     const [report] = await exchange(broker.gateway, [order({ venue_order_id: "B-7", venue_trades: ["T-0"], filled: 1 })], NOW);
     expect(broker.calls).toEqual(["orderDetail", "todayExecutions"]);
     expect(report).toEqual({

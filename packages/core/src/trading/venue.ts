@@ -34,7 +34,13 @@ export interface VenueReport {
 
 /** The engine order's type as the venue's: a stop order is a market-if-touched order triggered at its price. */
 function submitOptions(order: EngineOrder): SubmitOrderOptions {
-  const base = { symbol: order.symbol, side: order.side === "buy" ? ("Buy" as const) : ("Sell" as const), submitted_quantity: String(order.quantity), time_in_force: "Day" as const, remark: order.order_id };
+  const base = {
+    symbol: order.symbol,
+    side: order.side === "buy" ? ("Buy" as const) : ("Sell" as const),
+    submitted_quantity: String(order.quantity),
+    time_in_force: "Day" as const,
+    remark: order.order_id,
+  };
   if (order.order_type === "limit") return { ...base, order_type: "LO", submitted_price: String(order.limit_price) };
   if (order.order_type === "stop") return { ...base, order_type: "MIT", trigger_price: String(order.stop_price) };
   return { ...base, order_type: "MO" };
@@ -66,7 +72,12 @@ async function cancelAt(gateway: OrderGateway, venueOrderId: string): Promise<vo
  * Sends the engine's unsent orders, forwards asked-for cancels, and reads back each order's
  * executions and end. `now` stamps a refusal on submission (the venue's own times stamp the rest).
  */
-export async function exchange(gateway: OrderGateway, pending: readonly EngineOrder[], now: number, options: { bookVenueFees?: boolean; marketClosed?: boolean } = {}): Promise<VenueReport[]> {
+export async function exchange(
+  gateway: OrderGateway,
+  pending: readonly EngineOrder[],
+  now: number,
+  options: { bookVenueFees?: boolean; marketClosed?: boolean } = {},
+): Promise<VenueReport[]> {
   const reports: VenueReport[] = [];
   for (const order of pending) {
     const report: VenueReport = { order_id: order.order_id, executions: [] };
@@ -101,7 +112,12 @@ export async function exchange(gateway: OrderGateway, pending: readonly EngineOr
     const applied = new Set(order.venue_trades ?? []);
     for (const execution of await gateway.todayExecutions({ order_id: venueId })) {
       if (applied.has(execution.trade_id)) continue;
-      report.executions.push({ trade_id: execution.trade_id, quantity: Number(execution.quantity), price: Number(execution.price), at: Date.parse(execution.trade_done_at) });
+      report.executions.push({
+        trade_id: execution.trade_id,
+        quantity: Number(execution.quantity),
+        price: Number(execution.price),
+        at: Date.parse(execution.trade_done_at),
+      });
     }
     if (options.bookVenueFees && report.executions.length > 0) {
       const booked = new Dec(order.filled_commission ?? "0");

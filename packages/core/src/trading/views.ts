@@ -169,7 +169,12 @@ export const OrderCheckResult = z
   .meta({ id: "TradingOrderValidateResponse" });
 
 export const RiskConfigUpdateResult = z
-  .object({ success: z.boolean(), session_id: z.string(), risk_config: Risk.Config, warnings: z.array(z.object({ code: z.string(), field: z.string(), message: z.string() })) })
+  .object({
+    success: z.boolean(),
+    session_id: z.string(),
+    risk_config: Risk.Config,
+    warnings: z.array(z.object({ code: z.string(), field: z.string(), message: z.string() })),
+  })
   .meta({ id: "SessionRiskConfigResult" });
 
 const cents = (value: number) => new Dec(Number.isFinite(value) ? value : 0).toFixed(2);
@@ -192,7 +197,11 @@ const eventEntry = (event: StoredEvent) => ({
   data: event.data,
 });
 
-export async function eventPage(deps: ViewDeps, session: StoredSession, query: { limit: number; cursor?: string; level?: LogLevel; category?: StoredEvent["category"] }): Promise<EventPage> {
+export async function eventPage(
+  deps: ViewDeps,
+  session: StoredSession,
+  query: { limit: number; cursor?: string; level?: LogLevel; category?: StoredEvent["category"] },
+): Promise<EventPage> {
   if (!session.run_id) return { session_id: session.id, run_id: null, items: [], count: 0, next_cursor: null };
   const page = await deps.runs.events(session.run_id, query);
   return { session_id: session.id, run_id: session.run_id, items: page.items.map(eventEntry), count: page.items.length, next_cursor: page.cursor ?? null };
@@ -350,34 +359,79 @@ export async function recommendations(deps: ViewDeps, actor: Actor, id: string) 
         code: channel.halt_reason === "drawdown" ? "REVIEW_HALTED_CHANNEL" : "WAIT_FOR_NEXT_DAY",
         severity: "critical",
         channel_id: channel.channel_id,
-        message: channel.halt_reason === "drawdown" ? "Review the channel's strategies before raising its drawdown limit or restarting it" : "New entries resume on the next trading day, or after reset-daily",
+        message:
+          channel.halt_reason === "drawdown"
+            ? "Review the channel's strategies before raising its drawdown limit or restarting it"
+            : "New entries resume on the next trading day, or after reset-daily",
         reason: `channel ${channel.channel_id} is halted by its ${channel.halt_reason === "drawdown" ? "drawdown" : "daily loss"} limit`,
       });
     } else if (u.drawdown_usage >= 0.8) {
-      out.push({ code: "REDUCE_EXPOSURE", severity: "warning", channel_id: channel.channel_id, message: "Reduce position sizes: the channel is close to its drawdown limit", reason: `drawdown ${pct(channel.current_drawdown)} uses ${pct(u.drawdown_usage)} of max_drawdown ${pct(channel.limits.max_drawdown)}` });
+      out.push({
+        code: "REDUCE_EXPOSURE",
+        severity: "warning",
+        channel_id: channel.channel_id,
+        message: "Reduce position sizes: the channel is close to its drawdown limit",
+        reason: `drawdown ${pct(channel.current_drawdown)} uses ${pct(u.drawdown_usage)} of max_drawdown ${pct(channel.limits.max_drawdown)}`,
+      });
     }
     if (!channel.is_halted && u.daily_loss_usage >= 0.8) {
-      out.push({ code: "PAUSE_FOR_THE_DAY", severity: "warning", channel_id: channel.channel_id, message: "Consider pausing the channel until tomorrow", reason: `today's loss uses ${pct(u.daily_loss_usage)} of max_daily_loss ${pct(channel.limits.max_daily_loss)}` });
+      out.push({
+        code: "PAUSE_FOR_THE_DAY",
+        severity: "warning",
+        channel_id: channel.channel_id,
+        message: "Consider pausing the channel until tomorrow",
+        reason: `today's loss uses ${pct(u.daily_loss_usage)} of max_daily_loss ${pct(channel.limits.max_daily_loss)}`,
+      });
     }
     if (u.leverage_usage >= 0.9) {
-      out.push({ code: "DELEVERAGE", severity: "warning", channel_id: channel.channel_id, message: "Gross exposure is near the leverage limit; new entries may be denied", reason: `leverage uses ${pct(u.leverage_usage)} of leverage_limit ${channel.limits.leverage_limit}` });
+      out.push({
+        code: "DELEVERAGE",
+        severity: "warning",
+        channel_id: channel.channel_id,
+        message: "Gross exposure is near the leverage limit; new entries may be denied",
+        reason: `leverage uses ${pct(u.leverage_usage)} of leverage_limit ${channel.limits.leverage_limit}`,
+      });
     }
   }
   const risk = summary.risk_config;
   if (risk.max_drawdown > 0.3) {
-    out.push({ code: "TIGHTEN_MAX_DRAWDOWN", severity: "info", channel_id: null, message: "A session-wide max_drawdown above 30% rarely protects capital in time", reason: `max_drawdown is ${pct(risk.max_drawdown)}` });
+    out.push({
+      code: "TIGHTEN_MAX_DRAWDOWN",
+      severity: "info",
+      channel_id: null,
+      message: "A session-wide max_drawdown above 30% rarely protects capital in time",
+      reason: `max_drawdown is ${pct(risk.max_drawdown)}`,
+    });
   }
   if (risk.trailing_stop_pct === null && risk.allow_short) {
-    out.push({ code: "ADD_TRAILING_STOP", severity: "info", channel_id: null, message: "Short positions without a trailing stop can lose without bound", reason: "allow_short is true and trailing_stop_pct is null" });
+    out.push({
+      code: "ADD_TRAILING_STOP",
+      severity: "info",
+      channel_id: null,
+      message: "Short positions without a trailing stop can lose without bound",
+      reason: "allow_short is true and trailing_stop_pct is null",
+    });
   }
   if (out.length === 0) {
-    out.push({ code: "WITHIN_LIMITS", severity: "info", channel_id: null, message: "Every channel is within its limits", reason: "no limit is more than 80% used" });
+    out.push({
+      code: "WITHIN_LIMITS",
+      severity: "info",
+      channel_id: null,
+      message: "Every channel is within its limits",
+      reason: "no limit is more than 80% used",
+    });
   }
   return { session_id: id, recommendations: out, count: out.length };
 }
 
 /** Applies a command to the session's stored run (a reset, a risk change); nothing when it has not run yet. A live session's worker pushes the events. */
-async function applyToRun(deps: ViewDeps, session: StoredSession, action: string, apply: (engine: TradingEngine, at: number) => void, setup?: (setup: EngineSetup) => EngineSetup) {
+async function applyToRun(
+  deps: ViewDeps,
+  session: StoredSession,
+  action: string,
+  apply: (engine: TradingEngine, at: number) => void,
+  setup?: (setup: EngineSetup) => EngineSetup,
+) {
   if (!session.run_id) return;
   const done = await updateRun(deps, session.run_id, (run) => {
     const nextSetup = setup ? setup(run.setup) : run.setup;
@@ -401,7 +455,13 @@ export async function updateRiskConfig(deps: ViewDeps, actor: Actor, id: string,
   const given = "config" in body && typeof body.config === "object" && body.config !== null ? (body.config as Record<string, unknown>) : body;
   const risk = parseRiskConfig(given, ["body", "config"]);
   const session = await mutate(deps, actor, id, (current) => ({ ...current, config: { ...current.config, risk_config: risk } }));
-  await applyToRun(deps, session, "risk_config", () => undefined, (setup) => (setup.risk === null ? setup : { ...setup, risk }));
+  await applyToRun(
+    deps,
+    session,
+    "risk_config",
+    () => undefined,
+    (setup) => (setup.risk === null ? setup : { ...setup, risk }),
+  );
   return { success: true, session_id: id, risk_config: risk, warnings: Risk.warningsFor(risk) };
 }
 
@@ -413,7 +473,10 @@ export async function checkOrder(deps: ViewDeps, actor: Actor, input: unknown) {
   const { engine } = await sessionEngine(deps, session);
   const channelId = body.channel_id ?? engine.channelIds()[0] ?? SINGLE_CHANNEL_ID;
   if (!engine.channelIds().includes(channelId)) {
-    throw notFound("CHANNEL_NOT_FOUND", `Session ${session.id} has no channel '${channelId}'${engine.channelIds().length === 0 ? " (it has no channels)" : ""}`);
+    throw notFound(
+      "CHANNEL_NOT_FOUND",
+      `Session ${session.id} has no channel '${channelId}'${engine.channelIds().length === 0 ? " (it has no channels)" : ""}`,
+    );
   }
   const given = body.price ? Number(body.price) : null;
   const price = given ?? (await deps.lastPrice(symbol));
@@ -425,7 +488,14 @@ export async function checkOrder(deps: ViewDeps, actor: Actor, input: unknown) {
     order_type: body.order_type,
     price,
   });
-  return { valid: denials.length === 0, session_id: session.id, channel_id: channelId, symbol, reference_price: price === null ? null : priceText(price), denials };
+  return {
+    valid: denials.length === 0,
+    session_id: session.id,
+    channel_id: channelId,
+    symbol,
+    reference_price: price === null ? null : priceText(price),
+    denials,
+  };
 }
 
 /**
@@ -439,14 +509,25 @@ export async function placeOrder(deps: ViewDeps, actor: Actor, input: unknown): 
   const body = parseOrThrow(OrderCheckRequest, input, ["body"]);
   const session = await owned(deps, actor, body.session_id);
   if (!isWorkerDriven(session)) {
-    throw conflict("SESSION_NOT_TRADING", `Session ${session.id} is a ${session.trading_mode} session: its orders come from its backtest`, { trading_mode: session.trading_mode });
+    throw conflict("SESSION_NOT_TRADING", `Session ${session.id} is a ${session.trading_mode} session: its orders come from its backtest`, {
+      trading_mode: session.trading_mode,
+    });
   }
   if (session.status !== "running") {
-    throw conflict("SESSION_NOT_RUNNING", `Session ${session.id} is ${session.status}: start or resume it before placing orders`, { current_status: session.status });
+    throw conflict("SESSION_NOT_RUNNING", `Session ${session.id} is ${session.status}: start or resume it before placing orders`, {
+      current_status: session.status,
+    });
   }
   const symbol = normalizeSymbol(body.symbol);
   if (!liveFeedsOf(session).some((feed) => feed.symbol === symbol)) {
-    throw badRequest("SYMBOL_NOT_IN_SESSION", `Session ${session.id} has no bars of ${symbol}: orders fill on the session's own feeds (${liveFeedsOf(session).map((f) => f.symbol).join(", ") || "none"})`);
+    throw badRequest(
+      "SYMBOL_NOT_IN_SESSION",
+      `Session ${session.id} has no bars of ${symbol}: orders fill on the session's own feeds (${
+        liveFeedsOf(session)
+          .map((f) => f.symbol)
+          .join(", ") || "none"
+      })`,
+    );
   }
   const runId = (await LiveRuns.ensure(deps, session)).run_id;
   const placed = await updateRun(deps, runId, (run) => {
@@ -454,7 +535,15 @@ export async function placeOrder(deps: ViewDeps, actor: Actor, input: unknown): 
     const channelId = body.channel_id ?? engine.channelIds()[0] ?? SINGLE_CHANNEL_ID;
     if (!engine.channelIds().includes(channelId)) throw notFound("CHANNEL_NOT_FOUND", `Session ${session.id} has no channel '${channelId}'`);
     const { order } = engine.submit(
-      { channel_id: channelId, symbol, side: body.side, quantity: Number(body.quantity), order_type: body.order_type, price: body.price ? Number(body.price) : null, reason: "manual order" },
+      {
+        channel_id: channelId,
+        symbol,
+        side: body.side,
+        quantity: Number(body.quantity),
+        order_type: body.order_type,
+        price: body.price ? Number(body.price) : null,
+        reason: "manual order",
+      },
       deps.now(),
     );
     return { engine, value: order };
@@ -470,7 +559,9 @@ async function tradableOrder(deps: ViewDeps, actor: Actor, orderId: string) {
   const found = await order(deps, actor, orderId);
   const session = await owned(deps, actor, found.session_id);
   if (!isWorkerDriven(session)) {
-    throw conflict("SESSION_NOT_TRADING", `Order ${orderId} belongs to a ${session.trading_mode} session: its orders are its backtest's`, { trading_mode: session.trading_mode });
+    throw conflict("SESSION_NOT_TRADING", `Order ${orderId} belongs to a ${session.trading_mode} session: its orders are its backtest's`, {
+      trading_mode: session.trading_mode,
+    });
   }
   return found;
 }
@@ -524,7 +615,10 @@ export async function replaceOrder(deps: ViewDeps, actor: Actor, orderId: string
   if (body.price !== undefined && found.order_type === "market") {
     throw new ValidationError([{ loc: ["body", "price"], msg: `order ${orderId} is a market order: only its quantity can change`, type: "value_error" }]);
   }
-  const change = { quantity: body.quantity === undefined ? undefined : Number(body.quantity), price: body.price === undefined ? undefined : Number(body.price) };
+  const change = {
+    quantity: body.quantity === undefined ? undefined : Number(body.quantity),
+    price: body.price === undefined ? undefined : Number(body.price),
+  };
   const done = await updateRun(deps, found.run_id, async (run) => {
     const engine = engineOf(run);
     const result = engine.replace(orderId, change, deps.now());

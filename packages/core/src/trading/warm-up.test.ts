@@ -38,7 +38,13 @@ describe("warm-up history", () => {
     const minutes = provider("2024-03-11");
     // One exchange day per 1-minute window; a symbol listed on Monday the 11th has five days of (here one-bar) history.
     const bars = await recentBars(minutes.data, "AAPL.US", "1m", 100, Date.parse("2024-03-15T12:00:00Z"));
-    expect(bars.map((bar) => new Date(bar.timestamp).toISOString().slice(0, 10))).toEqual(["2024-03-11", "2024-03-12", "2024-03-13", "2024-03-14", "2024-03-15"]);
+    expect(bars.map((bar) => new Date(bar.timestamp).toISOString().slice(0, 10))).toEqual([
+      "2024-03-11",
+      "2024-03-12",
+      "2024-03-13",
+      "2024-03-14",
+      "2024-03-15",
+    ]);
     expect(minutes.calls.slice(0, 2)).toEqual(["2024-03-15..2024-03-15", "2024-03-14..2024-03-14"]);
     // Five days with bars, then seven empty ones (a weekend and the days before the listing).
     expect(minutes.calls).toHaveLength(5 + 7);

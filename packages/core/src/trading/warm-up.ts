@@ -42,7 +42,15 @@ export async function recentBars(data: MarketData, symbol: string, timeframe: Ti
     for (const candle of candles) {
       const timestamp = Date.parse(candle.timestamp);
       if (candle.trade_session !== "Intraday" || timestamp + periodMs > beforeMs) continue;
-      bars.push({ symbol, timestamp, open: Number(candle.open), high: Number(candle.high), low: Number(candle.low), close: Number(candle.close), volume: candle.volume });
+      bars.push({
+        symbol,
+        timestamp,
+        open: Number(candle.open),
+        high: Number(candle.high),
+        low: Number(candle.low),
+        close: Number(candle.close),
+        volume: candle.volume,
+      });
     }
     bars.sort((a, b) => a.timestamp - b.timestamp);
     windows.unshift(bars);

@@ -24,14 +24,24 @@ export function dayRolloverHandler(services: () => Promise<RolloverServices>) {
     // The market's clock (the sessions'), which is not the wall clock on npm start's accelerated clock.
     const result = await DayRollover.run({ sessions, calendar }, sessions.now());
     // Through the session's update feed, as the worker publishes (channel updates included).
-    for (const rolled of result.rolled) await Channels.publish(channels, rolled.session_id, Channels.streamMessagesOf(rolled.engine, rolled.session, rolled.events));
+    for (const rolled of result.rolled)
+      await Channels.publish(channels, rolled.session_id, Channels.streamMessagesOf(rolled.engine, rolled.session, rolled.events));
     const rolled = result.rolled.map(({ session_id, date, orders_expired }) => ({ session_id, date, orders_expired }));
     // Every invocation that did something is logged; the embedded runtime's minute timer is quiet otherwise.
     const level = rolled.length > 0 || result.calendar_failures.length > 0 ? "info" : "debug";
-    logger[level]("Day rollover", { source: "day-rollover", sessions: result.sessions, rolled, calendars: result.calendars, calendar_failures: result.calendar_failures });
+    logger[level]("Day rollover", {
+      source: "day-rollover",
+      sessions: result.sessions,
+      rolled,
+      calendars: result.calendars,
+      calendar_failures: result.calendar_failures,
+    });
     return { sessions: result.sessions, rolled, calendars: result.calendars };
   };
 }
 
 /** The rollover's function builds only the session views, the update feed and the calendars. */
-export const handler = observed("schedule", dayRolloverHandler(lambdaComposition((c) => ({ sessions: sessionViews(c), channels: tradingChannels(c), calendar: calendar(c) }))));
+export const handler = observed(
+  "schedule",
+  dayRolloverHandler(lambdaComposition((c) => ({ sessions: sessionViews(c), channels: tradingChannels(c), calendar: calendar(c) }))),
+);

@@ -21,10 +21,26 @@ const pushing =
 export function backtestHandlers(services: () => Promise<TaskServices>) {
   const task = { input: BacktestTaskInput, output: BacktestTaskOutput };
   return {
-    prepare: workflowTask(services, task, pushing((s, input) => Backtests.prepare(s.trading.backtests, input))),
-    runChunk: workflowTask(services, task, pushing((s, input, deadlineMs: number) => Backtests.runChunk(s.trading.backtests, input, deadlineMs))),
-    finalize: workflowTask(services, task, pushing((s, input) => Backtests.finalize(s.trading.backtests, input))),
-    fail: workflowTask(services, { ...task, input: BacktestFailureInput }, pushing((s, input) => Backtests.fail(s.trading.backtests, input))),
+    prepare: workflowTask(
+      services,
+      task,
+      pushing((s, input) => Backtests.prepare(s.trading.backtests, input)),
+    ),
+    runChunk: workflowTask(
+      services,
+      task,
+      pushing((s, input, deadlineMs: number) => Backtests.runChunk(s.trading.backtests, input, deadlineMs)),
+    ),
+    finalize: workflowTask(
+      services,
+      task,
+      pushing((s, input) => Backtests.finalize(s.trading.backtests, input)),
+    ),
+    fail: workflowTask(
+      services,
+      { ...task, input: BacktestFailureInput },
+      pushing((s, input) => Backtests.fail(s.trading.backtests, input)),
+    ),
   };
 }
 

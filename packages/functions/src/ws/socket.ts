@@ -56,9 +56,7 @@ export function socketHandlers(services: () => Promise<Pick<Services, "realtime"
     },
     /** `$default`: client messages (ping). */
     async message(event: WebSocketEvent): Promise<WebSocketResult> {
-      return answer(async () =>
-        Realtime.message((await services()).realtime, event.requestContext.connectionId, event.body ?? undefined),
-      );
+      return answer(async () => Realtime.message((await services()).realtime, event.requestContext.connectionId, event.body ?? undefined));
     },
   };
 }

@@ -203,7 +203,13 @@ describe("SDK results become the ports' plain JSON", () => {
     ).toEqual({ price: "388.4", volume: 100, timestamp: "2026-03-10T02:59:55.000Z", trade_type: "", direction: "Up", trade_session: "Intraday" });
     expect(
       codec.intradayLine(
-        shaped<Sdk.IntradayLine>({ price: dec("388.4"), timestamp: new Date("2026-03-10T01:30:00Z"), volume: 5000, turnover: dec("1942000"), avgPrice: dec("388.40") }),
+        shaped<Sdk.IntradayLine>({
+          price: dec("388.4"),
+          timestamp: new Date("2026-03-10T01:30:00Z"),
+          volume: 5000,
+          turnover: dec("1942000"),
+          avgPrice: dec("388.40"),
+        }),
       ),
     ).toEqual({ price: "388.4", timestamp: "2026-03-10T01:30:00.000Z", volume: 5000, turnover: "1942000", avg_price: "388.40" });
     expect(
@@ -224,12 +230,14 @@ describe("SDK results become the ports' plain JSON", () => {
 
   it("converts trading days, and trading sessions of the named markets only", () => {
     expect(
-      codec.tradingDays(
-        shaped<Sdk.MarketTradingDays>({ tradingDays: [new sdk.NaiveDate(2026, 12, 23)], halfTradingDays: [new sdk.NaiveDate(2026, 12, 24)] }),
-      ),
+      codec.tradingDays(shaped<Sdk.MarketTradingDays>({ tradingDays: [new sdk.NaiveDate(2026, 12, 23)], halfTradingDays: [new sdk.NaiveDate(2026, 12, 24)] })),
     ).toEqual({ trading_days: ["2026-12-23"], half_trading_days: ["2026-12-24"] });
     const session = (begin: [number, number], end: [number, number], kind: string) =>
-      shaped<Sdk.TradingSessionInfo>({ beginTime: new sdk.Time(begin[0], begin[1], 0), endTime: new sdk.Time(end[0], end[1], 0), tradeSession: E.TradeSession[kind] });
+      shaped<Sdk.TradingSessionInfo>({
+        beginTime: new sdk.Time(begin[0], begin[1], 0),
+        endTime: new sdk.Time(end[0], end[1], 0),
+        tradeSession: E.TradeSession[kind],
+      });
     const sessions = codec.tradingSessions([
       shaped<Sdk.MarketTradingSession>({ market: E.Market.HK, tradeSessions: [session([9, 30], [12, 0], "Intraday"), session([13, 0], [16, 0], "Intraday")] }),
       shaped<Sdk.MarketTradingSession>({ market: E.Market.Crypto, tradeSessions: [session([0, 0], [23, 59], "Intraday")] }),
@@ -387,7 +395,15 @@ describe("SDK results become the ports' plain JSON", () => {
         platformDeductedStatus: E.DeductionStatus.Done,
         platformDeductedAmount: dec("1.00"),
         platformDeductedCurrency: "USD",
-        history: [shaped<Sdk.OrderHistoryDetail>({ price: dec("230"), quantity: dec("10"), status: E.OrderStatus.Canceled, msg: "cancelled", time: new Date("2026-03-09T15:05:00Z") })],
+        history: [
+          shaped<Sdk.OrderHistoryDetail>({
+            price: dec("230"),
+            quantity: dec("10"),
+            status: E.OrderStatus.Canceled,
+            msg: "cancelled",
+            time: new Date("2026-03-09T15:05:00Z"),
+          }),
+        ],
         chargeDetail: shaped<Sdk.OrderChargeDetail>({
           totalAmount: dec("1.02"),
           currency: "USD",
@@ -426,7 +442,9 @@ describe("SDK results become the ports' plain JSON", () => {
         riskLevel: 1,
         marginCall: dec("0"),
         currency: "HKD",
-        cashInfos: [shaped<Sdk.CashInfo>({ withdrawCash: dec("90000"), availableCash: dec("95000"), frozenCash: dec("5000"), settlingCash: dec("0"), currency: "HKD" })],
+        cashInfos: [
+          shaped<Sdk.CashInfo>({ withdrawCash: dec("90000"), availableCash: dec("95000"), frozenCash: dec("5000"), settlingCash: dec("0"), currency: "HKD" }),
+        ],
         netAssets: dec("120000.50"),
         initMargin: dec("0"),
         maintenanceMargin: dec("0"),
@@ -452,8 +470,24 @@ describe("SDK results become the ports' plain JSON", () => {
           shaped<Sdk.StockPositionChannel>({
             accountChannel: "lb",
             positions: [
-              position({ symbol: "700.HK", symbolName: "Tencent", quantity: dec("200"), availableQuantity: dec("100"), currency: "HKD", costPrice: dec("388.600"), market: E.Market.HK, initQuantity: dec("200") }),
-              position({ symbol: "AAPL.US", symbolName: "Apple", quantity: dec("10"), availableQuantity: dec("10"), costPrice: dec("150.25"), market: E.Market.US }),
+              position({
+                symbol: "700.HK",
+                symbolName: "Tencent",
+                quantity: dec("200"),
+                availableQuantity: dec("100"),
+                currency: "HKD",
+                costPrice: dec("388.600"),
+                market: E.Market.HK,
+                initQuantity: dec("200"),
+              }),
+              position({
+                symbol: "AAPL.US",
+                symbolName: "Apple",
+                quantity: dec("10"),
+                availableQuantity: dec("10"),
+                costPrice: dec("150.25"),
+                market: E.Market.US,
+              }),
             ],
           }),
           shaped<Sdk.StockPositionChannel>({
@@ -468,13 +502,42 @@ describe("SDK results become the ports' plain JSON", () => {
         {
           account_channel: "lb",
           positions: [
-            { symbol: "700.HK", symbol_name: "Tencent", quantity: "200", available_quantity: "100", currency: "HKD", cost_price: "388.600", market: "HK", init_quantity: "200" },
-            { symbol: "AAPL.US", symbol_name: "Apple", quantity: "10", available_quantity: "10", currency: "USD", cost_price: "150.25", market: "US", init_quantity: null },
+            {
+              symbol: "700.HK",
+              symbol_name: "Tencent",
+              quantity: "200",
+              available_quantity: "100",
+              currency: "HKD",
+              cost_price: "388.600",
+              market: "HK",
+              init_quantity: "200",
+            },
+            {
+              symbol: "AAPL.US",
+              symbol_name: "Apple",
+              quantity: "10",
+              available_quantity: "10",
+              currency: "USD",
+              cost_price: "150.25",
+              market: "US",
+              init_quantity: null,
+            },
           ],
         },
         {
           account_channel: "lb_margin",
-          positions: [{ symbol: "BTCUSD.HAS", symbol_name: "Bitcoin", quantity: "0.5", available_quantity: "0", currency: "USD", cost_price: "60000", market: "Crypto", init_quantity: null }],
+          positions: [
+            {
+              symbol: "BTCUSD.HAS",
+              symbol_name: "Bitcoin",
+              quantity: "0.5",
+              available_quantity: "0",
+              currency: "USD",
+              cost_price: "60000",
+              market: "Crypto",
+              init_quantity: null,
+            },
+          ],
         },
       ],
     });

@@ -71,9 +71,28 @@ export type LongportSdk = typeof Sdk;
 
 /** SDK enumerations the adapter reads; each is a plain `{ Member: number }` object at run time. */
 const ENUMS = [
-  "AdjustType", "CalcIndex", "ChargeCategoryCode", "CommissionFreeStatus", "DeductionStatus", "DerivativeType", "Language",
-  "Market", "OrderSide", "OrderStatus", "OrderTag", "OrderType", "OutsideRTH", "Period", "SecurityBoard", "SubType",
-  "TimeInForceType", "TradeDirection", "TradeSession", "TradeSessions", "TradeStatus", "TriggerStatus",
+  "AdjustType",
+  "CalcIndex",
+  "ChargeCategoryCode",
+  "CommissionFreeStatus",
+  "DeductionStatus",
+  "DerivativeType",
+  "Language",
+  "Market",
+  "OrderSide",
+  "OrderStatus",
+  "OrderTag",
+  "OrderType",
+  "OutsideRTH",
+  "Period",
+  "SecurityBoard",
+  "SubType",
+  "TimeInForceType",
+  "TradeDirection",
+  "TradeSession",
+  "TradeSessions",
+  "TradeStatus",
+  "TriggerStatus",
 ] as const;
 export type SdkEnumName = (typeof ENUMS)[number];
 
@@ -204,8 +223,7 @@ export class LongportCodec {
       trailingAmount: this.optionalDecimal(options.trailing_amount),
       trailingPercent: this.optionalDecimal(options.trailing_percent),
       expireDate: options.expire_date === undefined ? undefined : this.naiveDate(options.expire_date),
-      outsideRth:
-        options.outside_rth === undefined ? undefined : this.value<Sdk.OutsideRTH>("OutsideRTH", LongportOutsideRthName[options.outside_rth]),
+      outsideRth: options.outside_rth === undefined ? undefined : this.value<Sdk.OutsideRTH>("OutsideRTH", LongportOutsideRthName[options.outside_rth]),
       remark: options.remark,
     });
   }
@@ -507,13 +525,11 @@ export class LongportCodec {
       trailing_amount: optionalDecimalText(order.trailingAmount),
       trailing_percent: optionalDecimalText(order.trailingPercent),
       limit_offset: optionalDecimalText(order.limitOffset),
-      trigger_status: triggerStatus === null ? null : wireTriggerStatus[triggerStatus] ?? (triggerStatus as TriggerStatus),
+      trigger_status: triggerStatus === null ? null : (wireTriggerStatus[triggerStatus] ?? (triggerStatus as TriggerStatus)),
       currency: order.currency,
       // `Unknown` is how the binding reports an order placed without the flag.
       outside_rth:
-        outsideRth === null || outsideRth === "Unknown"
-          ? null
-          : ((wireOutsideRth[outsideRth as keyof typeof wireOutsideRth] ?? outsideRth) as OutsideRth),
+        outsideRth === null || outsideRth === "Unknown" ? null : ((wireOutsideRth[outsideRth as keyof typeof wireOutsideRth] ?? outsideRth) as OutsideRth),
       remark: order.remark,
     };
   }

@@ -11,7 +11,10 @@ describe("longportError", () => {
 
   it("reads the code and message of a WebSocket response error", () => {
     const text = 'response error: 3: detail:Some(WsResponseErrorDetail { code: 301604, msg: "no quote access" })';
-    expect(longportError(new Error(text), "subscribe")).toMatchObject({ code: "PROVIDER_ERROR", message: "LongPort refused subscribe: no quote access (code 301604)" });
+    expect(longportError(new Error(text), "subscribe")).toMatchObject({
+      code: "PROVIDER_ERROR",
+      message: "LongPort refused subscribe: no quote access (code 301604)",
+    });
   });
 
   it("answers an unreachable service as PROVIDER_UNAVAILABLE with a retry hint", () => {

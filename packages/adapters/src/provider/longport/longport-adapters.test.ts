@@ -30,7 +30,8 @@ function fakeSdk(kind: "QuoteContext" | "TradeContext", context: object, state =
       new: async (config: Sdk.Config) => {
         expect(config).toBeInstanceOf(sdk.Config);
         state.connects += 1;
-        if (state.connects <= state.failures) throw new Error("error sending request for url (https://openapi.longportapp.com/v1/socket/token): client error (Connect)");
+        if (state.connects <= state.failures)
+          throw new Error("error sending request for url (https://openapi.longportapp.com/v1/socket/token): client error (Connect)");
         return context;
       },
     },
@@ -81,7 +82,12 @@ describe("LongportMarketData", () => {
 
   it("answers LongPort's refusal as PROVIDER_ERROR with its code", async () => {
     const context = { quote: async () => Promise.reject(new Error("openapi error: code=301600: invalid symbol")) };
-    const market = new LongportMarketData({ settings, timeoutMs: 1000, limiter: new PacingQueue(LongportRateLimits.quote), sdk: fakeSdk("QuoteContext", context).sdk });
+    const market = new LongportMarketData({
+      settings,
+      timeoutMs: 1000,
+      limiter: new PacingQueue(LongportRateLimits.quote),
+      sdk: fakeSdk("QuoteContext", context).sdk,
+    });
     await expect(market.quote(["700.HK"])).rejects.toMatchObject({ status: 502, code: "PROVIDER_ERROR", extra: { provider_code: 301600 } });
   });
 
@@ -96,7 +102,12 @@ describe("LongportMarketData", () => {
 
   it("times out a call that does not answer", async () => {
     const context = { depth: () => new Promise(() => undefined) };
-    const market = new LongportMarketData({ settings, timeoutMs: 20, limiter: new PacingQueue(LongportRateLimits.quote), sdk: fakeSdk("QuoteContext", context).sdk });
+    const market = new LongportMarketData({
+      settings,
+      timeoutMs: 20,
+      limiter: new PacingQueue(LongportRateLimits.quote),
+      sdk: fakeSdk("QuoteContext", context).sdk,
+    });
     await expect(market.depth("700.HK")).rejects.toMatchObject({ status: 504, code: "PROVIDER_TIMEOUT" });
   });
 
@@ -109,7 +120,12 @@ describe("LongportMarketData", () => {
       setOnCandlestick: () => undefined,
       subscribe: async () => undefined,
     };
-    const market = new LongportMarketData({ settings, timeoutMs: 1000, limiter: new PacingQueue(LongportRateLimits.quote), sdk: fakeSdk("QuoteContext", context).sdk });
+    const market = new LongportMarketData({
+      settings,
+      timeoutMs: 1000,
+      limiter: new PacingQueue(LongportRateLimits.quote),
+      sdk: fakeSdk("QuoteContext", context).sdk,
+    });
     const events: PushQuoteEvent[] = [];
     market.setOnQuote((event) => events.push(event));
     await market.subscribe(["700.HK"], ["Quote"], true);
@@ -159,7 +175,12 @@ describe("LongportOrderGateway", () => {
         return { orderId: "709043056541253632" };
       },
     };
-    const gateway = new LongportOrderGateway({ settings, timeoutMs: 1000, limiter: new PacingQueue(LongportRateLimits.trade), sdk: fakeSdk("TradeContext", context).sdk });
+    const gateway = new LongportOrderGateway({
+      settings,
+      timeoutMs: 1000,
+      limiter: new PacingQueue(LongportRateLimits.trade),
+      sdk: fakeSdk("TradeContext", context).sdk,
+    });
     const answer = await gateway.submitOrder({
       symbol: "00700.HK",
       order_type: "LO",
@@ -184,19 +205,44 @@ describe("LongportOrderGateway", () => {
             {
               accountChannel: "lb",
               positions: [
-                { symbol: "700.HK", symbolName: "Tencent", quantity: dec("300"), availableQuantity: dec("300"), currency: "HKD", costPrice: dec("401.2"), market: E.Market.HK, initQuantity: null },
+                {
+                  symbol: "700.HK",
+                  symbolName: "Tencent",
+                  quantity: dec("300"),
+                  availableQuantity: dec("300"),
+                  currency: "HKD",
+                  costPrice: dec("401.2"),
+                  market: E.Market.HK,
+                  initQuantity: null,
+                },
               ],
             },
           ],
         };
       },
     };
-    const gateway = new LongportOrderGateway({ settings, timeoutMs: 1000, limiter: new PacingQueue(LongportRateLimits.trade), sdk: fakeSdk("TradeContext", context).sdk });
+    const gateway = new LongportOrderGateway({
+      settings,
+      timeoutMs: 1000,
+      limiter: new PacingQueue(LongportRateLimits.trade),
+      sdk: fakeSdk("TradeContext", context).sdk,
+    });
     expect(await gateway.stockPositions(["00700.hk"])).toEqual({
       channels: [
         {
           account_channel: "lb",
-          positions: [{ symbol: "700.HK", symbol_name: "Tencent", quantity: "300", available_quantity: "300", currency: "HKD", cost_price: "401.2", market: "HK", init_quantity: null }],
+          positions: [
+            {
+              symbol: "700.HK",
+              symbol_name: "Tencent",
+              quantity: "300",
+              available_quantity: "300",
+              currency: "HKD",
+              cost_price: "401.2",
+              market: "HK",
+              init_quantity: null,
+            },
+          ],
         },
       ],
     });

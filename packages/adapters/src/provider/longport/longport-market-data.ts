@@ -58,9 +58,7 @@ export class LongportMarketData implements MarketData {
   }
 
   staticInfo(symbols: string[]): Promise<SecurityStaticInfo[]> {
-    return this.connection.call("staticInfo", async (ctx, codec) =>
-      (await ctx.staticInfo(symbolsOf(symbols))).map((info) => codec.staticInfo(info)),
-    );
+    return this.connection.call("staticInfo", async (ctx, codec) => (await ctx.staticInfo(symbolsOf(symbols))).map((info) => codec.staticInfo(info)));
   }
 
   quote(symbols: string[]): Promise<SecurityQuote[]> {
@@ -72,9 +70,7 @@ export class LongportMarketData implements MarketData {
   }
 
   trades(symbol: string, count: number): Promise<Trade[]> {
-    return this.connection.call("trades", async (ctx, codec) =>
-      (await ctx.trades(normalizeSymbol(symbol), count)).map((trade) => codec.trade(trade)),
-    );
+    return this.connection.call("trades", async (ctx, codec) => (await ctx.trades(normalizeSymbol(symbol), count)).map((trade) => codec.trade(trade)));
   }
 
   intraday(symbol: string, tradeSessions: TradeSessions): Promise<IntradayLine[]> {
@@ -85,9 +81,9 @@ export class LongportMarketData implements MarketData {
 
   candlesticks(symbol: string, period: Period, count: number, adjustType: AdjustType, tradeSessions: TradeSessions): Promise<Candlestick[]> {
     return this.connection.call("candlesticks", async (ctx, codec) =>
-      (
-        await ctx.candlesticks(normalizeSymbol(symbol), codec.period(period), count, codec.adjustType(adjustType), codec.tradeSessions(tradeSessions))
-      ).map((candle) => codec.candlestick(candle)),
+      (await ctx.candlesticks(normalizeSymbol(symbol), codec.period(period), count, codec.adjustType(adjustType), codec.tradeSessions(tradeSessions))).map(
+        (candle) => codec.candlestick(candle),
+      ),
     );
   }
 

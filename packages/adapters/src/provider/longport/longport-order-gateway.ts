@@ -74,9 +74,7 @@ export class LongportOrderGateway implements OrderGateway {
   }
 
   accountBalance(currency?: string): Promise<AccountBalance[]> {
-    return this.connection.call("accountBalance", async (ctx, codec) =>
-      (await ctx.accountBalance(currency)).map((balance) => codec.accountBalance(balance)),
-    );
+    return this.connection.call("accountBalance", async (ctx, codec) => (await ctx.accountBalance(currency)).map((balance) => codec.accountBalance(balance)));
   }
 
   stockPositions(symbols?: string[]): Promise<StockPositionsResponse> {

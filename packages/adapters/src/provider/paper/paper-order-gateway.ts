@@ -91,7 +91,10 @@ export const DEFAULT_PAPER_INITIAL_CASH = "USD=1000000,HKD=1000000";
  */
 export function parsePaperInitialCash(text: string = DEFAULT_PAPER_INITIAL_CASH): Record<PaperCurrency, string> {
   const cash = Object.fromEntries(PaperCurrencies.map((currency) => [currency, "0"])) as Record<PaperCurrency, string>;
-  for (const entry of text.split(",").map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const match = /^([A-Za-z]{3})\s*=\s*(\d+(?:\.\d+)?)$/.exec(entry);
     const currency = match?.[1].toUpperCase() as PaperCurrency | undefined;
     if (!match || !currency || !PaperCurrencies.includes(currency)) {

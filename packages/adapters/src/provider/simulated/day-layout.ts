@@ -263,10 +263,13 @@ export class MarketTimeline {
         const year = date.getUTCFullYear();
         const month = date.getUTCMonth();
         keys[i] =
-          unit === "week" ? day - ((date.getUTCDay() + 6) % 7)
-          : unit === "month" ? year * 12 + month
-          : unit === "quarter" ? year * 4 + Math.floor(month / 3)
-          : year;
+          unit === "week"
+            ? day - ((date.getUTCDay() + 6) % 7)
+            : unit === "month"
+              ? year * 12 + month
+              : unit === "quarter"
+                ? year * 4 + Math.floor(month / 3)
+                : year;
       }
       this.groupKeys[unit] = keys;
     }

@@ -151,13 +151,7 @@ function prePostQuote(spec: InstrumentSpec, state: SessionState | null): PrePost
 }
 
 /** Snapshot quote: the regular session's latest state plus US pre, post and (when enabled) overnight quotes. */
-export function securityQuoteOf(
-  engine: SimulationEngine,
-  instrument: InstrumentState,
-  regular: SessionState,
-  t: number,
-  overnight: boolean,
-): SecurityQuote {
+export function securityQuoteOf(engine: SimulationEngine, instrument: InstrumentState, regular: SessionState, t: number, overnight: boolean): SecurityQuote {
   const spec = instrument.spec;
   const us = spec.market === "US";
   return {
@@ -173,10 +167,7 @@ export function securityQuoteOf(
     trade_status: "Normal",
     pre_market_quote: us ? prePostQuote(spec, latestSessionState(engine, instrument, t, 1 << TradeSessionCode.Pre)) : null,
     post_market_quote: us ? prePostQuote(spec, latestSessionState(engine, instrument, t, 1 << TradeSessionCode.Post)) : null,
-    overnight_quote:
-      us && overnight && spec.overnight
-        ? prePostQuote(spec, latestSessionState(engine, instrument, t, 1 << TradeSessionCode.Overnight))
-        : null,
+    overnight_quote: us && overnight && spec.overnight ? prePostQuote(spec, latestSessionState(engine, instrument, t, 1 << TradeSessionCode.Overnight)) : null,
   };
 }
 
@@ -356,9 +347,28 @@ export function candlestickAt(spec: InstrumentSpec, bars: SimulatedBarColumns, i
 }
 
 const STOCK_ONLY_NULL = new Set<CalcIndex>([
-  "ExpiryDate", "StrikePrice", "UpperStrikePrice", "LowerStrikePrice", "OutstandingQty", "OutstandingRatio", "Premium",
-  "ItmOtm", "ImpliedVolatility", "WarrantDelta", "CallPrice", "ToCallPrice", "EffectiveLeverage", "LeverageRatio",
-  "ConversionRatio", "BalancePoint", "OpenInterest", "Delta", "Gamma", "Theta", "Vega", "Rho",
+  "ExpiryDate",
+  "StrikePrice",
+  "UpperStrikePrice",
+  "LowerStrikePrice",
+  "OutstandingQty",
+  "OutstandingRatio",
+  "Premium",
+  "ItmOtm",
+  "ImpliedVolatility",
+  "WarrantDelta",
+  "CallPrice",
+  "ToCallPrice",
+  "EffectiveLeverage",
+  "LeverageRatio",
+  "ConversionRatio",
+  "BalancePoint",
+  "OpenInterest",
+  "Delta",
+  "Gamma",
+  "Theta",
+  "Vega",
+  "Rho",
 ]);
 
 /**

@@ -38,7 +38,12 @@ describe("realtime continues the history without a seam", () => {
         expect(Date.parse(minute.timestamp) + 60_000).toBe(Date.parse(quote.timestamp));
         expect(Date.parse(quote.timestamp)).toBeLessThanOrEqual(t);
         expect([day.open, day.high, day.low, day.close, day.volume, day.turnover]).toEqual([
-          quote.open, quote.high, quote.low, quote.last_done, quote.volume, quote.turnover,
+          quote.open,
+          quote.high,
+          quote.low,
+          quote.last_done,
+          quote.volume,
+          quote.turnover,
         ]);
         const lines = await md.intraday(symbol, "Intraday");
         expect(lines[lines.length - 1].price).toBe(quote.last_done);
@@ -120,8 +125,14 @@ describe("history", () => {
     const { md } = market("2027-06-01T00:00:00Z");
     const bars = await md.historyCandlesticksByDate("5.HK", "1d", "NoAdjust", "2026-12-22", "2027-01-05", "Intraday");
     expect(bars.map((b) => b.timestamp)).toEqual([
-      "2026-12-21T16:00:00.000Z", "2026-12-22T16:00:00.000Z", "2026-12-23T16:00:00.000Z", "2026-12-27T16:00:00.000Z",
-      "2026-12-28T16:00:00.000Z", "2026-12-29T16:00:00.000Z", "2026-12-30T16:00:00.000Z", "2027-01-03T16:00:00.000Z",
+      "2026-12-21T16:00:00.000Z",
+      "2026-12-22T16:00:00.000Z",
+      "2026-12-23T16:00:00.000Z",
+      "2026-12-27T16:00:00.000Z",
+      "2026-12-28T16:00:00.000Z",
+      "2026-12-29T16:00:00.000Z",
+      "2026-12-30T16:00:00.000Z",
+      "2027-01-03T16:00:00.000Z",
       "2027-01-04T16:00:00.000Z",
     ]);
     const halfDay = await md.historyCandlesticksByDate("5.HK", "1h", "NoAdjust", "2026-12-24", "2026-12-24", "Intraday");

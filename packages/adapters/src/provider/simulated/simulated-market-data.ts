@@ -4,14 +4,7 @@ import { assertSupportedMarket, Market, marketOf, normalizeSymbol } from "@tp/co
 import { dayNumberOf, isoDateOf, type IsoDate } from "@tp/core/market/zoned-time";
 import type { Clock } from "@tp/core/provider/clock";
 import { MarketDataLimits, type MarketData, type PushHandler } from "@tp/core/provider/market-data";
-import {
-  AdjustType,
-  CalcIndex,
-  Period,
-  periodMinutes,
-  SubType,
-  TradeSessions,
-} from "@tp/core/provider/quote-enums";
+import { AdjustType, CalcIndex, Period, periodMinutes, SubType, TradeSessions } from "@tp/core/provider/quote-enums";
 import type {
   Candlestick,
   IntradayLine,

@@ -197,7 +197,15 @@ describe("simulated bars are realistic", () => {
     }
     const years = rows(engine.bars(engine.instrument("9988.HK")!, "1y", 0, 99_999, END_OF_TIME, MASK_INTRADAY));
     expect(years.map((y) => new Date(y.start).toISOString().slice(0, 10))).toEqual([
-      "2020-01-01", "2021-01-03", "2022-01-02", "2023-01-02", "2024-01-01", "2025-01-01", "2026-01-01", "2027-01-03", "2028-01-02",
+      "2020-01-01",
+      "2021-01-03",
+      "2022-01-02",
+      "2023-01-02",
+      "2024-01-01",
+      "2025-01-01",
+      "2026-01-01",
+      "2027-01-03",
+      "2028-01-02",
     ]);
   });
 });
@@ -262,7 +270,8 @@ describe("daylight saving", () => {
     const calendar = instrument.timeline.calendar;
     const friday = calendar.ordinalOfDay(Date.UTC(2026, 2, 6) / 86_400_000);
     const monday = calendar.ordinalOfDay(Date.UTC(2026, 2, 9) / 86_400_000);
-    const firstRegular = (ordinal: number) => new Date(rows(engine.bars(instrument, "1m", ordinal, ordinal, END_OF_TIME, MASK_INTRADAY))[0].start).toISOString();
+    const firstRegular = (ordinal: number) =>
+      new Date(rows(engine.bars(instrument, "1m", ordinal, ordinal, END_OF_TIME, MASK_INTRADAY))[0].start).toISOString();
     expect(firstRegular(friday)).toBe("2026-03-06T14:30:00.000Z");
     expect(firstRegular(monday)).toBe("2026-03-09T13:30:00.000Z");
     expect(rows(engine.bars(instrument, "1m", monday, monday, END_OF_TIME, MASK_INTRADAY))).toHaveLength(390);

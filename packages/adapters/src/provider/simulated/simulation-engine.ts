@@ -247,7 +247,24 @@ export function generateDay(instrument: InstrumentState, layout: DayLayout): Day
     previousClose = c;
     previousRaw = raw;
   }
-  return { instrument: instrument.index, ordinal, layout, tickTable: table, open, high, low, close, volume, turnover, split, runHigh, runLow, runVolume, runTurnover, stamp: 0 };
+  return {
+    instrument: instrument.index,
+    ordinal,
+    layout,
+    tickTable: table,
+    open,
+    high,
+    low,
+    close,
+    volume,
+    turnover,
+    split,
+    runHigh,
+    runLow,
+    runVolume,
+    runTurnover,
+    stamp: 0,
+  };
 }
 
 /**

@@ -41,7 +41,9 @@ export function referenceDir(): string {
 
 /** Bars of a fixture CSV (timestamps in seconds there, milliseconds here). */
 export function readBars(symbol: string): Bar[] {
-  const text = readFileSync(join(referenceDir(), `${symbol}-1d.csv`), "utf8").trim().split("\n");
+  const text = readFileSync(join(referenceDir(), `${symbol}-1d.csv`), "utf8")
+    .trim()
+    .split("\n");
   return text.slice(1).map((line) => {
     const [timestamp, open, high, low, close, volume] = line.split(",").map(Number);
     return { symbol, timestamp: timestamp * 1000, open, high, low, close, volume };

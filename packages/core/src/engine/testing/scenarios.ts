@@ -21,7 +21,13 @@ export function twoChannelSetup(fees: EngineSetup["fees"], sessionId = "s-two"):
         channel_type: "AGGRESSIVE",
         capital_allocation: 0.4,
         strategies: [
-          { strategy_name: "momentum", parameters: { lookback_period: 10, entry_threshold: 2, exit_threshold: 0 }, weight: 0.5, symbols: ["AAPL.US", "MSFT.US"], timeframe: "1d" },
+          {
+            strategy_name: "momentum",
+            parameters: { lookback_period: 10, entry_threshold: 2, exit_threshold: 0 },
+            weight: 0.5,
+            symbols: ["AAPL.US", "MSFT.US"],
+            timeframe: "1d",
+          },
           { strategy_name: "donchian_breakout", parameters: { entry_period: 15, exit_period: 7 }, weight: 0.5, symbols: ["MSFT.US"], timeframe: "1d" },
         ],
         limits: { max_drawdown: 0.03, max_daily_loss: 0.01, max_loss_per_trade: 0.05, leverage_limit: 1.5 },
@@ -31,7 +37,13 @@ export function twoChannelSetup(fees: EngineSetup["fees"], sessionId = "s-two"):
         channel_type: "BALANCED",
         capital_allocation: 0.6,
         strategies: [
-          { strategy_name: "ma_crossover", parameters: { fast_period: 5, slow_period: 20, ma_type: "ema" }, weight: 1, symbols: ["AAPL.US", "MSFT.US"], timeframe: "1d" },
+          {
+            strategy_name: "ma_crossover",
+            parameters: { fast_period: 5, slow_period: 20, ma_type: "ema" },
+            weight: 1,
+            symbols: ["AAPL.US", "MSFT.US"],
+            timeframe: "1d",
+          },
         ],
         limits: limitsOf(risk),
       },

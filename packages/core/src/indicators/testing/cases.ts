@@ -35,10 +35,7 @@ type Streaming<TArgs extends unknown[], TOut> = {
   reset(): void;
 };
 
-const single = <TArgs extends unknown[]>(
-  indicator: Streaming<TArgs, number>,
-  pick: (bars: Bars, index: number) => TArgs,
-): StreamDriver => ({
+const single = <TArgs extends unknown[]>(indicator: Streaming<TArgs, number>, pick: (bars: Bars, index: number) => TArgs): StreamDriver => ({
   update: (bars, index) => ({ value: indicator.update(...pick(bars, index)) }),
   get isReady() {
     return indicator.isReady;
@@ -46,10 +43,7 @@ const single = <TArgs extends unknown[]>(
   reset: () => indicator.reset(),
 });
 
-const multi = <TArgs extends unknown[], TOut extends object>(
-  indicator: Streaming<TArgs, TOut>,
-  pick: (bars: Bars, index: number) => TArgs,
-): StreamDriver => ({
+const multi = <TArgs extends unknown[], TOut extends object>(indicator: Streaming<TArgs, TOut>, pick: (bars: Bars, index: number) => TArgs): StreamDriver => ({
   update: (bars, index) => ({ ...indicator.update(...pick(bars, index)) }) as Outputs,
   get isReady() {
     return indicator.isReady;
@@ -60,12 +54,7 @@ const multi = <TArgs extends unknown[], TOut extends object>(
 const close = (bars: Bars, i: number): [number] => [bars.close[i]];
 const hl = (bars: Bars, i: number): [number, number] => [bars.high[i], bars.low[i]];
 const hlc = (bars: Bars, i: number): [number, number, number] => [bars.high[i], bars.low[i], bars.close[i]];
-const hlcv = (bars: Bars, i: number): [number, number, number, number] => [
-  bars.high[i],
-  bars.low[i],
-  bars.close[i],
-  bars.volume[i],
-];
+const hlcv = (bars: Bars, i: number): [number, number, number, number] => [bars.high[i], bars.low[i], bars.close[i], bars.volume[i]];
 const all = (keys: string[], index: number) => Object.fromEntries(keys.map((key) => [key, index]));
 
 /** Every indicator of the library, in catalog order. */
@@ -100,9 +89,7 @@ export const indicatorCases: IndicatorCase[] = [
   },
   {
     id: "macd",
-    parameters: fc
-      .tuple(period(20), period(20), period(15))
-      .map(([fast, extra, signal]) => [fast, fast + extra, signal]),
+    parameters: fc.tuple(period(20), period(20), period(15)).map(([fast, extra, signal]) => [fast, fast + extra, signal]),
     batch: (b, [f, s, g]) => ({ ...Library.macd(b.close, f, s, g) }),
     stream: ([f, s, g]) => multi(new Library.Macd(f, s, g), close),
     firstIndex: ([, s, g]) => all(["macd", "signal", "histogram"], s + g - 2),
