@@ -115,6 +115,19 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(shown).toEqual(
       expect.arrayContaining((orders.body.orders as { id: string; status: string }[]).filter((o) => o.status === "filled").map((o) => o.id)),
     );
+    // The order ticket places a manual order into the session after its checks: it shows up in the session's orders.
+    const ticket = page.getByRole("form", { name: "Order ticket" });
+    await ticket.getByLabel("Symbol").fill("AAPL.US");
+    await ticket.getByLabel("Quantity").fill("1");
+    await ticket.getByRole("button", { name: "Place order" }).click();
+    const said = ticket.getByText(/^Order \S+ (pending|filled)\.$/);
+    await said.waitFor({ timeout: 30_000 });
+    const placedId = (await said.textContent())!.split(" ")[1];
+    const manual = await callAs(base, token, "GET", `/api/v1/trading/sessions/${session.body.id}/orders`);
+    expect((manual.body.orders as { id: string; symbol: string; quantity: string }[]).find((o) => o.id === placedId)).toMatchObject({
+      symbol: "AAPL.US",
+      quantity: "1",
+    });
     await shot(page, "02-session");
 
     // A backtest from the form built from the strategy metadata (its defaults).

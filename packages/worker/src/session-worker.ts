@@ -431,7 +431,8 @@ export class SessionWorker {
       if (!run || this.metricsVersion.get(id) === run.version) continue;
       this.metricsVersion.set(id, run.version);
       const engine = engineOf(run);
-      await Channels.publish(deps, id, Channels.metricsMessagesOf(engine, now));
+      // Stamped with the market's clock, as every other event is (the accelerated clock's, in npm start).
+      await Channels.publish(deps, id, Channels.metricsMessagesOf(engine, this.services.trading.sessions.now()));
     }
   }
 

@@ -219,12 +219,12 @@ export async function sessionPage(main: HTMLElement, params: Record<string, stri
     status.fail(error);
   }
 
-  main.append(orderTicket(), await channelsSection(id), await riskSection(id), await alertsSection(id), await historySection(id));
+  main.append(orderTicket(id), await channelsSection(id), await riskSection(id), await alertsSection(id), await historySection(id));
   return () => stream?.close();
 }
 
-/** A manual order on the simulated venue (the caller's simulated account), checked before it is sent. */
-function orderTicket(): HTMLElement {
+/** A manual order into the session: the form's checks, then the session's pre-trade checks (validate), then the order. */
+function orderTicket(sessionId: string): HTMLElement {
   const status = statusLine();
   const symbol = h("input", { name: "symbol", required: true, pattern: "^[A-Za-z0-9]+\\.(US|HK)$", placeholder: "AAPL.US" });
   const side = h("select", { name: "side" }, h("option", { value: "buy" }, "buy"), h("option", { value: "sell" }, "sell"));
@@ -239,7 +239,7 @@ function orderTicket(): HTMLElement {
     "form",
     { class: "card", "aria-label": "Order ticket", novalidate: true },
     h("h2", {}, "Order ticket"),
-    h("p", { class: "muted" }, "Places an order on the simulated venue, against your simulated account."),
+    h("p", { class: "muted" }, "Places a manual order into this session: its pre-trade checks answer first, and a denied order is not sent."),
     h(
       "div",
       { class: "grid" },
@@ -259,19 +259,19 @@ function orderTicket(): HTMLElement {
     if (!(Number(quantity.value) > 0) || !Number.isInteger(Number(quantity.value))) problems.push("Quantity: a whole number above 0");
     if (type.value !== "market" && !(Number(price.value) > 0)) problems.push(`Price: a ${type.value} order needs a price above 0`);
     if (problems.length > 0) return status.say(problems.join(" · "), "error");
+    const body = {
+      session_id: sessionId,
+      symbol: symbol.value.trim().toUpperCase(),
+      side: side.value as "buy" | "sell",
+      order_type: type.value as "market" | "limit" | "stop",
+      quantity: quantity.value,
+      ...(type.value !== "market" ? { price: price.value } : {}),
+    };
     try {
-      const placed = unwrap(
-        await api.POST("/api/v1/trading/simulation/orders", {
-          body: {
-            symbol: symbol.value.trim().toUpperCase(),
-            side: side.value as "buy",
-            order_type: type.value as "market",
-            quantity: quantity.value,
-            ...(type.value !== "market" ? { price: price.value } : {}),
-          },
-        }),
-      ) as { order_id?: string; id?: string; status?: string };
-      status.say(`Order ${placed.order_id ?? placed.id ?? ""} ${placed.status ?? "placed"}.`);
+      const checked = unwrap(await api.POST("/api/v1/trading/orders/validate", { body }));
+      if (!checked.valid) return status.say(`Not placed: ${checked.denials.map((d) => `${d.reason}: ${d.message}`).join(" · ")}`, "error");
+      const placed = unwrap(await api.POST("/api/v1/trading/orders", { body }));
+      status.say(`Order ${placed.id} ${placed.status}.`);
     } catch (error) {
       status.fail(error);
     }
