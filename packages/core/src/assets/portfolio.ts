@@ -3,7 +3,6 @@ import type { Actor } from "../users";
 import {
   positionProblems,
   type CashByCurrency,
-  type SimulatedPositionUpdate,
   type UserAssetCreate,
   type UserAssetResponse,
   type UserAssetUpdate,
@@ -237,17 +236,15 @@ export const Positions = {
   },
 
   /** Applies the given fields; the result must still satisfy the cross-field rules (422 otherwise). */
-  async update(deps: PortfolioDeps, actor: Actor, mode: PortfolioMode, id: string, input: UserPositionUpdate | SimulatedPositionUpdate): Promise<Position> {
+  async update(deps: PortfolioDeps, actor: Actor, mode: PortfolioMode, id: string, input: UserPositionUpdate): Promise<Position> {
     const before = await Positions.get(deps, actor, mode, id);
     const given = <K extends keyof Position>(field: K): Position[K] =>
       (input as Record<string, unknown>)[field] === undefined ? before[field] : ((input as Record<string, unknown>)[field] as Position[K]);
-    const quantity = given("quantity");
     const after: Position = {
       ...before,
       symbol_name: given("symbol_name"),
-      quantity,
-      // A simulated position can always sell what it holds.
-      available_quantity: mode === "simulated" ? quantity : given("available_quantity"),
+      quantity: given("quantity"),
+      available_quantity: given("available_quantity"),
       cost_price: given("cost_price"),
       current_price: given("current_price"),
       currency: given("currency"),

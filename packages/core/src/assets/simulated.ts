@@ -213,7 +213,6 @@ export const SimulatedAccount = {
       if ((PaperCurrencies as readonly string[]).includes(currency) && amount !== undefined) lines[currency as PaperCurrency] = amount;
     const stocks = positions.filter((p) => p.asset_type === "stock" && (p.market === "US" || p.market === "HK"));
     const holdings = stocks.map((p) => ({ symbol: p.symbol, symbol_name: p.symbol_name, quantity: p.quantity, cost_price: p.cost_price }));
-    await PaperAccounts.ensure(deps.paper, owner);
     const main = (PaperCurrencies as readonly string[]).includes(currency) ? (currency as PaperCurrency) : undefined;
     return PaperAccounts.replace(deps.paper, owner, lines, holdings, "real account copied in with POST /assets/sync-to-simulated", main);
   },

@@ -95,11 +95,6 @@ export const PaperAccounts = {
     return withAccount(deps, accountId, async (ctx) => viewOf(ctx.book));
   },
 
-  /** The account, opened with `PAPER_INITIAL_CASH` when it was never opened (as a first trade would). */
-  async ensure(deps: PaperBrokerDeps, accountId: string): Promise<PaperAccountView> {
-    return withAccount(deps, accountId, async (ctx) => viewOf(ctx.book));
-  },
-
   /** Opens the account with `cash` per currency (others 0); 409 `ASSET_ALREADY_EXISTS` when it is open. */
   async open(deps: PaperBrokerDeps, accountId: string, cash: Partial<Record<PaperCurrency, string>>, currency: PaperCurrency): Promise<PaperAccountView> {
     return withAccount({ ...deps, initialCash: cashOf(cash) }, accountId, async (ctx) => {
@@ -135,6 +130,7 @@ export const PaperAccounts = {
   /**
    * Makes the account hold `cash` and `holdings` and nothing else, one recorded adjustment (the
    * real account copied in); refused like `setCash` and `setHolding` where orders or sessions hold more.
+   * An account never opened is opened first (at `PAPER_INITIAL_CASH`, recorded), as a first trade would.
    */
   async replace(
     deps: PaperBrokerDeps,
