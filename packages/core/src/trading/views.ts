@@ -15,7 +15,7 @@ import { notifyWorker } from "./commands";
 import { liveFeedsOf, LiveRuns } from "./live";
 import type { ViewDeps } from "./deps";
 import { workerStatus } from "./worker-status";
-import { engineOf, updateRun } from "./run-update";
+import { engineOf, orderOf, updateRun } from "./run-update";
 import { iso } from "../time";
 
 /**
@@ -529,7 +529,7 @@ export async function placeOrder(deps: ViewDeps, actor: Actor, input: unknown): 
       })`,
     );
   }
-  const runId = (await LiveRuns.ensure(deps, session)).run_id;
+  const runId = session.run_id === session.id ? session.id : (await LiveRuns.ensure(deps, session)).run_id;
   const placed = await updateRun(deps, runId, (run) => {
     const engine = engineOf(run);
     const channelId = body.channel_id ?? engine.channelIds()[0] ?? SINGLE_CHANNEL_ID;
@@ -551,7 +551,7 @@ export async function placeOrder(deps: ViewDeps, actor: Actor, input: unknown): 
   await notifyWorker(deps, session.id, "input", "order", placed!.events);
   const denied = placed!.events.find((event) => event.type === "order_denied");
   const id = placed!.value ? placed!.value.order_id : `${runId}-d${denied!.sequence}`;
-  return (await deps.runs.order(id))!;
+  return orderOf(placed!, id) ?? (await deps.runs.order(id))!;
 }
 
 /** A pending order of a simulation or live session the caller owns, and that session (409 `SESSION_NOT_TRADING` for a backtest's). */
