@@ -49,6 +49,17 @@ async function savedElsewhere(id: string, message: string) {
   expect(await deps().runs.save(saved, stored.version, engine.drainEvents())).toBe(true);
 }
 
+/** A step that records the versions of the runs it is given; before acting on the first, another process saves the run. */
+function racedStep<T>(id: string, act: (run: StoredRun, first: boolean) => RunStep<T> | null) {
+  const seen: number[] = [];
+  const step = async (run: StoredRun) => {
+    seen.push(run.version);
+    if (seen.length === 1) await savedElsewhere(id, "elsewhere");
+    return act(run, seen.length === 1);
+  };
+  return { seen, step };
+}
+
 afterEach(() => vi.restoreAllMocks());
 
 describe("updateRun", () => {
@@ -115,16 +126,7 @@ describe("updateRun", () => {
   it("reads the run again and redoes the steps when another process saved it after the batch before", async () => {
     const id = await runningRun("other process");
     const first = gated("first");
-    const seen: number[] = [];
-    let external = false;
-    const second = async (run: StoredRun) => {
-      seen.push(run.version);
-      if (!external) {
-        external = true;
-        await savedElsewhere(id, "elsewhere");
-      }
-      return alert("second")(run);
-    };
+    const { seen, step: second } = racedStep(id, (run) => alert("second")(run));
     const updates = [updateRun(deps(), id, first.step), updateRun(deps(), id, second)];
     first.open();
     const [, done] = (await Promise.all(updates)) as RunUpdate<string>[];
@@ -137,16 +139,11 @@ describe("updateRun", () => {
   it("checks an answer given on the run the batch before saved against the table when the batch saves nothing", async () => {
     const id = await runningRun("stale answer");
     const first = gated("first");
-    const seen: number[] = [];
-    let external = false;
     // Refuses on the run the first batch saved (while another process saves it); nothing to save on the run as it stands.
-    const step = async (run: StoredRun) => {
-      seen.push(run.version);
-      if (external) return null;
-      external = true;
-      await savedElsewhere(id, "elsewhere");
-      throw new Error("stale");
-    };
+    const { seen, step } = racedStep(id, (_run, first) => {
+      if (first) throw new Error("stale");
+      return null;
+    });
     const updates = [updateRun(deps(), id, first.step), updateRun(deps(), id, step)];
     first.open();
     const [, answer] = await Promise.all(updates);
