@@ -13,6 +13,7 @@ import { ReadThroughCache } from "./cache";
 import type { ServiceConfig } from "./config";
 import { createDb, type Db } from "./dynamo/db";
 import { PrincipalCache } from "./principal-cache";
+import { withSharedGets } from "./dynamo/shared-reads";
 import { DynamoCaptchaStore, DynamoLoginAttemptStore, DynamoRevocationStore } from "./stores/auth-stores";
 import { DynamoUserStore } from "./stores/user-store";
 import { DynamoFlowStore } from "./stores/flow-store";
@@ -296,7 +297,11 @@ export function workflows(c: ServiceContext): WorkflowStarter {
 
 /** Trading sessions, their runs and views. */
 export function tradingSessions(c: ServiceContext): TradingServices["sessions"] {
-  return once(c, tradingSessions, () => Object.assign(sessionViews(c), { commands: new CoalescingCommandSink(sessionCommands(c)) }));
+  // A burst of commands into one session shares its reads and its messages to the worker (docs/session-worker.md "Commands from the API").
+  return once(c, tradingSessions, () => {
+    const views = sessionViews(c);
+    return Object.assign(views, { commands: new CoalescingCommandSink(sessionCommands(c)), sessions: withSharedGets(views.sessions) });
+  });
 }
 
 /**

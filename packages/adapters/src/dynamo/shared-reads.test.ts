@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SharedReads } from "./shared-reads";
+import { SharedReads, withSharedGets } from "./shared-reads";
 
 /** A loader whose reads the test ends one at a time, each answering the value current when it began. */
 function gatedStore() {
@@ -44,5 +44,23 @@ describe("SharedReads", () => {
     expect([a.status, b.status]).toEqual(["rejected", "rejected"]);
     expect(c).toEqual({ status: "fulfilled", value: "b" });
     expect(await reads.read("a", async () => "again")).toBe("again");
+  });
+
+  it("gives a store whose gets of one id arriving together share a read, its other methods its own", async () => {
+    let reads = 0;
+    const store = {
+      items: new Map([["a", { v: 1 }]]),
+      async get(id: string) {
+        reads++;
+        return this.items.get(id);
+      },
+      put(id: string, v: number) {
+        this.items.set(id, { v });
+      },
+    };
+    const shared = withSharedGets(store);
+    shared.put("a", 2);
+    expect(await Promise.all([shared.get("a"), shared.get("a"), shared.get("a")])).toEqual([{ v: 2 }, { v: 2 }, { v: 2 }]);
+    expect(reads).toBe(2);
   });
 });

@@ -41,3 +41,9 @@ export class SharedReads<T> {
     this.waiting.delete(key);
   }
 }
+
+/** `store` with its `get` going through `SharedReads` (by id); its other methods are its own. */
+export function withSharedGets<S extends { get(id: string): Promise<unknown> }>(store: S): S {
+  const reads = new SharedReads<unknown>();
+  return Object.assign(Object.create(store) as S, { get: (id: string) => reads.read(id, () => store.get(id)) });
+}

@@ -17,7 +17,6 @@ import { replayRunId } from "@tp/core/trading/replay";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
-import { SharedReads } from "../dynamo/shared-reads";
 import { deleteChannelItems } from "./channel-store";
 
 /**
@@ -28,8 +27,6 @@ import { deleteChannelItems } from "./channel-store";
 export class DynamoSessionStore implements SessionStore {
   private readonly sessions: Repository<StoredSession>;
   private readonly markers: Repository<{ session_id: string }>;
-  /** A burst of requests to one session (orders from many clients) reads it once or twice, each read begun after its caller asked. */
-  private readonly reads = new SharedReads<StoredSession | undefined>();
 
   constructor(
     db: Db,
@@ -57,7 +54,7 @@ export class DynamoSessionStore implements SessionStore {
   }
 
   get(id: string) {
-    return this.reads.read(id, () => this.sessions.get(Keys.tradingSession(id)));
+    return this.sessions.get(Keys.tradingSession(id));
   }
 
   replace(session: StoredSession, expectedVersion: number): Promise<boolean> {

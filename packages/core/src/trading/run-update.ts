@@ -140,10 +140,10 @@ async function drain(byRun: Map<string, RunQueue>, runId: string, queue: RunQueu
   byRun.delete(runId);
 }
 
-type Outcome =
-  | { kind: "done"; value: unknown; events: EngineEvent[]; engine: TradingEngine; after: StoredRun }
-  | { kind: "none" }
-  | { kind: "refused"; error: unknown };
+/** A step that acted, with its events and the run right after it. */
+type Done = RunStep<unknown> & { events: EngineEvent[]; after: StoredRun };
+/** What a step came to: its caller's answer once the batch is saved (null: nothing to save), or its refusal. */
+type Outcome = { done: Done | null } | { refused: unknown };
 
 /** Applies the batch's steps in order to one read of the run and saves them in one write; a refused step leaves the run as it was before it. */
 async function applyBatch(runId: string, batch: Waiting[], queue: RunQueue) {
@@ -184,32 +184,30 @@ async function tryBatch(runId: string, batch: Waiting[], queue: RunQueue) {
   for (const waiting of batch) {
     if (engine) atHand.set(current, engine);
     let done: RunStep<unknown> | null = null;
+    let outcome: Outcome;
     try {
       done = await waiting.step(current);
-      outcomes.push(done ? { kind: "done", value: done.value, events: [], engine: done.engine, after: current } : { kind: "none" });
+      outcome = { done: null };
     } catch (error) {
-      outcomes.push({ kind: "refused", error });
+      outcome = { refused: error };
     }
-    const taken = !atHand.delete(current);
-    if (!done) {
-      // A step that took the engine and then refused may have changed it: the next one restores `current`'s snapshot.
-      if (taken) engine = undefined;
-      continue;
+    // A step that took the engine and saved nothing may have changed it: the next one restores `current`'s snapshot.
+    if (!atHand.delete(current) && !done) engine = undefined;
+    if (done) {
+      const stepEvents = done.engine.drainEvents();
+      current = {
+        ...current,
+        setup: done.setup ?? current.setup,
+        snapshot: done.engine.snapshot(),
+        progress: done.progress ?? current.progress,
+        version: run.version + 1,
+        updated_at: new Date(deps.now()).toISOString(),
+      };
+      engine = done.engine;
+      events.push(...stepEvents);
+      outcome = { done: { ...done, events: stepEvents, after: current } };
     }
-    const stepEvents = done.engine.drainEvents();
-    current = {
-      ...current,
-      setup: done.setup ?? current.setup,
-      snapshot: done.engine.snapshot(),
-      progress: done.progress ?? current.progress,
-      version: run.version + 1,
-      updated_at: new Date(deps.now()).toISOString(),
-    };
-    engine = done.engine;
-    events.push(...stepEvents);
-    const outcome = outcomes[outcomes.length - 1] as Extract<Outcome, { kind: "done" }>;
-    outcome.events = stepEvents;
-    outcome.after = current;
+    outcomes.push(outcome);
   }
   if (current === run) {
     // Nothing to save: answers given on a run saved earlier may be stale if another process wrote it since; read it and redo them.
@@ -220,9 +218,8 @@ async function tryBatch(runId: string, batch: Waiting[], queue: RunQueue) {
   const last = engine;
   batch.forEach((waiting, index) => {
     const outcome = outcomes[index]!;
-    if (outcome.kind === "refused") waiting.reject(outcome.error);
-    else if (outcome.kind === "none") waiting.resolve(null);
-    else waiting.resolve(updateOf(outcome, saved, last));
+    if ("refused" in outcome) waiting.reject(outcome.refused);
+    else waiting.resolve(outcome.done && updateOf(outcome.done, saved, last));
   });
 }
 
@@ -230,12 +227,12 @@ async function tryBatch(runId: string, batch: Waiting[], queue: RunQueue) {
  * What a step's caller gets. Its engine is the batch's own when nothing acted on it after this step
  * (the run as saved), else one restored from the step's snapshot when the caller first asks for it.
  */
-function updateOf(outcome: Extract<Outcome, { kind: "done" }>, run: StoredRun, last: TradingEngine | undefined): RunUpdate<unknown> {
-  let engine = outcome.after === run && outcome.engine === last ? outcome.engine : undefined;
-  const { setup, snapshot } = outcome.after;
+function updateOf(done: Done, run: StoredRun, last: TradingEngine | undefined): RunUpdate<unknown> {
+  let engine = done.after === run && done.engine === last ? done.engine : undefined;
+  const { setup, snapshot } = done.after;
   return {
-    value: outcome.value,
-    events: outcome.events,
+    value: done.value,
+    events: done.events,
     run,
     get engine() {
       engine ??= TradingEngine.restore(setup, snapshot!);
