@@ -13,7 +13,7 @@ import { conflict } from "@tp/core/errors";
 import { Dec, money } from "@tp/core/fees/money";
 import type { StoredSession } from "@tp/core/trading/sessions";
 import type { ViewDeps } from "@tp/core/trading/deps";
-import type { ChannelDeps } from "@tp/core/trading/channels";
+import type { ChannelDeps } from "@tp/core/trading/channel-ports";
 import type { RealtimeDeps } from "@tp/core/realtime";
 import { DynamoChannelConfigStore, DynamoUpdateFeed } from "./stores/channel-store";
 import type { WorkflowStarter } from "@tp/core/workflows";

@@ -11,7 +11,7 @@ import { engineOf, updateRun } from "@tp/core/trading/run-update";
 import type { TradingEngine } from "@tp/core/engine/engine";
 import { applyReports, exchange, type VenueReport } from "@tp/core/trading/venue";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
-import * as Channels from "@tp/core/trading/channels";
+import * as Channels from "@tp/core/trading/channel-stream";
 import type { Timeframe } from "@tp/core/strategies/definition";
 import { LiveRuns, liveFeedsOf, type ClosedBar } from "@tp/core/trading/live";
 import type { WorkerBeat } from "@tp/core/trading/worker-status";

@@ -11,7 +11,7 @@ import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/i
 import type { Actor } from "../users";
 import { workerStatus, type WorkerBeat } from "../trading/worker-status";
 import type { ImportProgressMessage, SyncLogMessage } from "../streams";
-import { WorkerStatusView } from "../trading/views";
+import { WorkerStatusView } from "../trading/worker-status";
 import { log } from "../log";
 import { iso } from "../time";
 

@@ -3,7 +3,10 @@ import { TradingEngine } from "../engine/engine";
 import { singleStrategySetup } from "../engine/testing/setups";
 import { DomainError } from "../errors";
 import { defaults as riskDefaults } from "../risk/risk";
-import { applyCommand, CHANNEL_TRANSITIONS, deliver, effectiveStatus, streamMessagesOf } from "./channels";
+import { CHANNEL_TRANSITIONS } from "./channel-actions";
+import { applyCommand, deliver } from "./channel-commands";
+import { effectiveStatus } from "./channel-figures";
+import { streamMessagesOf } from "./channel-stream";
 import type { StoredRun } from "./runs";
 import type { ViewDeps } from "./deps";
 

@@ -1,20 +1,20 @@
 import { z } from "zod";
 import { ValidationError, type ValidationIssue, parseOrThrow } from "../errors";
-import { PERIOD_MS, TradingEngine } from "../engine/engine";
+import { PERIOD_MS } from "../engine/engine";
 import { DecimalInput, Dec, IsoDate } from "../fees/money";
 import { marketOf, Markets, normalizeSymbol } from "../market/market";
 import { Strategies } from "../strategies/index";
 import { Timeframe } from "../strategies/definition";
 import { TimeZone, iso } from "../time";
 import type { Actor } from "../users";
-import type { EngineEvent } from "../engine/events";
-import { levelOf, messageOf, type StoredRun } from "./runs";
-import { engineOf } from "./run-update";
 import { advance, complete, countSteps, finestTimeframe, freshRun, playingAfter, rangeIssue, rangeOf, replayRunId, type DriverDeps } from "./replay";
 import type { DriverState } from "./driver-state";
 import { normalizeConfig, feedsOf } from "./session-config";
 import * as Sessions from "./sessions";
-import { eventPage, EventPage, PageQuery } from "./views";
+import { eventPage, EventPage, PageQuery } from "./session-reads";
+import { sessionEngine } from "./session-engine";
+import { eventEntry, positionFigures } from "./session-figures";
+import { pagesOf } from "./pages";
 
 /**
  * Multi-timeframe sessions (docs/mtf-and-replay.md): a director strategy on a higher timeframe
@@ -394,16 +394,6 @@ async function setPlaying(deps: DriverDeps, session: Sessions.StoredSession, pla
   }
 }
 
-const eventEntry = (event: EngineEvent) => ({
-  sequence: event.sequence,
-  timestamp: iso(event.time),
-  type: event.type,
-  channel_id: event.channel_id,
-  level: levelOf(event),
-  message: messageOf(event),
-  data: event.data,
-});
-
 /**
  * Advances a historical MTF session by `bars` executor bars over stored candles (with every
  * director bar closing at the same instants), running or paused. The events it wrote are answered;
@@ -450,17 +440,14 @@ export async function status(deps: DriverDeps, actor: Actor, id: string) {
   const session = await owned(deps, actor, id);
   // A historical session's run exists from its creation; a simulation or live one's from its start.
   const runId = session.run_id ?? (session.trading_mode === "backtest" ? session.id : null);
-  const run: StoredRun | undefined = runId ? await deps.runs.get(runId) : undefined;
-  const setup = run?.setup ?? (await deps.setupFor(session, session.id));
-  const engine = run ? engineOf(run) : new TradingEngine(setup);
+  const { engine, run } = await sessionEngine(deps, session, runId);
   const lastBars = new Map<string, z.infer<typeof BarView>>();
   if (run) {
     // The newest strategy outputs name the last bar of each (timeframe, symbol).
     const wanted = feedsOf(session.config).length;
-    let cursor: string | undefined;
-    for (let page = 0; page < 5 && lastBars.size < wanted; page++) {
-      const found = await deps.runs.events(run.run_id, { category: "mtf", limit: 200, cursor, ascending: false });
-      for (const event of found.items) {
+    let pages = 0;
+    for await (const items of pagesOf((cursor) => deps.runs.events(run.run_id, { category: "mtf", limit: 200, cursor, ascending: false }))) {
+      for (const event of items) {
         if (event.type !== "strategy_output") continue;
         const d = event.data as {
           timeframe: string;
@@ -470,8 +457,7 @@ export async function status(deps: DriverDeps, actor: Actor, id: string) {
         const key = `${d.timeframe}|${d.symbol}`;
         if (!lastBars.has(key)) lastBars.set(key, { symbol: d.symbol, ...d.bar, timestamp: iso(d.bar.timestamp) });
       }
-      if (!found.cursor) break;
-      cursor = found.cursor;
+      if (++pages === 5 || lastBars.size >= wanted) break;
     }
   }
   const strategies = session.config.channels.flatMap((c) => c.strategies);
@@ -483,7 +469,6 @@ export async function status(deps: DriverDeps, actor: Actor, id: string) {
     timeframes.set(timeframe, entry);
   }
   const view = engine.view(null);
-  const text = (value: number) => new Dec(Number.isFinite(value) ? value : 0).toString();
   return {
     session_id: id,
     mode: MODE_OF[session.trading_mode],
@@ -500,15 +485,7 @@ export async function status(deps: DriverDeps, actor: Actor, id: string) {
       .map((t) => ({ ...t, last_bars: session.config.symbols.flatMap((symbol) => lastBars.get(`${t.timeframe}|${symbol}`) ?? []) })),
     equity: new Dec(view.equity).toFixed(2),
     cash: view.cash,
-    positions: view.positions.map((p) => ({
-      symbol: p.symbol,
-      quantity: String(p.quantity),
-      average_price: text(p.entry_price),
-      last_price: text(p.last_price),
-      market_value: new Dec(p.market_value).toFixed(2),
-      unrealized_pnl: new Dec(p.unrealized_pnl).toFixed(2),
-      sleeve: p.sleeve,
-    })),
+    positions: view.positions.map((p) => ({ ...positionFigures(p), sleeve: p.sleeve })),
   };
 }
 

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { iso } from "../time";
 
 /** What the session worker last wrote about itself (its heartbeat item, `adapters/stores/worker-store.ts`). */
@@ -18,6 +19,17 @@ export interface WorkerBeat {
 
 /** A worker that has not beaten for this long is reported down. */
 export const WORKER_STALE_MS = 30_000;
+
+/** The schema of `workerStatus`. */
+export const WorkerStatusView = z
+  .object({
+    alive: z.boolean().describe("It wrote a heartbeat within the last 30 s"),
+    last_heartbeat: z.string().nullable(),
+    sessions: z.int(),
+    feeds: z.array(z.string()),
+    last_bar_at: z.string().nullable().describe("Close time of the last bar it fed this session"),
+  })
+  .meta({ id: "WorkerStatus" });
 
 /** The worker as the status endpoints show it: alive, when it last beat, and what it drives. Times are the market's clock, so staleness scales with its speed. */
 export function workerStatus(beat: WorkerBeat | undefined, now: number, sessionId?: string) {
