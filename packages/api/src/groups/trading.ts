@@ -12,6 +12,8 @@ const OrderIdParam = z.object({ order_id: z.string().min(1).max(200) });
 const tags = ["trading"];
 const riskTags = ["risk"];
 const owned = { auth: true, notFound: true } as const;
+/** The 404s of a view that reads one of the session's runs. */
+const byRun = ["SESSION_NOT_FOUND", "RUN_NOT_FOUND"] as const;
 const conflictResponse = (what: string) => ({ 409: errorResponse(what) });
 const transitionConflict = conflictResponse("INVALID_STATE_TRANSITION: the operation is not allowed in the session's state (`current_status` names it)");
 const startConflict = conflictResponse(`INVALID_STATE_TRANSITION: not allowed in the session's state (\`current_status\` names it); ${FUNDING_CONFLICTS}`);
@@ -122,7 +124,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
   /** A GET view of one session, under each of `prefixes`. */
   const view = <Q extends z.ZodType | undefined>(
     paths: string[],
-    options: { summary: string; schema: z.ZodType; query?: Q; tags?: string[] },
+    options: { summary: string; schema: z.ZodType; query?: Q; tags?: string[]; notFound?: readonly string[] },
     read: (c: Ctx, sessionId: string) => Promise<unknown>,
   ) => {
     for (const path of paths) {
@@ -134,7 +136,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
           summary: options.summary,
           security: bearer,
           request: { params: SessionIdParam, ...(options.query ? { query: options.query as never } : {}) },
-          responses: { 200: json(options.schema, options.summary), ...errorResponses(owned) },
+          responses: { 200: json(options.schema, options.summary), ...errorResponses({ ...owned, notFound: options.notFound ?? owned.notFound }) },
         }),
         async (c: Ctx) => c.json((await read(c, c.req.param("session_id")!)) as never, 200),
       );
@@ -144,7 +146,12 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
 
   view(
     ["/api/v1/trading/sessions/{session_id}/orders"],
-    { summary: "The session's orders, in the order placed (denied ones with every reason)", schema: SessionReads.OrderPage, query: SessionReads.OrderQuery },
+    {
+      summary: "The orders of one of the session's runs (the current one by default), in the order placed (denied ones with every reason)",
+      schema: SessionReads.OrderPage,
+      query: SessionReads.OrderQuery,
+      notFound: byRun,
+    },
     (c, id) => SessionReads.orders(deps, actor(c), id, c.req.query()),
   );
   view(
@@ -159,13 +166,23 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
   );
   view(
     ["/api/v1/trading/sessions/{session_id}/logs"],
-    { summary: "The session's log: its events as lines, optionally of one level (paged)", schema: SessionReads.EventPage, query: SessionReads.LogQuery },
+    {
+      summary: "The log of one of the session's runs (the current one by default): its events as lines, optionally of one level (paged)",
+      schema: SessionReads.EventPage,
+      query: SessionReads.LogQuery,
+      notFound: byRun,
+    },
     (c, id) => SessionReads.logs(deps, actor(c), id, c.req.query()),
   );
   view(
     ["/api/v1/trading/sessions/{session_id}/performance"],
-    { summary: "Performance of the session and each channel", schema: SessionReads.SessionPerformance },
-    (c, id) => SessionReads.sessionPerformance(deps, actor(c), id),
+    {
+      summary: "Performance of the session and each channel on one of its runs (the current one by default)",
+      schema: SessionReads.SessionPerformance,
+      query: SessionReads.RunQuery,
+      notFound: byRun,
+    },
+    (c, id) => SessionReads.sessionPerformance(deps, actor(c), id, c.req.query()),
   );
   view(
     ["/api/v1/trading/sessions/{session_id}/engine/status"],

@@ -24,8 +24,20 @@ export const PageQuery = z.object({
   cursor: z.string().max(2048).optional(),
 });
 
-export const LogQuery = PageQuery.extend({ level: LogLevel.optional() });
-export const OrderQuery = PageQuery.extend({ status: OrderStatus.optional() });
+/** `run_id`: which of the session's runs a view reads (docs/trading-sessions.md, "Runs"). */
+export const RunQuery = z.object({
+  run_id: z
+    .string()
+    .min(1)
+    .max(160)
+    .optional()
+    .describe(
+      "One of the session's runs (its replay's is `<session_id>-replay`, named by `replay/status`; a backtest's is its backtest id); the session's current run when absent. 404 RUN_NOT_FOUND for a run that is not the session's",
+    ),
+});
+
+export const LogQuery = PageQuery.extend({ level: LogLevel.optional(), ...RunQuery.shape });
+export const OrderQuery = PageQuery.extend({ status: OrderStatus.optional(), ...RunQuery.shape });
 
 const EventEntry = z.object({
   sequence: z.int(),
@@ -64,7 +76,13 @@ export const LatestPositions = z
   .meta({ id: "SessionLatestPositions" });
 
 export const SessionPerformance = z
-  .object({ session_id: z.string(), as_of: z.string().nullable(), session: PerformanceMetrics, channels: z.record(z.string(), PerformanceMetrics) })
+  .object({
+    session_id: z.string(),
+    run_id: z.string().nullable().describe("The run the figures are of (null: the session has not run; its starting capital)"),
+    as_of: z.string().nullable(),
+    session: PerformanceMetrics,
+    channels: z.record(z.string(), PerformanceMetrics),
+  })
   .meta({ id: "SessionPerformance" });
 
 export const EngineStatus = z
@@ -82,24 +100,42 @@ export const EngineStatus = z
   })
   .meta({ id: "SessionEngineStatus" });
 
-/** A page of a session's run's events (every one, one level's or one category's), in the project's pager. */
+/**
+ * The run a view of the session reads: the one `runId` names, which must be one of the session's
+ * (404 `RUN_NOT_FOUND` otherwise), else the session's current run (null before it has run).
+ */
+export async function runOf(deps: Pick<ViewDeps, "runs">, session: StoredSession, runId: string | undefined): Promise<string | null> {
+  if (runId === undefined || runId === session.run_id) return session.run_id;
+  const run = await deps.runs.get(runId);
+  if (!run || run.session_id !== session.id) {
+    throw notFound(
+      "RUN_NOT_FOUND",
+      `Session ${session.id} has no run '${runId}': leave run_id out for its current run${session.run_id ? ` (${session.run_id})` : ""}; its replay's run is named by replay/status`,
+    );
+  }
+  return runId;
+}
+
+/** A page of the events of one of the session's runs (every one, one level's or one category's), in the project's pager. */
 export async function eventPage(
   deps: ViewDeps,
   session: StoredSession,
   query: { limit: number; cursor?: string; level?: LogLevel; category?: StoredEvent["category"] },
+  runId: string | null = session.run_id,
 ): Promise<EventPage> {
-  if (!session.run_id) return { session_id: session.id, run_id: null, items: [], count: 0, next_cursor: null };
-  const page = await deps.runs.events(session.run_id, query);
-  return { session_id: session.id, run_id: session.run_id, items: page.items.map(eventEntry), count: page.items.length, next_cursor: page.cursor ?? null };
+  if (!runId) return { session_id: session.id, run_id: null, items: [], count: 0, next_cursor: null };
+  const page = await deps.runs.events(runId, query);
+  return { session_id: session.id, run_id: runId, items: page.items.map(eventEntry), count: page.items.length, next_cursor: page.cursor ?? null };
 }
 
-/** The session's orders in the order they were placed (denied ones included, with their reasons). */
+/** The orders of one of the session's runs (its current one by default) in the order they were placed (denied ones included, with their reasons). */
 export async function orders(deps: ViewDeps, actor: Actor, id: string, input: unknown) {
-  const query = parseOrThrow(OrderQuery, input, ["query"]);
+  const { run_id, ...query } = parseOrThrow(OrderQuery, input, ["query"]);
   const session = await owned(deps, actor, id);
-  if (!session.run_id) return { session_id: id, run_id: null, orders: [], count: 0, next_cursor: null };
-  const page = await deps.runs.orders(session.run_id, query);
-  return { session_id: id, run_id: session.run_id, orders: page.items, count: page.items.length, next_cursor: page.cursor ?? null };
+  const runId = await runOf(deps, session, run_id);
+  if (!runId) return { session_id: id, run_id: null, orders: [], count: 0, next_cursor: null };
+  const page = await deps.runs.orders(runId, query);
+  return { session_id: id, run_id: runId, orders: page.items, count: page.items.length, next_cursor: page.cursor ?? null };
 }
 
 /** Position changes, oldest first. */
@@ -127,19 +163,22 @@ export async function latestPositions(deps: ViewDeps, actor: Actor, id: string) 
   };
 }
 
-/** The session's log: every event as a line, optionally of one level. */
+/** The log of one of the session's runs (its current one by default): every event as a line, optionally of one level. */
 export async function logs(deps: ViewDeps, actor: Actor, id: string, input: unknown) {
-  const query = parseOrThrow(LogQuery, input, ["query"]);
-  return eventPage(deps, await owned(deps, actor, id), query);
+  const { run_id, ...query } = parseOrThrow(LogQuery, input, ["query"]);
+  const session = await owned(deps, actor, id);
+  return eventPage(deps, session, query, await runOf(deps, session, run_id));
 }
 
-/** Performance of the session and of each channel (docs/trading-engine.md has the formulas). */
-export async function sessionPerformance(deps: ViewDeps, actor: Actor, id: string) {
+/** Performance of the session and of each channel on one of its runs (its current one by default; docs/trading-engine.md has the formulas). */
+export async function sessionPerformance(deps: ViewDeps, actor: Actor, id: string, input: unknown = {}) {
+  const query = parseOrThrow(RunQuery, input, ["query"]);
   const session = await owned(deps, actor, id);
-  const { engine, run } = await sessionEngine(deps, session);
+  const { engine, run } = await sessionEngine(deps, session, await runOf(deps, session, query.run_id));
   const days = engine.setup.trading_days_per_year;
   return {
     session_id: id,
+    run_id: run?.run_id ?? null,
     as_of: run?.snapshot ? iso(run.snapshot.time) : null,
     session: performance(engine.view(null), days),
     channels: Object.fromEntries(engine.channelIds().map((channelId) => [channelId, performance(engine.view(channelId), days)])),
