@@ -180,7 +180,7 @@ export function withChannels(views: ViewDeps, db: Db, realtime: RealtimeDeps): C
   return Object.assign(views, { configs: new DynamoChannelConfigStore(db), feed: new DynamoUpdateFeed(db), realtime });
 }
 
-/** Runs driven over stored candles (replays, historical MTF sessions) over the session views: the same record as `views`. */
-export function withDrivers(views: ViewDeps, db: Db, candles: CandleStore): DriverDeps {
-  return Object.assign(views, { candles, replays: new DynamoReplayMarkers(db) });
+/** Runs driven over stored candles (replays, historical MTF sessions) over the session views: the same record as `views`; `wallNow` is the clock a playing run's speed counts seconds of. */
+export function withDrivers(views: ViewDeps, db: Db, candles: CandleStore, wallNow: () => number): DriverDeps {
+  return Object.assign(views, { candles, replays: new DynamoReplayMarkers(db), wallNow });
 }

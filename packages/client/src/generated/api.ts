@@ -7262,7 +7262,7 @@ export interface components {
             end_date?: string | null;
             timezone?: components["schemas"]["TimeZone"] & (string | null);
             /**
-             * @description historical: executor bars per second while running (the worker plays it); paused, it moves only by step
+             * @description historical: executor bars per second of wall time while running (the worker plays it); paused, it moves only by step
              * @default 1
              */
             speed?: number;
@@ -7312,7 +7312,7 @@ export interface components {
             steps: number | null;
             /** @description historical: executor bars stored in the range */
             steps_total: number | null;
-            /** @description historical: executor bars per second while running */
+            /** @description historical: executor bars per second of wall time while running */
             speed: number | null;
             /** @description historical: the worker is advancing it */
             playing: boolean;
@@ -7388,7 +7388,7 @@ export interface components {
             start_date: string;
             end_date: string;
             /**
-             * @description Steps (bars of the finest period) per second while playing
+             * @description Steps (bars of the finest period) per second of wall time while playing, however fast the market's clock runs
              * @default 1
              */
             speed?: number;

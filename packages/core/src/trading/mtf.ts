@@ -63,7 +63,7 @@ export const MtfSessionCreate = z
       .gt(0)
       .max(10_000)
       .default(1)
-      .describe("historical: executor bars per second while running (the worker plays it); paused, it moves only by step"),
+      .describe("historical: executor bars per second of wall time while running (the worker plays it); paused, it moves only by step"),
     risk_config: z.record(z.string(), z.unknown()).optional(),
     execution: z.record(z.string(), z.unknown()).optional(),
   })
@@ -130,7 +130,7 @@ export const MtfStatus = z
     clock: z.string().nullable(),
     steps: z.int().nullable().describe("historical: executor bars fed so far"),
     steps_total: z.int().nullable().describe("historical: executor bars stored in the range"),
-    speed: z.number().nullable().describe("historical: executor bars per second while running"),
+    speed: z.number().nullable().describe("historical: executor bars per second of wall time while running"),
     playing: z.boolean().describe("historical: the worker is advancing it"),
     done: z.boolean(),
     bias: z.array(z.object({ symbol: z.string(), bias: z.enum(["long", "short", "flat"]), strategy: z.string(), timeframe: z.string() })),
@@ -385,7 +385,7 @@ async function setPlaying(deps: DriverDeps, session: Sessions.StoredSession, pla
   const total = driver.steps === 0 ? await countSteps(deps.candles, driver) : driver.steps_total;
   const write = () =>
     advance(deps, session.id, { steps: 0 }, (d) =>
-      d.state === "finished" ? d : { ...d, steps_total: total, state: playing ? "playing" : "paused", played_at: playing ? deps.now() : null, carry: 0 },
+      d.state === "finished" ? d : { ...d, steps_total: total, state: playing ? "playing" : "paused", played_at: playing ? deps.wallNow() : null, carry: 0 },
     );
   if (playing) await playingAfter(deps, session.id, write);
   else {
