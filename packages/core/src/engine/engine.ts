@@ -343,12 +343,17 @@ export class TradingEngine implements EngineCore {
     this.emit("risk_event", null, { kind: "daily_reset", message: "Daily risk counters reset" });
   }
 
-  /** Replaces a channel's risk limits from now on. */
+  /**
+   * Replaces a channel's risk limits from now on, and checks them at once: a limit the channel
+   * already breaches halts it and raises its alert at the change's instant, not at the open of
+   * the next bar fed (which may be earlier: a live bar reaches the run after it closed).
+   */
   setLimits(channelId: string, limits: Limits, at: number): void {
     const channel = this.channel(channelId);
     this.time = Math.max(this.time, at);
     channel.setup = { ...channel.setup, limits };
     this.emit("risk_event", channelId, { kind: "limits_changed", limits });
+    monitor(this);
   }
 
   /** Records that someone acknowledged an alert (`alert_acknowledged`, naming the alert's event sequence); no trading state changes. */

@@ -100,10 +100,12 @@ export async function updateRiskLimits(deps: ChannelDeps, actor: Actor, by: stri
     const delivered = await deliver(deps, runId, limitCommands(record));
     await activate(deps, actor, session, { pointer: pending, target: record });
     await publishDelivered(deps, session, delivered);
+    // The instant the engine took them, as its event stores it (the run's clock, as every event and alert it raises).
+    const changed = delivered.events.find((event) => event.type === "risk_event" && event.data.kind === "limits_changed" && event.channel_id === channelId);
     return {
       channel_id: channelId,
       updated_limits: limits,
-      effective_at: iso(deps.now()),
+      effective_at: iso(changed?.time ?? deps.now()),
       message: `Risk limits of channel ${channelId} are in force (configuration version ${record.version})`,
       config_version: record.version,
       current_config_version: record.version,
