@@ -13,7 +13,7 @@ import { normalizeConfig, feedsOf } from "./session-config";
 import * as Sessions from "./sessions";
 import { eventPage, EventPage, PageQuery } from "./session-reads";
 import { sessionEngine } from "./session-engine";
-import { eventEntry, positionFigures } from "./session-figures";
+import { clockOf, eventEntry, positionFigures } from "./session-figures";
 import { pagesOf } from "./pages";
 
 /**
@@ -473,7 +473,7 @@ export async function status(deps: DriverDeps, actor: Actor, id: string) {
     session_id: id,
     mode: MODE_OF[session.trading_mode],
     status: session.status,
-    clock: run?.snapshot && run.snapshot.time > 0 ? iso(run.snapshot.time) : null,
+    clock: clockOf(run),
     steps: run?.progress?.driver ? run.progress.driver.steps : null,
     steps_total: run?.progress?.driver ? run.progress.driver.steps_total : null,
     speed: run?.progress?.driver ? run.progress.driver.speed : null,

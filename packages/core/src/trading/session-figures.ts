@@ -4,7 +4,7 @@ import type { EngineEvent, LogLevel } from "../engine/events";
 import { Dec } from "../fees/money";
 import type * as Risk from "../risk/risk";
 import { iso } from "../time";
-import { levelOf, messageOf } from "./runs";
+import { levelOf, messageOf, type StoredRun } from "./runs";
 
 /**
  * How the session views write figures, events and positions: one mapping of each, shared by the
@@ -19,6 +19,12 @@ export const r6 = (value: number) => (Number.isFinite(value) ? Math.round(value 
 export const cents = (value: number) => new Dec(Number.isFinite(value) ? value : 0).toFixed(2);
 /** A price as an exact decimal string. */
 export const priceText = (value: number) => new Dec(Number.isFinite(value) ? value : 0).toString();
+
+/** The instant of a run's latest snapshot (`as_of` of the views; null before it has one). */
+export const asOf = (run: Pick<StoredRun, "snapshot"> | undefined) => (run?.snapshot ? iso(run.snapshot.time) : null);
+
+/** Where a run's engine clock is (`clock` of the status views; null before its first input). */
+export const clockOf = (run: Pick<StoredRun, "snapshot"> | undefined) => (run?.snapshot && run.snapshot.time > 0 ? iso(run.snapshot.time) : null);
 
 /** An event as the logs and pages show it (a stored event keeps the level it was stored with). */
 export const eventEntry = (event: EngineEvent & { level?: LogLevel }) => ({

@@ -8,7 +8,7 @@ import type { Actor } from "../users";
 import type { ViewDeps } from "./deps";
 import { OrderStatus, type StoredEvent, TradingOrderResponse } from "./runs";
 import { sessionEngine } from "./session-engine";
-import { eventEntry, positionFigures } from "./session-figures";
+import { asOf, clockOf, eventEntry, positionFigures } from "./session-figures";
 import { isWorkerDriven, owned, type StoredSession } from "./sessions";
 import { workerStatus, WorkerStatusView } from "./worker-status";
 
@@ -151,7 +151,7 @@ export async function latestPositions(deps: ViewDeps, actor: Actor, id: string) 
   const view = engine.view(null);
   return {
     session_id: id,
-    as_of: run?.snapshot ? iso(run.snapshot.time) : null,
+    as_of: asOf(run),
     cash: view.cash,
     positions: view.positions.map((p) => ({
       channel_id: p.channel_id,
@@ -179,7 +179,7 @@ export async function sessionPerformance(deps: ViewDeps, actor: Actor, id: strin
   return {
     session_id: id,
     run_id: run?.run_id ?? null,
-    as_of: run?.snapshot ? iso(run.snapshot.time) : null,
+    as_of: asOf(run),
     session: performance(engine.view(null), days),
     channels: Object.fromEntries(engine.channelIds().map((channelId) => [channelId, performance(engine.view(channelId), days)])),
   };
@@ -204,7 +204,7 @@ export async function engineStatus(deps: ViewDeps, actor: Actor, id: string) {
     session_status: session.status,
     run_id: session.run_id,
     engine_state: ENGINE_STATE[session.status],
-    clock: run?.snapshot && run.snapshot.time > 0 ? iso(run.snapshot.time) : null,
+    clock: clockOf(run),
     last_sequence: run?.snapshot?.sequence ?? 0,
     pending_orders: whole.pending_orders.length,
     channels: engine.channelIds().map((channelId) => {

@@ -9,7 +9,7 @@ import { notifyWorker } from "./commands";
 import type { ViewDeps } from "./deps";
 import { engineOf, updateRun } from "./run-update";
 import { sessionEngine } from "./session-engine";
-import { cents, r6, RiskUtilization, riskUtilization } from "./session-figures";
+import { asOf, cents, r6, RiskUtilization, riskUtilization } from "./session-figures";
 import { eventPage, PageQuery } from "./session-reads";
 import { isActiveOnWorker, mutate, owned, parseRiskConfig, type StoredSession } from "./sessions";
 
@@ -78,7 +78,7 @@ export async function riskSummary(deps: ViewDeps, actor: Actor, id: string): Pro
   const whole = engine.view(null);
   return {
     session_id: id,
-    as_of: run?.snapshot ? iso(run.snapshot.time) : null,
+    as_of: asOf(run),
     // What the session's run applies (a backtest's may be its own), else the session's.
     risk_config: engine.setup.risk ?? session.config.risk_config,
     equity: cents(whole.equity),
