@@ -11,8 +11,11 @@
  *
  * Then commands under load (docs/session-worker.md "Commands from the API"): 1, 10 and 50 clients
  * each send a limit order and a reset-daily at once into one running session while the worker
- * feeds it a bar; the answers' statuses and p50/p99/max times (`BENCH_CLIENTS=50` for that row
- * alone, `BENCH_SESSIONS=` to leave the worker's table out).
+ * feeds it a bar, `BENCH_ROUNDS` (10) times; the answers' statuses, p50/p95/p99/max times and
+ * errors (answers of 400 or more), and the CPU time per request of DynamoDB Local and of this
+ * process (the runtime, the worker and the clients), which a loaded machine does not inflate as it
+ * does the answer times (`BENCH_CLIENTS=50` for that row alone, `BENCH_SESSIONS=` to leave the
+ * worker's table out).
  *
  * The market's clock is driven here a minute per step; the sockets' client is in this process, and
  * each step waits until the sockets are idle before the next push, so a message is timed against
@@ -22,7 +25,7 @@
  *   npx tsx bench/session.ts --markdown  (the table as Markdown, for docs/benchmarks.md)
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
@@ -38,7 +41,19 @@ const SIZES = (process.env.BENCH_SESSIONS ?? "1,10,100").split(",").filter(Boole
 const CLIENTS = (process.env.BENCH_CLIENTS ?? "1,10,50").split(",").filter(Boolean).map(Number);
 /** Steps (minutes) per size: enough bars for the strategies to trade, the whole run about a minute. */
 const STEPS: Record<number, number> = { 1: 240, 10: 120, 100: 40 };
+/** Rounds of the commands table (`BENCH_ROUNDS`): every answer of every round is pooled. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const PASSWORD = "bench-admin-password-1";
+
+/** CPU seconds DynamoDB Local (a Java process) has used so far, from /proc (Linux): work done, which a loaded machine does not inflate as it does wall time. */
+const dynamoCpuSeconds = () => {
+  const fields = readFileSync(`/proc/${dynamo.process.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+const ownCpuSeconds = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
 
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
 
@@ -47,7 +62,7 @@ const rows: Record<string, string | number>[] = [];
 const commandRows: Record<string, string | number>[] = [];
 try {
   for (const sessions of SIZES) rows.push(await measure(sessions, STEPS[sessions] ?? 60));
-  for (const clients of CLIENTS) commandRows.push(await measureCommands(clients, 5));
+  for (const clients of CLIENTS) commandRows.push(await measureCommands(clients, ROUNDS));
 } finally {
   await dynamo.stop();
 }
@@ -60,7 +75,10 @@ const show = (title: string, table: Record<string, string | number>[]) => {
   for (const row of table) console.log(`| ${columns.map((c) => row[c]).join(" | ")} |`);
 };
 show("Session worker: closed 1-minute bars into N running sessions, push to WebSocket", rows);
-show("Commands under load: N clients each send an order and a reset-daily at once into one running session (5 rounds, a bar fed during each)", commandRows);
+show(
+  `Commands under load: N clients each send an order and a reset-daily at once into one running session (${ROUNDS} rounds, a bar fed during each)`,
+  commandRows,
+);
 
 /** The embedded runtime on its own table, its market clock read from `clock()`, and an admin's token. */
 async function openRuntime(clock: () => number) {
@@ -120,6 +138,7 @@ async function measureCommands(clients: number, rounds: number): Promise<Record<
     await worker.start();
     const times: number[] = [];
     const statuses = new Map<number, number>();
+    const [dynamoBefore, ownBefore] = [dynamoCpuSeconds(), ownCpuSeconds()];
     for (let round = 0; round < rounds; round++) {
       clock += 60_000;
       const sent = Array.from({ length: clients }, (_, i) => [
@@ -137,17 +156,22 @@ async function measureCommands(clients: number, rounds: number): Promise<Record<
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       }
     }
+    const [dynamoCpu, ownCpu] = [dynamoCpuSeconds() - dynamoBefore, ownCpuSeconds() - ownBefore];
     times.sort((a, b) => a - b);
     return {
-      clients,
       requests: times.length,
+      clients,
       answers: [...statuses]
         .sort(([a], [b]) => a - b)
         .map(([status, count]) => `${count} × ${status}`)
         .join(", "),
       "p50 (ms)": percentile(times, 50).toFixed(1),
+      "p95 (ms)": percentile(times, 95).toFixed(1),
       "p99 (ms)": percentile(times, 99).toFixed(1),
       "max (ms)": times[times.length - 1]!.toFixed(1),
+      errors: [...statuses].filter(([status]) => status >= 400).reduce((sum, [, count]) => sum + count, 0),
+      "DynamoDB Local CPU ms/request": ((dynamoCpu * 1000) / times.length).toFixed(1),
+      "bench process CPU ms/request": ((ownCpu * 1000) / times.length).toFixed(1),
     };
   } finally {
     await worker?.stop();

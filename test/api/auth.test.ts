@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { SignJWT } from "jose";
 import { Auth, TOKEN_CLOCK_SKEW_SECONDS } from "../../packages/core/src/auth";
 import { ADMIN, CAPTCHA, createTestApi, type TestApi } from "../support/harness";
@@ -214,6 +214,18 @@ describe("tokens", () => {
     await other.json("GET", "/api/v1/me", 200, { token: user.token });
     await api.json("POST", "/api/v1/logout", 200, { token: user.token });
     await other.json("GET", "/api/v1/me", 401, { token: user.token });
+  });
+
+  it("reads a token's revocation and user once for the requests that arrive together after its recheck is due", async () => {
+    const user = await api.createUser();
+    await api.json("GET", "/api/v1/me", 200, { token: user.token });
+    const store = (api.services.principals as unknown as { store: { loadPrincipal: (...args: unknown[]) => unknown } }).store;
+    const loads = vi.spyOn(store, "loadPrincipal");
+    api.services.principals.invalidateUser(user.id);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => api.request("GET", "/api/v1/me", { token: user.token })));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(loads).toHaveBeenCalledTimes(1);
+    loads.mockRestore();
   });
 
   it("ends a user's tokens when an administrator deactivates them", async () => {

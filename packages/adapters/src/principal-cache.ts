@@ -9,6 +9,8 @@ interface Entry {
   user?: User;
   revoked: boolean;
   checkedAt: number;
+  /** The re-read under way: requests with the same token meanwhile wait for it instead of reading again. */
+  rechecking?: Promise<void>;
 }
 
 /**
@@ -16,6 +18,8 @@ interface Entry {
  * reads on every request: a verified token is remembered until it expires, and its
  * revocation and user are re-read from the table at most every `recheckMs`. A logout or a
  * user change on this instance takes effect at once; on other instances within `recheckMs`.
+ * Requests with one token while its re-read is under way share that read (a burst of a client's
+ * requests costs one).
  */
 export class PrincipalCache {
   private readonly entries: Lru<string, Entry>;
@@ -43,13 +47,19 @@ export class PrincipalCache {
       this.entries.delete(token);
       throw unauthorized("Token has expired");
     }
-    if (nowMs - entry.checkedAt > this.recheckMs) {
+    if (nowMs - entry.checkedAt > this.recheckMs) await (entry.rechecking ??= this.recheck(entry, nowMs));
+    return { user: Auth.checkPrincipal(entry.claims, entry), claims: entry.claims };
+  }
+
+  private async recheck(entry: Entry, nowMs: number): Promise<void> {
+    try {
       const loaded = await this.store.loadPrincipal(entry.claims.sub, entry.claims.jti);
       entry.user = loaded.user;
       entry.revoked = loaded.revoked;
       entry.checkedAt = nowMs;
+    } finally {
+      entry.rechecking = undefined;
     }
-    return { user: Auth.checkPrincipal(entry.claims, entry), claims: entry.claims };
   }
 
   /** Marks a token revoked here at once (the table item tells the other instances). */

@@ -44,7 +44,7 @@ import type { SweepControlDeps } from "@tp/core/backtests/sweeps";
 import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
 import { DynamoWorkerStore } from "./stores/worker-store";
 import { owned as ownedSession } from "@tp/core/trading/sessions";
-import type { SessionCommandSink, SessionCommandSource } from "@tp/core/trading/commands";
+import { CoalescingCommandSink, type SessionCommandSink, type SessionCommandSource } from "@tp/core/trading/commands";
 
 /** The record of adapters every runtime builds the same way (the composition root's output). */
 export interface Services {
@@ -296,7 +296,7 @@ export function workflows(c: ServiceContext): WorkflowStarter {
 
 /** Trading sessions, their runs and views. */
 export function tradingSessions(c: ServiceContext): TradingServices["sessions"] {
-  return once(c, tradingSessions, () => Object.assign(sessionViews(c), { commands: sessionCommands(c) }));
+  return once(c, tradingSessions, () => Object.assign(sessionViews(c), { commands: new CoalescingCommandSink(sessionCommands(c)) }));
 }
 
 /**

@@ -17,6 +17,7 @@ import { replayRunId } from "@tp/core/trading/replay";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
+import { SharedReads } from "../dynamo/shared-reads";
 import { deleteChannelItems } from "./channel-store";
 
 /**
@@ -27,6 +28,8 @@ import { deleteChannelItems } from "./channel-store";
 export class DynamoSessionStore implements SessionStore {
   private readonly sessions: Repository<StoredSession>;
   private readonly markers: Repository<{ session_id: string }>;
+  /** A burst of requests to one session (orders from many clients) reads it once or twice, each read begun after its caller asked. */
+  private readonly reads = new SharedReads<StoredSession | undefined>();
 
   constructor(
     db: Db,
@@ -54,7 +57,7 @@ export class DynamoSessionStore implements SessionStore {
   }
 
   get(id: string) {
-    return this.sessions.get(Keys.tradingSession(id));
+    return this.reads.read(id, () => this.sessions.get(Keys.tradingSession(id)));
   }
 
   replace(session: StoredSession, expectedVersion: number): Promise<boolean> {

@@ -17,7 +17,7 @@ import type { EngineEvent } from "../engine/events";
 export interface SessionCommand {
   session_id: string;
   kind: "lifecycle" | "input";
-  /** `start`, `stop`, `pause`, `resume`; `order`, `cancel`, `replace`, `reset_daily`, `risk_config`. */
+  /** `start`, `stop`, `pause`, `resume`; `order`, `cancel`, `replace`, `reset_daily`, `risk_config` (coalesced inputs: theirs, comma-separated). */
   action: string;
   /** The events the input wrote (none for a lifecycle command). */
   events: EngineEvent[];
@@ -48,3 +48,72 @@ export async function notifyWorker(
   if (kind === "input" && events.length === 0) return;
   await deps.commands.send({ session_id: sessionId, kind, action, events, at: deps.now() });
 }
+
+/** Events one coalesced command carries at most (an SQS message holds 256 KB). */
+export const COALESCED_EVENTS = 200;
+
+interface Unsent {
+  command: SessionCommand;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * A sink that sends, per session, the input commands made while an earlier send of that session
+ * is under way as one command, their events in the order the commands were made (`action` lists
+ * theirs, comma-separated): a burst of orders into one session costs the queue, and the worker
+ * that pushes their events, one message per send instead of one per order. Lifecycle commands
+ * are sent alone, in their place. A caller's `send` settles when the message carrying its command
+ * is sent (docs/session-worker.md "Commands from the API").
+ */
+export class CoalescingCommandSink implements SessionCommandSink {
+  private readonly unsent = new Map<string, Unsent[]>();
+
+  constructor(private readonly sink: SessionCommandSink) {}
+
+  send(command: SessionCommand): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const waiting = this.unsent.get(command.session_id);
+      if (waiting) waiting.push({ command, resolve, reject });
+      else {
+        const fresh = [{ command, resolve, reject }];
+        this.unsent.set(command.session_id, fresh);
+        void this.drain(command.session_id, fresh);
+      }
+    });
+  }
+
+  private async drain(sessionId: string, waiting: Unsent[]) {
+    while (waiting.length > 0) {
+      const group = waiting.splice(0, coalescible(waiting));
+      try {
+        await this.sink.send(group.length === 1 ? group[0]!.command : merged(group.map((u) => u.command)));
+        for (const unsent of group) unsent.resolve();
+      } catch (error) {
+        for (const unsent of group) unsent.reject(error);
+      }
+    }
+    this.unsent.delete(sessionId);
+  }
+}
+
+/** How many of the first commands go in one message: a lifecycle command alone, else the inputs in a row up to `COALESCED_EVENTS` events. */
+function coalescible(waiting: Unsent[]): number {
+  if (waiting[0]!.command.kind !== "input") return 1;
+  let count = 0;
+  let events = 0;
+  for (const { command } of waiting) {
+    if (command.kind !== "input" || (count > 0 && events + command.events.length > COALESCED_EVENTS)) break;
+    count++;
+    events += command.events.length;
+  }
+  return count;
+}
+
+const merged = (commands: SessionCommand[]): SessionCommand => ({
+  session_id: commands[0]!.session_id,
+  kind: "input",
+  action: commands.map((c) => c.action).join(","),
+  events: commands.flatMap((c) => c.events),
+  at: commands[0]!.at,
+});

@@ -6,7 +6,7 @@ import type { Actor } from "../users";
 import { notifyWorker } from "./commands";
 import type { ViewDeps } from "./deps";
 import { LiveRuns, liveFeedsOf } from "./live";
-import { engineOf, updateRun } from "./run-update";
+import { engineOf, orderOf, updateRun } from "./run-update";
 import { TradingOrderResponse } from "./runs";
 import { SINGLE_CHANNEL_ID } from "./session-config";
 import { sessionEngine } from "./session-engine";
@@ -108,7 +108,7 @@ export async function placeOrder(deps: ViewDeps, actor: Actor, input: unknown): 
       })`,
     );
   }
-  const runId = (await LiveRuns.ensure(deps, session)).run_id;
+  const runId = session.run_id === session.id ? session.id : (await LiveRuns.ensure(deps, session)).run_id;
   const placed = await updateRun(deps, runId, (run) => {
     const engine = engineOf(run);
     const channelId = body.channel_id ?? engine.channelIds()[0] ?? SINGLE_CHANNEL_ID;
@@ -130,7 +130,7 @@ export async function placeOrder(deps: ViewDeps, actor: Actor, input: unknown): 
   await notifyWorker(deps, session.id, "input", "order", placed!.events);
   const denied = placed!.events.find((event) => event.type === "order_denied");
   const id = placed!.value ? placed!.value.order_id : `${runId}-d${denied!.sequence}`;
-  return (await deps.runs.order(id))!;
+  return orderOf(placed!, id) ?? (await deps.runs.order(id))!;
 }
 
 /** A pending order of a simulation or live session the caller owns, and that session (409 `SESSION_NOT_TRADING` for a backtest's). */
