@@ -51,9 +51,10 @@ export function Queues({ stack, app }: StackContext) {
       removalPolicy,
       deadLetterQueue: { queue: deadLetter, maxReceiveCount: entry.maxReceiveCount },
     };
-    const failed = lambdaConsumerOf(name) ? `Messages of ${name} failed` : "Session commands failed";
-    const where = lambdaConsumerOf(name) ? "" : " in the session worker";
-    alarmOnDeadLetters(`${id}DeadLetterAlarm`, deadLetter, `${failed} ${entry.maxReceiveCount} times${where} and were dead-lettered`);
+    const description = lambdaConsumerOf(name)
+      ? `Messages of ${name} failed ${entry.maxReceiveCount} times and were dead-lettered`
+      : `Session commands failed ${entry.maxReceiveCount} times in the session worker and were dead-lettered`;
+    alarmOnDeadLetters(`${id}DeadLetterAlarm`, deadLetter, description);
     if (name === SESSION_COMMANDS_QUEUE) {
       sessionCommands = new sqs.Queue(stack, id, queueProps);
       environment[queueUrlVariable(name)] = sessionCommands.queueUrl;
