@@ -3,7 +3,7 @@ import { Alarm, ComparisonOperator, Stats, TreatMissingData } from "aws-cdk-lib/
 import { GatewayVpcEndpointAwsService, SubnetType, Vpc } from "aws-cdk-lib/aws-ec2";
 import { Cron, Service, use, type StackContext } from "sst/constructs";
 import { QueueNames } from "../packages/core/src/jobs";
-import { ROLLOVER_SCHEDULE } from "../packages/core/src/trading/rollover";
+import { Schedules, pascalName } from "../packages/core/src/registry";
 import { buildProps } from "./functions";
 import { Alarms } from "./Alarms";
 import { Queues } from "./Queues";
@@ -95,12 +95,13 @@ export function Worker({ stack, app }: StackContext) {
   }
 
   // The day rollover after each market's close (packages/functions/src/schedule/day-rollover.ts).
-  const rollover = new Cron(stack, "DayRollover", {
-    schedule: ROLLOVER_SCHEDULE,
+  const { schedule, handler, timeoutSeconds } = Schedules["day-rollover"];
+  const rollover = new Cron(stack, pascalName("day-rollover"), {
+    schedule,
     job: {
       function: {
-        handler: "packages/functions/src/schedule/day-rollover.handler",
-        timeout: 120,
+        handler,
+        timeout: timeoutSeconds,
         // It rolls the sessions' calendars through the provider.
         ...buildProps({ provider: true }),
         environment: { TABLE_NAME: table.tableName, ...secrets.environment, WS_MANAGEMENT_ENDPOINT: managementEndpoint },
