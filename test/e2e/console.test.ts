@@ -13,7 +13,10 @@ import { CHROMIUM } from "../support/chromium";
  * The web console in a real browser against `npm start`'s runtime on the accelerated clock:
  * sign in, a running simulation session whose orders and fills arrive on the page from the socket
  * (first, while the simulated market is open), and a backtest from the form to its result page (the
- * equity chart drawn, the fills the API reports in the table). Every page is photographed into test-artifacts/console/ (git-ignored).
+ * equity chart drawn, the fills the API reports in the table); then the settings forms, checked
+ * against the API.
+ * Every page is photographed at 1280×800 and at a phone's width into test-artifacts/console/ (git-ignored).
+ * The tests run in order on one service and one signed-in page.
  */
 
 const ARTIFACTS = resolve(import.meta.dirname, "../../test-artifacts/console");
@@ -21,6 +24,11 @@ const PASSWORD = "console-admin-password-1";
 let consoleDir: string | undefined;
 let service: RunningService | undefined;
 let browser: Browser | undefined;
+let page: Page;
+let base: string;
+let token: string;
+let backtestId: string;
+const pageErrors: string[] = [];
 
 afterAll(async () => {
   await browser?.close();
@@ -58,11 +66,10 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
       SIMULATED_CLOCK_START: "2024-03-15T14:00:00Z",
       CONSOLE_DIR: consoleDir,
     });
-    const { base } = service;
+    base = service.base;
     expect(service.output()).toContain(`Console:   ${base}/console`);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const pageErrors: string[] = [];
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on("pageerror", (error) => pageErrors.push(error.message));
 
     // Sign in: a wrong captcha is refused in words, the test code is accepted.
@@ -81,7 +88,7 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     await page.waitForURL(`${base}/console/backtests`);
 
     const login = await callAs(base, undefined, "POST", "/api/v1/login", { username: "admin", password: PASSWORD, captcha: "e2e-code" });
-    const token = login.body.access_token as string;
+    token = login.body.access_token as string;
     // A simulation session on the accelerated clock: started from its page, its orders arrive from the socket.
     const session = await callAs(base, token, "POST", "/api/v1/trading/sessions", {
       session_name: "watched from the console",
@@ -137,7 +144,7 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     await shot(page, "03-backtests");
     await page.getByRole("button", { name: "Start backtest" }).click();
     await page.waitForURL(/\/console\/backtests\/[^/]+$/, { timeout: 120_000 });
-    const backtestId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!);
+    backtestId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!);
     await page.locator("[data-chart=equity] canvas").first().waitFor();
     await expect.poll(() => drawn(page, "[data-chart=equity]"), { timeout: 15_000 }).toBe(true);
     await expect.poll(() => drawn(page, "[data-chart=candles]"), { timeout: 15_000 }).toBe(true);
@@ -152,27 +159,93 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(await rows.locator("td:nth-child(3)").allTextContents()).toEqual(fills.map((fill) => fill.side));
     expect(await page.locator("caption", { hasText: /^Trades \(\d+\)$/ }).count()).toBe(1);
     await shot(page, "04-backtest-result");
+  });
 
-    // The other pages, at 1280×800 and at a phone's width.
-    for (const [name, path, ready] of [
-      ["05-sessions", "/sessions", "caption"],
-      ["06-accounts", "/accounts", "section[aria-label='Simulated account'] table"],
-      ["07-symbol", "/symbols/AAPL.US", ".heatmap"],
-      ["08-settings", "/settings", "section[aria-label='Users'] table"],
+  it("edits the settings in forms by keyboard, with the service's problems next to their fields", { timeout: 120_000 }, async () => {
+    await page.goto(`${base}/console/settings`);
+    const problem = (form: ReturnType<Page["getByRole"]>, label: string) =>
+      form.locator(".field", { has: page.getByLabel(label, { exact: true }) }).locator(".field-error");
+
+    // Lookback days: out of the service's range its 400 names the field; in range it is stored.
+    const sync = page.getByRole("form", { name: "Data sync" });
+    await sync.getByLabel("Lookback days").fill("400");
+    await sync.getByLabel("Lookback days").press("Enter");
+    await expect.poll(() => problem(sync, "Lookback days").textContent(), { timeout: 15_000 }).toMatch(/between 1 and 365/);
+    expect(await sync.getByLabel("Lookback days").getAttribute("aria-invalid")).toBe("true");
+    await sync.getByLabel("Lookback days").fill("120");
+    await sync.getByLabel("Lookback days").press("Enter");
+    await sync.getByText("Lookback set to 120 days.").waitFor({ timeout: 15_000 });
+    expect(await problem(sync, "Lookback days").textContent()).toBe("");
+    expect((await callAs(base, token, "GET", "/api/v1/data-sync/status")).body.lookback_days).toBe(120);
+
+    // The LongPort provider: an empty key is the API's 422 at that field; then saved, shown masked as the API answers.
+    const provider = page.getByRole("form", { name: "LongPort provider" });
+    await provider.getByLabel("App key").fill("");
+    await provider.getByLabel("App secret").fill("secret-0123456789");
+    await provider.getByLabel("Access token").fill("token-0123456789");
+    await provider.getByLabel("Access token").press("Enter");
+    await expect.poll(() => problem(provider, "App key").textContent(), { timeout: 15_000 }).not.toBe("");
+    expect(await problem(provider, "App secret").textContent()).toBe("");
+    await provider.getByLabel("App key").fill("key-0123456789");
+    await provider.getByLabel("Language").selectOption("zh-HK");
+    await provider.getByLabel(/^Overnight data/).check();
+    await provider.getByRole("button", { name: "Save provider" }).click();
+    await provider.getByText("Provider saved.").waitFor({ timeout: 15_000 });
+    const stored = (await callAs(base, token, "GET", "/api/v1/settings/provider")).body;
+    expect(stored).toMatchObject({ configured: true, language: "zh-HK", enable_overnight: true });
+    expect(stored.app_key).not.toBe("key-0123456789");
+    expect(await provider.getByLabel("App key").inputValue()).toBe(stored.app_key);
+
+    // The data source and the asset mode: chosen from their lists.
+    const source = page.getByRole("form", { name: "Data source" });
+    await source.getByLabel("Provider").selectOption("simulated");
+    await source.getByRole("button", { name: "Save data source" }).click();
+    await source.getByText("Data source: simulated.").waitFor({ timeout: 15_000 });
+    const dataSource = (await callAs(base, token, "GET", "/api/v1/settings/data-source")).body;
+    expect(dataSource.type).toBe("simulated");
+    expect(await source.locator("[data-field=version]").textContent()).toBe(String(dataSource.version));
+    const assetMode = page.getByRole("form", { name: "Asset mode" });
+    await assetMode.getByLabel("Asset mode").selectOption("real");
+    await assetMode.getByRole("button", { name: "Save asset mode" }).click();
+    await assetMode.getByText("Asset mode: real.").waitFor({ timeout: 15_000 });
+    expect((await callAs(base, token, "GET", "/api/v1/settings/asset-mode")).body.asset_mode).toBe("real");
+    await assetMode.getByLabel("Asset mode").selectOption("simulated");
+    // By keyboard: from the list, Tab reaches the form's button and Enter presses it.
+    await assetMode.getByLabel("Asset mode").press("Tab");
+    expect(await page.evaluate("document.activeElement.textContent")).toBe("Save asset mode");
+    await page.keyboard.press("Enter");
+    await assetMode.getByText("Asset mode: simulated.").waitFor({ timeout: 15_000 });
+    expect((await callAs(base, token, "GET", "/api/v1/settings/asset-mode")).body.asset_mode).toBe("simulated");
+    await shot(page, "08-settings");
+  });
+
+  it("shows every page at 1280×800 and at a phone's width without sideways scrolling, and signs out", { timeout: 180_000 }, async () => {
+    const pages = [
+      ["backtests", "/backtests", "form[aria-label='New backtest']"],
+      ["backtest-result", `/backtests/${backtestId}`, "[data-chart=equity] canvas"],
+      ["sessions", "/sessions", "caption"],
+      ["accounts", "/accounts", "section[aria-label='Simulated account'] table"],
+      ["symbol", "/symbols/AAPL.US", ".heatmap"],
+      ["settings", "/settings", "section[aria-label='Users'] table"],
+    ] as const;
+    for (const [width, height, suffix] of [
+      [1280, 800, ""],
+      [390, 844, "-phone"],
     ] as const) {
-      await page.goto(`${base}/console${path}`);
-      await page.locator(ready).first().waitFor({ timeout: 30_000 });
-      await shot(page, name);
+      await page.setViewportSize({ width, height });
+      for (const [name, path, ready] of pages) {
+        await page.goto(`${base}/console${path}`);
+        await page.locator(ready).first().waitFor({ timeout: 30_000 });
+        await shot(page, `20-${name}${suffix}`);
+        expect(await page.evaluate("document.documentElement.scrollWidth"), `${name} at ${width}px`).toBeLessThanOrEqual(width);
+      }
     }
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(`${base}/console/backtests/${backtestId}`);
-    await page.locator("[data-chart=equity] canvas").first().waitFor();
-    await shot(page, "09-backtest-result-phone");
-    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
 
     // Signing out forgets the token: the console is back on the sign-in page.
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await shot(page, "21-sign-in-phone");
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     expect(pageErrors).toEqual([]);
   });
 });
