@@ -13,8 +13,8 @@ import { CHROMIUM } from "../support/chromium";
  * The web console in a real browser against `npm start`'s runtime on the accelerated clock:
  * sign in, a running simulation session whose orders and fills arrive on the page from the socket
  * (first, while the simulated market is open), and a backtest from the form to its result page (the
- * equity chart drawn, the fills the API reports in the table); then the settings forms, checked
- * against the API.
+ * equity chart drawn, the fills the API reports in the table); then the settings forms and the
+ * users, each checked against the API.
  * Every page is photographed at 1280×800 and at a phone's width into test-artifacts/console/ (git-ignored).
  * The tests run in order on one service and one signed-in page.
  */
@@ -216,6 +216,40 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     await page.keyboard.press("Enter");
     await assetMode.getByText("Asset mode: simulated.").waitFor({ timeout: 15_000 });
     expect((await callAs(base, token, "GET", "/api/v1/settings/asset-mode")).body.asset_mode).toBe("simulated");
+  });
+
+  it("lets an administrator create a user and change their role and activity", { timeout: 120_000 }, async () => {
+    await page.goto(`${base}/console/settings`);
+    const created = page.getByRole("form", { name: "New user" });
+    const problem = (form: ReturnType<Page["getByRole"]>, label: string) =>
+      form.locator(".field", { has: page.getByLabel(label, { exact: true }) }).locator(".field-error");
+    await created.getByLabel("Username").fill("trader1");
+    await created.getByLabel("Email").fill("not-an-email");
+    await created.getByLabel("Password", { exact: true }).fill("short");
+    await created.getByLabel("Password", { exact: true }).press("Enter");
+    await expect.poll(() => problem(created, "Email").textContent(), { timeout: 15_000 }).not.toBe("");
+    expect(await problem(created, "Password").textContent()).not.toBe("");
+    expect(await problem(created, "Username").textContent()).toBe("");
+
+    await created.getByLabel("Email").fill("trader1@example.com");
+    await created.getByLabel("Password", { exact: true }).fill("trader1-password");
+    await created.getByRole("button", { name: "Create user" }).click();
+    await created.getByText("User trader1 created.").waitFor({ timeout: 15_000 });
+    const listed = () =>
+      callAs(base, token, "GET", "/api/v1/users").then((answer) => (answer.body as { username: string }[]).find((u) => u.username === "trader1"));
+    expect(await listed()).toMatchObject({ email: "trader1@example.com", user_type: "user", status: "active" });
+    const usersTable = page.locator("section[aria-label=Users] table tbody tr", { hasText: "trader1" });
+    expect(await usersTable.locator("td").allTextContents()).toEqual(expect.arrayContaining(["trader1", "trader1@example.com", "user", "active"]));
+
+    await page.getByRole("button", { name: "Edit trader1" }).click();
+    const edit = page.getByRole("form", { name: "Edit user trader1" });
+    expect(await edit.getByLabel("Username").inputValue()).toBe("trader1");
+    await edit.getByLabel("Role").selectOption("admin");
+    await edit.getByLabel("Active").uncheck();
+    await edit.getByRole("button", { name: "Save user" }).click();
+    await edit.getByText("User trader1 saved: admin, inactive.").waitFor({ timeout: 15_000 });
+    expect(await listed()).toMatchObject({ user_type: "admin", status: "inactive" });
+    expect(await usersTable.locator("td").allTextContents()).toEqual(expect.arrayContaining(["admin", "inactive"]));
     await shot(page, "08-settings");
   });
 

@@ -1,9 +1,9 @@
-import { isApiError, type components } from "@tp/client";
+import type { components } from "@tp/client";
 import { api, unwrap } from "../app";
-import { FieldProblems, field, h, onSubmit, statusLine, table, when } from "../ui";
+import { FieldProblems, field, h, onSubmit, statusLine, when } from "../ui";
+import { usersSection } from "./users";
 
 type Provider = components["schemas"]["ProviderConfig"];
-type User = components["schemas"]["UserResponse"];
 const LANGUAGES = ["en", "zh-CN", "zh-HK"] as const;
 
 /** /console/settings: the data source, the LongPort provider, the asset mode and the lookback days as forms; users for administrators. */
@@ -129,22 +129,4 @@ function lookbackForm(): Promise<HTMLFormElement> {
       return `Lookback set to ${saved.lookback_days} days.`;
     });
   });
-}
-
-/** The users, for administrators. */
-async function usersSection(): Promise<HTMLElement> {
-  const section = h("section", { class: "card", "aria-label": "Users" }, h("h2", {}, "Users"));
-  try {
-    const users: User[] = unwrap(await api.GET("/api/v1/users"));
-    section.append(
-      table(
-        ["Username", "Email", "Role", "Status", "Created"],
-        users.map((u) => [u.username, u.email || "–", u.user_type, u.status, when(u.created_at)]),
-      ),
-    );
-  } catch (error) {
-    const why = isApiError(error, "ACCESS_DENIED") ? "Only administrators see the users." : `The users cannot be read: ${(error as Error).message}`;
-    section.append(h("p", { class: "muted" }, why));
-  }
-  return section;
 }
