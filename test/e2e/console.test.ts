@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { parse as parseJsonc } from "@tp/core/channel-presets/jsonc";
 import { callAs } from "../support/api-client";
 import { buildConsole } from "../support/console";
 import { startService, type RunningService } from "../support/local-process";
@@ -13,8 +14,8 @@ import { CHROMIUM } from "../support/chromium";
  * The web console in a real browser against `npm start`'s runtime on the accelerated clock:
  * sign in, a running simulation session whose orders and fills arrive on the page from the socket
  * (first, while the simulated market is open), and a backtest from the form to its result page (the
- * equity chart drawn, the fills the API reports in the table); then the settings forms and the
- * users, each checked against the API.
+ * equity chart drawn, the fills the API reports in the table); then a session from a channel
+ * preset, the settings forms and the users, each checked against the API.
  * Every page is photographed at 1280×800 and at a phone's width into test-artifacts/console/ (git-ignored).
  * The tests run in order on one service and one signed-in page.
  */
@@ -159,6 +160,49 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(await rows.locator("td:nth-child(3)").allTextContents()).toEqual(fills.map((fill) => fill.side));
     expect(await page.locator("caption", { hasText: /^Trades \(\d+\)$/ }).count()).toBe(1);
     await shot(page, "04-backtest-result");
+  });
+
+  it("creates a multi-channel session from a channel preset, its problems said next to the fields", { timeout: 120_000 }, async () => {
+    const raw = await fetch(`${base}/api/v1/channel-presets/presets/balanced-multi`, { headers: { Authorization: `Bearer ${token}` } });
+    const preset = parseJsonc(await raw.text()) as { channels: { channel_id: string }[] };
+    const channelIds = preset.channels.map((channel) => channel.channel_id);
+    expect(channelIds.length).toBeGreaterThan(1);
+
+    await page.goto(`${base}/console/sessions`);
+    const form = page.getByRole("form", { name: "New session from a channel preset" });
+    await form.getByLabel("Preset").selectOption("balanced-multi");
+    await expect.poll(() => form.locator("[data-table=preset-channels] tbody tr td:first-child").allTextContents(), { timeout: 15_000 }).toEqual(channelIds);
+    await shot(page, "05-sessions");
+
+    // Empty name and capital: the API's 422 is said at each field, and the first takes the focus.
+    await form.getByLabel("Session name").fill("");
+    await form.getByLabel("Initial capital").fill("");
+    await form.getByRole("button", { name: "Create session from preset" }).click();
+    const problem = (label: string) => form.locator(".field", { has: page.getByLabel(label, { exact: true }) }).locator(".field-error");
+    await expect.poll(() => problem("Session name").textContent(), { timeout: 15_000 }).not.toBe("");
+    expect(await problem("Initial capital").textContent()).not.toBe("");
+    expect(await problem("Symbols").textContent()).toBe("");
+    expect(await form.getByLabel("Session name").getAttribute("aria-invalid")).toBe("true");
+    expect(await page.evaluate("document.activeElement.name")).toBe("session_name");
+
+    await form.getByLabel("Session name").fill("from the balanced preset");
+    await form.getByLabel("Initial capital").fill("50000");
+    await form.getByLabel("Symbols").fill("AAPL.US, MSFT.US");
+    await form.getByLabel("Symbols").press("Enter");
+    await page.waitForURL(/\/console\/sessions\/[^/]+$/, { timeout: 30_000 });
+    const sessionId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!);
+    const session = await callAs(base, token, "GET", `/api/v1/trading/sessions/${sessionId}`);
+    expect(session.body).toMatchObject({
+      session_name: "from the balanced preset",
+      trading_mode: "simulation",
+      initial_capital: "50000",
+      strategy_name: "multi_channel",
+    });
+    expect((session.body.config.channels as { channel_id: string }[]).map((channel) => channel.channel_id)).toEqual(channelIds);
+    expect(session.body.config.symbols).toEqual(["AAPL.US", "MSFT.US"]);
+    const channels = page.locator("section[aria-label=Channels] tbody tr td:first-child");
+    await expect.poll(() => channels.allTextContents(), { timeout: 15_000 }).toEqual(channelIds);
+    await shot(page, "11-preset-session");
   });
 
   it("edits the settings in forms by keyboard, with the service's problems next to their fields", { timeout: 120_000 }, async () => {

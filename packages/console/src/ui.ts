@@ -37,6 +37,9 @@ export function field(label: string, control: Control, help?: string): HTMLEleme
   return h("div", { class: "field" }, h("label", { for: control.id }, label), control, hint, problem);
 }
 
+/** Fields side by side, as many as the width takes (one column at a phone's width). */
+export const fields = (...children: HTMLElement[]): HTMLElement => h("div", { class: "grid" }, children);
+
 /** Empties every problem line of a form's fields. */
 export function clearProblems(form: HTMLElement): void {
   for (const control of form.querySelectorAll<Control>("[aria-invalid]")) control.removeAttribute("aria-invalid");
@@ -188,6 +191,13 @@ export function table(headers: string[], rows: Child[][], caption?: string): HTM
     ),
   );
 }
+
+/** The comma-separated symbols of a field, trimmed, without empties. */
+export const symbolList = (text: string): string[] =>
+  text
+    .split(",")
+    .map((symbol) => symbol.trim())
+    .filter(Boolean);
 
 export const percent = (value: number | null | undefined): string => (value === null || value === undefined ? "–" : `${(value * 100).toFixed(2)}%`);
 export const num = (value: number | null | undefined, digits = 2): string => (value === null || value === undefined ? "–" : value.toFixed(digits));

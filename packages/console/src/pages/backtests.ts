@@ -1,7 +1,7 @@
 import type { components, SessionStream } from "@tp/client";
 import { api, client, go, unwrap } from "../app";
 import { candleChart, equityChart, type Candle } from "../charts";
-import { actionButton, field, h, num, percent, statusLine, table, when } from "../ui";
+import { actionButton, field, fields, h, num, percent, statusLine, symbolList, table, when } from "../ui";
 
 type Strategy = components["schemas"]["StrategyMetadata"];
 type Parameter = components["schemas"]["ParameterDefinition"];
@@ -91,9 +91,7 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
     h("h2", {}, "New backtest"),
     field("Strategy", strategy),
     description,
-    h(
-      "div",
-      { class: "grid" },
+    fields(
       field("Symbols", symbols, "Comma-separated, like AAPL.US, 700.HK"),
       field("Timeframe", timeframe),
       field("Start date", start),
@@ -154,10 +152,7 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
             session_id: session.id,
             strategy_name: strategy.value,
             strategy_config: config,
-            symbols: symbols.value
-              .split(",")
-              .map((s) => s.trim())
-              .filter(Boolean),
+            symbols: symbolList(symbols.value),
             start_date: start.value,
             end_date: end.value,
             initial_capital: capital.value,

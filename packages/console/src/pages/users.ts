@@ -1,6 +1,6 @@
 import { isApiError, type components } from "@tp/client";
 import { api, unwrap } from "../app";
-import { field, h, onSubmit, statusLine, table, when } from "../ui";
+import { field, fields, h, onSubmit, statusLine, table, when } from "../ui";
 
 type User = components["schemas"]["UserResponse"];
 type Role = components["schemas"]["UserType"];
@@ -71,9 +71,7 @@ function userForm(user: User | undefined, saved: (user: User) => void): HTMLForm
     "form",
     { class: "card", "aria-label": title, novalidate: true },
     h("h3", {}, title),
-    h(
-      "div",
-      { class: "grid" },
+    fields(
       field("Username", username),
       field("Email", email),
       field("Password", password, user ? "Leave empty to keep the current one" : "At least 8 characters"),
