@@ -3,9 +3,10 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import Decimal from "decimal.js";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { parse as parseJsonc } from "@tp/core/channel-presets/jsonc";
-import { callAs } from "../support/api-client";
+import { ApiClient, callAs } from "../support/api-client";
 import { buildConsole } from "../support/console";
 import { startService, type RunningService } from "../support/local-process";
 import { CHROMIUM } from "../support/chromium";
@@ -14,8 +15,8 @@ import { CHROMIUM } from "../support/chromium";
  * The web console in a real browser against `npm start`'s runtime on the accelerated clock:
  * sign in, a running simulation session whose orders and fills arrive on the page from the socket
  * (first, while the simulated market is open), and a backtest from the form to its result page (the
- * equity chart drawn, the fills the API reports in the table); then a session from a channel
- * preset, the settings forms and the users, each checked against the API.
+ * equity chart drawn, the fills the API reports in the table); then two backtests compared, a
+ * session from a channel preset, the settings forms and the users, each checked against the API.
  * Every page is photographed at 1280×800 and at a phone's width into test-artifacts/console/ (git-ignored).
  * The tests run in order on one service and one signed-in page.
  */
@@ -160,6 +161,65 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(await rows.locator("td:nth-child(3)").allTextContents()).toEqual(fills.map((fill) => fill.side));
     expect(await page.locator("caption", { hasText: /^Trades \(\d+\)$/ }).count()).toBe(1);
     await shot(page, "04-backtest-result");
+  });
+
+  it("compares two backtests side by side: both equity curves drawn, the metrics and their differences as the API reports them", {
+    timeout: 240_000,
+  }, async () => {
+    // A second run of the same strategy with other periods, started through the API.
+    const api = new ApiClient(base);
+    api.token = token;
+    const { backtestId: secondId } = await api.startBacktest({
+      strategy_name: "ma_crossover",
+      strategy_config: { fast_period: 5, slow_period: 20, execution: { timeframe: "1d" } },
+      symbols: ["AAPL.US"],
+      start_date: "2024-01-02",
+      end_date: "2024-06-28",
+      timezone: "UTC",
+    });
+    const progress = await api.waitForBacktest(secondId, (p) => ["completed", "failed", "stopped"].includes(p.status), 180_000);
+    expect(progress.status).toBe("completed");
+    const [first, second] = await Promise.all([backtestId, secondId].map((id) => api.expect("GET", `/api/v1/backtest/${id}/result`, 200)));
+
+    // Opening a result remembers it: the backtests page offers the last two for comparison.
+    await page.goto(`${base}/console/backtests/${secondId}`);
+    await page.locator("[data-chart=equity] canvas").first().waitFor();
+    await page.goto(`${base}/console/backtests`);
+    await page.getByRole("link", { name: "Compare the last two" }).click();
+    await page.waitForURL(`${base}/console/backtests/compare?ids=${backtestId},${secondId}`);
+    await page.locator("[data-table=comparison] tbody tr").first().waitFor({ timeout: 30_000 });
+    await expect.poll(() => drawn(page, "[data-chart=comparison]"), { timeout: 15_000 }).toBe(true);
+
+    const signed = (text: string) => (/^-?0(\.0+)?$/.test(text) ? text.replace("-", "") : text.startsWith("-") ? text : `+${text}`);
+    const row = (metric: string) => page.locator(`[data-table=comparison] tr[data-metric="${metric}"] td`).allTextContents();
+    const pct = (value: number) => `${(value * 100).toFixed(2)}%`;
+    expect(await row("Final capital")).toEqual([
+      first.final_capital,
+      second.final_capital,
+      signed(new Decimal(second.final_capital).minus(first.final_capital).toFixed()),
+    ]);
+    expect(await row("Trades")).toEqual([
+      String(first.performance_metrics.total_trades),
+      String(second.performance_metrics.total_trades),
+      signed(String(second.performance_metrics.total_trades - first.performance_metrics.total_trades)),
+    ]);
+    expect(await row("Total return")).toEqual([
+      pct(first.performance_metrics.total_return),
+      pct(second.performance_metrics.total_return),
+      `${signed(((second.performance_metrics.total_return - first.performance_metrics.total_return) * 100).toFixed(2))} pp`,
+    ]);
+    expect(await page.locator("[data-table=comparison] thead th a").allTextContents()).toEqual([backtestId, secondId]);
+    await shot(page, "10-compare");
+
+    // The form swaps them (by keyboard: Enter in the second field): the differences change sign.
+    const form = page.getByRole("form", { name: "Backtests to compare" });
+    await form.getByLabel("First backtest").fill(secondId);
+    await form.getByLabel("Second backtest").fill(backtestId);
+    await form.getByLabel("Second backtest").press("Enter");
+    await page.waitForURL(`${base}/console/backtests/compare?ids=${secondId},${backtestId}`);
+    await expect
+      .poll(() => row("Final capital"), { timeout: 15_000 })
+      .toEqual([second.final_capital, first.final_capital, signed(new Decimal(first.final_capital).minus(second.final_capital).toFixed())]);
   });
 
   it("creates a multi-channel session from a channel preset, its problems said next to the fields", { timeout: 120_000 }, async () => {

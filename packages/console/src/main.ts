@@ -3,6 +3,7 @@ import { BASE, client, go, href, remember } from "./app";
 import { h } from "./ui";
 import { signInPage } from "./pages/sign-in";
 import { backtestsPage, backtestResultPage } from "./pages/backtests";
+import { comparePage } from "./pages/compare";
 import { sessionPage, sessionsPage } from "./pages/sessions";
 import { accountsPage } from "./pages/accounts";
 import { symbolPage } from "./pages/symbols";
@@ -12,6 +13,7 @@ import { settingsPage } from "./pages/settings";
 export type Page = (main: HTMLElement, params: Record<string, string>) => void | (() => void) | Promise<void | (() => void)>;
 
 const routes: [RegExp, Page, string][] = [
+  [/^\/backtests\/compare$/, comparePage, "Compare backtests"],
   [/^\/backtests\/(?<backtest_id>[^/]+)$/, backtestResultPage, "Backtest"],
   [/^\/backtests$/, backtestsPage, "Backtests"],
   [/^\/sessions\/(?<session_id>[^/]+)$/, sessionPage, "Session"],
@@ -30,7 +32,7 @@ const NAV: [string, string][] = [
   ["/settings", "Settings"],
 ];
 
-let leave: (() => void) | void = undefined;
+let leave: (() => void) | void;
 
 function header(): void {
   const top = document.getElementById("top")!;

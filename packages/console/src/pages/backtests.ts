@@ -1,7 +1,9 @@
 import type { components, SessionStream } from "@tp/client";
-import { api, client, go, unwrap } from "../app";
+import { api, client, go, href, unwrap } from "../app";
 import { candleChart, equityChart, type Candle } from "../charts";
-import { actionButton, field, fields, h, num, percent, statusLine, symbolList, table, when } from "../ui";
+import { METRICS, shown } from "../metrics";
+import { actionButton, field, fields, h, statusLine, symbolList, table, when } from "../ui";
+import { recentBacktests, rememberBacktest, runLabel } from "./compare";
 
 type Strategy = components["schemas"]["StrategyMetadata"];
 type Parameter = components["schemas"]["ParameterDefinition"];
@@ -102,6 +104,24 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
     h("button", { type: "submit" }, "Start backtest"),
   );
   main.append(form, h("section", { class: "card", "aria-label": "Progress" }, h("h2", {}, "Progress"), progressBar, progressText, controls));
+  const recent = recentBacktests();
+  if (recent.length > 0) {
+    main.append(
+      h(
+        "section",
+        { class: "card", "aria-label": "Recent backtests" },
+        h("h2", {}, "Recent backtests"),
+        recent.length > 1
+          ? h("a", { href: href(`/backtests/compare?ids=${encodeURIComponent(recent[1]!.id)},${encodeURIComponent(recent[0]!.id)}`) }, "Compare the last two")
+          : null,
+        table(
+          ["Backtest", "Run", "Opened"],
+          recent.map((entry) => [h("a", { href: href(`/backtests/${encodeURIComponent(entry.id)}`) }, entry.id), entry.label, when(entry.at)]),
+          "Started or opened in this browser",
+        ),
+      ),
+    );
+  }
 
   let stream: SessionStream | undefined;
   let poll: ReturnType<typeof setInterval> | undefined;
@@ -162,6 +182,7 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
       );
       const id = started.backtest_id;
       if (!id) return status.say(started.message, "error");
+      rememberBacktest(id, `${strategy.value} on ${symbols.value}, ${start.value} to ${end.value}`);
       status.say(`Backtest ${id} started.`);
       controls.hidden = false;
       controls.replaceChildren(
@@ -200,31 +221,18 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
     .then(unwrap)
     .catch((error: unknown) => void status.fail(error));
   if (!result) return;
-  const m = result.performance_metrics ?? ({} as Partial<NonNullable<typeof result.performance_metrics>>);
+  rememberBacktest(id, runLabel(result));
   main.append(
     h(
       "p",
       { class: "muted" },
-      `${result.strategy_name} on ${result.symbols.join(", ")} · ${result.timeframe} · ${result.start_date} to ${result.end_date} · ${result.status}`,
+      `${runLabel(result)} · ${result.timeframe} · ${result.status} · `,
+      h("a", { href: href(`/backtests/compare?ids=${encodeURIComponent(id)}`) }, "Compare with another backtest"),
     ),
     h(
       "section",
       { class: "metrics", "aria-label": "Metrics" },
-      (
-        [
-          ["Initial capital", result.initial_capital],
-          ["Final capital", result.final_capital],
-          ["Total return", percent(m.total_return)],
-          ["Annualized", percent(m.annualized_return)],
-          ["Sharpe", num(m.sharpe_ratio)],
-          ["Sortino", num(m.sortino_ratio)],
-          ["Max drawdown", percent(m.max_drawdown)],
-          ["Win rate", percent(m.win_rate)],
-          ["Profit factor", num(m.profit_factor)],
-          ["Trades", m.total_trades],
-          ["Fees", m.fees_paid],
-        ] as [string, unknown][]
-      ).map(([label, value]) => h("div", {}, h("span", {}, label), h("strong", {}, String(value ?? "–")))),
+      METRICS.map((metric) => h("div", {}, h("span", {}, metric.label), h("strong", {}, shown(metric.kind, metric.of(result))))),
     ),
     equityChart(result.equity_curve),
   );
