@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
@@ -77,6 +77,15 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     // Sign in: a wrong captcha is refused in words, the test code is accepted.
     await page.goto(`${base}/console`);
     await page.locator(".captcha svg, .captcha img").waitFor();
+    // The first page's timings, kept beside the screenshots (bench/console.ts measures them; docs/benchmarks.md).
+    const timings = (await page.evaluate(`(() => {
+      const navigation = performance.getEntriesByType("navigation")[0];
+      const paint = Object.fromEntries(performance.getEntriesByType("paint").map((entry) => [entry.name, Math.round(entry.startTime)]));
+      return { first_paint_ms: paint["first-paint"], first_contentful_paint_ms: paint["first-contentful-paint"], load_event_ms: Math.round(navigation.loadEventEnd) };
+    })()`)) as Record<string, number>;
+    expect(timings.first_paint_ms).toBeGreaterThan(0);
+    expect(timings.load_event_ms).toBeGreaterThan(0);
+    writeFileSync(join(ARTIFACTS, "first-page-timings.json"), `${JSON.stringify(timings, null, 2)}\n`);
     await shot(page, "01-sign-in");
     await page.getByLabel("Username").fill("admin");
     await page.getByLabel("Password").fill(PASSWORD);
