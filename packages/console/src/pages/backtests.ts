@@ -129,10 +129,14 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
     stream?.close();
     if (poll) clearInterval(poll);
   };
+  // The end arrives from the socket and from polling alike: the page acts on it once.
+  let ended = false;
   const show = (progress: Omit<Progress, "start_date" | "end_date"> | Progress) => {
+    if (ended) return;
     progressBar.value = progress.progress;
     progressText.textContent = `${progress.stage} · ${progress.progress.toFixed(0)}% · ${progress.bars_processed}/${progress.bars_total} bars${progress.current_time ? ` · at ${when(progress.current_time)}` : ""}${progress.is_paused ? " · paused" : ""}`;
     if (progress.stage === "done" || ["completed", "failed", "stopped", "cancelled"].includes(progress.status)) {
+      ended = true;
       stop();
       if (progress.status === "completed" || progress.stage === "done") go(`/backtests/${encodeURIComponent(progress.backtest_id)}`);
       else status.say(`The backtest ended ${progress.status}: ${progress.message}`, "error");
@@ -142,6 +146,7 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     stop();
+    ended = false;
     const config: Record<string, unknown> = { execution: { timeframe: timeframe.value } };
     for (const [name, value] of Object.entries(values)) config[name] = value();
     status.say("Starting…");
