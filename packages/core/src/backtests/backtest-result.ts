@@ -14,6 +14,8 @@ import type { BacktestControlDeps, BacktestResult, BacktestSummary, StoredBackte
  */
 
 const MAX_CURVE_POINTS = 500;
+/** Events read per page of the run's log for the result's lists. */
+const LOG_PAGE = 5_000;
 
 /** What finalize stores on the backtest: the result without its lists, from the run's engine as it ended. */
 export function summaryOf(backtest: StoredBacktest, run: StoredRun, engine: TradingEngine, status: "completed" | "stopped", now: string): BacktestSummary {
@@ -50,13 +52,12 @@ export function summaryOf(backtest: StoredBacktest, run: StoredRun, engine: Trad
  * and the daily equity curve.
  */
 export async function listsOf(deps: BacktestControlDeps, runId: string): Promise<Pick<BacktestResult, "fills" | "trades" | "equity_curve">> {
-  const [orderEvents, trades, dayEnds] = await Promise.all([
-    collect((cursor) => deps.runs.events(runId, { category: "order", limit: 500, cursor })),
-    collect((cursor) => deps.runs.events(runId, { category: "trade", limit: 500, cursor })),
-    collect((cursor) => deps.runs.events(runId, { category: "day", limit: 500, cursor })),
-  ]);
+  // One pass over the log (a backtest's chunks write it as a few blocks), not one per category.
+  const log = await collect((cursor) => deps.runs.events(runId, { limit: LOG_PAGE, cursor }));
+  const trades = log.filter((e) => e.category === "trade");
+  const dayEnds = log.filter((e) => e.category === "day");
   return {
-    fills: orderEvents.filter((e) => e.type === "order_filled").map(fillOf),
+    fills: log.filter((e) => e.type === "order_filled").map(fillOf),
     trades: trades.map((e) => {
       const d = e.data as Record<string, string | number>;
       return {

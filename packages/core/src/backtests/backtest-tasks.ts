@@ -205,13 +205,7 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
   const now = iso(deps.now());
   const status = completed ? "completed" : "stopped";
   const result = summaryOf(backtest, run, engineOf(run), status, now);
-  const done = await updateBacktest(deps, backtest.id, (b) => ({
-    ...b,
-    status,
-    result,
-    finished_at: now,
-    message: completed ? "Completed" : "Stopped",
-  }));
+  const done = await updateBacktest(deps, backtest.id, (b) => ({ ...b, status, result, finished_at: now, message: completed ? "Completed" : "Stopped" }));
   // A sweep's runs leave the session alone: it follows its own backtests, not a sweep's hundreds.
   if (!backtest.sweep_id)
     await syncSession(deps, backtest.session_id, status, {
