@@ -209,8 +209,13 @@ describe("the run store's blocks (a large save's events and orders, a few items 
     await (runs as any).blocks.write(id, 2, chunk, []);
     const next = trading(chunk.length + 1, 200, id);
     const beyond = Array.from({ length: 150 }, (_, i) => log(chunk.length + 1 + i, "never committed"));
-    await (runs as any).blocks.write(id, 3, beyond, []);
+    const filled = (await runs.order(`${id}-1`))!;
+    expect(filled.status).toBe("filled");
+    await (runs as any).blocks.write(id, 3, beyond, [{ ...filled, status: "cancelled", sequence: 1, changed: chunk.length + 1 }]);
     expect((await pages(id, { limit: 500 })).items).toEqual(chunk.map((e) => e.sequence));
+    expect((await pages(id, { limit: 70, ascending: false })).items).toEqual(chunk.map((e) => e.sequence).reverse());
+    expect((await runs.order(`${id}-1`))!.status).toBe("filled");
+    expect((await allOrders(id)).find((o) => o.id === `${id}-1`)!.status).toBe("filled");
     // The save that does commit that version replaces them.
     expect(await runs.save(runOf(id, 3, chunk.length + next.length), 2, next)).toBe(true);
     const listed = await runs.events(id, { limit: 2000 });

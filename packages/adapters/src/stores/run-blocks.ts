@@ -101,10 +101,17 @@ export class RunBlocks {
 
   /**
    * Events of the blocks past sequence `after` in the query's direction (every one when undefined)
-   * that match its level or category, in sequence order, up to `want` (more when a block holds
-   * more); `more` when blocks may hold further ones.
+   * and up to the run's committed sequence (`committed`, asked when there are blocks: a block past
+   * it is of a save that did not commit), that match the query's level or category, in sequence
+   * order, up to `want` (more when a block holds more); `more` when blocks may hold further ones.
    */
-  async events(runId: string, query: EventQuery, after: number | undefined, want: number): Promise<{ events: StoredEvent[]; more: boolean }> {
+  async events(
+    runId: string,
+    query: EventQuery,
+    after: number | undefined,
+    want: number,
+    committed: () => Promise<number>,
+  ): Promise<{ events: StoredEvent[]; more: boolean }> {
     const ascending = query.ascending ?? true;
     const partition = Keys.runBlocks(runId);
     let between: [string, string];
@@ -119,29 +126,40 @@ export class RunBlocks {
     } else between = Keys.runEventBlocksUpTo(after === undefined ? 999_999_999_999 : after - 1);
     const beyond = (sequence: number) => after === undefined || (ascending ? sequence > after : sequence < after);
     const matches = (e: StoredEvent) => (!query.level || e.level === query.level) && (!query.category || e.category === query.category);
-    const found: StoredEvent[] = [];
+    // Of two blocks holding one sequence (a chunk written again with other cuts), the later version's.
+    const found = new Map<number, { event: StoredEvent; version: number }>();
+    let last: number | undefined;
     let cursor: string | undefined;
     do {
       const page = await this.blocks.query(partition, { between, ascending, limit: BLOCKS_PER_READ, cursor });
+      if (page.items.length > 0) last ??= await committed();
       for (const block of page.items) {
         for (const event of unpack<EngineEvent>(block)) {
-          if (!beyond(event.sequence)) continue;
+          if (!beyond(event.sequence) || event.sequence > last!) continue;
           const stored: StoredEvent = { ...event, run_id: runId, level: levelOf(event), category: categoryOf(event) };
-          if (matches(stored)) found.push(stored);
+          const seen = found.get(event.sequence);
+          if (matches(stored) && (!seen || seen.version < block.version)) found.set(event.sequence, { event: stored, version: block.version });
         }
       }
       cursor = page.cursor;
-    } while (cursor && found.length < want);
-    found.sort((a, b) => (ascending ? a.sequence - b.sequence : b.sequence - a.sequence));
-    return { events: found, more: cursor !== undefined };
+    } while (cursor && found.size < want);
+    const events = [...found.values()].map((entry) => entry.event);
+    events.sort((a, b) => (ascending ? a.sequence - b.sequence : b.sequence - a.sequence));
+    return { events, more: cursor !== undefined };
   }
 
-  /** Every order record of the blocks of a run, the latest of each order (by the last event that changed it, then by version). */
-  async orders(runId: string): Promise<OrderItem[]> {
+  /**
+   * Every order record of the blocks of a run changed up to its committed sequence (`committed`,
+   * asked when there are blocks), the latest of each order (by the last event that changed it, then by version).
+   */
+  async orders(runId: string, committed: () => Promise<number>): Promise<OrderItem[]> {
     const blocks = await this.blocks.queryAll(Keys.runBlocks(runId), { prefix: Keys.runOrderBlocksPrefix });
+    if (blocks.length === 0) return [];
+    const last = await committed();
     const latest = new Map<string, { order: OrderItem; version: number }>();
     for (const block of blocks) {
       for (const order of unpack<OrderItem>(block)) {
+        if ((order.changed ?? order.sequence) > last) continue;
         const seen = latest.get(order.id);
         if (!seen || newer(order, block.version, seen.order, seen.version)) latest.set(order.id, { order, version: block.version });
       }

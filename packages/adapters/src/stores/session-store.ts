@@ -226,7 +226,7 @@ export class DynamoRunStore implements RunStore {
     for (const order of await this.orders_.getMany(toRead.map(Keys.runOrder))) touched.set(order.id, order);
     // Orders of an earlier large save live in its blocks (a later record of one wins over them).
     if (toRead.some((id) => !touched.has(id))) {
-      for (const order of await this.blocks.orders(run.run_id)) {
+      for (const order of await this.blocks.orders(run.run_id, async () => events[0]!.sequence - 1)) {
         const item = touched.get(order.id);
         if (toRead.includes(order.id) && (!item || newer(order, 0, item, 0))) touched.set(order.id, order);
       }
@@ -241,6 +241,11 @@ export class DynamoRunStore implements RunStore {
     return [...touched.values()];
   }
 
+  /** The run's last committed sequence: blocks past it are of a save that did not commit (none: no limit). */
+  private async lastSequence(runId: string): Promise<number> {
+    return (await this.states.get(Keys.runState(runId)))?.last_sequence ?? Number.MAX_SAFE_INTEGER;
+  }
+
   /** One page of the run's events: the item-per-event log's page, merged by sequence with the blocks' events past the cursor. */
   async events(runId: string, query: EventQuery) {
     const index = query.level ? "gsi1" : query.category ? "gsi2" : undefined;
@@ -252,15 +257,13 @@ export class DynamoRunStore implements RunStore {
     const after = sequenceOf(query.cursor, index);
     const [page, blocked] = await Promise.all([
       this.events_.query(partition, { index, limit: query.limit, cursor: query.cursor, ascending: query.ascending }),
-      this.blocks.events(runId, query, after, query.limit + 1),
+      this.blocks.events(runId, query, after, query.limit + 1, () => this.lastSequence(runId)),
     ]);
     // A run without blocks (past the cursor) pages exactly as its items do.
     if (blocked.events.length === 0) return page;
-    const last = (await this.states.get(Keys.runState(runId)))?.last_sequence ?? Number.MAX_SAFE_INTEGER;
     const ascending = query.ascending ?? true;
     const bySequence = new Map<number, StoredEvent>();
-    // Blocks past the run's last committed sequence were written by a save that did not commit.
-    for (const event of blocked.events) if (event.sequence <= last && !bySequence.has(event.sequence)) bySequence.set(event.sequence, event);
+    for (const event of blocked.events) bySequence.set(event.sequence, event);
     for (const event of page.items) bySequence.set(event.sequence, event);
     const merged = [...bySequence.values()].sort((a, b) => (ascending ? a.sequence - b.sequence : b.sequence - a.sequence));
     const items = merged.slice(0, query.limit);
@@ -276,13 +279,12 @@ export class DynamoRunStore implements RunStore {
       query.status
         ? this.orders_.query(Keys.runOrdersByStatus(runId, query.status), { index, limit: query.limit, cursor: query.cursor })
         : this.orders_.query(Keys.runOrders(runId), { index, limit: query.limit, cursor: query.cursor }),
-      this.blocks.orders(runId),
+      this.blocks.orders(runId, () => this.lastSequence(runId)),
     ]);
     if (blocked.length === 0) return { items: page.items.map(withoutSequence), cursor: page.cursor };
     // Every record of the run: its items (a later change of an order of the blocks) over its blocks' records.
-    const [items, state] = await Promise.all([this.orders_.queryAll(Keys.runOrders(runId), { index: "gsi1" }), this.states.get(Keys.runState(runId))]);
-    const last = state?.last_sequence ?? Number.MAX_SAFE_INTEGER;
-    const byId = new Map(blocked.filter((o) => o.sequence <= last).map((o) => [o.id, o]));
+    const items = await this.orders_.queryAll(Keys.runOrders(runId), { index: "gsi1" });
+    const byId = new Map(blocked.map((o) => [o.id, o]));
     for (const item of items) {
       const seen = byId.get(item.id);
       if (!seen || newer(item, Number.MAX_SAFE_INTEGER, seen, 0)) byId.set(item.id, item);
@@ -300,7 +302,8 @@ export class DynamoRunStore implements RunStore {
     // An order of a large save: its run is in its id (`<run id>-<number>`, engine.ts).
     const cut = orderId.lastIndexOf("-");
     if (cut <= 0) return undefined;
-    const blocked = (await this.blocks.orders(orderId.slice(0, cut))).find((o) => o.id === orderId);
+    const runId = orderId.slice(0, cut);
+    const blocked = (await this.blocks.orders(runId, () => this.lastSequence(runId))).find((o) => o.id === orderId);
     return blocked ? withoutSequence(blocked) : undefined;
   }
 
