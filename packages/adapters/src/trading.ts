@@ -3,7 +3,8 @@ import { Fees } from "@tp/core/fees/index";
 import type { ImportDeps } from "@tp/core/imports/index";
 import type { CandleStore } from "@tp/core/candles/index";
 import type { MarketData } from "@tp/core/provider/market-data";
-import { engineSetup, symbolsOf } from "@tp/core/trading/session-config";
+import { symbolsOf } from "@tp/core/trading/session-config";
+import { runSetup } from "@tp/core/trading/run-setup";
 import { baseCurrencyOf, capitalOf } from "@tp/core/trading/sessions";
 import { recentBars } from "@tp/core/trading/warm-up";
 import { drawsFromSimulatedAccount, holdingsOf, SessionAccounts } from "@tp/core/trading/accounts";
@@ -69,7 +70,7 @@ export function createSessionServices(
   const sessions = new DynamoSessionStore(db, runs);
   const fx = ratesPerUsd(config);
   const lots = lotsFrom(deps.marketData);
-  const fxToBase = (baseCurrency: string) => Object.fromEntries(Object.keys(fx).map((currency) => [currency, (fx[baseCurrency] ?? 1) / (fx[currency] ?? 1)]));
+  const sources = { lots, fx, fees: (brokerType: string) => Fees.defaults(brokerType) };
   const workers = new DynamoWorkerStore(db);
   const views: ViewDeps = {
     sessions,
@@ -79,15 +80,12 @@ export function createSessionServices(
     async setupFor(session, runId) {
       const symbols = symbolsOf(session.config);
       const baseCurrency = baseCurrencyOf(session, symbols);
-      const commission = session.config.execution.commission;
-      return engineSetup({
+      return runSetup(sources, {
         run_id: runId,
         config: session.config,
+        symbols,
         capital: capitalOf(session, baseCurrency),
         base_currency: baseCurrency,
-        fx: fxToBase(baseCurrency),
-        lots: await lots(symbols),
-        fees: commission.model === "broker" ? Fees.defaults(commission.broker_type) : null,
         enforce_risk: true,
       });
     },

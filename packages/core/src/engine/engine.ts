@@ -3,7 +3,7 @@ import { Markets, marketOf, type Market } from "../market/market";
 import type { Limits } from "../risk/risk";
 import { Strategies } from "../strategies/index";
 import type { Timeframe } from "../strategies/definition";
-import type { Bar, BarColumns, IndexedSignal, Signal } from "../strategies/strategy";
+import { barAt, type Bar, type BarColumns, type IndexedSignal, type Signal } from "../strategies/strategy";
 import { entryQuantity, referencePrice } from "./cash";
 import { preTradeDenials } from "./checks";
 import { closeDay, monitor, rollTo, startDay } from "./days";
@@ -231,15 +231,7 @@ export class TradingEngine implements EngineCore {
   /** `onColumns` through `onBar`, one scratch bar at a time. */
   private barByBar(columns: BarColumns, from: number, to: number, timeframe: Timeframe) {
     const bar: Bar = { symbol: columns.symbol, timestamp: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 };
-    for (let i = from; i < to; i++) {
-      bar.timestamp = columns.timestamp[i] * columns.msPerUnit;
-      bar.open = columns.open[i];
-      bar.high = columns.high[i];
-      bar.low = columns.low[i];
-      bar.close = columns.close[i];
-      bar.volume = columns.volume[i];
-      this.onBar(bar, timeframe);
-    }
+    for (let i = from; i < to; i++) this.onBar(barAt(bar, columns, i, columns.msPerUnit), timeframe);
   }
 
   /** What every bar does before the strategies see it: day rollover, fills, the last price and the monitors. */
