@@ -122,8 +122,13 @@ export const Keys = {
   /** One marker per playing driven run (a replay, a running historical MTF session): the session worker's playing loop lists them. */
   playingReplaysPartition: "REPLAYS#PLAYING",
   playingReplay: (runId: string): Key => ({ pk: "REPLAYS#PLAYING", sk: runId }),
-  /** The session worker's heartbeat. */
-  workerHeartbeat: (): Key => ({ pk: "WORKER", sk: "HEARTBEAT" }),
+  /** The session workers' heartbeats, one item per task (docs/session-worker.md "More than one worker"). */
+  workerHeartbeatsPartition: "WORKER",
+  workerHeartbeatPrefix: "HEARTBEAT#",
+  workerHeartbeat: (taskId: string): Key => ({ pk: "WORKER", sk: `HEARTBEAT#${taskId}` }),
+  /** One lease per live session: the worker task that feeds it. */
+  workerLeasesPartition: "WORKER#LEASES",
+  workerLease: (sessionId: string): Key => ({ pk: "WORKER#LEASES", sk: sessionId }),
   /** gsi1: a user's sessions by creation (`created_at#id`), read backwards for newest first. */
   sessionsOfUser: (userId: string) => `USER#${userId}#SESSIONS`,
   sessionOfUser: (userId: string, createdAt: string, sessionId: string): Key => ({ pk: `USER#${userId}#SESSIONS`, sk: `${createdAt}#${sessionId}` }),
