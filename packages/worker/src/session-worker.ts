@@ -20,7 +20,7 @@ import { isActiveOnWorker, type StoredSession } from "@tp/core/trading/sessions"
 import type { StoredRun } from "@tp/core/trading/runs";
 import * as Replay from "@tp/core/trading/replay";
 import { holdingsOf, sleeveDifferences } from "@tp/core/trading/accounts";
-import { dayCloseOf } from "@tp/core/trading/rollover";
+import { dayCloseOf, marketBarCloseOf } from "@tp/core/trading/rollover";
 import { PaperAccounts } from "@tp/core/paper/accounts";
 import { log } from "@tp/core/log";
 import { LEASE_MS, planLeases } from "./leases";
@@ -94,6 +94,8 @@ export class SessionWorker {
   private readonly subscribed = new Set<string>();
   /** Close time of the last confirmed bar per feed: the provider may push a confirmed bar again. */
   private readonly lastClose = new Map<string, number>();
+  /** The close of the day of each feed's latest bar (`marketBarCloseOf`'s memo). */
+  private readonly dayCloses = new Map<string, { day: number; close: number }>();
   private pendingBars: ClosedBar[] = [];
   /** The last `CATCH_UP_BARS` closed bars of each subscribed feed, and when this task received the step's oldest pending one (wall ms). */
   private readonly recent = new Map<string, ClosedBar[]>();
@@ -404,10 +406,32 @@ export class SessionWorker {
   /** The confirmed candles the provider answered a new subscription with: kept for catching up, the newest marking what was seen. */
   private remember(key: string, symbol: string, period: Timeframe, latest: readonly Candlestick[]): void {
     const now = this.services.trading.sessions.now();
-    const closed = latest.map((candle) => closedBarOf(symbol, period, candle)).filter((bar) => bar.close_ms <= now);
+    const closed = latest.map((candle) => this.closedBarOf(key, symbol, period, candle)).filter((bar) => bar.close_ms <= now);
     const kept = closed.slice(-CATCH_UP_BARS);
     this.recent.set(key, kept);
     if (kept.length > 0) this.lastClose.set(key, Math.max(this.lastClose.get(key) ?? 0, kept[kept.length - 1]!.close_ms));
+  }
+
+  /**
+   * A provider's candlestick as the closed bar the engine is fed: it closes at its open plus its
+   * period, but an hourly or daily bar no later than its market's close that day (the last hourly
+   * bar of a US day opens at 19:30Z and closes at 20:00Z, not 20:30Z), so what it causes is never
+   * stamped after the day's end (docs/session-worker.md "Day rollover").
+   */
+  private closedBarOf(key: string, symbol: string, period: Timeframe, candlestick: Candlestick): ClosedBar {
+    const open = Date.parse(candlestick.timestamp);
+    const bar = {
+      symbol,
+      timestamp: open,
+      open: Number(candlestick.open),
+      high: Number(candlestick.high),
+      low: Number(candlestick.low),
+      close: Number(candlestick.close),
+      volume: candlestick.volume,
+    };
+    let memo = this.dayCloses.get(key);
+    if (!memo) this.dayCloses.set(key, (memo = { day: Number.NaN, close: 0 }));
+    return { bar, timeframe: period, close_ms: marketBarCloseOf(marketOf(symbol), bar, period, memo) };
   }
 
   private onCandlestick(event: PushCandlestickEvent): void {
@@ -415,7 +439,7 @@ export class SessionWorker {
     if (!is_confirmed) return;
     const key = feedKey(event.symbol, period);
     if (!this.subscribed.has(key)) return;
-    const closed = closedBarOf(event.symbol, period as Timeframe, candlestick);
+    const closed = this.closedBarOf(key, event.symbol, period as Timeframe, candlestick);
     if (closed.close_ms <= (this.lastClose.get(key) ?? 0)) return;
     this.lastClose.set(key, closed.close_ms);
     const recent = this.recent.get(key) ?? [];
@@ -550,18 +574,3 @@ export class SessionWorker {
 /** Bars closing together go coarser period first: an MTF director's bar before its executors'. */
 const inFeedOrder = (a: ClosedBar, b: ClosedBar) =>
   a.close_ms - b.close_ms || Buckets.seconds(b.timeframe as StoredPeriod) - Buckets.seconds(a.timeframe as StoredPeriod);
-
-/** A provider's candlestick as the closed bar the engine is fed. */
-function closedBarOf(symbol: string, period: Timeframe, candlestick: Candlestick): ClosedBar {
-  const open = Date.parse(candlestick.timestamp);
-  const bar = {
-    symbol,
-    timestamp: open,
-    open: Number(candlestick.open),
-    high: Number(candlestick.high),
-    low: Number(candlestick.low),
-    close: Number(candlestick.close),
-    volume: candlestick.volume,
-  };
-  return { bar, timeframe: period, close_ms: open + Buckets.seconds(period as StoredPeriod) * 1000 };
-}
