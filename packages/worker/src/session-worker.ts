@@ -24,6 +24,7 @@ import { dayCloseOf, marketBarCloseOf } from "@tp/core/trading/rollover";
 import { PaperAccounts } from "@tp/core/paper/accounts";
 import { log } from "@tp/core/log";
 import { LEASE_MS, planLeases } from "./leases";
+import { RunCache } from "./run-cache";
 
 export interface SessionWorkerOptions {
   /** The provider whose pushes drive the sessions (the selected market-data provider). */
@@ -104,6 +105,9 @@ export class SessionWorker {
   private readonly catchingUp = new Set<string>();
   private readonly taskId: string;
   private readonly wall: () => number;
+  /** The runs this task fed, as it saved them (docs/session-worker.md "Each step"); its feeds read them through `feedDeps`. */
+  private readonly runCache: RunCache;
+  private readonly feedDeps: Services["trading"]["sessions"];
   /** Whether this task plays the replays (set at every refresh). */
   private playsReplays = true;
   private timers: NodeJS.Timeout[] = [];
@@ -122,6 +126,8 @@ export class SessionWorker {
     this.taskId = options.taskId ?? randomUUID();
     this.wall = options.wall ?? Date.now;
     this.store = new DynamoWorkerStore(services.db, this.wall);
+    this.runCache = new RunCache(services.trading.sessions.runs);
+    this.feedDeps = { ...services.trading.sessions, runs: this.runCache };
     // The heartbeat is on the market's clock, as the status endpoints that read it are.
     const now = services.trading.sessions.now();
     this.heartbeat = {
@@ -185,10 +191,10 @@ export class SessionWorker {
    */
   async takeCommands(): Promise<void> {
     const source = this.services.sessionCommands;
+    let lifecycle = false;
     for (let round = 0; round < COMMAND_ROUNDS; round++) {
       const received = await source.receive(10);
-      if (received.length === 0) return;
-      let lifecycle = false;
+      if (received.length === 0) break;
       for (const { receipt, command } of received) {
         if (command.kind === "lifecycle") lifecycle = true;
         else {
@@ -197,8 +203,9 @@ export class SessionWorker {
         }
         await source.delete(receipt);
       }
-      if (lifecycle) await this.refresh();
     }
+    // One refresh for every lifecycle change taken in this step.
+    if (lifecycle) await this.refresh();
   }
 
   /**
@@ -354,7 +361,9 @@ export class SessionWorker {
       await this.store.release(id, this.taskId);
     }
     const held = new Set(plan.keep);
-    for (const { session_id, from } of plan.take) if (await this.store.take(session_id, this.taskId, from)) held.add(session_id);
+    await inParallel(plan.take, async ({ session_id, from }) => {
+      if (await this.store.take(session_id, this.taskId, from)) held.add(session_id);
+    });
     await this.store.forget(plan.forget);
     this.playsReplays = [...tasks].every((task) => task >= this.taskId);
     for (const session of live) {
@@ -380,6 +389,7 @@ export class SessionWorker {
   private letGo(id: string): void {
     this.driven.delete(id);
     this.catchingUp.delete(id);
+    this.runCache.forget(id);
     delete this.heartbeat.last_bar[id];
   }
 
@@ -467,28 +477,27 @@ export class SessionWorker {
     this.pendingSince = null;
     if (bars.length === 0) return { sessionBars: 0, lagMs: 0 };
     await this.storeCandles(candles);
-    const deps = this.services.trading.sessions;
     const due = [...this.driven].filter(([, driven]) => driven.session.status === "running");
     let sessionBars = 0;
     // Sessions are independent (each its own run and topic): several are fed at once, each one's events in order.
-    let next = 0;
-    const feedNext = async (): Promise<void> => {
-      while (next < due.length) {
-        const [id, driven] = due[next++]!;
-        const catchingUp = this.catchingUp.has(id);
-        const mine = catchingUp
-          ? driven.feeds.flatMap((key) => this.recent.get(key) ?? []).sort(inFeedOrder)
-          : bars.filter((b) => driven.feeds.includes(feedKey(b.bar.symbol, b.timeframe)));
-        if (mine.length === 0) continue;
-        const fed = await LiveRuns.feed(deps, id, mine);
-        this.catchingUp.delete(id);
-        sessionBars += mine.length;
-        this.heartbeat.bars += mine.length;
-        this.heartbeat.last_bar[id] = mine[mine.length - 1]!.close_ms;
-        if (fed) await this.publish(driven.session, fed.events, fed.engine);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(FEED_CONCURRENCY, due.length) }, feedNext));
+    await inParallel(due, async ([id, driven]) => {
+      const catchingUp = this.catchingUp.has(id);
+      const mine = catchingUp
+        ? driven.feeds.flatMap((key) => this.recent.get(key) ?? []).sort(inFeedOrder)
+        : bars.filter((b) => driven.feeds.includes(feedKey(b.bar.symbol, b.timeframe)));
+      if (mine.length === 0) return;
+      const fed = await LiveRuns.feed(this.feedDeps, id, mine, (run) => this.runCache.engineOf(run)).catch((error) => {
+        // A feed that failed may have left its engine half fed: the run is read from the table next time.
+        this.runCache.forget(id);
+        throw error;
+      });
+      this.catchingUp.delete(id);
+      if (!fed) return;
+      sessionBars += fed.bars;
+      this.heartbeat.bars += fed.bars;
+      this.heartbeat.last_bar[id] = mine[mine.length - 1]!.close_ms;
+      await this.publish(driven.session, fed.events, fed.engine);
+    });
     return { sessionBars, lagMs: since === null ? 0 : this.wall() - since };
   }
 
@@ -574,3 +583,12 @@ export class SessionWorker {
 /** Bars closing together go coarser period first: an MTF director's bar before its executors'. */
 const inFeedOrder = (a: ClosedBar, b: ClosedBar) =>
   a.close_ms - b.close_ms || Buckets.seconds(b.timeframe as StoredPeriod) - Buckets.seconds(a.timeframe as StoredPeriod);
+
+/** Runs `work` on every item, `FEED_CONCURRENCY` at a time (each item's own work in order). */
+async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(FEED_CONCURRENCY, items.length) }, worker));
+}
