@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dayRolloverHandler } from "../../packages/functions/src/schedule/day-rollover";
-import { WorkerHarness } from "../support/worker-harness";
+import { startMtfSession, WorkerHarness } from "../support/worker-harness";
 
 /**
  * The live worker's hourly bars at the end of a US day (issue 21: event times never go
@@ -11,19 +11,7 @@ const h = WorkerHarness.forSuite("2024-03-15T18:00:00Z");
 
 describe("the session worker at a day's close", () => {
   it("feeds the last hourly bar of the day as closing at the market's close, before the rollover's day_end", async () => {
-    const created = await h.api.json("POST", "/api/v1/trading/mtf/sessions", 201, {
-      token: h.token,
-      body: {
-        session_name: "hours to the close",
-        mode: "simulation",
-        initial_capital: "100000",
-        symbols: ["AAPL.US"],
-        director: { strategy_name: "trend_director", timeframe: "1h", parameters: { fast_period: 3, slow_period: 8 } },
-        executors: [{ strategy_name: "pullback_executor", timeframe: "5m", parameters: { rsi_period: 5, trend_period: 10 } }],
-        execution: { sizing: { model: "cash_fraction", fraction: 0.05 } },
-      },
-    });
-    await h.api.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/start`, 200, { token: h.token });
+    const created = { id: await startMtfSession(h.api, h.token, "hours to the close", "5m") };
     const worker = await h.newWorker();
     // 18:00 to 20:10Z: past the close (20:00Z, EDT) and the rollover's five minutes of grace.
     await h.minutes(worker, 130);

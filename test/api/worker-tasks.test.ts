@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DynamoWorkerStore } from "../../packages/adapters/src/stores/worker-store";
 import { createTestApi, type TestApi } from "../support/harness";
+import { startMtfSession } from "../support/worker-harness";
 
 /**
  * Two session worker tasks, each its own process on one DynamoDB Local table, share four running
@@ -92,20 +93,7 @@ describe("two session worker tasks", () => {
   it("share the sessions, and when one is killed the other feeds its sessions every bar exactly once", { timeout: 90_000 }, async () => {
     const sessions: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const created = await api.json("POST", "/api/v1/trading/mtf/sessions", 201, {
-        token,
-        body: {
-          session_name: `shared ${i}`,
-          mode: "simulation",
-          initial_capital: "100000",
-          symbols: ["AAPL.US"],
-          director: { strategy_name: "trend_director", timeframe: "1h", parameters: { fast_period: 3, slow_period: 8 } },
-          executors: [{ strategy_name: "pullback_executor", timeframe: "1m", parameters: { rsi_period: 5, trend_period: 10 } }],
-          execution: { sizing: { model: "cash_fraction", fraction: 0.05 } },
-        },
-      });
-      await api.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/start`, 200, { token });
-      sessions.push(created.id);
+      sessions.push(await startMtfSession(api, token, `shared ${i}`, "1m"));
     }
     const anchor = Date.now();
     const first = startTask("task-a", anchor);

@@ -2,7 +2,7 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { contextFromEnv } from "@tp/adapters/env-context";
 import { allServices, type ServiceOverrides } from "@tp/adapters/services";
-import { useLogger } from "@tp/core/log";
+import { loggerOf, useLogger } from "@tp/core/log";
 import { stepMetrics, WORKER_METRICS } from "./metrics";
 import { SessionWorker, type SessionWorkerOptions } from "./session-worker";
 
@@ -15,11 +15,7 @@ import { SessionWorker, type SessionWorkerOptions } from "./session-worker";
  */
 const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? "trading-platform";
 export const logger = new Logger({ serviceName });
-useLogger({
-  info: (message, fields) => logger.info(message, { ...fields }),
-  warn: (message, fields) => logger.warn(message, { ...fields }),
-  error: (message, fields) => logger.error(message, { ...fields }),
-});
+useLogger(loggerOf(logger));
 
 /** The worker of this process, started on the services the environment configures (`overrides` and `options`: a test's market clock and lease). */
 export async function startWorker(
