@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { DynamoWorkerStore } from "../../packages/adapters/src/stores/worker-store";
+import { DynamoLeaseStore } from "../../packages/adapters/src/stores/lease-store";
 import { createTestApi, type TestApi } from "../support/harness";
 import { startMtfSession } from "../support/worker-harness";
 
@@ -19,14 +19,14 @@ const LEASE_MS = 3_000;
 
 let api: TestApi;
 let token: string;
-let store: DynamoWorkerStore;
+let store: DynamoLeaseStore;
 const children: ChildProcess[] = [];
 const output = new Map<string, string>();
 
 beforeAll(async () => {
   api = await createTestApi();
   token = (await api.createUser()).token;
-  store = new DynamoWorkerStore(api.services.db);
+  store = new DynamoLeaseStore(api.services.db);
 });
 afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Services } from "@tp/adapters/services";
+import { DynamoLeaseStore } from "@tp/adapters/stores/lease-store";
 import { DynamoWorkerStore } from "@tp/adapters/stores/worker-store";
 import { Buckets, type StoredPeriod } from "@tp/core/candles/buckets";
 import type { EngineEvent } from "@tp/core/engine/events";
@@ -15,7 +16,7 @@ import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import * as Channels from "@tp/core/trading/channels";
 import type { Timeframe } from "@tp/core/strategies/definition";
 import { LiveRuns, liveFeedsOf, type ClosedBar } from "@tp/core/trading/live";
-import type { WorkerBeat } from "@tp/core/trading/worker-status";
+import { combineBeats, type WorkerBeat } from "@tp/core/trading/worker-status";
 import { isActiveOnWorker, type StoredSession } from "@tp/core/trading/sessions";
 import type { StoredRun } from "@tp/core/trading/runs";
 import * as Replay from "@tp/core/trading/replay";
@@ -69,7 +70,7 @@ interface Driven {
 /** Batches of ten commands taken per step at most (the rest wait for the next step, so bars are never held up long). */
 const COMMAND_ROUNDS = 10;
 
-/** Sessions fed at the same time in one step (each a run read and a conditional save; bench/session.ts). */
+/** Sessions fed (and leases taken or given up) at the same time (each feed a conditional save; bench/session.ts). */
 const FEED_CONCURRENCY = 8;
 
 /** Closed bars kept per feed, for the sessions a task takes over to catch up on (docs/session-worker.md "More than one worker"). */
@@ -108,12 +109,15 @@ export class SessionWorker {
   /** The runs this task fed, as it saved them (docs/session-worker.md "Each step"); its feeds read them through `feedDeps`. */
   private readonly runCache: RunCache;
   private readonly feedDeps: Services["trading"]["sessions"];
+  /** The other live tasks' beats as last read (this task's heartbeat item shows them all combined with its own). */
+  private others: WorkerBeat[] = [];
   /** Whether this task plays the replays (set at every refresh). */
   private playsReplays = true;
   private timers: NodeJS.Timeout[] = [];
   private busy: Promise<void> | null = null;
   private readonly heartbeat: WorkerBeat;
   private readonly store: DynamoWorkerStore;
+  private readonly leases: DynamoLeaseStore;
   private stopped = false;
   /** When channel metrics were last pushed, and the run version they showed per session (only saves pushes; nothing here is state). */
   private metricsAt = 0;
@@ -125,7 +129,8 @@ export class SessionWorker {
   ) {
     this.taskId = options.taskId ?? randomUUID();
     this.wall = options.wall ?? Date.now;
-    this.store = new DynamoWorkerStore(services.db, this.wall);
+    this.store = new DynamoWorkerStore(services.db);
+    this.leases = new DynamoLeaseStore(services.db, this.wall);
     this.runCache = new RunCache(services.trading.sessions.runs);
     this.feedDeps = { ...services.trading.sessions, runs: this.runCache };
     // The heartbeat is on the market's clock, as the status endpoints that read it are.
@@ -164,10 +169,11 @@ export class SessionWorker {
     this.options.marketData.setOnCandlestick(null);
     const held = [...this.driven.keys()];
     this.driven.clear();
-    for (const id of held) await this.store.release(id, this.taskId);
+    await inParallel(held, async (id) => void (await this.leases.release(id, this.taskId)));
     this.heartbeat.sessions = 0;
     this.heartbeat.last_bar = {};
-    await this.store.beat(this.taskId, this.heartbeat, this.wall() - 1);
+    await this.leases.beat(this.taskId, this.heartbeat, this.wall() - 1);
+    if (this.others.length > 0) await this.store.beat(combineBeats(this.others)!);
   }
 
   /** One step: take the API's commands, let the simulated market push what the clock passed, then feed and save. */
@@ -349,7 +355,9 @@ export class SessionWorker {
   async refresh(): Promise<void> {
     const deps = this.services.trading.sessions;
     await this.beat();
-    const [live, leases, tasks] = await Promise.all([deps.sessions.listLive(), this.store.leases(), this.store.liveTasks()]);
+    const [live, leases, beats] = await Promise.all([deps.sessions.listLive(), this.leases.leases(), this.leases.liveBeats()]);
+    const tasks = new Set(beats.map((beat) => beat.task_id));
+    this.others = beats.filter((beat) => beat.task_id !== this.taskId).map(({ task_id: _task, alive_until: _until, ...beat }) => beat);
     const plan = planLeases(
       this.taskId,
       live.map((session) => session.id),
@@ -358,13 +366,13 @@ export class SessionWorker {
     );
     for (const id of plan.release) {
       this.letGo(id);
-      await this.store.release(id, this.taskId);
+      await this.leases.release(id, this.taskId);
     }
     const held = new Set(plan.keep);
     await inParallel(plan.take, async ({ session_id, from }) => {
-      if (await this.store.take(session_id, this.taskId, from)) held.add(session_id);
+      if (await this.leases.take(session_id, this.taskId, from)) held.add(session_id);
     });
-    await this.store.forget(plan.forget);
+    await this.leases.forget(plan.forget);
     this.playsReplays = [...tasks].every((task) => task >= this.taskId);
     for (const session of live) {
       if (!held.has(session.id)) continue;
@@ -564,7 +572,8 @@ export class SessionWorker {
   private async beat(): Promise<void> {
     this.heartbeat.at = this.services.trading.sessions.now();
     this.heartbeat.sessions = this.driven.size;
-    await this.store.beat(this.taskId, this.heartbeat, this.wall() + (this.options.leaseMs ?? LEASE_MS));
+    await this.leases.beat(this.taskId, this.heartbeat, this.wall() + (this.options.leaseMs ?? LEASE_MS));
+    await this.store.beat(combineBeats([this.heartbeat, ...this.others])!);
   }
 
   /** Timer work never overlaps: a slow step makes the next one wait. */
