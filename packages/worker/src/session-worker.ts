@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Services } from "@tp/adapters/services";
 import { DynamoLeaseStore } from "@tp/adapters/stores/lease-store";
 import { DynamoWorkerStore } from "@tp/adapters/stores/worker-store";
-import { Buckets, type StoredPeriod } from "@tp/core/candles/buckets";
+import type { StoredPeriod } from "@tp/core/candles/buckets";
 import type { EngineEvent } from "@tp/core/engine/events";
 import { screenCandles } from "@tp/core/imports/index";
 import { Calendar } from "@tp/core/market/calendar";
@@ -24,6 +24,7 @@ import { holdingsOf, sleeveDifferences } from "@tp/core/trading/accounts";
 import { dayCloseOf, marketBarCloseOf } from "@tp/core/trading/rollover";
 import { PaperAccounts } from "@tp/core/paper/accounts";
 import { log } from "@tp/core/log";
+import { feedKey, inFeedOrder, inParallel } from "./feeding";
 import { LEASE_MS, planLeases } from "./leases";
 import { RunCache } from "./run-cache";
 
@@ -70,13 +71,9 @@ interface Driven {
 /** Batches of ten commands taken per step at most (the rest wait for the next step, so bars are never held up long). */
 const COMMAND_ROUNDS = 10;
 
-/** Sessions fed (and leases taken or given up) at the same time (each feed a conditional save; bench/session.ts). */
-const FEED_CONCURRENCY = 8;
-
 /** Closed bars kept per feed, for the sessions a task takes over to catch up on (docs/session-worker.md "More than one worker"). */
 export const CATCH_UP_BARS = 120;
 
-const feedKey = (symbol: string, timeframe: string) => `${symbol}|${timeframe}`;
 /** The simulated market pushes only when told the time has moved; LongPort pushes by itself. */
 const advancing = (marketData: MarketData): marketData is MarketData & { advance(): void } =>
   typeof (marketData as { advance?: unknown }).advance === "function";
@@ -587,17 +584,4 @@ export class SessionWorker {
       });
     await this.busy;
   }
-}
-
-/** Bars closing together go coarser period first: an MTF director's bar before its executors'. */
-const inFeedOrder = (a: ClosedBar, b: ClosedBar) =>
-  a.close_ms - b.close_ms || Buckets.seconds(b.timeframe as StoredPeriod) - Buckets.seconds(a.timeframe as StoredPeriod);
-
-/** Runs `work` on every item, `FEED_CONCURRENCY` at a time (each item's own work in order). */
-async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(FEED_CONCURRENCY, items.length) }, worker));
 }
