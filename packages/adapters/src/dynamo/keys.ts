@@ -122,8 +122,15 @@ export const Keys = {
   /** One marker per playing driven run (a replay, a running historical MTF session): the session worker's playing loop lists them. */
   playingReplaysPartition: "REPLAYS#PLAYING",
   playingReplay: (runId: string): Key => ({ pk: "REPLAYS#PLAYING", sk: runId }),
-  /** The session worker's heartbeat. */
+  /** The session workers' heartbeat: the live tasks' beats combined, read by the status endpoints. */
   workerHeartbeat: (): Key => ({ pk: "WORKER", sk: "HEARTBEAT" }),
+  /** Each worker task's own heartbeat, which keeps its leases (docs/session-worker.md "More than one worker"). */
+  workerTasksPartition: "WORKER",
+  workerTaskPrefix: "HEARTBEAT#",
+  workerTask: (taskId: string): Key => ({ pk: "WORKER", sk: `HEARTBEAT#${taskId}` }),
+  /** One lease per live session: the worker task that feeds it. */
+  workerLeasesPartition: "WORKER#LEASES",
+  workerLease: (sessionId: string): Key => ({ pk: "WORKER#LEASES", sk: sessionId }),
   /** gsi1: a user's sessions by creation (`created_at#id`), read backwards for newest first. */
   sessionsOfUser: (userId: string) => `USER#${userId}#SESSIONS`,
   sessionOfUser: (userId: string, createdAt: string, sessionId: string): Key => ({ pk: `USER#${userId}#SESSIONS`, sk: `${createdAt}#${sessionId}` }),

@@ -17,6 +17,32 @@ export interface WorkerBeat {
   speed?: number;
 }
 
+/**
+ * Which worker task feeds a live session (docs/session-worker.md "More than one worker"). The
+ * lease holds while its owner's heartbeat has not run out (one write per task renews all of its
+ * leases); `owner` is `""` once given up.
+ */
+export interface WorkerLease {
+  session_id: string;
+  owner: string;
+  /** When (wall clock, epoch ms) the owner took it. */
+  since: number;
+}
+
+/** The beats of several worker tasks as one: the latest beat, the earliest start, their sessions, feeds, bars and last bars together. */
+export function combineBeats(beats: readonly WorkerBeat[]): WorkerBeat | undefined {
+  if (beats.length <= 1) return beats[0];
+  return {
+    at: Math.max(...beats.map((beat) => beat.at)),
+    started_at: Math.min(...beats.map((beat) => beat.started_at)),
+    sessions: beats.reduce((sum, beat) => sum + beat.sessions, 0),
+    feeds: [...new Set(beats.flatMap((beat) => beat.feeds))].sort(),
+    last_bar: Object.assign({}, ...beats.map((beat) => beat.last_bar)),
+    bars: beats.reduce((sum, beat) => sum + beat.bars, 0),
+    ...(beats[0]!.speed !== undefined ? { speed: beats[0]!.speed } : {}),
+  };
+}
+
 /** A worker that has not beaten for this long is reported down. */
 export const WORKER_STALE_MS = 30_000;
 
