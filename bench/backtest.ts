@@ -11,7 +11,8 @@
  *  3. the wall time of a one-year 1-minute backtest through the HTTP API end to end (session,
  *     POST /backtest/start, the state machine's chunks, the result), with the candles first
  *     imported from the simulated provider and then three times with them stored, and the time
- *     of each stage (POST, Prepare, each RunChunk, Finalize, GET result, the waits between);
+ *     of each stage (POST, Prepare, each RunChunk, Finalize, GET result, the waits between) and
+ *     of the storage calls inside them (the coverage check, the candles, the run's saves, ...);
  *  4. parameter sweeps through the same runtime: 100 runs of the SMA crossover over five years of
  *     daily bars of one symbol, 25 over the year of 1-minute bars: wall time, runs/s, bars/s.
  *
@@ -21,6 +22,7 @@
  *   npx tsx bench/backtest.ts --feed      (the engine loop and the candle store rows, without the HTTP backtests)
  *   npx tsx bench/backtest.ts --api       (the HTTP backtests and the sweeps alone)
  *   npx tsx bench/backtest.ts --api --sweeps  (the sweeps alone)
+ *   npx tsx bench/backtest.ts --api --e2e     (the one-year backtest through the HTTP API alone)
  */
 import { randomUUID } from "node:crypto";
 import { configFromEnv } from "../packages/adapters/src/config";
@@ -222,10 +224,13 @@ try {
     const endToEnd = await endToEndBacktest(runtime);
     table("One-year 1-minute backtest through the HTTP API (embedded runtime, DynamoDB Local on disk)", endToEnd.runs);
     table("Its stages (the state machine's tasks as the local runner ran them; waits: the runner's and the client's polling)", endToEnd.stages);
+    table("Inside them: the storage calls (summed; concurrent calls and the progress polls' reads included)", endToEnd.storage);
   }
   // 4. Parameter sweeps through the same runtime.
-  const concurrency = runtime.runtime.services.trading.backtests.sweepConcurrency;
-  table("Parameter sweeps of the SMA crossover (embedded runtime, the sweep machine's Map at SWEEP_MAX_CONCURRENCY)", await sweeps(runtime, concurrency));
+  if (!process.argv.includes("--e2e")) {
+    const concurrency = runtime.runtime.services.trading.backtests.sweepConcurrency;
+    table("Parameter sweeps of the SMA crossover (embedded runtime, the sweep machine's Map at SWEEP_MAX_CONCURRENCY)", await sweeps(runtime, concurrency));
+  }
 } finally {
   await runtime.stop();
 }

@@ -17,7 +17,8 @@ import { join } from "node:path";
 import WebSocket from "ws";
 import { ChannelPresets } from "../packages/core/src/channel-presets/index";
 import { TradingEngine } from "../packages/core/src/engine/engine";
-import * as Channels from "../packages/core/src/trading/channels";
+import type { StreamRecord } from "../packages/core/src/trading/channel-ports";
+import * as Channels from "../packages/core/src/trading/channel-stream";
 import { startLocalRuntime } from "../packages/local/src/runtime";
 import { printTable } from "./support/table";
 
@@ -118,7 +119,7 @@ try {
       config: { channels: ChannelPresets.get("balanced-multi").channels, venue: "bars" },
     })
   ).id;
-  const records: Channels.StreamRecord[] = [];
+  const records: StreamRecord[] = [];
   const message = Channels.metricsMessagesOf(engine, at)[0]!;
   const appendStarted = performance.now();
   for (let i = 0; i < 100; i++)

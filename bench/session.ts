@@ -7,7 +7,10 @@
  *  - bars/s: closed bars of the feed the worker gets through per second of its own work;
  *  - session bars/s: the same times N (each bar restores, feeds and saves N runs);
  *  - push → socket p50/p99: from the moment the simulated market pushes a minute's candlestick
- *    to the moment a WebSocket client receives an event that bar caused.
+ *    to the moment a WebSocket client receives an event that bar caused;
+ *  - table requests and CPU ms per session bar: DynamoDB requests the process sent, and the
+ *    process's CPU time (the worker, and the sockets' server it posts to), during the steps,
+ *    divided by the session bars: figures that a loaded machine changes less than the rates.
  *
  * Then commands under load (docs/session-worker.md "Commands from the API"): 1, 10 and 50 clients
  * each send a limit order and a reset-daily at once into one running session while the worker
@@ -21,7 +24,7 @@
  * each step waits until the sockets are idle before the next push, so a message is timed against
  * the push that caused it.
  *
- *   npx tsx bench/session.ts             (about a minute)
+ *   npx tsx bench/session.ts             (a few minutes: the 1,000 sessions take most)
  *   npx tsx bench/session.ts --markdown  (the table as Markdown, for docs/benchmarks.md)
  */
 import { randomUUID } from "node:crypto";
@@ -36,11 +39,11 @@ import { SessionWorker } from "../packages/worker/src/session-worker";
 import { printTable } from "./support/table";
 
 const markdown = process.argv.includes("--markdown");
-const SIZES = (process.env.BENCH_SESSIONS ?? "1,10,100").split(",").filter(Boolean).map(Number);
+const SIZES = (process.env.BENCH_SESSIONS ?? "1,10,100,1000").split(",").filter(Boolean).map(Number);
 /** Clients sending at once into one session, for the commands table. */
 const CLIENTS = (process.env.BENCH_CLIENTS ?? "1,10,50").split(",").filter(Boolean).map(Number);
 /** Steps (minutes) per size: enough bars for the strategies to trade, the whole run about a minute. */
-const STEPS: Record<number, number> = { 1: 240, 10: 120, 100: 40 };
+const STEPS: Record<number, number> = { 1: 240, 10: 120, 100: 40, 1000: 6 };
 /** Rounds of the commands table (`BENCH_ROUNDS`): every answer of every round is pooled. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const PASSWORD = "bench-admin-password-1";
@@ -224,17 +227,29 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
       setHandler(handler && ((event) => (event.data.is_confirmed && pushes.push(performance.now()), handler(event))));
     worker = new SessionWorker(runtime.services, { marketData, tickMs: 1e9, refreshMs: 1e9 });
     await worker.start();
+    // The start's commands (one per session started) are taken before the timed steps.
+    await worker.takeCommands();
+    // Every request the process sends to the table, counted.
+    let requests = 0;
+    runtime.services.db.client.middlewareStack.add((next) => (args) => ((requests += 1), next(args)), { step: "initialize", name: "benchCount" });
 
     const delays: number[] = [];
     let busy = 0;
     let bars = 0;
+    let busyRequests = 0;
+    let cpu = 0;
     for (let step = 0; step < steps; step++) {
       clock += 60_000;
       const pushesBefore = pushes.length;
       const arrivalsBefore = arrivals.length;
       const started = performance.now();
+      const requestsBefore = requests;
+      const cpuBefore = process.cpuUsage();
       await worker.tick();
       busy += performance.now() - started;
+      const used = process.cpuUsage(cpuBefore);
+      cpu += (used.user + used.system) / 1000;
+      busyRequests += requests - requestsBefore;
       const pushedAt = pushes[pushesBefore];
       if (pushedAt === undefined) continue;
       bars += pushes.length - pushesBefore;
@@ -252,6 +267,8 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
       "socket messages": delays.length,
       "push → socket p50 (ms)": percentile(delays, 50).toFixed(1),
       "push → socket p99 (ms)": percentile(delays, 99).toFixed(1),
+      "table requests / session bar": (busyRequests / (bars * sessionCount)).toFixed(2),
+      "CPU ms / session bar": (cpu / (bars * sessionCount)).toFixed(2),
     };
   } finally {
     await worker?.stop();

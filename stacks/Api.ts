@@ -2,14 +2,13 @@ import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Api as HttpApi, Function, use, type ApiRouteProps, type StackContext } from "sst/constructs";
 import { groupRoutes } from "../packages/api/src/routes";
 import type { QueueName } from "../packages/core/src/jobs";
+import { pascalName as pascal } from "../packages/core/src/registry";
 import { Queues } from "./Queues";
 import { Realtime } from "./Realtime";
 import { Storage } from "./Storage";
 import { Workflows } from "./Workflows";
 import { httpBuildProps } from "./functions";
 import { corsOrigins } from "./stage";
-
-const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
 
 /** Steady requests per second and burst the HTTP API's stage accepts before answering 429. */
 export const API_THROTTLE = { rate: 500, burst: 1000 };

@@ -1,5 +1,5 @@
 import { Cron, type Function, use, type StackContext } from "sst/constructs";
-import { SYNC_POLL_MINUTES } from "../packages/core/src/data-sync/index";
+import { Schedules, pascalName } from "../packages/core/src/registry";
 import { Queues } from "./Queues";
 import { Realtime } from "./Realtime";
 import { Storage } from "./Storage";
@@ -27,12 +27,13 @@ export function DataSync({ stack }: StackContext) {
     pusher.addEnvironment("WS_MANAGEMENT_ENDPOINT", managementEndpoint);
     pusher.attachPermissions([manageConnections]);
   }
-  const poll = new Cron(stack, "DataSyncPoll", {
-    schedule: `rate(${SYNC_POLL_MINUTES} minutes)`,
+  const { schedule, handler, timeoutSeconds } = Schedules["data-sync-poll"];
+  const poll = new Cron(stack, pascalName("data-sync-poll"), {
+    schedule,
     job: {
       function: {
-        handler: "packages/functions/src/schedule/data-sync-poll.handler",
-        timeout: 60,
+        handler,
+        timeout: timeoutSeconds,
         ...buildProps({ provider: true }),
         environment: { TABLE_NAME: table.tableName, ...secrets.environment, ...queueEnvironment },
         // The poll only moves the state and queues the next step of the run.

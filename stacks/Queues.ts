@@ -3,22 +3,18 @@ import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-clo
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import * as sqs from "aws-cdk-lib/aws-sqs";
 import { type Function, Queue, use, type StackContext } from "sst/constructs";
-import { QueueNames, type QueueName } from "../packages/core/src/jobs";
-import { IMPORT_MAX_RECEIVES } from "../packages/core/src/imports/index";
+import { QueueNames, SESSION_COMMANDS_QUEUE, queueUrlVariable, type QueueName } from "../packages/core/src/jobs";
+import { Queues as QueueRegistry, lambdaConsumerOf, pascalName, type RegisteredQueue } from "../packages/core/src/registry";
 import { Storage } from "./Storage";
 import { Alarms } from "./Alarms";
 import { buildProps } from "./functions";
 import { isProductionStage } from "../packages/adapters/src/config";
 
-const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
-const envName = (name: QueueName) => `QUEUE_URL_${name.toUpperCase().replace(/-/g, "_")}`;
-
-/** The worker function of each queue (packages/functions/src/queue/<name>.ts). */
-const WORKER_TIMEOUT_SECONDS = 300;
-
 /**
- * One SQS queue per job kind, each with a dead-letter queue after the worker's retry budget,
- * a CloudWatch alarm when anything lands there, and a worker reporting partial batch failures.
+ * One SQS queue per entry of the registry (packages/core/src/registry.ts), each with a dead-letter
+ * queue after its receive budget and a CloudWatch alarm when anything lands there. A job queue
+ * feeds its Lambda worker, reporting partial batch failures; the session worker's FIFO command
+ * queue (docs/session-worker.md, one message group per session) is polled by the worker instead.
  */
 export function Queues({ stack, app }: StackContext) {
   // Queued work is kept when a production stage's stack is removed.
@@ -39,53 +35,50 @@ export function Queues({ stack, app }: StackContext) {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     );
-  for (const name of QueueNames) {
-    const deadLetter = new sqs.Queue(stack, `${pascal(name)}DeadLetter`, { retentionPeriod: Duration.days(14), removalPolicy });
-    const queue = new Queue(stack, pascal(name), {
-      cdk: {
-        queue: {
-          // SQS advises a visibility timeout of six times the consumer's timeout.
-          visibilityTimeout: Duration.seconds(WORKER_TIMEOUT_SECONDS * 6),
-          removalPolicy,
-          deadLetterQueue: { queue: deadLetter, maxReceiveCount: IMPORT_MAX_RECEIVES },
-        },
-      },
+  let sessionCommands: sqs.Queue | undefined;
+  for (const name of Object.keys(QueueRegistry) as RegisteredQueue[]) {
+    const entry = QueueRegistry[name];
+    const id = pascalName(name);
+    const deadLetter = new sqs.Queue(stack, `${id}DeadLetter`, {
+      ...(entry.fifo ? { fifo: true } : {}),
+      retentionPeriod: Duration.days(entry.deadLetterRetentionDays),
+      removalPolicy,
     });
-    queues[name] = queue;
-    environment[envName(name)] = queue.queueUrl;
-    alarmOnDeadLetters(`${pascal(name)}DeadLetterAlarm`, deadLetter, `Messages of ${name} failed ${IMPORT_MAX_RECEIVES} times and were dead-lettered`);
+    const queueProps = {
+      ...(entry.fifo ? { fifo: true, contentBasedDeduplication: false } : {}),
+      visibilityTimeout: Duration.seconds(entry.visibilityTimeoutSeconds),
+      ...("retentionDays" in entry ? { retentionPeriod: Duration.days(entry.retentionDays) } : {}),
+      removalPolicy,
+      deadLetterQueue: { queue: deadLetter, maxReceiveCount: entry.maxReceiveCount },
+    };
+    const description = lambdaConsumerOf(name)
+      ? `Messages of ${name} failed ${entry.maxReceiveCount} times and were dead-lettered`
+      : `Session commands failed ${entry.maxReceiveCount} times in the session worker and were dead-lettered`;
+    alarmOnDeadLetters(`${id}DeadLetterAlarm`, deadLetter, description);
+    if (name === SESSION_COMMANDS_QUEUE) {
+      sessionCommands = new sqs.Queue(stack, id, queueProps);
+      environment[queueUrlVariable(name)] = sessionCommands.queueUrl;
+    } else {
+      const queue = new Queue(stack, id, { cdk: { queue: queueProps } });
+      queues[name] = queue;
+      environment[queueUrlVariable(name)] = queue.queueUrl;
+    }
   }
-  // The session worker's commands (docs/session-worker.md): FIFO, one message group per session; the
-  // worker polls it (no Lambda consumer). A command the worker fails five times is dead-lettered.
-  const sessionCommandsDeadLetter = new sqs.Queue(stack, "SessionCommandsDeadLetter", { fifo: true, retentionPeriod: Duration.days(14), removalPolicy });
-  const sessionCommands = new sqs.Queue(stack, "SessionCommands", {
-    fifo: true,
-    contentBasedDeduplication: false,
-    visibilityTimeout: Duration.seconds(60),
-    retentionPeriod: Duration.days(1),
-    removalPolicy,
-    deadLetterQueue: { queue: sessionCommandsDeadLetter, maxReceiveCount: 5 },
-  });
-  environment.QUEUE_URL_SESSION_COMMANDS = sessionCommands.queueUrl;
-  alarmOnDeadLetters(
-    "SessionCommandsDeadLetterAlarm",
-    sessionCommandsDeadLetter,
-    "Session commands failed 5 times in the session worker and were dead-lettered",
-  );
-  const sendCommands = new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [sessionCommands.queueArn] });
+  const sendCommands = new PolicyStatement({ actions: ["sqs:SendMessage"], resources: [sessionCommands!.queueArn] });
 
   const sendTo = (names: readonly QueueName[]) => new PolicyStatement({ actions: ["sqs:SendMessage"], resources: names.map((n) => queues[n]!.queueArn) });
   for (const name of QueueNames) {
+    const consumer = lambdaConsumerOf(name)!;
     queues[name]!.addConsumer(stack, {
       function: {
-        handler: `packages/functions/src/queue/${name}.handler`,
-        timeout: WORKER_TIMEOUT_SECONDS,
+        handler: consumer.handler,
+        timeout: consumer.timeoutSeconds,
         ...buildProps({ provider: true }),
         environment: { TABLE_NAME: table.tableName, ...secrets.environment, ...environment },
         // Receiving and deleting come with the event source; the workers send follow-ups and start imports.
         permissions: [table, sendTo(QueueNames)],
       },
-      cdk: { eventSource: { batchSize: 1, reportBatchItemFailures: true } },
+      cdk: { eventSource: { batchSize: consumer.batchSize, reportBatchItemFailures: true } },
     });
     secrets.grantRead(queues[name]!.consumerFunction!);
   }
@@ -96,7 +89,7 @@ export function Queues({ stack, app }: StackContext) {
     queueEnvironment: environment,
     consumers,
     sendTo,
-    sessionCommands,
+    sessionCommands: sessionCommands!,
     sendCommands,
   };
 }

@@ -1,9 +1,11 @@
 import { Duration } from "aws-cdk-lib";
-import { Alarm, ComparisonOperator, Stats, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { Alarm, ComparisonOperator, Metric, Stats, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { AdjustmentType } from "aws-cdk-lib/aws-applicationautoscaling";
 import { GatewayVpcEndpointAwsService, SubnetType, Vpc } from "aws-cdk-lib/aws-ec2";
 import { Cron, Service, use, type StackContext } from "sst/constructs";
 import { QueueNames } from "../packages/core/src/jobs";
-import { ROLLOVER_SCHEDULE } from "../packages/core/src/trading/rollover";
+import { Schedules, pascalName } from "../packages/core/src/registry";
+import { WORKER_METRICS } from "../packages/worker/src/metrics";
 import { buildProps } from "./functions";
 import { Alarms } from "./Alarms";
 import { Queues } from "./Queues";
@@ -14,6 +16,14 @@ import { Storage } from "./Storage";
 export const WORKER_TASK = { cpu: "0.5 vCPU", memory: "1 GB" } as const;
 
 /**
+ * How many worker tasks share the sessions (docs/session-worker.md "More than one worker" and
+ * "Scaling"): at least one; more while the worker's lag (`WorkerLag`, the longest a bar waited
+ * between its push and its feeding, in a minute) stays above `scaleOutMs`, fewer once it is below
+ * `scaleInMs`. `behindMs` for `behindMinutes` minutes raises the "falling behind" alarm.
+ */
+export const WORKER_SCALING = { min: 1, max: 4, scaleOutMs: 2_000, scaleFastMs: 5_000, scaleInMs: 500, behindMs: 10_000, behindMinutes: 3 } as const;
+
+/**
  * The session worker (packages/worker, docs/session-worker.md) as a Fargate service: one task per
  * stage, its image built from the repository's Dockerfile (x86_64: LongPort's native module has
  * no arm64 build), with the table, the secrets, the queues and the WebSocket pushes granted.
@@ -21,9 +31,14 @@ export const WORKER_TASK = { cpu: "0.5 vCPU", memory: "1 GB" } as const;
  * Outbound path: the task sits in a public subnet of its own VPC with a public IP and no NAT
  * gateway (nothing reaches it: its security group admits no inbound traffic, and there is no load
  * balancer). A NAT gateway would cost about ten times the public address (docs/operations.md).
- * During a deployment the old task stops before the new one starts (never two workers feeding
- * the same sessions; the run's conditional version makes an overlap harmless anyway).
+ * Tasks share the sessions through leases in the table (each session fed by one task at a time;
+ * a stopping task gives its leases up, a dead one's are taken over within 30 s), so a deployment
+ * may stop the old tasks before the new ones start, and the service scales on the lag the
+ * worker publishes.
  */
+/** The worker's Powertools service name: the `service` dimension of its metrics. */
+const WORKER_SERVICE_NAME = "trading-platform-worker";
+
 export function Worker({ stack, app }: StackContext) {
   const { table, secrets } = use(Storage);
   const { queueEnvironment, sendTo, sessionCommands } = use(Queues);
@@ -45,13 +60,19 @@ export function Worker({ stack, app }: StackContext) {
     cpu: WORKER_TASK.cpu,
     memory: WORKER_TASK.memory,
     logRetention: "one_month",
-    scaling: { minContainers: 1, maxContainers: 1, cpuUtilization: false, memoryUtilization: false, requestsPerContainer: false },
+    scaling: {
+      minContainers: WORKER_SCALING.min,
+      maxContainers: WORKER_SCALING.max,
+      cpuUtilization: false,
+      memoryUtilization: false,
+      requestsPerContainer: false,
+    },
     environment: {
       NODE_ENV: "production",
       STAGE: app.stage,
       AWS_REGION: stack.region,
-      POWERTOOLS_SERVICE_NAME: "trading-platform-worker",
-      POWERTOOLS_METRICS_NAMESPACE: "TradingPlatform",
+      POWERTOOLS_SERVICE_NAME: WORKER_SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: WORKER_METRICS.namespace,
       TABLE_NAME: table.tableName,
       WS_MANAGEMENT_ENDPOINT: managementEndpoint,
       ...secrets.environment,
@@ -65,7 +86,7 @@ export function Worker({ stack, app }: StackContext) {
       applicationLoadBalancer: false,
       cloudfrontDistribution: false,
       fargateService: {
-        desiredCount: 1,
+        desiredCount: WORKER_SCALING.min,
         minHealthyPercent: 0,
         maxHealthyPercent: 100,
         assignPublicIp: true,
@@ -92,15 +113,45 @@ export function Worker({ stack, app }: StackContext) {
       treatMissingData: TreatMissingData.BREACHING,
     });
     notify(down);
+
+    // The lag the tasks publish (packages/worker/src/metrics.ts), the longest of any task in each minute.
+    const lag = new Metric({
+      namespace: WORKER_METRICS.namespace,
+      metricName: WORKER_METRICS.lag,
+      dimensionsMap: { service: WORKER_SERVICE_NAME },
+      statistic: Stats.MAXIMUM,
+      period: Duration.minutes(1),
+    });
+    service.cdk?.scaling?.scaleOnMetric("ScaleOnLag", {
+      metric: lag,
+      adjustmentType: AdjustmentType.CHANGE_IN_CAPACITY,
+      scalingSteps: [
+        { upper: WORKER_SCALING.scaleInMs, change: -1 },
+        { lower: WORKER_SCALING.scaleOutMs, change: +1 },
+        { lower: WORKER_SCALING.scaleFastMs, change: +2 },
+      ],
+      evaluationPeriods: 2,
+      cooldown: Duration.minutes(2),
+    });
+    const behind = new Alarm(stack, "WorkerFallingBehind", {
+      alarmDescription: `The session worker is falling behind: bars waited more than ${WORKER_SCALING.behindMs / 1000} s to be fed for ${WORKER_SCALING.behindMinutes} minutes`,
+      metric: lag,
+      threshold: WORKER_SCALING.behindMs,
+      evaluationPeriods: WORKER_SCALING.behindMinutes,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    notify(behind);
   }
 
   // The day rollover after each market's close (packages/functions/src/schedule/day-rollover.ts).
-  const rollover = new Cron(stack, "DayRollover", {
-    schedule: ROLLOVER_SCHEDULE,
+  const { schedule, handler, timeoutSeconds } = Schedules["day-rollover"];
+  const rollover = new Cron(stack, pascalName("day-rollover"), {
+    schedule,
     job: {
       function: {
-        handler: "packages/functions/src/schedule/day-rollover.handler",
-        timeout: 120,
+        handler,
+        timeout: timeoutSeconds,
         // It rolls the sessions' calendars through the provider.
         ...buildProps({ provider: true }),
         environment: { TABLE_NAME: table.tableName, ...secrets.environment, WS_MANAGEMENT_ENDPOINT: managementEndpoint },

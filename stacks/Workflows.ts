@@ -6,20 +6,16 @@ import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { DefinitionBody, LogLevel, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Function, use, type StackContext } from "sst/constructs";
 import { useProject } from "sst/project.js";
-import { WorkflowDefinitions, WorkflowNames, WorkflowTasks, placeholdersOf, stateMachineArnVariable, type WorkflowName } from "../packages/core/src/workflows";
+import { WorkflowNames, placeholdersOf, stateMachineArnVariable, type WorkflowName } from "../packages/core/src/workflows";
+import { Workflows as WorkflowRegistry, pascalName as pascal } from "../packages/core/src/registry";
 import { Queues } from "./Queues";
 import { Storage } from "./Storage";
 import { Alarms } from "./Alarms";
 import { buildProps } from "./functions";
 import { sweepMaxConcurrency } from "./stage";
 
-const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
-
-/** A task may run this long; the task wrapper answers 20 s before (packages/functions/src/workflow/task.ts). */
-const TASK_TIMEOUT_SECONDS = 120;
-
 /**
- * One Step Functions state machine per workflow, deployed from its ASL file with each Task's
+ * One Step Functions state machine per workflow of the registry (packages/core/src/registry.ts), deployed from its ASL file with each Task's
  * `${...}` Resource substituted by its task function's ARN; the machine may invoke only those
  * functions, logs every event, is traced, and raises an alarm on any failed, timed-out or aborted
  * execution. The task functions get the table, the secrets and the queues (Prepare enqueues imports).
@@ -35,10 +31,11 @@ export function Workflows({ stack, app }: StackContext) {
   // of its backtests with the backtest's own functions).
   const byPlaceholder = new Map<string, Function>();
   for (const workflow of WorkflowNames) {
-    for (const [task, placeholder] of Object.entries(WorkflowTasks[workflow])) {
+    const { tasks, taskModule, taskTimeoutSeconds } = WorkflowRegistry[workflow];
+    for (const [task, placeholder] of Object.entries(tasks)) {
       const fn = new Function(stack, `${pascal(workflow)}${pascal(task)}Task`, {
-        handler: `packages/functions/src/workflow/${workflow}.${task}`,
-        timeout: TASK_TIMEOUT_SECONDS,
+        handler: `${taskModule}.${task}`,
+        timeout: taskTimeoutSeconds,
         ...buildProps({ provider: true }),
         // SWEEP_MAX_CONCURRENCY: the sweep's Plan answers it as the Map's MaxConcurrency.
         environment: {
@@ -61,13 +58,13 @@ export function Workflows({ stack, app }: StackContext) {
     const definitionSubstitutions = Object.fromEntries(
       placeholdersOf(workflow).map((placeholder) => [placeholder, byPlaceholder.get(placeholder)!.functionArn]),
     );
-    const definitionText = JSON.stringify(WorkflowDefinitions[workflow].definition);
+    const definitionText = JSON.stringify(WorkflowRegistry[workflow].definition);
     // A Distributed Map runs its items as child executions of the machine itself: its name is
     // fixed so its role can name its own ARN without a circular reference.
     const distributed = definitionText.includes('"DISTRIBUTED"');
     const stateMachineName = distributed ? app.logicalPrefixedName(workflow) : undefined;
     const stateMachine = new StateMachine(stack, `${name}StateMachine`, {
-      definitionBody: DefinitionBody.fromFile(join(useProject().paths.root, WorkflowDefinitions[workflow].file)),
+      definitionBody: DefinitionBody.fromFile(join(useProject().paths.root, WorkflowRegistry[workflow].file)),
       definitionSubstitutions,
       ...(stateMachineName ? { stateMachineName } : {}),
       tracingEnabled: true,

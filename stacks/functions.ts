@@ -115,12 +115,19 @@ export const lambdaCredentials: Plugin = {
  * bundle): it is left out of every bundle, and only the functions that can talk to the provider
  * get it, copied with the x64 binary beside the bundle (the registry has no arm64 build of the
  * 3.0.18 the service pins), so those run on x86_64. The captcha font and the docs page's Swagger
- * UI assets are files read at run time: copied to where their readers look.
+ * UI assets are files read at run time: copied to where their readers look. `keepNames` (SST
+ * turns it on) is off: it wraps every function and class of a bundle in a call that keeps its
+ * name (some 33 KB of the MTF function's 1 MB), and nothing here reads a constructor's name (the
+ * DynamoDB marshaller's binary check reads built-ins' names, which minifying leaves alone).
  */
 export const NODEJS = {
   format: "esm",
   minify: true,
-  esbuild: { external: ["longport"], plugins: [zodEnglishOnly, zodWithoutFromJsonSchema, zodWithoutJsonSchema, xrayWithoutSemver, lambdaCredentials] },
+  esbuild: {
+    external: ["longport"],
+    keepNames: false,
+    plugins: [zodEnglishOnly, zodWithoutFromJsonSchema, zodWithoutJsonSchema, xrayWithoutSemver, lambdaCredentials],
+  },
 } as const satisfies FunctionProps["nodejs"];
 
 const LONGPORT_FILES: NonNullable<FunctionProps["copyFiles"]> = [

@@ -43,21 +43,60 @@ const YEAR_OF_MINUTES = {
   end_date: "2024-12-31",
 };
 
+/** What the backtest tasks' storage calls took, by what they do: wraps the stores' methods of the runtime's backtest services. */
+function storageTimes(runtime: LocalRuntime) {
+  const deps = runtime.services.trading.backtests;
+  const spent = new Map<string, number>();
+  const time = (store: object, method: string, label: string) => {
+    const target = store as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const original = target[method]!.bind(store);
+    target[method] = async (...args: unknown[]) => {
+      const started = performance.now();
+      try {
+        return await original(...args);
+      } finally {
+        spent.set(label, (spent.get(label) ?? 0) + performance.now() - started);
+      }
+    };
+  };
+  time(deps.candles, "summaries", "coverage");
+  time(deps.candles, "load", "candles");
+  time(deps.runs, "save", "run saves");
+  time(deps.runs, "get", "run reads");
+  time(deps.runs, "events", "log reads");
+  time(deps.backtests, "replace", "backtest writes");
+  time(deps.sessions, "replace", "backtest writes");
+  return {
+    take(): Record<string, number> {
+      const taken = Object.fromEntries(spent);
+      spent.clear();
+      return taken;
+    },
+  };
+}
+
 /**
  * A year of 1-minute bars of AAPL.US through the embedded runtime's HTTP API: first with the
  * candles imported from the simulated provider, then three times with them stored, each stage
  * timed (the POST, every task of the state machine, the GET of the result; what is left of the
- * wall time is the runner's and the client's own waiting: progress is polled every 5 ms).
+ * wall time is the runner's and the client's own waiting: progress is polled every 5 ms), and
+ * inside them the time of the storage calls (the coverage check's read of the bucket summaries,
+ * the candles' reads, the run's saves and reads, the log's reads for the result, the backtest's
+ * and session's writes; the progress polls' reads are among them).
  */
 export async function endToEndBacktest({
   client,
   tasks,
-}: Pick<Awaited<ReturnType<typeof embeddedRuntime>>, "client" | "tasks">): Promise<{ runs: Row[]; stages: Row[] }> {
+  runtime,
+}: Pick<Awaited<ReturnType<typeof embeddedRuntime>>, "client" | "tasks" | "runtime">): Promise<{ runs: Row[]; stages: Row[]; storage: Row[] }> {
   {
     const runs: Row[] = [];
     const stages: Row[] = [];
+    const storage: Row[] = [];
+    const spent = storageTimes(runtime);
     for (const label of ["candles imported first (simulated provider)", "candles already stored", "candles already stored", "candles already stored"]) {
       tasks.length = 0;
+      spent.take();
       const started = performance.now();
       const { backtestId } = await client.startBacktest(YEAR_OF_MINUTES);
       const posted = performance.now();
@@ -93,8 +132,19 @@ export async function endToEndBacktest({
         "waits ms": Math.max(0, ended - started - inTasks - http).toFixed(0),
         "total ms": (ended - started).toFixed(0),
       });
+      const storageMs = spent.take();
+      const of = (label: string) => (storageMs[label] ?? 0).toFixed(0);
+      storage.push({
+        run: label,
+        "coverage ms": of("coverage"),
+        "candle reads ms": of("candles"),
+        "run saves ms": of("run saves"),
+        "run reads ms": of("run reads"),
+        "log reads ms": of("log reads"),
+        "backtest/session writes ms": of("backtest writes"),
+      });
     }
-    return { runs, stages };
+    return { runs, stages, storage };
   }
 }
 

@@ -119,9 +119,18 @@ describe("the data sync service", () => {
     const missing = await api.json("GET", "/api/v1/stock-calendar/AAPL.US/missing?period=1m&start_date=2024-03-11&end_date=2024-03-15", 200, { token });
     expect(missing.missing_dates).toEqual(["2024-03-13"]);
     const poll = dataSyncPollHandler(() => Promise.resolve(api.services));
+    const seen = pushed.length;
     expect(await poll()).toEqual({ sync_state: "syncing", started: true });
-    expect((await status()).sync_state).toBe("syncing");
+    expect(await status()).toMatchObject({ sync_state: "syncing", message: "Syncing: filling gaps" });
+    // The log stream says what the status says, as it says it.
+    expect(pushed.slice(seen).map((p) => p.message)).toEqual([expect.objectContaining({ type: "status", message: "Syncing: filling gaps" })]);
     expect((await settle()).sync_state).toBe("ready");
+    const statuses = pushed
+      .slice(seen)
+      .map((p) => p.message)
+      .filter((line) => line.type === "status")
+      .map((line) => line.message);
+    expect(statuses).toEqual(["Syncing: filling gaps", "Ready: 1 symbol in sync"]);
     const after = await api.json("GET", "/api/v1/stock-calendar/AAPL.US/missing?period=1m&start_date=2024-03-11&end_date=2024-03-15", 200, { token });
     expect(after.missing_dates).toEqual([]);
     // Nothing to do while it is not ready.
@@ -143,6 +152,17 @@ describe("the data sync service", () => {
     expect(await api.json("POST", "/api/v1/data-sync/stop", 200, { token })).toEqual({ success: true, message: "Data sync is already stopped" });
     expect((await api.json("POST", "/api/v1/data-sync/start", 200, { token })).sync_state).toBe("initializing");
     expect((await settle()).sync_state).toBe("ready");
+  });
+
+  it("a symbol subscribed while ready settles and the status and the stream count it; a release counts it out", async () => {
+    expect(await status()).toMatchObject({ sync_state: "ready", message: "Ready: 0 symbols in sync" });
+    const seen = pushed.length;
+    await api.json("POST", "/api/v1/data-sync/AAPL.US/start", 200, { token, body: { session_id: "s4" } });
+    expect(await settle()).toMatchObject({ sync_state: "ready", message: "Ready: 1 symbol in sync", last_sync_time: new Date(clock).toISOString() });
+    const lines = pushed.slice(seen).map((p) => p.message);
+    expect(lines.filter((line) => line.type === "status").map((line) => line.message)).toEqual(["Session s4 subscribed", "Ready: 1 symbol in sync"]);
+    await api.json("POST", "/api/v1/data-sync/AAPL.US/stop", 200, { token, body: { session_id: "s4" } });
+    expect(await status()).toMatchObject({ sync_state: "ready", message: "Ready: 0 symbols in sync", subscribed_symbols: [] });
   });
 
   it("a failed initialization returns to stopped and says why", async () => {

@@ -208,6 +208,60 @@ describe("replay", () => {
     expect(await h.api.services.trading.drivers.runs.get(id)).toBeUndefined();
   });
 
+  it("shows its events, orders and performance in the session's views by run_id, the current run's without it", async () => {
+    const status = await h.api.json("GET", path("status"), 200, { token: h.token });
+    const run = `${id}-replay`;
+    expect(status.run_id).toBe(run);
+    expect(status.orders).toBeGreaterThan(0);
+    const get = (suffix: string, code = 200, token = h.token) => h.api.json("GET", `/api/v1/trading/sessions/${id}/${suffix}`, code, { token });
+
+    const logs = [];
+    let cursor: string | null = null;
+    do {
+      const page = await get(`logs?run_id=${run}&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      expect(page.run_id).toBe(run);
+      logs.push(...page.items);
+      cursor = page.next_cursor;
+    } while (cursor);
+    const stored = await replayEvents(id);
+    expect(logs.map((line) => [line.sequence, line.type])).toEqual(stored.map((e) => [e.sequence, e.type]));
+    expect((await get(`logs?run_id=${run}&level=warning`)).items.every((line: { level: string }) => line.level === "warning")).toBe(true);
+
+    const orders = await get(`orders?run_id=${run}&limit=500`);
+    expect(orders).toMatchObject({ session_id: id, run_id: run, count: status.orders });
+    expect(orders.orders.every((o: { run_id: string; session_id: string }) => o.run_id === run && o.session_id === id)).toBe(true);
+    expect(orders.orders.filter((o: { status: string }) => o.status === "denied")).toHaveLength(status.denied_orders);
+    const filled = await get(`orders?run_id=${run}&status=filled`);
+    expect(filled.orders.length).toBeGreaterThan(0);
+    expect(filled.orders.every((o: { status: string }) => o.status === "filled")).toBe(true);
+
+    const performance = await get(`performance?run_id=${run}`);
+    expect(performance).toMatchObject({ session_id: id, run_id: run, as_of: expect.any(String) });
+    expect(performance.session).toMatchObject({ orders: status.orders, denied_orders: status.denied_orders, total_trades: status.closed_trades });
+
+    // Without run_id: the session's current run, as before (it has never started, so none).
+    expect(await get("logs")).toMatchObject({ run_id: null, items: [] });
+    expect(await get("orders")).toMatchObject({ run_id: null, orders: [] });
+    expect(await get("performance")).toMatchObject({ run_id: null, as_of: null, session: { orders: 0, total_trades: 0 } });
+
+    // A run that is not the session's: 404 RUN_NOT_FOUND, whoever owns it; a malformed run_id: 422 at the query field.
+    const stranger = await h.api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: h.token,
+      body: { session_name: "another", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
+    });
+    await h.api.json("POST", `/api/v1/trading/sessions/${stranger.id}/replay/start`, 200, {
+      token: h.token,
+      body: { start_date: DAYS[0], end_date: DAYS[0], paused: true },
+    });
+    for (const suffix of ["logs", "orders", "performance"]) {
+      expect((await get(`${suffix}?run_id=${stranger.id}-replay`, 404)).error_code).toBe("RUN_NOT_FOUND");
+      expect((await get(`${suffix}?run_id=nope`, 404)).error_code).toBe("RUN_NOT_FOUND");
+      const bad = await get(`${suffix}?run_id=${"x".repeat(161)}`, 422);
+      expect(bad.detail.map((d: { loc: string[] }) => d.loc)).toEqual([["query", "run_id"]]);
+    }
+    expect((await get(`orders?run_id=${run}`, 403, (await h.api.createUser()).token)).error_code).toBe("ACCESS_DENIED");
+  });
+
   it("answers 404 for an unknown session and 403 for another user's", async () => {
     expect((await h.api.json("GET", "/api/v1/trading/sessions/nope/replay/status", 404, { token: h.token })).error_code).toBe("SESSION_NOT_FOUND");
     const other = (await h.api.createUser()).token;

@@ -57,15 +57,15 @@ describe("the run store's save", () => {
   it("keeps a save larger than one transaction when the process dies after its state was written", async () => {
     await runs.save(runOf("r-big", 1, 0), 0, []);
     const many = Array.from({ length: 150 }, (_, i) => log(i + 1, `line ${i + 1}`));
-    const events = (runs as any).events_;
-    const putMany = events.putMany;
-    events.putMany = async () => {
+    const blocks = (runs as any).blocks;
+    const write = blocks.write;
+    blocks.write = async () => {
       throw new Error("killed");
     };
     try {
       await expect(runs.save(runOf("r-big", 2, 150), 1, many)).rejects.toThrow("killed");
     } finally {
-      events.putMany = putMany;
+      blocks.write = write;
     }
     // The state was committed; the next reader writes the events it carries before answering.
     expect((await runs.get("r-big"))!.version).toBe(2);
@@ -89,5 +89,140 @@ describe("the run store's save", () => {
       cursor = next.cursor;
     }
     expect(count).toBe(3000);
+  });
+});
+
+/** Orders placed, some filled: the events a backtest's chunk writes (sequences from `from`). */
+function trading(from: number, orders: number, runId: string): EngineEvent[] {
+  const events: EngineEvent[] = [];
+  let sequence = from;
+  const time = Date.parse("2024-03-15T14:30:00Z");
+  for (let i = 0; i < orders; i++) {
+    const order_id = `${runId}-${sequence}`;
+    events.push({
+      sequence: sequence++,
+      time: time + i * 60_000,
+      type: "order_submitted",
+      channel_id: null,
+      data: { order_id, symbol: "AAPL.US", side: "buy", order_type: "market", quantity: 10, reason: "signal" },
+    } as EngineEvent);
+    if (i % 3 !== 2) {
+      events.push({
+        sequence: sequence++,
+        time: time + i * 60_000,
+        type: "order_filled",
+        channel_id: null,
+        data: { order_id, symbol: "AAPL.US", side: "buy", quantity: 10, price: "101.5", commission: "1.00" },
+      } as EngineEvent);
+    }
+    events.push(log(sequence++, `after order ${i}`));
+  }
+  return events;
+}
+
+/** Every page of a query, and the pages' sizes. */
+async function pages(id: string, query: { category?: "order" | "log"; level?: "info"; ascending?: boolean; limit: number }) {
+  const items: number[] = [];
+  const sizes: number[] = [];
+  for (let cursor: string | undefined, page = 0; page === 0 || cursor; page++) {
+    const next = await runs.events(id, { ...query, cursor });
+    items.push(...next.items.map((e) => e.sequence));
+    sizes.push(next.items.length);
+    cursor = next.cursor;
+  }
+  return { items, sizes };
+}
+
+async function allOrders(id: string, status?: "filled" | "pending", limit = 4) {
+  const found: { id: string; status: string }[] = [];
+  for (let cursor: string | undefined, page = 0; page === 0 || cursor; page++) {
+    const next = await runs.orders(id, { limit, cursor, status });
+    found.push(...next.items.map((o) => ({ id: o.id, status: o.status })));
+    cursor = next.cursor;
+  }
+  return found;
+}
+
+describe("the run store's blocks (a large save's events and orders, a few items of many)", () => {
+  it("pages a run written in items and in blocks by sequence, as one log, in both directions and by category and level", async () => {
+    const id = "r-mixed";
+    await runs.save(runOf(id, 1, 0), 0, []);
+    // Small saves (items), a large one (blocks), small ones again.
+    const early = trading(1, 5, id);
+    expect(await runs.save(runOf(id, 2, early.length), 1, early)).toBe(true);
+    const chunk = trading(early.length + 1, 400, id);
+    const chunkEnd = early.length + chunk.length;
+    expect(await runs.save(runOf(id, 3, chunkEnd), 2, chunk)).toBe(true);
+    const late = trading(chunkEnd + 1, 5, id);
+    const total = chunkEnd + late.length;
+    expect(await runs.save(runOf(id, 4, total), 3, late)).toBe(true);
+    const all = [...early, ...chunk, ...late];
+    const sequences = (filter: (e: EngineEvent) => boolean) => all.filter(filter).map((e) => e.sequence);
+
+    const whole = await pages(id, { limit: 97 });
+    expect(whole.items).toEqual(sequences(() => true));
+    expect(whole.sizes.slice(0, -1).every((size) => size === 97)).toBe(true);
+    expect((await pages(id, { limit: 50, ascending: false })).items).toEqual(sequences(() => true).reverse());
+    expect((await pages(id, { limit: 33, category: "order" })).items).toEqual(sequences((e) => e.type.startsWith("order_")));
+    expect((await pages(id, { limit: 41, category: "log", ascending: false })).items).toEqual(sequences((e) => e.type === "log").reverse());
+    // The stored form of an event is the same whichever way it was written.
+    const fromItems = (await runs.events(id, { limit: 1 })).items[0]!;
+    const fromBlock = (await runs.events(id, { limit: 1, cursor: (await runs.events(id, { limit: early.length })).cursor })).items[0]!;
+    expect(Object.keys(fromBlock).sort()).toEqual(Object.keys(fromItems).sort());
+    expect(fromBlock).toMatchObject({ run_id: id, sequence: early.length + 1, category: "order", level: "info" });
+  });
+
+  it("lists the orders of items and blocks by the sequence that placed them, a later change of a block's order winning", async () => {
+    const id = "r-orders";
+    await runs.save(runOf(id, 1, 0), 0, []);
+    const chunk = trading(1, 300, id);
+    expect(await runs.save(runOf(id, 2, chunk.length), 1, chunk)).toBe(true);
+    // Order 3 of the chunk (index 2) was left pending; a small save fills it.
+    const pendingId = `${id}-7`;
+    expect(await runs.order(pendingId)).toMatchObject({ id: pendingId, status: "pending" });
+    const fill = {
+      sequence: chunk.length + 1,
+      time: Date.parse("2024-03-16T14:30:00Z"),
+      type: "order_filled",
+      channel_id: null,
+      data: { order_id: pendingId, symbol: "AAPL.US", side: "buy", quantity: 10, price: "99", commission: "1.00" },
+    } as EngineEvent;
+    expect(await runs.save(runOf(id, 3, chunk.length + 1), 2, [fill])).toBe(true);
+    expect(await runs.order(pendingId)).toMatchObject({ id: pendingId, status: "filled", filled_price: "99" });
+    const listed = await allOrders(id, undefined, 7);
+    expect(listed).toHaveLength(300);
+    expect(listed.map((o) => o.id)).toEqual(chunk.filter((e) => e.type === "order_submitted").map((e) => e.data.order_id));
+    expect(listed.find((o) => o.id === pendingId)!.status).toBe("filled");
+    const pending = await allOrders(id, "pending", 9);
+    expect(pending).toHaveLength(99);
+    expect(pending.some((o) => o.id === pendingId)).toBe(false);
+    expect(await allOrders(id, "filled", 50)).toHaveLength(201);
+    expect(await runs.order(`${id}-999999`)).toBeUndefined();
+  });
+
+  it("writes a chunk saved again (a retried task) under the same keys, and shows nothing of a save that did not commit", async () => {
+    const id = "r-retry";
+    await runs.save(runOf(id, 1, 0), 0, []);
+    const chunk = trading(1, 200, id);
+    expect(await runs.save(runOf(id, 2, chunk.length), 1, chunk)).toBe(true);
+    // The same blocks again (the outbox replayed after a crash), then a save that lost its race.
+    await (runs as any).blocks.write(id, 2, chunk, []);
+    const next = trading(chunk.length + 1, 200, id);
+    const beyond = Array.from({ length: 150 }, (_, i) => log(chunk.length + 1 + i, "never committed"));
+    const filled = (await runs.order(`${id}-1`))!;
+    expect(filled.status).toBe("filled");
+    await (runs as any).blocks.write(id, 3, beyond, [{ ...filled, status: "cancelled", sequence: 1, changed: chunk.length + 1 }]);
+    expect((await pages(id, { limit: 500 })).items).toEqual(chunk.map((e) => e.sequence));
+    expect((await pages(id, { limit: 70, ascending: false })).items).toEqual(chunk.map((e) => e.sequence).reverse());
+    expect((await runs.order(`${id}-1`))!.status).toBe("filled");
+    expect((await allOrders(id)).find((o) => o.id === `${id}-1`)!.status).toBe("filled");
+    // The save that does commit that version replaces them.
+    expect(await runs.save(runOf(id, 3, chunk.length + next.length), 2, next)).toBe(true);
+    const listed = await runs.events(id, { limit: 2000 });
+    expect(listed.items.map((e) => e.sequence)).toEqual([...chunk, ...next].map((e) => e.sequence));
+    expect(listed.items.some((e) => e.data.message === "never committed")).toBe(false);
+    await runs.delete(id);
+    expect((await runs.events(id, { limit: 10 })).items).toEqual([]);
+    expect(await runs.orders(id, { limit: 10 })).toEqual({ items: [], cursor: undefined });
   });
 });

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import Decimal from "decimal.js";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { callAs } from "../support/api-client";
+import { parse as parseJsonc } from "@tp/core/channel-presets/jsonc";
+import { ApiClient, callAs } from "../support/api-client";
 import { buildConsole } from "../support/console";
 import { startService, type RunningService } from "../support/local-process";
 import { CHROMIUM } from "../support/chromium";
@@ -13,7 +15,10 @@ import { CHROMIUM } from "../support/chromium";
  * The web console in a real browser against `npm start`'s runtime on the accelerated clock:
  * sign in, a running simulation session whose orders and fills arrive on the page from the socket
  * (first, while the simulated market is open), and a backtest from the form to its result page (the
- * equity chart drawn, the fills the API reports in the table). Every page is photographed into test-artifacts/console/ (git-ignored).
+ * equity chart drawn, the fills the API reports in the table); then two backtests compared, a
+ * session from a channel preset, the settings forms and the users, each checked against the API.
+ * Every page is photographed at 1280×800 and at a phone's width into test-artifacts/console/ (git-ignored).
+ * The tests run in order on one service and one signed-in page.
  */
 
 const ARTIFACTS = resolve(import.meta.dirname, "../../test-artifacts/console");
@@ -21,6 +26,11 @@ const PASSWORD = "console-admin-password-1";
 let consoleDir: string | undefined;
 let service: RunningService | undefined;
 let browser: Browser | undefined;
+let page: Page;
+let base: string;
+let token: string;
+let backtestId: string;
+const pageErrors: string[] = [];
 
 afterAll(async () => {
   await browser?.close();
@@ -58,16 +68,24 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
       SIMULATED_CLOCK_START: "2024-03-15T14:00:00Z",
       CONSOLE_DIR: consoleDir,
     });
-    const { base } = service;
+    base = service.base;
     expect(service.output()).toContain(`Console:   ${base}/console`);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const pageErrors: string[] = [];
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on("pageerror", (error) => pageErrors.push(error.message));
 
     // Sign in: a wrong captcha is refused in words, the test code is accepted.
     await page.goto(`${base}/console`);
     await page.locator(".captcha svg, .captcha img").waitFor();
+    // The first page's timings, kept beside the screenshots (bench/console.ts measures them; docs/benchmarks.md).
+    const timings = (await page.evaluate(`(() => {
+      const navigation = performance.getEntriesByType("navigation")[0];
+      const paint = Object.fromEntries(performance.getEntriesByType("paint").map((entry) => [entry.name, Math.round(entry.startTime)]));
+      return { first_paint_ms: paint["first-paint"], first_contentful_paint_ms: paint["first-contentful-paint"], load_event_ms: Math.round(navigation.loadEventEnd) };
+    })()`)) as Record<string, number>;
+    expect(timings.first_paint_ms).toBeGreaterThan(0);
+    expect(timings.load_event_ms).toBeGreaterThan(0);
+    writeFileSync(join(ARTIFACTS, "first-page-timings.json"), `${JSON.stringify(timings, null, 2)}\n`);
     await shot(page, "01-sign-in");
     await page.getByLabel("Username").fill("admin");
     await page.getByLabel("Password").fill(PASSWORD);
@@ -81,7 +99,7 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     await page.waitForURL(`${base}/console/backtests`);
 
     const login = await callAs(base, undefined, "POST", "/api/v1/login", { username: "admin", password: PASSWORD, captcha: "e2e-code" });
-    const token = login.body.access_token as string;
+    token = login.body.access_token as string;
     // A simulation session on the accelerated clock: started from its page, its orders arrive from the socket.
     const session = await callAs(base, token, "POST", "/api/v1/trading/sessions", {
       session_name: "watched from the console",
@@ -137,7 +155,7 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     await shot(page, "03-backtests");
     await page.getByRole("button", { name: "Start backtest" }).click();
     await page.waitForURL(/\/console\/backtests\/[^/]+$/, { timeout: 120_000 });
-    const backtestId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!);
+    backtestId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!);
     await page.locator("[data-chart=equity] canvas").first().waitFor();
     await expect.poll(() => drawn(page, "[data-chart=equity]"), { timeout: 15_000 }).toBe(true);
     await expect.poll(() => drawn(page, "[data-chart=candles]"), { timeout: 15_000 }).toBe(true);
@@ -152,27 +170,229 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(await rows.locator("td:nth-child(3)").allTextContents()).toEqual(fills.map((fill) => fill.side));
     expect(await page.locator("caption", { hasText: /^Trades \(\d+\)$/ }).count()).toBe(1);
     await shot(page, "04-backtest-result");
+  });
 
-    // The other pages, at 1280×800 and at a phone's width.
-    for (const [name, path, ready] of [
-      ["05-sessions", "/sessions", "caption"],
-      ["06-accounts", "/accounts", "section[aria-label='Simulated account'] table"],
-      ["07-symbol", "/symbols/AAPL.US", ".heatmap"],
-      ["08-settings", "/settings", "section[aria-label='Users'] table"],
-    ] as const) {
-      await page.goto(`${base}/console${path}`);
-      await page.locator(ready).first().waitFor({ timeout: 30_000 });
-      await shot(page, name);
-    }
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(`${base}/console/backtests/${backtestId}`);
+  it("compares two backtests side by side: both equity curves drawn, the metrics and their differences as the API reports them", {
+    timeout: 240_000,
+  }, async () => {
+    // A second run of the same strategy with other periods, started through the API.
+    const api = new ApiClient(base);
+    api.token = token;
+    const { backtestId: secondId } = await api.startBacktest({
+      strategy_name: "ma_crossover",
+      strategy_config: { fast_period: 5, slow_period: 20, execution: { timeframe: "1d" } },
+      symbols: ["AAPL.US"],
+      start_date: "2024-01-02",
+      end_date: "2024-06-28",
+      timezone: "UTC",
+    });
+    const progress = await api.waitForBacktest(secondId, (p) => ["completed", "failed", "stopped"].includes(p.status), 180_000);
+    expect(progress.status).toBe("completed");
+    const [first, second] = await Promise.all([backtestId, secondId].map((id) => api.expect("GET", `/api/v1/backtest/${id}/result`, 200)));
+
+    // Opening a result remembers it: the backtests page offers the last two for comparison.
+    await page.goto(`${base}/console/backtests/${secondId}`);
     await page.locator("[data-chart=equity] canvas").first().waitFor();
-    await shot(page, "09-backtest-result-phone");
-    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await page.goto(`${base}/console/backtests`);
+    await page.getByRole("link", { name: "Compare the last two" }).click();
+    await page.waitForURL(`${base}/console/backtests/compare?ids=${backtestId},${secondId}`);
+    await page.locator("[data-table=comparison] tbody tr").first().waitFor({ timeout: 30_000 });
+    await expect.poll(() => drawn(page, "[data-chart=comparison]"), { timeout: 15_000 }).toBe(true);
+
+    const signed = (text: string) => (/^-?0(\.0+)?$/.test(text) ? text.replace("-", "") : text.startsWith("-") ? text : `+${text}`);
+    const row = (metric: string) => page.locator(`[data-table=comparison] tr[data-metric="${metric}"] td`).allTextContents();
+    const pct = (value: number) => `${(value * 100).toFixed(2)}%`;
+    expect(await row("Final capital")).toEqual([
+      first.final_capital,
+      second.final_capital,
+      signed(new Decimal(second.final_capital).minus(first.final_capital).toFixed()),
+    ]);
+    expect(await row("Trades")).toEqual([
+      String(first.performance_metrics.total_trades),
+      String(second.performance_metrics.total_trades),
+      signed(String(second.performance_metrics.total_trades - first.performance_metrics.total_trades)),
+    ]);
+    expect(await row("Total return")).toEqual([
+      pct(first.performance_metrics.total_return),
+      pct(second.performance_metrics.total_return),
+      `${signed(((second.performance_metrics.total_return - first.performance_metrics.total_return) * 100).toFixed(2))} pp`,
+    ]);
+    expect(await page.locator("[data-table=comparison] thead th a").allTextContents()).toEqual([backtestId, secondId]);
+    await shot(page, "10-compare");
+
+    // The form swaps them (by keyboard: Enter in the second field): the differences change sign.
+    const form = page.getByRole("form", { name: "Backtests to compare" });
+    await form.getByLabel("First backtest").fill(secondId);
+    await form.getByLabel("Second backtest").fill(backtestId);
+    await form.getByLabel("Second backtest").press("Enter");
+    await page.waitForURL(`${base}/console/backtests/compare?ids=${secondId},${backtestId}`);
+    await expect
+      .poll(() => row("Final capital"), { timeout: 15_000 })
+      .toEqual([second.final_capital, first.final_capital, signed(new Decimal(first.final_capital).minus(second.final_capital).toFixed())]);
+  });
+
+  it("creates a multi-channel session from a channel preset, its problems said next to the fields", { timeout: 120_000 }, async () => {
+    const raw = await fetch(`${base}/api/v1/channel-presets/presets/balanced-multi`, { headers: { Authorization: `Bearer ${token}` } });
+    const preset = parseJsonc(await raw.text()) as { channels: { channel_id: string }[] };
+    const channelIds = preset.channels.map((channel) => channel.channel_id);
+    expect(channelIds.length).toBeGreaterThan(1);
+
+    await page.goto(`${base}/console/sessions`);
+    const form = page.getByRole("form", { name: "New session from a channel preset" });
+    await form.getByLabel("Preset").selectOption("balanced-multi");
+    await expect.poll(() => form.locator("[data-table=preset-channels] tbody tr td:first-child").allTextContents(), { timeout: 15_000 }).toEqual(channelIds);
+    await shot(page, "05-sessions");
+
+    // Empty name and capital: the API's 422 is said at each field, and the first takes the focus.
+    await form.getByLabel("Session name").fill("");
+    await form.getByLabel("Initial capital").fill("");
+    await form.getByRole("button", { name: "Create session from preset" }).click();
+    const problem = (label: string) => form.locator(".field", { has: page.getByLabel(label, { exact: true }) }).locator(".field-error");
+    await expect.poll(() => problem("Session name").textContent(), { timeout: 15_000 }).not.toBe("");
+    expect(await problem("Initial capital").textContent()).not.toBe("");
+    expect(await problem("Symbols").textContent()).toBe("");
+    expect(await form.getByLabel("Session name").getAttribute("aria-invalid")).toBe("true");
+    expect(await page.evaluate("document.activeElement.name")).toBe("session_name");
+
+    await form.getByLabel("Session name").fill("from the balanced preset");
+    await form.getByLabel("Initial capital").fill("50000");
+    await form.getByLabel("Symbols").fill("AAPL.US, MSFT.US");
+    await form.getByLabel("Symbols").press("Enter");
+    await page.waitForURL(/\/console\/sessions\/[^/]+$/, { timeout: 30_000 });
+    const sessionId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!);
+    const session = await callAs(base, token, "GET", `/api/v1/trading/sessions/${sessionId}`);
+    expect(session.body).toMatchObject({
+      session_name: "from the balanced preset",
+      trading_mode: "simulation",
+      initial_capital: "50000",
+      strategy_name: "multi_channel",
+    });
+    expect((session.body.config.channels as { channel_id: string }[]).map((channel) => channel.channel_id)).toEqual(channelIds);
+    expect(session.body.config.symbols).toEqual(["AAPL.US", "MSFT.US"]);
+    const channels = page.locator("section[aria-label=Channels] tbody tr td:first-child");
+    await expect.poll(() => channels.allTextContents(), { timeout: 15_000 }).toEqual(channelIds);
+    await shot(page, "11-preset-session");
+  });
+
+  it("edits the settings in forms by keyboard, with the service's problems next to their fields", { timeout: 120_000 }, async () => {
+    await page.goto(`${base}/console/settings`);
+    const problem = (form: ReturnType<Page["getByRole"]>, label: string) =>
+      form.locator(".field", { has: page.getByLabel(label, { exact: true }) }).locator(".field-error");
+
+    // Lookback days: out of the service's range its 400 names the field; in range it is stored.
+    const sync = page.getByRole("form", { name: "Data sync" });
+    await sync.getByLabel("Lookback days").fill("400");
+    await sync.getByLabel("Lookback days").press("Enter");
+    await expect.poll(() => problem(sync, "Lookback days").textContent(), { timeout: 15_000 }).toMatch(/between 1 and 365/);
+    expect(await sync.getByLabel("Lookback days").getAttribute("aria-invalid")).toBe("true");
+    await sync.getByLabel("Lookback days").fill("120");
+    await sync.getByLabel("Lookback days").press("Enter");
+    await sync.getByText("Lookback set to 120 days.").waitFor({ timeout: 15_000 });
+    expect(await problem(sync, "Lookback days").textContent()).toBe("");
+    expect((await callAs(base, token, "GET", "/api/v1/data-sync/status")).body.lookback_days).toBe(120);
+
+    // The LongPort provider: an empty key is the API's 422 at that field; then saved, shown masked as the API answers.
+    const provider = page.getByRole("form", { name: "LongPort provider" });
+    await provider.getByLabel("App key").fill("");
+    await provider.getByLabel("App secret").fill("secret-0123456789");
+    await provider.getByLabel("Access token").fill("token-0123456789");
+    await provider.getByLabel("Access token").press("Enter");
+    await expect.poll(() => problem(provider, "App key").textContent(), { timeout: 15_000 }).not.toBe("");
+    expect(await problem(provider, "App secret").textContent()).toBe("");
+    await provider.getByLabel("App key").fill("key-0123456789");
+    await provider.getByLabel("Language").selectOption("zh-HK");
+    await provider.getByLabel(/^Overnight data/).check();
+    await provider.getByRole("button", { name: "Save provider" }).click();
+    await provider.getByText("Provider saved.").waitFor({ timeout: 15_000 });
+    const stored = (await callAs(base, token, "GET", "/api/v1/settings/provider")).body;
+    expect(stored).toMatchObject({ configured: true, language: "zh-HK", enable_overnight: true });
+    expect(stored.app_key).not.toBe("key-0123456789");
+    expect(await provider.getByLabel("App key").inputValue()).toBe(stored.app_key);
+
+    // The data source and the asset mode: chosen from their lists.
+    const source = page.getByRole("form", { name: "Data source" });
+    await source.getByLabel("Provider").selectOption("simulated");
+    await source.getByRole("button", { name: "Save data source" }).click();
+    await source.getByText("Data source: simulated.").waitFor({ timeout: 15_000 });
+    const dataSource = (await callAs(base, token, "GET", "/api/v1/settings/data-source")).body;
+    expect(dataSource.type).toBe("simulated");
+    expect(await source.locator("[data-field=version]").textContent()).toBe(String(dataSource.version));
+    const assetMode = page.getByRole("form", { name: "Asset mode" });
+    await assetMode.getByLabel("Asset mode").selectOption("real");
+    await assetMode.getByRole("button", { name: "Save asset mode" }).click();
+    await assetMode.getByText("Asset mode: real.").waitFor({ timeout: 15_000 });
+    expect((await callAs(base, token, "GET", "/api/v1/settings/asset-mode")).body.asset_mode).toBe("real");
+    await assetMode.getByLabel("Asset mode").selectOption("simulated");
+    // By keyboard: from the list, Tab reaches the form's button and Enter presses it.
+    await assetMode.getByLabel("Asset mode").press("Tab");
+    expect(await page.evaluate("document.activeElement.textContent")).toBe("Save asset mode");
+    await page.keyboard.press("Enter");
+    await assetMode.getByText("Asset mode: simulated.").waitFor({ timeout: 15_000 });
+    expect((await callAs(base, token, "GET", "/api/v1/settings/asset-mode")).body.asset_mode).toBe("simulated");
+  });
+
+  it("lets an administrator create a user and change their role and activity", { timeout: 120_000 }, async () => {
+    await page.goto(`${base}/console/settings`);
+    const created = page.getByRole("form", { name: "New user" });
+    const problem = (form: ReturnType<Page["getByRole"]>, label: string) =>
+      form.locator(".field", { has: page.getByLabel(label, { exact: true }) }).locator(".field-error");
+    await created.getByLabel("Username").fill("trader1");
+    await created.getByLabel("Email").fill("not-an-email");
+    await created.getByLabel("Password", { exact: true }).fill("short");
+    await created.getByLabel("Password", { exact: true }).press("Enter");
+    await expect.poll(() => problem(created, "Email").textContent(), { timeout: 15_000 }).not.toBe("");
+    expect(await problem(created, "Password").textContent()).not.toBe("");
+    expect(await problem(created, "Username").textContent()).toBe("");
+
+    await created.getByLabel("Email").fill("trader1@example.com");
+    await created.getByLabel("Password", { exact: true }).fill("trader1-password");
+    await created.getByRole("button", { name: "Create user" }).click();
+    await created.getByText("User trader1 created.").waitFor({ timeout: 15_000 });
+    const listed = () =>
+      callAs(base, token, "GET", "/api/v1/users").then((answer) => (answer.body as { username: string }[]).find((u) => u.username === "trader1"));
+    expect(await listed()).toMatchObject({ email: "trader1@example.com", user_type: "user", status: "active" });
+    const usersTable = page.locator("section[aria-label=Users] table tbody tr", { hasText: "trader1" });
+    expect(await usersTable.locator("td").allTextContents()).toEqual(expect.arrayContaining(["trader1", "trader1@example.com", "user", "active"]));
+
+    await page.getByRole("button", { name: "Edit trader1" }).click();
+    const edit = page.getByRole("form", { name: "Edit user trader1" });
+    expect(await edit.getByLabel("Username").inputValue()).toBe("trader1");
+    await edit.getByLabel("Role").selectOption("admin");
+    await edit.getByLabel("Active").uncheck();
+    await edit.getByRole("button", { name: "Save user" }).click();
+    await edit.getByText("User trader1 saved: admin, inactive.").waitFor({ timeout: 15_000 });
+    expect(await listed()).toMatchObject({ user_type: "admin", status: "inactive" });
+    expect(await usersTable.locator("td").allTextContents()).toEqual(expect.arrayContaining(["admin", "inactive"]));
+    await shot(page, "08-settings");
+  });
+
+  it("shows every page at 1280×800 and at a phone's width without sideways scrolling, and signs out", { timeout: 180_000 }, async () => {
+    const pages = [
+      ["backtests", "/backtests", "form[aria-label='New backtest']"],
+      ["backtest-result", `/backtests/${backtestId}`, "[data-chart=equity] canvas"],
+      ["sessions", "/sessions", "caption"],
+      ["accounts", "/accounts", "section[aria-label='Simulated account'] table"],
+      ["symbol", "/symbols/AAPL.US", ".heatmap"],
+      ["settings", "/settings", "section[aria-label='Users'] table"],
+    ] as const;
+    for (const [width, height, suffix] of [
+      [1280, 800, ""],
+      [390, 844, "-phone"],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      for (const [name, path, ready] of pages) {
+        await page.goto(`${base}/console${path}`);
+        await page.locator(ready).first().waitFor({ timeout: 30_000 });
+        await shot(page, `20-${name}${suffix}`);
+        expect(await page.evaluate("document.documentElement.scrollWidth"), `${name} at ${width}px`).toBeLessThanOrEqual(width);
+      }
+    }
 
     // Signing out forgets the token: the console is back on the sign-in page.
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await shot(page, "21-sign-in-phone");
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -27,7 +27,7 @@ const taskRoleActions = () => {
 };
 
 describe("Worker stack: the session worker as a Fargate service", () => {
-  it("runs one x86_64 task per stage, without a load balancer, stopping the old task before starting the new one", () => {
+  it("runs at least one x86_64 task per stage, without a load balancer, stopping the old task before starting the new one", () => {
     worker.resourceCountIs("AWS::ECS::Service", 1);
     worker.hasResourceProperties("AWS::ECS::Service", {
       LaunchType: "FARGATE",
@@ -37,7 +37,37 @@ describe("Worker stack: the session worker as a Fargate service", () => {
     });
     worker.resourceCountIs("AWS::ElasticLoadBalancingV2::LoadBalancer", 0);
     worker.resourceCountIs("AWS::CloudFront::Distribution", 0);
-    worker.hasResourceProperties("AWS::ApplicationAutoScaling::ScalableTarget", { MinCapacity: 1, MaxCapacity: 1 });
+    worker.hasResourceProperties("AWS::ApplicationAutoScaling::ScalableTarget", { MinCapacity: 1, MaxCapacity: 4 });
+  });
+
+  it("scales the tasks on the lag the worker publishes: out above 2 s, faster above 5 s, in below 0.5 s", () => {
+    // No scaling on CPU, memory or requests: only the worker's own lag.
+    worker.resourceCountIs("AWS::ApplicationAutoScaling::ScalingPolicy", 2);
+    const policies = Object.values(worker.findResources("AWS::ApplicationAutoScaling::ScalingPolicy")).map((policy) => policy.Properties);
+    expect(policies.every((policy) => policy.PolicyType === "StepScaling")).toBe(true);
+    const steps = policies.flatMap((policy) => policy.StepScalingPolicyConfiguration.StepAdjustments);
+    expect(steps).toEqual(
+      expect.arrayContaining([
+        { MetricIntervalUpperBound: 0, ScalingAdjustment: -1 },
+        { MetricIntervalLowerBound: 0, MetricIntervalUpperBound: 3000, ScalingAdjustment: 1 },
+        { MetricIntervalLowerBound: 3000, ScalingAdjustment: 2 },
+      ]),
+    );
+    // The alarms that drive them read WorkerLag (the longest wait of a bar in each minute) of the worker's service.
+    const lagAlarms = Object.values(worker.findResources("AWS::CloudWatch::Alarm")).filter((alarm) => alarm.Properties.MetricName === "WorkerLag");
+    for (const alarm of lagAlarms)
+      expect(alarm.Properties).toMatchObject({
+        Namespace: "TradingPlatform",
+        Statistic: "Maximum",
+        Period: 60,
+        Dimensions: [{ Name: "service", Value: "trading-platform-worker" }],
+      });
+    expect(lagAlarms.map((alarm) => [alarm.Properties.ComparisonOperator, alarm.Properties.Threshold])).toEqual(
+      expect.arrayContaining([
+        ["LessThanOrEqualToThreshold", 500],
+        ["GreaterThanOrEqualToThreshold", 2000],
+      ]),
+    );
   });
 
   it("reaches the provider through a public subnet with a public IP: no NAT gateway", () => {
@@ -127,6 +157,23 @@ describe("Worker stack: the day rollover", () => {
 });
 
 describe("Worker stack: alarms", () => {
+  it("notifies the alarm topic when the worker falls behind: bars waited over 10 s to be fed for 3 minutes", () => {
+    worker.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      Namespace: "TradingPlatform",
+      MetricName: "WorkerLag",
+      Dimensions: [{ Name: "service", Value: "trading-platform-worker" }],
+      Statistic: "Maximum",
+      Period: 60,
+      Threshold: 10_000,
+      EvaluationPeriods: 3,
+      ComparisonOperator: "GreaterThanThreshold",
+      TreatMissingData: "notBreaching",
+      AlarmDescription: Match.stringLikeRegexp("falling behind"),
+      AlarmActions: [Match.anyValue()],
+      OKActions: [Match.anyValue()],
+    });
+  });
+
   it("notifies the alarm topic when the worker has had no running task for 5 minutes", () => {
     worker.hasResourceProperties("AWS::CloudWatch::Alarm", {
       Namespace: "AWS/ECS",

@@ -3,6 +3,27 @@ import { SessionWorker } from "../../packages/worker/src/session-worker";
 import { createTestApi, type TestApi } from "./harness";
 
 /**
+ * Creates and starts a simulation MTF session on AAPL.US: a trend director on hourly bars over a
+ * pullback executor on `executorTimeframe`, 5 % of cash an entry. Its id.
+ */
+export async function startMtfSession(api: TestApi, token: string, name: string, executorTimeframe: string): Promise<string> {
+  const created = await api.json("POST", "/api/v1/trading/mtf/sessions", 201, {
+    token,
+    body: {
+      session_name: name,
+      mode: "simulation",
+      initial_capital: "100000",
+      symbols: ["AAPL.US"],
+      director: { strategy_name: "trend_director", timeframe: "1h", parameters: { fast_period: 3, slow_period: 8 } },
+      executors: [{ strategy_name: "pullback_executor", timeframe: executorTimeframe, parameters: { rsi_period: 5, trend_period: 10 } }],
+      execution: { sizing: { model: "cash_fraction", fraction: 0.05 } },
+    },
+  });
+  await api.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/start`, 200, { token });
+  return created.id;
+}
+
+/**
  * A test API on a manual market clock, with every socket push collected, and session workers the
  * test steps itself (their timers are far in the future). The clock runs on the wall until the
  * first user has logged in (tokens are issued at real time), then stays at `start` until a test

@@ -1,6 +1,6 @@
 import { hkdfSync } from "node:crypto";
 import type { AuthConfig } from "@tp/core/auth";
-import { QueueNames, type QueueName } from "@tp/core/jobs";
+import { QueueNames, SESSION_COMMANDS_QUEUE, queueUrlVariable, type QueueName } from "@tp/core/jobs";
 import { BACKTEST_CHUNK_BARS, SWEEP_MAX_CONCURRENCY, WorkflowNames, stateMachineArnVariable, type WorkflowName } from "@tp/core/workflows";
 
 /** Everything the services need from their runtime; read from the environment only in composition roots. */
@@ -88,8 +88,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
       .map((origin) => origin.trim())
       .filter(Boolean),
     principalRecheckMs: number(env.AUTH_RECHECK_MS, 5000),
-    queueUrls: perName(env, QueueNames, (name) => `QUEUE_URL_${name.toUpperCase().replace(/-/g, "_")}`),
-    sessionCommandsUrl: env.QUEUE_URL_SESSION_COMMANDS || undefined,
+    queueUrls: perName(env, QueueNames, queueUrlVariable),
+    sessionCommandsUrl: env[queueUrlVariable(SESSION_COMMANDS_QUEUE)] || undefined,
     stateMachineArns: perName(env, WorkflowNames, stateMachineArnVariable),
     websocketManagementEndpoint: env.WS_MANAGEMENT_ENDPOINT || undefined,
     encryptionKey: encryptionKeyFrom(env, jwtSecret, encryptionKey),

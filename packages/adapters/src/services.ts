@@ -361,9 +361,9 @@ export function tradingChannels(c: ServiceContext): TradingServices["channels"] 
   return once(c, tradingChannels, () => withChannels(sessionViews(c), c.db, realtime(c)));
 }
 
-/** Runs driven over stored candles (replays, historical MTF sessions): the session views (the same record) with the candles. */
+/** Runs driven over stored candles (replays, historical MTF sessions): the session views (the same record) with the candles; their speed counts seconds of `now`, the wall clock, not of the market's (accelerated) one. */
 export function tradingDrivers(c: ServiceContext): TradingServices["drivers"] {
-  return once(c, tradingDrivers, () => withDrivers(sessionViews(c), c.db, candles(c)));
+  return once(c, tradingDrivers, () => withDrivers(sessionViews(c), c.db, candles(c), c.now));
 }
 
 export function trading(c: ServiceContext): TradingServices {

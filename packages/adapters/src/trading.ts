@@ -3,7 +3,8 @@ import { Fees } from "@tp/core/fees/index";
 import type { ImportDeps } from "@tp/core/imports/index";
 import type { CandleStore } from "@tp/core/candles/index";
 import type { MarketData } from "@tp/core/provider/market-data";
-import { engineSetup, symbolsOf } from "@tp/core/trading/session-config";
+import { symbolsOf } from "@tp/core/trading/session-config";
+import { runSetup } from "@tp/core/trading/run-setup";
 import { baseCurrencyOf, capitalOf } from "@tp/core/trading/sessions";
 import { recentBars } from "@tp/core/trading/warm-up";
 import { drawsFromSimulatedAccount, holdingsOf, SessionAccounts } from "@tp/core/trading/accounts";
@@ -13,7 +14,7 @@ import { conflict } from "@tp/core/errors";
 import { Dec, money } from "@tp/core/fees/money";
 import type { StoredSession } from "@tp/core/trading/sessions";
 import type { ViewDeps } from "@tp/core/trading/deps";
-import type { ChannelDeps } from "@tp/core/trading/channels";
+import type { ChannelDeps } from "@tp/core/trading/channel-ports";
 import type { RealtimeDeps } from "@tp/core/realtime";
 import { DynamoChannelConfigStore, DynamoUpdateFeed } from "./stores/channel-store";
 import type { WorkflowStarter } from "@tp/core/workflows";
@@ -69,7 +70,7 @@ export function createSessionServices(
   const sessions = new DynamoSessionStore(db, runs);
   const fx = ratesPerUsd(config);
   const lots = lotsFrom(deps.marketData);
-  const fxToBase = (baseCurrency: string) => Object.fromEntries(Object.keys(fx).map((currency) => [currency, (fx[baseCurrency] ?? 1) / (fx[currency] ?? 1)]));
+  const sources = { lots, fx, fees: (brokerType: string) => Fees.defaults(brokerType) };
   const workers = new DynamoWorkerStore(db);
   const views: ViewDeps = {
     sessions,
@@ -79,15 +80,12 @@ export function createSessionServices(
     async setupFor(session, runId) {
       const symbols = symbolsOf(session.config);
       const baseCurrency = baseCurrencyOf(session, symbols);
-      const commission = session.config.execution.commission;
-      return engineSetup({
+      return runSetup(sources, {
         run_id: runId,
         config: session.config,
+        symbols,
         capital: capitalOf(session, baseCurrency),
         base_currency: baseCurrency,
-        fx: fxToBase(baseCurrency),
-        lots: await lots(symbols),
-        fees: commission.model === "broker" ? Fees.defaults(commission.broker_type) : null,
         enforce_risk: true,
       });
     },
@@ -180,7 +178,7 @@ export function withChannels(views: ViewDeps, db: Db, realtime: RealtimeDeps): C
   return Object.assign(views, { configs: new DynamoChannelConfigStore(db), feed: new DynamoUpdateFeed(db), realtime });
 }
 
-/** Runs driven over stored candles (replays, historical MTF sessions) over the session views: the same record as `views`. */
-export function withDrivers(views: ViewDeps, db: Db, candles: CandleStore): DriverDeps {
-  return Object.assign(views, { candles, replays: new DynamoReplayMarkers(db) });
+/** Runs driven over stored candles (replays, historical MTF sessions) over the session views: the same record as `views`; `wallNow` is the clock a playing run's speed counts seconds of. */
+export function withDrivers(views: ViewDeps, db: Db, candles: CandleStore, wallNow: () => number): DriverDeps {
+  return Object.assign(views, { candles, replays: new DynamoReplayMarkers(db), wallNow });
 }

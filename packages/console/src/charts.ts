@@ -63,6 +63,22 @@ export function equityChart(points: { date: string; equity: string }[]): HTMLEle
   return element;
 }
 
+/** Colours of the compared runs, in order (the metrics table's columns carry the same). */
+export const RUN_COLOURS = ["#2563eb", "#ea580c"] as const;
+
+/** Several equity curves on one chart, one line each, each titled with its label. */
+export function comparisonChart(curves: { label: string; points: { date: string; equity: string }[] }[]): HTMLElement {
+  const { element, chart } = box("Equity curves", 320);
+  element.dataset.chart = "comparison";
+  curves.forEach((curve, index) => {
+    chart
+      .addSeries(LineSeries, { color: RUN_COLOURS[index % RUN_COLOURS.length], lineWidth: 2, title: curve.label })
+      .setData(series(curve.points.map((point) => ({ time: toTime(point.date), value: Number(point.equity) }))));
+  });
+  chart.timeScale().fitContent();
+  return element;
+}
+
 /** A stored candle as the candle API answers it (`timestamp` in UNIX seconds, UTC). */
 export type Candle = Pick<components["schemas"]["StockData"], "timestamp" | "open" | "high" | "low" | "close" | "volume">;
 

@@ -3,6 +3,7 @@ import { BASE, client, go, href, remember } from "./app";
 import { h } from "./ui";
 import { signInPage } from "./pages/sign-in";
 import { backtestsPage, backtestResultPage } from "./pages/backtests";
+import { comparePage } from "./pages/compare";
 import { sessionPage, sessionsPage } from "./pages/sessions";
 import { accountsPage } from "./pages/accounts";
 import { symbolPage } from "./pages/symbols";
@@ -12,6 +13,7 @@ import { settingsPage } from "./pages/settings";
 export type Page = (main: HTMLElement, params: Record<string, string>) => void | (() => void) | Promise<void | (() => void)>;
 
 const routes: [RegExp, Page, string][] = [
+  [/^\/backtests\/compare$/, comparePage, "Compare backtests"],
   [/^\/backtests\/(?<backtest_id>[^/]+)$/, backtestResultPage, "Backtest"],
   [/^\/backtests$/, backtestsPage, "Backtests"],
   [/^\/sessions\/(?<session_id>[^/]+)$/, sessionPage, "Session"],
@@ -30,7 +32,7 @@ const NAV: [string, string][] = [
   ["/settings", "Settings"],
 ];
 
-let leave: (() => void) | void = undefined;
+let leave: (() => void) | void;
 
 function header(): void {
   const top = document.getElementById("top")!;
@@ -60,28 +62,39 @@ function header(): void {
   );
 }
 
+let renders = 0;
+/**
+ * Shows the page of the current address. Each render draws into a view of its own: when another
+ * navigation starts while a page is still loading (a backtest's socket and its polling both
+ * seeing it done), the older page goes on into its detached view, never into the newer one, and
+ * what it returns to leave with is called at once.
+ */
 async function render(): Promise<void> {
+  const generation = ++renders;
   leave?.();
   leave = undefined;
-  const main = document.getElementById("app")!;
-  main.replaceChildren();
+  const view = h("div", {});
+  document.getElementById("app")!.replaceChildren(view);
+  const show = async (page: Page, params: Record<string, string>) => {
+    const cleanup = await page(view, params);
+    if (generation === renders) leave = cleanup;
+    else cleanup?.();
+  };
   const path = location.pathname.slice(BASE.length).replace(/\/+$/, "") || "/";
   header();
   if (!client.token || path === "/") {
     if (client.token && path === "/") return go("/backtests");
     document.title = "Sign in · Trading console";
-    leave = await signInPage(main, {});
-    return;
+    return show(signInPage, {});
   }
   for (const [pattern, page, title] of routes) {
     const match = pattern.exec(path);
     if (!match) continue;
     const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([key, value]) => [key, decodeURIComponent(value)]));
     document.title = `${title} · Trading console`;
-    leave = await page(main, params);
-    return;
+    return show(page, params);
   }
-  main.append(h("h1", {}, "Not found"), h("p", {}, "No console page has this address. "), h("a", { href: href("/backtests") }, "Go to the backtests"));
+  view.append(h("h1", {}, "Not found"), h("p", {}, "No console page has this address. "), h("a", { href: href("/backtests") }, "Go to the backtests"));
 }
 
 // Links inside the console navigate without a reload.

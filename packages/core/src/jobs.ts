@@ -7,6 +7,9 @@ export const SESSION_COMMANDS_QUEUE = "session-commands";
 /** Every queue the table-backed local queue holds. */
 export type LocalQueueName = QueueName | typeof SESSION_COMMANDS_QUEUE;
 
+/** The environment variable holding a queue's URL (`QUEUE_URL_STOCK_IMPORT`), set by the Queues stack. */
+export const queueUrlVariable = (queue: LocalQueueName) => `QUEUE_URL_${queue.toUpperCase().replace(/-/g, "_")}`;
+
 /** Sends work to a queue-fed worker (SQS on AWS, a table-backed queue locally). */
 export interface JobQueue {
   send(queue: QueueName, body: object, options?: { delaySeconds?: number }): Promise<void>;

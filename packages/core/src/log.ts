@@ -1,9 +1,9 @@
 /**
  * The one logger every layer writes through (docs/code-structure.md, "Logging"). The domain and the
  * adapters log through `log`; each runtime's composition installs its logger with `useLogger`
- * (the functions, the session worker and `npm start` install Powertools' logger in
+ * (the functions and `npm start` install Powertools' logger in
  * `packages/functions/src/observability.ts`, which stamps the request id, trace id and cold start
- * in Lambda). Until one is installed (unit tests, scripts) lines go to the console as JSON with
+ * in Lambda; the session worker its own in `packages/worker/src/runtime.ts`). Until one is installed (unit tests, scripts) lines go to the console as JSON with
  * the same fields: `level`, `message`, `timestamp`, `service`, then the line's own fields.
  */
 
@@ -27,6 +27,13 @@ export const consoleLogger: Logger = {
 };
 
 let installed: Logger = consoleLogger;
+
+/** A logger writing to `target` (Powertools' logger), each line's fields as a record of their own (none: an empty one). */
+export const loggerOf = (target: { [level in keyof Logger]: (message: string, fields: LogFields) => void }): Logger => ({
+  info: (message, fields) => target.info(message, { ...fields }),
+  warn: (message, fields) => target.warn(message, { ...fields }),
+  error: (message, fields) => target.error(message, { ...fields }),
+});
 
 /** Makes `logger` the one every `log` call goes to (a runtime's composition root calls it once). */
 export function useLogger(logger: Logger): void {

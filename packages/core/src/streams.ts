@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BacktestProgress } from "./backtests/backtests";
 import { EventType } from "./engine/events";
 import { StockImportStatus } from "./imports/index";
-import { ChannelMetrics, ChannelStatusValue } from "./trading/channels";
+import { ChannelMetrics, ChannelStatusValue } from "./trading/channel-schemas";
 
 /**
  * The messages of the service's two sockets as zod schemas: the data-sync log stream

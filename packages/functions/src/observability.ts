@@ -2,7 +2,7 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { Context } from "aws-lambda";
 import { instrumentAwsClients } from "@tp/adapters/aws-clients";
-import { useLogger } from "@tp/core/log";
+import { loggerOf, useLogger } from "@tp/core/log";
 
 /**
  * Powertools for AWS Lambda in every function: the logger stamps each line with the request id,
@@ -14,11 +14,7 @@ const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? "trading-platform";
 export const logger = new Logger({ serviceName });
 // Every `log` call of the domain, the adapters and the API goes to this logger (core/src/log.ts):
 // in Lambda each line carries the invocation's context; the worker and `npm start` print the same fields.
-useLogger({
-  info: (message, fields) => logger.info(message, { ...fields }),
-  warn: (message, fields) => logger.warn(message, { ...fields }),
-  error: (message, fields) => logger.error(message, { ...fields }),
-});
+useLogger(loggerOf(logger));
 export const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? "TradingPlatform", serviceName });
 
 /**

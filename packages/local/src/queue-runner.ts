@@ -9,6 +9,13 @@ export interface QueueEvent {
 
 export type QueueHandler = (event: QueueEvent) => Promise<BatchResult>;
 
+export interface LocalQueueRunnerOptions {
+  /** Messages per batch of each queue (its event source's batch size, from the registry in the runtime); 5 otherwise. */
+  batchSizes?: Partial<Record<QueueName, number>>;
+  /** How long an idle queue waits before the next poll (500 ms unless given). */
+  idlePollMs?: number;
+}
+
 /**
  * The local event-source mapping: polls the table-backed queue and invokes the very handler
  * Lambda would, with an SQS-shaped batch; deletes what succeeded, leaves failures to
@@ -22,14 +29,14 @@ export class LocalQueueRunner {
   constructor(
     private readonly queue: TableQueue,
     private readonly handlers: Partial<Record<QueueName, QueueHandler>>,
-    private readonly options: { batchSize: number; idlePollMs: number } = { batchSize: 5, idlePollMs: 500 },
+    private readonly options: LocalQueueRunnerOptions = {},
   ) {}
 
   /** Processes one batch; the number of messages handled. */
   async pollOnce(queueName: QueueName): Promise<number> {
     const handler = this.handlers[queueName];
     if (!handler) return 0;
-    const records = await this.queue.receive(queueName, this.options.batchSize);
+    const records = await this.queue.receive(queueName, this.options.batchSizes?.[queueName] ?? 5);
     if (records.length === 0) return 0;
     const event: QueueEvent = {
       Records: records.map((record) => ({
@@ -80,10 +87,10 @@ export class LocalQueueRunner {
       queueName,
       setTimeout(() => {
         const work = this.pollOnce(queueName).then(
-          (count) => this.schedule(queueName, count > 0 ? 0 : this.options.idlePollMs),
+          (count) => this.schedule(queueName, count > 0 ? 0 : (this.options.idlePollMs ?? 500)),
           (error) => {
             log.error("Queue poll failed", { queue: queueName, error: String(error) });
-            this.schedule(queueName, this.options.idlePollMs);
+            this.schedule(queueName, this.options.idlePollMs ?? 500);
           },
         );
         this.running.add(work);

@@ -12,19 +12,12 @@ import { freePort, startDynamoDbLocal, type DynamoDbLocal } from "./dynamodb-loc
 import { LocalWebSocketGateway } from "./websocket";
 import { LocalQueueRunner } from "./queue-runner";
 import { TableQueue } from "@tp/adapters/queues/table-queue";
-import { stockImportHandler } from "@tp/functions/queue/stock-import";
-import { dataSyncHandler } from "@tp/functions/queue/data-sync";
-import { dataSyncPollHandler } from "@tp/functions/schedule/data-sync-poll";
-import { SYNC_POLL_MINUTES } from "@tp/core/data-sync/index";
-import { dayRolloverHandler } from "@tp/functions/schedule/day-rollover";
-import { ROLLOVER_LOCAL_INTERVAL_MS } from "@tp/core/trading/rollover";
-import { backtestHandlers } from "@tp/functions/workflow/backtest";
-import { sweepHandlers } from "@tp/functions/workflow/sweep";
 import { LocalWorkflowRunner, type LocalWorkflowRunnerOptions } from "./workflow-runner";
 import { Backtests, Sweeps } from "@tp/core/backtests/index";
 import { keyFile } from "./secrets";
 import { mountConsole } from "./console";
-import { marketPacedInterval, simulatedClockFromEnv } from "./simulated-clock";
+import { simulatedClockFromEnv } from "./simulated-clock";
+import { localBatchSizes, localQueueHandlers, localScheduleHandlers, localWorkflowTasks, startLocalSchedules } from "./background";
 import { SessionWorker } from "@tp/worker/session-worker";
 import { log } from "@tp/core/log";
 
@@ -93,10 +86,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       env.ENCRYPTION_KEY ? undefined : keyFile(join(dataDir, "broker-config.key")),
     );
     // Step Functions' stand-in; its handlers need the services, which need it: they are asked for on the first start.
-    const workflows = new LocalWorkflowRunner(
-      { backtest: () => backtestHandlers(() => Promise.resolve(services)), sweep: () => sweepHandlers(() => Promise.resolve(services)) },
-      options.observeTasks ? { observe: options.observeTasks } : {},
-    );
+    const built = () => Promise.resolve(services);
+    const workflows = new LocalWorkflowRunner(localWorkflowTasks(built), options.observeTasks ? { observe: options.observeTasks } : {});
     // SIMULATED_CLOCK_SPEED / SIMULATED_CLOCK_START: the market side runs on an accelerated clock.
     const marketClock = simulatedClockFromEnv(env);
     const marketNow = options.marketNow ?? (marketClock ? () => marketClock.clock.now() : undefined);
@@ -126,35 +117,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     gateway.attach(server);
     // The event-source mapping's stand-in: queued work in the table is picked up (again, after a restart).
     const queueRunner =
-      services.jobs instanceof TableQueue
-        ? new LocalQueueRunner(services.jobs, {
-            "stock-import": stockImportHandler(() => Promise.resolve(services)),
-            "data-sync": dataSyncHandler(() => Promise.resolve(services)),
-          })
-        : undefined;
+      services.jobs instanceof TableQueue ? new LocalQueueRunner(services.jobs, localQueueHandlers(built), { batchSizes: localBatchSizes() }) : undefined;
     await queueRunner?.start();
-    // The EventBridge schedule's stand-in: the polling gap fill of the data sync service.
-    const poll = dataSyncPollHandler(() => Promise.resolve(services));
-    // On an accelerated clock it keeps market time's pace, as the rollover does (one clock per runtime).
-    const pollTimer = setInterval(
-      () => {
-        poll().catch((error) => log.error("Data sync poll failed", { error: String(error) }));
-      },
-      marketPacedInterval(SYNC_POLL_MINUTES * 60_000, marketClock?.speed),
-    );
-    pollTimer.unref();
-    // The rollover schedule's stand-in: sessions whose trading day has closed are rolled (what is due is the clock's call).
-    const rollover = dayRolloverHandler(() =>
-      Promise.resolve({ sessions: services.trading.sessions, channels: services.trading.channels, calendar: services.calendar }),
-    );
-    // On an accelerated clock the timer keeps pace with market time (at most once a second).
-    const rolloverTimer = setInterval(
-      () => {
-        rollover().catch((error) => log.error("Day rollover failed", { error: String(error) }));
-      },
-      marketPacedInterval(ROLLOVER_LOCAL_INTERVAL_MS, marketClock?.speed),
-    );
-    rolloverTimer.unref();
+    // The schedules' stand-ins (the polling gap fill, the day rollover); what is due is the clock's call.
+    const stopSchedules = startLocalSchedules(localScheduleHandlers(built), marketClock?.speed);
     // Executions of the local runner did not survive the last stop: active backtests start again from their checkpoints.
     if (services.workflows === workflows) {
       await Backtests.recover(services.trading.backtests).catch((error) => log.error("Backtest recovery failed", { error: String(error) }));
@@ -202,8 +168,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       urls,
       generatedAdminPassword,
       async stop() {
-        clearInterval(pollTimer);
-        clearInterval(rolloverTimer);
+        stopSchedules();
         await sessionWorker?.stop();
         await queueRunner?.stop();
         await workflows.stop();

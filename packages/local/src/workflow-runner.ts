@@ -1,13 +1,6 @@
 import { ExecutionError, ExecutionTimeoutError, StateMachine, type StateMachineDefinition } from "aws-local-stepfunctions";
-import {
-  ExecutionName,
-  WorkflowDefinitions,
-  WorkflowTasks,
-  type WorkflowInput,
-  type WorkflowName,
-  type WorkflowStarter,
-  type WorkflowTaskName,
-} from "@tp/core/workflows";
+import { Workflows } from "@tp/core/registry";
+import { ExecutionName, type WorkflowInput, type WorkflowName, type WorkflowStarter, type WorkflowTaskName } from "@tp/core/workflows";
 import { log } from "@tp/core/log";
 
 // aws-local-stepfunctions calls Promise.withResolvers (Node 22); the embedded runtime also runs on Node 20.
@@ -57,7 +50,8 @@ interface StateDefinition {
 type Definition = StateMachineDefinition & { States: Record<string, StateDefinition> };
 
 /**
- * The Step Functions stand-in of the embedded runtime: runs each workflow's ASL file with
+ * The Step Functions stand-in of the embedded runtime: runs each workflow's ASL file (from the
+ * registry, packages/core/src/registry.ts) with
  * `aws-local-stepfunctions`, a Task state calling the handler whose placeholder (`${...}`) its
  * Resource names, as Step Functions calls the function substituted there. Executions live in
  * this process: `stop()` aborts them (after the task in flight) and a name is started once.
@@ -127,7 +121,7 @@ export class LocalWorkflowRunner implements WorkflowStarter {
   private machine(workflow: WorkflowName) {
     const existing = this.machines.get(workflow);
     if (existing) return existing;
-    const definition = WorkflowDefinitions[workflow].definition as Definition;
+    const definition = Workflows[workflow].definition as Definition;
     const byPlaceholder = this.placeholders();
     const handlers: Record<string, LocalTaskHandler> = {};
     const waits: string[] = [];
@@ -160,7 +154,7 @@ export class LocalWorkflowRunner implements WorkflowStarter {
     const byPlaceholder = new Map<string, LocalTaskHandler>();
     for (const workflow of Object.keys(this.tasks) as WorkflowName[]) {
       const tasks = this.tasks[workflow]!() as Record<string, LocalTaskHandler>;
-      for (const [task, placeholder] of Object.entries(WorkflowTasks[workflow])) {
+      for (const [task, placeholder] of Object.entries(Workflows[workflow].tasks)) {
         if (!tasks[task]) throw new Error(`No local handler for task ${task} of workflow ${workflow}`);
         byPlaceholder.set(`\${${placeholder}}`, tasks[task]);
       }

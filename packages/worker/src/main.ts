@@ -1,16 +1,12 @@
-import { logger } from "@tp/functions/observability";
-import { lambdaServices } from "@tp/functions/runtime";
-import { SessionWorker } from "./session-worker";
+import { logger, startWorker } from "./runtime";
 
 /**
- * The session worker as its own process (the Fargate task on AWS): the same composition root as
- * the functions (configuration from the environment, keys from Secrets Manager), one worker
- * until SIGTERM, which lets the current step finish. Everything it needs to resume is in the table.
+ * The session worker as its own process (the Fargate task on AWS), on its own composition root
+ * (`runtime.ts`): one worker until SIGTERM, which lets the current step finish and gives up its
+ * leases. Everything it needs to resume is in the table.
  */
 async function main() {
-  const services = await lambdaServices();
-  const worker = new SessionWorker(services, { marketData: await services.marketData() });
-  await worker.start();
+  const worker = await startWorker();
   logger.info("Session worker started", { source: "session-worker" });
   // The worker's own timers do not hold the process (npm start's server does); here this one does, until a signal.
   const alive = setInterval(() => undefined, 60_000);

@@ -1,27 +1,32 @@
+import { randomUUID } from "node:crypto";
 import type { Services } from "@tp/adapters/services";
+import { DynamoLeaseStore } from "@tp/adapters/stores/lease-store";
 import { DynamoWorkerStore } from "@tp/adapters/stores/worker-store";
-import { Buckets, type StoredPeriod } from "@tp/core/candles/buckets";
+import type { StoredPeriod } from "@tp/core/candles/buckets";
 import type { EngineEvent } from "@tp/core/engine/events";
 import { screenCandles } from "@tp/core/imports/index";
 import { Calendar } from "@tp/core/market/calendar";
 import { marketOf } from "@tp/core/market/market";
 import type { MarketData } from "@tp/core/provider/market-data";
-import type { PushCandlestickEvent } from "@tp/core/provider/quote-types";
+import type { Candlestick, PushCandlestickEvent } from "@tp/core/provider/quote-types";
 import { engineOf, updateRun } from "@tp/core/trading/run-update";
 import type { TradingEngine } from "@tp/core/engine/engine";
 import { applyReports, exchange, type VenueReport } from "@tp/core/trading/venue";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
-import * as Channels from "@tp/core/trading/channels";
+import * as Channels from "@tp/core/trading/channel-stream";
 import type { Timeframe } from "@tp/core/strategies/definition";
 import { LiveRuns, liveFeedsOf, type ClosedBar } from "@tp/core/trading/live";
-import type { WorkerBeat } from "@tp/core/trading/worker-status";
+import { combineBeats, type WorkerBeat } from "@tp/core/trading/worker-status";
 import { isActiveOnWorker, type StoredSession } from "@tp/core/trading/sessions";
 import type { StoredRun } from "@tp/core/trading/runs";
 import * as Replay from "@tp/core/trading/replay";
 import { holdingsOf, sleeveDifferences } from "@tp/core/trading/accounts";
-import { dayCloseOf } from "@tp/core/trading/rollover";
+import { dayCloseOf, marketBarCloseOf } from "@tp/core/trading/rollover";
 import { PaperAccounts } from "@tp/core/paper/accounts";
 import { log } from "@tp/core/log";
+import { feedKey, inFeedOrder, inParallel } from "./feeding";
+import { LEASE_MS, planLeases } from "./leases";
+import { RunCache } from "./run-cache";
 
 export interface SessionWorkerOptions {
   /** The provider whose pushes drive the sessions (the selected market-data provider). */
@@ -34,6 +39,26 @@ export interface SessionWorkerOptions {
   metricsMs?: number;
   /** How many times faster than the wall clock the market's clock runs (`SIMULATED_CLOCK_SPEED`), written in the heartbeat. */
   clockSpeed?: number;
+  /** This task's name in the leases and heartbeats (a fresh id by default). */
+  taskId?: string;
+  /** The wall clock, which leases and heartbeats run on (the market's clock may be accelerated or pinned). */
+  wall?: () => number;
+  /** How long this task's heartbeat keeps its leases (`LEASE_MS` by default; shorter in the two-worker test). */
+  leaseMs?: number;
+  /** Told after every step how it went (the Fargate task publishes it as CloudWatch metrics: docs/session-worker.md "Scaling"). */
+  onStep?: (step: WorkerStep) => void;
+}
+
+/** What one step did, for the worker's metrics. */
+export interface WorkerStep {
+  /** Sessions this task feeds. */
+  sessions: number;
+  /** Session bars fed (a bar fed to N sessions counts N). */
+  sessionBars: number;
+  /** Wall ms from the arrival of the step's oldest bar to the end of its feeding (0 without bars). */
+  lagMs: number;
+  /** Wall ms the step took. */
+  stepMs: number;
 }
 
 interface Driven {
@@ -46,10 +71,9 @@ interface Driven {
 /** Batches of ten commands taken per step at most (the rest wait for the next step, so bars are never held up long). */
 const COMMAND_ROUNDS = 10;
 
-/** Sessions fed at the same time in one step (each a run read and a conditional save; bench/session.ts). */
-const FEED_CONCURRENCY = 8;
+/** Closed bars kept per feed, for the sessions a task takes over to catch up on (docs/session-worker.md "More than one worker"). */
+export const CATCH_UP_BARS = 120;
 
-const feedKey = (symbol: string, timeframe: string) => `${symbol}|${timeframe}`;
 /** The simulated market pushes only when told the time has moved; LongPort pushes by itself. */
 const advancing = (marketData: MarketData): marketData is MarketData & { advance(): void } =>
   typeof (marketData as { advance?: unknown }).advance === "function";
@@ -69,11 +93,28 @@ export class SessionWorker {
   private readonly subscribed = new Set<string>();
   /** Close time of the last confirmed bar per feed: the provider may push a confirmed bar again. */
   private readonly lastClose = new Map<string, number>();
+  /** The close of the day of each feed's latest bar (`marketBarCloseOf`'s memo). */
+  private readonly dayCloses = new Map<string, { day: number; close: number }>();
   private pendingBars: ClosedBar[] = [];
+  /** The last `CATCH_UP_BARS` closed bars of each subscribed feed, and when this task received the step's oldest pending one (wall ms). */
+  private readonly recent = new Map<string, ClosedBar[]>();
+  private pendingSince: number | null = null;
+  /** Sessions taken up whose run existed: their first feed is every recent bar after the run's cursor. */
+  private readonly catchingUp = new Set<string>();
+  private readonly taskId: string;
+  private readonly wall: () => number;
+  /** The runs this task fed, as it saved them (docs/session-worker.md "Each step"); its feeds read them through `feedDeps`. */
+  private readonly runCache: RunCache;
+  private readonly feedDeps: Services["trading"]["sessions"];
+  /** The other live tasks' beats as last read (this task's heartbeat item shows them all combined with its own). */
+  private others: WorkerBeat[] = [];
+  /** Whether this task plays the replays (set at every refresh). */
+  private playsReplays = true;
   private timers: NodeJS.Timeout[] = [];
   private busy: Promise<void> | null = null;
   private readonly heartbeat: WorkerBeat;
   private readonly store: DynamoWorkerStore;
+  private readonly leases: DynamoLeaseStore;
   private stopped = false;
   /** When channel metrics were last pushed, and the run version they showed per session (only saves pushes; nothing here is state). */
   private metricsAt = 0;
@@ -83,7 +124,12 @@ export class SessionWorker {
     private readonly services: Services,
     private readonly options: SessionWorkerOptions,
   ) {
+    this.taskId = options.taskId ?? randomUUID();
+    this.wall = options.wall ?? Date.now;
     this.store = new DynamoWorkerStore(services.db);
+    this.leases = new DynamoLeaseStore(services.db, this.wall);
+    this.runCache = new RunCache(services.trading.sessions.runs);
+    this.feedDeps = { ...services.trading.sessions, runs: this.runCache };
     // The heartbeat is on the market's clock, as the status endpoints that read it are.
     const now = services.trading.sessions.now();
     this.heartbeat = {
@@ -111,23 +157,33 @@ export class SessionWorker {
     every(this.options.refreshMs ?? 2_000, () => this.refresh());
   }
 
+  /** Stops after the current step, giving up its leases and its heartbeat so that another task takes its sessions at once. */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     await this.busy;
     this.options.marketData.setOnCandlestick(null);
+    const held = [...this.driven.keys()];
+    this.driven.clear();
+    await inParallel(held, async (id) => void (await this.leases.release(id, this.taskId)));
+    this.heartbeat.sessions = 0;
+    this.heartbeat.last_bar = {};
+    await this.leases.beat(this.taskId, this.heartbeat, this.wall() - 1);
+    if (this.others.length > 0) await this.store.beat(combineBeats(this.others)!);
   }
 
   /** One step: take the API's commands, let the simulated market push what the clock passed, then feed and save. */
   async tick(): Promise<void> {
+    const started = this.wall();
     await this.takeCommands();
     if (advancing(this.options.marketData)) this.options.marketData.advance();
-    await this.flush();
+    const fed = await this.flush();
     await this.routeOrders();
     await this.playReplays();
     await this.pushMetrics();
     await this.beat();
+    this.options.onStep?.({ sessions: this.driven.size, ...fed, stepMs: this.wall() - started });
   }
 
   /**
@@ -138,10 +194,10 @@ export class SessionWorker {
    */
   async takeCommands(): Promise<void> {
     const source = this.services.sessionCommands;
+    let lifecycle = false;
     for (let round = 0; round < COMMAND_ROUNDS; round++) {
       const received = await source.receive(10);
-      if (received.length === 0) return;
-      let lifecycle = false;
+      if (received.length === 0) break;
       for (const { receipt, command } of received) {
         if (command.kind === "lifecycle") lifecycle = true;
         else {
@@ -150,8 +206,9 @@ export class SessionWorker {
         }
         await source.delete(receipt);
       }
-      if (lifecycle) await this.refresh();
     }
+    // One refresh for every lifecycle change taken in this step.
+    if (lifecycle) await this.refresh();
   }
 
   /**
@@ -286,26 +343,59 @@ export class SessionWorker {
     return Promise.resolve(this.services.paperBroker(`session-${session.id}`));
   }
 
-  /** Reads the running sessions again: new ones are attached (their run created or restored), ended ones let go. */
+  /**
+   * Reads the running sessions and the leases again (docs/session-worker.md "More than one
+   * worker"): this task keeps its share of the sessions, gives up what is above it, and takes
+   * sessions without a live owner; a session taken is attached (its run created or restored, and
+   * caught up on the bars it missed), one given up or ended is let go.
+   */
   async refresh(): Promise<void> {
     const deps = this.services.trading.sessions;
-    const live = await deps.sessions.listLive();
-    const seen = new Set<string>();
+    await this.beat();
+    const [live, leases, beats] = await Promise.all([deps.sessions.listLive(), this.leases.leases(), this.leases.liveBeats()]);
+    const tasks = new Set(beats.map((beat) => beat.task_id));
+    this.others = beats.filter((beat) => beat.task_id !== this.taskId).map(({ task_id: _task, alive_until: _until, ...beat }) => beat);
+    const plan = planLeases(
+      this.taskId,
+      live.map((session) => session.id),
+      leases,
+      tasks,
+    );
+    for (const id of plan.release) {
+      this.letGo(id);
+      await this.leases.release(id, this.taskId);
+    }
+    const held = new Set(plan.keep);
+    await inParallel(plan.take, async ({ session_id, from }) => {
+      if (await this.leases.take(session_id, this.taskId, from)) held.add(session_id);
+    });
+    await this.leases.forget(plan.forget);
+    this.playsReplays = [...tasks].every((task) => task >= this.taskId);
     for (const session of live) {
-      seen.add(session.id);
+      if (!held.has(session.id)) continue;
       let venue = this.driven.get(session.id)?.venue;
       if (venue === undefined) {
         const { run, created } = await LiveRuns.attach(deps, session);
         venue = run.setup.venue ?? "bars";
         // A run made here starts with its warm-up's log lines: the session's socket sees them first.
         if (created) await this.publish(session, created.events, created.engine);
+        // A run another task (or this one before a restart) fed catches up on the bars closed since.
+        else if (session.status === "running") this.catchingUp.add(session.id);
       }
       // A stopped session listed while its orders at the broker are cancelled reads no feed.
       const feeds = isActiveOnWorker(session) ? liveFeedsOf(session).map((f) => feedKey(f.symbol, f.timeframe)) : [];
       this.driven.set(session.id, { session, feeds, venue });
     }
-    for (const id of [...this.driven.keys()]) if (!seen.has(id)) this.driven.delete(id);
+    for (const id of [...this.driven.keys()]) if (!held.has(id)) this.letGo(id);
     await this.resubscribe();
+  }
+
+  /** Stops driving a session (it ended, or another task takes it). */
+  private letGo(id: string): void {
+    this.driven.delete(id);
+    this.catchingUp.delete(id);
+    this.runCache.forget(id);
+    delete this.heartbeat.last_bar[id];
   }
 
   /** Subscribes feeds some session needs and unsubscribes those none needs. */
@@ -314,29 +404,39 @@ export class SessionWorker {
     for (const key of wanted) {
       if (this.subscribed.has(key)) continue;
       const [symbol, period] = key.split("|") as [string, Timeframe];
-      await this.options.marketData.subscribeCandlesticks(symbol, period, "Intraday");
+      const latest = await this.options.marketData.subscribeCandlesticks(symbol, period, "Intraday");
       this.subscribed.add(key);
+      this.remember(key, symbol, period, latest);
     }
     for (const key of [...this.subscribed]) {
       if (wanted.has(key)) continue;
       const [symbol, period] = key.split("|") as [string, Timeframe];
       await this.options.marketData.unsubscribeCandlesticks(symbol, period);
       this.subscribed.delete(key);
+      this.recent.delete(key);
     }
     this.heartbeat.feeds = [...this.subscribed].sort();
   }
 
-  private onCandlestick(event: PushCandlestickEvent): void {
-    const { period, candlestick, is_confirmed } = event.data;
-    if (!is_confirmed) return;
-    const key = feedKey(event.symbol, period);
-    if (!this.subscribed.has(key)) return;
+  /** The confirmed candles the provider answered a new subscription with: kept for catching up, the newest marking what was seen. */
+  private remember(key: string, symbol: string, period: Timeframe, latest: readonly Candlestick[]): void {
+    const now = this.services.trading.sessions.now();
+    const closed = latest.map((candle) => this.closedBarOf(key, symbol, period, candle)).filter((bar) => bar.close_ms <= now);
+    const kept = closed.slice(-CATCH_UP_BARS);
+    this.recent.set(key, kept);
+    if (kept.length > 0) this.lastClose.set(key, Math.max(this.lastClose.get(key) ?? 0, kept[kept.length - 1]!.close_ms));
+  }
+
+  /**
+   * A provider's candlestick as the closed bar the engine is fed: it closes at its open plus its
+   * period, but an hourly or daily bar no later than its market's close that day (the last hourly
+   * bar of a US day opens at 19:30Z and closes at 20:00Z, not 20:30Z), so what it causes is never
+   * stamped after the day's end (docs/session-worker.md "Day rollover").
+   */
+  private closedBarOf(key: string, symbol: string, period: Timeframe, candlestick: Candlestick): ClosedBar {
     const open = Date.parse(candlestick.timestamp);
-    const closeMs = open + Buckets.seconds(period as StoredPeriod) * 1000;
-    if (closeMs <= (this.lastClose.get(key) ?? 0)) return;
-    this.lastClose.set(key, closeMs);
     const bar = {
-      symbol: event.symbol,
+      symbol,
       timestamp: open,
       open: Number(candlestick.open),
       high: Number(candlestick.high),
@@ -344,43 +444,72 @@ export class SessionWorker {
       close: Number(candlestick.close),
       volume: candlestick.volume,
     };
-    this.pendingBars.push({ bar, timeframe: period as Timeframe, close_ms: closeMs });
+    let memo = this.dayCloses.get(key);
+    if (!memo) this.dayCloses.set(key, (memo = { day: Number.NaN, close: 0 }));
+    return { bar, timeframe: period, close_ms: marketBarCloseOf(marketOf(symbol), bar, period, memo) };
+  }
+
+  private onCandlestick(event: PushCandlestickEvent): void {
+    const { period, candlestick, is_confirmed } = event.data;
+    if (!is_confirmed) return;
+    const key = feedKey(event.symbol, period);
+    if (!this.subscribed.has(key)) return;
+    const closed = this.closedBarOf(key, event.symbol, period as Timeframe, candlestick);
+    if (closed.close_ms <= (this.lastClose.get(key) ?? 0)) return;
+    this.lastClose.set(key, closed.close_ms);
+    const recent = this.recent.get(key) ?? [];
+    recent.push(closed);
+    if (recent.length > CATCH_UP_BARS) recent.shift();
+    this.recent.set(key, recent);
+    this.pendingSince ??= this.wall();
+    this.pendingBars.push(closed);
     this.pendingCandles.push(event);
   }
 
   private pendingCandles: PushCandlestickEvent[] = [];
 
-  /** Stores the closed candles and feeds every running session the bars of its feeds, in close order. */
-  async flush(): Promise<void> {
-    // Bars closing together go coarser period first: an MTF director's bar before its executors'.
-    const bars = this.pendingBars.sort(
-      (a, b) => a.close_ms - b.close_ms || Buckets.seconds(b.timeframe as StoredPeriod) - Buckets.seconds(a.timeframe as StoredPeriod),
-    );
+  /**
+   * Stores the closed candles and feeds every running session the bars of its feeds, in close
+   * order (a session catching up: every recent bar of its feeds, the run's cursor skipping what
+   * it had). Returns the session bars fed and how long the oldest bar waited.
+   */
+  async flush(): Promise<{ sessionBars: number; lagMs: number }> {
+    const bars = this.pendingBars.sort(inFeedOrder);
     const candles = this.pendingCandles;
+    const since = this.pendingSince;
     this.pendingBars = [];
     this.pendingCandles = [];
-    if (bars.length === 0) return;
+    this.pendingSince = null;
+    if (bars.length === 0) return { sessionBars: 0, lagMs: 0 };
     await this.storeCandles(candles);
-    const deps = this.services.trading.sessions;
     const due = [...this.driven].filter(([, driven]) => driven.session.status === "running");
+    let sessionBars = 0;
     // Sessions are independent (each its own run and topic): several are fed at once, each one's events in order.
-    let next = 0;
-    const feedNext = async (): Promise<void> => {
-      while (next < due.length) {
-        const [id, driven] = due[next++]!;
-        const mine = bars.filter((b) => driven.feeds.includes(feedKey(b.bar.symbol, b.timeframe)));
-        if (mine.length === 0) continue;
-        const fed = await LiveRuns.feed(deps, id, mine);
-        this.heartbeat.bars += mine.length;
-        this.heartbeat.last_bar[id] = mine[mine.length - 1]!.close_ms;
-        if (fed) await this.publish(driven.session, fed.events, fed.engine);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(FEED_CONCURRENCY, due.length) }, feedNext));
+    await inParallel(due, async ([id, driven]) => {
+      const catchingUp = this.catchingUp.has(id);
+      const mine = catchingUp
+        ? driven.feeds.flatMap((key) => this.recent.get(key) ?? []).sort(inFeedOrder)
+        : bars.filter((b) => driven.feeds.includes(feedKey(b.bar.symbol, b.timeframe)));
+      if (mine.length === 0) return;
+      const fed = await LiveRuns.feed(this.feedDeps, id, mine, (run) => this.runCache.engineOf(run)).catch((error) => {
+        // A feed that failed may have left its engine half fed: the run is read from the table next time.
+        this.runCache.forget(id);
+        throw error;
+      });
+      this.catchingUp.delete(id);
+      if (!fed) return;
+      sessionBars += fed.bars;
+      this.heartbeat.bars += fed.bars;
+      this.heartbeat.last_bar[id] = mine[mine.length - 1]!.close_ms;
+      await this.publish(driven.session, fed.events, fed.engine);
+    });
+    return { sessionBars, lagMs: since === null ? 0 : this.wall() - since };
   }
 
   /** The playing loop (docs/mtf-and-replay.md): each playing replay or running historical MTF session advances by the steps its speed owes, its events streamed. */
   async playReplays(): Promise<void> {
+    // One task plays them all (the live task of the smallest id): a replay's steps are owed by the clock, so two players would both advance it.
+    if (!this.playsReplays) return;
     for (const { session_id, run_id, events } of await Replay.tick(this.services.trading.drivers)) {
       await Replay.publish(this.services.realtime, session_id, run_id, events);
     }
@@ -436,10 +565,12 @@ export class SessionWorker {
     }
   }
 
+  /** Writes this task's heartbeat, which keeps its leases for `LEASE_MS` more. */
   private async beat(): Promise<void> {
     this.heartbeat.at = this.services.trading.sessions.now();
     this.heartbeat.sessions = this.driven.size;
-    await this.store.beat(this.heartbeat);
+    await this.leases.beat(this.taskId, this.heartbeat, this.wall() + (this.options.leaseMs ?? LEASE_MS));
+    await this.store.beat(combineBeats([this.heartbeat, ...this.others])!);
   }
 
   /** Timer work never overlaps: a slow step makes the next one wait. */

@@ -122,8 +122,15 @@ export const Keys = {
   /** One marker per playing driven run (a replay, a running historical MTF session): the session worker's playing loop lists them. */
   playingReplaysPartition: "REPLAYS#PLAYING",
   playingReplay: (runId: string): Key => ({ pk: "REPLAYS#PLAYING", sk: runId }),
-  /** The session worker's heartbeat. */
+  /** The session workers' heartbeat: the live tasks' beats combined, read by the status endpoints. */
   workerHeartbeat: (): Key => ({ pk: "WORKER", sk: "HEARTBEAT" }),
+  /** Each worker task's own heartbeat, which keeps its leases (docs/session-worker.md "More than one worker"). */
+  workerTasksPartition: "WORKER",
+  workerTaskPrefix: "HEARTBEAT#",
+  workerTask: (taskId: string): Key => ({ pk: "WORKER", sk: `HEARTBEAT#${taskId}` }),
+  /** One lease per live session: the worker task that feeds it. */
+  workerLeasesPartition: "WORKER#LEASES",
+  workerLease: (sessionId: string): Key => ({ pk: "WORKER#LEASES", sk: sessionId }),
   /** gsi1: a user's sessions by creation (`created_at#id`), read backwards for newest first. */
   sessionsOfUser: (userId: string) => `USER#${userId}#SESSIONS`,
   sessionOfUser: (userId: string, createdAt: string, sessionId: string): Key => ({ pk: `USER#${userId}#SESSIONS`, sk: `${createdAt}#${sessionId}` }),
@@ -147,6 +154,25 @@ export const Keys = {
     pk: `RUN#${runId}#CATEGORY#${category}`,
     sk: String(sequence).padStart(12, "0"),
   }),
+  /**
+   * A run's blocks: the events and the order records of a save too large for one transaction (a
+   * backtest's chunk), gzipped, many to an item; sorted by the first sequence they hold and the
+   * run version that wrote them (12 digits each).
+   */
+  runBlocks: (runId: string) => `RUN#${runId}#BLOCKS`,
+  runEventBlock: (runId: string, first: number, version: number): Key => ({
+    pk: `RUN#${runId}#BLOCKS`,
+    sk: `E#${String(first).padStart(12, "0")}#${String(version).padStart(12, "0")}`,
+  }),
+  /** Event blocks up to (inclusive) the one whose first sequence is `sequence`. */
+  runEventBlocksUpTo: (sequence: number): [string, string] => ["E#", `E#${String(sequence).padStart(12, "0")}#~`],
+  /** Event blocks from the one whose first sequence is `sequence` on. */
+  runEventBlocksFrom: (sequence: number): [string, string] => [`E#${String(sequence).padStart(12, "0")}`, "E#~"],
+  runOrderBlock: (runId: string, first: number, version: number, part: number): Key => ({
+    pk: `RUN#${runId}#BLOCKS`,
+    sk: `O#${String(first).padStart(12, "0")}#${String(version).padStart(12, "0")}#${String(part).padStart(4, "0")}`,
+  }),
+  runOrderBlocksPrefix: "O#",
   /** An order of a run, by id; gsi1 lists a run's orders by the sequence that created them, gsi2 by status. */
   runOrder: (orderId: string): Key => ({ pk: `ORDER#${orderId}`, sk: "ORDER" }),
   runOrders: (runId: string) => `RUN#${runId}#ORDERS`,

@@ -1,4 +1,4 @@
-import type { ChannelConfigStore, ConfigPointer, ConfigVersionRecord, StreamRecord, UpdateFeed } from "@tp/core/trading/channels";
+import type { ChannelConfigStore, ConfigPointer, ConfigVersionRecord, StreamRecord, UpdateFeed } from "@tp/core/trading/channel-ports";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";

@@ -14,10 +14,13 @@ import {
 import type { SessionStatus, SessionStore, StoredSession } from "@tp/core/trading/sessions";
 import { isListed } from "@tp/core/trading/sessions";
 import { replayRunId } from "@tp/core/trading/replay";
+import { DomainError } from "@tp/core/errors";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
+import { Cursor, Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
+import { Table } from "../dynamo/table";
 import { deleteChannelItems } from "./channel-store";
+import { newer, RunBlocks, type OrderItem } from "./run-blocks";
 
 /**
  * Trading sessions on the single table: one item per session, listed per owner through gsi1
@@ -114,22 +117,22 @@ const runOf = (item: RunItem): StoredRun => {
   };
 };
 
-interface OrderItem extends TradingOrderResponse {
-  /** Sequence of the event that created the order: orders list in the order they were placed. */
-  sequence: number;
-}
-
 /**
  * Runs on the single table: the state item (`Keys.runState`), one item per event (`Keys.runEvent`,
  * indexed by level on gsi1 and by category on gsi2), and one item per order (`Keys.runOrder`,
- * listed per run on gsi1 and per run and status on gsi2).
+ * listed per run on gsi1 and per run and status on gsi2), as small saves (a session's steps) write
+ * them; a save too large for one transaction (a backtest's chunk) writes its events and order
+ * records as blocks instead (`RunBlocks`). The readers page over both by sequence, with cursors
+ * of one shape (the item-per-event query's), so a run written either way reads the same.
  */
 export class DynamoRunStore implements RunStore {
   private readonly states: Repository<RunItem>;
   private readonly events_: Repository<StoredEvent>;
   private readonly orders_: Repository<OrderItem>;
+  private readonly blocks: RunBlocks;
 
   constructor(private readonly db: Db) {
+    this.blocks = new RunBlocks(db);
     this.states = new Repository<RunItem>(db, { type: "RunState", key: (r) => Keys.runState(r.run_id) });
     this.events_ = new Repository<StoredEvent>(db, {
       type: "RunEvent",
@@ -162,8 +165,9 @@ export class DynamoRunStore implements RunStore {
    * Saves the run with its events and the order changes they imply, all or nothing, conditionally
    * on the run's version: a writer that lost the race has written nothing (docs/session-worker.md
    * "One order of events"). One transaction when they fit in one (`TRANSACTION_ITEMS`); a larger
-   * save commits the run with its events inside it (`outbox`), then writes their items, then
-   * clears the outbox; a crash in between leaves them to the next `get`, which writes them first.
+   * save commits the run with its events inside it (`outbox`), then writes them as blocks, then
+   * clears the outbox; a crash in between leaves them to the next `get`, which writes them first
+   * (the same blocks: their keys are the save's sequences and version).
    */
   async save(run: StoredRun, expectedVersion: number, events: EngineEvent[]): Promise<boolean> {
     const item: RunItem = {
@@ -177,27 +181,26 @@ export class DynamoRunStore implements RunStore {
     };
     const guard = (put: RunItem): TransactionStep =>
       expectedVersion === 0 ? { put: this.states.toItem(put), ifAbsent: true } : { put: this.states.toItem(put), ifVersion: expectedVersion };
-    const eventItems = this.eventItems(run, events);
     const orderItems = await this.orderChanges(run, events);
-    if (1 + eventItems.length + orderItems.length <= TRANSACTION_ITEMS) {
+    if (1 + events.length + orderItems.length <= TRANSACTION_ITEMS) {
       return transactIfUnchanged(this.db, [
         guard(item),
-        ...eventItems.map((e) => ({ put: this.events_.toItem(e) })),
+        ...this.eventItems(run, events).map((e) => ({ put: this.events_.toItem(e) })),
         ...orderItems.map((o) => ({ put: this.orders_.toItem(o) })),
       ]);
     }
     const outbox = gzipSync(JSON.stringify(events));
     if (outbox.byteLength + item.state.byteLength > OUTBOX_BYTES) {
-      // Events too many to ride in the run's item (DynamoDB's 400 KB): written first, then the run,
-      // conditionally; a lost race leaves items a later save rewrites by sequence (a backtest's chunk
-      // has one writer, its workflow).
-      await this.events_.putMany(eventItems);
-      await this.orders_.putMany(orderItems);
+      // Events too many to ride in the run's item (DynamoDB's 400 KB): their blocks written first,
+      // then the run, conditionally. A retried chunk writes the same blocks again; readers take no
+      // event past the run's last committed sequence, and of two blocks holding one sequence the
+      // later version (a lost race of two writers leaves the loser's blocks, as it left its items:
+      // a backtest's chunk has one writer, its workflow).
+      await this.blocks.write(run.run_id, run.version, events, orderItems);
       return transactIfUnchanged(this.db, [guard(item)]);
     }
     if (!(await transactIfUnchanged(this.db, [guard({ ...item, outbox })]))) return false;
-    await this.events_.putMany(eventItems);
-    await this.orders_.putMany(orderItems);
+    await this.blocks.write(run.run_id, run.version, events, orderItems);
     // Only while no later save replaced it (a later writer read it through `get`, which wrote the events).
     await transactIfUnchanged(this.db, [{ put: this.states.toItem(item), ifVersion: run.version }]);
     return true;
@@ -207,10 +210,9 @@ export class DynamoRunStore implements RunStore {
     return events.map((e) => ({ ...e, run_id: run.run_id, level: levelOf(e), category: categoryOf(e) }));
   }
 
-  /** Writes events and their order changes (idempotent: the same items again). */
+  /** Writes the blocks of a committed save's outbox (idempotent: the same blocks again). */
   private async writeEvents(run: StoredRun, events: EngineEvent[]) {
-    await this.events_.putMany(this.eventItems(run, events));
-    await this.orders_.putMany(await this.orderChanges(run, events));
+    await this.blocks.write(run.run_id, run.version, events, await this.orderChanges(run, events));
   }
 
   /** The order records the events create and change, as they will be (read and changed here, written by the caller). */
@@ -222,45 +224,87 @@ export class DynamoRunStore implements RunStore {
     const createdIds = new Set(changes.flatMap(({ change }) => (change!.kind === "create" ? [change!.order.id] : [])));
     const toRead = [...new Set(updatedIds)].filter((id) => !createdIds.has(id));
     for (const order of await this.orders_.getMany(toRead.map(Keys.runOrder))) touched.set(order.id, order);
+    // Orders of an earlier large save live in its blocks (a later record of one wins over them).
+    if (toRead.some((id) => !touched.has(id))) {
+      for (const order of await this.blocks.orders(run.run_id, async () => events[0]!.sequence - 1)) {
+        const item = touched.get(order.id);
+        if (toRead.includes(order.id) && (!item || newer(order, 0, item, 0))) touched.set(order.id, order);
+      }
+    }
     for (const { sequence, change } of changes) {
-      if (change!.kind === "create") touched.set(change!.order.id, { ...change!.order, sequence });
+      if (change!.kind === "create") touched.set(change!.order.id, { ...change!.order, sequence, changed: sequence });
       else {
         const order = touched.get(change!.order_id);
-        if (order) touched.set(order.id, { ...order, ...change!.fields });
+        if (order) touched.set(order.id, { ...order, ...change!.fields, changed: sequence });
       }
     }
     return [...touched.values()];
   }
 
-  async events(runId: string, query: EventQuery) {
-    const page = query.level
-      ? await this.events_.query(Keys.runEventsByLevel(runId, query.level), {
-          index: "gsi1",
-          limit: query.limit,
-          cursor: query.cursor,
-          ascending: query.ascending,
-        })
-      : query.category
-        ? await this.events_.query(Keys.runEventsByCategory(runId, query.category), {
-            index: "gsi2",
-            limit: query.limit,
-            cursor: query.cursor,
-            ascending: query.ascending,
-          })
-        : await this.events_.query(Keys.runEvents(runId), { limit: query.limit, cursor: query.cursor, ascending: query.ascending });
-    return page;
+  /** The run's last committed sequence: blocks past it are of a save that did not commit (none: no limit). */
+  private async lastSequence(runId: string): Promise<number> {
+    return (await this.states.get(Keys.runState(runId)))?.last_sequence ?? Number.MAX_SAFE_INTEGER;
   }
 
+  /** One page of the run's events: the item-per-event log's page, merged by sequence with the blocks' events past the cursor. */
+  async events(runId: string, query: EventQuery) {
+    const index = query.level ? "gsi1" : query.category ? "gsi2" : undefined;
+    const partition = query.level
+      ? Keys.runEventsByLevel(runId, query.level)
+      : query.category
+        ? Keys.runEventsByCategory(runId, query.category)
+        : Keys.runEvents(runId);
+    const after = sequenceOf(query.cursor, index);
+    const [page, blocked] = await Promise.all([
+      this.events_.query(partition, { index, limit: query.limit, cursor: query.cursor, ascending: query.ascending }),
+      this.blocks.events(runId, query, after, query.limit + 1, () => this.lastSequence(runId)),
+    ]);
+    // A run without blocks (past the cursor) pages exactly as its items do.
+    if (blocked.events.length === 0) return page;
+    const ascending = query.ascending ?? true;
+    const bySequence = new Map<number, StoredEvent>();
+    for (const event of blocked.events) bySequence.set(event.sequence, event);
+    for (const event of page.items) bySequence.set(event.sequence, event);
+    const merged = [...bySequence.values()].sort((a, b) => (ascending ? a.sequence - b.sequence : b.sequence - a.sequence));
+    const items = merged.slice(0, query.limit);
+    const more = merged.length > query.limit || page.cursor !== undefined || blocked.more;
+    const end = items[items.length - 1];
+    return { items, cursor: more && end ? eventCursor(this.events_, end, index) : undefined };
+  }
+
+  /** One page of the run's orders (by the sequence that created them): its order items over the records of its blocks. */
   async orders(runId: string, query: { limit: number; cursor?: string; status?: OrderStatus }) {
-    const page = query.status
-      ? await this.orders_.query(Keys.runOrdersByStatus(runId, query.status), { index: "gsi2", limit: query.limit, cursor: query.cursor })
-      : await this.orders_.query(Keys.runOrders(runId), { index: "gsi1", limit: query.limit, cursor: query.cursor });
-    return { items: page.items.map(withoutSequence), cursor: page.cursor };
+    const index = query.status ? "gsi2" : "gsi1";
+    const [page, blocked] = await Promise.all([
+      query.status
+        ? this.orders_.query(Keys.runOrdersByStatus(runId, query.status), { index, limit: query.limit, cursor: query.cursor })
+        : this.orders_.query(Keys.runOrders(runId), { index, limit: query.limit, cursor: query.cursor }),
+      this.blocks.orders(runId, () => this.lastSequence(runId)),
+    ]);
+    if (blocked.length === 0) return { items: page.items.map(withoutSequence), cursor: page.cursor };
+    // Every record of the run: its items (a later change of an order of the blocks) over its blocks' records.
+    const items = await this.orders_.queryAll(Keys.runOrders(runId), { index: "gsi1" });
+    const byId = new Map(blocked.map((o) => [o.id, o]));
+    for (const item of items) {
+      const seen = byId.get(item.id);
+      if (!seen || newer(item, Number.MAX_SAFE_INTEGER, seen, 0)) byId.set(item.id, item);
+    }
+    const after = sequenceOf(query.cursor, index) ?? -1;
+    const listed = [...byId.values()].filter((o) => o.sequence > after && (!query.status || o.status === query.status)).sort((a, b) => a.sequence - b.sequence);
+    const shown = listed.slice(0, query.limit);
+    const end = shown[shown.length - 1];
+    return { items: shown.map(withoutSequence), cursor: listed.length > query.limit && end ? orderCursor(this.orders_, end, index) : undefined };
   }
 
   async order(orderId: string) {
     const order = await this.orders_.get(Keys.runOrder(orderId));
-    return order ? withoutSequence(order) : undefined;
+    if (order) return withoutSequence(order);
+    // An order of a large save: its run is in its id (`<run id>-<number>`, engine.ts).
+    const cut = orderId.lastIndexOf("-");
+    if (cut <= 0) return undefined;
+    const runId = orderId.slice(0, cut);
+    const blocked = (await this.blocks.orders(runId, () => this.lastSequence(runId))).find((o) => o.id === orderId);
+    return blocked ? withoutSequence(blocked) : undefined;
   }
 
   async delete(runId: string): Promise<void> {
@@ -271,8 +315,33 @@ export class DynamoRunStore implements RunStore {
       if (page.items.length === 0) break;
       await this.events_.deleteMany(page.items.map((e) => Keys.runEvent(runId, e.sequence)));
     }
+    await this.blocks.delete(runId);
     await this.states.delete(Keys.runState(runId));
   }
 }
 
-const withoutSequence = ({ sequence: _sequence, ...order }: OrderItem): TradingOrderResponse => order;
+const withoutSequence = ({ sequence: _sequence, changed: _changed, ...order }: OrderItem): TradingOrderResponse => order;
+
+/** The sequence a cursor of the events' or orders' query stands after (its sort key, on the table or on `index`). */
+function sequenceOf(cursor: string | undefined, index: "gsi1" | "gsi2" | undefined): number | undefined {
+  const key = Cursor.decode(cursor);
+  if (!key) return undefined;
+  const sortKey = key[index ? Table.indexes[index].sortKey : Table.sortKey];
+  const sequence = Number(sortKey);
+  if (typeof sortKey !== "string" || !Number.isInteger(sequence)) throw new DomainError(422, "INVALID_CURSOR", "The cursor is not one this service issued");
+  return sequence;
+}
+
+/** The cursor the events' query would give after `event` (its keys on the table and on `index`): the blocks' pages and the items' share one shape. */
+function eventCursor(events: Repository<StoredEvent>, event: StoredEvent, index: "gsi1" | "gsi2" | undefined) {
+  return keyCursor(events.toItem(event), index);
+}
+
+function orderCursor(orders: Repository<OrderItem>, order: OrderItem, index: "gsi1" | "gsi2") {
+  return keyCursor(orders.toItem(order), index);
+}
+
+function keyCursor(item: Record<string, unknown>, index: "gsi1" | "gsi2" | undefined) {
+  const names: string[] = [Table.partitionKey, Table.sortKey, ...(index ? [Table.indexes[index].partitionKey, Table.indexes[index].sortKey] : [])];
+  return Cursor.encode(Object.fromEntries(names.map((name) => [name, item[name]])));
+}

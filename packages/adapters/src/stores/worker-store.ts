@@ -3,7 +3,10 @@ import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository } from "../dynamo/repository";
 
-/** The worker's heartbeat: one item, overwritten every few seconds, read by the status endpoints. */
+/**
+ * The workers' heartbeat: one item, overwritten every step by each task with the live tasks'
+ * beats combined, read by the status endpoints (each task's own beat: `lease-store.ts`).
+ */
 export class DynamoWorkerStore {
   private readonly beats: Repository<WorkerBeat>;
 

@@ -1,7 +1,7 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
 import type { Context } from "hono";
-import { Channels, SessionViews } from "@tp/core/trading/index";
+import { ChannelActions, ChannelAlerts, ChannelConfig, ChannelReads, ChannelSchemas, ChannelStream, SessionReads } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
 import { type AppEnv, bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
@@ -75,25 +75,29 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
     }
   };
 
-  route("get", BOTH, "/summary", { summary: "Totals of the session over its channels", schema: Channels.ChannelSummary }, (c, p) =>
-    Channels.summary(deps, actor(c), p.session_id!),
+  route("get", BOTH, "/summary", { summary: "Totals of the session over its channels", schema: ChannelSchemas.ChannelSummary }, (c, p) =>
+    ChannelReads.summary(deps, actor(c), p.session_id!),
   );
-  route("get", BOTH, "/channels", { summary: "The session's channels with their status and figures", schema: Channels.ChannelList }, (c, p) =>
-    Channels.listChannels(deps, actor(c), p.session_id!),
+  route("get", BOTH, "/channels", { summary: "The session's channels with their status and figures", schema: ChannelSchemas.ChannelList }, (c, p) =>
+    ChannelReads.listChannels(deps, actor(c), p.session_id!),
   );
   // Before /channels/{channel_id}, so `breakdown` is not taken for a channel id.
   route(
     "get",
     BOTH,
     "/channels/breakdown",
-    { summary: "Each channel's contribution to P&L, allocation, ROI and Sharpe ratio", schema: Channels.Breakdown },
-    (c, p) => Channels.breakdown(deps, actor(c), p.session_id!),
+    { summary: "Each channel's contribution to P&L, allocation, ROI and Sharpe ratio", schema: ChannelSchemas.Breakdown },
+    (c, p) => ChannelReads.breakdown(deps, actor(c), p.session_id!),
   );
-  route("get", BOTH, "/channels/{channel_id}", { summary: "One channel", schema: Channels.ChannelStatus, params: ChannelParam }, (c, p) =>
-    Channels.getChannel(deps, actor(c), p.session_id!, p.channel_id!),
+  route("get", BOTH, "/channels/{channel_id}", { summary: "One channel", schema: ChannelSchemas.ChannelStatus, params: ChannelParam }, (c, p) =>
+    ChannelReads.getChannel(deps, actor(c), p.session_id!, p.channel_id!),
   );
-  route("get", BOTH, "/channels/{channel_id}/metrics", { summary: "One channel's figures", schema: Channels.ChannelMetrics, params: ChannelParam }, (c, p) =>
-    Channels.channelMetrics(deps, actor(c), p.session_id!, p.channel_id!),
+  route(
+    "get",
+    BOTH,
+    "/channels/{channel_id}/metrics",
+    { summary: "One channel's figures", schema: ChannelSchemas.ChannelMetrics, params: ChannelParam },
+    (c, p) => ChannelReads.channelMetrics(deps, actor(c), p.session_id!, p.channel_id!),
   );
 
   const transitions = {
@@ -104,7 +108,7 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
     resume:
       "paused → running; 400 CHANNEL_ALREADY_RUNNING when running; 409 INVALID_STATE_TRANSITION when stopped (use start). Brings a pending configuration version into force.",
   } as const;
-  for (const action of Channels.ChannelAction.options) {
+  for (const action of ChannelSchemas.ChannelAction.options) {
     route(
       "post",
       BOTH,
@@ -112,14 +116,14 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
       {
         summary: `${action[0]!.toUpperCase()}${action.slice(1)} a channel of a running or paused simulation or live session`,
         description: `${transitions[action]} Any channel operation on a session that is not running or paused (or a backtest session) answers 409 INVALID_STATE_TRANSITION.`,
-        schema: Channels.ChannelActionResult,
+        schema: ChannelSchemas.ChannelActionResult,
         params: ChannelParam,
         responses: {
           400: errorResponse("CHANNEL_ALREADY_RUNNING, CHANNEL_NOT_RUNNING or CHANNEL_MANAGER_NOT_INITIALIZED"),
           409: errorResponse("INVALID_STATE_TRANSITION (`current_status` names the state)"),
         },
       },
-      (c, p) => Channels.channelAction(deps, actor(c), by(c), p.session_id!, p.channel_id!, action),
+      (c, p) => ChannelActions.channelAction(deps, actor(c), by(c), p.session_id!, p.channel_id!, action),
     );
   }
 
@@ -131,28 +135,28 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
       summary: "Change a channel's risk limits (a new configuration version)",
       description:
         "Every field is optional; those left out keep their value. Ranges: max_drawdown 0.01–1.0, max_daily_loss above 0 up to 1.0, max_loss_per_trade above 0 up to 1.0, leverage_limit 0.1–10; a value outside answers 400 INVALID_PARAMETER naming each (`errors`). In a running or paused session the engine reloads the version at once (`effective_at` now); otherwise it is the pending version (`effective_at` null) until the session or channel starts.",
-      schema: Channels.RiskLimitsResult,
+      schema: ChannelSchemas.RiskLimitsResult,
       params: ChannelParam,
-      body: Channels.RiskLimitsBody,
+      body: ChannelSchemas.RiskLimitsBody,
       responses: {
         400: errorResponse("INVALID_PARAMETER (every out-of-range value in `errors`) or CHANNEL_MANAGER_NOT_INITIALIZED"),
         409: errorResponse("CONFIG_CHANGED: a concurrent change; retry"),
       },
     },
-    async (c, p) => Channels.updateRiskLimits(deps, actor(c), by(c), p.session_id!, p.channel_id!, await c.req.json()),
+    async (c, p) => ChannelConfig.updateRiskLimits(deps, actor(c), by(c), p.session_id!, p.channel_id!, await c.req.json()),
   );
   route(
     "get",
     BOTH,
     "/channels/{channel_id}/risk-report",
-    { summary: "One channel's risk report", schema: Channels.ChannelRiskReport, params: ChannelParam },
-    (c, p) => Channels.riskReport(deps, actor(c), p.session_id!, p.channel_id!),
+    { summary: "One channel's risk report", schema: ChannelSchemas.ChannelRiskReport, params: ChannelParam },
+    (c, p) => ChannelReads.riskReport(deps, actor(c), p.session_id!, p.channel_id!),
   );
-  route("get", BOTH, "/risk-reports", { summary: "Every channel's drawdown, halt and warnings", schema: Channels.RiskReports }, (c, p) =>
-    Channels.riskReports(deps, actor(c), p.session_id!),
+  route("get", BOTH, "/risk-reports", { summary: "Every channel's drawdown, halt and warnings", schema: ChannelSchemas.RiskReports }, (c, p) =>
+    ChannelReads.riskReports(deps, actor(c), p.session_id!),
   );
-  route("get", BOTH, "/alerts/summary", { summary: "Counts of the session's alerts by level and type", schema: Channels.AlertSummary }, (c, p) =>
-    Channels.alertSummary(deps, actor(c), p.session_id!),
+  route("get", BOTH, "/alerts/summary", { summary: "Counts of the session's alerts by level and type", schema: ChannelSchemas.AlertSummary }, (c, p) =>
+    ChannelAlerts.alertSummary(deps, actor(c), p.session_id!),
   );
   route(
     "get",
@@ -162,10 +166,10 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
       summary: "The session's alerts, newest first",
       description:
         "Filters: `level` (critical, warning, info), `type` (risk_limit, performance, system), `acknowledged` (true, false), `channel_id`; `limit` (1–500, default 100). `total` and `unacknowledged` count every match.",
-      schema: Channels.AlertList,
-      query: Channels.AlertQuery,
+      schema: ChannelSchemas.AlertList,
+      query: ChannelSchemas.AlertQuery,
     },
-    (c, p) => Channels.listAlerts(deps, actor(c), p.session_id!, c.req.query()),
+    (c, p) => ChannelAlerts.listAlerts(deps, actor(c), p.session_id!, c.req.query()),
   );
   route(
     "post",
@@ -173,11 +177,11 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
     "/alerts/{alert_id}/acknowledge",
     {
       summary: "Acknowledge an alert (records who and when; acknowledging again answers the first acknowledgement)",
-      schema: Channels.AcknowledgeResult,
+      schema: ChannelSchemas.AcknowledgeResult,
       params: AlertParam,
       responses: { 404: errorResponse("SESSION_NOT_FOUND or ALERT_NOT_FOUND") },
     },
-    (c, p) => Channels.acknowledgeAlert(deps, actor(c), by(c), p.session_id!, p.alert_id!),
+    (c, p) => ChannelAlerts.acknowledgeAlert(deps, actor(c), by(c), p.session_id!, p.alert_id!),
   );
   route(
     "post",
@@ -186,11 +190,11 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
     {
       summary: "Make an earlier configuration version current again",
       description: "409 SESSION_RUNNING while the session is running or paused; 404 CONFIG_VERSION_NOT_FOUND naming the version.",
-      schema: Channels.RollbackResult,
-      body: Channels.RollbackBody,
+      schema: ChannelSchemas.RollbackResult,
+      body: ChannelSchemas.RollbackBody,
       responses: { 404: errorResponse("SESSION_NOT_FOUND or CONFIG_VERSION_NOT_FOUND"), 409: errorResponse("SESSION_RUNNING") },
     },
-    async (c, p) => Channels.rollback(deps, actor(c), p.session_id!, await c.req.json()),
+    async (c, p) => ChannelConfig.rollback(deps, actor(c), p.session_id!, await c.req.json()),
   );
   route(
     "get",
@@ -199,10 +203,10 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
     {
       summary: "Configuration versions, newest first",
       description: "Query: `channel_id` (only versions that changed it), `limit` (1–500, default 100).",
-      schema: Channels.ConfigHistory,
-      query: Channels.ConfigHistoryQuery,
+      schema: ChannelSchemas.ConfigHistory,
+      query: ChannelSchemas.ConfigHistoryQuery,
     },
-    (c, p) => Channels.configHistory(deps, actor(c), p.session_id!, c.req.query()),
+    (c, p) => ChannelConfig.configHistory(deps, actor(c), p.session_id!, c.req.query()),
   );
   route(
     "get",
@@ -212,24 +216,24 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
       summary: "What the session's socket pushed after `since` (catch-up after a reconnect)",
       description:
         "`since`: the last `timestamp` the client saw (ISO 8601; omitted: everything kept, a day). Every pushed record has its own millisecond, so the answer is exactly the records after it, oldest first; `limit` (1–1000, default 1000), `has_more` says to call again with `since=last_timestamp`. Every session has a stream, with or without channels (a backtest session's carries `backtest_progress`).",
-      schema: Channels.Updates,
-      query: Channels.UpdatesQuery,
+      schema: ChannelSchemas.Updates,
+      query: ChannelSchemas.UpdatesQuery,
     },
-    (c, p) => Channels.updates(deps, actor(c), p.session_id!, c.req.query()),
+    (c, p) => ChannelStream.updates(deps, actor(c), p.session_id!, c.req.query()),
   );
 
   // Only under the second prefix.
-  route("get", [SECOND], "/metrics", { summary: "Every channel's figures", schema: Channels.SessionMetrics }, (c, p) =>
-    Channels.sessionMetrics(deps, actor(c), p.session_id!),
+  route("get", [SECOND], "/metrics", { summary: "Every channel's figures", schema: ChannelSchemas.SessionMetrics }, (c, p) =>
+    ChannelReads.sessionMetrics(deps, actor(c), p.session_id!),
   );
-  route("get", [SECOND], "/risk-status", { summary: "The session's risk state with every channel's report", schema: Channels.RiskStatus }, (c, p) =>
-    Channels.riskStatus(deps, actor(c), p.session_id!),
+  route("get", [SECOND], "/risk-status", { summary: "The session's risk state with every channel's report", schema: ChannelSchemas.RiskStatus }, (c, p) =>
+    ChannelReads.riskStatus(deps, actor(c), p.session_id!),
   );
-  route("get", [SECOND], "/performance", { summary: "Performance of the session and each channel", schema: SessionViews.SessionPerformance }, (c, p) =>
-    Channels.channelPerformance(deps, actor(c), p.session_id!),
+  route("get", [SECOND], "/performance", { summary: "Performance of the session and each channel", schema: SessionReads.SessionPerformance }, (c, p) =>
+    ChannelReads.channelPerformance(deps, actor(c), p.session_id!),
   );
-  route("get", [SECOND], "/positions", { summary: "Open positions and cash by channel", schema: Channels.PositionsView }, (c, p) =>
-    Channels.channelPositions(deps, actor(c), p.session_id!),
+  route("get", [SECOND], "/positions", { summary: "Open positions and cash by channel", schema: ChannelSchemas.PositionsView }, (c, p) =>
+    ChannelReads.channelPositions(deps, actor(c), p.session_id!),
   );
   for (const action of ["start", "stop", "pause", "resume"] as const) {
     route(
@@ -240,10 +244,10 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
         summary: `${action[0]!.toUpperCase()}${action.slice(1)} the session`,
         description:
           "The session's state machine (docs/trading-sessions.md). Start also sets every channel running and brings a pending configuration version into force.",
-        schema: Channels.SessionActionResult,
+        schema: ChannelSchemas.SessionActionResult,
         responses: { 409: errorResponse(action === "start" ? `INVALID_STATE_TRANSITION; ${FUNDING_CONFLICTS}` : "INVALID_STATE_TRANSITION") },
       },
-      (c, p) => Channels.sessionAction(deps, actor(c), p.session_id!, action),
+      (c, p) => ChannelActions.sessionAction(deps, actor(c), p.session_id!, action),
     );
   }
 

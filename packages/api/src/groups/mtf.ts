@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
 import type { Context } from "hono";
-import { Mtf, Replay, Sessions, SessionViews } from "@tp/core/trading/index";
+import { Mtf, Replay, SessionReads, Sessions } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
 import { type AppEnv, bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
@@ -130,7 +130,7 @@ export function mtfGroup(services: GroupServices<"realtime"> & { trading: Pick<T
       summary: "What each timeframe produced: strategy outputs (bar, indicator values, stance), bias changes, signals, orders (paged, oldest first)",
       security: bearer,
       request: { params: SessionIdParam, query: Mtf.OutputQuery },
-      responses: { 200: json(SessionViews.EventPage, "A page of events"), ...errorResponses(owned) },
+      responses: { 200: json(SessionReads.EventPage, "A page of events"), ...errorResponses(owned) },
     }),
     async (c) => c.json(await Mtf.outputs(deps, actor(c), c.req.valid("param").session_id, c.req.query()), 200),
   );

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
 import type { Context } from "hono";
 import * as Risk from "@tp/core/risk/risk";
-import { Sessions, SessionViews, TradingOrderResponse } from "@tp/core/trading/index";
+import { SessionOrders, SessionReads, SessionRisk, Sessions, TradingOrderResponse } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
 import { type AppEnv, bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
@@ -12,6 +12,8 @@ const OrderIdParam = z.object({ order_id: z.string().min(1).max(200) });
 const tags = ["trading"];
 const riskTags = ["risk"];
 const owned = { auth: true, notFound: true } as const;
+/** The 404s of a view that reads one of the session's runs. */
+const byRun = ["SESSION_NOT_FOUND", "RUN_NOT_FOUND"] as const;
 const conflictResponse = (what: string) => ({ 409: errorResponse(what) });
 const transitionConflict = conflictResponse("INVALID_STATE_TRANSITION: the operation is not allowed in the session's state (`current_status` names it)");
 const startConflict = conflictResponse(`INVALID_STATE_TRANSITION: not allowed in the session's state (\`current_status\` names it); ${FUNDING_CONFLICTS}`);
@@ -122,7 +124,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
   /** A GET view of one session, under each of `prefixes`. */
   const view = <Q extends z.ZodType | undefined>(
     paths: string[],
-    options: { summary: string; schema: z.ZodType; query?: Q; tags?: string[] },
+    options: { summary: string; schema: z.ZodType; query?: Q; tags?: string[]; notFound?: readonly string[] },
     read: (c: Ctx, sessionId: string) => Promise<unknown>,
   ) => {
     for (const path of paths) {
@@ -134,7 +136,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
           summary: options.summary,
           security: bearer,
           request: { params: SessionIdParam, ...(options.query ? { query: options.query as never } : {}) },
-          responses: { 200: json(options.schema, options.summary), ...errorResponses(owned) },
+          responses: { 200: json(options.schema, options.summary), ...errorResponses({ ...owned, notFound: options.notFound ?? owned.notFound }) },
         }),
         async (c: Ctx) => c.json((await read(c, c.req.param("session_id")!)) as never, 200),
       );
@@ -144,48 +146,63 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
 
   view(
     ["/api/v1/trading/sessions/{session_id}/orders"],
-    { summary: "The session's orders, in the order placed (denied ones with every reason)", schema: SessionViews.OrderPage, query: SessionViews.OrderQuery },
-    (c, id) => SessionViews.orders(deps, actor(c), id, c.req.query()),
+    {
+      summary: "The orders of one of the session's runs (the current one by default), in the order placed (denied ones with every reason)",
+      schema: SessionReads.OrderPage,
+      query: SessionReads.OrderQuery,
+      notFound: byRun,
+    },
+    (c, id) => SessionReads.orders(deps, actor(c), id, c.req.query()),
   );
   view(
     ["/api/v1/trading/sessions/{session_id}/positions"],
-    { summary: "Position changes, oldest first (paged)", schema: SessionViews.EventPage, query: SessionViews.PageQuery },
-    (c, id) => SessionViews.positionHistory(deps, actor(c), id, c.req.query()),
+    { summary: "Position changes, oldest first (paged)", schema: SessionReads.EventPage, query: SessionReads.PageQuery },
+    (c, id) => SessionReads.positionHistory(deps, actor(c), id, c.req.query()),
   );
   view(
     ["/api/v1/trading/sessions/{session_id}/positions/latest"],
-    { summary: "Open positions at the latest checkpoint, marked at the last price", schema: SessionViews.LatestPositions },
-    (c, id) => SessionViews.latestPositions(deps, actor(c), id),
+    { summary: "Open positions at the latest checkpoint, marked at the last price", schema: SessionReads.LatestPositions },
+    (c, id) => SessionReads.latestPositions(deps, actor(c), id),
   );
   view(
     ["/api/v1/trading/sessions/{session_id}/logs"],
-    { summary: "The session's log: its events as lines, optionally of one level (paged)", schema: SessionViews.EventPage, query: SessionViews.LogQuery },
-    (c, id) => SessionViews.logs(deps, actor(c), id, c.req.query()),
+    {
+      summary: "The log of one of the session's runs (the current one by default): its events as lines, optionally of one level (paged)",
+      schema: SessionReads.EventPage,
+      query: SessionReads.LogQuery,
+      notFound: byRun,
+    },
+    (c, id) => SessionReads.logs(deps, actor(c), id, c.req.query()),
   );
   view(
     ["/api/v1/trading/sessions/{session_id}/performance"],
-    { summary: "Performance of the session and each channel", schema: SessionViews.SessionPerformance },
-    (c, id) => SessionViews.sessionPerformance(deps, actor(c), id),
+    {
+      summary: "Performance of the session and each channel on one of its runs (the current one by default)",
+      schema: SessionReads.SessionPerformance,
+      query: SessionReads.RunQuery,
+      notFound: byRun,
+    },
+    (c, id) => SessionReads.sessionPerformance(deps, actor(c), id, c.req.query()),
   );
   view(
     ["/api/v1/trading/sessions/{session_id}/engine/status"],
-    { summary: "What the session's engine is doing and where its clock is", schema: SessionViews.EngineStatus },
-    (c, id) => SessionViews.engineStatus(deps, actor(c), id),
+    { summary: "What the session's engine is doing and where its clock is", schema: SessionReads.EngineStatus },
+    (c, id) => SessionReads.engineStatus(deps, actor(c), id),
   );
   view(
     both("summary"),
-    { summary: "Risk state: drawdowns, daily P&L, halts and limit usage per channel", schema: SessionViews.RiskSummary, tags: riskTags },
-    (c, id) => SessionViews.riskSummary(deps, actor(c), id),
+    { summary: "Risk state: drawdowns, daily P&L, halts and limit usage per channel", schema: SessionRisk.RiskSummary, tags: riskTags },
+    (c, id) => SessionRisk.riskSummary(deps, actor(c), id),
   );
   view(
     both("events"),
-    { summary: "Risk events, alerts and denied orders, oldest first (paged)", schema: SessionViews.EventPage, query: SessionViews.PageQuery, tags: riskTags },
-    (c, id) => SessionViews.riskEvents(deps, actor(c), id, c.req.query()),
+    { summary: "Risk events, alerts and denied orders, oldest first (paged)", schema: SessionReads.EventPage, query: SessionReads.PageQuery, tags: riskTags },
+    (c, id) => SessionRisk.riskEvents(deps, actor(c), id, c.req.query()),
   );
   view(
     both("recommendations"),
-    { summary: "Advice derived from the risk state, each with its reason", schema: SessionViews.Recommendations, tags: riskTags },
-    (c, id) => SessionViews.recommendations(deps, actor(c), id),
+    { summary: "Advice derived from the risk state, each with its reason", schema: SessionRisk.Recommendations, tags: riskTags },
+    (c, id) => SessionRisk.recommendations(deps, actor(c), id),
   );
 
   for (const path of both("reset-daily")) {
@@ -197,9 +214,9 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
         summary: "Restart the daily risk counters (trades today, the day's loss anchor, daily-loss halts)",
         security: bearer,
         request: { params: SessionIdParam },
-        responses: { 200: json(SessionViews.ResetDailyResult, "Reset"), ...errorResponses(owned) },
+        responses: { 200: json(SessionRisk.ResetDailyResult, "Reset"), ...errorResponses(owned) },
       }),
-      async (c) => c.json(await SessionViews.resetDaily(deps, actor(c), c.req.valid("param").session_id), 200),
+      async (c) => c.json(await SessionRisk.resetDaily(deps, actor(c), c.req.valid("param").session_id), 200),
     );
   }
 
@@ -213,9 +230,9 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
         'Body: `{"config": {...}}` (RiskConfigRequest) or the configuration itself. Out-of-range values, such as `max_drawdown` outside 0.01 to 1.0, answer 422 listing every problem.',
       security: bearer,
       request: { params: SessionIdParam, ...jsonBody(z.object({ config: Risk.ConfigInput }).or(Risk.ConfigInput)) },
-      responses: { 200: json(SessionViews.RiskConfigUpdateResult, "The configuration now in force"), ...errorResponses(owned) },
+      responses: { 200: json(SessionRisk.RiskConfigUpdateResult, "The configuration now in force"), ...errorResponses(owned) },
     }),
-    async (c) => c.json(await SessionViews.updateRiskConfig(deps, actor(c), c.req.valid("param").session_id, await c.req.json()), 200),
+    async (c) => c.json(await SessionRisk.updateRiskConfig(deps, actor(c), c.req.valid("param").session_id, await c.req.json()), 200),
   );
 
   app.openapi(
@@ -225,13 +242,13 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       tags,
       summary: "Run a session's pre-trade checks on an order without placing it; every denial is listed",
       security: bearer,
-      request: jsonBody(SessionViews.OrderCheckRequest),
+      request: jsonBody(SessionOrders.OrderCheckRequest),
       responses: {
-        200: json(SessionViews.OrderCheckResult, "`valid` and every denial with its reason and numbers"),
+        200: json(SessionOrders.OrderCheckResult, "`valid` and every denial with its reason and numbers"),
         ...errorResponses({ auth: true, notFound: ["SESSION_NOT_FOUND"] }),
       },
     }),
-    async (c) => c.json(await SessionViews.checkOrder(deps, actor(c), c.req.valid("json")), 200),
+    async (c) => c.json(await SessionOrders.checkOrder(deps, actor(c), c.req.valid("json")), 200),
   );
 
   app.openapi(
@@ -243,7 +260,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       description:
         "Goes through the channel's pre-trade checks (a denial is answered 201 as data: `status: denied` with every reason) and fills on the session's next bar that opens after it. 409 `SESSION_NOT_RUNNING` (the state named) or `SESSION_NOT_TRADING` (a backtest session); 400 `SYMBOL_NOT_IN_SESSION`; 404 `CHANNEL_NOT_FOUND`.",
       security: bearer,
-      request: jsonBody(SessionViews.OrderCheckRequest),
+      request: jsonBody(SessionOrders.OrderCheckRequest),
       responses: {
         201: json(TradingOrderResponse, "Placed (pending) or denied"),
         400: errorResponse("SYMBOL_NOT_IN_SESSION"),
@@ -251,7 +268,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
         ...errorResponses({ auth: true, notFound: ["SESSION_NOT_FOUND", "CHANNEL_NOT_FOUND"], unavailable: ["SERVICE_UNAVAILABLE"] }),
       },
     }),
-    async (c) => c.json(await SessionViews.placeOrder(deps, actor(c), c.req.valid("json")), 201),
+    async (c) => c.json(await SessionOrders.placeOrder(deps, actor(c), c.req.valid("json")), 201),
   );
 
   app.openapi(
@@ -266,7 +283,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       request: { params: OrderIdParam },
       responses: { 200: json(TradingOrderResponse, "Cancelled"), 409: errorResponse("ORDER_NOT_CANCELLABLE or SESSION_NOT_TRADING"), ...errorResponses(owned) },
     }),
-    async (c) => c.json(await SessionViews.cancelOrder(deps, actor(c), c.req.valid("param").order_id), 200),
+    async (c) => c.json(await SessionOrders.cancelOrder(deps, actor(c), c.req.valid("param").order_id), 200),
   );
 
   app.openapi(
@@ -278,14 +295,14 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       description:
         "The changed order passes the channel's pre-trade checks as if placed now (the daily order count aside) and keeps its place in the queue. A denied replacement answers 200 with `replaced: false`, every denial, and the order as it was. 409 `ORDER_NOT_REPLACEABLE` (its status named) once it filled, was cancelled, expired or was denied; 409 `SESSION_NOT_TRADING` for a backtest session's order; 422 for a price on a market order or a body with neither field.",
       security: bearer,
-      request: { params: OrderIdParam, ...jsonBody(SessionViews.OrderReplaceRequest) },
+      request: { params: OrderIdParam, ...jsonBody(SessionOrders.OrderReplaceRequest) },
       responses: {
-        200: json(SessionViews.OrderReplaceResult, "Replaced, or denied with the reasons"),
+        200: json(SessionOrders.OrderReplaceResult, "Replaced, or denied with the reasons"),
         409: errorResponse("ORDER_NOT_REPLACEABLE or SESSION_NOT_TRADING"),
         ...errorResponses(owned),
       },
     }),
-    async (c) => c.json(await SessionViews.replaceOrder(deps, actor(c), c.req.valid("param").order_id, c.req.valid("json")), 200),
+    async (c) => c.json(await SessionOrders.replaceOrder(deps, actor(c), c.req.valid("param").order_id, c.req.valid("json")), 200),
   );
 
   app.openapi(
@@ -298,7 +315,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       request: { params: OrderIdParam },
       responses: { 200: json(TradingOrderResponse, "The order"), ...errorResponses(owned) },
     }),
-    async (c) => c.json(await SessionViews.order(deps, actor(c), c.req.valid("param").order_id), 200),
+    async (c) => c.json(await SessionReads.order(deps, actor(c), c.req.valid("param").order_id), 200),
   );
 
   return app;

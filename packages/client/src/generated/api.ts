@@ -2025,7 +2025,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session's orders, in the order placed (denied ones with every reason) */
+        /** The orders of one of the session's runs (the current one by default), in the order placed (denied ones with every reason) */
         get: operations["getTradingSessionsOrdersBySessionId"];
         put?: never;
         post?: never;
@@ -2076,7 +2076,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session's log: its events as lines, optionally of one level (paged) */
+        /** The log of one of the session's runs (the current one by default): its events as lines, optionally of one level (paged) */
         get: operations["getTradingSessionsLogsBySessionId"];
         put?: never;
         post?: never;
@@ -2093,7 +2093,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Performance of the session and each channel */
+        /** Performance of the session and each channel on one of its runs (the current one by default) */
         get: operations["getTradingSessionsPerformanceBySessionId"];
         put?: never;
         post?: never;
@@ -6514,6 +6514,8 @@ export interface components {
         };
         SessionPerformance: {
             session_id: string;
+            /** @description The run the figures are of (null: the session has not run; its starting capital) */
+            run_id: string | null;
             as_of: string | null;
             session: components["schemas"]["PerformanceMetrics"];
             channels: {
@@ -7260,7 +7262,7 @@ export interface components {
             end_date?: string | null;
             timezone?: components["schemas"]["TimeZone"] & (string | null);
             /**
-             * @description historical: executor bars per second while running (the worker plays it); paused, it moves only by step
+             * @description historical: executor bars per second of wall time while running (the worker plays it); paused, it moves only by step
              * @default 1
              */
             speed?: number;
@@ -7310,7 +7312,7 @@ export interface components {
             steps: number | null;
             /** @description historical: executor bars stored in the range */
             steps_total: number | null;
-            /** @description historical: executor bars per second while running */
+            /** @description historical: executor bars per second of wall time while running */
             speed: number | null;
             /** @description historical: the worker is advancing it */
             playing: boolean;
@@ -7386,7 +7388,7 @@ export interface components {
             start_date: string;
             end_date: string;
             /**
-             * @description Steps (bars of the finest period) per second while playing
+             * @description Steps (bars of the finest period) per second of wall time while playing, however fast the market's clock runs
              * @default 1
              */
             speed?: number;
@@ -17652,6 +17654,8 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 status?: components["schemas"]["OrderStatus"];
+                /** @description One of the session's runs (its replay's is `<session_id>-replay`, named by `replay/status`; a backtest's is its backtest id); the session's current run when absent. 404 RUN_NOT_FOUND for a run that is not the session's */
+                run_id?: string;
             };
             header?: never;
             path: {
@@ -17661,7 +17665,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The session's orders, in the order placed (denied ones with every reason) */
+            /** @description The orders of one of the session's runs (the current one by default), in the order placed (denied ones with every reason) */
             200: {
                 headers: {
                     /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
@@ -17696,7 +17700,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the resource does not exist */
+            /** @description SESSION_NOT_FOUND or RUN_NOT_FOUND: the resource does not exist */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17704,7 +17708,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "SESSION_NOT_FOUND";
+                        error_code: "RUN_NOT_FOUND" | "SESSION_NOT_FOUND";
                     };
                 };
             };
@@ -17875,6 +17879,8 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 level?: components["schemas"]["SessionLogLevel"];
+                /** @description One of the session's runs (its replay's is `<session_id>-replay`, named by `replay/status`; a backtest's is its backtest id); the session's current run when absent. 404 RUN_NOT_FOUND for a run that is not the session's */
+                run_id?: string;
             };
             header?: never;
             path: {
@@ -17884,7 +17890,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The session's log: its events as lines, optionally of one level (paged) */
+            /** @description The log of one of the session's runs (the current one by default): its events as lines, optionally of one level (paged) */
             200: {
                 headers: {
                     /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
@@ -17919,7 +17925,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the resource does not exist */
+            /** @description SESSION_NOT_FOUND or RUN_NOT_FOUND: the resource does not exist */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17927,7 +17933,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "SESSION_NOT_FOUND";
+                        error_code: "RUN_NOT_FOUND" | "SESSION_NOT_FOUND";
                     };
                 };
             };
@@ -17947,7 +17953,10 @@ export interface operations {
     };
     getTradingSessionsPerformanceBySessionId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description One of the session's runs (its replay's is `<session_id>-replay`, named by `replay/status`; a backtest's is its backtest id); the session's current run when absent. 404 RUN_NOT_FOUND for a run that is not the session's */
+                run_id?: string;
+            };
             header?: never;
             path: {
                 session_id: string;
@@ -17956,7 +17965,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Performance of the session and each channel */
+            /** @description Performance of the session and each channel on one of its runs (the current one by default) */
             200: {
                 headers: {
                     /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
@@ -17991,7 +18000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the resource does not exist */
+            /** @description SESSION_NOT_FOUND or RUN_NOT_FOUND: the resource does not exist */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17999,7 +18008,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "SESSION_NOT_FOUND";
+                        error_code: "RUN_NOT_FOUND" | "SESSION_NOT_FOUND";
                     };
                 };
             };

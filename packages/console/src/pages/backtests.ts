@@ -1,7 +1,9 @@
 import type { components, SessionStream } from "@tp/client";
-import { api, client, go, unwrap } from "../app";
+import { api, client, go, href, unwrap } from "../app";
 import { candleChart, equityChart, type Candle } from "../charts";
-import { actionButton, field, h, num, percent, statusLine, table, when } from "../ui";
+import { METRICS, shown } from "../metrics";
+import { actionButton, field, fields, h, statusLine, symbolList, table, when } from "../ui";
+import { recentBacktests, rememberBacktest, runLabel } from "./compare";
 
 type Strategy = components["schemas"]["StrategyMetadata"];
 type Parameter = components["schemas"]["ParameterDefinition"];
@@ -91,9 +93,7 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
     h("h2", {}, "New backtest"),
     field("Strategy", strategy),
     description,
-    h(
-      "div",
-      { class: "grid" },
+    fields(
       field("Symbols", symbols, "Comma-separated, like AAPL.US, 700.HK"),
       field("Timeframe", timeframe),
       field("Start date", start),
@@ -104,6 +104,24 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
     h("button", { type: "submit" }, "Start backtest"),
   );
   main.append(form, h("section", { class: "card", "aria-label": "Progress" }, h("h2", {}, "Progress"), progressBar, progressText, controls));
+  const recent = recentBacktests();
+  if (recent.length > 0) {
+    main.append(
+      h(
+        "section",
+        { class: "card", "aria-label": "Recent backtests" },
+        h("h2", {}, "Recent backtests"),
+        recent.length > 1
+          ? h("a", { href: href(`/backtests/compare?ids=${encodeURIComponent(recent[1]!.id)},${encodeURIComponent(recent[0]!.id)}`) }, "Compare the last two")
+          : null,
+        table(
+          ["Backtest", "Run", "Opened"],
+          recent.map((entry) => [h("a", { href: href(`/backtests/${encodeURIComponent(entry.id)}`) }, entry.id), entry.label, when(entry.at)]),
+          "Started or opened in this browser",
+        ),
+      ),
+    );
+  }
 
   let stream: SessionStream | undefined;
   let poll: ReturnType<typeof setInterval> | undefined;
@@ -111,10 +129,14 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
     stream?.close();
     if (poll) clearInterval(poll);
   };
+  // The end arrives from the socket and from polling alike: the page acts on it once.
+  let ended = false;
   const show = (progress: Omit<Progress, "start_date" | "end_date"> | Progress) => {
+    if (ended) return;
     progressBar.value = progress.progress;
     progressText.textContent = `${progress.stage} · ${progress.progress.toFixed(0)}% · ${progress.bars_processed}/${progress.bars_total} bars${progress.current_time ? ` · at ${when(progress.current_time)}` : ""}${progress.is_paused ? " · paused" : ""}`;
     if (progress.stage === "done" || ["completed", "failed", "stopped", "cancelled"].includes(progress.status)) {
+      ended = true;
       stop();
       if (progress.status === "completed" || progress.stage === "done") go(`/backtests/${encodeURIComponent(progress.backtest_id)}`);
       else status.say(`The backtest ended ${progress.status}: ${progress.message}`, "error");
@@ -124,6 +146,7 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     stop();
+    ended = false;
     const config: Record<string, unknown> = { execution: { timeframe: timeframe.value } };
     for (const [name, value] of Object.entries(values)) config[name] = value();
     status.say("Starting…");
@@ -154,10 +177,7 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
             session_id: session.id,
             strategy_name: strategy.value,
             strategy_config: config,
-            symbols: symbols.value
-              .split(",")
-              .map((s) => s.trim())
-              .filter(Boolean),
+            symbols: symbolList(symbols.value),
             start_date: start.value,
             end_date: end.value,
             initial_capital: capital.value,
@@ -167,6 +187,7 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
       );
       const id = started.backtest_id;
       if (!id) return status.say(started.message, "error");
+      rememberBacktest(id, `${strategy.value} on ${symbols.value}, ${start.value} to ${end.value}`);
       status.say(`Backtest ${id} started.`);
       controls.hidden = false;
       controls.replaceChildren(
@@ -205,31 +226,18 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
     .then(unwrap)
     .catch((error: unknown) => void status.fail(error));
   if (!result) return;
-  const m = result.performance_metrics ?? ({} as Partial<NonNullable<typeof result.performance_metrics>>);
+  rememberBacktest(id, runLabel(result));
   main.append(
     h(
       "p",
       { class: "muted" },
-      `${result.strategy_name} on ${result.symbols.join(", ")} · ${result.timeframe} · ${result.start_date} to ${result.end_date} · ${result.status}`,
+      `${runLabel(result)} · ${result.timeframe} · ${result.status} · `,
+      h("a", { href: href(`/backtests/compare?ids=${encodeURIComponent(id)}`) }, "Compare with another backtest"),
     ),
     h(
       "section",
       { class: "metrics", "aria-label": "Metrics" },
-      (
-        [
-          ["Initial capital", result.initial_capital],
-          ["Final capital", result.final_capital],
-          ["Total return", percent(m.total_return)],
-          ["Annualized", percent(m.annualized_return)],
-          ["Sharpe", num(m.sharpe_ratio)],
-          ["Sortino", num(m.sortino_ratio)],
-          ["Max drawdown", percent(m.max_drawdown)],
-          ["Win rate", percent(m.win_rate)],
-          ["Profit factor", num(m.profit_factor)],
-          ["Trades", m.total_trades],
-          ["Fees", m.fees_paid],
-        ] as [string, unknown][]
-      ).map(([label, value]) => h("div", {}, h("span", {}, label), h("strong", {}, String(value ?? "–")))),
+      METRICS.map((metric) => h("div", {}, h("span", {}, metric.label), h("strong", {}, shown(metric.kind, metric.of(result))))),
     ),
     equityChart(result.equity_curve),
   );

@@ -1,65 +1,16 @@
 import type { components, SessionMessage, SessionStream } from "@tp/client";
-import { api, client, go, href, unwrap } from "../app";
-import { actionButton, field, h, percent, statusLine, table, when } from "../ui";
+import { api, client, href, unwrap } from "../app";
+import { actionButton, field, fields, h, percent, statusLine, table, when } from "../ui";
+import { presetSessionForm, strategySessionForm } from "./new-session";
 
 type Session = components["schemas"]["TradingSessionResponse"];
 type Order = components["schemas"]["TradingOrderResponse"];
 
-/** /console/sessions: the caller's sessions, and a new one from a strategy. */
+/** /console/sessions: the caller's sessions, a new one from a strategy, and a new one from a channel preset. */
 export async function sessionsPage(main: HTMLElement): Promise<void> {
   const status = statusLine();
   main.append(h("h1", {}, "Sessions"), status);
-  const name = h("input", { name: "session_name", value: "console session", required: true });
-  const mode = h(
-    "select",
-    { name: "trading_mode" },
-    ["simulation", "paper", "live"].map((m) => h("option", { value: m }, m)),
-  );
-  const strategy = h("input", { name: "strategy_name", value: "ma_crossover", required: true });
-  const symbols = h("input", { name: "symbols", value: "AAPL.US", required: true });
-  const capital = h("input", { name: "initial_capital", type: "number", value: "100000", min: 1, step: "any" });
-  const form = h(
-    "form",
-    { class: "card", "aria-label": "New session" },
-    h("h2", {}, "New session"),
-    h(
-      "div",
-      { class: "grid" },
-      field("Name", name),
-      field("Trading mode", mode),
-      field("Strategy", strategy),
-      field("Symbols", symbols),
-      field("Initial capital", capital),
-    ),
-    h("button", { type: "submit" }, "Create session"),
-  );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    try {
-      const created = unwrap(
-        await api.POST("/api/v1/trading/sessions", {
-          body: {
-            session_name: name.value,
-            trading_mode: mode.value,
-            asset_mode: "simulated",
-            initial_capital: capital.value,
-            config: {
-              strategy_name: strategy.value,
-              symbols: symbols.value
-                .split(",")
-                .map((s) => s.trim())
-                .filter(Boolean),
-              timeframe: "1m",
-            },
-          } as never,
-        }),
-      ) as Session;
-      go(`/sessions/${encodeURIComponent(created.id)}`);
-    } catch (error) {
-      status.fail(error);
-    }
-  });
-  main.append(form);
+  main.append(h("div", { class: "columns" }, strategySessionForm(), await presetSessionForm()));
   try {
     const sessions = unwrap(await api.GET("/api/v1/trading/sessions")) as Session[];
     main.append(
@@ -240,9 +191,7 @@ function orderTicket(sessionId: string): HTMLElement {
     { class: "card", "aria-label": "Order ticket", novalidate: true },
     h("h2", {}, "Order ticket"),
     h("p", { class: "muted" }, "Places a manual order into this session: its pre-trade checks answer first, and a denied order is not sent."),
-    h(
-      "div",
-      { class: "grid" },
+    fields(
       field("Symbol", symbol),
       field("Side", side),
       field("Order type", type),

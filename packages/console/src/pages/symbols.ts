@@ -1,7 +1,7 @@
 import type { SymbolLogStream } from "@tp/client";
 import { api, client, go, unwrap } from "../app";
 import { candleChart } from "../charts";
-import { field, h, statusLine } from "../ui";
+import { field, fields, h, statusLine } from "../ui";
 import { loadCandles } from "./backtests";
 
 const PERIODS = ["1m", "5m", "1h", "1d"] as const;
@@ -22,7 +22,7 @@ export async function symbolPage(main: HTMLElement, params: Record<string, strin
   const form = h(
     "form",
     { class: "card", "aria-label": "Symbol and range" },
-    h("div", { class: "grid" }, field("Symbol", code), field("Period", period), field("Start date", start), field("End date", end)),
+    fields(field("Symbol", code), field("Period", period), field("Start date", start), field("End date", end)),
     h(
       "div",
       { class: "row" },

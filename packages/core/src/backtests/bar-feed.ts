@@ -3,7 +3,7 @@ import type { CandleBatch } from "../candles/candle-batch";
 import type { CandleStore } from "../candles/index";
 import { TradeSessionCode } from "../market/trade-session";
 import type { Timeframe } from "../strategies/definition";
-import type { Bar, BarColumns } from "../strategies/strategy";
+import { barAt, type Bar, type BarColumns } from "../strategies/strategy";
 
 /**
  * Stored candles into the engine: each feed (symbol, period) reads its buckets a window at a
@@ -107,15 +107,8 @@ export class BarFeed {
       if (last !== null && next.head !== last && (fed >= maxBars || shouldStop())) return { fed, lastCloseMs: last, done: false };
       const batch = next.batches[next.batch];
       const i = next.index;
-      const bar = next.scratch;
-      bar.timestamp = batch.timestamp[i] * 1000;
-      bar.open = batch.open[i];
-      bar.high = batch.high[i];
-      bar.low = batch.low[i];
-      bar.close = batch.close[i];
-      bar.volume = batch.volume[i];
       last = next.head;
-      onBar(bar, next.feed.timeframe);
+      onBar(barAt(next.scratch, batch, i, 1000), next.feed.timeframe);
       fed++;
       while (this.step(next)) await this.load(next);
     }

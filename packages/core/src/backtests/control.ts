@@ -50,6 +50,13 @@ export async function updateVersioned<T extends Controlled>(
   throw conflict(changedCode, `${kind} ${id} changed concurrently; try again`);
 }
 
+/** The stage a progress view shows for a status; `running` names the stage of a running item. */
+export function stageOf<R extends string>(status: ControlStatus, running: R): "done" | "queued" | "importing" | "finalizing" | R {
+  if (TERMINAL.includes(status)) return "done";
+  if (status === "queued" || status === "importing") return status;
+  return status === "stopping" ? "finalizing" : running;
+}
+
 const illegal = (item: Controlled, kind: string, action: string) =>
   conflict("INVALID_STATE_TRANSITION", `Cannot ${action} ${kind} ${item.id}: it is ${item.status}`, { current_status: item.status, action });
 

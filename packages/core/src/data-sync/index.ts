@@ -11,7 +11,7 @@ import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/i
 import type { Actor } from "../users";
 import { workerStatus, type WorkerBeat } from "../trading/worker-status";
 import type { ImportProgressMessage, SyncLogMessage } from "../streams";
-import { WorkerStatusView } from "../trading/views";
+import { WorkerStatusView } from "../trading/worker-status";
 import { log } from "../log";
 import { iso } from "../time";
 
@@ -138,6 +138,14 @@ export const SyncMessage = z.object({ kind: z.literal("advance"), generation: z.
 export type SyncMessage = z.infer<typeof SyncMessage>;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** The message of a ready service: how many symbols are in sync and which failed (kept current as symbols settle and go). */
+function readyMessage(record: Pick<SyncRecord, "symbols">): string {
+  const entries = Object.entries(record.symbols);
+  const failed = entries.filter(([, entry]) => entry.status === "failed").map(([symbol]) => symbol);
+  const inSync = `Ready: ${plural(entries.length - failed.length, "symbol")} in sync`;
+  return failed.length > 0 ? `${inSync}; ${failed.length} failed (${failed.sort().join(", ")})` : inSync;
+}
 
 const initial = (now: number): SyncRecord => ({
   sync_state: "stopped",
@@ -305,7 +313,7 @@ export const DataSync = {
       }
       entry.sessions = entry.sessions.filter((id) => id !== request.session_id);
       if (entry.sessions.length === 0) delete current.symbols[symbol];
-      return current;
+      return current.sync_state === "ready" ? { ...current, message: readyMessage(current) } : current;
     });
     const remaining = record.symbols[symbol]?.sessions.length ?? 0;
     const message =
@@ -358,7 +366,11 @@ export const DataSync = {
         return { ...current, sync_state: "stopped", generation: current.generation + 1, message: `Initialization failed: ${reasons}` };
       }
       if ((current.sync_state === "initializing" || current.sync_state === "syncing") && !busy) {
-        return { ...current, sync_state: "ready", last_sync_time: now, message: `Ready: ${plural(entries.length, "symbol")} in sync` };
+        return { ...current, sync_state: "ready", last_sync_time: now, message: readyMessage(current) };
+      }
+      // A symbol subscribed while ready settled: the service is in sync with one more.
+      if (current.sync_state === "ready" && !busy && current.message !== readyMessage(current)) {
+        return { ...current, last_sync_time: now, message: readyMessage(current) };
       }
       return current;
     });
@@ -367,7 +379,8 @@ export const DataSync = {
         await syncLog(deps, symbol, outcome.status === "ready" ? "success" : outcome.status === "failed" ? "error" : "log", outcome.message!);
       }
     }
-    if (changed && next.sync_state !== record.sync_state) await logAll(deps, Object.keys(next.symbols), "status", next.message);
+    if (changed && (next.sync_state !== record.sync_state || next.message !== record.message))
+      await logAll(deps, Object.keys(next.symbols), "status", next.message);
     const busy = Object.values(next.symbols).some((entry) => entry.status === "pending" || entry.status === "importing");
     if (next.sync_state !== "stopped" && next.generation === message.generation && busy) await advanceLater(deps, message.generation, SYNC_RECHECK_SECONDS);
   },
@@ -382,7 +395,11 @@ export const DataSync = {
       for (const entry of Object.values(current.symbols)) Object.assign(entry, { status: "pending", import_task_id: null, message: "Looking for gaps" });
       return { ...current, sync_state: "syncing", message: "Syncing: filling gaps" };
     });
-    if (changed) await advanceLater(deps, record.generation);
+    if (changed) {
+      await advanceLater(deps, record.generation);
+      // The stream says what the status says: ready → syncing (and back, when the worker is done).
+      await logAll(deps, Object.keys(record.symbols), "status", record.message);
+    }
     return { sync_state: record.sync_state, started: changed };
   },
 };

@@ -3,21 +3,22 @@ import { Markets, marketOf, type Market } from "../market/market";
 import type { Limits } from "../risk/risk";
 import { Strategies } from "../strategies/index";
 import type { Timeframe } from "../strategies/definition";
-import type { Bar, BarColumns, IndexedSignal, Signal } from "../strategies/strategy";
+import { barAt, type Bar, type BarColumns, type IndexedSignal, type Signal } from "../strategies/strategy";
 import { entryQuantity, referencePrice } from "./cash";
 import { preTradeDenials } from "./checks";
 import { closeDay, monitor, rollTo, startDay } from "./days";
 import type { Denial, EngineEvent, EngineOrder, EventType } from "./events";
-import { cancelPending, fill, fillOnBar, fillPending, type VenueCharge } from "./fills";
+import { cancelPending, fillOnBar, fillPending, type VenueCharge } from "./fills";
 import { emptyPosition, type Position } from "./ledger";
 import { Money } from "./money";
-import { replacementProblems } from "./order-rules";
+import { biasesOf, multiTimeframeBar, type DirectorBias } from "./multi-timeframe";
+import { replaceOrder } from "./order-replacement";
 import {
-  deny,
   equityOf,
   newStats,
   newTracker,
-  unfilled,
+  NO_ROUTES,
+  PERIOD_MS,
   ZERO,
   type ChannelRunState,
   type ChannelRuntime,
@@ -29,26 +30,21 @@ import {
 } from "./runtime";
 import type { EngineSetup } from "./setup";
 import { restoreInto, snapshotOf, type EngineSnapshot } from "./snapshot";
+import { orderRouted, venueFilled, venueOrderEnded } from "./venue-reports";
 import { viewOf, type EngineView } from "./view";
+import { warmUpStrategies, warmupNeedsOf, type WarmupNeed } from "./warm-up";
 
 export type { ChannelRunState, Halt, OrderRequest } from "./runtime";
 export type { EngineSnapshot } from "./snapshot";
 export type { EngineView, PositionView } from "./view";
 export type { VenueCharge } from "./fills";
-
-/** Milliseconds a bar of each period spans: a signal read at a bar's close is stamped at its open plus this. */
-export const PERIOD_MS: Readonly<Record<Timeframe, number>> = { "1m": 60_000, "5m": 300_000, "1h": 3_600_000, "1d": 86_400_000 };
+export type { DirectorBias } from "./multi-timeframe";
+export type { WarmupNeed } from "./warm-up";
+export { PERIOD_MS } from "./runtime";
 
 /** The market whose days the engine counts (daily figures, rollover): the one of the base currency, else the US. */
 export function dayMarketOf(setup: Pick<EngineSetup, "base_currency">): Market {
   return Object.values(Markets).find((info) => info.currency === setup.base_currency)?.market ?? "US";
-}
-
-/** History the strategies reading one symbol and period want before their first live bar. */
-export interface WarmupNeed {
-  symbol: string;
-  timeframe: Timeframe;
-  bars: number;
 }
 
 /**
@@ -56,8 +52,10 @@ export interface WarmupNeed {
  * checks and monitors, fed closed bars in time order by whichever driver runs it (backtest
  * chunks, replay, the session worker). Deterministic: it reads time only from the bars and
  * commands it is given, and its whole state is the JSON of `snapshot()`. The class is the façade
- * and the hot loops; its state (`EngineCore`) is shared with the engine's modules: pre-trade checks
- * (`checks.ts`), cash and commission (`cash.ts`), fills (`fills.ts`), days and monitors (`days.ts`),
+ * and the hot loops; its state (`EngineCore`, `runtime.ts`) is shared with the engine's modules:
+ * pre-trade checks (`checks.ts`), cash and commission (`cash.ts`), fills (`fills.ts`), days and
+ * monitors (`days.ts`), order replacement (`order-replacement.ts`), a broker venue's reports
+ * (`venue-reports.ts`), multi-timeframe sleeves (`multi-timeframe.ts`), warm-up (`warm-up.ts`),
  * the view (`view.ts`) and the snapshot (`snapshot.ts`).
  */
 export class TradingEngine implements EngineCore {
@@ -165,7 +163,7 @@ export class TradingEngine implements EngineCore {
     for (let i = 0; i < listeners.length; i++) {
       const { channel, sleeve } = listeners[i];
       if (sleeve.role !== null) {
-        this.multiTimeframeBar(channel, sleeve, bar, timeframe, closeTime);
+        multiTimeframeBar(this, channel, sleeve, bar, timeframe, closeTime);
         this.time = at;
         continue;
       }
@@ -177,55 +175,14 @@ export class TradingEngine implements EngineCore {
     }
   }
 
-  /**
-   * The history a fresh run wants before its first live bar: per (symbol, timeframe) its
-   * strategies read, the most bars any of them needs before it can signal (`warmupBars`).
-   */
+  /** The history a fresh run wants before its first live bar (`warm-up.ts`). */
   warmupNeeds(): WarmupNeed[] {
-    const needs = new Map<string, WarmupNeed>();
-    for (const channel of this.channels) {
-      channel.setup.strategies.forEach((slot, index) => {
-        const bars = channel.sleeves[index].strategy!.warmupBars;
-        for (const symbol of slot.symbols) {
-          const key = `${symbol} ${slot.timeframe}`;
-          const known = needs.get(key);
-          if (!known) needs.set(key, { symbol, timeframe: slot.timeframe, bars });
-          else known.bars = Math.max(known.bars, bars);
-        }
-      });
-    }
-    return [...needs.values()];
+    return warmupNeedsOf(this);
   }
 
-  /**
-   * Feeds closed bars of history (one symbol and period, in close order, all before the first
-   * live bar) to the strategies that read them, so their indicators start full (a director's
-   * bias too). Nothing else happens: no orders, fills, day figures or monitors; the last close
-   * becomes the symbol's last price, and one `log` event says how much history there was
-   * (`warning` when less than the `wanted` bars, with the `problem` that kept it short when one
-   * did). What a strategy concludes during warm-up is not traded: the session acts on the
-   * signals that follow.
-   */
+  /** Feeds closed bars of history to the strategies that read them, trading nothing (`warm-up.ts`). */
   warmUp(need: WarmupNeed, bars: readonly Bar[], problem?: string): void {
-    const { symbol, timeframe, bars: wanted } = need;
-    const info = this.info(symbol);
-    const listeners = info.routes[timeframe] ?? NO_ROUTES;
-    for (const bar of bars) {
-      info.last = bar.close;
-      for (let i = 0; i < listeners.length; i++) {
-        const sleeve = listeners[i].sleeve;
-        const bias = sleeve.director ? sleeve.director.strategy!.bias(symbol) : undefined;
-        sleeve.strategy!.onBar(bar, bias === undefined ? undefined : { bias });
-      }
-    }
-    if (bars.length > 0) this.time = Math.max(this.time, bars[bars.length - 1].timestamp + PERIOD_MS[timeframe]);
-    const span = bars.length > 0 ? ` (${new Date(bars[0].timestamp).toISOString()} to ${new Date(bars[bars.length - 1].timestamp).toISOString()})` : "";
-    const short = bars.length < wanted;
-    this.emit("log", null, {
-      level: short ? "warning" : "info",
-      message: `Strategies on ${symbol} ${timeframe} warmed up with ${bars.length} of ${wanted} bars${span}${problem ? ` (${problem})` : ""}${short ? ": they signal once they have seen enough live bars" : ""}`,
-      warm_up: { symbol, timeframe, bars: bars.length, wanted, ...(problem ? { problem } : {}) },
-    });
+    warmUpStrategies(this, need, bars, problem);
   }
 
   /**
@@ -274,15 +231,7 @@ export class TradingEngine implements EngineCore {
   /** `onColumns` through `onBar`, one scratch bar at a time. */
   private barByBar(columns: BarColumns, from: number, to: number, timeframe: Timeframe) {
     const bar: Bar = { symbol: columns.symbol, timestamp: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 };
-    for (let i = from; i < to; i++) {
-      bar.timestamp = columns.timestamp[i] * columns.msPerUnit;
-      bar.open = columns.open[i];
-      bar.high = columns.high[i];
-      bar.low = columns.low[i];
-      bar.close = columns.close[i];
-      bar.volume = columns.volume[i];
-      this.onBar(bar, timeframe);
-    }
+    for (let i = from; i < to; i++) this.onBar(barAt(bar, columns, i, columns.msPerUnit), timeframe);
   }
 
   /** What every bar does before the strategies see it: day rollover, fills, the last price and the monitors. */
@@ -343,12 +292,17 @@ export class TradingEngine implements EngineCore {
     this.emit("risk_event", null, { kind: "daily_reset", message: "Daily risk counters reset" });
   }
 
-  /** Replaces a channel's risk limits from now on. */
+  /**
+   * Replaces a channel's risk limits from now on, and checks them at once: a limit the channel
+   * already breaches halts it and raises its alert at the change's instant, not at the open of
+   * the next bar fed (which may be earlier: a live bar reaches the run after it closed).
+   */
   setLimits(channelId: string, limits: Limits, at: number): void {
     const channel = this.channel(channelId);
     this.time = Math.max(this.time, at);
     channel.setup = { ...channel.setup, limits };
     this.emit("risk_event", channelId, { kind: "limits_changed", limits });
+    monitor(this);
   }
 
   /** Records that someone acknowledged an alert (`alert_acknowledged`, naming the alert's event sequence); no trading state changes. */
@@ -379,80 +333,9 @@ export class TradingEngine implements EngineCore {
     return true;
   }
 
-  /**
-   * Changes a pending order's quantity and, for a limit or stop order, its price (`order_replaced`).
-   * The changed order goes through the pre-trade checks as if placed now, except the daily count
-   * (a replacement is not a new order) and with its own cash promise released; denied, it stays as
-   * it was and a warning is logged. `null` when no pending order has that id.
-   */
+  /** Changes a pending order's quantity and, for a limit or stop order, its price (`order-replacement.ts`); `null` when no pending order has that id. */
   replace(orderId: string, change: { quantity?: number; price?: number | null }, at: number): { order: EngineOrder; denials: Denial[] } | null {
-    const index = this.pending.findIndex((order) => order.order_id === orderId);
-    if (index < 0) return null;
-    const order = this.pending[index];
-    const channel = this.channel(order.channel_id);
-    this.time = Math.max(this.time, at);
-    if (!this.barFills) {
-      const denial = {
-        reason: "REPLACE_AT_BROKER_UNSUPPORTED",
-        message: "an order at the broker is not replaced: cancel it and place a new one",
-        values: { order_id: orderId },
-      };
-      this.emit("log", order.channel_id, {
-        level: "warning",
-        message: `Replace of order ${orderId} denied: ${denial.message}`,
-        order_id: orderId,
-        denials: [denial],
-      });
-      return { order, denials: [denial] };
-    }
-    const quantity = change.quantity ?? order.quantity;
-    const filled = order.filled ?? 0;
-    const price = order.order_type === "market" ? null : (change.price ?? order.limit_price ?? order.stop_price);
-    // What is left to fill is what the checks judge (a part already filled is booked).
-    const request: OrderRequest = {
-      channel_id: order.channel_id,
-      symbol: order.symbol,
-      side: order.side,
-      quantity: quantity - filled,
-      order_type: order.order_type,
-      price,
-    };
-    this.pending.splice(index, 1);
-    const denials =
-      quantity > filled
-        ? preTradeDenials(this, channel, this.sleeveOf(channel, order.sleeve), request, referencePrice(this, request)).filter(
-            (denial) => denial.reason !== "MAX_DAILY_TRADES_EXCEEDED",
-          )
-        : [];
-    for (const problem of replacementProblems(quantity, filled)) deny(denials, problem.code, problem.message, problem.values);
-    if (denials.length > 0) {
-      this.pending.splice(index, 0, order);
-      this.emit("log", order.channel_id, {
-        level: "warning",
-        message: `Replace of order ${orderId} denied: ${denials[0].message}`,
-        order_id: orderId,
-        denials,
-      });
-      return { order, denials };
-    }
-    const previous = { quantity: order.quantity, price: order.limit_price ?? order.stop_price };
-    const replaced: EngineOrder = {
-      ...order,
-      quantity,
-      limit_price: order.order_type === "limit" ? price : null,
-      stop_price: order.order_type === "stop" ? price : null,
-    };
-    this.pending.splice(index, 0, replaced);
-    this.emit("order_replaced", order.channel_id, {
-      order_id: orderId,
-      symbol: order.symbol,
-      quantity,
-      limit_price: replaced.limit_price,
-      stop_price: replaced.stop_price,
-      previous_quantity: previous.quantity,
-      previous_price: previous.price,
-    });
-    return { order: replaced, denials: [] };
+    return replaceOrder(this, orderId, change, at);
   }
 
   /** Every denial the pre-trade checks would give `request` now, without placing it. */
@@ -566,82 +449,13 @@ export class TradingEngine implements EngineCore {
     return position;
   }
 
-  /**
-   * A bar of a multi-timeframe sleeve: a director's bar may move its bias (`bias_changed`) and
-   * places no orders; an executor's bar runs under the director's current bias. With `trace`,
-   * every such bar writes a `strategy_output` (bar, indicator values, stance, bias) and every
-   * executor signal a `signal` event: the MTF session's `outputs`.
-   */
-  private multiTimeframeBar(channel: ChannelRuntime, sleeve: Sleeve, bar: Bar, timeframe: Timeframe, closeTime: number) {
-    const strategy = sleeve.strategy!;
-    const id = channel.setup.channel_id;
-    this.time = closeTime;
-    if (sleeve.role === "director") {
-      const before = strategy.bias(bar.symbol);
-      strategy.onBar(bar);
-      const after = strategy.bias(bar.symbol);
-      if (this.setup.trace) this.traceOutput(id, sleeve, bar, timeframe, after);
-      if (after !== before) {
-        this.emit("bias_changed", id, {
-          symbol: bar.symbol,
-          timeframe,
-          sleeve: sleeve.key,
-          strategy: strategy.id,
-          bias: after,
-          previous: before,
-          reason: strategy.inspect?.(bar.symbol).reason ?? "",
-        });
-      }
-      return;
-    }
-    const bias = sleeve.director ? sleeve.director.strategy!.bias(bar.symbol) : undefined;
-    const signals = strategy.onBar(bar, bias === undefined ? undefined : { bias });
-    if (this.setup.trace) this.traceOutput(id, sleeve, bar, timeframe, bias ?? null);
-    for (const signal of signals) {
-      if (this.setup.trace) this.emit("signal", id, { ...signal, timeframe, sleeve: sleeve.key, bias: bias ?? null });
-      this.onSignal(channel, sleeve, signal, bar.close);
-    }
+  /** The current bias of every director sleeve for each of its symbols (MTF status, `multi-timeframe.ts`). */
+  biases(): DirectorBias[] {
+    return biasesOf(this);
   }
 
-  private traceOutput(channelId: string, sleeve: Sleeve, bar: Bar, timeframe: Timeframe, bias: string | null) {
-    const state = sleeve.strategy!.inspect?.(bar.symbol);
-    this.emit("strategy_output", channelId, {
-      symbol: bar.symbol,
-      timeframe,
-      sleeve: sleeve.key,
-      strategy: sleeve.strategy!.id,
-      role: sleeve.role,
-      bar: { timestamp: bar.timestamp, open: bar.open, high: bar.high, low: bar.low, close: bar.close, volume: bar.volume },
-      indicators: state?.indicators ?? {},
-      stance: state?.stance ?? null,
-      position: state?.position ?? null,
-      reason: state?.reason ?? "",
-      bias,
-    });
-  }
-
-  /** The current bias of every director sleeve for each of its symbols (MTF status). */
-  biases(): { channel_id: string; sleeve: string; strategy: string; timeframe: Timeframe; symbol: string; bias: string }[] {
-    const out: { channel_id: string; sleeve: string; strategy: string; timeframe: Timeframe; symbol: string; bias: string }[] = [];
-    for (const channel of this.channels) {
-      channel.setup.strategies.forEach((slot, index) => {
-        const sleeve = channel.sleeves[index];
-        if (sleeve.role !== "director") return;
-        for (const symbol of slot.symbols)
-          out.push({
-            channel_id: channel.setup.channel_id,
-            sleeve: sleeve.key,
-            strategy: slot.strategy_name,
-            timeframe: slot.timeframe,
-            symbol,
-            bias: sleeve.strategy!.bias(symbol),
-          });
-      });
-    }
-    return out;
-  }
-
-  private onSignal(channel: ChannelRuntime, sleeve: Sleeve, signal: Signal, close: number) {
+  /** Acts on a strategy's signal: withdraws the sleeve's waiting orders in its symbol, then leaves and opens towards the target. */
+  onSignal(channel: ChannelRuntime, sleeve: Sleeve, signal: Signal, close: number) {
     if (channel.state !== "running") return;
     // The newest signal decides: orders of this sleeve and symbol still waiting are withdrawn first.
     if (this.pending.length > 0) cancelPending(this, (order) => order.sleeve === sleeve.key && order.symbol === signal.symbol, "superseded by a newer signal");
@@ -705,55 +519,23 @@ export class TradingEngine implements EngineCore {
     return { order, denials: [] };
   }
 
-  // ---- a broker venue's reports (docs/session-worker.md, "Orders at the broker") ----------------
+  // ---- a broker venue's reports (docs/session-worker.md, "Orders at the broker"; `venue-reports.ts`) ----
 
   /** The broker took the order under `venueOrderId` (`order_routed`); once only. */
   routed(orderId: string, venueOrderId: string): void {
-    const order = this.pending.find((candidate) => candidate.order_id === orderId);
-    if (!order || order.venue_order_id !== undefined) return;
-    order.venue_order_id = venueOrderId;
-    this.emit("order_routed", order.channel_id, { order_id: orderId, symbol: order.symbol, venue_order_id: venueOrderId });
+    orderRouted(this, orderId, venueOrderId);
   }
 
-  /** The broker executed `quantity` of the order at `price` (its trade `tradeId`, booked once); the order is done when all of it has filled. */
+  /** The broker executed `quantity` of the order at `price` (its trade `tradeId`, booked once). */
   venueFill(orderId: string, tradeId: string, quantity: number, price: number, at: number, charged?: VenueCharge): void {
-    const order = this.pending.find((candidate) => candidate.order_id === orderId);
-    if (!order || order.venue_trades?.includes(tradeId) || !(quantity > 0) || !(price > 0)) return;
-    this.time = Math.max(this.time, at);
-    order.venue_trades = [...(order.venue_trades ?? []), tradeId];
-    fill(this, order, price, Math.min(quantity, unfilled(order)), charged ?? true);
-    if (unfilled(order) <= 0) this.pending = this.pending.filter((candidate) => candidate !== order);
-    monitor(this);
+    venueFilled(this, orderId, tradeId, quantity, price, at, charged);
   }
 
   /** The order is over at the broker: cancelled (also the rest of a part-filled order), rejected or expired. */
   venueEnded(orderId: string, status: "cancelled" | "rejected" | "expired", message: string, at: number): void {
-    const order = this.pending.find((candidate) => candidate.order_id === orderId);
-    if (!order) return;
-    this.time = Math.max(this.time, at);
-    this.pending = this.pending.filter((candidate) => candidate !== order);
-    if (status === "rejected") {
-      this.emit("order_rejected", order.channel_id, {
-        order_id: orderId,
-        symbol: order.symbol,
-        side: order.side,
-        quantity: order.quantity,
-        reason: "VENUE_REJECTED",
-        message,
-        values: {},
-      });
-    } else {
-      this.emit("order_cancelled", order.channel_id, {
-        order_id: orderId,
-        symbol: order.symbol,
-        reason: message,
-        ...(status === "expired" ? { expired: true } : {}),
-      });
-    }
+    venueOrderEnded(this, orderId, status, message, at);
   }
 }
-
-const NO_ROUTES: readonly { channel: ChannelRuntime; sleeve: Sleeve }[] = [];
 
 /** The smallest bar index among the listeners' next unhandled signals (-1 when none is left). */
 function nextSignal(signals: IndexedSignal[][], cursors: number[], listeners: number): number {

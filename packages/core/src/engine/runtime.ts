@@ -1,7 +1,7 @@
 import type { Dec } from "../fees/money";
 import type { Market } from "../market/market";
 import type { Timeframe } from "../strategies/definition";
-import type { Strategy } from "../strategies/strategy";
+import type { Signal, Strategy } from "../strategies/strategy";
 import type { Denial, EngineOrder, EngineOrderType, EventType, OrderSide } from "./events";
 import type { Position } from "./ledger";
 import { Money } from "./money";
@@ -98,6 +98,12 @@ export interface OrderRequest {
   reason?: string;
 }
 
+/** Milliseconds a bar of each period spans: a signal read at a bar's close is stamped at its open plus this. */
+export const PERIOD_MS: Readonly<Record<Timeframe, number>> = { "1m": 60_000, "5m": 300_000, "1h": 3_600_000, "1d": 86_400_000 };
+
+/** The listeners of a symbol and period no strategy reads. */
+export const NO_ROUTES: readonly { channel: ChannelRuntime; sleeve: Sleeve }[] = [];
+
 export const ZERO = Money.ZERO;
 export const newTracker = (equity: number): Tracker => ({
   peak: equity,
@@ -161,6 +167,8 @@ export interface EngineCore {
   sleeveOf(channel: ChannelRuntime, key: string): Sleeve;
   positionOf(sleeve: Sleeve, symbol: string): Position;
   totalEquity(): number;
+  /** Acts on a strategy's signal at the close of the bar that gave it. */
+  onSignal(channel: ChannelRuntime, sleeve: Sleeve, signal: Signal, close: number): void;
 }
 
 /** Shares of an order still to fill (a broker may have filled part of it). */

@@ -1,6 +1,5 @@
 import { book, type Position } from "../engine/ledger";
 import { settledValue } from "../engine/cash";
-import { fillableShares } from "../engine/matching";
 import { Money } from "../engine/money";
 import { conflict } from "../errors";
 import { adjustmentOf, closeSleeve, freeCash, freeShares, holdChanged, newAccount, sleeveOf } from "./account-rules";
@@ -9,9 +8,9 @@ import { Dec, money } from "../fees/money";
 import type { TickTable } from "../market/tick-size";
 import type { OrderStatus } from "../provider/order-types";
 import type { Depth } from "../provider/quote-types";
-import { limitFillPrice, nextTrailingReference, sweepLevels, touchPrice, trailingLimit, trailingTrigger, withinLimit } from "./matching";
+import { sweepLevels } from "./matching";
+import { matchMinute } from "./minute-matching";
 import {
-  isDone,
   type MinuteBar,
   type PaperAccount,
   type PaperAdjustment,
@@ -54,10 +53,6 @@ const storedPosition = (p: Position): Pick<PaperPosition, "quantity" | "cost_amo
   opened_at: p.opened_at,
   entry_price: p.entry_price,
 });
-
-/** Shares a minute lets an order take: up to the minute's volume in whole lots; an odd lot whole or not at all (the engine's rule). */
-const fillable = (order: PaperOrder, bar: MinuteBar): Dec =>
-  new Dec(fillableShares(new Dec(order.quantity).minus(order.executed_quantity).toNumber(), bar.volume, order.lot_size));
 
 /** What the book needs besides the account: the fee schedule, "now", and each order's tick grid. */
 export interface PaperBookOptions {
@@ -408,15 +403,14 @@ export class PaperBook {
     this.touch(order);
   }
 
-  /** Matches a working order against one completed minute of its market. */
+  /** Matches a working order against one completed minute of its market (`minute-matching.ts`). */
   matchBar(order: PaperOrder, bar: MinuteBar): void {
-    if (order.phase === "done" || bar.end <= order.matched_until) return;
-    if (order.expires_at !== null && bar.start >= order.expires_at) {
-      this.expire(order);
-      return;
-    }
-    if (order.sessions.includes(bar.session)) this.matchInSession(order, bar);
-    if (!isDone(order)) order.matched_until = bar.end;
+    matchMinute(this, order, bar);
+  }
+
+  /** The tick grid of an order's symbol on the trade date of `at`. */
+  tickTable(order: PaperOrder, at: number): TickTable {
+    return this.options.tickTable(order, at);
   }
 
   /** Ends a `Day`/`GTD` order at its expiry. */
@@ -470,77 +464,6 @@ export class PaperBook {
     this.executions = [];
     this.adjustments = [];
     this.accountChanged = false;
-  }
-
-  private matchInSession(order: PaperOrder, bar: MinuteBar): void {
-    const at = bar.end;
-    const cap = () => fillable(order, bar);
-    switch (order.phase) {
-      case "auction": {
-        if (bar.session !== "Intraday" || bar.start < (order.auction_at ?? 0)) return;
-        const open = new Dec(bar.open);
-        if (order.order_type === "AO" || withinLimit(order.side, open, new Dec(order.price!))) this.fill(order, cap(), open, at);
-        if (isDone(order)) return;
-        if (order.order_type === "AO") {
-          this.withdraw(order, "not matched in the opening auction: an AO order's remainder is cancelled", at);
-        } else {
-          // The auction used this minute's volume; the ALO remainder joins continuous trading from the next minute.
-          order.phase = "limit";
-          this.touch(order);
-        }
-        return;
-      }
-      case "trigger":
-        this.matchTrigger(order, bar);
-        return;
-      case "limit": {
-        const price = limitFillPrice(order.side, new Dec(order.price!), bar);
-        if (price) this.fill(order, cap(), price, at);
-        return;
-      }
-      case "market":
-        this.fill(order, cap(), new Dec(bar.open), at);
-        return;
-      case "done":
-        return;
-    }
-  }
-
-  private matchTrigger(order: PaperOrder, bar: MinuteBar): void {
-    const at = bar.end;
-    const cap = () => fillable(order, bar);
-    if (order.order_type === "LIT" || order.order_type === "MIT") {
-      const touched = touchPrice(order.touch!, new Dec(order.trigger_price!), bar);
-      if (!touched) return;
-      this.release(order, at);
-      if (order.order_type === "MIT") {
-        order.phase = "market";
-        this.fill(order, cap(), touched, at);
-      } else {
-        order.phase = "limit";
-        if (withinLimit(order.side, touched, new Dec(order.price!))) this.fill(order, cap(), touched, at);
-      }
-      return;
-    }
-    const table = this.options.tickTable(order, at);
-    const reference = new Dec(order.trailing_reference!);
-    const trigger = trailingTrigger(order, reference, table);
-    const touched = touchPrice(order.side === "Sell" ? "down" : "up", trigger, bar);
-    if (touched) {
-      const limit = trailingLimit(order.side, trigger, order.limit_offset ?? "0", table);
-      order.trigger_price = trigger.toFixed();
-      order.price = limit.toFixed();
-      order.phase = "limit";
-      this.release(order, at);
-      if (withinLimit(order.side, touched, limit)) this.fill(order, cap(), touched, at);
-      return;
-    }
-    const next = nextTrailingReference(order.side, reference, bar);
-    if (!next.eq(reference)) {
-      order.trailing_reference = next.toFixed();
-      order.trigger_price = trailingTrigger(order, next, table).toFixed();
-      this.touch(order);
-    }
   }
 
   /** The most of `wanted` (in whole lots) a buy can fill at `price` without the account's free cash going below zero. */
@@ -617,7 +540,8 @@ export class PaperBook {
     if (order.history.length > HISTORY_LIMIT) order.history.splice(1, order.history.length - HISTORY_LIMIT);
   }
 
-  private touch(order: PaperOrder): void {
+  /** Marks an order as changed: it is written with the account. */
+  touch(order: PaperOrder): void {
     this.changed.add(order.order_id);
   }
 }

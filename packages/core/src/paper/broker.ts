@@ -1,249 +1,35 @@
-import { conflict, type DomainError } from "../errors";
-import type { FeeConfig } from "../fees/index";
 import { Dec, Round } from "../fees/money";
-import { CalendarCoverage } from "../market/calendar-data";
 import { replacementProblems } from "../engine/order-rules";
-import { assertSupportedMarket, Markets, marketOf, normalizeSymbol } from "../market/market";
-import { tickTableFor, type TickTable } from "../market/tick-size";
-import { dayNumberOf, isoDateOf, zonedTimeToUtc } from "../market/zoned-time";
-import type { Clock } from "../provider/clock";
+import { normalizeSymbol } from "../market/market";
+import type { TickTable } from "../market/tick-size";
 import type { MarketData } from "../provider/market-data";
-import type {
-  AccountBalance,
-  EstimateMaxPurchaseQuantityOptions,
-  EstimateMaxPurchaseQuantityResponse,
-  Execution,
-  GetHistoryExecutionsOptions,
-  GetHistoryOrdersOptions,
-  GetTodayExecutionsOptions,
-  GetTodayOrdersOptions,
-  Order,
-  OrderDetail,
-  ReplaceOrderOptions,
-  StockPositionsResponse,
-  SubmitOrderOptions,
-  SubmitOrderResponse,
-} from "../provider/order-gateway";
-import { checkOrderRules, OrderTypeSpecs, SupportedOrderTypes, type OrderType } from "../provider/order-types";
-import type { Candlestick, Depth } from "../provider/quote-types";
-import { PaperBook } from "./book";
+import type { ReplaceOrderOptions, SubmitOrderOptions, SubmitOrderResponse } from "../provider/order-gateway";
+import { checkOrderRules, OrderTypeSpecs, type OrderType } from "../provider/order-types";
+import type { Depth } from "../provider/quote-types";
+import { iso } from "../time";
+import { findOrder, lastPrice, Refused, tickTableOf, tradableMarket, withAccount, type AccountContext, type PaperBrokerDeps } from "./account-operation";
+import { PaperAccountQueries } from "./account-queries";
 import { sweepLevels, trailingLimit, trailingTrigger } from "./matching";
 import { expireDateProblems, quantityProblems, refusal, refusalOf, tickProblems, trailingProblems, type BrokerProblem } from "./rules";
 import { allowedSessions, endOfTradingDate, localDate, preOpeningWindow, sessionAt, tradingDayOnOrBefore } from "./sessions";
-import {
-  CurrencyOfMarket,
-  isDone,
-  PaperCurrencies,
-  type MinuteBar,
-  type PaperAccount,
-  type PaperAdjustment,
-  type PaperCurrency,
-  type PaperExecution,
-  type PaperMarket,
-  type PaperOrder,
-} from "./types";
-import { balanceView, executionView, orderDetailView, orderView, positionsView } from "./views";
-import { iso } from "../time";
+import { CurrencyOfMarket, isDone, type PaperOrder } from "./types";
 
-/** Storage port of the paper broker: one account item, its orders and its executions. */
-export interface PaperAccountStore {
-  /** The account and its working orders; undefined when the account was never opened. */
-  load(accountId: string): Promise<{ account: PaperAccount; working: PaperOrder[] } | undefined>;
-  getOrder(accountId: string, orderId: string): Promise<PaperOrder | undefined>;
-  /** Orders submitted in `[fromMs, toMs]`, oldest first. */
-  ordersSubmittedBetween(accountId: string, fromMs: number, toMs: number): Promise<PaperOrder[]>;
-  /** Executions done in `[fromMs, toMs]`, oldest first. */
-  executionsBetween(accountId: string, fromMs: number, toMs: number): Promise<PaperExecution[]>;
-  /**
-   * Writes the account with its orders and executions in one transaction, only if the stored
-   * account still has `expectedVersion` (0: only if there is none); false when it does not.
-   */
-  commit(change: PaperCommit): Promise<boolean>;
-}
+// The paper broker's orders (submit, replace, cancel) and the `PaperBroker` façade over them and
+// the account's reads (`account-queries.ts`); every call runs as one operation on the account
+// (`account-operation.ts`).
 
-export interface PaperCommit {
-  account: PaperAccount;
-  expectedVersion: number;
-  orders: PaperOrder[];
-  /** Ids among `orders` that are new: written only if absent. */
-  newOrderIds: string[];
-  executions: PaperExecution[];
-  /** Changes that are not trades (docs/accounts.md), each written as its own record. */
-  adjustments: PaperAdjustment[];
-}
-
-export interface PaperBrokerDeps {
-  store: PaperAccountStore;
-  /** The market the broker fills against (the provider currently selected). */
-  marketData: () => Promise<MarketData>;
-  clock: Clock;
-  /** Fee schedule for `charge_detail` and cash (`Fees.resolve("paper")` unless configured). */
-  fees: FeeConfig;
-  /** Cash of a newly opened account, per currency. */
-  initialCash: Record<PaperCurrency, string>;
-  /** Whether a symbol is an exchange-traded product (HK ETPs have their own tick table; static info does not say). */
-  isExchangeTradedProduct: (symbol: string) => boolean;
-  /** A new order id, unique and sorting by submission time (see the store). */
-  newOrderId: (now: number) => string;
-}
+export { withAccount, type PaperAccountStore, type PaperBrokerDeps, type PaperCommit } from "./account-operation";
 
 /** Market-type buys (`AO`, `MIT`) hold cash at this multiple of their reference price, for slippage. */
 export const MARKET_ORDER_RESERVE_FACTOR = "1.05";
 /** Book levels one order may take at once (LongPort: ELO and SLO match up to 10 price queues). */
 const MAX_BOOK_LEVELS = 10;
-/** Calendar days of minute bars fetched per provider call while matching. */
-const MATCH_WINDOW_DAYS = 5;
-/**
- * Orders and executions per transaction while matching (DynamoDB allows 100 items; the account is
- * one, and the request's own order with up to 10 fills may follow).
- */
-const FLUSH_AT = 80;
 /** Working orders one account may have; bounds the account item and the work of each look. */
 export const MAX_WORKING_ORDERS = 200;
-const ATTEMPTS = 5;
-const HISTORY_DAYS = 90;
-const DAY_MS = 86_400_000;
-const MINUTE_MS = 60_000;
-const MARKETS: readonly PaperMarket[] = ["US", "HK"];
-
-interface Context {
-  deps: PaperBrokerDeps;
-  accountId: string;
-  book: PaperBook;
-  now: number;
-  data: MarketData;
-}
-
-/** A refusal decided after something worth keeping was recorded (a rejected order): written first, then thrown. */
-class Refused {
-  constructor(readonly error: DomainError) {}
-}
-
-class VersionConflict extends Error {}
-
-function tickTableOf(deps: PaperBrokerDeps, symbol: string, market: PaperMarket, at: number): TickTable {
-  return tickTableFor(market, { etp: deps.isExchangeTradedProduct(symbol), dayNumber: dayNumberOf(localDate(market, at)) });
-}
-
-/**
- * Runs one operation on an account: load, match working orders up to now, do the work, write
- * everything it changed in one version-guarded transaction. A concurrent change makes the
- * write fail; the operation then starts over from the new state.
- */
-export async function withAccount<T>(deps: PaperBrokerDeps, accountId: string, work: (ctx: Context) => Promise<T | Refused>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    const now = deps.clock.now();
-    const data = await deps.marketData();
-    const loaded = await deps.store.load(accountId);
-    const options = { fees: deps.fees, now, tickTable: (order: PaperOrder, at: number) => tickTableOf(deps, order.symbol, order.market, at) };
-    const book = loaded ? new PaperBook(loaded.account, loaded.working, options, true) : PaperBook.open(accountId, deps.initialCash, options);
-    const ctx: Context = { deps, accountId, book, now, data };
-    try {
-      await advance(ctx);
-      const result = await work(ctx);
-      await flush(ctx);
-      if (result instanceof Refused) throw result.error;
-      return result;
-    } catch (error) {
-      if (!(error instanceof VersionConflict)) throw error;
-      if (attempt >= ATTEMPTS) {
-        throw conflict("PAPER_ACCOUNT_BUSY", `paper account ${accountId} kept changing under ${ATTEMPTS} attempts; try again`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.floor(Math.random() * 20)));
-    }
-  }
-}
-
-async function flush(ctx: Context): Promise<void> {
-  if (!ctx.book.hasChanges()) return;
-  const changes = ctx.book.changes();
-  const written = await ctx.deps.store.commit({ ...changes, expectedVersion: ctx.book.account.version });
-  if (!written) throw new VersionConflict();
-  ctx.book.committed(changes);
-}
-
-function barOf(candle: Candlestick): MinuteBar {
-  const start = Date.parse(candle.timestamp);
-  return {
-    start,
-    end: start + MINUTE_MS,
-    open: candle.open,
-    high: candle.high,
-    low: candle.low,
-    close: candle.close,
-    volume: candle.volume,
-    session: candle.trade_session,
-  };
-}
-
-/**
- * Matches every working order against the minutes completed since it was last matched, in
- * time order across symbols (so cash freed by one fill is there for the next), a few trading
- * days of bars at a time; then ends `Day`/`GTD` orders whose time is up.
- */
-async function advance(ctx: Context): Promise<void> {
-  const { book, now } = ctx;
-  const initial = book.workingOrders();
-  if (initial.length === 0) return;
-  const from = Math.min(...initial.map((order) => order.matched_until));
-  // Bars end on minute boundaries: with none passed since the last match there is nothing new to fetch.
-  if (Math.floor(now / MINUTE_MS) === Math.floor(from / MINUTE_MS)) return book.matchedThrough(now);
-  const firstDay = Math.max(dayNumberOf(CalendarCoverage.first), Math.min(...MARKETS.map((m) => dayNumberOf(localDate(m, from)))));
-  // +1: the US overnight session belongs to the next trading date.
-  const lastDay = Math.min(dayNumberOf(CalendarCoverage.last), Math.max(...MARKETS.map((m) => dayNumberOf(localDate(m, now)))) + 1);
-  for (let start = firstDay; start <= lastDay; start += MATCH_WINDOW_DAYS) {
-    const working = book.workingOrders();
-    if (working.length === 0) break;
-    const end = Math.min(start + MATCH_WINDOW_DAYS - 1, lastDay);
-    const bySymbol = new Map<string, PaperOrder[]>();
-    for (const order of working) bySymbol.set(order.symbol, [...(bySymbol.get(order.symbol) ?? []), order]);
-    const events: { symbol: string; bar: MinuteBar }[] = [];
-    for (const [symbol, orders] of bySymbol) {
-      const since = Math.min(...orders.map((order) => order.matched_until));
-      const candles = await ctx.data.historyCandlesticksByDate(symbol, "1m", "NoAdjust", isoDateOf(start), isoDateOf(end), "All");
-      for (const candle of candles) {
-        const bar = barOf(candle);
-        if (bar.end > since && bar.end <= now) events.push({ symbol, bar });
-      }
-    }
-    events.sort((a, b) => a.bar.end - b.bar.end || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
-    for (const { symbol, bar } of events) {
-      for (const order of bySymbol.get(symbol)!) {
-        book.matchBar(order, bar);
-        if (book.pendingItems() >= FLUSH_AT) await flush(ctx);
-      }
-    }
-  }
-  for (const order of book.workingOrders()) {
-    if (order.expires_at !== null && order.expires_at <= now) book.expire(order);
-  }
-  book.matchedThrough(now);
-}
-
-async function lastPrice(data: MarketData, symbol: string): Promise<Dec> {
-  const trades = await data.trades(symbol, 1);
-  if (trades.length) return new Dec(trades[trades.length - 1].price);
-  const [quote] = await data.quote([symbol]);
-  return new Dec(quote.last_done);
-}
 
 async function overnightEnabled(data: MarketData): Promise<boolean> {
   const sessions = await data.tradingSession();
   return sessions.some((m) => m.market === "US" && m.trade_sessions.some((s) => s.trade_session === "Overnight"));
-}
-
-async function findOrder(ctx: Context, orderId: string): Promise<PaperOrder> {
-  const known = ctx.book.order(orderId);
-  if (known) return known;
-  const stored = await ctx.deps.store.getOrder(ctx.accountId, orderId);
-  if (!stored) throw refusal("ORDER_NOT_FOUND", `order ${orderId} does not exist in this account`, { order_id: orderId }, 404);
-  return ctx.book.adopt(stored);
-}
-
-function tradableMarket(symbol: string): PaperMarket {
-  const market = marketOf(symbol);
-  assertSupportedMarket(market, "Trading in market");
-  return market as PaperMarket;
 }
 
 const usesField = (orderType: OrderType, field: string) => (OrderTypeSpecs[orderType].required_fields as string[]).includes(field);
@@ -283,7 +69,7 @@ const limitLevels = (order: PaperOrder) => (order.market === "HK" && (order.orde
  * What an order does on arrival, or after a replace: marketable parts trade against the displayed
  * book. (A replaced market remainder keeps filling minute by minute instead.)
  */
-async function matchOnArrival(ctx: Context, order: PaperOrder, last: Dec, replaced = false): Promise<void> {
+async function matchOnArrival(ctx: AccountContext, order: PaperOrder, last: Dec, replaced = false): Promise<void> {
   const { book, now } = ctx;
   if (replaced && order.phase === "market") return;
   if (order.phase === "trigger" && (order.order_type === "LIT" || order.order_type === "MIT") && new Dec(order.trigger_price!).eq(last)) {
@@ -311,37 +97,6 @@ function closedMessage(order: PaperOrder, now: number, session: string | null): 
   const terms = order.market === "US" ? `${order.order_type} with outside_rth=${order.outside_rth}` : order.order_type;
   return `the ${order.market} market is ${where} at ${iso(now)}; ${terms} trades in: ${order.sessions.join(", ")}`;
 }
-
-/** Start (epoch ms) of the current exchange-local day of whichever market's day began first. */
-function startOfToday(now: number): number {
-  return Math.min(...MARKETS.map((m) => zonedTimeToUtc(Markets[m].timeZone, dayNumberOf(localDate(m, now)), 0)));
-}
-
-const isToday = (market: PaperMarket, instant: number, now: number) => localDate(market, instant) === localDate(market, now);
-
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-
-/** `[from, to]` in epoch ms from optional ISO dates (whole UTC days, the end inclusive) or instants. Default: the last 90 days. */
-function rangeOf(startAt: string | undefined, endAt: string | undefined, now: number): [number, number] {
-  const parse = (value: string, end: boolean) => (DATE_ONLY.test(value) ? Date.parse(`${value}T00:00:00Z`) + (end ? DAY_MS - 1 : 0) : Date.parse(value));
-  const to = endAt ? parse(endAt, true) : now;
-  const from = startAt ? parse(startAt, false) : to - HISTORY_DAYS * DAY_MS;
-  if (!Number.isFinite(from) || !Number.isFinite(to)) throw refusal("INVALID_DATE_RANGE", "start_at and end_at must be ISO dates or instants");
-  if (from > to) throw refusal("INVALID_DATE_RANGE", `start_at ${startAt} is after end_at ${endAt ?? iso(now)}`);
-  return [from, to];
-}
-
-function orderFilter(options: GetTodayOrdersOptions & GetHistoryOrdersOptions) {
-  const symbol = options.symbol ? normalizeSymbol(options.symbol) : undefined;
-  return (order: PaperOrder) =>
-    (!symbol || order.symbol === symbol) &&
-    (!options.status?.length || options.status.includes(order.status)) &&
-    (!options.side || order.side === options.side) &&
-    (!options.market || order.market === options.market) &&
-    (!options.order_id || order.order_id === options.order_id);
-}
-
-const byId = (a: { order_id: string }, b: { order_id: string }) => (a.order_id < b.order_id ? -1 : a.order_id > b.order_id ? 1 : 0);
 
 /**
  * The paper broker: LongPort's order types and account queries against the simulated (or any)
@@ -595,117 +350,5 @@ export const PaperBroker = {
     });
   },
 
-  async orderDetail(deps: PaperBrokerDeps, accountId: string, orderId: string): Promise<OrderDetail> {
-    return withAccount(deps, accountId, async (ctx) => orderDetailView(await findOrder(ctx, orderId)));
-  },
-
-  async todayOrders(deps: PaperBrokerDeps, accountId: string, options: GetTodayOrdersOptions = {}): Promise<Order[]> {
-    const keep = orderFilter(options);
-    const book = await withAccount(deps, accountId, async (ctx) => ctx.book);
-    const now = book.now;
-    const orders = new Map<string, PaperOrder>();
-    for (const order of await deps.store.ordersSubmittedBetween(accountId, startOfToday(now), now)) {
-      if (isToday(order.market, Date.parse(order.submitted_at), now)) orders.set(order.order_id, order);
-    }
-    for (const order of book.workingOrders()) orders.set(order.order_id, order);
-    return [...orders.values()].filter(keep).sort(byId).map(orderView);
-  },
-
-  async historyOrders(deps: PaperBrokerDeps, accountId: string, options: GetHistoryOrdersOptions = {}): Promise<Order[]> {
-    const keep = orderFilter(options);
-    const book = await withAccount(deps, accountId, async (ctx) => ctx.book);
-    const [from, to] = rangeOf(options.start_at, options.end_at, book.now);
-    return (await deps.store.ordersSubmittedBetween(accountId, from, to)).filter(keep).sort(byId).map(orderView);
-  },
-
-  async todayExecutions(deps: PaperBrokerDeps, accountId: string, options: GetTodayExecutionsOptions = {}): Promise<Execution[]> {
-    const symbol = options.symbol ? normalizeSymbol(options.symbol) : undefined;
-    const book = await withAccount(deps, accountId, async (ctx) => ctx.book);
-    const now = book.now;
-    return (await deps.store.executionsBetween(accountId, startOfToday(now), now))
-      .filter((e) => isToday(e.market, e.done_ms, now) && (!symbol || e.symbol === symbol) && (!options.order_id || e.order_id === options.order_id))
-      .map(executionView);
-  },
-
-  async historyExecutions(deps: PaperBrokerDeps, accountId: string, options: GetHistoryExecutionsOptions = {}): Promise<Execution[]> {
-    const symbol = options.symbol ? normalizeSymbol(options.symbol) : undefined;
-    const book = await withAccount(deps, accountId, async (ctx) => ctx.book);
-    const [from, to] = rangeOf(options.start_at, options.end_at, book.now);
-    return (await deps.store.executionsBetween(accountId, from, to)).filter((e) => !symbol || e.symbol === symbol).map(executionView);
-  },
-
-  async estimateMaxPurchaseQuantity(
-    deps: PaperBrokerDeps,
-    accountId: string,
-    options: EstimateMaxPurchaseQuantityOptions,
-  ): Promise<EstimateMaxPurchaseQuantityResponse> {
-    const symbol = normalizeSymbol(options.symbol);
-    const market = tradableMarket(symbol);
-    if (!SupportedOrderTypes[market].includes(options.order_type)) {
-      throw refusal(
-        "ORDER_TYPE_NOT_SUPPORTED",
-        `order_type=${options.order_type} is not accepted in market ${market}; supported: ${SupportedOrderTypes[market].join(", ")}`,
-      );
-    }
-    const currency = CurrencyOfMarket[market];
-    if (options.currency && options.currency.toUpperCase() !== currency) {
-      throw refusal("CURRENCY_NOT_SUPPORTED", `${symbol} settles in ${currency}; the paper account does not convert currencies`);
-    }
-    return withAccount(deps, accountId, async (ctx) => {
-      const { book, now, data } = ctx;
-      const [info] = await data.staticInfo([symbol]);
-      const amending = options.order_id ? await findOrder(ctx, options.order_id) : null;
-      if (amending && (amending.symbol !== symbol || amending.phase === "done")) {
-        throw refusal("ORDER_NOT_REPLACEABLE", `order ${amending.order_id} is not a working ${symbol} order`, { order_id: amending.order_id });
-      }
-      const odd = options.order_type === "ODD";
-      const unit = market === "HK" && !odd ? info.lot_size : 1;
-      const answer = (quantity: Dec) => ({ cash_max_qty: quantity.toFixed(), margin_max_qty: quantity.toFixed() });
-      if (options.side === "Sell") {
-        const free = book.positionAvailable(symbol).plus(amending?.side === "Sell" ? amending.frozen_quantity : "0");
-        return answer(odd ? free.mod(info.lot_size) : free.div(unit).floor().times(unit));
-      }
-      const depth = options.price ? null : await data.depth(symbol);
-      const price = new Dec(options.price ?? depth?.asks[0]?.price ?? (await lastPrice(data, symbol)));
-      const free = book.available(currency).plus(amending?.side === "Buy" ? amending.frozen_cash : "0");
-      const side = { side: "Buy" as const, market };
-      const fits = (lots: number) => {
-        const quantity = new Dec(lots * unit);
-        const value = quantity.times(price);
-        return Round.nearestCent(value)
-          .plus(book.feeFor(side, quantity, value, now).total)
-          .lte(free);
-      };
-      let low = 0;
-      let high = Math.max(0, free.div(price.times(unit)).floor().toNumber());
-      if (odd) high = Math.min(high, info.lot_size - 1);
-      while (low < high) {
-        const middle = Math.ceil((low + high) / 2);
-        if (fits(middle)) low = middle;
-        else high = middle - 1;
-      }
-      return answer(new Dec(low * unit));
-    });
-  },
-
-  async accountBalance(deps: PaperBrokerDeps, accountId: string, currency?: string): Promise<AccountBalance[]> {
-    const wanted = currency?.toUpperCase();
-    if (wanted && !(PaperCurrencies as readonly string[]).includes(wanted)) {
-      throw refusal("CURRENCY_NOT_SUPPORTED", `currency ${currency} is not held by paper accounts; they hold ${PaperCurrencies.join(", ")}`);
-    }
-    const book = await withAccount(deps, accountId, async (ctx) => ctx.book);
-    const symbols = Object.keys(book.account.positions);
-    const prices = new Map<string, string>();
-    if (symbols.length) {
-      for (const quote of await (await deps.marketData()).quote(symbols)) prices.set(quote.symbol, quote.last_done);
-    }
-    return (wanted ? [wanted as PaperCurrency] : [...PaperCurrencies]).map((c) => balanceView(book.account, c, prices, (currency) => book.available(currency)));
-  },
-
-  /** Holdings as LongPort's `stockPositions()` answers (for asset sync). */
-  async stockPositions(deps: PaperBrokerDeps, accountId: string, symbols?: string[]): Promise<StockPositionsResponse> {
-    const wanted = symbols?.map(normalizeSymbol);
-    const book = await withAccount(deps, accountId, async (ctx) => ctx.book);
-    return positionsView(book.account, (symbol) => book.positionAvailable(symbol), wanted);
-  },
+  ...PaperAccountQueries,
 };

@@ -31,6 +31,20 @@ export interface BarColumns {
   volume: ArrayLike<number>;
 }
 
+/** The prices and volume of a run of bars, one array per field (a `BarColumns`, a stored `CandleBatch`). */
+export type PriceColumns = Pick<BarColumns, "timestamp" | "open" | "high" | "low" | "close" | "volume">;
+
+/** Sets `bar` (a scratch bar, reused) to the bar at `i` of `columns`, whose timestamps count `msPerUnit` ms each; returns it. */
+export function barAt(bar: Bar, columns: PriceColumns, i: number, msPerUnit: number): Bar {
+  bar.timestamp = columns.timestamp[i] * msPerUnit;
+  bar.open = columns.open[i];
+  bar.high = columns.high[i];
+  bar.low = columns.low[i];
+  bar.close = columns.close[i];
+  bar.volume = columns.volume[i];
+  return bar;
+}
+
 /** A signal and the index of the column bar whose close produced it. */
 export interface IndexedSignal {
   index: number;
@@ -207,14 +221,8 @@ export abstract class BaseStrategy<S extends SymbolState> implements Strategy {
     const bar: Bar = { symbol: columns.symbol, timestamp: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 };
     const unit = columns.msPerUnit;
     for (let i = from; i < to; i++) {
-      bar.timestamp = columns.timestamp[i] * unit;
-      bar.open = columns.open[i];
-      bar.high = columns.high[i];
-      bar.low = columns.low[i];
-      bar.close = columns.close[i];
-      bar.volume = columns.volume[i];
       state.bars += 1;
-      const decision = this.evaluate(state, bar, NO_CONTEXT);
+      const decision = this.evaluate(state, barAt(bar, columns, i, unit), NO_CONTEXT);
       if (decision) decided(i, decision);
     }
   }

@@ -3,7 +3,10 @@ import { TradingEngine } from "../engine/engine";
 import { singleStrategySetup } from "../engine/testing/setups";
 import { DomainError } from "../errors";
 import { defaults as riskDefaults } from "../risk/risk";
-import { applyCommand, CHANNEL_TRANSITIONS, deliver, effectiveStatus, streamMessagesOf } from "./channels";
+import { CHANNEL_TRANSITIONS } from "./channel-actions";
+import { applyCommand, deliver } from "./channel-commands";
+import { effectiveStatus } from "./channel-figures";
+import { streamMessagesOf } from "./channel-stream";
 import type { StoredRun } from "./runs";
 import type { ViewDeps } from "./deps";
 
@@ -64,6 +67,43 @@ describe("channel commands", () => {
     expect(effectiveStatus({ status: "paused" }, "running")).toBe("paused");
     expect(effectiveStatus({ status: "paused" }, "stopped")).toBe("stopped");
     expect(effectiveStatus({ status: "running" }, "paused")).toBe("paused");
+  });
+});
+
+describe("a limit change on a live run", () => {
+  it("raises the alert of a limit it breaches at the change's instant, never before it, even when the next bar fed opened earlier", async () => {
+    const { deps, current } = memoryDeps();
+    // 18:02 a buy fills, 18:03 the price falls: the channel is in drawdown under a loose limit.
+    const t = Date.parse("2026-11-20T18:02:00Z");
+    const engine = new TradingEngine(setup());
+    engine.onBar(bar(t - 60_000, 100), "1m");
+    engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 90 }, t - 1);
+    engine.onBar(bar(t, 100), "1m");
+    engine.onBar(bar(t + 60_000, 97), "1m");
+    engine.drainEvents();
+    const drawdown = engine.view("main").current_drawdown;
+    expect(drawdown).toBeGreaterThan(0.002);
+    expect(engine.view("main").positions).toHaveLength(1);
+    const run = current();
+    Object.assign(run, { snapshot: engine.snapshot() });
+
+    // 18:05:02 on the run's clock the limit is tightened below the drawdown; the 18:04 bar reaches the run after that.
+    const changeAt = Date.parse("2026-11-20T18:05:02Z");
+    (deps as { now: () => number }).now = () => changeAt;
+    const limits = { ...run.setup.channels[0]!.limits, max_drawdown: 0.002 };
+    const { events } = await deliver(deps, "r1", [{ kind: "set_channel_limits", channel_id: "main", limits }]);
+    const changed = events.find((e) => e.type === "risk_event" && e.data.kind === "limits_changed")!;
+    const alert = events.find((e) => e.type === "alert")!;
+    expect(new Date(changed.time).toISOString()).toBe("2026-11-20T18:05:02.000Z");
+    expect(alert.data).toMatchObject({ level: "critical", type: "risk_limit", reason: "MAX_DRAWDOWN_BREACHED" });
+    expect(alert.time).toBeGreaterThanOrEqual(changed.time);
+    expect(alert.sequence).toBeGreaterThan(changed.sequence);
+
+    const after = TradingEngine.restore(current().setup, current().snapshot!);
+    expect(after.view("main").halt).toBe("drawdown");
+    after.onBar(bar(t + 120_000, 97), "1m");
+    // The late bar raises no second alert: the one alert stands, stamped at the change.
+    expect(after.drainEvents().filter((e) => e.type === "alert")).toEqual([]);
   });
 });
 

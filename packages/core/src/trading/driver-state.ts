@@ -22,12 +22,12 @@ export interface DriverState {
   /** One step is one bar of this period (the finest the configuration reads; an MTF session's executors'). */
   step_timeframe: Timeframe;
   state: ReplayStatus;
-  /** Steps per second while playing. */
+  /** Steps per second of wall time while playing (`DriverDeps.wallNow`). */
   speed: number;
   /** Steps fed since the start of the range, and how many the range holds (counted when the driver starts). */
   steps: number;
   steps_total: number;
-  /** Wall time (ms) the playing loop last advanced it, and the fraction of a step it still owes. */
+  /** Wall time (ms, `DriverDeps.wallNow`) the playing loop last advanced it, and the fraction of a step it still owes. */
   played_at: number | null;
   carry: number;
 }

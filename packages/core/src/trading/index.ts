@@ -1,9 +1,16 @@
 export * as Sessions from "./sessions";
-export * as SessionViews from "./views";
+export * as SessionReads from "./session-reads";
+export * as SessionOrders from "./session-orders";
+export * as SessionRisk from "./session-risk";
 export * as SessionConfigs from "./session-config";
 export * from "./runs";
 export { engineOf, updateRun } from "./run-update";
-export * as Channels from "./channels";
+export * as ChannelReads from "./channel-reads";
+export * as ChannelAlerts from "./channel-alerts";
+export * as ChannelActions from "./channel-actions";
+export * as ChannelConfig from "./channel-config";
+export * as ChannelStream from "./channel-stream";
+export * as ChannelSchemas from "./channel-schemas";
 export * as Mtf from "./mtf";
 export * as Replay from "./replay";
 export * as SimulationOrders from "./simulation-orders";

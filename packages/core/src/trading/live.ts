@@ -96,9 +96,17 @@ export const LiveRuns = {
   /**
    * Feeds closed bars (in close order) into the run and saves it with the events they caused;
    * bars closing at or before the run's cursor were fed already and are skipped. Returns the
-   * events written and the engine that wrote them (null when every bar had been fed).
+   * events written, the engine that wrote them and how many bars were fed (null when every bar
+   * had been fed).
    */
-  async feed(deps: ViewDeps, runId: string, bars: readonly ClosedBar[]): Promise<{ events: EngineEvent[]; engine: TradingEngine } | null> {
+  async feed(
+    deps: ViewDeps,
+    runId: string,
+    bars: readonly ClosedBar[],
+    /** The run's engine (the worker's is the one it kept with the run, when it has it). */
+    engineFor: (run: StoredRun) => TradingEngine = engineOf,
+  ): Promise<{ events: EngineEvent[]; engine: TradingEngine; bars: number } | null> {
+    let count = 0;
     const fed = await updateRun(
       deps,
       runId,
@@ -106,13 +114,14 @@ export const LiveRuns = {
         const cursor = run.progress?.cursor_ms ?? 0;
         const fresh = bars.filter((b) => b.close_ms > cursor);
         if (fresh.length === 0) return null;
-        const engine = engineOf(run);
+        count = fresh.length;
+        const engine = engineFor(run);
         for (const { bar, timeframe, close_ms } of fresh) engine.onBar(bar, timeframe, close_ms);
         const progress = { cursor_ms: fresh[fresh.length - 1]!.close_ms, bars: (run.progress?.bars ?? 0) + fresh.length, bars_total: 0, done: false };
         return { engine, value: null, progress };
       },
       () => conflict("RUN_MISSING", `Run ${runId} does not exist`),
     );
-    return fed && { events: fed.events, engine: fed.engine };
+    return fed && { events: fed.events, engine: fed.engine, bars: count };
   },
 };

@@ -1,20 +1,20 @@
 import { z } from "zod";
 import { ValidationError, type ValidationIssue, parseOrThrow } from "../errors";
-import { PERIOD_MS, TradingEngine } from "../engine/engine";
+import { PERIOD_MS } from "../engine/engine";
 import { DecimalInput, Dec, IsoDate } from "../fees/money";
 import { marketOf, Markets, normalizeSymbol } from "../market/market";
 import { Strategies } from "../strategies/index";
 import { Timeframe } from "../strategies/definition";
 import { TimeZone, iso } from "../time";
 import type { Actor } from "../users";
-import type { EngineEvent } from "../engine/events";
-import { levelOf, messageOf, type StoredRun } from "./runs";
-import { engineOf } from "./run-update";
 import { advance, complete, countSteps, finestTimeframe, freshRun, playingAfter, rangeIssue, rangeOf, replayRunId, type DriverDeps } from "./replay";
 import type { DriverState } from "./driver-state";
 import { normalizeConfig, feedsOf } from "./session-config";
 import * as Sessions from "./sessions";
-import { eventPage, EventPage, PageQuery } from "./views";
+import { eventPage, EventPage, PageQuery } from "./session-reads";
+import { sessionEngine } from "./session-engine";
+import { clockOf, eventEntry, positionFigures } from "./session-figures";
+import { pagesOf } from "./pages";
 
 /**
  * Multi-timeframe sessions (docs/mtf-and-replay.md): a director strategy on a higher timeframe
@@ -63,7 +63,7 @@ export const MtfSessionCreate = z
       .gt(0)
       .max(10_000)
       .default(1)
-      .describe("historical: executor bars per second while running (the worker plays it); paused, it moves only by step"),
+      .describe("historical: executor bars per second of wall time while running (the worker plays it); paused, it moves only by step"),
     risk_config: z.record(z.string(), z.unknown()).optional(),
     execution: z.record(z.string(), z.unknown()).optional(),
   })
@@ -130,7 +130,7 @@ export const MtfStatus = z
     clock: z.string().nullable(),
     steps: z.int().nullable().describe("historical: executor bars fed so far"),
     steps_total: z.int().nullable().describe("historical: executor bars stored in the range"),
-    speed: z.number().nullable().describe("historical: executor bars per second while running"),
+    speed: z.number().nullable().describe("historical: executor bars per second of wall time while running"),
     playing: z.boolean().describe("historical: the worker is advancing it"),
     done: z.boolean(),
     bias: z.array(z.object({ symbol: z.string(), bias: z.enum(["long", "short", "flat"]), strategy: z.string(), timeframe: z.string() })),
@@ -385,7 +385,7 @@ async function setPlaying(deps: DriverDeps, session: Sessions.StoredSession, pla
   const total = driver.steps === 0 ? await countSteps(deps.candles, driver) : driver.steps_total;
   const write = () =>
     advance(deps, session.id, { steps: 0 }, (d) =>
-      d.state === "finished" ? d : { ...d, steps_total: total, state: playing ? "playing" : "paused", played_at: playing ? deps.now() : null, carry: 0 },
+      d.state === "finished" ? d : { ...d, steps_total: total, state: playing ? "playing" : "paused", played_at: playing ? deps.wallNow() : null, carry: 0 },
     );
   if (playing) await playingAfter(deps, session.id, write);
   else {
@@ -393,16 +393,6 @@ async function setPlaying(deps: DriverDeps, session: Sessions.StoredSession, pla
     await deps.replays.unmark(session.id);
   }
 }
-
-const eventEntry = (event: EngineEvent) => ({
-  sequence: event.sequence,
-  timestamp: iso(event.time),
-  type: event.type,
-  channel_id: event.channel_id,
-  level: levelOf(event),
-  message: messageOf(event),
-  data: event.data,
-});
 
 /**
  * Advances a historical MTF session by `bars` executor bars over stored candles (with every
@@ -450,17 +440,14 @@ export async function status(deps: DriverDeps, actor: Actor, id: string) {
   const session = await owned(deps, actor, id);
   // A historical session's run exists from its creation; a simulation or live one's from its start.
   const runId = session.run_id ?? (session.trading_mode === "backtest" ? session.id : null);
-  const run: StoredRun | undefined = runId ? await deps.runs.get(runId) : undefined;
-  const setup = run?.setup ?? (await deps.setupFor(session, session.id));
-  const engine = run ? engineOf(run) : new TradingEngine(setup);
+  const { engine, run } = await sessionEngine(deps, session, runId);
   const lastBars = new Map<string, z.infer<typeof BarView>>();
   if (run) {
     // The newest strategy outputs name the last bar of each (timeframe, symbol).
     const wanted = feedsOf(session.config).length;
-    let cursor: string | undefined;
-    for (let page = 0; page < 5 && lastBars.size < wanted; page++) {
-      const found = await deps.runs.events(run.run_id, { category: "mtf", limit: 200, cursor, ascending: false });
-      for (const event of found.items) {
+    let pages = 0;
+    for await (const items of pagesOf((cursor) => deps.runs.events(run.run_id, { category: "mtf", limit: 200, cursor, ascending: false }))) {
+      for (const event of items) {
         if (event.type !== "strategy_output") continue;
         const d = event.data as {
           timeframe: string;
@@ -470,8 +457,7 @@ export async function status(deps: DriverDeps, actor: Actor, id: string) {
         const key = `${d.timeframe}|${d.symbol}`;
         if (!lastBars.has(key)) lastBars.set(key, { symbol: d.symbol, ...d.bar, timestamp: iso(d.bar.timestamp) });
       }
-      if (!found.cursor) break;
-      cursor = found.cursor;
+      if (++pages === 5 || lastBars.size >= wanted) break;
     }
   }
   const strategies = session.config.channels.flatMap((c) => c.strategies);
@@ -483,12 +469,11 @@ export async function status(deps: DriverDeps, actor: Actor, id: string) {
     timeframes.set(timeframe, entry);
   }
   const view = engine.view(null);
-  const text = (value: number) => new Dec(Number.isFinite(value) ? value : 0).toString();
   return {
     session_id: id,
     mode: MODE_OF[session.trading_mode],
     status: session.status,
-    clock: run?.snapshot && run.snapshot.time > 0 ? iso(run.snapshot.time) : null,
+    clock: clockOf(run),
     steps: run?.progress?.driver ? run.progress.driver.steps : null,
     steps_total: run?.progress?.driver ? run.progress.driver.steps_total : null,
     speed: run?.progress?.driver ? run.progress.driver.speed : null,
@@ -500,15 +485,7 @@ export async function status(deps: DriverDeps, actor: Actor, id: string) {
       .map((t) => ({ ...t, last_bars: session.config.symbols.flatMap((symbol) => lastBars.get(`${t.timeframe}|${symbol}`) ?? []) })),
     equity: new Dec(view.equity).toFixed(2),
     cash: view.cash,
-    positions: view.positions.map((p) => ({
-      symbol: p.symbol,
-      quantity: String(p.quantity),
-      average_price: text(p.entry_price),
-      last_price: text(p.last_price),
-      market_value: new Dec(p.market_value).toFixed(2),
-      unrealized_pnl: new Dec(p.unrealized_pnl).toFixed(2),
-      sleeve: p.sleeve,
-    })),
+    positions: view.positions.map((p) => ({ ...positionFigures(p), sleeve: p.sleeve })),
   };
 }
 

@@ -43,6 +43,12 @@ export interface ReplayMarkers {
 export interface DriverDeps extends ViewDeps {
   candles: CandleStore;
   replays: ReplayMarkers;
+  /**
+   * The wall clock (epoch ms) a playing run's `speed` counts seconds of: steps per second of real
+   * time, whatever the market's clock (`now`) does; the embedded runtime's accelerated market
+   * clock runs many times faster (docs/mtf-and-replay.md, "The playing loop").
+   */
+  wallNow: () => number;
 }
 
 /** The run a session's replays use: separate from the session's own (live) run. */
@@ -67,7 +73,12 @@ export const ReplayStartRequest = z
   .object({
     start_date: IsoDate,
     end_date: IsoDate,
-    speed: z.number().gt(0).max(10_000).default(1).describe("Steps (bars of the finest period) per second while playing"),
+    speed: z
+      .number()
+      .gt(0)
+      .max(10_000)
+      .default(1)
+      .describe("Steps (bars of the finest period) per second of wall time while playing, however fast the market's clock runs"),
     timezone: TimeZone.optional().describe("Zone the dates are read in; the first symbol's market by default"),
     paused: z.boolean().default(false).describe("Create it paused at the start of the range instead of playing"),
   })
@@ -285,7 +296,7 @@ export async function start(deps: DriverDeps, actor: Actor, sessionId: string, i
     speed: body.speed,
     steps: 0,
     steps_total: await countSteps(deps.candles, base),
-    played_at: body.paused ? null : deps.now(),
+    played_at: body.paused ? null : deps.wallNow(),
     carry: 0,
   };
   const write = async () => {
@@ -333,7 +344,7 @@ export async function control(deps: DriverDeps, actor: Actor, sessionId: string,
           deps,
           runId,
           { steps: 0 },
-          (d) => (guard(["paused"], "play is allowed when paused")(d), { ...d, state: "playing", played_at: deps.now(), carry: 0 }),
+          (d) => (guard(["paused"], "play is allowed when paused")(d), { ...d, state: "playing", played_at: deps.wallNow(), carry: 0 }),
         ),
       );
       return { status: statusOf(result.run), events: result.events };
@@ -387,7 +398,7 @@ async function seek(deps: DriverDeps, session: StoredSession, run: StoredRun, to
     ...driver,
     state,
     steps: 0,
-    played_at: state === "playing" ? deps.now() : null,
+    played_at: state === "playing" ? deps.wallNow() : null,
     carry: 0,
   });
   const fed = await feedRun(deps, fresh, fresh.progress!.driver!, { toMs: target });
@@ -419,7 +430,7 @@ export async function tick(deps: DriverDeps): Promise<{ session_id: string; run_
       await deps.replays.unmark(runId);
       continue;
     }
-    const now = deps.now();
+    const now = deps.wallNow();
     const owed = driver.carry + (driver.speed * Math.max(0, now - (driver.played_at ?? now))) / 1000;
     const steps = Math.min(MAX_STEPS_PER_TICK, Math.floor(owed));
     if (steps < 1) continue;

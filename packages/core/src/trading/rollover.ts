@@ -2,7 +2,7 @@ import { dayMarketOf, PERIOD_MS, type TradingEngine } from "../engine/engine";
 import type { Timeframe } from "../strategies/definition";
 import type { EngineEvent } from "../engine/events";
 import { Calendar } from "../market/calendar";
-import { Markets } from "../market/market";
+import { type Market, Markets } from "../market/market";
 import { isoDateOf, MS_PER_DAY, utcToZoned, zonedTimeToUtc } from "../market/zoned-time";
 import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
 import { liveFeedsOf } from "./live";
@@ -62,7 +62,11 @@ export interface RolloverResult {
 
 /** When local day `dayNumber` of `setup`'s market ends for the rollover: the regular session's close, or midnight on a closed day. */
 export function dayCloseOf(run: Pick<StoredRun, "setup">, dayNumber: number): number {
-  const market = dayMarketOf(run.setup);
+  return marketDayCloseOf(dayMarketOf(run.setup), dayNumber);
+}
+
+/** When local day `dayNumber` of `market` ends: its regular session's close, or midnight on a closed day. */
+export function marketDayCloseOf(market: Market, dayNumber: number): number {
   const midnight = zonedTimeToUtc(Markets[market].timeZone, dayNumber + 1, 0);
   let calendar: Calendar;
   try {
@@ -94,12 +98,17 @@ export function closeDayBefore(run: Pick<StoredRun, "setup">, engine: TradingEng
  * after the day's end. `memo` keeps the last day's close between bars.
  */
 export function barCloseOf(run: Pick<StoredRun, "setup">, bar: { timestamp: number }, timeframe: Timeframe, memo: { day: number; close: number }): number {
+  return marketBarCloseOf(dayMarketOf(run.setup), bar, timeframe, memo);
+}
+
+/** `barCloseOf` for a bar of `market`'s day (the live session worker's candlesticks, by their symbol's market). */
+export function marketBarCloseOf(market: Market, bar: { timestamp: number }, timeframe: Timeframe, memo: { day: number; close: number }): number {
   const end = bar.timestamp + PERIOD_MS[timeframe];
   if (timeframe === "1m") return end;
-  const day = utcToZoned(Markets[dayMarketOf(run.setup)].timeZone, bar.timestamp).dayNumber;
+  const day = utcToZoned(Markets[market].timeZone, bar.timestamp).dayNumber;
   if (day !== memo.day) {
     memo.day = day;
-    memo.close = dayCloseOf(run, day);
+    memo.close = marketDayCloseOf(market, day);
   }
   return memo.close > bar.timestamp ? Math.min(end, memo.close) : end;
 }

@@ -1,6 +1,6 @@
 import { calendar, tradingChannels, sessionViews, type Services } from "@tp/adapters/services";
 import { DayRollover } from "@tp/core/trading/rollover";
-import * as Channels from "@tp/core/trading/channels";
+import * as Channels from "@tp/core/trading/channel-stream";
 import { logger, observed } from "../observability";
 import { lambdaComposition } from "../runtime";
 

@@ -1,0 +1,182 @@
+import { gunzipSync, gzipSync } from "node:zlib";
+import type { EngineEvent } from "@tp/core/engine/events";
+import { categoryOf, levelOf, type EventQuery, type StoredEvent, type TradingOrderResponse } from "@tp/core/trading/runs";
+import type { Db } from "../dynamo/db";
+import { Keys } from "../dynamo/keys";
+import { Repository } from "../dynamo/repository";
+
+/** An order record as stored: the view plus the sequences that order and date it. */
+export interface OrderItem extends TradingOrderResponse {
+  /** Sequence of the event that created the order: orders list in the order they were placed. */
+  sequence: number;
+  /** Sequence of the last event that changed it (absent on records written before blocks: `sequence`). */
+  changed?: number;
+}
+
+/** The most a block carries, gzipped (DynamoDB's item limit is 400 KB, the block's other attributes included). */
+export const BLOCK_BYTES = 350_000;
+/** Events or orders a block holds at most before it is compressed (halved until it fits in `BLOCK_BYTES`). */
+const BLOCK_ENTRIES = 4_000;
+/** Blocks read per query while paging (each is at most `BLOCK_BYTES`: a query answers at most 1 MB). */
+const BLOCKS_PER_READ = 2;
+
+/** One item of a run's blocks: events (`kind: "events"`) or order records, gzipped JSON. */
+interface BlockItem {
+  run_id: string;
+  kind: "events" | "orders";
+  /** First sequence of the save that wrote it (events: the block's own first). */
+  first: number;
+  /** Last sequence the block holds (events). */
+  last: number;
+  /** The run version the save committed. */
+  version: number;
+  part: number;
+  count: number;
+  body: Uint8Array;
+}
+
+const keyOf = (b: BlockItem) =>
+  b.kind === "events" ? Keys.runEventBlock(b.run_id, b.first, b.version) : Keys.runOrderBlock(b.run_id, b.first, b.version, b.part);
+
+/** `entries` in parts of at most `BLOCK_ENTRIES`, each halved until its gzipped JSON fits in `BLOCK_BYTES`: the same parts for the same entries. */
+function pack<T>(entries: T[]): { entries: T[]; body: Uint8Array }[] {
+  const parts: { entries: T[]; body: Uint8Array }[] = [];
+  const add = (slice: T[]) => {
+    const body = gzipSync(JSON.stringify(slice));
+    if (body.byteLength <= BLOCK_BYTES || slice.length === 1) parts.push({ entries: slice, body });
+    else {
+      const half = Math.ceil(slice.length / 2);
+      add(slice.slice(0, half));
+      add(slice.slice(half));
+    }
+  };
+  for (let from = 0; from < entries.length; from += BLOCK_ENTRIES) add(entries.slice(from, from + BLOCK_ENTRIES));
+  return parts;
+}
+
+const unpack = <T>(block: BlockItem): T[] => JSON.parse(gunzipSync(block.body).toString("utf8")) as T[];
+
+/**
+ * A run's blocks (docs/data-model.md "Runs"): the events and order records of a large save (a
+ * backtest's chunk: thousands of events) written as a few items of many, instead of an item per
+ * event and per order with two index entries each. Written once under keys made of the save's
+ * sequences and version, so writing a save again (a retried chunk, the outbox replayed) puts the
+ * same items. Read back with the run's item-per-event log, by sequence (`DynamoRunStore`).
+ */
+export class RunBlocks {
+  private readonly blocks: Repository<BlockItem>;
+
+  constructor(db: Db) {
+    this.blocks = new Repository<BlockItem>(db, { type: "RunBlock", key: keyOf });
+  }
+
+  /** Writes the events and order records of one save, committed (or about to be) at `version`. */
+  async write(runId: string, version: number, events: EngineEvent[], orders: OrderItem[]): Promise<void> {
+    if (events.length === 0 && orders.length === 0) return;
+    const first = events[0]?.sequence ?? 0;
+    const items: BlockItem[] = [
+      ...pack(events).map(({ entries, body }, part) => ({
+        run_id: runId,
+        kind: "events" as const,
+        first: entries[0]!.sequence,
+        last: entries[entries.length - 1]!.sequence,
+        version,
+        part,
+        count: entries.length,
+        body,
+      })),
+      ...pack(orders).map(({ entries, body }, part) => ({
+        run_id: runId,
+        kind: "orders" as const,
+        first,
+        last: first,
+        version,
+        part,
+        count: entries.length,
+        body,
+      })),
+    ];
+    await this.blocks.putMany(items);
+  }
+
+  /**
+   * Events of the blocks past sequence `after` in the query's direction (every one when undefined)
+   * and up to the run's committed sequence (`committed`, asked when there are blocks: a block past
+   * it is of a save that did not commit), that match the query's level or category, in sequence
+   * order, up to `want` (more when a block holds more); `more` when blocks may hold further ones.
+   */
+  async events(
+    runId: string,
+    query: EventQuery,
+    after: number | undefined,
+    want: number,
+    committed: () => Promise<number>,
+  ): Promise<{ events: StoredEvent[]; more: boolean }> {
+    const ascending = query.ascending ?? true;
+    const partition = Keys.runBlocks(runId);
+    let between: [string, string];
+    if (ascending) {
+      // From the block that holds `after` (the last one starting at or before it).
+      let start = 0;
+      if (after !== undefined) {
+        const [holding] = (await this.blocks.query(partition, { between: Keys.runEventBlocksUpTo(after), ascending: false, limit: 1 })).items;
+        start = holding?.first ?? 0;
+      }
+      between = Keys.runEventBlocksFrom(start);
+    } else between = Keys.runEventBlocksUpTo(after === undefined ? 999_999_999_999 : after - 1);
+    const beyond = (sequence: number) => after === undefined || (ascending ? sequence > after : sequence < after);
+    const matches = (e: StoredEvent) => (!query.level || e.level === query.level) && (!query.category || e.category === query.category);
+    // Of two blocks holding one sequence (a chunk written again with other cuts), the later version's.
+    const found = new Map<number, { event: StoredEvent; version: number }>();
+    let last: number | undefined;
+    let cursor: string | undefined;
+    do {
+      const page = await this.blocks.query(partition, { between, ascending, limit: BLOCKS_PER_READ, cursor });
+      if (page.items.length > 0) last ??= await committed();
+      for (const block of page.items) {
+        for (const event of unpack<EngineEvent>(block)) {
+          if (!beyond(event.sequence) || event.sequence > last!) continue;
+          const stored: StoredEvent = { ...event, run_id: runId, level: levelOf(event), category: categoryOf(event) };
+          const seen = found.get(event.sequence);
+          if (matches(stored) && (!seen || seen.version < block.version)) found.set(event.sequence, { event: stored, version: block.version });
+        }
+      }
+      cursor = page.cursor;
+    } while (cursor && found.size < want);
+    const events = [...found.values()].map((entry) => entry.event);
+    events.sort((a, b) => (ascending ? a.sequence - b.sequence : b.sequence - a.sequence));
+    return { events, more: cursor !== undefined };
+  }
+
+  /**
+   * Every order record of the blocks of a run changed up to its committed sequence (`committed`,
+   * asked when there are blocks), the latest of each order (by the last event that changed it, then by version).
+   */
+  async orders(runId: string, committed: () => Promise<number>): Promise<OrderItem[]> {
+    const blocks = await this.blocks.queryAll(Keys.runBlocks(runId), { prefix: Keys.runOrderBlocksPrefix });
+    if (blocks.length === 0) return [];
+    const last = await committed();
+    const latest = new Map<string, { order: OrderItem; version: number }>();
+    for (const block of blocks) {
+      for (const order of unpack<OrderItem>(block)) {
+        if ((order.changed ?? order.sequence) > last) continue;
+        const seen = latest.get(order.id);
+        if (!seen || newer(order, block.version, seen.order, seen.version)) latest.set(order.id, { order, version: block.version });
+      }
+    }
+    return [...latest.values()].map((entry) => entry.order);
+  }
+
+  /** Removes every block of a run. */
+  async delete(runId: string): Promise<void> {
+    const blocks = await this.blocks.queryAll(Keys.runBlocks(runId), { projection: ["run_id", "kind", "first", "version", "part"] });
+    await this.blocks.deleteMany(blocks.map(keyOf));
+  }
+}
+
+/** Whether record `a` (of a block of `va`) is later than `b` (of `vb`): changed by a later event, or written by a later save. */
+export function newer(a: OrderItem, va: number, b: OrderItem, vb: number): boolean {
+  const ca = a.changed ?? a.sequence;
+  const cb = b.changed ?? b.sequence;
+  return ca !== cb ? ca > cb : va > vb;
+}

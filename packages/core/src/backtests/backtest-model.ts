@@ -1,0 +1,207 @@
+import { z } from "zod";
+import type { CandleStore } from "../candles/index";
+import type { Controlled } from "./control";
+import { Execution } from "../engine/setup";
+import { PerformanceMetrics } from "../engine/metrics";
+import type { FeeConfig } from "../fees/index";
+import { Dec, DecimalInput, IsoDate } from "../fees/money";
+import type { ImportDeps } from "../imports/index";
+import { Timeframe } from "../strategies/definition";
+import { TimeZone } from "../time";
+import type { SessionConfig } from "../trading/session-config";
+import * as Risk from "../risk/risk";
+import type { RunStore } from "../trading/runs";
+import type { SessionDeps } from "../trading/sessions";
+import type { WorkflowStarter } from "../workflows";
+
+/**
+ * Backtests: a session's strategy run over stored candles by the Step Functions machine
+ * (prepare → run chunk → … → finalize). Every task reads the backtest and its run from the
+ * table and writes them back version-checked, so a task may be retried, a whole runtime may be
+ * restarted, and pause and resume may come at any time: the result is that of one
+ * uninterrupted run. docs/backtests.md has the states and fields.
+ *
+ * This module: the API's schemas, the backtest as stored, its storage port and the dependencies
+ * of the control side (backtest-control.ts) and of the workflow tasks (backtest-tasks.ts).
+ */
+
+/** Where a backtest is: `queued` → `importing` → `running` ⇄ `pausing`/`paused` → `stopping` → `completed`, `stopped` or `failed`. */
+export const BacktestStatus = z
+  .enum(["queued", "importing", "running", "pausing", "paused", "stopping", "completed", "stopped", "failed"])
+  .meta({ id: "BacktestStatus" });
+export type BacktestStatus = z.infer<typeof BacktestStatus>;
+
+/** Interface BacktestRequest. `strategy_config` holds the strategy's parameters plus `execution`, `risk_config` and `timeframe`. */
+export const BacktestRequest = z
+  .object({
+    session_id: z.string().min(1).max(128),
+    strategy_name: z.string().min(1).max(64),
+    strategy_config: z.record(z.string(), z.unknown()),
+    symbols: z.array(z.string().min(1).max(32)).min(1).max(20),
+    start_date: IsoDate,
+    end_date: IsoDate,
+    initial_capital: DecimalInput.refine((v) => new Dec(v).gt(0), "must be greater than zero").refine((v) => new Dec(v).lte("1e15"), "must be at most 1e15"),
+    timezone: TimeZone.optional(),
+  })
+  .meta({ id: "BacktestRequest" });
+export type BacktestRequest = z.infer<typeof BacktestRequest>;
+
+/** Interface BacktestResponse. */
+export const BacktestResponse = z
+  .object({ success: z.boolean(), message: z.string(), backtest_id: z.string().nullable(), performance_metrics: PerformanceMetrics.nullable() })
+  .meta({ id: "BacktestResponse" });
+
+/** Interface BacktestProgressResponse, with the stage and counts behind the percentage. */
+export const BacktestProgress = z
+  .object({
+    backtest_id: z.string(),
+    status: BacktestStatus,
+    stage: z.enum(["queued", "importing", "running", "finalizing", "done"]),
+    progress: z.number().describe("Percent of the backtest's bars processed, 0 to 100"),
+    current_time: z.string().nullable(),
+    start_date: z.string(),
+    end_date: z.string(),
+    is_running: z.boolean(),
+    is_paused: z.boolean(),
+    bars_processed: z.int(),
+    bars_total: z.int(),
+    message: z.string(),
+  })
+  .meta({ id: "BacktestProgressResponse" });
+
+/** Answer of pause, resume and stop. */
+export const BacktestControlResult = z
+  .object({ success: z.boolean(), message: z.string(), backtest_id: z.string(), status: BacktestStatus })
+  .meta({ id: "BacktestControlResult" });
+
+const Fill = z.object({
+  order_id: z.string(),
+  timestamp: z.string(),
+  symbol: z.string(),
+  side: z.enum(["buy", "sell"]),
+  quantity: z.string(),
+  price: z.string(),
+  commission: z.string(),
+  channel_id: z.string().nullable(),
+});
+
+const ClosedTrade = z.object({
+  symbol: z.string(),
+  channel_id: z.string().nullable(),
+  direction: z.enum(["long", "short"]),
+  quantity: z.string(),
+  entry_time: z.string(),
+  exit_time: z.string(),
+  entry_price: z.string(),
+  exit_price: z.string(),
+  pnl: z.string(),
+  fees: z.string(),
+});
+
+/** The result of a finished (or stopped) backtest. */
+export const BacktestResult = z
+  .object({
+    backtest_id: z.string(),
+    session_id: z.string(),
+    status: BacktestStatus,
+    strategy_name: z.string(),
+    symbols: z.array(z.string()),
+    start_date: z.string(),
+    end_date: z.string(),
+    timeframe: Timeframe,
+    execution: Execution,
+    risk_config: Risk.Config.nullable().describe(
+      "The risk configuration the run applied: the session's, or strategy_config.risk_config over it (docs/trading-sessions.md); null for a backtest started before every run applied one",
+    ),
+    initial_capital: z.string(),
+    final_capital: z.string(),
+    final_capital_by_currency: z.record(z.string(), z.string()).describe("Cash plus positions at their last close per currency, to the cent"),
+    final_value_by_currency: z.record(z.string(), z.string()).describe("The same, unrounded (commissions of the percent model are not rounded)"),
+    final_cash_by_currency: z.record(z.string(), z.string()).describe("Cash per currency, unrounded"),
+    performance_metrics: PerformanceMetrics,
+    channels: z.record(z.string(), PerformanceMetrics),
+    fills: z.array(Fill),
+    trades: z.array(ClosedTrade),
+    equity_curve: z.array(z.object({ date: z.string(), equity: z.string() })),
+    bars_processed: z.int(),
+    completed_at: z.string().nullable(),
+  })
+  .meta({ id: "BacktestResult" });
+export type BacktestResult = z.infer<typeof BacktestResult>;
+
+/** What finalize stores on the backtest: the result without its lists, which are read from the run's log (they can outgrow an item). */
+export type BacktestSummary = Omit<BacktestResult, "fills" | "trades" | "equity_curve">;
+
+/** A backtest as stored. Progress lives in its run; this record holds the plan and the control flags. */
+export interface StoredBacktest extends Controlled {
+  id: string;
+  session_id: string;
+  user_id: string;
+  strategy_name: string;
+  config: SessionConfig;
+  enforce_risk: boolean;
+  symbols: string[];
+  start_date: string;
+  end_date: string;
+  timezone: string;
+  /** The window in UNIX seconds (inclusive). */
+  window: [number, number];
+  initial_capital: string;
+  status: BacktestStatus;
+  message: string;
+  pause_requested: boolean;
+  stop_requested: boolean;
+  /** Executions started so far; the next execution's name ends with this number plus one. */
+  executions: number;
+  import_task_ids: string[];
+  bars_total: number;
+  result: BacktestSummary | null;
+  error: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  /** Set on a run of a parameter sweep: the sweep's flags control it and its session is left alone (docs/backtests.md "Parameter sweeps"). */
+  sweep_id?: string;
+  /** The sweep imported the candles and counted `bars_total` before creating the run: prepare skips its own look. */
+  candles_ready?: boolean;
+}
+
+/** Storage port of backtests. */
+export interface BacktestStore {
+  create(backtest: StoredBacktest): Promise<void>;
+  get(id: string): Promise<StoredBacktest | undefined>;
+  /** Replaces if the stored version is still `expectedVersion`; false otherwise. */
+  replace(backtest: StoredBacktest, expectedVersion: number): Promise<boolean>;
+  /** Backtests in an active state (queued, importing, running, pausing, stopping): the local runtime's recovery list. */
+  active(): Promise<StoredBacktest[]>;
+  /** Creates many new backtests at once (a sweep's runs). */
+  createMany(backtests: StoredBacktest[]): Promise<void>;
+  /** The backtests of these ids that exist. */
+  getMany(ids: string[]): Promise<StoredBacktest[]>;
+}
+
+/** What a run of a sweep reads of its sweep: the control flags. */
+export interface SweepFlags {
+  flags(sweepId: string): Promise<{ pause_requested: boolean; stop_requested: boolean } | undefined>;
+}
+
+export interface BacktestDeps extends SessionDeps {
+  backtests: BacktestStore;
+  sweeps: SweepFlags;
+  runs: RunStore;
+  candles: CandleStore;
+  imports: ImportDeps;
+  workflows: WorkflowStarter;
+  /** Board lots by symbol (from the provider's static information). */
+  lots: (symbols: string[]) => Promise<Record<string, number>>;
+  /** Units of USD per unit of each currency, for marking. */
+  fx: Record<string, number>;
+  /** Fee schedule of a broker type, for the `broker` commission model. */
+  fees: (brokerType: string) => FeeConfig;
+  /** Bars one chunk feeds at most before it checkpoints (BACKTEST_CHUNK_BARS unless configured). */
+  chunkBars: number;
+}
+
+/** What starting, controlling and reading backtests needs: no import worker and no provider (only the workflow's tasks use those). */
+export type BacktestControlDeps = Omit<BacktestDeps, "imports" | "lots">;

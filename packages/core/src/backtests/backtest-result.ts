@@ -1,0 +1,113 @@
+import { Dec } from "../fees/money";
+import { isoDateOf } from "../market/zoned-time";
+import type { FillData } from "../engine/events";
+import { performance } from "../engine/metrics";
+import type { TradingEngine } from "../engine/engine";
+import { valueIn } from "../trading/closing";
+import type { StoredEvent, StoredRun } from "../trading/runs";
+import { iso } from "../time";
+import type { BacktestControlDeps, BacktestResult, BacktestSummary, StoredBacktest } from "./backtest-model";
+
+/**
+ * A backtest's result: the summary finalize stores on the backtest (metrics, final capital), and
+ * the lists read back from the run's log when the result is asked for (fills, trades, equity curve).
+ */
+
+const MAX_CURVE_POINTS = 500;
+/** Events read per page of the run's log for the result's lists. */
+const LOG_PAGE = 5_000;
+
+/** What finalize stores on the backtest: the result without its lists, from the run's engine as it ended. */
+export function summaryOf(backtest: StoredBacktest, run: StoredRun, engine: TradingEngine, status: "completed" | "stopped", now: string): BacktestSummary {
+  const whole = engine.view(null);
+  const days = run.setup.trading_days_per_year;
+  const metrics = performance(whole, days);
+  const valueByCurrency = Object.fromEntries(Object.keys(whole.cash).map((currency) => [currency, valueIn(whole, currency)]));
+  return {
+    backtest_id: backtest.id,
+    session_id: backtest.session_id,
+    status,
+    strategy_name: backtest.strategy_name,
+    symbols: backtest.symbols,
+    start_date: backtest.start_date,
+    end_date: backtest.end_date,
+    timeframe: backtest.config.timeframe,
+    execution: backtest.config.execution,
+    risk_config: backtest.enforce_risk ? backtest.config.risk_config : null,
+    initial_capital: new Dec(backtest.initial_capital).toFixed(2),
+    final_capital: metrics.final_equity,
+    final_capital_by_currency: Object.fromEntries(Object.entries(valueByCurrency).map(([currency, value]) => [currency, new Dec(value).toFixed(2)])),
+    final_value_by_currency: valueByCurrency,
+    final_cash_by_currency: whole.cash,
+    performance_metrics: metrics,
+    channels: Object.fromEntries(engine.channelIds().map((id) => [id, performance(engine.view(id), days)])),
+    bars_processed: run.progress?.bars ?? 0,
+    completed_at: now,
+  };
+}
+
+/**
+ * The result's lists, read from the run: the fills (every execution, so an order filled in parts
+ * under `max_participation` gives one per part, also when its rest was cancelled), closed trades
+ * and the daily equity curve.
+ */
+export async function listsOf(deps: BacktestControlDeps, runId: string): Promise<Pick<BacktestResult, "fills" | "trades" | "equity_curve">> {
+  // One pass over the log (a backtest's chunks write it as a few blocks), not one per category.
+  const log = await collect((cursor) => deps.runs.events(runId, { limit: LOG_PAGE, cursor }));
+  const trades = log.filter((e) => e.category === "trade");
+  const dayEnds = log.filter((e) => e.category === "day");
+  return {
+    fills: log.filter((e) => e.type === "order_filled").map(fillOf),
+    trades: trades.map((e) => {
+      const d = e.data as Record<string, string | number>;
+      return {
+        symbol: String(d.symbol),
+        channel_id: e.channel_id,
+        direction: d.direction as "long" | "short",
+        quantity: String(d.quantity),
+        entry_time: iso(Number(d.entry_time)),
+        exit_time: iso(Number(d.exit_time)),
+        entry_price: new Dec(d.entry_price).toString(),
+        exit_price: new Dec(d.exit_price).toString(),
+        pnl: new Dec(d.pnl).toFixed(2),
+        fees: new Dec(d.fees).toFixed(2),
+      };
+    }),
+    equity_curve: downsample(
+      dayEnds.map((e) => ({ date: isoDateOf(Number(e.data.day)), equity: new Dec(Number(e.data.equity)).toFixed(2) })),
+      MAX_CURVE_POINTS,
+    ),
+  };
+}
+
+async function collect<T>(page: (cursor?: string) => Promise<{ items: T[]; cursor?: string }>): Promise<T[]> {
+  const all: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const next = await page(cursor);
+    all.push(...next.items);
+    cursor = next.cursor;
+  } while (cursor);
+  return all;
+}
+
+function fillOf(event: StoredEvent) {
+  const d = event.data as unknown as FillData;
+  return {
+    order_id: d.order_id,
+    timestamp: iso(event.time),
+    symbol: d.symbol,
+    side: d.side,
+    quantity: String(d.quantity),
+    price: d.price,
+    commission: d.commission,
+    channel_id: event.channel_id,
+  };
+}
+
+/** At most `max` points, always keeping the first and the last. */
+function downsample<T>(points: T[], max: number): T[] {
+  if (points.length <= max) return points;
+  const step = (points.length - 1) / (max - 1);
+  return Array.from({ length: max }, (_, i) => points[Math.round(i * step)]);
+}

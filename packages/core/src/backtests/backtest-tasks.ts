@@ -1,0 +1,229 @@
+import { DomainError } from "../errors";
+import type { CandleStore } from "../candles/index";
+import { TradingEngine } from "../engine/engine";
+import type { EngineEvent } from "../engine/events";
+import { marketOf, Markets } from "../market/market";
+import { iso } from "../time";
+import { feedsOf } from "../trading/session-config";
+import { warmupWindows, warmUpFromStore } from "../trading/warm-up";
+import type { StoredRun } from "../trading/runs";
+import { engineOf, updateRun } from "../trading/run-update";
+import { runSetup } from "../trading/run-setup";
+import { capitalOf } from "../trading/sessions";
+import type { BacktestTaskInput, BacktestTaskOutput } from "../workflows";
+import { TERMINAL } from "./control";
+import type { BacktestDeps, StoredBacktest } from "./backtest-model";
+import { backtestNotFound, runIdOf, syncSession, updateBacktest } from "./backtest-control";
+import { summaryOf } from "./backtest-result";
+import { BarFeed } from "./bar-feed";
+import { importMissing, importsDone } from "./candle-coverage";
+
+/**
+ * The backtest state machine's tasks (prepare → run chunk → … → finalize, and fail): each reads
+ * the backtest and its run and writes them back version-checked, so any of them may be retried.
+ */
+
+const out = (backtest: StoredBacktest, status: BacktestTaskOutput["status"]): BacktestTaskOutput => ({ backtest_id: backtest.id, status });
+
+/** A flag raised since the last task: the machine's Choice acts on it. */
+async function flagged(deps: BacktestDeps, backtest: StoredBacktest): Promise<BacktestTaskOutput | null> {
+  if (backtest.stop_requested || backtest.status === "stopping") return out(backtest, "stopped");
+  const sweep = backtest.sweep_id ? await deps.sweeps.flags(backtest.sweep_id) : undefined;
+  if (sweep?.stop_requested) return out(backtest, "stopped");
+  if (backtest.pause_requested || sweep?.pause_requested) {
+    const paused = await updateBacktest(deps, backtest.id, (b) =>
+      b.pause_requested || sweep?.pause_requested ? { ...b, status: "paused", message: "Paused at a checkpoint" } : undefined,
+    );
+    if (paused) return out(paused, "paused");
+  }
+  return null;
+}
+
+/** Whether a pause or stop was asked of the backtest or of its sweep (read again while a chunk runs). */
+async function flagRaised(deps: BacktestDeps, id: string): Promise<boolean> {
+  const latest = await deps.backtests.get(id);
+  if (!latest) return false;
+  if (latest.pause_requested || latest.stop_requested) return true;
+  const sweep = latest.sweep_id ? await deps.sweeps.flags(latest.sweep_id) : undefined;
+  return sweep !== undefined && (sweep.pause_requested || sweep.stop_requested);
+}
+
+/**
+ * Prepare: on the first pass, finds the trading days without candles and imports them through
+ * the import worker (keeping stored candles); answers `importing` until those imports end, then
+ * creates the run and answers `running`. A resumed backtest answers `running` at once.
+ */
+export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Promise<BacktestTaskOutput> {
+  let backtest = await deps.backtests.get(input.backtest_id);
+  if (!backtest) throw backtestNotFound(input.backtest_id);
+  if (TERMINAL.includes(backtest.status)) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
+  const raised = await flagged(deps, backtest);
+  if (raised) return raised;
+  // A run of a sweep paused with its sweep continues when the sweep's next execution reaches it.
+  const continues = (b: StoredBacktest) => b.status === "queued" || b.status === "importing" || (b.sweep_id !== undefined && b.status === "paused");
+  if (await deps.runs.get(runIdOf(backtest))) {
+    const running = await updateBacktest(deps, backtest.id, (b) => (continues(b) ? { ...b, status: "running", message: "Running" } : b));
+    return out(running!, "running");
+  }
+  const feeds = feedsOf(backtest.config);
+  // Bars of the window, counted from the same read that finds the missing days (when nothing is imported).
+  let barsTotal: number | null = backtest.candles_ready ? backtest.bars_total : null;
+  if (!backtest.candles_ready && backtest.import_task_ids.length === 0 && backtest.status === "queued") {
+    const history = backtest.config.execution.warm_up ? warmupWindows(new TradingEngine(await setupOf(deps, backtest)), backtest.window[0]) : [];
+    const from = (feed: { symbol: string; timeframe: string }) =>
+      history.find(({ need }) => need.symbol === feed.symbol && need.timeframe === feed.timeframe)?.from ?? backtest!.window[0];
+    const { started, busy, bars } = await importMissing(
+      deps,
+      backtest.user_id,
+      feeds.map((feed) => ({ ...feed, from: from(feed) })),
+      backtest.window,
+    );
+    if (busy) return out(backtest, "importing");
+    if (started.length > 0) {
+      // A pause asked for meanwhile stays what progress shows (`pausing`), until the next task takes it.
+      const importing = (b: StoredBacktest) => b.status === "queued";
+      backtest = (await updateBacktest(deps, backtest.id, (b) => ({
+        ...b,
+        status: importing(b) ? "importing" : b.status,
+        import_task_ids: started,
+        message: importing(b) ? `Importing missing candles (${started.length} import task${started.length > 1 ? "s" : ""})` : b.message,
+      })))!;
+      return out(backtest, "importing");
+    }
+    barsTotal = bars;
+  }
+  if (!(await importsDone(deps, backtest.import_task_ids))) return out(backtest, "importing");
+  if (barsTotal === null) barsTotal = (await importMissing(deps, backtest.user_id, [], backtest.window, feeds)).bars;
+  const { run, events } = await createRun(deps, backtest, barsTotal);
+  await deps.runs.save(run, 0, events);
+  const running = await updateBacktest(deps, backtest.id, (b) => ({
+    ...b,
+    status: continues(b) ? "running" : b.status,
+    bars_total: barsTotal,
+    message: continues(b) ? "Running" : b.message,
+  }));
+  return out(running!, "running");
+}
+
+/** The engine's setup of a backtest: its configuration with lot sizes, rates, fees and capital looked up (as a session's, `runSetup`). */
+async function setupOf(deps: BacktestDeps, backtest: StoredBacktest) {
+  const session = await deps.sessions.get(backtest.session_id);
+  const base = Markets[marketOf(backtest.symbols[0])].currency;
+  return runSetup(deps, {
+    run_id: runIdOf(backtest),
+    config: backtest.config,
+    symbols: backtest.symbols,
+    base_currency: base,
+    capital: session
+      ? capitalOf({ initial_capital: backtest.initial_capital, initial_capital_by_currency: session.initial_capital_by_currency }, base)
+      : { [base]: backtest.initial_capital },
+    enforce_risk: backtest.enforce_risk,
+  });
+}
+
+/**
+ * A backtest's run: its setup, and with `execution.warm_up` the engine warmed up on the stored
+ * bars before the window (the prepare stage imported them), with the warm-up's log events.
+ */
+async function createRun(deps: BacktestDeps, backtest: StoredBacktest, barsTotal: number): Promise<{ run: StoredRun; events: EngineEvent[] }> {
+  const setup = await setupOf(deps, backtest);
+  const engine = new TradingEngine(setup);
+  const warm = backtest.config.execution.warm_up === true;
+  if (warm) await warmUpFromStore(deps.candles, engine, backtest.window[0]);
+  const run: StoredRun = {
+    run_id: runIdOf(backtest),
+    session_id: backtest.session_id,
+    user_id: backtest.user_id,
+    setup,
+    snapshot: warm ? engine.snapshot() : null,
+    progress: { cursor_ms: 0, bars: 0, bars_total: barsTotal, done: false },
+    version: 1,
+    updated_at: iso(deps.now()),
+  };
+  return { run, events: engine.drainEvents() };
+}
+
+/**
+ * Run chunk: restores the engine, feeds the next bars until the chunk budget or the deadline, and
+ * checkpoints through `updateRun` (the run saved with the chunk's events, conditionally on its
+ * version: a chunk retried after a crash feeds the same bars from the same checkpoint again).
+ */
+export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, deadlineMs: number, maxBars = deps.chunkBars): Promise<BacktestTaskOutput> {
+  const backtest = await deps.backtests.get(input.backtest_id);
+  if (!backtest) throw backtestNotFound(input.backtest_id);
+  if (TERMINAL.includes(backtest.status)) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
+  const raised = await flagged(deps, backtest);
+  if (raised) return raised;
+  // The flags are read again beside every window of candles the feed loads, so a pause or stop
+  // asked while a long chunk runs ends it at the next checkpoint instead of after its last bar.
+  let asked = false;
+  const candles = {
+    load: async (...args: Parameters<CandleStore["load"]>) => {
+      const [loaded, flag] = await Promise.all([deps.candles.load(...args), flagRaised(deps, backtest.id)]);
+      if (flag) asked = true;
+      return loaded;
+    },
+  };
+  const chunk = await updateRun(
+    deps,
+    runIdOf(backtest),
+    async (run) => {
+      if (run.progress?.done) return null;
+      const engine = engineOf(run);
+      const feed = new BarFeed(candles, feedsOf(backtest.config), backtest.window[0], backtest.window[1], run.progress?.cursor_ms ?? 0);
+      const fed = await feed.run(maxBars, engine, () => asked || deps.now() >= deadlineMs);
+      if (fed.done) engine.endDay();
+      const progress = {
+        cursor_ms: fed.lastCloseMs ?? run.progress?.cursor_ms ?? 0,
+        bars: (run.progress?.bars ?? 0) + fed.fed,
+        bars_total: run.progress?.bars_total ?? 0,
+        done: fed.done,
+      };
+      return { engine, value: fed.done, progress };
+    },
+    () => new DomainError(500, "BACKTEST_RUN_MISSING", `Backtest ${backtest.id} has no run; prepare it first`),
+  );
+  // Null: the run was done before this chunk (a retried task).
+  if (!chunk) return out(backtest, "done");
+  // Also after the last bar: a pause asked before the end is honoured (the run is kept, done, and
+  // a resume finalises it), so a backtest that fits in one chunk can be paused like any other.
+  const latest = await deps.backtests.get(backtest.id);
+  if (latest) {
+    const again = await flagged(deps, latest);
+    if (again) return again;
+  }
+  return out(backtest, chunk.value ? "done" : "running");
+}
+
+/** Finalize: computes the result from the run, and records it on the backtest and its session. */
+export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Promise<BacktestTaskOutput> {
+  const backtest = await deps.backtests.get(input.backtest_id);
+  if (!backtest) throw backtestNotFound(input.backtest_id);
+  if (backtest.result) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
+  const run = (await deps.runs.get(runIdOf(backtest))) ?? (await createRun(deps, backtest, 0)).run;
+  const completed = run.progress?.done === true && !backtest.stop_requested;
+  const now = iso(deps.now());
+  const status = completed ? "completed" : "stopped";
+  const result = summaryOf(backtest, run, engineOf(run), status, now);
+  const done = await updateBacktest(deps, backtest.id, (b) => ({ ...b, status, result, finished_at: now, message: completed ? "Completed" : "Stopped" }));
+  // A sweep's runs leave the session alone: it follows its own backtests, not a sweep's hundreds.
+  if (!backtest.sweep_id)
+    await syncSession(deps, backtest.session_id, status, {
+      end_time: now,
+      final_capital: result.final_capital,
+      final_capital_by_currency: result.final_capital_by_currency,
+      performance_metrics: result.performance_metrics,
+    });
+  return out(done!, completed ? "done" : "stopped");
+}
+
+/** Failure: records why the workflow failed on the backtest and its session. */
+export async function fail(deps: BacktestDeps, input: BacktestTaskInput & { error?: { Error?: string; Cause?: string } }): Promise<BacktestTaskOutput> {
+  const reason = [input.error?.Error, input.error?.Cause].filter(Boolean).join(": ").slice(0, 2000) || "the workflow failed";
+  const failed = await updateBacktest(deps, input.backtest_id, (b) =>
+    TERMINAL.includes(b.status) ? undefined : { ...b, status: "failed", error: reason, message: `Failed: ${reason}`, finished_at: iso(deps.now()) },
+  );
+  const backtest = failed ?? (await deps.backtests.get(input.backtest_id));
+  if (failed && !failed.sweep_id) await syncSession(deps, failed.session_id, "failed", { end_time: iso(deps.now()) });
+  return out(backtest!, "stopped");
+}

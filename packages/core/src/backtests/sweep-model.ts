@@ -1,0 +1,195 @@
+import { z } from "zod";
+import { PerformanceMetrics } from "../engine/metrics";
+import { IsoDate } from "../fees/money";
+import { ParameterValue } from "../strategies/parameter";
+import type { Controlled } from "./control";
+import { BacktestRequest, BacktestStatus, type BacktestControlDeps, type BacktestDeps } from "./backtest-model";
+
+/**
+ * Parameter sweeps: one strategy over a grid of its parameters, each point a backtest of its own
+ * (a `StoredBacktest` with `sweep_id`, run by the backtest's own tasks), fanned out by the sweep
+ * state machine's Map; the best runs are then run again over an out-of-sample window. Every run
+ * is planned exactly as `POST /backtest/start` plans it, so it gives that backtest's fills and
+ * metrics. docs/backtests.md "Parameter sweeps".
+ *
+ * This module: the API's schemas, the sweep as stored, its storage port and dependencies; the
+ * control side is sweep-control.ts, the state machine's tasks sweep-tasks.ts.
+ */
+
+/** A grid holds at most this many runs. */
+export const MAX_SWEEP_RUNS = 1000;
+
+/** Metrics a sweep ranks by; the ones where less is better rank ascending. */
+export const SweepMetric = z
+  .enum([
+    "sharpe_ratio",
+    "sortino_ratio",
+    "total_return",
+    "annualized_return",
+    "profit_factor",
+    "win_rate",
+    "total_pnl",
+    "realized_pnl",
+    "final_equity",
+    "exposure",
+    "total_trades",
+    "winning_trades",
+    "average_win",
+    "max_drawdown",
+    "max_drawdown_duration_days",
+    "current_drawdown",
+    "losing_trades",
+    "fees_paid",
+  ])
+  .meta({ id: "SweepMetric" });
+export type SweepMetric = z.infer<typeof SweepMetric>;
+export const ASCENDING: ReadonlySet<SweepMetric> = new Set(["max_drawdown", "max_drawdown_duration_days", "current_drawdown", "losing_trades", "fees_paid"]);
+
+const ParameterRange = z
+  .object({ min: z.number(), max: z.number(), step: z.number().positive() })
+  .meta({ id: "SweepParameterRange", description: "min, min + step, … up to max (inclusive)" });
+export const ParameterValues = z.union([z.array(ParameterValue).min(1).max(MAX_SWEEP_RUNS), ParameterRange]);
+
+/** A sweep: the backtest request's fields (its `strategy_config` the base every point changes) plus the grid and how to rank it. */
+export const SweepRequest = z
+  .object({
+    ...BacktestRequest.shape,
+    parameters: z
+      .record(z.string().min(1).max(64), ParameterValues)
+      .refine((grid) => Object.keys(grid).length > 0, "name at least one parameter")
+      .describe("Per parameter a list of values or {min, max, step}"),
+    metric: SweepMetric.default("sharpe_ratio"),
+    max_runs: z
+      .int()
+      .min(1)
+      .max(MAX_SWEEP_RUNS)
+      .default(MAX_SWEEP_RUNS)
+      .describe("The most runs the grid may have (422 with the grid's size when it has more)"),
+    out_of_sample: z
+      .object({
+        start_date: IsoDate,
+        end_date: IsoDate,
+        top: z.int().min(1).max(20).default(5).describe("How many of the best runs are run again over this window"),
+      })
+      .optional(),
+  })
+  .meta({ id: "SweepRequest" });
+export type SweepRequest = z.infer<typeof SweepRequest>;
+
+/** Where a sweep is; the same states as a backtest's. */
+export type SweepStatus = BacktestStatus;
+
+export type Point = Record<string, ParameterValue>;
+
+/** A sweep as stored: the plan (every run's id and parameters), the phases' progress and the control flags. */
+export interface StoredSweep extends Controlled {
+  id: string;
+  session_id: string;
+  user_id: string;
+  /** The request without its grid: what every run's backtest request is made from. */
+  base: BacktestRequest;
+  metric: SweepMetric;
+  out_of_sample: { start_date: string; end_date: string; top: number } | null;
+  runs: { backtest_id: string; parameters: Point }[];
+  /** Points of the grid the strategy refuses as a whole (a fast period not below the slow one…), with why. */
+  skipped: { parameters: Point; reason: string }[];
+  oos_runs: { backtest_id: string; of: string }[];
+  /** Phase of the plan: the candles checked and imported, the runs created, the out-of-sample runs created. */
+  runs_created: boolean;
+  oos_created: boolean;
+  import_task_ids: string[];
+  status: SweepStatus;
+  message: string;
+  pause_requested: boolean;
+  stop_requested: boolean;
+  executions: number;
+  error: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+/** Storage port of sweeps. */
+export interface SweepStore {
+  create(sweep: StoredSweep): Promise<void>;
+  get(id: string): Promise<StoredSweep | undefined>;
+  replace(sweep: StoredSweep, expectedVersion: number): Promise<boolean>;
+  /** Sweeps in an active state: the embedded runtime's recovery list. */
+  active(): Promise<StoredSweep[]>;
+  /** The control flags alone (what each run reads at its checkpoints). */
+  flags(id: string): Promise<{ pause_requested: boolean; stop_requested: boolean } | undefined>;
+}
+
+/** Sweeps' control side (the HTTP endpoints). */
+export type SweepControlDeps = BacktestControlDeps & { sweeps: SweepStore };
+/** Sweeps' workflow tasks: the backtests' task deps plus the store and the Map's concurrency (the stage's setting). */
+export type SweepDeps = BacktestDeps & { sweeps: SweepStore; sweepConcurrency: number };
+
+export const SweepStarted = z
+  .object({
+    success: z.boolean(),
+    message: z.string(),
+    sweep_id: z.string(),
+    runs: z.int().describe("Backtests the grid runs"),
+    skipped: z.int().describe("Points of the grid the strategy refuses (listed in the result)"),
+  })
+  .meta({ id: "SweepStarted" });
+
+export const SweepProgress = z
+  .object({
+    sweep_id: z.string(),
+    status: BacktestStatus,
+    stage: z.enum(["queued", "importing", "in_sample", "out_of_sample", "finalizing", "done"]),
+    runs_total: z.int(),
+    runs_done: z.int().describe("Runs completed"),
+    runs_failed: z.int(),
+    runs_stopped: z.int(),
+    out_of_sample_total: z.int(),
+    out_of_sample_done: z.int(),
+    progress: z.number().describe("Percent of all runs (in and out of sample) ended"),
+    is_running: z.boolean(),
+    is_paused: z.boolean(),
+    metric: SweepMetric,
+    message: z.string(),
+  })
+  .meta({ id: "SweepProgress" });
+
+export const SweepControlResult = z
+  .object({ success: z.boolean(), message: z.string(), sweep_id: z.string(), status: BacktestStatus })
+  .meta({ id: "SweepControlResult" });
+
+const RankedRun = z.object({
+  rank: z.int(),
+  backtest_id: z.string(),
+  parameters: z.record(z.string(), ParameterValue),
+  value: z.number().nullable().describe("The run's value of the metric (null when undefined, e.g. a Sharpe ratio without returns: ranked last)"),
+  performance_metrics: PerformanceMetrics,
+  out_of_sample: z
+    .object({ backtest_id: z.string(), status: BacktestStatus, value: z.number().nullable(), performance_metrics: PerformanceMetrics.nullable() })
+    .nullable()
+    .describe("The same parameters over the out-of-sample window (the best `top` runs only)"),
+});
+
+export const SweepResult = z
+  .object({
+    sweep_id: z.string(),
+    session_id: z.string(),
+    status: BacktestStatus,
+    strategy_name: z.string(),
+    symbols: z.array(z.string()),
+    start_date: z.string(),
+    end_date: z.string(),
+    metric: SweepMetric,
+    order: z.enum(["descending", "ascending"]),
+    out_of_sample: z.object({ start_date: z.string(), end_date: z.string(), top: z.int() }).nullable(),
+    runs_total: z.int(),
+    ranking: z.array(RankedRun).describe("Completed runs, best first"),
+    not_ranked: z.array(
+      z.object({ backtest_id: z.string(), parameters: z.record(z.string(), ParameterValue), status: BacktestStatus, error: z.string().nullable() }),
+    ),
+    skipped: z.array(z.object({ parameters: z.record(z.string(), ParameterValue), reason: z.string() })),
+    completed_at: z.string().nullable(),
+  })
+  .meta({ id: "SweepResult" });
+export type SweepResult = z.infer<typeof SweepResult>;

@@ -1,0 +1,160 @@
+import { DomainError } from "../errors";
+import { feedsOf } from "../trading/session-config";
+import type { StoredSession } from "../trading/sessions";
+import { iso } from "../time";
+import type { SweepFailureInput, SweepTaskInput, SweepTaskOutput } from "../workflows";
+import { TERMINAL } from "./control";
+import type { StoredBacktest } from "./backtest-model";
+import { endWithSweep, plan as planBacktest } from "./backtest-control";
+import { importMissing, importsDone } from "./candle-coverage";
+import type { Point, StoredSweep, SweepDeps } from "./sweep-model";
+import { ended, ranked, requestOf, runsOf, sweepNotFound, updateSweep } from "./sweep-control";
+
+/**
+ * The sweep state machine's tasks: plan (imports once per symbol, creates the runs, answers the
+ * runs left for the Map), finalize and fail. Each run is a backtest run by backtest-tasks.ts.
+ */
+
+const out = (sweep: StoredSweep, status: SweepTaskOutput["status"], runs: string[] = [], deps?: Pick<SweepDeps, "sweepConcurrency">): SweepTaskOutput => ({
+  sweep_id: sweep.id,
+  status,
+  runs,
+  max_concurrency: Math.max(1, deps?.sweepConcurrency ?? 1),
+});
+
+/** The stored backtests of one phase's runs: planned again exactly as at the start, with their ids, the sweep's id and the counted bars. */
+function backtestsOf(
+  deps: SweepDeps,
+  sweep: StoredSweep,
+  session: StoredSession,
+  runs: { backtest_id: string; parameters: Point }[],
+  barsTotal: number,
+  window?: { start_date: string; end_date: string },
+): StoredBacktest[] {
+  return runs.map((run) =>
+    planBacktest(deps, session, requestOf(sweep.base, run.parameters, window), {
+      id: run.backtest_id,
+      sweep_id: sweep.id,
+      candles_ready: true,
+      bars_total: barsTotal,
+    }),
+  );
+}
+
+/**
+ * Plan: on the first pass imports what is missing of each symbol's candles (for the window and
+ * the out-of-sample window: once per symbol, not once per run), then creates the runs; every pass
+ * answers the runs not yet ended for the Map, then (with `out_of_sample`) creates and answers the
+ * out-of-sample runs of the best, then `done`. Pause and stop flags end the execution here.
+ */
+export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<SweepTaskOutput> {
+  let sweep = await deps.sweeps.get(input.sweep_id);
+  if (!sweep) throw sweepNotFound(input.sweep_id);
+  if (TERMINAL.includes(sweep.status)) return out(sweep, sweep.status === "completed" ? "done" : "stopped");
+  if (sweep.stop_requested) return out(sweep, "stopped");
+  if (sweep.pause_requested) {
+    const paused = await updateSweep(deps, sweep.id, (s) =>
+      s.pause_requested ? { ...s, status: "paused", message: "Paused: every run at a checkpoint" } : undefined,
+    );
+    if (paused) return out(paused, "paused");
+  }
+  const session = await deps.sessions.get(sweep.session_id);
+  if (!session) throw new DomainError(409, "SESSION_NOT_FOUND", `The session of sweep ${sweep.id} was deleted`);
+  if (!sweep.runs_created) {
+    const first = planBacktest(deps, session, requestOf(sweep.base, sweep.runs[0]!.parameters));
+    const feeds = feedsOf(first.config);
+    const windows: [number, number][] = [first.window];
+    if (sweep.out_of_sample) windows.push(planBacktest(deps, session, requestOf(sweep.base, sweep.runs[0]!.parameters, sweep.out_of_sample)).window);
+    if (sweep.import_task_ids.length === 0 && sweep.status === "queued") {
+      const started: string[] = [];
+      for (const window of windows) {
+        const imported = await importMissing(
+          deps,
+          sweep.user_id,
+          feeds.map((feed) => ({ ...feed, from: window[0] })),
+          window,
+        );
+        if (imported.busy) return out(sweep, "importing");
+        started.push(...imported.started);
+      }
+      if (started.length > 0) {
+        sweep = (await updateSweep(deps, sweep.id, (s) => ({
+          ...s,
+          status: "importing",
+          import_task_ids: started,
+          message: `Importing missing candles (${started.length} import task${started.length > 1 ? "s" : ""}), once for every run`,
+        })))!;
+        return out(sweep, "importing");
+      }
+    }
+    if (!(await importsDone(deps, sweep.import_task_ids))) return out(sweep, "importing");
+    const bars = (await importMissing(deps, sweep.user_id, [], first.window, feeds)).bars;
+    await deps.backtests.createMany(backtestsOf(deps, sweep, session, sweep.runs, bars));
+    sweep = (await updateSweep(deps, sweep.id, (s) => ({
+      ...s,
+      runs_created: true,
+      status: s.status === "queued" || s.status === "importing" ? "running" : s.status,
+      message: "Running",
+    })))!;
+  } else if (sweep.status === "queued") {
+    sweep = (await updateSweep(deps, sweep.id, (s) => ({ ...s, status: s.status === "queued" ? "running" : s.status, message: "Running" })))!;
+  }
+  const { inSample, outOfSample } = await runsOf(deps, sweep);
+  const pending = (runs: (StoredBacktest | undefined)[]) => runs.filter((b): b is StoredBacktest => b !== undefined && !ended(b)).map((b) => b.id);
+  const left = pending(inSample);
+  if (left.length > 0) return out(sweep, "running", left, deps);
+  if (sweep.out_of_sample && !sweep.oos_created) {
+    const best = ranked(sweep, inSample).slice(0, sweep.out_of_sample.top);
+    const oosRuns = best.map((entry) => ({ backtest_id: deps.newId(), of: entry.run.backtest_id, parameters: entry.run.parameters }));
+    const window = planBacktest(deps, session, requestOf(sweep.base, sweep.runs[0]!.parameters, sweep.out_of_sample));
+    const bars = (await importMissing(deps, sweep.user_id, [], window.window, feedsOf(window.config))).bars;
+    await deps.backtests.createMany(backtestsOf(deps, sweep, session, oosRuns, bars, sweep.out_of_sample));
+    sweep = (await updateSweep(deps, sweep.id, (s) => ({
+      ...s,
+      oos_created: true,
+      oos_runs: oosRuns.map(({ backtest_id, of }) => ({ backtest_id, of })),
+      message: "Running the best runs out of sample",
+    })))!;
+    return out(
+      sweep,
+      "running",
+      oosRuns.map((r) => r.backtest_id),
+      deps,
+    );
+  }
+  const oosLeft = pending(outOfSample);
+  if (oosLeft.length > 0) return out(sweep, "running", oosLeft, deps);
+  return out(sweep, "done");
+}
+
+/** Finalize: the sweep ends completed, or stopped (its runs not ended are marked stopped: they will not run). */
+export async function finalize(deps: SweepDeps, input: SweepTaskInput): Promise<SweepTaskOutput> {
+  const sweep = await deps.sweeps.get(input.sweep_id);
+  if (!sweep) throw sweepNotFound(input.sweep_id);
+  if (TERMINAL.includes(sweep.status)) return out(sweep, sweep.status === "completed" ? "done" : "stopped");
+  const stopped = sweep.stop_requested;
+  const now = iso(deps.now());
+  if (stopped) {
+    const { inSample, outOfSample } = await runsOf(deps, sweep);
+    for (const run of [...inSample, ...outOfSample]) {
+      if (!run || ended(run)) continue;
+      await endWithSweep(deps, run.id, now);
+    }
+  }
+  const done = await updateSweep(deps, sweep.id, (s) => ({
+    ...s,
+    status: stopped ? "stopped" : "completed",
+    finished_at: now,
+    message: stopped ? "Stopped" : "Completed",
+  }));
+  return out(done!, stopped ? "stopped" : "done");
+}
+
+/** Failure: records why the sweep's workflow failed. */
+export async function fail(deps: SweepDeps, input: SweepFailureInput): Promise<SweepTaskOutput> {
+  const reason = [input.error?.Error, input.error?.Cause].filter(Boolean).join(": ").slice(0, 2000) || "the workflow failed";
+  const failed = await updateSweep(deps, input.sweep_id, (s) =>
+    TERMINAL.includes(s.status) ? undefined : { ...s, status: "failed", error: reason, message: `Failed: ${reason}`, finished_at: iso(deps.now()) },
+  );
+  return out(failed ?? (await deps.sweeps.get(input.sweep_id))!, "stopped");
+}

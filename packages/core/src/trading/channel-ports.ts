@@ -1,0 +1,60 @@
+import type { RealtimeDeps } from "../realtime";
+import type { ViewDeps } from "./deps";
+import type { SessionChannel } from "./session-config";
+
+/**
+ * The storage ports of multi-channel sessions (docs/channels.md): configuration versions and the
+ * short-lived feed of the session's socket, and the dependencies record of the channel use cases.
+ */
+
+/** One version of a session's channel configuration. */
+export interface ConfigVersionRecord {
+  session_id: string;
+  version: number;
+  timestamp: string;
+  /** Per channel, per field: `{from, to}`. */
+  changes: Record<string, Record<string, unknown>>;
+  changed_by: string;
+  channels: SessionChannel[];
+}
+
+/** Which version is in force and which waits for the channels to reload. `revision` rises with every write. */
+export interface ConfigPointer {
+  session_id: string;
+  current_version: number;
+  pending_version: number | null;
+  revision: number;
+}
+
+/** Storage port of configuration versions. */
+export interface ChannelConfigStore {
+  pointer(sessionId: string): Promise<ConfigPointer | undefined>;
+  /** Every version, oldest first. */
+  versions(sessionId: string): Promise<ConfigVersionRecord[]>;
+  /** Writes new version records and the pointer together if the stored pointer's revision is still `expectedRevision` (0: none yet). */
+  commit(pointer: ConfigPointer, expectedRevision: number, records: ConfigVersionRecord[]): Promise<boolean>;
+}
+
+/** A message on a session's socket, as pushed and as `/updates` returns it. */
+export interface StreamRecord {
+  type: string;
+  data: Record<string, unknown>;
+  timestamp: string;
+}
+
+/** The short-lived feed of everything pushed on a session's socket. */
+export interface UpdateFeed {
+  /**
+   * Stores messages with strictly increasing timestamps per session (never before `now`, never
+   * equal to an earlier record's), so `since` a record's timestamp means exactly the records after it.
+   */
+  append(sessionId: string, messages: { type: string; data: Record<string, unknown> }[], now: number): Promise<StreamRecord[]>;
+  /** Records with a timestamp after `sinceMs` (all kept ones when null), oldest first, at most `limit`. */
+  since(sessionId: string, sinceMs: number | null, limit: number): Promise<StreamRecord[]>;
+}
+
+export interface ChannelDeps extends ViewDeps {
+  configs: ChannelConfigStore;
+  feed: UpdateFeed;
+  realtime: RealtimeDeps;
+}

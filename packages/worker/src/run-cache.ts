@@ -1,0 +1,77 @@
+import type { TradingEngine } from "@tp/core/engine/engine";
+import type { EngineEvent } from "@tp/core/engine/events";
+import { engineOf } from "@tp/core/trading/run-update";
+import type { RunStore, StoredRun } from "@tp/core/trading/runs";
+
+/**
+ * The runs the worker fed, kept in memory while the stored version still matches (crash-only:
+ * the table is the truth, this a cache; docs/session-worker.md "Each step"). `get` answers the run
+ * as this worker last saved it, without a read; `save` stays conditional on the version, so a run
+ * another writer changed meanwhile (an API command, the rollover, another task) fails its save,
+ * is dropped from the cache, and the retry reads it from the table. Everything else goes to the
+ * store.
+ *
+ * The engine that made a saved run is kept with it (`engineOf` hands it out again for that very
+ * run object instead of restoring the snapshot). That holds because the worker's feeds are this
+ * store's only writers, one feed per session at a time: each save is of one step, whose engine is
+ * the one handed out for it.
+ */
+export class RunCache implements RunStore {
+  private readonly saved = new Map<string, StoredRun>();
+  private readonly engines = new Map<string, { run: StoredRun; engine: TradingEngine }>();
+  private readonly handedOut = new Map<string, TradingEngine>();
+
+  constructor(private readonly store: RunStore) {}
+
+  async get(runId: string): Promise<StoredRun | undefined> {
+    const cached = this.saved.get(runId);
+    if (cached) return cached;
+    const run = await this.store.get(runId);
+    if (run) this.saved.set(runId, run);
+    return run;
+  }
+
+  /** The run's engine: the one kept with this very run when it was saved here, else restored from its snapshot. */
+  engineOf(run: StoredRun): TradingEngine {
+    const kept = this.engines.get(run.run_id);
+    this.engines.delete(run.run_id);
+    const engine = kept && kept.run === run ? kept.engine : engineOf(run);
+    this.handedOut.set(run.run_id, engine);
+    return engine;
+  }
+
+  async save(run: StoredRun, expectedVersion: number, events: EngineEvent[]): Promise<boolean> {
+    const engine = this.handedOut.get(run.run_id);
+    this.forget(run.run_id);
+    const done = await this.store.save(run, expectedVersion, events);
+    if (done) {
+      this.saved.set(run.run_id, run);
+      if (engine) this.engines.set(run.run_id, { run, engine });
+    }
+    return done;
+  }
+
+  /** Forgets a run (its session let go, or a feed of it failed): the next `get` reads the table. */
+  forget(runId: string): void {
+    this.saved.delete(runId);
+    this.engines.delete(runId);
+    this.handedOut.delete(runId);
+  }
+
+  events(...args: Parameters<RunStore["events"]>) {
+    return this.store.events(...args);
+  }
+
+  orders(...args: Parameters<RunStore["orders"]>) {
+    return this.store.orders(...args);
+  }
+
+  order(orderId: string) {
+    return this.store.order(orderId);
+  }
+
+  async delete(runId: string): Promise<void> {
+    this.forget(runId);
+    await this.store.delete(runId);
+  }
+}
