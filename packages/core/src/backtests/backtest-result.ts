@@ -4,6 +4,7 @@ import type { FillData } from "../engine/events";
 import { performance } from "../engine/metrics";
 import type { TradingEngine } from "../engine/engine";
 import { valueIn } from "../trading/closing";
+import { allOf } from "../trading/pages";
 import type { StoredEvent, StoredRun } from "../trading/runs";
 import { iso } from "../time";
 import type { BacktestControlDeps, BacktestResult, BacktestSummary, StoredBacktest } from "./backtest-model";
@@ -53,7 +54,7 @@ export function summaryOf(backtest: StoredBacktest, run: StoredRun, engine: Trad
  */
 export async function listsOf(deps: BacktestControlDeps, runId: string): Promise<Pick<BacktestResult, "fills" | "trades" | "equity_curve">> {
   // One pass over the log (a backtest's chunks write it as a few blocks), not one per category.
-  const log = await collect((cursor) => deps.runs.events(runId, { limit: LOG_PAGE, cursor }));
+  const log = await allOf((cursor) => deps.runs.events(runId, { limit: LOG_PAGE, cursor }));
   const trades = log.filter((e) => e.category === "trade");
   const dayEnds = log.filter((e) => e.category === "day");
   return {
@@ -78,17 +79,6 @@ export async function listsOf(deps: BacktestControlDeps, runId: string): Promise
       MAX_CURVE_POINTS,
     ),
   };
-}
-
-async function collect<T>(page: (cursor?: string) => Promise<{ items: T[]; cursor?: string }>): Promise<T[]> {
-  const all: T[] = [];
-  let cursor: string | undefined;
-  do {
-    const next = await page(cursor);
-    all.push(...next.items);
-    cursor = next.cursor;
-  } while (cursor);
-  return all;
 }
 
 function fillOf(event: StoredEvent) {
