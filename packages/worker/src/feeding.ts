@@ -2,7 +2,7 @@ import { Buckets, type StoredPeriod } from "@tp/core/candles/buckets";
 import type { ClosedBar } from "@tp/core/trading/live";
 
 /** Sessions fed (and leases taken or given up) at the same time (each feed a conditional save; bench/session.ts). */
-const FEED_CONCURRENCY = 8;
+export const FEED_CONCURRENCY = 8;
 
 /** A feed's key: its symbol and period. */
 export const feedKey = (symbol: string, timeframe: string) => `${symbol}|${timeframe}`;
@@ -10,12 +10,3 @@ export const feedKey = (symbol: string, timeframe: string) => `${symbol}|${timef
 /** Bars closing together go coarser period first: an MTF director's bar before its executors'. */
 export const inFeedOrder = (a: ClosedBar, b: ClosedBar) =>
   a.close_ms - b.close_ms || Buckets.seconds(b.timeframe as StoredPeriod) - Buckets.seconds(a.timeframe as StoredPeriod);
-
-/** Runs `work` on every item, `FEED_CONCURRENCY` at a time (each item's own work in order). */
-export async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(FEED_CONCURRENCY, items.length) }, worker));
-}

@@ -24,7 +24,8 @@ import { holdingsOf, sleeveDifferences } from "@tp/core/trading/accounts";
 import { dayCloseOf, marketBarCloseOf } from "@tp/core/trading/rollover";
 import { PaperAccounts } from "@tp/core/paper/accounts";
 import { log } from "@tp/core/log";
-import { feedKey, inFeedOrder, inParallel } from "./feeding";
+import { inParallel } from "@tp/core/in-parallel";
+import { FEED_CONCURRENCY, feedKey, inFeedOrder } from "./feeding";
 import { LEASE_MS, planLeases } from "./leases";
 import { RunCache } from "./run-cache";
 
@@ -166,7 +167,7 @@ export class SessionWorker {
     this.options.marketData.setOnCandlestick(null);
     const held = [...this.driven.keys()];
     this.driven.clear();
-    await inParallel(held, async (id) => void (await this.leases.release(id, this.taskId)));
+    await inParallel(held, FEED_CONCURRENCY, async (id) => void (await this.leases.release(id, this.taskId)));
     this.heartbeat.sessions = 0;
     this.heartbeat.last_bar = {};
     await this.leases.beat(this.taskId, this.heartbeat, this.wall() - 1);
@@ -366,7 +367,7 @@ export class SessionWorker {
       await this.leases.release(id, this.taskId);
     }
     const held = new Set(plan.keep);
-    await inParallel(plan.take, async ({ session_id, from }) => {
+    await inParallel(plan.take, FEED_CONCURRENCY, async ({ session_id, from }) => {
       if (await this.leases.take(session_id, this.taskId, from)) held.add(session_id);
     });
     await this.leases.forget(plan.forget);
@@ -485,7 +486,7 @@ export class SessionWorker {
     const due = [...this.driven].filter(([, driven]) => driven.session.status === "running");
     let sessionBars = 0;
     // Sessions are independent (each its own run and topic): several are fed at once, each one's events in order.
-    await inParallel(due, async ([id, driven]) => {
+    await inParallel(due, FEED_CONCURRENCY, async ([id, driven]) => {
       const catchingUp = this.catchingUp.has(id);
       const mine = catchingUp
         ? driven.feeds.flatMap((key) => this.recent.get(key) ?? []).sort(inFeedOrder)

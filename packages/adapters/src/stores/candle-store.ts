@@ -1,4 +1,5 @@
 import { CandleBatches, type BucketSummary, type CandleBatch, type CandleStore, type PreparedUpsert, type StoredPeriod } from "@tp/core/candles/index";
+import { inParallel } from "@tp/core/in-parallel";
 import { Buckets } from "@tp/core/candles/buckets";
 import { retrying } from "@tp/core/backoff";
 import { DomainError } from "@tp/core/errors";
@@ -40,15 +41,6 @@ function sessionCounts(batch: CandleBatch): Partial<Record<TradeSession, number>
     counts[name] = (counts[name] ?? 0) + 1;
   }
   return counts;
-}
-
-async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { inParallel } from "../in-parallel";
 import { StoredPeriod, StoredPeriods, type CandleStore } from "../candles/index";
 import { ValidationError, type ValidationIssue } from "../errors";
 import { Calendar, type DayKind, type SessionInterval } from "../market/calendar";
@@ -352,15 +353,6 @@ async function providerDays(marketData: MarketData, market: Market, start: IsoDa
     from = shift(to, 1);
   }
   return { trading, half };
-}
-
-async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
 }
 
 const WRITE_CONCURRENCY = 16;
