@@ -1,3 +1,5 @@
+import { KeyedQueue } from "@tp/core/keyed-queue";
+
 interface Waiting<T> {
   resolve: (value: T) => void;
   reject: (error: unknown) => void;
@@ -12,33 +14,22 @@ interface Waiting<T> {
  * copy of the item.
  */
 export class SharedReads<T> {
-  private readonly waiting = new Map<string, Waiting<T>[]>();
-
-  read(key: string, load: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const queue = this.waiting.get(key);
-      if (queue) queue.push({ resolve, reject });
-      else {
-        const fresh = [{ resolve, reject }];
-        this.waiting.set(key, fresh);
-        void this.drain(key, fresh, load);
-      }
-    });
-  }
-
-  private async drain(key: string, queue: Waiting<T>[], load: () => Promise<T>) {
-    while (queue.length > 0) {
-      const readers = queue.splice(0);
+  private readonly queue = new KeyedQueue<Waiting<T> & { load: () => Promise<T> }>(
+    (waiting) => waiting.length,
+    async (_key, readers) => {
       try {
-        const value = await load();
+        const value = await readers[0]!.load();
         readers.forEach((reader, index) => {
           reader.resolve(index === 0 ? value : structuredClone(value));
         });
       } catch (error) {
         for (const reader of readers) reader.reject(error);
       }
-    }
-    this.waiting.delete(key);
+    },
+  );
+
+  read(key: string, load: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => this.queue.push(key, { resolve, reject, load }));
   }
 }
 

@@ -1,4 +1,5 @@
 import type { EngineEvent } from "../engine/events";
+import { KeyedQueue } from "../keyed-queue";
 
 /**
  * Session commands (docs/session-worker.md): what the API did to a simulation or live session,
@@ -67,38 +68,24 @@ interface Unsent {
  * is sent (docs/session-worker.md "Commands from the API").
  */
 export class CoalescingCommandSink implements SessionCommandSink {
-  private readonly unsent = new Map<string, Unsent[]>();
+  private readonly queue = new KeyedQueue<Unsent>(coalescible, async (_sessionId, group) => {
+    try {
+      await this.sink.send(group.length === 1 ? group[0]!.command : merged(group.map((u) => u.command)));
+      for (const unsent of group) unsent.resolve();
+    } catch (error) {
+      for (const unsent of group) unsent.reject(error);
+    }
+  });
 
   constructor(private readonly sink: SessionCommandSink) {}
 
   send(command: SessionCommand): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const waiting = this.unsent.get(command.session_id);
-      if (waiting) waiting.push({ command, resolve, reject });
-      else {
-        const fresh = [{ command, resolve, reject }];
-        this.unsent.set(command.session_id, fresh);
-        void this.drain(command.session_id, fresh);
-      }
-    });
-  }
-
-  private async drain(sessionId: string, waiting: Unsent[]) {
-    while (waiting.length > 0) {
-      const group = waiting.splice(0, coalescible(waiting));
-      try {
-        await this.sink.send(group.length === 1 ? group[0]!.command : merged(group.map((u) => u.command)));
-        for (const unsent of group) unsent.resolve();
-      } catch (error) {
-        for (const unsent of group) unsent.reject(error);
-      }
-    }
-    this.unsent.delete(sessionId);
+    return new Promise<void>((resolve, reject) => this.queue.push(command.session_id, { command, resolve, reject }));
   }
 }
 
 /** How many of the first commands go in one message: a lifecycle command alone, else the inputs in a row up to `COALESCED_EVENTS` events. */
-function coalescible(waiting: Unsent[]): number {
+function coalescible(waiting: readonly Unsent[]): number {
   if (waiting[0]!.command.kind !== "input") return 1;
   let count = 0;
   let events = 0;

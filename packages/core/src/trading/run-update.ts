@@ -1,5 +1,6 @@
 import { retrying } from "../backoff";
 import { serviceUnavailable } from "../errors";
+import { KeyedQueue } from "../keyed-queue";
 import { TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import type { EngineSetup } from "../engine/setup";
@@ -74,10 +75,8 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
-/** One run's writers in this process, while one of them drains the queue. */
-interface RunQueue {
-  /** The steps waiting, in the order they arrived. */
-  waiting: Waiting[];
+/** What lives while one run's writers in this process drain their queue. */
+interface RunDrain {
   /**
    * The run as the last batch saved it: the next batch of the same drain starts from it instead of
    * reading it again. Only a cache: the save stays conditional on its version, so a run another
@@ -86,8 +85,8 @@ interface RunQueue {
   saved?: StoredRun;
 }
 
-/** Per run store and run: a run is listed while one of this process's writers drains it. */
-const queues = new WeakMap<RunStore, Map<string, RunQueue>>();
+/** Per run store, its runs' writers in this process, queued per run and applied a batch at a time. */
+const queues = new WeakMap<RunStore, KeyedQueue<Waiting, RunDrain>>();
 
 /** A save that another process's writer got to first, or answers given from a saved run that may be stale. */
 class LostRace extends Error {}
@@ -113,31 +112,22 @@ class LostRace extends Error {}
  * keeps draining, the next batch starts from the run as this one saved it, without reading it.
  */
 export function updateRun<T>(deps: Deps, runId: string, step: Step<T>, whenMissing?: () => Error): Promise<RunUpdate<T> | null> {
-  let byRun = queues.get(deps.runs);
-  if (!byRun) queues.set(deps.runs, (byRun = new Map()));
   return new Promise<RunUpdate<T> | null>((resolve, reject) => {
-    const waiting: Waiting = { deps, step: step as Step<unknown>, whenMissing, resolve: resolve as Waiting["resolve"], reject };
-    const queue = byRun.get(runId);
-    if (queue) queue.waiting.push(waiting);
-    else {
-      const fresh: RunQueue = { waiting: [waiting] };
-      byRun.set(runId, fresh);
-      void drain(byRun, runId, fresh);
-    }
+    writersOf(deps.runs).push(runId, { deps, step: step as Step<unknown>, whenMissing, resolve: resolve as Waiting["resolve"], reject });
   });
 }
 
-async function drain(byRun: Map<string, RunQueue>, runId: string, queue: RunQueue) {
-  while (queue.waiting.length > 0) {
-    const batch = queue.waiting.splice(0, RUN_BATCH_STEPS);
-    try {
-      await applyBatch(runId, batch, queue);
-    } catch (error) {
-      queue.saved = undefined;
-      for (const waiting of batch) waiting.reject(error);
-    }
+function writersOf(runs: RunStore): KeyedQueue<Waiting, RunDrain> {
+  let writers = queues.get(runs);
+  if (!writers) {
+    writers = new KeyedQueue<Waiting, RunDrain>(
+      (waiting) => Math.min(waiting.length, RUN_BATCH_STEPS),
+      applyBatch,
+      () => ({}),
+    );
+    queues.set(runs, writers);
   }
-  byRun.delete(runId);
+  return writers;
 }
 
 /** A step that acted, with its events and the run right after it. */
@@ -145,29 +135,33 @@ type Done = RunStep<unknown> & { events: EngineEvent[]; after: StoredRun };
 /** What a step came to: its caller's answer once the batch is saved (null: nothing to save), or its refusal. */
 type Outcome = { done: Done | null } | { refused: unknown };
 
-/** Applies the batch's steps in order to one read of the run and saves them in one write; a refused step leaves the run as it was before it. */
-async function applyBatch(runId: string, batch: Waiting[], queue: RunQueue) {
+/** Applies the batch's steps in order to one read of the run and saves them in one write; a refused step leaves the run as it was before it. A batch that fails rejects each of its writers. */
+async function applyBatch(runId: string, batch: Waiting[], drain: RunDrain) {
   try {
-    await retrying(() => tryBatch(runId, batch, queue), {
+    await retrying(() => tryBatch(runId, batch, drain), {
       attempts: RUN_SAVE_ATTEMPTS,
       baseMs: BACKOFF_BASE_MS,
       maxMs: BACKOFF_MAX_MS,
       retryable: (error) => error instanceof LostRace,
     });
   } catch (error) {
-    if (!(error instanceof LostRace)) throw error;
-    throw serviceUnavailable(
-      `The trading engine of run ${runId} is unavailable: another writer saved it on every one of ${RUN_SAVE_ATTEMPTS} attempts; try again`,
-      1,
-    );
+    drain.saved = undefined;
+    const failure =
+      error instanceof LostRace
+        ? serviceUnavailable(
+            `The trading engine of run ${runId} is unavailable: another writer saved it on every one of ${RUN_SAVE_ATTEMPTS} attempts; try again`,
+            1,
+          )
+        : error;
+    for (const waiting of batch) waiting.reject(failure);
   }
 }
 
 /** One attempt: read (or take the run the previous batch saved), apply every step, save conditionally on the version (LostRace when another process saved first). */
-async function tryBatch(runId: string, batch: Waiting[], queue: RunQueue) {
+async function tryBatch(runId: string, batch: Waiting[], drain: RunDrain) {
   const { deps } = batch[0]!;
-  const known = queue.saved;
-  queue.saved = undefined;
+  const known = drain.saved;
+  drain.saved = undefined;
   const run = known ?? (await deps.runs.get(runId));
   if (!run) {
     for (const waiting of batch) {
@@ -213,7 +207,7 @@ async function tryBatch(runId: string, batch: Waiting[], queue: RunQueue) {
     // Nothing to save: answers given on a run saved earlier may be stale if another process wrote it since; read it and redo them.
     if (known) throw new LostRace();
   } else if (!(await deps.runs.save(current, run.version, events))) throw new LostRace();
-  else queue.saved = current;
+  else drain.saved = current;
   const saved = current;
   const last = engine;
   batch.forEach((waiting, index) => {
