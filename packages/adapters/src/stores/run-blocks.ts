@@ -1,7 +1,7 @@
-import { gunzipSync, gzipSync } from "node:zlib";
 import type { EngineEvent } from "@tp/core/engine/events";
 import { categoryOf, levelOf, type EventQuery, type StoredEvent, type TradingOrderResponse } from "@tp/core/trading/runs";
 import type { Db } from "../dynamo/db";
+import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
 import { Keys } from "../dynamo/keys";
 import { Repository } from "../dynamo/repository";
 
@@ -42,7 +42,7 @@ const keyOf = (b: BlockItem) =>
 function pack<T>(entries: T[]): { entries: T[]; body: Uint8Array }[] {
   const parts: { entries: T[]; body: Uint8Array }[] = [];
   const add = (slice: T[]) => {
-    const body = gzipSync(JSON.stringify(slice));
+    const body = gzipJson(slice);
     if (body.byteLength <= BLOCK_BYTES || slice.length === 1) parts.push({ entries: slice, body });
     else {
       const half = Math.ceil(slice.length / 2);
@@ -54,7 +54,7 @@ function pack<T>(entries: T[]): { entries: T[]; body: Uint8Array }[] {
   return parts;
 }
 
-const unpack = <T>(block: BlockItem): T[] => JSON.parse(gunzipSync(block.body).toString("utf8")) as T[];
+const unpack = <T>(block: BlockItem): T[] => gunzipJson<T[]>(block.body);
 
 /**
  * A run's blocks (docs/data-model.md "Runs"): the events and order records of a large save (a

@@ -1,4 +1,3 @@
-import { gunzipSync, gzipSync } from "node:zlib";
 import type { EngineEvent } from "@tp/core/engine/events";
 import {
   categoryOf,
@@ -16,6 +15,7 @@ import { isListed } from "@tp/core/trading/sessions";
 import { replayRunId } from "@tp/core/trading/replay";
 import { DomainError } from "@tp/core/errors";
 import type { Db } from "../dynamo/db";
+import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
 import { Keys } from "../dynamo/keys";
 import { Cursor, Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
 import { Table } from "../dynamo/table";
@@ -104,7 +104,7 @@ const TRANSACTION_ITEMS = 100;
 const OUTBOX_BYTES = 350_000;
 
 const runOf = (item: RunItem): StoredRun => {
-  const { setup, snapshot, progress } = JSON.parse(gunzipSync(item.state).toString("utf8")) as Pick<StoredRun, "setup" | "snapshot" | "progress">;
+  const { setup, snapshot, progress } = gunzipJson<Pick<StoredRun, "setup" | "snapshot" | "progress">>(item.state);
   return {
     run_id: item.run_id,
     session_id: item.session_id,
@@ -157,7 +157,7 @@ export class DynamoRunStore implements RunStore {
     if (!item) return undefined;
     const run = runOf(item);
     // A save too large for one transaction committed its events here first; a crash may have kept them from their own items.
-    if (item.outbox) await this.writeEvents(run, JSON.parse(gunzipSync(item.outbox).toString("utf8")) as EngineEvent[]);
+    if (item.outbox) await this.writeEvents(run, gunzipJson<EngineEvent[]>(item.outbox));
     return run;
   }
 
@@ -174,7 +174,7 @@ export class DynamoRunStore implements RunStore {
       run_id: run.run_id,
       session_id: run.session_id,
       user_id: run.user_id,
-      state: gzipSync(JSON.stringify({ setup: run.setup, snapshot: run.snapshot, progress: run.progress })),
+      state: gzipJson({ setup: run.setup, snapshot: run.snapshot, progress: run.progress }),
       last_sequence: run.snapshot?.sequence ?? 0,
       version: run.version,
       updated_at: run.updated_at,
@@ -189,7 +189,7 @@ export class DynamoRunStore implements RunStore {
         ...orderItems.map((o) => ({ put: this.orders_.toItem(o) })),
       ]);
     }
-    const outbox = gzipSync(JSON.stringify(events));
+    const outbox = gzipJson(events);
     if (outbox.byteLength + item.state.byteLength > OUTBOX_BYTES) {
       // Events too many to ride in the run's item (DynamoDB's 400 KB): their blocks written first,
       // then the run, conditionally. A retried chunk writes the same blocks again; readers take no
