@@ -1,4 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { Keys } from "../../packages/adapters/src/dynamo/keys";
+import { Repository } from "../../packages/adapters/src/dynamo/repository";
 import { DynamoCandleStore } from "../../packages/adapters/src/stores/candle-store";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
 import { createTestApi, type TestApi } from "../support/harness";
@@ -37,5 +40,89 @@ describe("concurrent candle writes", () => {
     const stored = (await api.services.candles.load("MSFT.US", "1m", ["2024-03-15"])).get("2024-03-15")!;
     expect(stored.length).toBe(2);
     expect(stored.timestamp[1]! - stored.timestamp[0]!).toBe(20 * 60);
+  });
+});
+
+describe("bucket summaries", () => {
+  const day = (date: string, minutes: number[]) =>
+    CandleBatches.fromCandles(minutes.map((m) => ({ ...minute(m), timestamp: Date.parse(`${date}T13:30:00Z`) / 1000 + m * 60 })));
+  /** A bucket item as the store wrote it before summaries existed (no summary item beside it). */
+  const legacyBucket = (code: string, bucket: string, batch: ReturnType<typeof day>) =>
+    new Repository<Record<string, unknown>>(api.services.db, { type: "CandleBucket", key: () => Keys.candleBucket(code, "1m", bucket) }).put({
+      code,
+      period: "1m",
+      bucket,
+      count: batch.length,
+      sessions: { Intraday: batch.length },
+      data: CandleBatches.pack(batch),
+      version: 1,
+    });
+
+  it("follow every write and delete of a bucket, from a fresh store too", async () => {
+    const store = new DynamoCandleStore(api.services.db);
+    await store.upsert("NVDA.US", "1m", day("2024-04-01", [0, 1, 2]));
+    await store.upsert("NVDA.US", "1m", day("2024-04-02", [0]));
+    await store.upsert("NVDA.US", "1m", day("2024-04-01", [2, 3]));
+    const counts = async (s: DynamoCandleStore) => (await s.summaries("NVDA.US", "1m", ["2024-04-01", "2024-04-30"])).map((x) => [x.bucket, x.count]);
+    expect(await counts(store)).toEqual([
+      ["2024-04-01", 4],
+      ["2024-04-02", 1],
+    ]);
+    await store.replace("NVDA.US", "1m", "2024-04-02", CandleBatches.empty());
+    expect(await counts(store)).toEqual([["2024-04-01", 4]]);
+    await store.replace("NVDA.US", "1m", "2024-04-02", day("2024-04-02", [5, 6]));
+    expect(await counts(new DynamoCandleStore(api.services.db))).toEqual([
+      ["2024-04-01", 4],
+      ["2024-04-02", 2],
+    ]);
+  });
+
+  it("are written once for candles stored before them, never over a later write's", async () => {
+    await legacyBucket("AMD.US", "2024-05-01", day("2024-05-01", [0, 1]));
+    await legacyBucket("AMD.US", "2024-05-02", day("2024-05-02", [0, 1, 2]));
+    // An emptying of 2024-05-02 that raced the first read: its summary (version 2) is there, the bucket as that read saw it too.
+    await api.services.db.client.send(
+      new PutCommand({
+        TableName: api.services.db.tableName,
+        Item: { ...Keys.candleSummary("AMD.US", "1m", "2024-05-02"), _type: "CandleSummary", bucket: "2024-05-02", count: 0, sessions: {}, version: 2 },
+      }),
+    );
+    const first = await new DynamoCandleStore(api.services.db).summaries("AMD.US", "1m", ["2024-05-01", "2024-05-31"]);
+    expect(first.map((x) => [x.bucket, x.count])).toEqual([
+      ["2024-05-01", 2],
+      ["2024-05-02", 3],
+    ]);
+    const written = await api.services.db.client.send(
+      new QueryCommand({
+        TableName: api.services.db.tableName,
+        KeyConditionExpression: "pk = :pk",
+        ExpressionAttributeValues: { ":pk": Keys.candleSummaryPartition("AMD.US", "1m") },
+      }),
+    );
+    expect(written.Items?.map((item) => [item.sk, item.count, item.version])).toEqual([
+      ["2024-05-01", 2, 1],
+      ["2024-05-02", 0, 2],
+      ["~complete", undefined, undefined],
+    ]);
+    const again = await new DynamoCandleStore(api.services.db).summaries("AMD.US", "1m");
+    expect(again.map((x) => [x.bucket, x.count])).toEqual([["2024-05-01", 2]]);
+  });
+
+  it("an emptied bucket loads as absent and counts on from its version when filled again", async () => {
+    const store = new DynamoCandleStore(api.services.db);
+    await store.upsert("TSLA.US", "1m", day("2024-06-03", [0, 1]));
+    await store.replace("TSLA.US", "1m", "2024-06-03", CandleBatches.empty());
+    expect((await store.load("TSLA.US", "1m", ["2024-06-03"])).size).toBe(0);
+    expect(await store.summaries("TSLA.US", "1m")).toEqual([]);
+    expect((await store.upsert("TSLA.US", "1m", day("2024-06-03", [4]))).added).toBe(1);
+    expect((await store.summaries("TSLA.US", "1m")).map((x) => [x.bucket, x.count])).toEqual([["2024-06-03", 1]]);
+    const summary = await api.services.db.client.send(
+      new QueryCommand({
+        TableName: api.services.db.tableName,
+        KeyConditionExpression: "pk = :pk AND sk = :sk",
+        ExpressionAttributeValues: { ":pk": Keys.candleSummaryPartition("TSLA.US", "1m"), ":sk": "2024-06-03" },
+      }),
+    );
+    expect(summary.Items?.[0]?.version).toBe(3);
   });
 });

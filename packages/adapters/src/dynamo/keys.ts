@@ -71,6 +71,14 @@ export const Keys = {
   /** Candles of one symbol and period, one item per bucket (day, month or year), in time order. */
   candlePartition: (code: string, period: string) => `CANDLES#${code}#${period}`,
   candleBucket: (code: string, period: string, bucket: string): Key => ({ pk: `CANDLES#${code}#${period}`, sk: bucket }),
+  /**
+   * Each bucket's counts, one small item per bucket written in the bucket's own transaction, so
+   * coverage and totals are one query of small items; the marker says every bucket has one.
+   */
+  candleSummaryPartition: (code: string, period: string) => `CANDLESUMS#${code}#${period}`,
+  candleSummary: (code: string, period: string, bucket: string): Key => ({ pk: `CANDLESUMS#${code}#${period}`, sk: bucket }),
+  /** Sorts after every bucket name, so no range of buckets reaches it. */
+  candleSummariesComplete: (code: string, period: string): Key => ({ pk: `CANDLESUMS#${code}#${period}`, sk: "~complete" }),
   /** Every symbol with candles: one item per code in one partition. */
   stockCodesPartition: "STOCK_CODES",
   stockCode: (code: string): Key => ({ pk: "STOCK_CODES", sk: code }),

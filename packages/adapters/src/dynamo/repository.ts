@@ -142,6 +142,28 @@ export class Repository<T extends object> {
   }
 
   /**
+   * Writes the item unless a stored one at its key has the named attribute at or above the
+   * item's (a copy derived from an older read never replaces a newer one); false when it did not.
+   */
+  async putIfNewer(item: T, attribute: keyof T & string): Promise<boolean> {
+    try {
+      await this.db.client.send(
+        new PutCommand({
+          TableName: this.db.tableName,
+          Item: this.toItem(item),
+          ConditionExpression: "attribute_not_exists(#pk) OR #attribute < :value",
+          ExpressionAttributeNames: { "#pk": Table.partitionKey, "#attribute": attribute },
+          ExpressionAttributeValues: { ":value": item[attribute] },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /**
    * Replaces a stored item only if the named attribute still has the expected value
    * (optimistic concurrency), failing with `conflict` otherwise.
    */

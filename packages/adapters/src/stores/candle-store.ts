@@ -20,6 +20,23 @@ interface CandleBucket {
   version: number;
 }
 
+/** A bucket's counts without its candles: what coverage, totals and pages look at. */
+interface CandleSummary {
+  code: string;
+  period: StoredPeriod;
+  bucket: string;
+  count: number;
+  sessions: Partial<Record<TradeSession, number>>;
+  /** The version of the bucket it counts (an emptied bucket's summary counts 0). */
+  version: number;
+}
+
+/** Marks a symbol and period whose every bucket has its summary item. */
+interface SummariesComplete {
+  code: string;
+  period: StoredPeriod;
+}
+
 interface StockCode {
   code: string;
 }
@@ -46,32 +63,72 @@ function sessionCounts(batch: CandleBatch): Partial<Record<TradeSession, number>
 /**
  * Candles packed into one binary item per symbol, period and bucket, with counts kept
  * alongside so totals need no decoding. Rewrites are conditioned on the version read, and
- * retried, so concurrent writers never lose each other's candles.
+ * retried, so concurrent writers never lose each other's candles. Each bucket's counts are also
+ * a small summary item of their own, written after the bucket: coverage checks and totals
+ * query those (a year of minute buckets is one query of 25 KB, not 2.5 MB of candles).
  */
 export class DynamoCandleStore implements CandleStore {
   private readonly buckets: Repository<CandleBucket>;
+  private readonly summaryItems: Repository<CandleSummary>;
+  private readonly completeMarks: Repository<SummariesComplete>;
   private readonly codeItems: Repository<StockCode>;
   private readonly knownCodes = new Set<string>();
+  /** Symbols and periods seen with their summaries complete (a marker is never taken back). */
+  private readonly knownComplete = new Set<string>();
 
   constructor(db: Db) {
     this.buckets = new Repository<CandleBucket>(db, {
       type: "CandleBucket",
       key: (item) => Keys.candleBucket(item.code, item.period, item.bucket),
     });
+    this.summaryItems = new Repository<CandleSummary>(db, {
+      type: "CandleSummary",
+      key: (item) => Keys.candleSummary(item.code, item.period, item.bucket),
+    });
+    this.completeMarks = new Repository<SummariesComplete>(db, {
+      type: "CandleSummariesComplete",
+      key: (item) => Keys.candleSummariesComplete(item.code, item.period),
+    });
     this.codeItems = new Repository<StockCode>(db, { type: "StockCode", key: (item) => Keys.stockCode(item.code) });
   }
 
   async summaries(code: string, period: StoredPeriod, range?: [string, string]): Promise<BucketSummary[]> {
-    const items = await this.buckets.queryAll(Keys.candlePartition(code, period), {
-      between: range,
-      projection: ["bucket", "count", "sessions"],
+    const [complete, items] = await Promise.all([
+      this.summariesComplete(code, period),
+      this.summaryItems.queryAll(Keys.candleSummaryPartition(code, period), { between: range }),
+    ]);
+    const summaries = complete ? items : await this.writeSummaries(code, period, range);
+    // Without a range the marker is among the items: it has no count, as tombstones have none.
+    return summaries.filter((item) => item.count > 0).map((item) => ({ bucket: item.bucket, count: item.count, sessions: item.sessions }));
+  }
+
+  private async summariesComplete(code: string, period: StoredPeriod): Promise<boolean> {
+    const key = `${code}#${period}`;
+    if (this.knownComplete.has(key)) return true;
+    if (!(await this.completeMarks.get(Keys.candleSummariesComplete(code, period)))) return false;
+    this.knownComplete.add(key);
+    return true;
+  }
+
+  /**
+   * Candles stored before summary items existed: writes a summary of every bucket of the symbol
+   * and period from their counts (never over a newer one: a write since the read wrote its own),
+   * then the marker; answers the summaries inside `range`.
+   */
+  private async writeSummaries(code: string, period: StoredPeriod, range?: [string, string]): Promise<CandleSummary[]> {
+    const counted = await this.buckets.queryAll(Keys.candlePartition(code, period), { projection: ["bucket", "count", "sessions", "version"] });
+    const summaries = counted.map((item) => ({ code, period, bucket: item.bucket, count: item.count, sessions: item.sessions, version: item.version }));
+    await inParallel(summaries, WRITE_CONCURRENCY, async (summary) => {
+      await this.summaryItems.putIfNewer(summary, "version");
     });
-    return items.map((item) => ({ bucket: item.bucket, count: item.count, sessions: item.sessions }));
+    await this.completeMarks.put({ code, period });
+    this.knownComplete.add(`${code}#${period}`);
+    return range ? summaries.filter((summary) => summary.bucket >= range[0] && summary.bucket <= range[1]) : summaries;
   }
 
   async load(code: string, period: StoredPeriod, buckets: string[]): Promise<Map<string, CandleBatch>> {
     const items = await this.buckets.getMany(buckets.map((bucket) => Keys.candleBucket(code, period, bucket)));
-    return new Map(items.map((item) => [item.bucket, CandleBatches.unpack(item.data)]));
+    return new Map(items.filter((item) => item.count > 0).map((item) => [item.bucket, CandleBatches.unpack(item.data)]));
   }
 
   async upsert(code: string, period: StoredPeriod, batch: CandleBatch) {
@@ -119,13 +176,10 @@ export class DynamoCandleStore implements CandleStore {
   }
 
   async replace(code: string, period: StoredPeriod, bucket: string, batch: CandleBatch) {
-    if (batch.length === 0) {
-      await this.buckets.delete(Keys.candleBucket(code, period, bucket));
-      return;
-    }
+    // An emptied bucket stays, without candles, so its version (and its summary's) keeps counting up.
     await retrying(async () => {
       const current = await this.buckets.get(Keys.candleBucket(code, period, bucket), { consistent: true });
-      await this.write(code, period, bucket, batch, current);
+      if (batch.length > 0 || (current && current.count > 0)) await this.write(code, period, bucket, batch, current);
     }, RACE_RETRY);
   }
 
@@ -146,6 +200,9 @@ export class DynamoCandleStore implements CandleStore {
     };
     if (current) await this.buckets.replaceIf(item, "version", current.version, staleBucket);
     else await this.buckets.put(item, { ifAbsent: true, conflict: staleBucket });
+    // After the bucket, never over a later writer's: a crash in between leaves the summary one
+    // write behind until the bucket's next write (an import task's retry writes it again).
+    await this.summaryItems.putIfNewer({ code, period, bucket, count: item.count, sessions: item.sessions, version: item.version }, "version");
   }
 
   private async registerCode(code: string) {

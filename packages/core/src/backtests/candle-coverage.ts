@@ -52,9 +52,8 @@ async function coverage(
     // Day buckets: the US and HK regular sessions fall within one UTC date, their bucket's, so the
     // buckets' session counts answer without reading a candle; only a bucket the window's edge
     // cuts is read, to count its bars inside the window.
-    // Read a month of day buckets per query, all at once: one query pages through its 1 MB reads one after another.
-    const months = monthRanges(Buckets.between(period, history[0], history[1]));
-    const summaries = (await Promise.all(months.map((range) => deps.candles.summaries(symbol, period, range)))).flat();
+    const buckets = Buckets.between(period, history[0], history[1]);
+    const summaries = await deps.candles.summaries(symbol, period, [buckets[0]!, buckets[buckets.length - 1]!]);
     const edges: string[] = [];
     for (const summary of summaries) {
       const regular = summary.sessions.Intraday ?? 0;
@@ -128,15 +127,4 @@ export async function importsDone(deps: BacktestDeps, taskIds: string[]): Promis
       throw new DomainError(502, "BACKTEST_IMPORT_FAILED", `Import ${taskId} of missing candles ${task.status}: ${task.message}`);
   }
   return true;
-}
-
-/** Day buckets (`2024-01-31`, in order) as one [first, last] range per month. */
-function monthRanges(days: string[]): [string, string][] {
-  const ranges: [string, string][] = [];
-  for (const day of days) {
-    const last = ranges[ranges.length - 1];
-    if (last && last[0].slice(0, 7) === day.slice(0, 7)) last[1] = day;
-    else ranges.push([day, day]);
-  }
-  return ranges;
 }
