@@ -156,11 +156,16 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
   if (raised) return raised;
   // The flags are read again beside every window of candles the feed loads, so a pause or stop
   // asked while a long chunk runs ends it at the next checkpoint instead of after its last bar.
+  // The feed reads several windows ahead: one look at the flags at a time is enough.
   let asked = false;
+  let looking: Promise<void> | null = null;
   const candles = {
     load: async (...args: Parameters<CandleStore["load"]>) => {
-      const [loaded, flag] = await Promise.all([deps.candles.load(...args), flagRaised(deps, backtest.id)]);
-      if (flag) asked = true;
+      looking ??= flagRaised(deps, backtest.id).then((flag) => {
+        if (flag) asked = true;
+        looking = null;
+      });
+      const [loaded] = await Promise.all([deps.candles.load(...args), looking]);
       return loaded;
     },
   };

@@ -25,8 +25,14 @@ export interface Feed {
 }
 
 const DAY_S = 86_400;
-/** Seconds of candles loaded per read: about a hundred minute buckets (one BatchGetItem), years of daily ones. */
-const WINDOW_S: Record<StoredPeriod, number> = { "1m": 100 * DAY_S, "5m": 100 * DAY_S, "1h": 5 * 366 * DAY_S, "1d": 20 * 366 * DAY_S };
+/** Seconds of candles loaded per read: about a month of minute buckets (a quarter of a BatchGetItem), years of daily ones. */
+const WINDOW_S: Record<StoredPeriod, number> = { "1m": 25 * DAY_S, "5m": 25 * DAY_S, "1h": 5 * 366 * DAY_S, "1d": 20 * 366 * DAY_S };
+/**
+ * Windows read ahead of the one fed: the store serves several reads at once (DynamoDB Local
+ * about twice as fast as one after another on two cores), so a year of minute buckets arrives in
+ * parallel reads of a month each rather than in 100-day reads one after another.
+ */
+const READ_AHEAD = 4;
 const INTRADAY = TradeSessionCode.Intraday;
 
 /** A stored batch as the engine's columns (timestamps in seconds): one small object per run of bars. */
@@ -50,8 +56,10 @@ interface Cursor {
   index: number;
   /** Start (seconds) of the next window to load; past `end` when exhausted. */
   nextWindow: number;
-  /** The next window's read, started while the current window is fed (the store works while the engine does). */
-  prefetch: Promise<{ batches: CandleBatch[]; next: number }> | null;
+  /** The next windows' reads (up to `READ_AHEAD`), started while the current window is fed (the store works while the engine does). */
+  ahead: Promise<CandleBatch[]>[];
+  /** Start (seconds) of the window after the last one in `ahead`. */
+  aheadFrom: number;
   scratch: Bar;
   /** Close time (ms) of the bar under the cursor, Infinity when done. */
   head: number;
@@ -75,7 +83,8 @@ export class BarFeed {
       batch: 0,
       index: -1,
       nextWindow: Math.max(startSec, Math.floor(afterMs / 1000) - Buckets.seconds(feed.timeframe)),
-      prefetch: null,
+      ahead: [],
+      aheadFrom: 0,
       scratch: { symbol: feed.symbol, timestamp: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 },
       head: 0,
     }));
@@ -183,25 +192,37 @@ export class BarFeed {
   }
 
   private async load(cursor: Cursor) {
-    const window = await (cursor.prefetch ?? this.read(cursor.feed, cursor.nextWindow));
-    cursor.batches = window.batches;
+    if (cursor.ahead.length === 0) cursor.aheadFrom = cursor.nextWindow;
+    this.readAhead(cursor);
+    cursor.batches = await cursor.ahead.shift()!;
     cursor.batch = 0;
     cursor.index = -1;
-    cursor.nextWindow = window.next;
-    cursor.prefetch = window.next <= this.endSec ? this.read(cursor.feed, window.next) : null;
-    // A prefetch left unused (the chunk ends first) must not become an unhandled rejection.
-    cursor.prefetch?.catch(() => undefined);
+    cursor.nextWindow = this.windowAt(cursor.feed, cursor.nextWindow).next;
+    this.readAhead(cursor);
   }
 
-  /** The batches of one window from `from`, and where the next window starts (after the last bucket read). */
-  private async read(feed: Feed, from: number): Promise<{ batches: CandleBatch[]; next: number }> {
+  /** Starts the reads of the windows after those under way, up to `READ_AHEAD` of them and the range's end. */
+  private readAhead(cursor: Cursor) {
+    while (cursor.ahead.length < READ_AHEAD && cursor.aheadFrom <= this.endSec) {
+      const window = this.windowAt(cursor.feed, cursor.aheadFrom);
+      const read = this.read(cursor.feed, window.buckets);
+      // A read left unused (the chunk ends first) must not become an unhandled rejection.
+      read.catch(() => undefined);
+      cursor.ahead.push(read);
+      cursor.aheadFrom = window.next;
+    }
+  }
+
+  /** The buckets of the window from `from`, and where the next window starts (after its last bucket). */
+  private windowAt(feed: Feed, from: number): { buckets: string[]; next: number } {
     const period = feed.timeframe as StoredPeriod;
-    const to = Math.min(this.endSec, from + WINDOW_S[period] - 1);
-    const buckets = Buckets.between(period, from, to);
-    const loaded = await this.candles.load(feed.symbol, period, buckets);
-    return {
-      batches: buckets.map((b) => loaded.get(b)).filter((b): b is CandleBatch => b !== undefined),
-      next: Buckets.range(period, buckets[buckets.length - 1]!)[1],
-    };
+    const buckets = Buckets.between(period, from, Math.min(this.endSec, from + WINDOW_S[period] - 1));
+    return { buckets, next: Buckets.range(period, buckets[buckets.length - 1]!)[1] };
+  }
+
+  /** The stored batches of a window's buckets, in order. */
+  private async read(feed: Feed, buckets: string[]): Promise<CandleBatch[]> {
+    const loaded = await this.candles.load(feed.symbol, feed.timeframe as StoredPeriod, buckets);
+    return buckets.map((b) => loaded.get(b)).filter((b): b is CandleBatch => b !== undefined);
   }
 }
