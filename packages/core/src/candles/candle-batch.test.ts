@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../indicators/testing/random-bars";
 import { CandleBatches, type Candle } from "./candle-batch";
 
 const candle = (timestamp: number, close = 10, session: Candle["trade_session"] = "Intraday"): Candle => ({
@@ -63,7 +64,6 @@ describe("candle batches", () => {
             }),
           );
           const packed = CandleBatches.pack(batch);
-          expect(packed.length).toBe(16 + batch.length * (4 * 6 + 1));
           const back = CandleBatches.unpack(packed);
           for (const column of ["timestamp", "open", "high", "low", "close", "volume", "turnover"] as const) {
             for (let index = 0; index < batch.length; index++) expect(Object.is(back[column][index], batch[column][index])).toBe(true);
@@ -104,6 +104,50 @@ describe("candle batches", () => {
     const back = CandleBatches.unpack(plain);
     expect([0, 1].map((index) => CandleBatches.get(back, index))).toEqual([0, 1].map((index) => CandleBatches.get(batch, index)));
     expect(CandleBatches.pack(batch).length).toBeLessThan(plain.length);
+  });
+
+  it("packs a day of minute candles into about a dozen bytes each (varint steps, session runs), and reads the int32 layout before it", () => {
+    const random = seededRandom(7);
+    let price = 18_750;
+    const rows: Candle[] = [];
+    for (let minute = -330; minute < 630; minute++) {
+      const open = price;
+      price += Math.round((random() - 0.5) * 40);
+      rows.push({
+        timestamp: 1_709_559_000 + minute * 60,
+        open: open / 100,
+        high: (Math.max(open, price) + 3) / 100,
+        low: (Math.min(open, price) - 2) / 100,
+        close: price / 100,
+        volume: 1_000 + Math.round(random() * 50_000),
+        turnover: 0,
+        trade_session: minute < 0 ? "Pre" : minute < 390 ? "Intraday" : "Post",
+      });
+    }
+    const batch = CandleBatches.fromCandles(rows);
+    const packed = CandleBatches.pack(batch);
+    expect(packed.length / batch.length).toBeLessThan(9);
+    const same = (back: ReturnType<typeof CandleBatches.unpack>) =>
+      expect(Array.from({ length: batch.length }, (_, i) => CandleBatches.get(back, i))).toEqual(rows);
+    same(CandleBatches.unpack(packed));
+    // The first lean version: the same header (version 1), then int32 columns of units, then the session bytes.
+    const encodings = [0, 2, 2, 2, 2, 0, -2];
+    const columns = ["timestamp", "open", "high", "low", "close", "volume"] as const;
+    const v1 = new Uint8Array(16 + batch.length * (4 * columns.length + 1));
+    const view = new DataView(v1.buffer);
+    view.setUint8(0, 0xc5);
+    view.setUint8(1, 1);
+    view.setUint32(4, batch.length, true);
+    encodings.forEach((encoding, index) => {
+      view.setInt8(8 + index, encoding);
+    });
+    columns.forEach((column, index) => {
+      const ints = new Int32Array(v1.buffer, 16 + index * 4 * batch.length, batch.length);
+      for (let i = 0; i < batch.length; i++) ints[i] = Math.round(batch[column][i]! * 10 ** encodings[index]!);
+    });
+    v1.set(batch.session, 16 + columns.length * 4 * batch.length);
+    same(CandleBatches.unpack(v1));
+    expect(() => CandleBatches.unpack(packed.subarray(0, packed.length - 1))).toThrow("Corrupt candle block");
   });
 
   it("merge keeps time order, overwrites equal timestamps and counts new and overwritten", () => {

@@ -169,12 +169,17 @@ export const CandleBatches = {
    * as that integer (prices, volumes and timestamps usually are), a column of zeros (turnover the
    * provider does not report) as nothing, any other as float64. Each value reads back as the very
    * float64 it was: a column is stored scaled only when every value survives the round trip.
-   * About 25 bytes a candle, against 57 for plain float64 columns (which `unpack` still reads).
+   * The integers are stored as the varint of each one's difference from the one before (a
+   * minute's timestamp step and most price steps take one byte), the sessions as runs. About 10
+   * to 15 bytes a candle, against 25 for the int32 columns of the lean layout's first version and
+   * 57 for plain float64 columns (`unpack` reads both).
    */
   pack(batch: CandleBatch): Uint8Array {
     const n = batch.length;
     const encodings = COLUMNS.map((column) => encodingOf(batch[column]));
-    const bytes = new Uint8Array(leanBytes(encodings, n));
+    const floats = encodings.filter((e) => e === F64).length;
+    // At most: the header, the float64 columns, five bytes a difference (int32 steps, zigzagged, take 33 bits), six a session run.
+    const bytes = new Uint8Array(LEAN_HEADER + n * (8 * floats + 5 * (COLUMNS.length - floats) + 6));
     const view = new DataView(bytes.buffer);
     view.setUint8(0, LEAN_TAG);
     view.setUint8(1, LEAN_VERSION);
@@ -193,12 +198,22 @@ export const CandleBatches = {
       if (places < 0) return;
       const scale = SCALES[places]!;
       const values = batch[column];
-      const target = new Int32Array(bytes.buffer, offset, n);
-      for (let i = 0; i < n; i++) target[i] = Math.round(values[i]! * scale);
-      offset += 4 * n;
+      let previous = 0;
+      for (let i = 0; i < n; i++) {
+        const units = Math.round(values[i]! * scale);
+        offset = writeVarint(bytes, offset, zigzag(units - previous));
+        previous = units;
+      }
     });
-    bytes.set(batch.session, offset);
-    return bytes;
+    for (let i = 0; i < n; ) {
+      const session = batch.session[i]!;
+      let run = 1;
+      while (i + run < n && batch.session[i + run] === session) run++;
+      bytes[offset++] = session;
+      offset = writeVarint(bytes, offset, run);
+      i += run;
+    }
+    return bytes.slice(0, offset);
   },
 
   /** The inverse of `pack`, for both stored layouts; copies once into an aligned buffer. */
@@ -211,13 +226,15 @@ export const CandleBatches = {
 
 /**
  * The lean layout: a 16-byte header (tag, version, two spare bytes, the candle count as uint32,
- * then one encoding byte per column), the float64 columns, the scaled int32 columns, the session
- * bytes. The plain layout before it (7 float64 columns then the session bytes) starts with the
+ * then one encoding byte per column), the float64 columns, then version 2: each scaled column as
+ * zigzag varints of its steps, the sessions as (session byte, varint run length) pairs; version 1:
+ * each scaled column as int32, the session bytes. The plain layout before it (7 float64 columns then the session bytes) starts with the
  * low byte of the first timestamp's float64, which is 0 for every whole second below 2^44, so
  * the tag never starts a plain buffer.
  */
 const LEAN_TAG = 0xc5;
-const LEAN_VERSION = 1;
+/** What `pack` writes; version 1 (int32 columns) is still read. */
+const LEAN_VERSION = 2;
 const LEAN_HEADER = 16;
 /** Encodings: a column of zeros, float64, or (0 to 6) int32 counting units of 10^-places. */
 const ZEROS = -2;
@@ -225,7 +242,7 @@ const F64 = -1;
 const SCALES = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
 const INT32_MAX = 2_147_483_647;
 
-/** Bytes of a lean block of `n` candles with these column encodings. */
+/** Bytes of a version-1 lean block of `n` candles with these column encodings. */
 function leanBytes(encodings: readonly number[], n: number): number {
   const floats = encodings.filter((e) => e === F64).length;
   const ints = encodings.filter((e) => e >= 0).length;
@@ -249,29 +266,78 @@ function encodingOf(values: Float64Array): number {
   return F64;
 }
 
+const zigzag = (step: number) => (step >= 0 ? 2 * step : -2 * step - 1);
+
+/** Writes a non-negative integer below 2^53 as a little-endian base-128 varint; answers the offset after it. */
+function writeVarint(bytes: Uint8Array, offset: number, value: number): number {
+  while (value >= 128) {
+    bytes[offset++] = (value % 128) | 128;
+    value = Math.floor(value / 128);
+  }
+  bytes[offset++] = value;
+  return offset;
+}
+
 function unpackLean(bytes: Uint8Array): CandleBatch {
   const view = new DataView(bytes.buffer);
-  if (view.getUint8(1) !== LEAN_VERSION) throw new Error(`Candle block version ${view.getUint8(1)} is not readable here`);
+  const version = view.getUint8(1);
+  if (version !== 1 && version !== LEAN_VERSION) throw new Error(`Candle block version ${version} is not readable here`);
   const n = view.getUint32(4, true);
   const encodings = COLUMNS.map((_, index) => view.getInt8(8 + index));
-  if (bytes.length !== leanBytes(encodings, n)) throw new Error("Corrupt candle block");
+  const corrupt = () => new Error("Corrupt candle block");
+  if (version === 1 && bytes.length !== leanBytes(encodings, n)) throw corrupt();
   const batch = CandleBatches.empty(n);
   let offset = LEAN_HEADER;
   COLUMNS.forEach((column, index) => {
     if (encodings[index] !== F64) return;
+    if (offset + 8 * n > bytes.length) throw corrupt();
     batch[column].set(new Float64Array(bytes.buffer, offset, n));
     offset += 8 * n;
   });
+  /** The next varint of a version-2 block. */
+  const varint = () => {
+    let value = 0;
+    let factor = 1;
+    let byte: number;
+    do {
+      if (offset >= bytes.length) throw corrupt();
+      byte = bytes[offset++]!;
+      value += (byte & 127) * factor;
+      factor *= 128;
+    } while (byte >= 128);
+    return value;
+  };
   COLUMNS.forEach((column, index) => {
     const places = encodings[index]!;
     if (places < 0) return;
     const scale = SCALES[places]!;
-    const units = new Int32Array(bytes.buffer, offset, n);
     const target = batch[column];
-    for (let i = 0; i < n; i++) target[i] = units[i]! / scale;
-    offset += 4 * n;
+    if (version === 1) {
+      const units = new Int32Array(bytes.buffer, offset, n);
+      for (let i = 0; i < n; i++) target[i] = units[i]! / scale;
+      offset += 4 * n;
+      return;
+    }
+    let units = 0;
+    for (let i = 0; i < n; i++) {
+      const step = varint();
+      units += step % 2 === 0 ? step / 2 : -(step + 1) / 2;
+      target[i] = units / scale;
+    }
   });
-  batch.session.set(bytes.subarray(offset, offset + n));
+  if (version === 1) {
+    batch.session.set(bytes.subarray(offset, offset + n));
+    return batch;
+  }
+  for (let i = 0; i < n; ) {
+    if (offset >= bytes.length) throw corrupt();
+    const session = bytes[offset++]!;
+    const run = varint();
+    if (run === 0 || i + run > n) throw corrupt();
+    batch.session.fill(session, i, i + run);
+    i += run;
+  }
+  if (offset !== bytes.length) throw corrupt();
   return batch;
 }
 
