@@ -18,7 +18,9 @@
  * errors (answers of 400 or more), and the CPU time per request of DynamoDB Local and of this
  * process (the runtime, the worker and the clients), which a loaded machine does not inflate as it
  * does the answer times (`BENCH_CLIENTS=50` for that row alone, `BENCH_SESSIONS=` to leave the
- * worker's table out).
+ * worker's table out). The clients send from a thread of their own, as clients elsewhere would:
+ * their fetches (about a millisecond of CPU each) are not done on the runtime's event loop, whose
+ * answers they time (`BENCH_INLINE_CLIENTS=1`: on it, as measured before 2026-11-26 15:30).
  *
  * The market's clock is driven here a minute per step; the sockets' client is in this process, and
  * each step waits until the sockets are idle before the next push, so a message is timed against
@@ -31,6 +33,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import WebSocket from "ws";
 import type { PushCandlestickEvent } from "../packages/core/src/provider/quote-types";
 import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
@@ -127,6 +130,7 @@ async function openRuntime(clock: () => number) {
 async function measureCommands(clients: number, rounds: number): Promise<Record<string, string | number>> {
   let clock = Date.parse("2024-03-15T14:30:00Z");
   const { runtime, send, call, token } = await openRuntime(() => clock);
+  const clientThread = clientsOf(`http://127.0.0.1:${runtime.port}`);
   let worker: SessionWorker | undefined;
   try {
     const config = { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "1m", venue: "bars" };
@@ -144,16 +148,16 @@ async function measureCommands(clients: number, rounds: number): Promise<Record<
     const [dynamoBefore, ownBefore] = [dynamoCpuSeconds(), ownCpuSeconds()];
     for (let round = 0; round < rounds; round++) {
       clock += 60_000;
-      const sent = Array.from({ length: clients }, (_, i) => [
-        send(
-          "POST",
-          "/api/v1/trading/orders",
-          { session_id: session.id, symbol: "AAPL.US", side: "buy", order_type: "limit", price: String(1 + i / 100), quantity: "1" },
-          token,
-        ),
-        send("POST", `/api/v1/trading/sessions/${session.id}/risk/reset-daily`, undefined, token),
+      const requests = Array.from({ length: clients }, (_, i) => [
+        {
+          method: "POST",
+          path: "/api/v1/trading/orders",
+          body: { session_id: session.id, symbol: "AAPL.US", side: "buy", order_type: "limit", price: String(1 + i / 100), quantity: "1" },
+        },
+        { method: "POST", path: `/api/v1/trading/sessions/${session.id}/risk/reset-daily` },
       ]).flat();
-      const [answers] = await Promise.all([Promise.all(sent), worker.tick()]);
+      const sent = process.env.BENCH_INLINE_CLIENTS ? requests.map((r) => send(r.method, r.path, r.body, token)) : [clientThread.send(requests, token)];
+      const [answers] = await Promise.all([Promise.all(sent).then((all) => all.flat()), worker.tick()]);
       for (const answer of answers) {
         times.push(answer.ms);
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
@@ -177,9 +181,46 @@ async function measureCommands(clients: number, rounds: number): Promise<Record<
       "bench process CPU ms/request": ((ownCpu * 1000) / times.length).toFixed(1),
     };
   } finally {
+    await clientThread.stop();
     await worker?.stop();
     await runtime.stop();
   }
+}
+
+/**
+ * The clients of the commands table, on a thread of their own: a round's requests are sent at
+ * once from there and their answers timed there, so the clients' own work (fetch, about a
+ * millisecond per request) is not done on the event loop of the runtime they measure.
+ */
+function clientsOf(base: string) {
+  const thread = new Worker(
+    `const { parentPort } = require("node:worker_threads");
+    parentPort.on("message", async ({ id, requests, token }) => {
+      const answers = await Promise.all(requests.map(async (r) => {
+        const started = performance.now();
+        const response = await fetch(${JSON.stringify(base)} + r.path, {
+          method: r.method,
+          headers: { ...(r.body === undefined ? {} : { "Content-Type": "application/json" }), Authorization: "Bearer " + token },
+          body: r.body === undefined ? undefined : JSON.stringify(r.body),
+        });
+        const text = await response.text();
+        return { status: response.status, text, ms: performance.now() - started };
+      }));
+      parentPort.postMessage({ id, answers });
+    });`,
+    { eval: true },
+  );
+  const waiting = new Map<number, (answers: { status: number; text: string; ms: number }[]) => void>();
+  let next = 0;
+  thread.on("message", ({ id, answers }) => waiting.get(id)?.(answers));
+  return {
+    send: (requests: { method: string; path: string; body?: unknown }[], token: string) =>
+      new Promise<{ status: number; text: string; ms: number }[]>((resolve) => {
+        waiting.set(++next, resolve);
+        thread.postMessage({ id: next, requests, token });
+      }),
+    stop: () => thread.terminate(),
+  };
 }
 
 async function measure(sessionCount: number, steps: number): Promise<Record<string, string | number>> {

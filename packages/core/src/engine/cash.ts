@@ -4,7 +4,8 @@ import type { OrderSide, EngineOrder } from "./events";
 import { ESTIMATE_TOLERANCE, surely } from "./exact";
 import { exchangeDay } from "./days";
 import { Money } from "./money";
-import { unfilled, ZERO, type ChannelRuntime, type EngineCore, type OrderRequest, type Sleeve, type SymbolInfo } from "./runtime";
+import type { Market } from "../market/market";
+import { unfilled, ZERO, type ChannelRuntime, type EngineCore, type HoldBucket, type OrderRequest, type Sleeve, type SymbolInfo } from "./runtime";
 
 /** A channel's cash: what pending buys promise, what is free, what an entry may size to, and what a fill costs in commission (docs/trading-engine.md "Numbers", "Execution"). */
 
@@ -46,17 +47,21 @@ export function freeCashEstimate(e: EngineCore, channel: ChannelRuntime, currenc
   const cash = channel.cash_numbers.get(currency) ?? 0;
   let free = cash;
   let scale = Math.abs(cash);
-  for (let i = 0; i < e.pending.length; i++) {
-    const order = e.pending[i];
-    if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
-    if (e.info(order.symbol).currency !== currency) continue;
-    // What is still to fill (a venue or a bar's volume may have filled part of it, already paid), with its commission.
-    const price = order.limit_price ?? order.stop_price ?? lastOf(e, order.symbol);
-    const notional = price * unfilled(order);
-    const promised =
-      notional + (e.commissionRate !== null ? notional * e.commissionRateNumber : holdFees(e, order, e.info(order.symbol), unfilled(order), price).toNumber());
-    free -= promised;
-    scale += Math.abs(promised);
+  for (const bucket of countedBuckets(e, channel.setup.channel_id)) {
+    if (bucket.currency !== currency) continue;
+    if (Number.isNaN(bucket.number)) bucket.number = bucket.total.toNumber();
+    free -= bucket.number;
+    scale += Math.abs(bucket.number);
+    for (const order of bucket.floating) {
+      // What is still to fill (a venue or a bar's volume may have filled part of it, already paid), with its commission.
+      const price = lastOf(e, order.symbol);
+      const notional = price * unfilled(order);
+      const promised =
+        notional +
+        (e.commissionRate !== null ? notional * e.commissionRateNumber : holdFees(e, order, e.info(order.symbol), unfilled(order), price).toNumber());
+      free -= promised;
+      scale += Math.abs(promised);
+    }
   }
   ESTIMATE.free = free;
   ESTIMATE.scale = scale;
@@ -66,19 +71,104 @@ export function freeCashEstimate(e: EngineCore, channel: ChannelRuntime, currenc
 /**
  * Cash of a currency not yet promised to pending buys: what each has still to fill at its
  * reference price, and the commission that would cost (the paper broker holds the same for its
- * working buys: docs/paper-broker.md).
+ * working buys: docs/paper-broker.md). The buys with a price of their own are a running total
+ * (`hold`); those priced at the last close are priced now.
  */
 export function freeCash(e: EngineCore, channel: ChannelRuntime, currency: string): Money {
   let free = channel.cash.get(currency) ?? ZERO;
-  for (const order of e.pending) {
-    if (order.channel_id !== channel.setup.channel_id || order.side !== "buy") continue;
-    const info = e.info(order.symbol);
-    if (info.currency !== currency) continue;
-    const price = order.limit_price ?? order.stop_price ?? lastOf(e, order.symbol);
-    const exactPrice = Money.of(price);
-    free = free.minus(exactPrice.timesInteger(unfilled(order))).minus(holdFees(e, order, info, unfilled(order), price, exactPrice));
+  for (const bucket of countedBuckets(e, channel.setup.channel_id)) {
+    if (bucket.currency !== currency) continue;
+    if (!bucket.total.isZero()) free = free.minus(bucket.total);
+    for (const order of bucket.floating) free = free.minus(heldBy(e, order, e.info(order.symbol), lastOf(e, order.symbol)));
   }
   return free;
+}
+
+/** What a pending buy holds at `price`: what it has still to fill, and the commission that would cost. */
+export function heldBy(e: EngineCore, order: EngineOrder, info: SymbolInfo, price: number): Money {
+  const exactPrice = Money.of(price);
+  const quantity = unfilled(order);
+  return exactPrice.timesInteger(quantity).plus(holdFees(e, order, info, quantity, price, exactPrice));
+}
+
+/**
+ * `order` rests, or changed while resting (filled in part, replaced): its hold replaces the one it
+ * had. Every change of a pending order calls it (or `release` when the order leaves), so the
+ * totals stay what walking the pending buys would give. A sell holds no cash.
+ */
+export function hold(e: EngineCore, order: EngineOrder): void {
+  const holds = e.holds;
+  if (!holds.counted) return;
+  release(e, order);
+  if (order.side !== "buy") return;
+  const info = e.info(order.symbol);
+  const bucket = bucketOf(e, order.channel_id, info);
+  if (bucket.day !== feeDay(e, info.market)) {
+    // The schedule prices by a later date now: the next question counts every hold again.
+    holds.counted = false;
+    return;
+  }
+  const price = order.limit_price ?? order.stop_price;
+  if (price == null) {
+    bucket.floating.add(order);
+    holds.byOrder.set(order, { bucket, amount: null });
+    return;
+  }
+  const amount = heldBy(e, order, info, price);
+  bucket.total = bucket.total.plus(amount);
+  bucket.number = NaN;
+  holds.byOrder.set(order, { bucket, amount });
+}
+
+/** `order` leaves the pending orders, or is about to change: its hold is taken off. */
+export function release(e: EngineCore, order: EngineOrder): void {
+  const holds = e.holds;
+  const held = holds.counted ? holds.byOrder.get(order) : undefined;
+  if (!held) return;
+  holds.byOrder.delete(order);
+  if (held.amount === null) held.bucket.floating.delete(order);
+  else {
+    held.bucket.total = held.bucket.total.minus(held.amount);
+    held.bucket.number = NaN;
+  }
+}
+
+/** The pending orders changed wholesale (a restore): the next question counts their holds. */
+export function recountHolds(e: EngineCore): void {
+  e.holds.counted = false;
+}
+
+const NO_BUCKETS: readonly HoldBucket[] = [];
+
+/** The channel's hold buckets, each of the day its schedule prices by now (counted again from the pending orders when one is not). */
+function countedBuckets(e: EngineCore, channelId: string): readonly HoldBucket[] {
+  const holds = e.holds;
+  if (holds.counted) {
+    const buckets = holds.byChannel.get(channelId);
+    if (!buckets) return NO_BUCKETS;
+    if (buckets.every((bucket) => bucket.day === feeDay(e, bucket.market))) return buckets;
+  }
+  holds.byOrder.clear();
+  holds.byChannel.clear();
+  holds.counted = true;
+  for (const order of e.pending) hold(e, order);
+  return holds.byChannel.get(channelId) ?? NO_BUCKETS;
+}
+
+function bucketOf(e: EngineCore, channelId: string, info: SymbolInfo): HoldBucket {
+  let buckets = e.holds.byChannel.get(channelId);
+  if (!buckets) e.holds.byChannel.set(channelId, (buckets = []));
+  let bucket = buckets.find((candidate) => candidate.market === info.market);
+  if (!bucket) {
+    bucket = { market: info.market, currency: info.currency, day: feeDay(e, info.market), total: ZERO, number: 0, floating: new Set() };
+    buckets.push(bucket);
+  }
+  return bucket;
+}
+
+/** The exchange day a hold's commission is priced on: the broker's schedule prices by the trade date; the percent model and markets without a schedule do not (0). */
+function feeDay(e: EngineCore, market: Market): number {
+  return e.commissionRate === null && e.setup.fees !== null && (market === "US" || market === "HK") ? exchangeDay(e, market) : 0;
 }
 
 export function referencePrice(e: EngineCore, request: OrderRequest): number {

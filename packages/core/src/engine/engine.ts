@@ -4,7 +4,7 @@ import type { Limits } from "../risk/risk";
 import { Strategies } from "../strategies/index";
 import type { Timeframe } from "../strategies/definition";
 import { barAt, type Bar, type BarColumns, type IndexedSignal, type Signal } from "../strategies/strategy";
-import { entryQuantity, referencePrice } from "./cash";
+import { entryQuantity, hold, referencePrice } from "./cash";
 import { preTradeDenials } from "./checks";
 import { closeDay, monitor, rollTo, startDay } from "./days";
 import type { Denial, EngineEvent, EngineOrder, EventType } from "./events";
@@ -15,6 +15,7 @@ import { biasesOf, multiTimeframeBar, type DirectorBias } from "./multi-timefram
 import { replaceOrder } from "./order-replacement";
 import {
   equityOf,
+  newHolds,
   newStats,
   newTracker,
   NO_ROUTES,
@@ -64,6 +65,7 @@ export class TradingEngine implements EngineCore {
   readonly symbols = new Map<string, SymbolInfo>();
   readonly timeZone: string;
   pending: EngineOrder[] = [];
+  readonly holds = newHolds();
   /** Scratch of `onColumns`: each listener's signals and how far they are handled. */
   private readonly columnSignals: IndexedSignal[][] = [];
   private readonly columnCursors: number[] = [];
@@ -515,7 +517,10 @@ export class TradingEngine implements EngineCore {
     this.emit("order_submitted", channel.setup.channel_id, { ...order });
     // At the close of the bar that placed it (its volume is the one being fed), or later bars for what remains.
     const atClose = this.barFills && !Number.isNaN(close) && orderType === "market" && this.setup.execution.fill === "close";
-    if (!atClose || fillOnBar(this, order, close)) this.pending.push(order);
+    if (!atClose || fillOnBar(this, order, close)) {
+      this.pending.push(order);
+      hold(this, order);
+    }
     return { order, denials: [] };
   }
 

@@ -3,7 +3,7 @@ import { decimalText } from "./exact";
 import { book } from "./ledger";
 import { AT_LEVEL, AT_OPEN, fillableShares, limitReach, touchReach, type Reach } from "./matching";
 import { Money } from "./money";
-import { commissionOf, partCommission, settledValue } from "./cash";
+import { commissionOf, hold, partCommission, release, settledValue } from "./cash";
 import { unfilled, ZERO, type EngineCore } from "./runtime";
 
 /** The bar-simulated venue's fills and the booking of every fill, a venue's too (docs/trading-engine.md "Execution"). */
@@ -21,7 +21,15 @@ export function fillPending(e: EngineCore, symbol: string, at: number, open: num
   for (let i = 0; i < pending.length; i++) {
     const order = pending[i];
     const price = order.symbol === symbol && at >= order.submitted_at ? fillPrice(order, open, high, low) : NaN;
-    if (Number.isNaN(price) || fillOnBar(e, order, price)) pending[kept++] = order;
+    if (Number.isNaN(price)) pending[kept++] = order;
+    else {
+      // Its hold goes with the fill, and what stays pending (a part left) holds again.
+      release(e, order);
+      if (fillOnBar(e, order, price)) {
+        pending[kept++] = order;
+        hold(e, order);
+      }
+    }
   }
   pending.length = kept;
   return e.sequence !== sequence;
@@ -173,8 +181,10 @@ export function cancelPending(e: EngineCore, which: (order: EngineOrder) => bool
   }
   const kept: EngineOrder[] = [];
   for (const order of e.pending) {
-    if (which(order)) e.emit("order_cancelled", order.channel_id, { order_id: order.order_id, symbol: order.symbol, reason, ...extra });
-    else kept.push(order);
+    if (which(order)) {
+      release(e, order);
+      e.emit("order_cancelled", order.channel_id, { order_id: order.order_id, symbol: order.symbol, reason, ...extra });
+    } else kept.push(order);
   }
   e.pending = kept;
 }

@@ -1,4 +1,4 @@
-import { referencePrice } from "./cash";
+import { hold, referencePrice, release } from "./cash";
 import { preTradeDenials } from "./checks";
 import type { Denial, EngineOrder } from "./events";
 import { replacementProblems } from "./order-rules";
@@ -48,6 +48,7 @@ export function replaceOrder(
     price,
   };
   engine.pending.splice(index, 1);
+  release(engine, order);
   const denials =
     quantity > filled
       ? preTradeDenials(engine, channel, engine.sleeveOf(channel, order.sleeve), request, referencePrice(engine, request)).filter(
@@ -57,6 +58,7 @@ export function replaceOrder(
   for (const problem of replacementProblems(quantity, filled)) deny(denials, problem.code, problem.message, problem.values);
   if (denials.length > 0) {
     engine.pending.splice(index, 0, order);
+    hold(engine, order);
     engine.emit("log", order.channel_id, {
       level: "warning",
       message: `Replace of order ${orderId} denied: ${denials[0].message}`,
@@ -73,6 +75,7 @@ export function replaceOrder(
     stop_price: order.order_type === "stop" ? price : null,
   };
   engine.pending.splice(index, 0, replaced);
+  hold(engine, replaced);
   engine.emit("order_replaced", order.channel_id, {
     order_id: orderId,
     symbol: order.symbol,

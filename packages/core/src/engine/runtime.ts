@@ -98,6 +98,35 @@ export interface OrderRequest {
   reason?: string;
 }
 
+/**
+ * What the pending buys of a channel hold of one market's cash, as a running total: a buy's hold
+ * (what it has still to fill at its own price, with the commission that would cost) is added when
+ * it rests and taken off when it fills, changes or ends (`hold`/`release` in cash.ts), so the
+ * pre-trade check reads a total instead of pricing every resting buy. A market buy is priced at the
+ * last close, so it is kept aside and priced when asked. The amounts are those of `day`, the
+ * exchange date the broker's schedule prices by (0 when it does not apply).
+ */
+export interface HoldBucket {
+  market: Market;
+  currency: string;
+  day: number;
+  total: Money;
+  /** `total` as float64, for the estimates (NaN until asked after a change). */
+  number: number;
+  /** Pending buys without a price of their own (market orders). */
+  floating: Set<EngineOrder>;
+}
+
+/** The engine's holds: per pending buy its bucket and amount (null: floating), per channel its buckets. */
+export interface Holds {
+  /** False after a restore or when a bucket's day has passed: the next question counts every pending buy again. */
+  counted: boolean;
+  byOrder: Map<EngineOrder, { bucket: HoldBucket; amount: Money | null }>;
+  byChannel: Map<string, HoldBucket[]>;
+}
+
+export const newHolds = (): Holds => ({ counted: true, byOrder: new Map(), byChannel: new Map() });
+
 /** Milliseconds a bar of each period spans: a signal read at a bar's close is stamped at its open plus this. */
 export const PERIOD_MS: Readonly<Record<Timeframe, number>> = { "1m": 60_000, "5m": 300_000, "1h": 3_600_000, "1d": 86_400_000 };
 
@@ -137,6 +166,8 @@ export interface EngineCore {
   readonly symbols: Map<string, SymbolInfo>;
   readonly timeZone: string;
   pending: EngineOrder[];
+  /** What the pending buys hold of each channel's cash (cash.ts keeps it as they rest, fill, change and end). */
+  readonly holds: Holds;
   sequence: number;
   orderCounter: number;
   time: number;

@@ -1,4 +1,5 @@
 import type { StrategyState } from "../strategies/strategy";
+import { recountHolds } from "./cash";
 import { enterDay } from "./days";
 import type { EngineOrder } from "./events";
 import { restorePosition, savePosition, type SavedPosition } from "./ledger";
@@ -73,6 +74,7 @@ export function restoreInto(engine: EngineCore, snapshot: EngineSnapshot): void 
   engine.orderCounter = snapshot.order_counter;
   engine.time = snapshot.time;
   engine.pending = snapshot.pending.map((order) => ({ ...order }));
+  recountHolds(engine);
   for (const [symbol, last] of Object.entries(snapshot.last_price)) engine.info(symbol).last = last;
   engine.session = cloneTracker(snapshot.session);
   if (snapshot.day >= 0) enterDay(engine, snapshot.day);

@@ -1,3 +1,4 @@
+import { hold, release } from "./cash";
 import { monitor } from "./days";
 import { fill, type VenueCharge } from "./fills";
 import { unfilled, type EngineCore } from "./runtime";
@@ -19,8 +20,10 @@ export function venueFilled(engine: EngineCore, orderId: string, tradeId: string
   if (!order || order.venue_trades?.includes(tradeId) || !(quantity > 0) || !(price > 0)) return;
   engine.time = Math.max(engine.time, at);
   order.venue_trades = [...(order.venue_trades ?? []), tradeId];
+  release(engine, order);
   fill(engine, order, price, Math.min(quantity, unfilled(order)), charged ?? true);
   if (unfilled(order) <= 0) engine.pending = engine.pending.filter((candidate) => candidate !== order);
+  else hold(engine, order);
   monitor(engine);
 }
 
@@ -30,6 +33,7 @@ export function venueOrderEnded(engine: EngineCore, orderId: string, status: "ca
   if (!order) return;
   engine.time = Math.max(engine.time, at);
   engine.pending = engine.pending.filter((candidate) => candidate !== order);
+  release(engine, order);
   if (status === "rejected") {
     engine.emit("order_rejected", order.channel_id, {
       order_id: orderId,

@@ -64,8 +64,15 @@ type Step<T> = (run: StoredRun) => RunStep<T> | null | Promise<RunStep<T> | null
 export const RUN_SAVE_ATTEMPTS = 12;
 const BACKOFF_BASE_MS = 5;
 const BACKOFF_MAX_MS = 250;
-/** Steps saved together at most (their events and order records go in one save). */
-export const RUN_BATCH_STEPS = 32;
+/** Steps taken for one batch at most: as many of them are saved together as fit in one save of `RUN_SAVE_ITEMS`. */
+export const RUN_BATCH_STEPS = 100;
+/**
+ * Items one save writes at most in one transaction (DynamoDB's TransactWriteItems takes 100): the
+ * run, an item per event and one per order record the events create or change. A batch's steps
+ * are saved together while their items fit; the step that would overflow goes in the next save of
+ * the drain (a single step larger than that is saved alone, as the run store saves a large save).
+ */
+export const RUN_SAVE_ITEMS = 100;
 
 interface Waiting {
   deps: Deps;
@@ -135,15 +142,20 @@ type Done = RunStep<unknown> & { events: EngineEvent[]; after: StoredRun };
 /** What a step came to: its caller's answer once the batch is saved (null: nothing to save), or its refusal. */
 type Outcome = { done: Done | null } | { refused: unknown };
 
-/** Applies the batch's steps in order to one read of the run and saves them in one write; a refused step leaves the run as it was before it. A batch that fails rejects each of its writers. */
-async function applyBatch(runId: string, batch: Waiting[], drain: RunDrain) {
+/**
+ * Applies the batch's steps in order to one read of the run and saves them in one write, as many as
+ * fit in one (the others are handed back to the queue, first in the next batch); a refused step
+ * leaves the run as it was before it. A batch that fails rejects each of its writers.
+ */
+async function applyBatch(runId: string, batch: Waiting[], drain: RunDrain, handBack: (left: Waiting[]) => void): Promise<void> {
+  let taken = batch.length;
   try {
-    await retrying(() => tryBatch(runId, batch, drain), {
-      attempts: RUN_SAVE_ATTEMPTS,
-      baseMs: BACKOFF_BASE_MS,
-      maxMs: BACKOFF_MAX_MS,
-      retryable: (error) => error instanceof LostRace,
-    });
+    await retrying(
+      async () => {
+        taken = await tryBatch(runId, batch, drain);
+      },
+      { attempts: RUN_SAVE_ATTEMPTS, baseMs: BACKOFF_BASE_MS, maxMs: BACKOFF_MAX_MS, retryable: (error) => error instanceof LostRace },
+    );
   } catch (error) {
     drain.saved = undefined;
     const failure =
@@ -154,11 +166,18 @@ async function applyBatch(runId: string, batch: Waiting[], drain: RunDrain) {
           )
         : error;
     for (const waiting of batch) waiting.reject(failure);
+    return;
   }
+  // The steps that did not fit in this save go first in the next.
+  handBack(batch.slice(taken));
 }
 
-/** One attempt: read (or take the run the previous batch saved), apply every step, save conditionally on the version (LostRace when another process saved first). */
-async function tryBatch(runId: string, batch: Waiting[], drain: RunDrain) {
+/**
+ * One attempt: read (or take the run the previous batch saved), apply the steps whose items fit in
+ * one save, save conditionally on the version (LostRace when another process saved first). How
+ * many of `batch` it settled: the rest go in the next save.
+ */
+async function tryBatch(runId: string, batch: Waiting[], drain: RunDrain): Promise<number> {
   const { deps } = batch[0]!;
   const known = drain.saved;
   drain.saved = undefined;
@@ -168,13 +187,14 @@ async function tryBatch(runId: string, batch: Waiting[], drain: RunDrain) {
       if (waiting.whenMissing) waiting.reject(waiting.whenMissing());
       else waiting.resolve(null);
     }
-    return;
+    return batch.length;
   }
   let current = run;
   /** The engine at `current`'s state, when the batch has one (none before the first step: it restores the snapshot). */
   let engine: TradingEngine | undefined;
   const events: EngineEvent[] = [];
   const outcomes: Outcome[] = [];
+  let items = 1;
   for (const waiting of batch) {
     if (engine) atHand.set(current, engine);
     let done: RunStep<unknown> | null = null;
@@ -189,6 +209,13 @@ async function tryBatch(runId: string, batch: Waiting[], drain: RunDrain) {
     if (!atHand.delete(current) && !done) engine = undefined;
     if (done) {
       const stepEvents = done.engine.drainEvents();
+      const stepItems = itemsOf(stepEvents, current);
+      if (current !== run && items + stepItems > RUN_SAVE_ITEMS) {
+        // It does not fit in this save: it is applied again in the next, to the run as this one saves it (the engine it changed is dropped).
+        engine = undefined;
+        break;
+      }
+      items += stepItems;
       current = {
         ...current,
         setup: done.setup ?? current.setup,
@@ -210,11 +237,22 @@ async function tryBatch(runId: string, batch: Waiting[], drain: RunDrain) {
   else drain.saved = current;
   const saved = current;
   const last = engine;
-  batch.forEach((waiting, index) => {
-    const outcome = outcomes[index]!;
+  outcomes.forEach((outcome, index) => {
+    const waiting = batch[index]!;
     if ("refused" in outcome) waiting.reject(outcome.refused);
     else waiting.resolve(outcome.done && updateOf(outcome.done, saved, last));
   });
+  return outcomes.length;
+}
+
+/** Items a step's events add to a save: one per event, one per order record they create or change. */
+function itemsOf(events: EngineEvent[], run: StoredRun): number {
+  const orders = new Set<string>();
+  for (const event of events) {
+    const change = orderChangeOf(event, run);
+    if (change) orders.add(change.kind === "create" ? change.order.id : change.order_id);
+  }
+  return events.length + orders.size;
 }
 
 /**
