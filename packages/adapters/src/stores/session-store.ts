@@ -5,6 +5,7 @@ import {
   orderChangeOf,
   type EventQuery,
   type OrderStatus,
+  type RunSave,
   type RunStore,
   type StoredEvent,
   type StoredRun,
@@ -17,7 +18,7 @@ import { DomainError } from "@tp/core/errors";
 import type { Db } from "../dynamo/db";
 import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
 import { Keys } from "../dynamo/keys";
-import { Cursor, Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
+import { Cursor, Repository, TRANSACTION_ITEMS, transactGroups, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
 import { Table } from "../dynamo/table";
 import { deleteChannelItems } from "./channel-store";
 import { newer, RunBlocks, type OrderItem } from "./run-blocks";
@@ -98,8 +99,6 @@ interface RunItem {
   outbox?: Uint8Array;
 }
 
-/** Items DynamoDB takes in one TransactWriteItems. */
-const TRANSACTION_ITEMS = 100;
 /** The most a run's item may carry of state and outbox (DynamoDB's item limit is 400 KB, attribute names and the rest included). */
 const OUTBOX_BYTES = 350_000;
 
@@ -170,6 +169,36 @@ export class DynamoRunStore implements RunStore {
    * (the same blocks: their keys are the save's sequences and version).
    */
   async save(run: StoredRun, expectedVersion: number, events: EngineEvent[]): Promise<boolean> {
+    const save = await this.prepare({ run, expectedVersion, events });
+    return "steps" in save ? transactIfUnchanged(this.db, save.steps) : save.large();
+  }
+
+  /**
+   * `save` of many runs (a step of the session worker): the saves that fit in one transaction each
+   * are packed together into as few as hold them (`transactGroups`), each still all or nothing and
+   * conditional on its own run's version; a run that lost its race is told so (false) from the
+   * cancellation's reasons while the others of its transaction are written. A larger save goes
+   * alone, as `save` writes it.
+   */
+  async saveMany(saves: readonly RunSave[]): Promise<PromiseSettledResult<boolean>[]> {
+    const prepared = await Promise.all(saves.map((save) => this.prepare(save)));
+    const grouped = prepared.flatMap((save, index) => ("steps" in save ? [{ index, steps: save.steps }] : []));
+    const outcomes: PromiseSettledResult<boolean>[] = new Array(saves.length);
+    const [written] = await Promise.all([
+      transactGroups(
+        this.db,
+        grouped.map((save) => save.steps),
+      ),
+      ...prepared.map(async (save, index) => {
+        if (!("steps" in save)) [outcomes[index]] = await Promise.allSettled([save.large()]);
+      }),
+    ]);
+    for (const [at, { index }] of grouped.entries()) outcomes[index] = written[at]!;
+    return outcomes;
+  }
+
+  /** A save as the steps of one transaction, or (larger than one) the writes that make it in several. */
+  private async prepare({ run, expectedVersion, events }: RunSave): Promise<{ steps: TransactionStep[] } | { large: () => Promise<boolean> }> {
     const item: RunItem = {
       run_id: run.run_id,
       session_id: run.session_id,
@@ -183,12 +212,19 @@ export class DynamoRunStore implements RunStore {
       expectedVersion === 0 ? { put: this.states.toItem(put), ifAbsent: true } : { put: this.states.toItem(put), ifVersion: expectedVersion };
     const orderItems = await this.orderChanges(run, events);
     if (1 + events.length + orderItems.length <= TRANSACTION_ITEMS) {
-      return transactIfUnchanged(this.db, [
-        guard(item),
-        ...this.eventItems(run, events).map((e) => ({ put: this.events_.toItem(e) })),
-        ...orderItems.map((o) => ({ put: this.orders_.toItem(o) })),
-      ]);
+      return {
+        steps: [
+          guard(item),
+          ...this.eventItems(run, events).map((e) => ({ put: this.events_.toItem(e) })),
+          ...orderItems.map((o) => ({ put: this.orders_.toItem(o) })),
+        ],
+      };
     }
+    return { large: () => this.saveLarge(run, item, guard, events, orderItems) };
+  }
+
+  /** A save larger than one transaction: the run with its events in its outbox, then their blocks (or, too many for the outbox, the blocks first). */
+  private async saveLarge(run: StoredRun, item: RunItem, guard: (put: RunItem) => TransactionStep, events: EngineEvent[], orderItems: OrderItem[]) {
     const outbox = gzipJson(events);
     if (outbox.byteLength + item.state.byteLength > OUTBOX_BYTES) {
       // Events too many to ride in the run's item (DynamoDB's 400 KB): their blocks written first,
