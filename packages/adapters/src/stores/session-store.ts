@@ -181,7 +181,10 @@ export class DynamoRunStore implements RunStore {
    * alone, as `save` writes it.
    */
   async saveMany(saves: readonly RunSave[]): Promise<PromiseSettledResult<boolean>[]> {
-    const prepared = await Promise.all(saves.map((save) => this.prepare(save)));
+    // The order records the saves change, read together.
+    const ids = saves.flatMap(({ run, events }) => ordersToRead(run, events));
+    const read = new Map((await this.orders_.getMany(ids.map(Keys.runOrder))).map((order) => [order.id, order]));
+    const prepared = await Promise.all(saves.map((save) => this.prepare(save, read)));
     const grouped = prepared.flatMap((save, index) => ("steps" in save ? [{ index, steps: save.steps }] : []));
     const outcomes: PromiseSettledResult<boolean>[] = new Array(saves.length);
     const [written] = await Promise.all([
@@ -198,7 +201,10 @@ export class DynamoRunStore implements RunStore {
   }
 
   /** A save as the steps of one transaction, or (larger than one) the writes that make it in several. */
-  private async prepare({ run, expectedVersion, events }: RunSave): Promise<{ steps: TransactionStep[] } | { large: () => Promise<boolean> }> {
+  private async prepare(
+    { run, expectedVersion, events }: RunSave,
+    read?: Map<string, OrderItem>,
+  ): Promise<{ steps: TransactionStep[] } | { large: () => Promise<boolean> }> {
     const item: RunItem = {
       run_id: run.run_id,
       session_id: run.session_id,
@@ -210,7 +216,7 @@ export class DynamoRunStore implements RunStore {
     };
     const guard = (put: RunItem): TransactionStep =>
       expectedVersion === 0 ? { put: this.states.toItem(put), ifAbsent: true } : { put: this.states.toItem(put), ifVersion: expectedVersion };
-    const orderItems = await this.orderChanges(run, events);
+    const orderItems = await this.orderChanges(run, events, read);
     if (1 + events.length + orderItems.length <= TRANSACTION_ITEMS) {
       return {
         steps: [
@@ -252,14 +258,13 @@ export class DynamoRunStore implements RunStore {
   }
 
   /** The order records the events create and change, as they will be (read and changed here, written by the caller). */
-  private async orderChanges(run: StoredRun, events: EngineEvent[]): Promise<OrderItem[]> {
+  private async orderChanges(run: StoredRun, events: EngineEvent[], read?: Map<string, OrderItem>): Promise<OrderItem[]> {
     const changes = events.map((e) => ({ sequence: e.sequence, change: orderChangeOf(e, run) })).filter((c) => c.change !== null);
     if (changes.length === 0) return [];
     const touched = new Map<string, OrderItem>();
-    const updatedIds = changes.flatMap(({ change }) => (change!.kind === "set" ? [change!.order_id] : []));
-    const createdIds = new Set(changes.flatMap(({ change }) => (change!.kind === "create" ? [change!.order.id] : [])));
-    const toRead = [...new Set(updatedIds)].filter((id) => !createdIds.has(id));
-    for (const order of await this.orders_.getMany(toRead.map(Keys.runOrder))) touched.set(order.id, order);
+    const toRead = ordersToRead(run, events);
+    const items = read ? toRead.flatMap((id) => read.get(id) ?? []) : await this.orders_.getMany(toRead.map(Keys.runOrder));
+    for (const order of items) touched.set(order.id, order);
     // Orders of an earlier large save live in its blocks (a later record of one wins over them).
     if (toRead.some((id) => !touched.has(id))) {
       for (const order of await this.blocks.orders(run.run_id, async () => events[0]!.sequence - 1)) {
@@ -354,6 +359,13 @@ export class DynamoRunStore implements RunStore {
     await this.blocks.delete(runId);
     await this.states.delete(Keys.runState(runId));
   }
+}
+
+/** The orders a save's events change that they did not create: their records are read to be changed. */
+function ordersToRead(run: StoredRun, events: EngineEvent[]): string[] {
+  const changes = events.flatMap((e) => orderChangeOf(e, run) ?? []);
+  const created = new Set(changes.flatMap((change) => (change.kind === "create" ? [change.order.id] : [])));
+  return [...new Set(changes.flatMap((change) => (change.kind === "set" && !created.has(change.order_id) ? [change.order_id] : [])))];
 }
 
 const withoutSequence = ({ sequence: _sequence, changed: _changed, ...order }: OrderItem): TradingOrderResponse => order;
