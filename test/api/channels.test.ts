@@ -527,3 +527,32 @@ describe("the update feed", () => {
     expect(stamps.every((t, i) => i === 0 || t > stamps[i - 1]!)).toBe(true);
   });
 });
+
+describe("the connections of many topics (the worker's step looks them up together)", () => {
+  it("answers every topic asked for, with its own connections only, beyond one statement's 50 partitions", async () => {
+    const { DynamoConnectionStore } = await import("../../packages/adapters/src/stores/connection-store");
+    const store = new DynamoConnectionStore(api.services.db);
+    const run = `topics-${Date.now()}`;
+    const topics = Array.from({ length: 60 }, (_, i) => `session:${run}-${i}`);
+    const connected_at = new Date().toISOString();
+    const expires_at = Math.floor(Date.now() / 1000) + 3600;
+    // Two sockets on topic 0, one on topic 59, none on the rest.
+    for (const [id, topic] of [
+      ["c-a", topics[0]!],
+      ["c-b", topics[0]!],
+      ["c-c", topics[59]!],
+    ] as const)
+      await store.add({ connection_id: `${run}-${id}`, topic, connected_at, expires_at });
+    const found = await store.byTopics(topics);
+    expect([...found.keys()]).toEqual(topics);
+    expect(
+      found
+        .get(topics[0]!)!
+        .map((c) => c.connection_id)
+        .sort(),
+    ).toEqual([`${run}-c-a`, `${run}-c-b`]);
+    expect(found.get(topics[59]!)!.map((c) => c.connection_id)).toEqual([`${run}-c-c`]);
+    expect(found.get(topics[1]!)).toEqual([]);
+    expect(found.get(topics[0]!)).toEqual(expect.arrayContaining(await store.byTopic(topics[0]!)));
+  });
+});

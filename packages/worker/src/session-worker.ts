@@ -25,7 +25,7 @@ import { dayCloseOf, marketBarCloseOf } from "@tp/core/trading/rollover";
 import { PaperAccounts } from "@tp/core/paper/accounts";
 import { log } from "@tp/core/log";
 import { inParallel } from "@tp/core/in-parallel";
-import { batchedFeed, FEED_CONCURRENCY, feedKey, inFeedOrder } from "./feeding";
+import { batchedChannels, FEED_CONCURRENCY, feedKey, inFeedOrder } from "./feeding";
 import { LEASE_MS, planLeases } from "./leases";
 import { RunCache } from "./run-cache";
 
@@ -107,7 +107,7 @@ export class SessionWorker {
   /** The runs this task fed, as it saved them (docs/session-worker.md "Each step"); its feeds read them through `feedDeps`. */
   private readonly runCache: RunCache;
   private readonly feedDeps: Services["trading"]["sessions"];
-  /** The channels' deps with the update feed's appends of a step batched (`batchedFeed`). */
+  /** The channels' deps with a step's update-feed appends and connection look-ups batched (`batchedFeed`, `batchedConnections`). */
   private readonly channelDeps: Services["trading"]["channels"];
   /** The other live tasks' beats as last read (this task's heartbeat item shows them all combined with its own). */
   private others: WorkerBeat[] = [];
@@ -133,7 +133,7 @@ export class SessionWorker {
     this.leases = new DynamoLeaseStore(services.db, this.wall);
     this.runCache = new RunCache(services.trading.sessions.runs);
     this.feedDeps = { ...services.trading.sessions, runs: this.runCache };
-    this.channelDeps = { ...services.trading.channels, feed: batchedFeed(services.trading.channels.feed) };
+    this.channelDeps = batchedChannels(services.trading.channels);
     // The heartbeat is on the market's clock, as the status endpoints that read it are.
     const now = services.trading.sessions.now();
     this.heartbeat = {

@@ -2,6 +2,7 @@ import {
   BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
+  ExecuteStatementCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -74,6 +75,9 @@ export const Cursor = {
     throw new DomainError(422, "INVALID_CURSOR", "The cursor is not one this service issued");
   },
 };
+
+/** Partition key values PartiQL takes in one `IN`. */
+const PARTIQL_IN_PARTITIONS = 50;
 
 /** The one repository pattern: typed get/put/update/delete/query for an entity on the single table. */
 export class Repository<T extends object> {
@@ -270,6 +274,28 @@ export class Repository<T extends object> {
       items.push(...page.items);
       cursor = page.cursor;
     } while (cursor);
+    return items;
+  }
+
+  /**
+   * Every item of many partitions (bounded ones) of the table or an index, read together: PartiQL's
+   * `IN` on the partition key, up to 50 partitions a statement, following its pages. One request
+   * (or a few) where `queryAll` per partition would send one each.
+   */
+  async queryPartitions(partitions: readonly string[], options: { index?: IndexName } = {}): Promise<T[]> {
+    const source = options.index ? `"${this.db.tableName}"."${Table.indexes[options.index].name}"` : `"${this.db.tableName}"`;
+    const key = options.index ? Table.indexes[options.index].partitionKey : Table.partitionKey;
+    const items: T[] = [];
+    for (let start = 0; start < partitions.length; start += PARTIQL_IN_PARTITIONS) {
+      const chunk = partitions.slice(start, start + PARTIQL_IN_PARTITIONS);
+      const Statement = `SELECT * FROM ${source} WHERE "${key}" IN [${chunk.map(() => "?").join(", ")}]`;
+      let NextToken: string | undefined;
+      do {
+        const result = await this.db.client.send(new ExecuteStatementCommand({ Statement, Parameters: chunk, NextToken, ConsistentRead: !options.index }));
+        items.push(...(result.Items ?? []).filter((stored) => !this.isExpired(stored)).map((stored) => this.fromItem(stored)));
+        NextToken = result.NextToken;
+      } while (NextToken);
+    }
     return items;
   }
 
