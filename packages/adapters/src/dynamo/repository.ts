@@ -551,6 +551,7 @@ export async function transactGroups(db: Db, groups: readonly TransactionStep[][
           if (reasons.slice(offset, offset + size).some((reason) => reason.Code === "ConditionalCheckFailed")) lost.add(index);
           offset += size;
         }
+        if (lost.size === 0) break;
         for (const index of lost) outcomes[index] = { status: "fulfilled", value: false };
         left = left.filter((index) => !lost.has(index));
       }
