@@ -10,7 +10,8 @@
  *    to the moment a WebSocket client receives an event that bar caused;
  *  - table requests and CPU ms per session bar: DynamoDB requests the process sent, and the
  *    process's CPU time (the worker, and the sockets' server it posts to), during the steps,
- *    divided by the session bars: figures that a loaded machine changes less than the rates.
+ *    divided by the session bars: figures that a loaded machine changes less than the rates;
+ *    and DynamoDB Local's CPU time (the Java process, from /proc) per session bar.
  *
  * Then commands under load (docs/session-worker.md "Commands from the API"): 1, 10 and 50 clients
  * each send a limit order and a reset-daily at once into one running session while the worker
@@ -28,9 +29,12 @@
  *
  *   npx tsx bench/session.ts             (a few minutes: the 1,000 sessions take most)
  *   npx tsx bench/session.ts --markdown  (the table as Markdown, for docs/benchmarks.md)
+ *   BENCH_PROFILE=/tmp/steps npx tsx bench/session.ts  (a CPU profile of each size's timed steps alone,
+ *                                                     `<path>-<sessions>.cpuprofile`, for Chrome's DevTools)
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { Session as Inspector } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -50,6 +54,24 @@ const STEPS: Record<number, number> = { 1: 240, 10: 120, 100: 40, 1000: 6 };
 /** Rounds of the commands table (`BENCH_ROUNDS`): every answer of every round is pooled. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const PASSWORD = "bench-admin-password-1";
+/** Where to write a CPU profile of each size's timed steps (`BENCH_PROFILE`), none by default. */
+const PROFILE = process.env.BENCH_PROFILE;
+
+/** Profiles what `work` does (when `BENCH_PROFILE` is set) into `<BENCH_PROFILE>-<name>.cpuprofile`. */
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (!PROFILE) return work();
+  const inspector = new Inspector();
+  inspector.connect();
+  await inspector.post("Profiler.enable");
+  await inspector.post("Profiler.start");
+  try {
+    return await work();
+  } finally {
+    const { profile } = await inspector.post("Profiler.stop");
+    writeFileSync(`${PROFILE}-${name}.cpuprofile`, JSON.stringify(profile));
+    inspector.disconnect();
+  }
+}
 
 /** CPU seconds DynamoDB Local (a Java process) has used so far, from /proc (Linux): work done, which a loaded machine does not inflate as it does wall time. */
 const dynamoCpuSeconds = () => {
@@ -266,10 +288,11 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
     const setHandler = marketData.setOnCandlestick.bind(marketData);
     marketData.setOnCandlestick = (handler: ((event: PushCandlestickEvent) => void) | null) =>
       setHandler(handler && ((event) => (event.data.is_confirmed && pushes.push(performance.now()), handler(event))));
-    worker = new SessionWorker(runtime.services, { marketData, tickMs: 1e9, refreshMs: 1e9 });
-    await worker.start();
+    const feeding = new SessionWorker(runtime.services, { marketData, tickMs: 1e9, refreshMs: 1e9 });
+    worker = feeding;
+    await feeding.start();
     // The start's commands (one per session started) are taken before the timed steps.
-    await worker.takeCommands();
+    await feeding.takeCommands();
     // Every request the process sends to the table, counted.
     let requests = 0;
     runtime.services.db.client.middlewareStack.add((next) => (args) => ((requests += 1), next(args)), { step: "initialize", name: "benchCount" });
@@ -279,25 +302,30 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
     let bars = 0;
     let busyRequests = 0;
     let cpu = 0;
-    for (let step = 0; step < steps; step++) {
-      clock += 60_000;
-      const pushesBefore = pushes.length;
-      const arrivalsBefore = arrivals.length;
-      const started = performance.now();
-      const requestsBefore = requests;
-      const cpuBefore = process.cpuUsage();
-      await worker.tick();
-      busy += performance.now() - started;
-      const used = process.cpuUsage(cpuBefore);
-      cpu += (used.user + used.system) / 1000;
-      busyRequests += requests - requestsBefore;
-      const pushedAt = pushes[pushesBefore];
-      if (pushedAt === undefined) continue;
-      bars += pushes.length - pushesBefore;
-      // Let the sockets go idle (nothing for 20 ms) before the next push: every message of this step is timed against its push.
-      while (performance.now() - Math.max(lastArrival, started) < 20) await new Promise((resolve) => setTimeout(resolve, 5));
-      for (let i = arrivalsBefore; i < arrivals.length; i++) delays.push(arrivals[i]! - pushedAt);
-    }
+    let dynamoCpu = 0;
+    await profiled(String(sessionCount), async () => {
+      for (let step = 0; step < steps; step++) {
+        clock += 60_000;
+        const pushesBefore = pushes.length;
+        const arrivalsBefore = arrivals.length;
+        const started = performance.now();
+        const requestsBefore = requests;
+        const cpuBefore = process.cpuUsage();
+        const dynamoBefore = dynamoCpuSeconds();
+        await feeding.tick();
+        busy += performance.now() - started;
+        const used = process.cpuUsage(cpuBefore);
+        cpu += (used.user + used.system) / 1000;
+        dynamoCpu += (dynamoCpuSeconds() - dynamoBefore) * 1000;
+        busyRequests += requests - requestsBefore;
+        const pushedAt = pushes[pushesBefore];
+        if (pushedAt === undefined) continue;
+        bars += pushes.length - pushesBefore;
+        // Let the sockets go idle (nothing for 20 ms) before the next push: every message of this step is timed against its push.
+        while (performance.now() - Math.max(lastArrival, started) < 20) await new Promise((resolve) => setTimeout(resolve, 5));
+        for (let i = arrivalsBefore; i < arrivals.length; i++) delays.push(arrivals[i]! - pushedAt);
+      }
+    });
     delays.sort((a, b) => a - b);
     const seconds = busy / 1000;
     return {
@@ -310,6 +338,7 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
       "push → socket p99 (ms)": percentile(delays, 99).toFixed(1),
       "table requests / session bar": (busyRequests / (bars * sessionCount)).toFixed(2),
       "CPU ms / session bar": (cpu / (bars * sessionCount)).toFixed(2),
+      "DynamoDB Local CPU ms / session bar": (dynamoCpu / (bars * sessionCount)).toFixed(2),
     };
   } finally {
     await worker?.stop();

@@ -497,4 +497,62 @@ describe("the update feed", () => {
     expect(all.filter((r) => r.data.writer === "a").map((r) => r.data.i)).toEqual([...Array(150).keys()]);
     expect(await a.since(sessionId, stamps[100]!, 1000)).toEqual(all.slice(101));
   });
+
+  it("appends many sessions' records together (appendMany), each session's in order after another writer's, as append would", async () => {
+    const { DynamoUpdateFeed } = await import("../../packages/adapters/src/stores/channel-store");
+    const worker = new DynamoUpdateFeed(api.services.db);
+    const other = new DynamoUpdateFeed(api.services.db);
+    const [s1, s2, s3] = ["one", "two", "three"].map((name) => `feed-many-${name}-${Date.now()}`) as [string, string, string];
+    const batch = (writer: string, n: number) => Array.from({ length: n }, (_, i) => ({ type: "channel_update", data: { writer, i } }));
+    // The worker knows s2's head; another process then moves it (the worker's guess is stale).
+    await worker.append(s2, batch("first", 1), clock);
+    await other.append(s2, batch("other", 2), clock);
+    const settled = await worker.appendMany([
+      { sessionId: s1, messages: batch("w1", 2), now: clock },
+      { sessionId: s2, messages: batch("w2", 2), now: clock },
+      { sessionId: s1, messages: batch("w1 again", 1), now: clock },
+      { sessionId: s3, messages: batch("w3", 120), now: clock },
+    ]);
+    const records = settled.map((o) => (o.status === "fulfilled" ? o.value : []));
+    expect(settled.every((o) => o.status === "fulfilled")).toBe(true);
+    expect(records.map((r) => r.length)).toEqual([2, 2, 1, 120]);
+    const writers = async (id: string) => (await worker.since(id, null, 1000)).map((r) => `${r.data.writer} ${r.data.i}`);
+    expect(await writers(s1)).toEqual(["w1 0", "w1 1", "w1 again 0"]);
+    expect(await writers(s2)).toEqual(["first 0", "other 0", "other 1", "w2 0", "w2 1"]);
+    expect((await writers(s3)).length).toBe(120);
+    // What each append answered is what the feed holds after it, timestamps strictly increasing per session.
+    const all = await worker.since(s2, null, 1000);
+    expect(all.slice(3)).toEqual(records[1]);
+    const stamps = all.map((r) => Date.parse(r.timestamp));
+    expect(stamps.every((t, i) => i === 0 || t > stamps[i - 1]!)).toBe(true);
+  });
+});
+
+describe("the connections of many topics (the worker's step looks them up together)", () => {
+  it("answers every topic asked for, with its own connections only, beyond one statement's 50 partitions", async () => {
+    const { DynamoConnectionStore } = await import("../../packages/adapters/src/stores/connection-store");
+    const store = new DynamoConnectionStore(api.services.db);
+    const run = `topics-${Date.now()}`;
+    const topics = Array.from({ length: 60 }, (_, i) => `session:${run}-${i}`);
+    const connected_at = new Date().toISOString();
+    const expires_at = Math.floor(Date.now() / 1000) + 3600;
+    // Two sockets on topic 0, one on topic 59, none on the rest.
+    for (const [id, topic] of [
+      ["c-a", topics[0]!],
+      ["c-b", topics[0]!],
+      ["c-c", topics[59]!],
+    ] as const)
+      await store.add({ connection_id: `${run}-${id}`, topic, connected_at, expires_at });
+    const found = await store.byTopics(topics);
+    expect([...found.keys()]).toEqual(topics);
+    expect(
+      found
+        .get(topics[0]!)!
+        .map((c) => c.connection_id)
+        .sort(),
+    ).toEqual([`${run}-c-a`, `${run}-c-b`]);
+    expect(found.get(topics[59]!)!.map((c) => c.connection_id)).toEqual([`${run}-c-c`]);
+    expect(found.get(topics[1]!)).toEqual([]);
+    expect(found.get(topics[0]!)).toEqual(expect.arrayContaining(await store.byTopic(topics[0]!)));
+  });
 });

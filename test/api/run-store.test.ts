@@ -92,6 +92,78 @@ describe("the run store's save", () => {
   });
 });
 
+describe("the run store's saveMany (the session worker's step)", () => {
+  /** The TransactWriteItems requests `work` sends. */
+  async function transactions<T>(work: () => Promise<T>): Promise<{ result: T; sent: number }> {
+    let sent = 0;
+    const name = `count-${randomBytes(4).toString("hex")}`;
+    api.services.db.client.middlewareStack.add(
+      (next, context) => (args) => ((sent += context.commandName === "TransactWriteItemsCommand" ? 1 : 0), next(args)),
+      {
+        step: "initialize",
+        name,
+      },
+    );
+    try {
+      return { result: await work(), sent };
+    } finally {
+      api.services.db.client.middlewareStack.remove(name);
+    }
+  }
+  const outcomes = (settled: PromiseSettledResult<boolean>[]) => settled.map((o) => (o.status === "fulfilled" ? o.value : String(o.reason)));
+
+  it("writes many runs' saves in one transaction, each with its own events and order records", async () => {
+    const ids = ["m-a", "m-b", "m-c"];
+    for (const id of ids) await runs.save(runOf(id, 1, 0), 0, []);
+    const { result, sent } = await transactions(() =>
+      runs.saveMany!(ids.map((id, i) => ({ run: runOf(id, 2, 3), expectedVersion: 1, events: i === 2 ? trading(1, 1, id) : [log(1, `${id} bar`)] }))),
+    );
+    expect(outcomes(result)).toEqual([true, true, true]);
+    expect(sent).toBe(1);
+    expect(await listed("m-a")).toEqual([[1, "m-a bar"]]);
+    expect(await listed("m-b")).toEqual([[1, "m-b bar"]]);
+    expect((await runs.get("m-c"))!.version).toBe(2);
+    expect(await allOrders("m-c")).toEqual([{ id: "m-c-1", status: "filled" }]);
+  });
+
+  it("tells a run that lost its race (false, nothing of it written) while the others of its transaction are written, and writes a large save alone", async () => {
+    const ids = ["l-a", "l-b", "l-c", "l-big"];
+    for (const id of ids) await runs.save(runOf(id, 1, 0), 0, []);
+    // Another writer saved l-b first.
+    expect(await runs.save(runOf("l-b", 2, 1), 1, [log(1, "the winner")])).toBe(true);
+    const many = Array.from({ length: 150 }, (_, i) => log(i + 1, `line ${i + 1}`));
+    const { result, sent } = await transactions(() =>
+      runs.saveMany!([
+        { run: runOf("l-a", 2, 1), expectedVersion: 1, events: [log(1, "a's bar")] },
+        { run: runOf("l-b", 2, 2), expectedVersion: 1, events: [log(1, "the loser"), log(2, "the loser")] },
+        { run: runOf("l-c", 2, 1), expectedVersion: 1, events: [log(1, "c's bar")] },
+        { run: runOf("l-big", 2, 150), expectedVersion: 1, events: many },
+      ]),
+    );
+    expect(outcomes(result)).toEqual([true, false, true, true]);
+    // The three small saves in one transaction, cancelled by l-b's condition and sent again without it; the large one's own writes.
+    expect(sent).toBeGreaterThanOrEqual(3);
+    expect(await listed("l-a")).toEqual([[1, "a's bar"]]);
+    expect(await listed("l-b")).toEqual([[1, "the winner"]]);
+    expect((await runs.get("l-b"))!.snapshot!.sequence).toBe(1);
+    expect(await listed("l-c")).toEqual([[1, "c's bar"]]);
+    expect((await listed("l-big")).length).toBe(150);
+  });
+
+  it("packs more runs than one transaction holds into several", async () => {
+    const ids = Array.from({ length: 120 }, (_, i) => `p-${i}`);
+    await runs.saveMany!(ids.map((id) => ({ run: runOf(id, 1, 0), expectedVersion: 0, events: [] })));
+    const { result, sent } = await transactions(() =>
+      runs.saveMany!(ids.map((id) => ({ run: runOf(id, 2, 1), expectedVersion: 1, events: [log(1, `${id} bar`)] }))),
+    );
+    expect(outcomes(result).every((o) => o === true)).toBe(true);
+    // 240 items: three transactions of at most 100.
+    expect(sent).toBe(3);
+    expect(await listed("p-119")).toEqual([[1, "p-119 bar"]]);
+    expect((await runs.get("p-0"))!.version).toBe(2);
+  });
+});
+
 /** Orders placed, some filled: the events a backtest's chunk writes (sequences from `from`). */
 function trading(from: number, orders: number, runId: string): EngineEvent[] {
   const events: EngineEvent[] = [];

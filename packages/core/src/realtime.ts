@@ -15,6 +15,8 @@ export interface ConnectionStore {
   add(connection: Connection): Promise<void>;
   remove(connectionId: string): Promise<Connection | undefined>;
   byTopic(topic: string): Promise<Connection[]>;
+  /** `byTopic` of many topics in as few requests as hold them (the session worker's step): every topic asked for is in the answer. */
+  byTopics?(topics: readonly string[]): Promise<Map<string, Connection[]>>;
 }
 
 /** Sends to one connection; "gone" when the client has left (API Gateway's 410). */

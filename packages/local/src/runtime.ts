@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import type { Server } from "node:http";
+import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
 import { join, resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import { configFromEnv } from "@tp/adapters/config";
@@ -105,13 +105,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     const app = createApp(services);
     const gateway = new LocalWebSocketGateway(services);
-    // The @connections management API is routed by the app itself: a wrapper deciding per request
-    // would read `request.url`, which node-server builds lazily, on every call.
-    app.route("/", gateway.managementApi());
     mountConsole(app);
     const listenHost = env.HOST || "127.0.0.1";
+    // The @connections management API is answered by the server ahead of the app (node's own request, before node-server makes one for Hono).
+    const createServerWithManagementApi = ((options: ServerOptions, listener: RequestListener) =>
+      createServer(options, gateway.withManagementApi(listener))) as typeof createServer;
     server = await new Promise<Server>((resolveServer, reject) => {
-      const started = serve({ fetch: app.fetch, port, hostname: listenHost }, () => resolveServer(started as Server)) as Server;
+      const started = serve({ fetch: app.fetch, port, hostname: listenHost, createServer: createServerWithManagementApi }, () =>
+        resolveServer(started as Server),
+      ) as Server;
       started.once("error", (error: NodeJS.ErrnoException) => reject(error.code === "EADDRINUSE" ? new PortInUseError(listenHost, port) : error));
     });
     gateway.attach(server);

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { IncomingMessage, Server } from "node:http";
+import type { IncomingMessage, RequestListener, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { Hono } from "hono";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { Services } from "@tp/adapters/services";
 import { socketHandlers } from "@tp/functions/ws/socket";
@@ -54,23 +53,38 @@ export class LocalWebSocketGateway {
     });
   }
 
-  /** The `@connections` management API (POST to send, DELETE to close, GET to inspect); 410 for a gone connection. */
-  managementApi(): Hono {
-    const app = new Hono();
-    app.post("/@connections/:id", async (c) => {
-      const ws = this.sockets.get(c.req.param("id"));
-      if (!ws || ws.readyState !== ws.OPEN) return c.json({ message: "Gone" }, 410);
-      ws.send(await c.req.text());
-      return c.body(null, 200);
-    });
-    app.delete("/@connections/:id", (c) => {
-      const ws = this.sockets.get(c.req.param("id"));
-      if (!ws) return c.json({ message: "Gone" }, 410);
-      ws.close(1000);
-      return c.body(null, 204);
-    });
-    app.get("/@connections/:id", (c) => (this.sockets.has(c.req.param("id")) ? c.json({ connectionId: c.req.param("id") }) : c.json({ message: "Gone" }, 410)));
-    return app;
+  /**
+   * The HTTP server's listener with the `@connections` management API (POST to send, DELETE to
+   * close, GET to inspect; 410 for a gone connection) answered ahead of `app`: API Gateway serves
+   * it beside the application, not through it, so a push here takes none of the app's middleware
+   * (the session worker posts every message of a step: docs/benchmarks.md "Session worker").
+   */
+  withManagementApi(app: RequestListener): RequestListener {
+    return (request, response) => {
+      const path = request.url ?? "";
+      if (!path.startsWith("/@connections/")) return app(request, response);
+      const ws = this.sockets.get(decodeURIComponent(path.slice("/@connections/".length).split("?")[0]!));
+      const answer = (status: number, body?: unknown) => {
+        if (body === undefined) return void response.writeHead(status).end();
+        response.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+      };
+      if (request.method === "POST") {
+        const chunks: Buffer[] = [];
+        request.on("data", (chunk: Buffer) => chunks.push(chunk));
+        request.on("end", () => {
+          if (!ws || ws.readyState !== ws.OPEN) return answer(410, { message: "Gone" });
+          ws.send(Buffer.concat(chunks), { binary: false });
+          answer(200);
+        });
+        return;
+      }
+      if (!ws) return answer(410, { message: "Gone" });
+      if (request.method === "DELETE") {
+        ws.close(1000);
+        return answer(204);
+      }
+      answer(200, { connectionId: path.slice("/@connections/".length) });
+    };
   }
 
   async close(): Promise<void> {

@@ -1,15 +1,18 @@
 import type { TradingEngine } from "@tp/core/engine/engine";
 import type { EngineEvent } from "@tp/core/engine/events";
 import { engineOf } from "@tp/core/trading/run-update";
-import type { RunStore, StoredRun } from "@tp/core/trading/runs";
+import type { RunSave, RunStore, StoredRun } from "@tp/core/trading/runs";
+import { TurnBatch } from "@tp/core/turn-batch";
 
 /**
  * The runs the worker fed, kept in memory while the stored version still matches (crash-only:
  * the table is the truth, this a cache; docs/session-worker.md "Each step"). `get` answers the run
  * as this worker last saved it, without a read; `save` stays conditional on the version, so a run
  * another writer changed meanwhile (an API command, the rollover, another task) fails its save,
- * is dropped from the cache, and the retry reads it from the table. Everything else goes to the
- * store.
+ * is dropped from the cache, and the retry reads it from the table. The saves that arrive
+ * together (a step's sessions, fed side by side) go to the store in one `saveMany`: as few
+ * transactions as hold them, each run's save still all or nothing on its own version. Everything
+ * else goes to the store.
  *
  * The engine that made a saved run is kept with it (`engineOf` hands it out again for that very
  * run object instead of restoring the snapshot). That holds because the worker's feeds are this
@@ -20,8 +23,14 @@ export class RunCache implements RunStore {
   private readonly saved = new Map<string, StoredRun>();
   private readonly engines = new Map<string, { run: StoredRun; engine: TradingEngine }>();
   private readonly handedOut = new Map<string, TradingEngine>();
+  /** The saves of the feeds that reach them together (a step's sessions, fed side by side) go to the store as one `saveMany`. */
+  private readonly saves: TurnBatch<RunSave, boolean>;
 
-  constructor(private readonly store: RunStore) {}
+  constructor(private readonly store: RunStore) {
+    this.saves = new TurnBatch((saves) =>
+      store.saveMany ? store.saveMany(saves) : Promise.allSettled(saves.map(({ run, expectedVersion, events }) => store.save(run, expectedVersion, events))),
+    );
+  }
 
   async get(runId: string): Promise<StoredRun | undefined> {
     const cached = this.saved.get(runId);
@@ -29,6 +38,12 @@ export class RunCache implements RunStore {
     const run = await this.store.get(runId);
     if (run) this.saved.set(runId, run);
     return run;
+  }
+
+  /** The run as this worker last saved it and the engine that made it, while no feed has it in hand (the step's `channel_metrics` read them). */
+  kept(runId: string): { run: StoredRun; engine: TradingEngine } | undefined {
+    const kept = this.engines.get(runId);
+    return kept && kept.run === this.saved.get(runId) ? kept : undefined;
   }
 
   /** The run's engine: the one kept with this very run when it was saved here, else restored from its snapshot. */
@@ -43,7 +58,7 @@ export class RunCache implements RunStore {
   async save(run: StoredRun, expectedVersion: number, events: EngineEvent[]): Promise<boolean> {
     const engine = this.handedOut.get(run.run_id);
     this.forget(run.run_id);
-    const done = await this.store.save(run, expectedVersion, events);
+    const done = await this.saves.add({ run, expectedVersion, events });
     if (done) {
       this.saved.set(run.run_id, run);
       if (engine) this.engines.set(run.run_id, { run, engine });

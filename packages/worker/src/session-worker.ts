@@ -25,7 +25,7 @@ import { dayCloseOf, marketBarCloseOf } from "@tp/core/trading/rollover";
 import { PaperAccounts } from "@tp/core/paper/accounts";
 import { log } from "@tp/core/log";
 import { inParallel } from "@tp/core/in-parallel";
-import { FEED_CONCURRENCY, feedKey, inFeedOrder } from "./feeding";
+import { batchedChannels, FEED_CONCURRENCY, feedKey, inFeedOrder } from "./feeding";
 import { LEASE_MS, planLeases } from "./leases";
 import { RunCache } from "./run-cache";
 
@@ -107,6 +107,8 @@ export class SessionWorker {
   /** The runs this task fed, as it saved them (docs/session-worker.md "Each step"); its feeds read them through `feedDeps`. */
   private readonly runCache: RunCache;
   private readonly feedDeps: Services["trading"]["sessions"];
+  /** The channels' deps with a step's update-feed appends and connection look-ups batched (`batchedFeed`, `batchedConnections`). */
+  private readonly channelDeps: Services["trading"]["channels"];
   /** The other live tasks' beats as last read (this task's heartbeat item shows them all combined with its own). */
   private others: WorkerBeat[] = [];
   /** Whether this task plays the replays (set at every refresh). */
@@ -131,6 +133,7 @@ export class SessionWorker {
     this.leases = new DynamoLeaseStore(services.db, this.wall);
     this.runCache = new RunCache(services.trading.sessions.runs);
     this.feedDeps = { ...services.trading.sessions, runs: this.runCache };
+    this.channelDeps = batchedChannels(services.trading.channels);
     // The heartbeat is on the market's clock, as the status endpoints that read it are.
     const now = services.trading.sessions.now();
     this.heartbeat = {
@@ -485,8 +488,8 @@ export class SessionWorker {
     await this.storeCandles(candles);
     const due = [...this.driven].filter(([, driven]) => driven.session.status === "running");
     let sessionBars = 0;
-    // Sessions are independent (each its own run and topic): several are fed at once, each one's events in order.
-    await inParallel(due, FEED_CONCURRENCY, async ([id, driven]) => {
+    // Sessions are independent (each its own run and topic): all are fed at once, each one's events in order; their saves meet in one `saveMany` (run-cache.ts).
+    await inParallel(due, due.length, async ([id, driven]) => {
       const catchingUp = this.catchingUp.has(id);
       const mine = catchingUp
         ? driven.feeds.flatMap((key) => this.recent.get(key) ?? []).sort(inFeedOrder)
@@ -541,7 +544,7 @@ export class SessionWorker {
    */
   private async publish(session: StoredSession, events: EngineEvent[], engine?: TradingEngine): Promise<void> {
     if (events.length === 0) return;
-    const deps = this.services.trading.channels;
+    const deps = this.channelDeps;
     // The engine that wrote the events when the caller has it; otherwise (the API's inputs) the run as saved.
     const run = engine ? undefined : await deps.runs.get(session.id);
     const current = engine ?? (run && engineOf(run));
@@ -549,21 +552,22 @@ export class SessionWorker {
     await Channels.publish(deps, session.id, Channels.streamMessagesOf(current, session, events));
   }
 
-  /** Every `metricsMs`, `channel_metrics` of each running session whose run changed since its last push. */
+  /** Every `metricsMs`, `channel_metrics` of each running session whose run changed since its last push: from the engine this task kept with the run it saved, else the run read. */
   private async pushMetrics(): Promise<void> {
     const now = this.services.now();
     if (now - this.metricsAt < (this.options.metricsMs ?? 15_000)) return;
     this.metricsAt = now;
-    const deps = this.services.trading.channels;
-    for (const [id, driven] of this.driven) {
-      if (driven.session.status !== "running" || driven.session.config.channels.length === 0) continue;
-      const run = await deps.runs.get(id);
-      if (!run || this.metricsVersion.get(id) === run.version) continue;
+    const deps = this.channelDeps;
+    const due = [...this.driven].filter(([, driven]) => driven.session.status === "running" && driven.session.config.channels.length > 0);
+    await inParallel(due, due.length, async ([id]) => {
+      const kept = this.runCache.kept(id);
+      const run = kept?.run ?? (await deps.runs.get(id));
+      if (!run || this.metricsVersion.get(id) === run.version) return;
       this.metricsVersion.set(id, run.version);
-      const engine = engineOf(run);
+      const engine = kept?.engine ?? engineOf(run);
       // Stamped with the market's clock, as every other event is (the accelerated clock's, in npm start).
       await Channels.publish(deps, id, Channels.metricsMessagesOf(engine, this.services.trading.sessions.now()));
-    }
+    });
   }
 
   /** Writes this task's heartbeat, which keeps its leases for `LEASE_MS` more. */

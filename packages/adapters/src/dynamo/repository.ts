@@ -2,6 +2,7 @@ import {
   BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
+  ExecuteStatementCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -11,6 +12,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { DomainError } from "@tp/core/errors";
+import { inParallel } from "@tp/core/in-parallel";
 import type { Db } from "./db";
 import { Table, type IndexName } from "./table";
 
@@ -73,6 +75,9 @@ export const Cursor = {
     throw new DomainError(422, "INVALID_CURSOR", "The cursor is not one this service issued");
   },
 };
+
+/** Partition key values PartiQL takes in one `IN`. */
+const PARTIQL_IN_PARTITIONS = 50;
 
 /** The one repository pattern: typed get/put/update/delete/query for an entity on the single table. */
 export class Repository<T extends object> {
@@ -294,6 +299,28 @@ export class Repository<T extends object> {
     return items;
   }
 
+  /**
+   * Every item of many partitions (bounded ones) of the table or an index, read together: PartiQL's
+   * `IN` on the partition key, up to 50 partitions a statement, following its pages. One request
+   * (or a few) where `queryAll` per partition would send one each.
+   */
+  async queryPartitions(partitions: readonly string[], options: { index?: IndexName } = {}): Promise<T[]> {
+    const source = options.index ? `"${this.db.tableName}"."${Table.indexes[options.index].name}"` : `"${this.db.tableName}"`;
+    const key = options.index ? Table.indexes[options.index].partitionKey : Table.partitionKey;
+    const items: T[] = [];
+    for (let start = 0; start < partitions.length; start += PARTIQL_IN_PARTITIONS) {
+      const chunk = partitions.slice(start, start + PARTIQL_IN_PARTITIONS);
+      const Statement = `SELECT * FROM ${source} WHERE "${key}" IN [${chunk.map(() => "?").join(", ")}]`;
+      let NextToken: string | undefined;
+      do {
+        const result = await this.db.client.send(new ExecuteStatementCommand({ Statement, Parameters: chunk, NextToken, ConsistentRead: !options.index }));
+        items.push(...(result.Items ?? []).filter((stored) => !this.isExpired(stored)).map((stored) => this.fromItem(stored)));
+        NextToken = result.NextToken;
+      } while (NextToken);
+    }
+    return items;
+  }
+
   /** DynamoDB deletes expired items lazily (within days), so reads must ignore them. */
   isExpired(stored: Record<string, unknown>): boolean {
     const ttl = stored[Table.ttlAttribute];
@@ -330,12 +357,12 @@ export async function batchGetStored(db: Db, keys: Key[]): Promise<Record<string
 
 type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
 
-/** Requests of 25 items in flight at once: enough to keep the table busy, few enough not to be throttled. */
+/** Requests of a bulk or grouped write in flight at once: enough to keep the table busy, few enough not to be throttled. */
 const BATCH_WRITE_CONCURRENCY = 8;
 
-/** DynamoDB Local's bulk writes: up to 100 items and well under the 4 MB a transaction may carry. */
-const LOCAL_TRANSACTION_ITEMS = 100;
-const LOCAL_TRANSACTION_BYTES = 3_000_000;
+/** Items one TransactWriteItems takes, and the bytes packed into one: well under the 4 MB a transaction may carry. */
+export const TRANSACTION_ITEMS = 100;
+const TRANSACTION_BYTES = 3_000_000;
 
 /** An item's size, near enough to keep a transaction under its limit (strings and binaries dominate). */
 function approximateBytes(value: unknown): number {
@@ -346,22 +373,33 @@ function approximateBytes(value: unknown): number {
   return 16;
 }
 
-/** Bulk writes on DynamoDB Local: transactions of many items, one commit each (item by item, a year's backtest events took tens of seconds on disk). */
-async function transactionalWrite(db: Db, requests: WriteRequest[]): Promise<void> {
-  const batches: WriteRequest[][] = [];
-  let batch: WriteRequest[] = [];
-  let bytes = 0;
-  for (const request of requests) {
-    const size = approximateBytes("PutRequest" in request ? request.PutRequest.Item : request.DeleteRequest.Key);
-    if (batch.length > 0 && (batch.length >= LOCAL_TRANSACTION_ITEMS || bytes + size > LOCAL_TRANSACTION_BYTES)) {
-      batches.push(batch);
-      batch = [];
-      bytes = 0;
+/** Units (an item, or a group of items that go together) packed in order into as few transactions as hold them, a unit never split. */
+function packed<U>(units: readonly U[], itemsOf: (unit: U) => number, bytesOf: (unit: U) => number): U[][] {
+  const packs: U[][] = [];
+  let pack: U[] = [];
+  let [items, bytes] = [0, 0];
+  for (const unit of units) {
+    const [count, size] = [itemsOf(unit), bytesOf(unit)];
+    if (pack.length > 0 && (items + count > TRANSACTION_ITEMS || bytes + size > TRANSACTION_BYTES)) {
+      packs.push(pack);
+      pack = [];
+      [items, bytes] = [0, 0];
     }
-    batch.push(request);
+    pack.push(unit);
+    items += count;
     bytes += size;
   }
-  if (batch.length > 0) batches.push(batch);
+  if (pack.length > 0) packs.push(pack);
+  return packs;
+}
+
+/** Bulk writes on DynamoDB Local: transactions of many items, one commit each (item by item, a year's backtest events took tens of seconds on disk). */
+async function transactionalWrite(db: Db, requests: WriteRequest[]): Promise<void> {
+  const batches = packed(
+    requests,
+    () => 1,
+    (request) => approximateBytes("PutRequest" in request ? request.PutRequest.Item : request.DeleteRequest.Key),
+  );
   const TableName = db.tableName;
   let next = 0;
   const worker = async () => {
@@ -462,21 +500,7 @@ function condition(step: TransactionStep): Condition {
  */
 export async function transact(db: Db, steps: TransactionStep[]): Promise<void> {
   try {
-    await db.client.send(
-      new TransactWriteCommand({
-        TransactItems: steps.map((step) =>
-          "put" in step
-            ? { Put: { TableName: db.tableName, Item: step.put, ...condition(step) } }
-            : {
-                Delete: {
-                  TableName: db.tableName,
-                  Key: { [Table.partitionKey]: step.delete.pk, [Table.sortKey]: step.delete.sk },
-                  ...condition(step),
-                },
-              },
-        ),
-      }),
-    );
+    await sendTransaction(db, steps);
   } catch (error) {
     if (error instanceof TransactionCanceledException) {
       const reasons = error.CancellationReasons ?? [];
@@ -488,15 +512,85 @@ export async function transact(db: Db, steps: TransactionStep[]): Promise<void> 
   }
 }
 
+/** The steps as one TransactWriteItems call, the SDK's errors as they are. */
+function sendTransaction(db: Db, steps: TransactionStep[]) {
+  return db.client.send(
+    new TransactWriteCommand({
+      TransactItems: steps.map((step) =>
+        "put" in step
+          ? { Put: { TableName: db.tableName, Item: step.put, ...condition(step) } }
+          : {
+              Delete: {
+                TableName: db.tableName,
+                Key: { [Table.partitionKey]: step.delete.pk, [Table.sortKey]: step.delete.sk },
+                ...condition(step),
+              },
+            },
+      ),
+    }),
+  );
+}
+
+/** Whether an error is a transaction cancelled because one of its conditions failed. */
+const conditionFailed = (error: unknown) =>
+  error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === "ConditionalCheckFailed");
+
+/**
+ * Writes groups of steps, each group all or nothing and conditional on its own steps (one run's
+ * save, one session's feed records), packed together into as few TransactWriteItems as hold them
+ * (a group of more than `TRANSACTION_ITEMS` steps is the caller's to split). Per group, in order:
+ * true when written, false when one of its conditions failed (another writer got there first), or
+ * the error that kept it from being written. A transaction cancelled by some groups' conditions
+ * names their items in its cancellation reasons: those groups lost, and the others of it are sent
+ * again without them. One that fails otherwise (a conflict with another transaction in flight) is
+ * sent again group by group, so each group gets its own outcome.
+ */
+export async function transactGroups(db: Db, groups: readonly TransactionStep[][]): Promise<PromiseSettledResult<boolean>[]> {
+  const outcomes: PromiseSettledResult<boolean>[] = groups.map(() => ({ status: "rejected", reason: new Error("not written") }));
+  const packs = packed(
+    groups.map((_, index) => index),
+    (index) => groups[index]!.length,
+    (index) => groups[index]!.reduce((sum, step) => sum + approximateBytes("put" in step ? step.put : step.delete), 0),
+  );
+  await inParallel(packs, BATCH_WRITE_CONCURRENCY, async (pack) => {
+    let left = pack;
+    while (left.length > 1) {
+      try {
+        await sendTransaction(
+          db,
+          left.flatMap((index) => groups[index]!),
+        );
+        for (const index of left) outcomes[index] = { status: "fulfilled", value: true };
+        return;
+      } catch (error) {
+        if (!conditionFailed(error)) break;
+        // The cancellation's reasons are the transaction's items in order: the groups owning a failed one lost.
+        const reasons = (error as TransactionCanceledException).CancellationReasons!;
+        const lost = new Set<number>();
+        let offset = 0;
+        for (const index of left) {
+          const size = groups[index]!.length;
+          if (reasons.slice(offset, offset + size).some((reason) => reason.Code === "ConditionalCheckFailed")) lost.add(index);
+          offset += size;
+        }
+        if (lost.size === 0) break;
+        for (const index of lost) outcomes[index] = { status: "fulfilled", value: false };
+        left = left.filter((index) => !lost.has(index));
+      }
+    }
+    const alone = await Promise.allSettled(left.map((index) => transactIfUnchanged(db, groups[index]!)));
+    for (const [at, index] of left.entries()) outcomes[index] = alone[at]!;
+  });
+  return outcomes;
+}
+
 /** `transact` for optimistic writers: false when a condition failed (someone else wrote first). */
 export async function transactIfUnchanged(db: Db, steps: TransactionStep[]): Promise<boolean> {
   try {
     await transact(db, steps);
     return true;
   } catch (error) {
-    if (error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === "ConditionalCheckFailed")) {
-      return false;
-    }
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

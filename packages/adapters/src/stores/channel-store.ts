@@ -1,7 +1,7 @@
-import type { ChannelConfigStore, ConfigPointer, ConfigVersionRecord, StreamRecord, UpdateFeed } from "@tp/core/trading/channel-ports";
+import type { ChannelConfigStore, ConfigPointer, ConfigVersionRecord, FeedAppend, StreamRecord, UpdateFeed } from "@tp/core/trading/channel-ports";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
+import { Repository, transactGroups, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
 
 /** The pointer as stored: `version` is its revision (the attribute optimistic writes check). */
 interface PointerItem {
@@ -118,22 +118,9 @@ export class DynamoUpdateFeed implements UpdateFeed {
           const stored = await this.headItems.get(Keys.sessionUpdatesHead(sessionId));
           head = stored ? { at: stored.at, version: stored.version } : { at: 0, version: 0 };
         }
-        const first = Math.max(now, head.at + 1);
-        // Retention is measured on the wall clock, as the table's TTL and the reads' expiry check are (the service clock may be a test's).
-        const expiry = Math.floor(Date.now() / 1000) + UPDATE_RETENTION_SECONDS;
-        const items = chunk.map((message, index): UpdateItem => {
-          const at = first + index;
-          return { session_id: sessionId, at, type: message.type, data: message.data, timestamp: new Date(at).toISOString(), expires_at: expiry };
-        });
-        const next = { at: items[items.length - 1]!.at, version: head.version + 1 };
-        const headStep: TransactionStep =
-          head.version === 0
-            ? { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifAbsent: true }
-            : { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifVersion: head.version };
-        if (await transactIfUnchanged(this.db, [headStep, ...items.map((item): TransactionStep => ({ put: this.items.toItem(item), ifAbsent: true }))])) {
-          if (this.heads.size > 10_000) this.heads.clear();
-          this.heads.set(sessionId, next);
-          out.push(...items.map(({ type, data, timestamp }) => ({ type, data, timestamp })));
+        const write = this.recordsOf(sessionId, chunk, now, head);
+        if (await transactIfUnchanged(this.db, write.steps)) {
+          out.push(...this.written(sessionId, write));
           break;
         }
         this.heads.delete(sessionId);
@@ -141,6 +128,80 @@ export class DynamoUpdateFeed implements UpdateFeed {
       }
     }
     return out;
+  }
+
+  /**
+   * `append` for many sessions at once (the worker's step): each session's records and head are
+   * one group of `transactGroups`, packed with the others into as few transactions as hold them,
+   * the heads this process does not know read together first. A session whose head another writer
+   * moved meanwhile, one with more records than one transaction holds, and a session's later
+   * appends in the batch are appended after, one by one in order, as `append` does.
+   */
+  async appendMany(appends: readonly FeedAppend[]): Promise<PromiseSettledResult<StreamRecord[]>[]> {
+    const outcomes: PromiseSettledResult<StreamRecord[]>[] = new Array(appends.length);
+    const bySession = new Map<string, number[]>();
+    for (const [index, { sessionId }] of appends.entries()) bySession.set(sessionId, [...(bySession.get(sessionId) ?? []), index]);
+    const unknown = [...bySession.keys()].filter((id) => !this.heads.has(id));
+    const stored = new Map((await this.headItems.getMany(unknown.map(Keys.sessionUpdatesHead))).map((head) => [head.session_id, head]));
+    const grouped = [...bySession.values()].flatMap(([index]) => {
+      const { sessionId, messages, now } = appends[index!]!;
+      if (messages.length === 0 || messages.length > CHUNK) return [];
+      const head = this.heads.get(sessionId) ?? stored.get(sessionId) ?? { at: 0, version: 0 };
+      return [{ index: index!, write: this.recordsOf(sessionId, messages, now, head) }];
+    });
+    const written = await transactGroups(
+      this.db,
+      grouped.map(({ write }) => write.steps),
+    );
+    const done = new Set<number>();
+    for (const [at, { index, write }] of grouped.entries()) {
+      const outcome = written[at]!;
+      const { sessionId } = appends[index]!;
+      // A head another writer moved: appended again below, from the head as stored.
+      if (outcome.status === "fulfilled" && !outcome.value) this.heads.delete(sessionId);
+      else {
+        outcomes[index] = outcome.status === "rejected" ? outcome : { status: "fulfilled", value: this.written(sessionId, write) };
+        done.add(index);
+      }
+    }
+    await Promise.all(
+      [...bySession.values()].map(async (indexes) => {
+        for (const index of indexes.filter((i) => !done.has(i))) {
+          const { sessionId, messages, now } = appends[index]!;
+          [outcomes[index]] = await Promise.allSettled([this.append(sessionId, messages, now)]);
+        }
+      }),
+    );
+    return outcomes;
+  }
+
+  /** Up to `CHUNK` messages as the feed's records after `head`, and the transaction's steps that write them and move the head. */
+  private recordsOf(
+    sessionId: string,
+    messages: readonly { type: string; data: Record<string, unknown> }[],
+    now: number,
+    head: { at: number; version: number },
+  ) {
+    const first = Math.max(now, head.at + 1);
+    // Retention is measured on the wall clock, as the table's TTL and the reads' expiry check are (the service clock may be a test's).
+    const expiry = Math.floor(Date.now() / 1000) + UPDATE_RETENTION_SECONDS;
+    const items = messages.map((message, index): UpdateItem => {
+      const at = first + index;
+      return { session_id: sessionId, at, type: message.type, data: message.data, timestamp: new Date(at).toISOString(), expires_at: expiry };
+    });
+    const next = { at: items[items.length - 1]!.at, version: head.version + 1 };
+    const headStep: TransactionStep =
+      head.version === 0
+        ? { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifAbsent: true }
+        : { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifVersion: head.version };
+    return { items, next, steps: [headStep, ...items.map((item): TransactionStep => ({ put: this.items.toItem(item), ifAbsent: true }))] };
+  }
+
+  /** The records of a write that went through, its head remembered. */
+  private written(sessionId: string, write: ReturnType<DynamoUpdateFeed["recordsOf"]>): StreamRecord[] {
+    if (this.heads.size > 10_000) this.heads.clear();
+    this.heads.set(sessionId, write.next);
+    return write.items.map(({ type, data, timestamp }) => ({ type, data, timestamp }));
   }
 
   async since(sessionId: string, sinceMs: number | null, limit: number): Promise<StreamRecord[]> {

@@ -23,4 +23,10 @@ export class DynamoConnectionStore implements ConnectionStore {
   byTopic(topic: string) {
     return this.repository.queryAll(Keys.connectionsOfTopic(topic), { index: "gsi1" });
   }
+  async byTopics(topics: readonly string[]) {
+    const found = await this.repository.queryPartitions(topics.map(Keys.connectionsOfTopic), { index: "gsi1" });
+    const byTopic = new Map(topics.map((topic) => [topic, [] as Connection[]]));
+    for (const connection of found) byTopic.get(connection.topic)?.push(connection);
+    return byTopic;
+  }
 }

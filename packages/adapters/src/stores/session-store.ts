@@ -5,6 +5,7 @@ import {
   orderChangeOf,
   type EventQuery,
   type OrderStatus,
+  type RunSave,
   type RunStore,
   type StoredEvent,
   type StoredRun,
@@ -17,7 +18,7 @@ import { DomainError } from "@tp/core/errors";
 import type { Db } from "../dynamo/db";
 import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
 import { Keys } from "../dynamo/keys";
-import { Cursor, Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
+import { Cursor, Repository, TRANSACTION_ITEMS, transactGroups, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
 import { Table } from "../dynamo/table";
 import { deleteChannelItems } from "./channel-store";
 import { newer, RunBlocks, type OrderItem } from "./run-blocks";
@@ -98,8 +99,6 @@ interface RunItem {
   outbox?: Uint8Array;
 }
 
-/** Items DynamoDB takes in one TransactWriteItems. */
-const TRANSACTION_ITEMS = 100;
 /** The most a run's item may carry of state and outbox (DynamoDB's item limit is 400 KB, attribute names and the rest included). */
 const OUTBOX_BYTES = 350_000;
 
@@ -170,6 +169,42 @@ export class DynamoRunStore implements RunStore {
    * (the same blocks: their keys are the save's sequences and version).
    */
   async save(run: StoredRun, expectedVersion: number, events: EngineEvent[]): Promise<boolean> {
+    const save = await this.prepare({ run, expectedVersion, events });
+    return "steps" in save ? transactIfUnchanged(this.db, save.steps) : save.large();
+  }
+
+  /**
+   * `save` of many runs (a step of the session worker): the saves that fit in one transaction each
+   * are packed together into as few as hold them (`transactGroups`), each still all or nothing and
+   * conditional on its own run's version; a run that lost its race is told so (false) from the
+   * cancellation's reasons while the others of its transaction are written. A larger save goes
+   * alone, as `save` writes it.
+   */
+  async saveMany(saves: readonly RunSave[]): Promise<PromiseSettledResult<boolean>[]> {
+    // The order records the saves change, read together.
+    const ids = saves.flatMap(({ run, events }) => ordersToRead(run, events));
+    const read = new Map((await this.orders_.getMany(ids.map(Keys.runOrder))).map((order) => [order.id, order]));
+    const prepared = await Promise.all(saves.map((save) => this.prepare(save, read)));
+    const grouped = prepared.flatMap((save, index) => ("steps" in save ? [{ index, steps: save.steps }] : []));
+    const outcomes: PromiseSettledResult<boolean>[] = new Array(saves.length);
+    const [written] = await Promise.all([
+      transactGroups(
+        this.db,
+        grouped.map((save) => save.steps),
+      ),
+      ...prepared.map(async (save, index) => {
+        if (!("steps" in save)) [outcomes[index]] = await Promise.allSettled([save.large()]);
+      }),
+    ]);
+    for (const [at, { index }] of grouped.entries()) outcomes[index] = written[at]!;
+    return outcomes;
+  }
+
+  /** A save as the steps of one transaction, or (larger than one) the writes that make it in several. */
+  private async prepare(
+    { run, expectedVersion, events }: RunSave,
+    read?: Map<string, OrderItem>,
+  ): Promise<{ steps: TransactionStep[] } | { large: () => Promise<boolean> }> {
     const item: RunItem = {
       run_id: run.run_id,
       session_id: run.session_id,
@@ -181,14 +216,21 @@ export class DynamoRunStore implements RunStore {
     };
     const guard = (put: RunItem): TransactionStep =>
       expectedVersion === 0 ? { put: this.states.toItem(put), ifAbsent: true } : { put: this.states.toItem(put), ifVersion: expectedVersion };
-    const orderItems = await this.orderChanges(run, events);
+    const orderItems = await this.orderChanges(run, events, read);
     if (1 + events.length + orderItems.length <= TRANSACTION_ITEMS) {
-      return transactIfUnchanged(this.db, [
-        guard(item),
-        ...this.eventItems(run, events).map((e) => ({ put: this.events_.toItem(e) })),
-        ...orderItems.map((o) => ({ put: this.orders_.toItem(o) })),
-      ]);
+      return {
+        steps: [
+          guard(item),
+          ...this.eventItems(run, events).map((e) => ({ put: this.events_.toItem(e) })),
+          ...orderItems.map((o) => ({ put: this.orders_.toItem(o) })),
+        ],
+      };
     }
+    return { large: () => this.saveLarge(run, item, guard, events, orderItems) };
+  }
+
+  /** A save larger than one transaction: the run with its events in its outbox, then their blocks (or, too many for the outbox, the blocks first). */
+  private async saveLarge(run: StoredRun, item: RunItem, guard: (put: RunItem) => TransactionStep, events: EngineEvent[], orderItems: OrderItem[]) {
     const outbox = gzipJson(events);
     if (outbox.byteLength + item.state.byteLength > OUTBOX_BYTES) {
       // Events too many to ride in the run's item (DynamoDB's 400 KB): their blocks written first,
@@ -216,14 +258,13 @@ export class DynamoRunStore implements RunStore {
   }
 
   /** The order records the events create and change, as they will be (read and changed here, written by the caller). */
-  private async orderChanges(run: StoredRun, events: EngineEvent[]): Promise<OrderItem[]> {
+  private async orderChanges(run: StoredRun, events: EngineEvent[], read?: Map<string, OrderItem>): Promise<OrderItem[]> {
     const changes = events.map((e) => ({ sequence: e.sequence, change: orderChangeOf(e, run) })).filter((c) => c.change !== null);
     if (changes.length === 0) return [];
     const touched = new Map<string, OrderItem>();
-    const updatedIds = changes.flatMap(({ change }) => (change!.kind === "set" ? [change!.order_id] : []));
-    const createdIds = new Set(changes.flatMap(({ change }) => (change!.kind === "create" ? [change!.order.id] : [])));
-    const toRead = [...new Set(updatedIds)].filter((id) => !createdIds.has(id));
-    for (const order of await this.orders_.getMany(toRead.map(Keys.runOrder))) touched.set(order.id, order);
+    const toRead = ordersToRead(run, events);
+    const items = read ? toRead.flatMap((id) => read.get(id) ?? []) : await this.orders_.getMany(toRead.map(Keys.runOrder));
+    for (const order of items) touched.set(order.id, order);
     // Orders of an earlier large save live in its blocks (a later record of one wins over them).
     if (toRead.some((id) => !touched.has(id))) {
       for (const order of await this.blocks.orders(run.run_id, async () => events[0]!.sequence - 1)) {
@@ -318,6 +359,13 @@ export class DynamoRunStore implements RunStore {
     await this.blocks.delete(runId);
     await this.states.delete(Keys.runState(runId));
   }
+}
+
+/** The orders a save's events change that they did not create: their records are read to be changed. */
+function ordersToRead(run: StoredRun, events: EngineEvent[]): string[] {
+  const changes = events.flatMap((e) => orderChangeOf(e, run) ?? []);
+  const created = new Set(changes.flatMap((change) => (change.kind === "create" ? [change.order.id] : [])));
+  return [...new Set(changes.flatMap((change) => (change.kind === "set" && !created.has(change.order_id) ? [change.order_id] : [])))];
 }
 
 const withoutSequence = ({ sequence: _sequence, changed: _changed, ...order }: OrderItem): TradingOrderResponse => order;

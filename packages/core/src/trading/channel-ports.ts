@@ -42,6 +42,13 @@ export interface StreamRecord {
   timestamp: string;
 }
 
+/** One `UpdateFeed.append`'s arguments. */
+export interface FeedAppend {
+  sessionId: string;
+  messages: { type: string; data: Record<string, unknown> }[];
+  now: number;
+}
+
 /** The short-lived feed of everything pushed on a session's socket. */
 export interface UpdateFeed {
   /**
@@ -49,6 +56,12 @@ export interface UpdateFeed {
    * equal to an earlier record's), so `since` a record's timestamp means exactly the records after it.
    */
   append(sessionId: string, messages: { type: string; data: Record<string, unknown> }[], now: number): Promise<StreamRecord[]>;
+  /**
+   * `append` for many sessions in as few requests as hold them (the session worker's step); a
+   * session's appends stay in their order. Per append, in order: its records, or the error that
+   * kept them from being stored.
+   */
+  appendMany?(appends: readonly FeedAppend[]): Promise<PromiseSettledResult<StreamRecord[]>[]>;
   /** Records with a timestamp after `sinceMs` (all kept ones when null), oldest first, at most `limit`. */
   since(sessionId: string, sinceMs: number | null, limit: number): Promise<StreamRecord[]>;
 }

@@ -292,6 +292,13 @@ export interface EventQuery {
 }
 
 /** Storage port of runs. */
+/** One run's save: `RunStore.save`'s arguments. */
+export interface RunSave {
+  run: StoredRun;
+  expectedVersion: number;
+  events: EngineEvent[];
+}
+
 export interface RunStore {
   get(runId: string): Promise<StoredRun | undefined>;
   /**
@@ -300,6 +307,12 @@ export interface RunStore {
    * (0: only if there is none). False when another writer got there first.
    */
   save(run: StoredRun, expectedVersion: number, events: EngineEvent[]): Promise<boolean>;
+  /**
+   * `save` of many runs in as few requests as hold them (the session worker's step), each save
+   * still all or nothing and conditional on its own run's version. Per save, in order: whether it
+   * was written (false: another writer got there first), or the error that kept it from being written.
+   */
+  saveMany?(saves: readonly RunSave[]): Promise<PromiseSettledResult<boolean>[]>;
   events(runId: string, query: EventQuery): Promise<{ items: StoredEvent[]; cursor?: string }>;
   orders(runId: string, query: { limit: number; cursor?: string; status?: OrderStatus }): Promise<{ items: TradingOrderResponse[]; cursor?: string }>;
   order(orderId: string): Promise<TradingOrderResponse | undefined>;
