@@ -60,7 +60,7 @@ function storageTimes(runtime: LocalRuntime) {
     };
   };
   time(deps.candles, "summaries", "coverage");
-  time(deps.candles, "load", "candles");
+  time(deps.candles, "loadBetween", "candles");
   time(deps.runs, "save", "run saves");
   time(deps.runs, "get", "run reads");
   time(deps.runs, "events", "log reads");
@@ -104,7 +104,7 @@ export async function endToEndBacktest({
       for (;;) {
         progress = await client.expect("GET", `/api/v1/backtest/${backtestId}/progress`, 200);
         if (progress.status === "completed" || progress.status === "failed") break;
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await new Promise((resolve) => setTimeout(resolve, Number(process.env.BENCH_POLL_MS ?? 5)));
       }
       const completed = performance.now();
       const result = await client.expect("GET", `/api/v1/backtest/${backtestId}/result`, 200);

@@ -78,8 +78,8 @@ async function startBacktest(symbol: string, overrides: Record<string, unknown> 
 /** The candle store, running `hook` inside each load before it answers (a request arriving while a chunk reads). */
 function pausingOnFirstLoad(store: CandleStore, hook: () => Promise<void>): CandleStore {
   return Object.assign(Object.create(store) as CandleStore, {
-    load: async (...args: Parameters<CandleStore["load"]>) => {
-      const loaded = await store.load(...args);
+    loadBetween: async (...args: Parameters<CandleStore["loadBetween"]>) => {
+      const loaded = await store.loadBetween(...args);
       await hook();
       return loaded;
     },

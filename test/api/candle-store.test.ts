@@ -113,9 +113,17 @@ describe("bucket summaries", () => {
     await store.upsert("TSLA.US", "1m", day("2024-06-03", [0, 1]));
     await store.replace("TSLA.US", "1m", "2024-06-03", CandleBatches.empty());
     expect((await store.load("TSLA.US", "1m", ["2024-06-03"])).size).toBe(0);
+    expect(await store.loadBetween("TSLA.US", "1m", "2024-06-01", "2024-06-30")).toEqual([]);
     expect(await store.summaries("TSLA.US", "1m")).toEqual([]);
     expect((await store.upsert("TSLA.US", "1m", day("2024-06-03", [4]))).added).toBe(1);
     expect((await store.summaries("TSLA.US", "1m")).map((x) => [x.bucket, x.count])).toEqual([["2024-06-03", 1]]);
+    await store.upsert("TSLA.US", "1m", day("2024-06-05", [7, 8]));
+    await store.upsert("TSLA.US", "1m", day("2024-07-01", [9]));
+    const june = await store.loadBetween("TSLA.US", "1m", "2024-06-01", "2024-06-30");
+    expect(june.map((batch) => Array.from(batch.timestamp))).toEqual([
+      [Date.parse("2024-06-03T13:34:00Z") / 1000],
+      [Date.parse("2024-06-05T13:37:00Z") / 1000, Date.parse("2024-06-05T13:38:00Z") / 1000],
+    ]);
     const summary = await api.services.db.client.send(
       new QueryCommand({
         TableName: api.services.db.tableName,

@@ -44,6 +44,8 @@ export interface QueryOptions {
   ascending?: boolean;
   /** Only these attributes (the result is a partial entity). */
   projection?: string[];
+  /** A strongly consistent read (of the table; indexes have none). */
+  consistent?: boolean;
 }
 
 export interface QueryPage<T> {
@@ -264,6 +266,7 @@ export class Repository<T extends object> {
       ScanIndexForward: options.ascending ?? true,
       Limit: options.limit,
       ExclusiveStartKey: Cursor.decode(options.cursor),
+      ConsistentRead: options.consistent,
     };
     if (options.prefix !== undefined) {
       input.KeyConditionExpression += " AND begins_with(#sk, :prefix)";

@@ -160,12 +160,12 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
   let asked = false;
   let looking: Promise<void> | null = null;
   const candles = {
-    load: async (...args: Parameters<CandleStore["load"]>) => {
+    loadBetween: async (...args: Parameters<CandleStore["loadBetween"]>) => {
       looking ??= flagRaised(deps, backtest.id).then((flag) => {
         if (flag) asked = true;
         looking = null;
       });
-      const [loaded] = await Promise.all([deps.candles.load(...args), looking]);
+      const [loaded] = await Promise.all([deps.candles.loadBetween(...args), looking]);
       return loaded;
     },
   };

@@ -24,8 +24,11 @@ function memoryStore(candles: Candle[]): CandleStore {
     summaries: unused,
     upsert: unused,
     prepareUpsert: unused,
-    load: async (_code: string, _period: StoredPeriod, wanted: string[]) =>
-      new Map(wanted.flatMap((b) => (buckets.has(b) ? [[b, buckets.get(b)!] as const] : []))),
+    loadBetween: async (_code: string, _period: StoredPeriod, first: string, last: string) =>
+      [...buckets.keys()]
+        .filter((b) => b >= first && b <= last)
+        .sort()
+        .map((b) => buckets.get(b)!),
   } as unknown as CandleStore;
 }
 

@@ -70,7 +70,7 @@ export class BarFeed {
   private readonly cursors: Cursor[];
 
   constructor(
-    private readonly candles: Pick<CandleStore, "load">,
+    private readonly candles: Pick<CandleStore, "loadBetween">,
     feeds: Feed[],
     private readonly startSec: number,
     private readonly endSec: number,
@@ -213,16 +213,16 @@ export class BarFeed {
     }
   }
 
-  /** The buckets of the window from `from`, and where the next window starts (after its last bucket). */
-  private windowAt(feed: Feed, from: number): { buckets: string[]; next: number } {
+  /** The first and last buckets of the window from `from`, and where the next window starts (after its last bucket). */
+  private windowAt(feed: Feed, from: number): { buckets: [string, string]; next: number } {
     const period = feed.timeframe as StoredPeriod;
-    const buckets = Buckets.between(period, from, Math.min(this.endSec, from + WINDOW_S[period] - 1));
-    return { buckets, next: Buckets.range(period, buckets[buckets.length - 1]!)[1] };
+    const first = Buckets.of(period, from);
+    const last = Buckets.of(period, Math.min(this.endSec, from + WINDOW_S[period] - 1));
+    return { buckets: [first, last], next: Buckets.range(period, last)[1] };
   }
 
   /** The stored batches of a window's buckets, in order. */
-  private async read(feed: Feed, buckets: string[]): Promise<CandleBatch[]> {
-    const loaded = await this.candles.load(feed.symbol, feed.timeframe as StoredPeriod, buckets);
-    return buckets.map((b) => loaded.get(b)).filter((b): b is CandleBatch => b !== undefined);
+  private read(feed: Feed, [first, last]: [string, string]): Promise<CandleBatch[]> {
+    return this.candles.loadBetween(feed.symbol, feed.timeframe as StoredPeriod, first, last);
   }
 }

@@ -127,6 +127,8 @@ export interface CandleStore {
   summaries(code: string, period: StoredPeriod, range?: [string, string]): Promise<BucketSummary[]>;
   /** The candles of the given buckets (missing buckets are absent from the map). */
   load(code: string, period: StoredPeriod, buckets: string[]): Promise<Map<string, CandleBatch>>;
+  /** The candles of every stored bucket from `first` to `last` (inclusive), in order: one range read, not a look-up per bucket. */
+  loadBetween(code: string, period: StoredPeriod, first: string, last: string): Promise<CandleBatch[]>;
   /** Merges candles (of any buckets) into storage: an existing timestamp is overwritten. */
   upsert(code: string, period: StoredPeriod, batch: CandleBatch): Promise<{ added: number; overwritten: number }>;
   /**
@@ -203,13 +205,9 @@ export const Candles = {
   /** Candles of one symbol and period in [fromSeconds, toSeconds], in time order: what backtests read. */
   async read(store: CandleStore, code: string, period: StoredPeriod, fromSeconds: number, toSeconds: number): Promise<CandleBatch> {
     const range = { start: fromSeconds, end: toSeconds };
-    const summaries = await store.summaries(code, period, bucketRange(period, range));
-    const loaded = await store.load(
-      code,
-      period,
-      summaries.map((summary) => summary.bucket),
-    );
-    return CandleBatches.concat(summaries.map((summary) => select(loaded.get(summary.bucket) ?? CandleBatches.empty(), range, undefined)));
+    const [first, last] = bucketRange(period, range);
+    const batches = await store.loadBetween(code, period, first, last);
+    return CandleBatches.concat(batches.map((batch) => select(batch, range, undefined)));
   },
 
   /** One page of candles with exact totals, reading only the buckets the page needs. */
