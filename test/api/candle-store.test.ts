@@ -61,6 +61,15 @@ describe("bucket summaries", () => {
   it("follow every write and delete of a bucket, from a fresh store too", async () => {
     const store = new DynamoCandleStore(api.services.db);
     await store.upsert("NVDA.US", "1m", day("2024-04-01", [0, 1, 2]));
+    // A symbol and period first written now has nothing from before summaries: marked complete at once.
+    const marker = await api.services.db.client.send(
+      new QueryCommand({
+        TableName: api.services.db.tableName,
+        KeyConditionExpression: "pk = :pk AND sk = :sk",
+        ExpressionAttributeValues: { ":pk": Keys.candleSummaryPartition("NVDA.US", "1m"), ":sk": "~complete" },
+      }),
+    );
+    expect(marker.Items).toHaveLength(1);
     await store.upsert("NVDA.US", "1m", day("2024-04-02", [0]));
     await store.upsert("NVDA.US", "1m", day("2024-04-01", [2, 3]));
     const counts = async (s: DynamoCandleStore) => (await s.summaries("NVDA.US", "1m", ["2024-04-01", "2024-04-30"])).map((x) => [x.bucket, x.count]);

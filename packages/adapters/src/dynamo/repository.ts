@@ -149,28 +149,6 @@ export class Repository<T extends object> {
   }
 
   /**
-   * Writes the item unless a stored one at its key has the named attribute at or above the
-   * item's (a copy derived from an older read never replaces a newer one); false when it did not.
-   */
-  async putIfNewer(item: T, attribute: keyof T & string): Promise<boolean> {
-    try {
-      await this.db.client.send(
-        new PutCommand({
-          TableName: this.db.tableName,
-          Item: this.toItem(item),
-          ConditionExpression: "attribute_not_exists(#pk) OR #attribute < :value",
-          ExpressionAttributeNames: { "#pk": Table.partitionKey, "#attribute": attribute },
-          ExpressionAttributeValues: { ":value": item[attribute] },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
-  }
-
-  /**
    * Replaces a stored item only if the named attribute still has the expected value
    * (optimistic concurrency), failing with `conflict` otherwise.
    */
@@ -457,6 +435,8 @@ export type TransactionStep =
       ifAbsent?: boolean;
       /** Only if the stored item's `version` equals this (optimistic concurrency). */
       ifVersion?: number;
+      /** Only if no item has this key or its `version` is below this (a copy never replaces a newer one). */
+      ifOlder?: number;
       onConflict?: () => DomainError;
     }
   | {
@@ -483,6 +463,13 @@ function condition(step: TransactionStep): Condition {
         ConditionExpression: "#version = :version",
         ExpressionAttributeNames: { "#version": "version" },
         ExpressionAttributeValues: { ":version": step.ifVersion },
+      };
+    }
+    if (step.ifOlder !== undefined) {
+      return {
+        ConditionExpression: `attribute_not_exists(${Table.partitionKey}) OR #version < :version`,
+        ExpressionAttributeNames: { "#version": "version" },
+        ExpressionAttributeValues: { ":version": step.ifOlder },
       };
     }
     return {};

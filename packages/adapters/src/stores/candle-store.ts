@@ -6,7 +6,7 @@ import { DomainError } from "@tp/core/errors";
 import { TradeSessionByCode, type TradeSession } from "@tp/core/market/trade-session";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository } from "../dynamo/repository";
+import { Repository, transactGroups } from "../dynamo/repository";
 
 interface CandleBucket {
   code: string;
@@ -118,9 +118,7 @@ export class DynamoCandleStore implements CandleStore {
   private async writeSummaries(code: string, period: StoredPeriod, range?: [string, string]): Promise<CandleSummary[]> {
     const counted = await this.buckets.queryAll(Keys.candlePartition(code, period), { projection: ["bucket", "count", "sessions", "version"] });
     const summaries = counted.map((item) => ({ code, period, bucket: item.bucket, count: item.count, sessions: item.sessions, version: item.version }));
-    await inParallel(summaries, WRITE_CONCURRENCY, async (summary) => {
-      await this.summaryItems.putIfNewer(summary, "version");
-    });
+    await this.writeSummaryItems(summaries);
     await this.completeMarks.put({ code, period });
     this.knownComplete.add(`${code}#${period}`);
     return range ? summaries.filter((summary) => summary.bucket >= range[0] && summary.bucket <= range[1]) : summaries;
@@ -168,6 +166,8 @@ export class DynamoCandleStore implements CandleStore {
       overwritten: merges.reduce((sum, merge) => sum + merge.overwritten, 0),
       commit: async () => {
         await this.registerCode(code);
+        await this.markIfNew(code, period);
+        const written: CandleSummary[] = [];
         await inParallel(merges, WRITE_CONCURRENCY, async ({ bucket, incoming, current, merged }) => {
           await retrying(async (attempt) => {
             if (attempt > 1) {
@@ -175,9 +175,10 @@ export class DynamoCandleStore implements CandleStore {
               current = await this.buckets.get(Keys.candleBucket(code, period, bucket), { consistent: true });
               merged = current ? CandleBatches.merge(CandleBatches.unpack(current.data), incoming).batch : incoming;
             }
-            await this.write(code, period, bucket, merged, current);
+            written.push(await this.write(code, period, bucket, merged, current));
           }, RACE_RETRY);
         });
+        await this.writeSummaryItems(written);
       },
     };
   }
@@ -186,7 +187,7 @@ export class DynamoCandleStore implements CandleStore {
     // An emptied bucket stays, without candles, so its version (and its summary's) keeps counting up.
     await retrying(async () => {
       const current = await this.buckets.get(Keys.candleBucket(code, period, bucket), { consistent: true });
-      if (batch.length > 0 || (current && current.count > 0)) await this.write(code, period, bucket, batch, current);
+      if (batch.length > 0 || (current && current.count > 0)) await this.writeSummaryItems([await this.write(code, period, bucket, batch, current)]);
     }, RACE_RETRY);
   }
 
@@ -195,7 +196,8 @@ export class DynamoCandleStore implements CandleStore {
     return items.map((item) => item.code);
   }
 
-  private async write(code: string, period: StoredPeriod, bucket: string, batch: CandleBatch, current?: CandleBucket) {
+  /** Writes a bucket conditionally on the version read; answers its summary, for the caller to write after it. */
+  private async write(code: string, period: StoredPeriod, bucket: string, batch: CandleBatch, current?: CandleBucket): Promise<CandleSummary> {
     const item: CandleBucket = {
       code,
       period,
@@ -207,9 +209,32 @@ export class DynamoCandleStore implements CandleStore {
     };
     if (current) await this.buckets.replaceIf(item, "version", current.version, staleBucket);
     else await this.buckets.put(item, { ifAbsent: true, conflict: staleBucket });
-    // After the bucket, never over a later writer's: a crash in between leaves the summary one
-    // write behind until the bucket's next write (an import task's retry writes it again).
-    await this.summaryItems.putIfNewer({ code, period, bucket, count: item.count, sessions: item.sessions, version: item.version }, "version");
+    return { code, period, bucket, count: item.count, sessions: item.sessions, version: item.version };
+  }
+
+  /**
+   * Summaries after their buckets, together in as few transactions as hold them, each never over
+   * a later writer's (that one lost its condition and is left). A crash before leaves them one
+   * write behind until their buckets' next write (an import task's retry writes them again).
+   */
+  private async writeSummaryItems(summaries: CandleSummary[]) {
+    const written = await transactGroups(
+      this.summaryItems.db,
+      summaries.map((summary) => [{ put: this.summaryItems.toItem(summary), ifOlder: summary.version }]),
+    );
+    for (const outcome of written) if (outcome.status === "rejected") throw outcome.reason;
+  }
+
+  /**
+   * The first write of a symbol and period with no buckets yet marks its summaries complete (there
+   * is nothing stored before summaries to count); asked once per process.
+   */
+  private async markIfNew(code: string, period: StoredPeriod) {
+    if (await this.summariesComplete(code, period)) return;
+    const any = await this.buckets.query(Keys.candlePartition(code, period), { limit: 1, projection: ["bucket"] });
+    if (any.items.length > 0) return;
+    await this.completeMarks.put({ code, period });
+    this.knownComplete.add(`${code}#${period}`);
   }
 
   private async registerCode(code: string) {
