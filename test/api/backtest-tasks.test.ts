@@ -92,6 +92,9 @@ const tradingDays = (first: string, count: number): string[] =>
     .tradingDays(first, `${Number(first.slice(0, 4)) + 1}-12-31`)
     .slice(0, count);
 
+/** Whether the last `runToEnd` found the result recorded by its last chunk, before finalize. */
+let lastRecordedByChunk = false;
+
 /** Runs the machine's loop by hand: prepare, chunks of `chunkBars`, finalize. */
 async function runToEnd(backtestId: string, chunkBars: number) {
   const deps = api.services.trading.backtests;
@@ -103,7 +106,11 @@ async function runToEnd(backtestId: string, chunkBars: number) {
     chunks++;
   }
   expect(step.status).toBe("done");
+  // A last chunk that fed bars recorded the result from the engine it ran: finalize leaves it as it is.
+  const recorded = await deps.backtests.get(backtestId);
   await Backtests.finalize(deps, { backtest_id: backtestId });
+  if (recorded?.result) expect(await deps.backtests.get(backtestId)).toEqual(recorded);
+  lastRecordedByChunk = recorded?.status === "completed";
   return chunks;
 }
 
@@ -114,6 +121,7 @@ describe("backtest tasks", () => {
       expect(started.at(-1)).toEqual({ name: `${backtestId}-1`, input: { backtest_id: backtestId } });
       const chunks = await runToEnd(backtestId, 97);
       expect(chunks).toBeGreaterThan(10);
+      expect(lastRecordedByChunk).toBe(true);
       const result = await api.json("GET", `/api/v1/backtest/${backtestId}/result`, 200, { token: user.token });
       expect(result.fills).toHaveLength(ref.fills.length);
       ref.fills.forEach((fill, i) => {

@@ -1,5 +1,4 @@
 import { DomainError } from "../errors";
-import type { CandleStore } from "../candles/index";
 import { TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import { marketOf, Markets } from "../market/market";
@@ -154,20 +153,11 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
   if (TERMINAL.includes(backtest.status)) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
   const raised = await flagged(deps, backtest);
   if (raised) return raised;
-  // The flags are read again beside every window of candles the feed loads, so a pause or stop
-  // asked while a long chunk runs ends it at the next checkpoint instead of after its last bar.
-  // The feed reads several windows ahead: one look at the flags at a time is enough.
+  // The flags are read again as the feed takes up each window of candles, so a pause or stop
+  // asked while a long chunk runs ends it at a checkpoint a window later, not after its last bar.
   let asked = false;
-  let looking: Promise<void> | null = null;
-  const candles = {
-    loadBetween: async (...args: Parameters<CandleStore["loadBetween"]>) => {
-      looking ??= flagRaised(deps, backtest.id).then((flag) => {
-        if (flag) asked = true;
-        looking = null;
-      });
-      const [loaded] = await Promise.all([deps.candles.loadBetween(...args), looking]);
-      return loaded;
-    },
+  const look = async () => {
+    if (await flagRaised(deps, backtest.id)) asked = true;
   };
   const chunk = await updateRun(
     deps,
@@ -175,7 +165,7 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
     async (run) => {
       if (run.progress?.done) return null;
       const engine = engineOf(run);
-      const feed = new BarFeed(candles, feedsOf(backtest.config), backtest.window[0], backtest.window[1], run.progress?.cursor_ms ?? 0);
+      const feed = new BarFeed(deps.candles, feedsOf(backtest.config), backtest.window[0], backtest.window[1], run.progress?.cursor_ms ?? 0, look);
       const fed = await feed.run(maxBars, engine, () => asked || deps.now() >= deadlineMs);
       if (fed.done) engine.endDay();
       const progress = {
@@ -197,7 +187,31 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
     const again = await flagged(deps, latest);
     if (again) return again;
   }
-  return out(backtest, chunk.value ? "done" : "running");
+  if (!chunk.value) return out(backtest, "running");
+  // The last chunk records the result from the engine it ran and the run it saved: finalize then
+  // finds it recorded, instead of reading the run back and restoring its engine.
+  if (latest && !latest.result) await recordResult(deps, latest, chunk.run, chunk.engine);
+  return out(backtest, "done");
+}
+
+/** Records a backtest's result (from its run and that run's engine) on the backtest and its session. */
+async function recordResult(deps: BacktestDeps, backtest: StoredBacktest, run: StoredRun, engine: TradingEngine): Promise<StoredBacktest> {
+  const completed = run.progress?.done === true && !backtest.stop_requested;
+  const now = iso(deps.now());
+  const status = completed ? "completed" : "stopped";
+  const result = summaryOf(backtest, run, engine, status, now);
+  const done = await updateBacktest(deps, backtest.id, (b) =>
+    b.result ? undefined : { ...b, status, result, finished_at: now, message: completed ? "Completed" : "Stopped" },
+  );
+  // A sweep's runs leave the session alone: it follows its own backtests, not a sweep's hundreds.
+  if (done && !backtest.sweep_id)
+    await syncSession(deps, backtest.session_id, status, {
+      end_time: now,
+      final_capital: result.final_capital,
+      final_capital_by_currency: result.final_capital_by_currency,
+      performance_metrics: result.performance_metrics,
+    });
+  return done ?? (await deps.backtests.get(backtest.id))!;
 }
 
 /** Finalize: computes the result from the run, and records it on the backtest and its session. */
@@ -206,20 +220,8 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
   if (!backtest) throw backtestNotFound(input.backtest_id);
   if (backtest.result) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
   const run = (await deps.runs.get(runIdOf(backtest))) ?? (await createRun(deps, backtest, 0)).run;
-  const completed = run.progress?.done === true && !backtest.stop_requested;
-  const now = iso(deps.now());
-  const status = completed ? "completed" : "stopped";
-  const result = summaryOf(backtest, run, engineOf(run), status, now);
-  const done = await updateBacktest(deps, backtest.id, (b) => ({ ...b, status, result, finished_at: now, message: completed ? "Completed" : "Stopped" }));
-  // A sweep's runs leave the session alone: it follows its own backtests, not a sweep's hundreds.
-  if (!backtest.sweep_id)
-    await syncSession(deps, backtest.session_id, status, {
-      end_time: now,
-      final_capital: result.final_capital,
-      final_capital_by_currency: result.final_capital_by_currency,
-      performance_metrics: result.performance_metrics,
-    });
-  return out(done!, completed ? "done" : "stopped");
+  const done = await recordResult(deps, backtest, run, engineOf(run));
+  return out(done, done.status === "completed" ? "done" : "stopped");
 }
 
 /** Failure: records why the workflow failed on the backtest and its session. */

@@ -68,6 +68,8 @@ interface Cursor {
 /** Reads the feeds' bars with close times in `(afterMs, endSec]` in close-time order. */
 export class BarFeed {
   private readonly cursors: Cursor[];
+  /** The look started when the last window was taken up. */
+  private looking: Promise<void> | null = null;
 
   constructor(
     private readonly candles: Pick<CandleStore, "loadBetween">,
@@ -75,6 +77,12 @@ export class BarFeed {
     private readonly startSec: number,
     private readonly endSec: number,
     private readonly afterMs: number,
+    /**
+     * Asked as each window is taken up and awaited at the next (a backtest chunk reads its pause
+     * and stop flags): what it learns is known, at the latest, one window later, however far the
+     * reads have run ahead.
+     */
+    private readonly look?: () => Promise<void>,
   ) {
     this.cursors = feeds.map((feed) => ({
       feed,
@@ -195,6 +203,13 @@ export class BarFeed {
     if (cursor.ahead.length === 0) cursor.aheadFrom = cursor.nextWindow;
     this.readAhead(cursor);
     cursor.batches = await cursor.ahead.shift()!;
+    if (this.look) {
+      const previous = this.looking;
+      this.looking = this.look();
+      // A look left unawaited (the chunk ends first) must not become an unhandled rejection.
+      this.looking.catch(() => undefined);
+      await previous;
+    }
     cursor.batch = 0;
     cursor.index = -1;
     cursor.nextWindow = this.windowAt(cursor.feed, cursor.nextWindow).next;
