@@ -31,11 +31,12 @@ export function backtestHandlers(services: () => Promise<TaskServices>) {
       task,
       pushing((s, input, deadlineMs: number) => Backtests.runChunk(s.trading.backtests, input, deadlineMs)),
     ),
-    finalize: workflowTask(
-      services,
-      task,
-      pushing((s, input) => Backtests.finalize(s.trading.backtests, input)),
-    ),
+    finalize: workflowTask(services, task, async (s, input) => {
+      // The last chunk records the result and pushes it done: finalize pushes only what it recorded itself.
+      const recorded = Boolean((await s.trading.backtests.backtests.get(input.backtest_id))?.result);
+      if (recorded) return Backtests.finalize(s.trading.backtests, input);
+      return pushing((t, i: typeof input) => Backtests.finalize(t.trading.backtests, i))(s, input);
+    }),
     fail: workflowTask(
       services,
       { ...task, input: BacktestFailureInput },
