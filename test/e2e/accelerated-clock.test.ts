@@ -79,7 +79,9 @@ describe("the accelerated simulated clock (npm start)", () => {
     expect(Date.parse(status.body.worker.last_bar_at)).toBeGreaterThan(Date.parse("2024-03-15T19:05:00Z"));
 
     // Half an hour later in market time the day closes, and the rollover settles it on its own.
-    for (let waited = 0; !messages.some((m) => m.type === "day_end") && waited < 60_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
+    // The day's end and the daily reset after it are two messages, posted one after the other: wait for both.
+    const settled = () => messages.some((m) => m.type === "day_end") && messages.some((m) => m.type === "risk_event" && m.data.kind === "daily_reset");
+    for (let waited = 0; !settled() && waited < 60_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
     socket.close(1000);
     const dayEnd = messages.find((m) => m.type === "day_end");
     expect(dayEnd, service.output()).toMatchObject({ data: { day: expect.any(Number), equity: expect.any(Number) } });
