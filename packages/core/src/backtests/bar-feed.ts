@@ -56,8 +56,8 @@ interface Cursor {
   index: number;
   /** Start (seconds) of the next window to load; past `end` when exhausted. */
   nextWindow: number;
-  /** The next windows' reads (up to `READ_AHEAD`), started while the current window is fed (the store works while the engine does). */
-  ahead: Promise<CandleBatch[]>[];
+  /** The next windows' reads (up to `READ_AHEAD`) and where each window ends, started while the current window is fed (the store works while the engine does). */
+  ahead: { batches: Promise<CandleBatch[]>; next: number }[];
   /** Start (seconds) of the window after the last one in `ahead`. */
   aheadFrom: number;
   scratch: Bar;
@@ -202,7 +202,8 @@ export class BarFeed {
   private async load(cursor: Cursor) {
     if (cursor.ahead.length === 0) cursor.aheadFrom = cursor.nextWindow;
     this.readAhead(cursor);
-    cursor.batches = await cursor.ahead.shift()!;
+    const window = cursor.ahead.shift()!;
+    cursor.batches = await window.batches;
     if (this.look) {
       const previous = this.looking;
       this.looking = this.look();
@@ -212,19 +213,19 @@ export class BarFeed {
     }
     cursor.batch = 0;
     cursor.index = -1;
-    cursor.nextWindow = this.windowAt(cursor.feed, cursor.nextWindow).next;
+    cursor.nextWindow = window.next;
     this.readAhead(cursor);
   }
 
   /** Starts the reads of the windows after those under way, up to `READ_AHEAD` of them and the range's end. */
   private readAhead(cursor: Cursor) {
     while (cursor.ahead.length < READ_AHEAD && cursor.aheadFrom <= this.endSec) {
-      const window = this.windowAt(cursor.feed, cursor.aheadFrom);
-      const read = this.read(cursor.feed, window.buckets);
+      const { buckets, next } = this.windowAt(cursor.feed, cursor.aheadFrom);
+      const batches = this.read(cursor.feed, buckets);
       // A read left unused (the chunk ends first) must not become an unhandled rejection.
-      read.catch(() => undefined);
-      cursor.ahead.push(read);
-      cursor.aheadFrom = window.next;
+      batches.catch(() => undefined);
+      cursor.ahead.push({ batches, next });
+      cursor.aheadFrom = next;
     }
   }
 
