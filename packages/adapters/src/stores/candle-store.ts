@@ -75,6 +75,8 @@ export class DynamoCandleStore implements CandleStore {
   private readonly knownCodes = new Set<string>();
   /** Symbols and periods seen with their summaries complete (a marker is never taken back). */
   private readonly knownComplete = new Set<string>();
+  /** Symbols and periods this process has looked at for `markIfNew` (a partition found with buckets is left to `writeSummaries`). */
+  private readonly lookedAt = new Set<string>();
 
   constructor(db: Db) {
     this.buckets = new Repository<CandleBucket>(db, {
@@ -230,11 +232,14 @@ export class DynamoCandleStore implements CandleStore {
    * is nothing stored before summaries to count); asked once per process.
    */
   private async markIfNew(code: string, period: StoredPeriod) {
+    const key = `${code}#${period}`;
+    if (this.lookedAt.has(key)) return;
+    this.lookedAt.add(key);
     if (await this.summariesComplete(code, period)) return;
     const any = await this.buckets.query(Keys.candlePartition(code, period), { limit: 1, projection: ["bucket"] });
     if (any.items.length > 0) return;
     await this.completeMarks.put({ code, period });
-    this.knownComplete.add(`${code}#${period}`);
+    this.knownComplete.add(key);
   }
 
   private async registerCode(code: string) {
