@@ -33,8 +33,7 @@
  *                                                     `<path>-<sessions>.cpuprofile`, for Chrome's DevTools)
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { Session as Inspector } from "node:inspector/promises";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -42,6 +41,7 @@ import WebSocket from "ws";
 import type { PushCandlestickEvent } from "../packages/core/src/provider/quote-types";
 import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
 import { startLocalRuntime } from "../packages/local/src/runtime";
+import { profiled } from "./support/profile";
 import { SessionWorker } from "../packages/worker/src/session-worker";
 import { printTable } from "./support/table";
 
@@ -54,25 +54,6 @@ const STEPS: Record<number, number> = { 1: 240, 10: 120, 100: 40, 1000: 6 };
 /** Rounds of the commands table (`BENCH_ROUNDS`): every answer of every round is pooled. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const PASSWORD = "bench-admin-password-1";
-/** Where to write a CPU profile of each size's timed steps (`BENCH_PROFILE`), none by default. */
-const PROFILE = process.env.BENCH_PROFILE;
-
-/** Profiles what `work` does (when `BENCH_PROFILE` is set) into `<BENCH_PROFILE>-<name>.cpuprofile`. */
-async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
-  if (!PROFILE) return work();
-  const inspector = new Inspector();
-  inspector.connect();
-  await inspector.post("Profiler.enable");
-  await inspector.post("Profiler.start");
-  try {
-    return await work();
-  } finally {
-    const { profile } = await inspector.post("Profiler.stop");
-    writeFileSync(`${PROFILE}-${name}.cpuprofile`, JSON.stringify(profile));
-    inspector.disconnect();
-  }
-}
-
 /** CPU seconds DynamoDB Local (a Java process) has used so far, from /proc (Linux): work done, which a loaded machine does not inflate as it does wall time. */
 const dynamoCpuSeconds = () => {
   const fields = readFileSync(`/proc/${dynamo.process.pid}/stat`, "utf8").split(") ")[1]!.split(" ");

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiClient } from "../../test/support/api-client";
 import { startLocalRuntime, type LocalRuntime } from "../../packages/local/src/runtime";
+import { profiled } from "./profile";
 
 type Row = Record<string, string | number>;
 
@@ -75,6 +76,22 @@ function storageTimes(runtime: LocalRuntime) {
   };
 }
 
+/** One backtest of the year from its POST to its result, progress polled every `BENCH_POLL_MS` (5 ms), with the times between. */
+async function oneBacktest(client: ApiClient) {
+  const started = performance.now();
+  const { backtestId } = await client.startBacktest(YEAR_OF_MINUTES);
+  const posted = performance.now();
+  let progress: { status: string; bars_processed: number };
+  for (;;) {
+    progress = await client.expect("GET", `/api/v1/backtest/${backtestId}/progress`, 200);
+    if (progress.status === "completed" || progress.status === "failed") break;
+    await new Promise((resolve) => setTimeout(resolve, Number(process.env.BENCH_POLL_MS ?? 5)));
+  }
+  const completed = performance.now();
+  const result = await client.expect("GET", `/api/v1/backtest/${backtestId}/result`, 200);
+  return { started, posted, completed, ended: performance.now(), progress, result };
+}
+
 /**
  * A year of 1-minute bars of AAPL.US through the embedded runtime's HTTP API: first with the
  * candles imported from the simulated provider, then three times with them stored, each stage
@@ -94,21 +111,12 @@ export async function endToEndBacktest({
     const stages: Row[] = [];
     const storage: Row[] = [];
     const spent = storageTimes(runtime);
-    for (const label of ["candles imported first (simulated provider)", "candles already stored", "candles already stored", "candles already stored"]) {
+    const labels = ["candles imported first (simulated provider)", "candles already stored", "candles already stored", "candles already stored"];
+    for (const [index, label] of labels.entries()) {
       tasks.length = 0;
       spent.take();
-      const started = performance.now();
-      const { backtestId } = await client.startBacktest(YEAR_OF_MINUTES);
-      const posted = performance.now();
-      let progress: { status: string; bars_processed: number };
-      for (;;) {
-        progress = await client.expect("GET", `/api/v1/backtest/${backtestId}/progress`, 200);
-        if (progress.status === "completed" || progress.status === "failed") break;
-        await new Promise((resolve) => setTimeout(resolve, Number(process.env.BENCH_POLL_MS ?? 5)));
-      }
-      const completed = performance.now();
-      const result = await client.expect("GET", `/api/v1/backtest/${backtestId}/result`, 200);
-      const ended = performance.now();
+      const timed = await profiled(`backtest-${index}`, () => oneBacktest(client));
+      const { started, posted, completed, ended, progress, result } = timed;
       const seconds = (ended - started) / 1000;
       runs.push({
         run: label,

@@ -3,6 +3,7 @@ import {
   categoryOf,
   levelOf,
   orderChangeOf,
+  orderTouched,
   type EventQuery,
   type OrderStatus,
   type RunSave,
@@ -363,9 +364,13 @@ export class DynamoRunStore implements RunStore {
 
 /** The orders a save's events change that they did not create: their records are read to be changed. */
 function ordersToRead(run: StoredRun, events: EngineEvent[]): string[] {
-  const changes = events.flatMap((e) => orderChangeOf(e, run) ?? []);
-  const created = new Set(changes.flatMap((change) => (change.kind === "create" ? [change.order.id] : [])));
-  return [...new Set(changes.flatMap((change) => (change.kind === "set" && !created.has(change.order_id) ? [change.order_id] : [])))];
+  const created = new Set<string>();
+  const changed = new Set<string>();
+  for (const event of events) {
+    const touched = orderTouched(event, run.run_id);
+    if (touched) (touched.creates ? created : changed).add(touched.order_id);
+  }
+  return [...changed].filter((id) => !created.has(id));
 }
 
 const withoutSequence = ({ sequence: _sequence, changed: _changed, ...order }: OrderItem): TradingOrderResponse => order;

@@ -4,7 +4,7 @@ import { KeyedQueue } from "../keyed-queue";
 import { TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import type { EngineSetup } from "../engine/setup";
-import { orderChangeOf, type RunProgress, type RunStore, type StoredRun, type TradingOrderResponse } from "./runs";
+import { orderChangeOf, orderTouched, type RunProgress, type RunStore, type StoredRun, type TradingOrderResponse } from "./runs";
 
 /**
  * The engine a batch has at hand for the run a step is given (the engine the step before it
@@ -249,8 +249,8 @@ async function tryBatch(runId: string, batch: Waiting[], drain: RunDrain): Promi
 function itemsOf(events: EngineEvent[], run: StoredRun): number {
   const orders = new Set<string>();
   for (const event of events) {
-    const change = orderChangeOf(event, run);
-    if (change) orders.add(change.kind === "create" ? change.order.id : change.order_id);
+    const touched = orderTouched(event, run.run_id);
+    if (touched) orders.add(touched.order_id);
   }
   return events.length + orders.size;
 }

@@ -148,7 +148,29 @@ export type TradingOrderResponse = z.infer<typeof TradingOrderResponse>;
 /** What an event does to the order records: create one, or set fields of an existing one. */
 export type OrderChange = { kind: "create"; order: TradingOrderResponse } | { kind: "set"; order_id: string; fields: Partial<TradingOrderResponse> };
 
-/** The order-record change an event makes, if any. */
+/** The order record an event creates or changes, if any, without building the change (`orderChangeOf`): what a save counts and reads. */
+export function orderTouched(event: EngineEvent, runId: string): { order_id: string; creates: boolean } | null {
+  switch (event.type) {
+    case "order_submitted":
+      return { order_id: String((event.data as { order_id: unknown }).order_id), creates: true };
+    case "order_denied":
+      return { order_id: deniedOrderId(runId, event.sequence), creates: true };
+    case "order_filled":
+    case "order_routed":
+    case "order_cancel_requested":
+    case "order_rejected":
+    case "order_cancelled":
+    case "order_replaced":
+      return { order_id: String((event.data as { order_id: unknown }).order_id), creates: false };
+    default:
+      return null;
+  }
+}
+
+/** A denied order's record id: its run and the sequence of the event that denied it. */
+const deniedOrderId = (runId: string, sequence: number) => `${runId}-d${sequence}`;
+
+/** The order-record change an event makes, if any (for the events `orderTouched` names, and only those). */
 export function orderChangeOf(event: EngineEvent, run: { run_id: string; session_id: string }): OrderChange | null {
   const d = event.data as Record<string, unknown>;
   const base = { session_id: run.session_id, run_id: run.run_id, channel_id: event.channel_id };
@@ -183,7 +205,7 @@ export function orderChangeOf(event: EngineEvent, run: { run_id: string; session
         kind: "create",
         order: {
           ...base,
-          id: `${run.run_id}-d${event.sequence}`,
+          id: deniedOrderId(run.run_id, event.sequence),
           symbol: String(d.symbol),
           side: d.side as "buy" | "sell",
           order_type: "market",
