@@ -143,3 +143,60 @@ describe("bucket summaries", () => {
     expect(summary.Items?.[0]?.version).toBe(3);
   });
 });
+
+describe("a bucket's sessions kept apart", () => {
+  /** A day of minutes around the regular session: two pre-market, three regular, two after-hours. */
+  const sessions = ["Pre", "Pre", "Intraday", "Intraday", "Intraday", "Post", "Post"] as const;
+  const mixedDay = (date: string) =>
+    CandleBatches.fromCandles(
+      sessions.map((trade_session, index) => ({ ...minute(index), timestamp: Date.parse(`${date}T12:00:00Z`) / 1000 + index * 1800, trade_session })),
+    );
+  const timesOf = (batches: { timestamp: Float64Array }[]) => batches.map((batch) => Array.from(batch.timestamp));
+
+  it("stores the regular session and the extended hours as two blocks: every read gives both in time order, a regular read only the one", async () => {
+    const store = new DynamoCandleStore(api.services.db);
+    const day = mixedDay("2024-08-01");
+    await store.upsert("META.US", "1m", day);
+    const stored = await api.services.db.client.send(
+      new QueryCommand({
+        TableName: api.services.db.tableName,
+        KeyConditionExpression: "pk = :pk",
+        ExpressionAttributeValues: { ":pk": Keys.candlePartition("META.US", "1m") },
+      }),
+    );
+    const item = stored.Items![0]!;
+    expect([item.split, CandleBatches.unpack(item.data).length, CandleBatches.unpack(item.extended).length]).toEqual([true, 3, 4]);
+
+    const all = Array.from(day.timestamp);
+    expect(timesOf(await store.loadBetween("META.US", "1m", "2024-08-01", "2024-08-01"))).toEqual([all]);
+    expect(timesOf([...(await store.load("META.US", "1m", ["2024-08-01"])).values()])).toEqual([all]);
+    const [regular] = await store.loadBetween("META.US", "1m", "2024-08-01", "2024-08-01", "regular");
+    expect([Array.from(regular!.timestamp), Array.from(regular!.session)]).toEqual([all.slice(2, 5), [0, 0, 0]]);
+    expect(Array.from(regular!.close)).toEqual([102.5, 103.5, 104.5]);
+
+    // A merge into the bucket keeps both blocks whole; a day without extended hours drops its block.
+    const more = CandleBatches.fromCandles([{ ...minute(0), timestamp: all[6]! + 60, trade_session: "Post" }]);
+    expect((await store.upsert("META.US", "1m", more)).added).toBe(1);
+    const [merged] = await store.loadBetween("META.US", "1m", "2024-08-01", "2024-08-01");
+    expect(Array.from(merged!.timestamp)).toEqual([...all, all[6]! + 60]);
+    await store.replace("META.US", "1m", "2024-08-01", CandleBatches.slice(day, 2, 5));
+    expect(timesOf(await store.loadBetween("META.US", "1m", "2024-08-01", "2024-08-01"))).toEqual([all.slice(2, 5)]);
+  });
+
+  it("reads a bucket written before them (every session in one block) as it was, and its regular session alone when asked", async () => {
+    const day = mixedDay("2024-08-02");
+    await new Repository<Record<string, unknown>>(api.services.db, { type: "CandleBucket", key: () => Keys.candleBucket("AMZN.US", "1m", "2024-08-02") }).put({
+      code: "AMZN.US",
+      period: "1m",
+      bucket: "2024-08-02",
+      count: day.length,
+      sessions: { Pre: 2, Intraday: 3, Post: 2 },
+      data: CandleBatches.pack(day),
+      version: 1,
+    });
+    const store = new DynamoCandleStore(api.services.db);
+    const all = Array.from(day.timestamp);
+    expect(timesOf(await store.loadBetween("AMZN.US", "1m", "2024-08-02", "2024-08-02"))).toEqual([all]);
+    expect(timesOf(await store.loadBetween("AMZN.US", "1m", "2024-08-02", "2024-08-02", "regular"))).toEqual([all.slice(2, 5)]);
+  });
+});

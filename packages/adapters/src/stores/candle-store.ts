@@ -3,7 +3,7 @@ import { inParallel } from "@tp/core/in-parallel";
 import { Buckets } from "@tp/core/candles/buckets";
 import { retrying } from "@tp/core/backoff";
 import { DomainError } from "@tp/core/errors";
-import { TradeSessionByCode, type TradeSession } from "@tp/core/market/trade-session";
+import { TradeSessionByCode, TradeSessionCode, type TradeSession } from "@tp/core/market/trade-session";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository, transactGroups } from "../dynamo/repository";
@@ -14,8 +14,12 @@ interface CandleBucket {
   bucket: string;
   count: number;
   sessions: Partial<Record<TradeSession, number>>;
-  /** CandleBatches.pack of the bucket's candles. */
+  /** CandleBatches.pack of the bucket's regular-session candles (`Intraday`); of all its candles in a bucket written before `split`. */
   data: Uint8Array;
+  /** CandleBatches.pack of its extended-hours candles (`Pre`, `Post`, `Overnight`), absent when it has none. */
+  extended?: Uint8Array;
+  /** Its candles are kept apart by session (`data` and `extended`): a regular-session read leaves the extended hours unread. */
+  split?: boolean;
   /** Optimistic concurrency: every rewrite requires the version it read. */
   version: number;
 }
@@ -50,6 +54,23 @@ const RACE_RETRY = {
   maxMs: 250,
   retryable: (error: unknown) => error instanceof DomainError && error.code === "CONCURRENT_CANDLE_WRITE",
 };
+
+const INTRADAY = TradeSessionCode.Intraday;
+/** What a regular-session read takes of a bucket (DynamoDB returns only these attributes). */
+const REGULAR_ATTRIBUTES = ["bucket", "count", "sessions", "data", "split"];
+
+/** Every candle of a bucket, in time order. */
+function candlesOf(item: CandleBucket): CandleBatch {
+  const data = CandleBatches.unpack(item.data);
+  return item.extended ? CandleBatches.merge(data, CandleBatches.unpack(item.extended)).batch : data;
+}
+
+/** The regular-session candles of a bucket: its `data`, filtered in a bucket written before the sessions were kept apart. */
+function regularOf(item: Pick<CandleBucket, "data" | "split" | "count" | "sessions">): CandleBatch {
+  const data = CandleBatches.unpack(item.data);
+  if (item.split || item.sessions.Intraday === item.count) return data;
+  return CandleBatches.filter(data, (index) => data.session[index] === INTRADAY);
+}
 
 function sessionCounts(batch: CandleBatch): Partial<Record<TradeSession, number>> {
   const counts: Partial<Record<TradeSession, number>> = {};
@@ -128,14 +149,20 @@ export class DynamoCandleStore implements CandleStore {
 
   async load(code: string, period: StoredPeriod, buckets: string[]): Promise<Map<string, CandleBatch>> {
     const items = await this.buckets.getMany(buckets.map((bucket) => Keys.candleBucket(code, period, bucket)));
-    return new Map(items.filter((item) => item.count > 0).map((item) => [item.bucket, CandleBatches.unpack(item.data)]));
+    return new Map(items.filter((item) => item.count > 0).map((item) => [item.bucket, candlesOf(item)]));
   }
 
-  async loadBetween(code: string, period: StoredPeriod, first: string, last: string): Promise<CandleBatch[]> {
+  async loadBetween(code: string, period: StoredPeriod, first: string, last: string, sessions: "all" | "regular" = "all"): Promise<CandleBatch[]> {
     // A query of the range reads its buckets in one pass (DynamoDB Local serves a year of minute
-    // buckets this way in a third of the time of BatchGetItem's look-up per key).
-    const items = await this.buckets.queryAll(Keys.candlePartition(code, period), { between: [first, last], consistent: true });
-    return items.filter((item) => item.count > 0).map((item) => CandleBatches.unpack(item.data));
+    // buckets this way in a third of the time of BatchGetItem's look-up per key); a regular-session
+    // read leaves the extended hours' blocks out of the answer.
+    const regular = sessions === "regular";
+    const items = await this.buckets.queryAll(Keys.candlePartition(code, period), {
+      between: [first, last],
+      consistent: true,
+      projection: regular ? REGULAR_ATTRIBUTES : undefined,
+    });
+    return items.filter((item) => item.count > 0).map((item) => (regular ? regularOf(item) : candlesOf(item)));
   }
 
   async upsert(code: string, period: StoredPeriod, batch: CandleBatch) {
@@ -160,7 +187,7 @@ export class DynamoCandleStore implements CandleStore {
     const stored = new Map(existing.map((item) => [item.bucket, item]));
     const merges = [...groups].map(([bucket, incoming]) => {
       const current = stored.get(bucket);
-      const merged = current ? CandleBatches.merge(CandleBatches.unpack(current.data), incoming) : { batch: incoming, added: incoming.length, overwritten: 0 };
+      const merged = current ? CandleBatches.merge(candlesOf(current), incoming) : { batch: incoming, added: incoming.length, overwritten: 0 };
       return { bucket, incoming, current, merged: merged.batch, added: merged.added, overwritten: merged.overwritten };
     });
     return {
@@ -175,7 +202,7 @@ export class DynamoCandleStore implements CandleStore {
             if (attempt > 1) {
               // Someone wrote the bucket since it was read: merge into what is there now.
               current = await this.buckets.get(Keys.candleBucket(code, period, bucket), { consistent: true });
-              merged = current ? CandleBatches.merge(CandleBatches.unpack(current.data), incoming).batch : incoming;
+              merged = current ? CandleBatches.merge(candlesOf(current), incoming).batch : incoming;
             }
             written.push(await this.write(code, period, bucket, merged, current));
           }, RACE_RETRY);
@@ -200,13 +227,16 @@ export class DynamoCandleStore implements CandleStore {
 
   /** Writes a bucket conditionally on the version read; answers its summary, for the caller to write after it. */
   private async write(code: string, period: StoredPeriod, bucket: string, batch: CandleBatch, current?: CandleBucket): Promise<CandleSummary> {
+    const [regular, extended] = CandleBatches.partition(batch, (index) => batch.session[index] === INTRADAY);
     const item: CandleBucket = {
       code,
       period,
       bucket,
       count: batch.length,
       sessions: sessionCounts(batch),
-      data: CandleBatches.pack(batch),
+      data: CandleBatches.pack(regular),
+      ...(extended.length > 0 && { extended: CandleBatches.pack(extended) }),
+      split: true,
       version: (current?.version ?? 0) + 1,
     };
     if (current) await this.buckets.replaceIf(item, "version", current.version, staleBucket);

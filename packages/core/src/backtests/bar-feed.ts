@@ -239,6 +239,6 @@ export class BarFeed {
 
   /** The stored batches of a window's buckets, in order. */
   private read(feed: Feed, [first, last]: [string, string]): Promise<CandleBatch[]> {
-    return this.candles.loadBetween(feed.symbol, feed.timeframe as StoredPeriod, first, last);
+    return this.candles.loadBetween(feed.symbol, feed.timeframe as StoredPeriod, first, last, "regular");
   }
 }

@@ -93,6 +93,18 @@ describe("candle batches", () => {
     );
   });
 
+  it("reads a block that lies anywhere in a larger buffer (as the SDK hands binary attributes), with and without float64 columns", () => {
+    const lean = CandleBatches.fromCandles([candle(1_700_000_040, 187.43), candle(1_700_000_100, 187.5, "Post")]);
+    const wide = CandleBatches.fromCandles([candle(1_700_000_040, 0.1 + 0.2), candle(1_700_000_100, Math.PI, "Pre")]);
+    for (const batch of [lean, wide]) {
+      const packed = CandleBatches.pack(batch);
+      const shared = new Uint8Array(packed.length + 3);
+      shared.set(packed, 3);
+      const back = CandleBatches.unpack(shared.subarray(3));
+      expect([0, 1].map((index) => CandleBatches.get(back, index))).toEqual([0, 1].map((index) => CandleBatches.get(batch, index)));
+    }
+  });
+
   it("reads buckets stored in the plain layout (7 float64 columns, then the sessions)", () => {
     const batch = CandleBatches.fromCandles([candle(1_700_000_040, 187.43), candle(1_700_000_100, 0.1 + 0.2, "Post")]);
     const plain = new Uint8Array(batch.length * 57);

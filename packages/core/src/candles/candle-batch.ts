@@ -33,17 +33,20 @@ const COLUMNS = ["timestamp", "open", "high", "low", "close", "volume", "turnove
 const FLOAT_COLUMNS = COLUMNS.length;
 
 export const CandleBatches = {
+  /** `length` zeroed candles: the columns are views of one buffer (one allocation, not eight). */
   empty(length = 0): CandleBatch {
+    const buffer = new ArrayBuffer(length * (8 * FLOAT_COLUMNS + 1));
+    const column = (index: number) => new Float64Array(buffer, index * 8 * length, length);
     return {
       length,
-      timestamp: new Float64Array(length),
-      open: new Float64Array(length),
-      high: new Float64Array(length),
-      low: new Float64Array(length),
-      close: new Float64Array(length),
-      volume: new Float64Array(length),
-      turnover: new Float64Array(length),
-      session: new Uint8Array(length),
+      timestamp: column(0),
+      open: column(1),
+      high: column(2),
+      low: column(3),
+      close: column(4),
+      volume: column(5),
+      turnover: column(6),
+      session: new Uint8Array(buffer, FLOAT_COLUMNS * 8 * length, length),
     };
   },
 
@@ -112,6 +115,20 @@ export const CandleBatches = {
       copy(batch, from, result, to);
     });
     return result;
+  },
+
+  /** The candles for which `keep(index)` holds and the others, in two batches (the batch itself and an empty one when it keeps all). */
+  partition(batch: CandleBatch, keep: (index: number) => boolean): [CandleBatch, CandleBatch] {
+    let kept = 0;
+    for (let index = 0; index < batch.length; index++) if (keep(index)) kept++;
+    if (kept === batch.length) return [batch, CandleBatches.empty()];
+    const parts = [CandleBatches.empty(kept), CandleBatches.empty(batch.length - kept)] as const;
+    const next = [0, 0];
+    for (let index = 0; index < batch.length; index++) {
+      const part = keep(index) ? 0 : 1;
+      copy(batch, index, parts[part], next[part]!++);
+    }
+    return [parts[0], parts[1]];
   },
 
   /** The first index whose timestamp is ≥ `timestamp` (binary search). */
@@ -216,8 +233,9 @@ export const CandleBatches = {
     return bytes.slice(0, offset);
   },
 
-  /** The inverse of `pack`, for both stored layouts; copies once into an aligned buffer. */
+  /** The inverse of `pack`, for both stored layouts; copies once into an aligned buffer where a layout reads typed arrays out of it. */
   unpack(packed: Uint8Array): CandleBatch {
+    if (packed[0] === LEAN_TAG && packed.length >= LEAN_HEADER && packed[1] === LEAN_VERSION && !hasFloatColumn(packed)) return unpackLean(packed);
     const aligned = new Uint8Array(packed.length);
     aligned.set(packed);
     return packed[0] === LEAN_TAG ? unpackLean(aligned) : unpackPlain(aligned);
@@ -278,8 +296,15 @@ function writeVarint(bytes: Uint8Array, offset: number, value: number): number {
   return offset;
 }
 
+/** Whether a lean block stores a column as float64 (read as a typed array over the block: it must be aligned). */
+function hasFloatColumn(packed: Uint8Array): boolean {
+  for (let index = 0; index < FLOAT_COLUMNS; index++) if ((packed[8 + index]! << 24) >> 24 === F64) return true;
+  return false;
+}
+
+/** A lean block; its float64 and (version 1) int32 columns are read in place, so such a block must start its buffer. */
 function unpackLean(bytes: Uint8Array): CandleBatch {
-  const view = new DataView(bytes.buffer);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint8(1);
   if (version !== 1 && version !== LEAN_VERSION) throw new Error(`Candle block version ${version} is not readable here`);
   const n = view.getUint32(4, true);
@@ -294,19 +319,6 @@ function unpackLean(bytes: Uint8Array): CandleBatch {
     batch[column].set(new Float64Array(bytes.buffer, offset, n));
     offset += 8 * n;
   });
-  /** The next varint of a version-2 block. */
-  const varint = () => {
-    let value = 0;
-    let factor = 1;
-    let byte: number;
-    do {
-      if (offset >= bytes.length) throw corrupt();
-      byte = bytes[offset++]!;
-      value += (byte & 127) * factor;
-      factor *= 128;
-    } while (byte >= 128);
-    return value;
-  };
   COLUMNS.forEach((column, index) => {
     const places = encodings[index]!;
     if (places < 0) return;
@@ -318,12 +330,7 @@ function unpackLean(bytes: Uint8Array): CandleBatch {
       offset += 4 * n;
       return;
     }
-    let units = 0;
-    for (let i = 0; i < n; i++) {
-      const step = varint();
-      units += step % 2 === 0 ? step / 2 : -(step + 1) / 2;
-      target[i] = units / scale;
-    }
+    offset = readSteps(bytes, offset, target, n, scale);
   });
   if (version === 1) {
     batch.session.set(bytes.subarray(offset, offset + n));
@@ -332,13 +339,53 @@ function unpackLean(bytes: Uint8Array): CandleBatch {
   for (let i = 0; i < n; ) {
     if (offset >= bytes.length) throw corrupt();
     const session = bytes[offset++]!;
-    const run = varint();
+    const run = readVarint(bytes, offset);
+    offset = varintEnd;
     if (run === 0 || i + run > n) throw corrupt();
     batch.session.fill(session, i, i + run);
     i += run;
   }
   if (offset !== bytes.length) throw corrupt();
   return batch;
+}
+
+/** Where the last `readVarint` stopped (a module-level slot: no object per value on the decoding path). */
+let varintEnd = 0;
+
+/** The varint at `offset` (its end in `varintEnd`); throws past the end of `bytes`. */
+function readVarint(bytes: Uint8Array, offset: number): number {
+  let value = 0;
+  let factor = 1;
+  let byte: number;
+  do {
+    if (offset >= bytes.length) throw new Error("Corrupt candle block");
+    byte = bytes[offset++]!;
+    value += (byte & 127) * factor;
+    factor *= 128;
+  } while (byte >= 128);
+  varintEnd = offset;
+  return value;
+}
+
+/**
+ * Decodes `n` zigzag varint steps from `offset` into `target` as running totals over `scale`;
+ * answers the offset after them. Most steps take one byte and are read inline.
+ */
+function readSteps(bytes: Uint8Array, offset: number, target: Float64Array, n: number, scale: number): number {
+  let units = 0;
+  const end = bytes.length;
+  for (let i = 0; i < n; i++) {
+    if (offset >= end) throw new Error("Corrupt candle block");
+    let step = bytes[offset]!;
+    if (step < 128) offset++;
+    else {
+      step = readVarint(bytes, offset);
+      offset = varintEnd;
+    }
+    units += (step & 1) === 0 ? step / 2 : -(step + 1) / 2;
+    target[i] = units / scale;
+  }
+  return offset;
 }
 
 function unpackPlain(aligned: Uint8Array): CandleBatch {

@@ -127,8 +127,12 @@ export interface CandleStore {
   summaries(code: string, period: StoredPeriod, range?: [string, string]): Promise<BucketSummary[]>;
   /** The candles of the given buckets (missing buckets are absent from the map). */
   load(code: string, period: StoredPeriod, buckets: string[]): Promise<Map<string, CandleBatch>>;
-  /** The candles of every stored bucket from `first` to `last` (inclusive), in order: one range read, not a look-up per bucket. */
-  loadBetween(code: string, period: StoredPeriod, first: string, last: string): Promise<CandleBatch[]>;
+  /**
+   * The candles of every stored bucket from `first` to `last` (inclusive), in order: one range read,
+   * not a look-up per bucket. `regular`: only the regular-session (`Intraday`) candles, without
+   * reading the extended hours' (what backtests feed).
+   */
+  loadBetween(code: string, period: StoredPeriod, first: string, last: string, sessions?: "all" | "regular"): Promise<CandleBatch[]>;
   /** Merges candles (of any buckets) into storage: an existing timestamp is overwritten. */
   upsert(code: string, period: StoredPeriod, batch: CandleBatch): Promise<{ added: number; overwritten: number }>;
   /**
