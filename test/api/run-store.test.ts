@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
+import { Keys } from "../../packages/adapters/src/dynamo/keys";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
 import type { RunStore, StoredRun } from "../../packages/core/src/trading/runs";
 import { createTestApi, type TestApi } from "../support/harness";
@@ -89,6 +91,27 @@ describe("the run store's save", () => {
       cursor = next.cursor;
     }
     expect(count).toBe(3000);
+  });
+});
+
+describe("the run store's progress", () => {
+  it("answers a run's progress from its item without its state, and from its state for a run saved before it was kept apart", async () => {
+    const progress = { cursor_ms: Date.parse("2024-03-15T20:00:00Z"), bars: 390, bars_total: 98_280, done: false };
+    await runs.save({ ...runOf("r-progress", 1, 0), progress }, 0, []);
+    expect(await runs.progress("r-progress")).toEqual(progress);
+    await runs.save(runOf("r-progress", 2, 0), 1, []);
+    expect(await runs.progress("r-progress")).toBeNull();
+    expect(await runs.progress("r-none")).toBeUndefined();
+
+    await runs.save({ ...runOf("r-older", 1, 0), progress }, 0, []);
+    await api.services.db.client.send(
+      new UpdateCommand({
+        TableName: api.services.db.tableName,
+        Key: Keys.runState("r-older"),
+        UpdateExpression: "REMOVE progress",
+      }),
+    );
+    expect(await runs.progress("r-older")).toEqual(progress);
   });
 });
 

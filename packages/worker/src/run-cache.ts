@@ -40,6 +40,11 @@ export class RunCache implements RunStore {
     return run;
   }
 
+  async progress(runId: string) {
+    const cached = this.saved.get(runId);
+    return cached ? cached.progress : this.store.progress(runId);
+  }
+
   /** The run as this worker last saved it and the engine that made it, while no feed has it in hand (the step's `channel_metrics` read them). */
   kept(runId: string): { run: StoredRun; engine: TradingEngine } | undefined {
     const kept = this.engines.get(runId);

@@ -113,12 +113,14 @@ export class Repository<T extends object> {
     return item as T;
   }
 
-  async get(key: Key, options: { consistent?: boolean } = {}): Promise<T | undefined> {
+  /** The item at `key`; with `projection`, only those attributes of it (the others absent from what it answers). */
+  async get(key: Key, options: { consistent?: boolean; projection?: string[] } = {}): Promise<T | undefined> {
     const result = await this.db.client.send(
       new GetCommand({
         TableName: this.db.tableName,
         Key: { [Table.partitionKey]: key.pk, [Table.sortKey]: key.sk },
         ConsistentRead: options.consistent ?? true,
+        ...projectionOf(options.projection),
       }),
     );
     if (!result.Item || this.isExpired(result.Item)) return undefined;
@@ -257,11 +259,9 @@ export class Repository<T extends object> {
       input.ExpressionAttributeValues![":to"] = options.between[1];
     }
     if (options.projection) {
-      const names = [...options.projection, Table.ttlAttribute];
-      names.forEach((name, index) => {
-        input.ExpressionAttributeNames![`#p${index}`] = name;
-      });
-      input.ProjectionExpression = names.map((_, index) => `#p${index}`).join(", ");
+      const projected = projectionOf(options.projection);
+      Object.assign(input.ExpressionAttributeNames!, projected.ExpressionAttributeNames);
+      input.ProjectionExpression = projected.ProjectionExpression;
     }
     const result = await this.db.client.send(new QueryCommand(input));
     const items = (result.Items ?? []).filter((stored) => !this.isExpired(stored)).map((stored) => this.fromItem(stored));
@@ -583,4 +583,14 @@ export async function transactIfUnchanged(db: Db, steps: TransactionStep[]): Pro
     if (conditionFailed(error)) return false;
     throw error;
   }
+}
+
+/** A request's projection of `names` (and the TTL attribute, which expiry looks at), with its attribute names as placeholders. */
+function projectionOf(names: string[] | undefined): { ProjectionExpression?: string; ExpressionAttributeNames?: Record<string, string> } {
+  if (!names) return {};
+  const all = [...names, Table.ttlAttribute];
+  return {
+    ProjectionExpression: all.map((_, index) => `#p${index}`).join(", "),
+    ExpressionAttributeNames: Object.fromEntries(all.map((name, index) => [`#p${index}`, name])),
+  };
 }

@@ -6,6 +6,7 @@ import {
   orderTouched,
   type EventQuery,
   type OrderStatus,
+  type RunProgress,
   type RunSave,
   type RunStore,
   type StoredEvent,
@@ -98,6 +99,8 @@ interface RunItem {
   updated_at: string;
   /** The events of a save too large for one transaction, until their own items are written (gzipped JSON). */
   outbox?: Uint8Array;
+  /** The state's progress again, in the clear: what progress views read without the state (absent in items written before it). */
+  progress?: RunProgress | null;
 }
 
 /** The most a run's item may carry of state and outbox (DynamoDB's item limit is 400 KB, attribute names and the rest included). */
@@ -161,6 +164,12 @@ export class DynamoRunStore implements RunStore {
     return run;
   }
 
+  async progress(runId: string): Promise<RunProgress | null | undefined> {
+    const item = await this.states.get(Keys.runState(runId), { projection: ["progress"] });
+    if (!item) return undefined;
+    return item.progress !== undefined ? item.progress : ((await this.get(runId))?.progress ?? null);
+  }
+
   /**
    * Saves the run with its events and the order changes they imply, all or nothing, conditionally
    * on the run's version: a writer that lost the race has written nothing (docs/session-worker.md
@@ -212,6 +221,7 @@ export class DynamoRunStore implements RunStore {
       user_id: run.user_id,
       state: gzipJson({ setup: run.setup, snapshot: run.snapshot, progress: run.progress }),
       last_sequence: run.snapshot?.sequence ?? 0,
+      progress: run.progress,
       version: run.version,
       updated_at: run.updated_at,
     };

@@ -202,8 +202,9 @@ export async function progress(deps: BacktestControlDeps, actor: Actor, id: stri
 /** The progress view of a backtest (what `progress` answers and the session's stream pushes). */
 export async function progressOf(deps: BacktestControlDeps, backtest: StoredBacktest): Promise<z.infer<typeof BacktestProgress>> {
   const id = backtest.id;
-  const run = await deps.runs.get(runIdOf(backtest));
-  const processed = run?.progress?.bars ?? 0;
+  // The run's progress alone: a poll does not read and unpack the run's state.
+  const ran = await deps.runs.progress(runIdOf(backtest));
+  const processed = ran?.bars ?? 0;
   const total = Math.max(backtest.bars_total, processed);
   const done = backtest.status === "completed";
   const percent = done ? 100 : total > 0 ? Math.min(99.99, Math.floor((processed / total) * 10_000) / 100) : 0;
@@ -213,7 +214,7 @@ export async function progressOf(deps: BacktestControlDeps, backtest: StoredBack
     status: backtest.status,
     stage,
     progress: percent,
-    current_time: run?.progress?.cursor_ms ? iso(run.progress.cursor_ms) : null,
+    current_time: ran?.cursor_ms ? iso(ran.cursor_ms) : null,
     start_date: backtest.start_date,
     end_date: backtest.end_date,
     is_running: ACTIVE.includes(backtest.status) && backtest.status !== "pausing",

@@ -10,16 +10,7 @@ import type { OrderStatus } from "../provider/order-types";
 import type { Depth } from "../provider/quote-types";
 import { sweepLevels } from "./matching";
 import { matchMinute } from "./minute-matching";
-import {
-  type MinuteBar,
-  type PaperAccount,
-  type PaperAdjustment,
-  type PaperCurrency,
-  type PaperExecution,
-  type PaperOrder,
-  type PaperPosition,
-  type PaperSleeve,
-} from "./types";
+import type { MinuteBar, PaperAccount, PaperAdjustment, PaperCurrency, PaperExecution, PaperOrder, PaperPosition, PaperSleeve } from "./types";
 import { iso } from "../time";
 
 const ZERO = new Dec(0);

@@ -323,6 +323,8 @@ export interface RunSave {
 
 export interface RunStore {
   get(runId: string): Promise<StoredRun | undefined>;
+  /** A run's progress without its state (what progress views show): undefined when there is no such run. */
+  progress(runId: string): Promise<RunProgress | null | undefined>;
   /**
    * Appends `events` (idempotent by sequence, so a retried save rewrites the same items), applies
    * their order changes, then writes the run if its stored version is still `expectedVersion`
