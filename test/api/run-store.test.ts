@@ -94,6 +94,38 @@ describe("the run store's save", () => {
   });
 });
 
+describe("the run store's save by a run's one writer (a backtest's chunk)", () => {
+  it("writes a large save's blocks before the run, never an outbox; killed before the run's write, nothing of it shows and the retry writes it whole", async () => {
+    await runs.save(runOf("r-sole", 1, 0), 0, []);
+    const many = Array.from({ length: 150 }, (_, i) => log(i + 1, `line ${i + 1}`));
+    const states = (runs as any).states;
+    const put = states.toItem.bind(states);
+    const items: Record<string, unknown>[] = [];
+    states.toItem = (item: object) => {
+      items.push(put(item));
+      return items.at(-1);
+    };
+    const transactions = (runs as any).db.client;
+    const send = transactions.send.bind(transactions);
+    transactions.send = async (command: { constructor: { name: string } }) => {
+      if (command.constructor.name === "TransactWriteCommand") throw new Error("killed");
+      return send(command);
+    };
+    try {
+      await expect(runs.save(runOf("r-sole", 2, 150), 1, many, { soleWriter: true })).rejects.toThrow("killed");
+    } finally {
+      transactions.send = send;
+    }
+    // The blocks were written, the run was not: its log shows none of them.
+    expect((await runs.get("r-sole"))!.version).toBe(1);
+    expect(await listed("r-sole")).toEqual([]);
+    expect(await runs.save(runOf("r-sole", 2, 150), 1, many, { soleWriter: true })).toBe(true);
+    states.toItem = put;
+    expect(items.every((item) => item.outbox === undefined)).toBe(true);
+    expect(await listed("r-sole")).toEqual(many.map((e) => [e.sequence, e.data.message]));
+  });
+});
+
 describe("the run store's progress", () => {
   it("answers a run's progress from its item without its state, and from its state for a run saved before it was kept apart", async () => {
     const progress = { cursor_ms: Date.parse("2024-03-15T20:00:00Z"), bars: 390, bars_total: 98_280, done: false };

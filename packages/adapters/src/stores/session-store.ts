@@ -9,6 +9,7 @@ import {
   type RunProgress,
   type RunSave,
   type RunStore,
+  type SaveOptions,
   type StoredEvent,
   type StoredRun,
   type TradingOrderResponse,
@@ -178,8 +179,8 @@ export class DynamoRunStore implements RunStore {
    * clears the outbox; a crash in between leaves them to the next `get`, which writes them first
    * (the same blocks: their keys are the save's sequences and version).
    */
-  async save(run: StoredRun, expectedVersion: number, events: EngineEvent[]): Promise<boolean> {
-    const save = await this.prepare({ run, expectedVersion, events });
+  async save(run: StoredRun, expectedVersion: number, events: EngineEvent[], options: SaveOptions = {}): Promise<boolean> {
+    const save = await this.prepare({ run, expectedVersion, events }, undefined, options);
     return "steps" in save ? transactIfUnchanged(this.db, save.steps) : save.large();
   }
 
@@ -214,6 +215,7 @@ export class DynamoRunStore implements RunStore {
   private async prepare(
     { run, expectedVersion, events }: RunSave,
     read?: Map<string, OrderItem>,
+    options: SaveOptions = {},
   ): Promise<{ steps: TransactionStep[] } | { large: () => Promise<boolean> }> {
     const item: RunItem = {
       run_id: run.run_id,
@@ -237,18 +239,30 @@ export class DynamoRunStore implements RunStore {
         ],
       };
     }
-    return { large: () => this.saveLarge(run, item, guard, events, orderItems) };
+    return { large: () => this.saveLarge(run, item, guard, events, orderItems, options) };
   }
 
-  /** A save larger than one transaction: the run with its events in its outbox, then their blocks (or, too many for the outbox, the blocks first). */
-  private async saveLarge(run: StoredRun, item: RunItem, guard: (put: RunItem) => TransactionStep, events: EngineEvent[], orderItems: OrderItem[]) {
-    const outbox = gzipJson(events);
-    if (outbox.byteLength + item.state.byteLength > OUTBOX_BYTES) {
-      // Events too many to ride in the run's item (DynamoDB's 400 KB): their blocks written first,
-      // then the run, conditionally. A retried chunk writes the same blocks again; readers take no
-      // event past the run's last committed sequence, and of two blocks holding one sequence the
-      // later version (a lost race of two writers leaves the loser's blocks, as it left its items:
-      // a backtest's chunk has one writer, its workflow).
+  /**
+   * A save larger than one transaction: the run with its events in its outbox, then their blocks;
+   * or the blocks first, then the run, for a run with one writer and for events too many for the
+   * outbox.
+   */
+  private async saveLarge(
+    run: StoredRun,
+    item: RunItem,
+    guard: (put: RunItem) => TransactionStep,
+    events: EngineEvent[],
+    orderItems: OrderItem[],
+    { soleWriter }: SaveOptions,
+  ) {
+    const outbox = soleWriter ? undefined : gzipJson(events);
+    if (!outbox || outbox.byteLength + item.state.byteLength > OUTBOX_BYTES) {
+      // Their blocks written first, then the run, conditionally. A retried chunk writes the same
+      // blocks again; readers take no event past the run's last committed sequence, and of two
+      // blocks holding one sequence the later version (a lost race of two writers would leave the
+      // loser's blocks under the winner's keys: only a run's one writer, or events too many to
+      // ride in the run's item (DynamoDB's 400 KB), take this way; a backtest's chunk has one
+      // writer, its workflow).
       await this.blocks.write(run.run_id, run.version, events, orderItems);
       return transactIfUnchanged(this.db, [guard(item)]);
     }

@@ -177,6 +177,8 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
       return { engine, value: fed.done, progress };
     },
     () => new DomainError(500, "BACKTEST_RUN_MISSING", `Backtest ${backtest.id} has no run; prepare it first`),
+    // Its one writer: the workflow's chunks, one after the other.
+    { soleWriter: true },
   );
   // Null: the run was done before this chunk (a retried task).
   if (!chunk) return out(backtest, "done");

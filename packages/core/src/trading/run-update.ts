@@ -4,7 +4,7 @@ import { KeyedQueue } from "../keyed-queue";
 import { TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import type { EngineSetup } from "../engine/setup";
-import { orderChangeOf, orderTouched, type RunProgress, type RunStore, type StoredRun, type TradingOrderResponse } from "./runs";
+import { orderChangeOf, orderTouched, type RunProgress, type SaveOptions, type RunStore, type StoredRun, type TradingOrderResponse } from "./runs";
 
 /**
  * The engine a batch has at hand for the run a step is given (the engine the step before it
@@ -76,6 +76,7 @@ export const RUN_SAVE_ITEMS = 100;
 
 interface Waiting {
   deps: Deps;
+  options?: SaveOptions;
   step: Step<unknown>;
   whenMissing?: () => Error;
   resolve: (done: RunUpdate<unknown> | null) => void;
@@ -118,9 +119,9 @@ class LostRace extends Error {}
  * snapshot when the caller first asks for it, but for the batch's last step). While the queue
  * keeps draining, the next batch starts from the run as this one saved it, without reading it.
  */
-export function updateRun<T>(deps: Deps, runId: string, step: Step<T>, whenMissing?: () => Error): Promise<RunUpdate<T> | null> {
+export function updateRun<T>(deps: Deps, runId: string, step: Step<T>, whenMissing?: () => Error, options?: SaveOptions): Promise<RunUpdate<T> | null> {
   return new Promise<RunUpdate<T> | null>((resolve, reject) => {
-    writersOf(deps.runs).push(runId, { deps, step: step as Step<unknown>, whenMissing, resolve: resolve as Waiting["resolve"], reject });
+    writersOf(deps.runs).push(runId, { deps, options, step: step as Step<unknown>, whenMissing, resolve: resolve as Waiting["resolve"], reject });
   });
 }
 
@@ -233,7 +234,7 @@ async function tryBatch(runId: string, batch: Waiting[], drain: RunDrain): Promi
   if (current === run) {
     // Nothing to save: answers given on a run saved earlier may be stale if another process wrote it since; read it and redo them.
     if (known) throw new LostRace();
-  } else if (!(await deps.runs.save(current, run.version, events))) throw new LostRace();
+  } else if (!(await deps.runs.save(current, run.version, events, batch[0]!.options))) throw new LostRace();
   else drain.saved = current;
   const saved = current;
   const last = engine;

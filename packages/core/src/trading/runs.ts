@@ -313,6 +313,11 @@ export interface EventQuery {
   ascending?: boolean;
 }
 
+/** How a run is saved: by its one writer (`soleWriter`), or by any of several that race on its version (the default). */
+export interface SaveOptions {
+  soleWriter?: boolean;
+}
+
 /** Storage port of runs. */
 /** One run's save: `RunStore.save`'s arguments. */
 export interface RunSave {
@@ -328,9 +333,11 @@ export interface RunStore {
   /**
    * Appends `events` (idempotent by sequence, so a retried save rewrites the same items), applies
    * their order changes, then writes the run if its stored version is still `expectedVersion`
-   * (0: only if there is none). False when another writer got there first.
+   * (0: only if there is none). False when another writer got there first. `soleWriter`: the run
+   * has one writer (a backtest's chunks, in turn), so a save too large for one transaction may
+   * write its events' blocks before the run, without carrying them in the run's item first.
    */
-  save(run: StoredRun, expectedVersion: number, events: EngineEvent[]): Promise<boolean>;
+  save(run: StoredRun, expectedVersion: number, events: EngineEvent[], options?: SaveOptions): Promise<boolean>;
   /**
    * `save` of many runs in as few requests as hold them (the session worker's step), each save
    * still all or nothing and conditional on its own run's version. Per save, in order: whether it
