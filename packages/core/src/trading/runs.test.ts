@@ -1,4 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { Dec } from "../fees/money";
 import { EventType } from "../engine/events";
 import { orderChangeOf, orderTouched } from "./runs";
 
@@ -30,5 +32,27 @@ describe("orderTouched", () => {
       });
     }
     expect(orderTouched({ sequence: 4, time: 0, type: "order_denied", channel_id: "main", data }, run.run_id)).toEqual({ order_id: "run-1-d4", creates: true });
+  });
+});
+
+describe("a fill's price as answered", () => {
+  it("is decimal.js's text of the price to four places, half up, whatever form the price arrives in", () => {
+    const answered = (price: string) => {
+      const change = orderChangeOf({ sequence: 1, time: 0, type: "order_filled", channel_id: "main", data: { ...data, price } }, run);
+      return change?.kind === "set" ? change.fields.filled_price : undefined;
+    };
+    const decimals = fc
+      .tuple(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), fc.integer({ min: 0, max: 8 }), fc.boolean())
+      .map(([units, places, padded]) => {
+        const digits = (units < 0n ? -units : units).toString().padStart(places + 1, "0");
+        const text = places === 0 ? digits : `${digits.slice(0, -places)}.${digits.slice(-places)}`;
+        return `${units < 0n ? "-" : ""}${padded ? `0${text}0` : text}`;
+      });
+    fc.assert(
+      fc.property(fc.oneof(decimals, fc.constantFrom("187.43", "0.0001", "0.00005", "-0", "1e21", "12.30", "0.5", "100")), (price) => {
+        expect(answered(price)).toBe(new Dec(price).toDecimalPlaces(4).toString());
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -109,8 +109,16 @@ export function messageOf(event: EngineEvent): string {
 /** Decimal places a fill price is answered to: the finest tick of the markets here (US prices under $1). */
 export const PRICE_DECIMALS = 4;
 
-/** A fill price as answered: at most `PRICE_DECIMALS` places, half up (an average of fills in parts is not on a tick). */
-const priceAnswer = (price: unknown) => new Dec(String(price)).toDecimalPlaces(PRICE_DECIMALS).toString();
+/**
+ * A fill price as answered: at most `PRICE_DECIMALS` places, half up (an average of fills in parts
+ * is not on a tick). A price already in that form (a tick's price: no sign, no leading or trailing
+ * zero, at most four places) is answered as it is, as decimal.js would write it.
+ */
+const priceAnswer = (price: unknown) => {
+  const text = String(price);
+  return ANSWERED_PRICE.test(text) ? text : new Dec(text).toDecimalPlaces(PRICE_DECIMALS).toString();
+};
+const ANSWERED_PRICE = /^(0|[1-9]\d{0,29})(\.\d{0,3}[1-9])?$/;
 
 export const OrderStatus = z.enum(["pending", "partially_filled", "filled", "cancelled", "rejected", "denied", "expired"]).meta({ id: "OrderStatus" });
 export type OrderStatus = z.infer<typeof OrderStatus>;
