@@ -200,3 +200,65 @@ describe("a bucket's sessions kept apart", () => {
     expect(timesOf(await store.loadBetween("AMZN.US", "1m", "2024-08-02", "2024-08-02", "regular"))).toEqual([all.slice(2, 5)]);
   });
 });
+
+describe("the regular-session reads' cache", () => {
+  const dayOf = (date: string, minutes: number[]) =>
+    CandleBatches.fromCandles(minutes.map((m) => ({ ...minute(m), timestamp: Date.parse(`${date}T14:30:00Z`) / 1000 + m * 60 })));
+  const closes = (batches: { close: Float64Array }[]) => batches.map((batch) => Array.from(batch.close));
+  /** Counts the store's reads of bucket items (the cache is asked first). */
+  const bucketReads = (store: DynamoCandleStore) => {
+    const buckets = (store as any).buckets;
+    const queryAll = buckets.queryAll.bind(buckets);
+    const counted = { reads: 0 };
+    buckets.queryAll = (...args: unknown[]) => {
+      counted.reads++;
+      return queryAll(...args);
+    };
+    return counted;
+  };
+
+  it("serves a range read again from memory while the buckets' summaries name the versions it read, and reads a bucket another process wrote since", async () => {
+    const writer = new DynamoCandleStore(api.services.db);
+    await writer.upsert("NFLX.US", "1m", dayOf("2024-09-03", [0, 1]));
+    await writer.upsert("NFLX.US", "1m", dayOf("2024-09-04", [0]));
+    const reader = new DynamoCandleStore(api.services.db);
+    const counted = bucketReads(reader);
+    const first = await reader.loadBetween("NFLX.US", "1m", "2024-09-01", "2024-09-30", "regular");
+    const again = await reader.loadBetween("NFLX.US", "1m", "2024-09-01", "2024-09-30", "regular");
+    expect(closes(again)).toEqual([[100.5, 101.5], [100.5]]);
+    expect(again[0]).toBe(first[0]);
+    expect(counted.reads).toBe(1);
+    expect(reader.cache.size).toBe(3);
+
+    // Another store (another Lambda's) changes a bucket: its summary's version moves, the read goes to the table.
+    await writer.upsert("NFLX.US", "1m", dayOf("2024-09-04", [5]));
+    expect(closes(await reader.loadBetween("NFLX.US", "1m", "2024-09-01", "2024-09-30", "regular"))).toEqual([
+      [100.5, 101.5],
+      [100.5, 105.5],
+    ]);
+    expect(counted.reads).toBe(2);
+    await writer.replace("NFLX.US", "1m", "2024-09-03", CandleBatches.empty());
+    expect(closes(await reader.loadBetween("NFLX.US", "1m", "2024-09-01", "2024-09-30", "regular"))).toEqual([[100.5, 105.5]]);
+    expect(counted.reads).toBe(2);
+  });
+
+  it("keeps at most its capacity of candles, the least recently used out first, and nothing at 0", async () => {
+    const store = new DynamoCandleStore(api.services.db, { cacheCandles: 3 });
+    await store.upsert("INTC.US", "1m", dayOf("2024-10-01", [0, 1]));
+    await store.upsert("INTC.US", "1m", dayOf("2024-10-02", [0, 1]));
+    const counted = bucketReads(store);
+    await store.loadBetween("INTC.US", "1m", "2024-10-01", "2024-10-01", "regular");
+    await store.loadBetween("INTC.US", "1m", "2024-10-02", "2024-10-02", "regular");
+    expect(store.cache.size).toBe(2);
+    await store.loadBetween("INTC.US", "1m", "2024-10-02", "2024-10-02", "regular");
+    expect(counted.reads).toBe(2);
+    await store.loadBetween("INTC.US", "1m", "2024-10-01", "2024-10-01", "regular");
+    expect(counted.reads).toBe(3);
+
+    const none = new DynamoCandleStore(api.services.db, { cacheCandles: 0 });
+    const uncached = bucketReads(none);
+    await none.loadBetween("INTC.US", "1m", "2024-10-01", "2024-10-02", "regular");
+    await none.loadBetween("INTC.US", "1m", "2024-10-01", "2024-10-02", "regular");
+    expect([uncached.reads, none.cache.size]).toEqual([2, 0]);
+  });
+});

@@ -1,6 +1,7 @@
 import { hkdfSync } from "node:crypto";
 import type { AuthConfig } from "@tp/core/auth";
 import { QueueNames, SESSION_COMMANDS_QUEUE, queueUrlVariable, type QueueName } from "@tp/core/jobs";
+import { CANDLE_CACHE_CANDLES } from "./stores/candle-cache";
 import { BACKTEST_CHUNK_BARS, SWEEP_MAX_CONCURRENCY, WorkflowNames, stateMachineArnVariable, type WorkflowName } from "@tp/core/workflows";
 
 /** Everything the services need from their runtime; read from the environment only in composition roots. */
@@ -40,6 +41,8 @@ export interface ServiceConfig {
   backtestChunkBars: number;
   /** Backtests of a sweep run at once (the sweep machine's Map; the Workflows stack sets it per stage). */
   sweepMaxConcurrency: number;
+  /** Regular-session candles a process keeps decoded for backtests' reads (`CandleCache`; 0: none). */
+  candleCacheCandles: number;
 }
 
 /**
@@ -104,6 +107,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
     providerTimeoutMs: number(env.PROVIDER_TIMEOUT_MS, 10_000),
     backtestChunkBars: number(env.BACKTEST_CHUNK_BARS, BACKTEST_CHUNK_BARS),
     sweepMaxConcurrency: number(env.SWEEP_MAX_CONCURRENCY, SWEEP_MAX_CONCURRENCY),
+    candleCacheCandles: number(env.CANDLE_CACHE_CANDLES, CANDLE_CACHE_CANDLES),
     auth: {
       jwtSecret,
       tokenTtlSeconds: number(env.ACCESS_TOKEN_TTL_SECONDS, 8 * 3600),

@@ -198,7 +198,7 @@ export function jobs(c: ServiceContext): JobQueue {
 }
 
 export function candles(c: ServiceContext): CandleStore {
-  return once(c, candles, () => new DynamoCandleStore(c.db));
+  return once(c, candles, () => new DynamoCandleStore(c.db, { cacheCandles: c.config.candleCacheCandles }));
 }
 
 /**

@@ -7,6 +7,7 @@ import { TradeSessionByCode, TradeSessionCode, type TradeSession } from "@tp/cor
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository, transactGroups } from "../dynamo/repository";
+import { CANDLE_CACHE_CANDLES, CandleCache } from "./candle-cache";
 
 interface CandleBucket {
   code: string;
@@ -57,7 +58,7 @@ const RACE_RETRY = {
 
 const INTRADAY = TradeSessionCode.Intraday;
 /** What a regular-session read takes of a bucket (DynamoDB returns only these attributes). */
-const REGULAR_ATTRIBUTES = ["bucket", "count", "sessions", "data", "split"];
+const REGULAR_ATTRIBUTES = ["bucket", "count", "sessions", "data", "split", "version"];
 
 /** Every candle of a bucket, in time order. */
 function candlesOf(item: CandleBucket): CandleBatch {
@@ -99,7 +100,11 @@ export class DynamoCandleStore implements CandleStore {
   /** Symbols and periods this process has looked at for `markIfNew` (a partition found with buckets is left to `writeSummaries`). */
   private readonly lookedAt = new Set<string>();
 
-  constructor(db: Db) {
+  /** Buckets' regular-session candles as last read, by version (`loadBetween`'s regular reads). */
+  readonly cache: CandleCache;
+
+  constructor(db: Db, { cacheCandles = CANDLE_CACHE_CANDLES }: { cacheCandles?: number } = {}) {
+    this.cache = new CandleCache(cacheCandles);
     this.buckets = new Repository<CandleBucket>(db, {
       type: "CandleBucket",
       key: (item) => Keys.candleBucket(item.code, item.period, item.bucket),
@@ -157,12 +162,43 @@ export class DynamoCandleStore implements CandleStore {
     // buckets this way in a third of the time of BatchGetItem's look-up per key); a regular-session
     // read leaves the extended hours' blocks out of the answer.
     const regular = sessions === "regular";
+    if (regular) {
+      const cached = await this.cachedBetween(code, period, first, last);
+      if (cached) return cached;
+    }
     const items = await this.buckets.queryAll(Keys.candlePartition(code, period), {
       between: [first, last],
       consistent: true,
       projection: regular ? REGULAR_ATTRIBUTES : undefined,
     });
-    return items.filter((item) => item.count > 0).map((item) => (regular ? regularOf(item) : candlesOf(item)));
+    return items
+      .filter((item) => item.count > 0)
+      .map((item) => {
+        if (!regular) return candlesOf(item);
+        const batch = regularOf(item);
+        this.cache.set(code, period, item.bucket, item.version, batch);
+        return batch;
+      });
+  }
+
+  /**
+   * The regular-session candles of the range from the cache, when the buckets' summaries (one query
+   * of small items) name for every bucket the version its cached candles were read at; else
+   * undefined, and the caller reads the buckets. A summary is written right after its bucket and
+   * never over a newer one, so a bucket written since it was cached has a summary of another
+   * version by the time its writer answers.
+   */
+  private async cachedBetween(code: string, period: StoredPeriod, first: string, last: string): Promise<CandleBatch[] | undefined> {
+    if (this.cache.capacity === 0 || this.cache.size === 0 || !(await this.summariesComplete(code, period))) return undefined;
+    const summaries = await this.summaryItems.queryAll(Keys.candleSummaryPartition(code, period), { between: [first, last], consistent: true });
+    const batches: CandleBatch[] = [];
+    for (const summary of summaries) {
+      if (summary.count === 0) continue;
+      const batch = this.cache.get(code, period, summary.bucket, summary.version);
+      if (!batch) return undefined;
+      batches.push(batch);
+    }
+    return batches;
   }
 
   async upsert(code: string, period: StoredPeriod, batch: CandleBatch) {

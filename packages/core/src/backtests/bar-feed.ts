@@ -28,11 +28,14 @@ const DAY_S = 86_400;
 /** Seconds of candles loaded per read: about a month of minute buckets (a quarter of a BatchGetItem), years of daily ones. */
 const WINDOW_S: Record<StoredPeriod, number> = { "1m": 25 * DAY_S, "5m": 25 * DAY_S, "1h": 5 * 366 * DAY_S, "1d": 20 * 366 * DAY_S };
 /**
- * Windows read ahead of the one fed: the store serves several reads at once (DynamoDB Local
- * about twice as fast as one after another on two cores), so a year of minute buckets arrives in
- * parallel reads of a month each rather than in 100-day reads one after another.
+ * Windows read ahead of the ones fed, shared by the feeds (each reads at least `MIN_READ_AHEAD`):
+ * the store serves many reads at once (DynamoDB Local answers a dozen small queries together in
+ * about the time of three one after another), so a year of minute buckets arrives as parallel
+ * reads of a month each rather than a few at a time; about a year of one symbol's regular-session
+ * minutes (some 7 MB decoded) is held ahead at most.
  */
-const READ_AHEAD = 4;
+const READ_AHEAD = 12;
+const MIN_READ_AHEAD = 2;
 const INTRADAY = TradeSessionCode.Intraday;
 
 /** A stored batch as the engine's columns (timestamps in seconds): one small object per run of bars. */
@@ -56,7 +59,7 @@ interface Cursor {
   index: number;
   /** Start (seconds) of the next window to load; past `end` when exhausted. */
   nextWindow: number;
-  /** The next windows' reads (up to `READ_AHEAD`) and where each window ends, started while the current window is fed (the store works while the engine does). */
+  /** The next windows' reads (up to the feed's share of `READ_AHEAD`) and where each window ends, started while the current window is fed (the store works while the engine does). */
   ahead: { batches: Promise<CandleBatch[]>; next: number }[];
   /** Start (seconds) of the window after the last one in `ahead`. */
   aheadFrom: number;
@@ -217,9 +220,10 @@ export class BarFeed {
     this.readAhead(cursor);
   }
 
-  /** Starts the reads of the windows after those under way, up to `READ_AHEAD` of them and the range's end. */
+  /** Starts the reads of the windows after those under way, up to the feed's share of `READ_AHEAD` and the range's end. */
   private readAhead(cursor: Cursor) {
-    while (cursor.ahead.length < READ_AHEAD && cursor.aheadFrom <= this.endSec) {
+    const share = Math.max(MIN_READ_AHEAD, Math.floor(READ_AHEAD / this.cursors.length));
+    while (cursor.ahead.length < share && cursor.aheadFrom <= this.endSec) {
       const { buckets, next } = this.windowAt(cursor.feed, cursor.aheadFrom);
       const batches = this.read(cursor.feed, buckets);
       // A read left unused (the chunk ends first) must not become an unhandled rejection.
