@@ -1,6 +1,7 @@
 import { DomainError } from "../errors";
 import { TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
+import type { EngineSetup } from "../engine/setup";
 import { marketOf, Markets } from "../market/market";
 import { iso } from "../time";
 import { feedsOf } from "../trading/session-config";
@@ -56,19 +57,23 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
   let backtest = await deps.backtests.get(input.backtest_id);
   if (!backtest) throw backtestNotFound(input.backtest_id);
   if (TERMINAL.includes(backtest.status)) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
-  const raised = await flagged(deps, backtest);
+  // Whether a run exists (a retried task), asked beside the flags and without reading the run's state.
+  const [raised, existing] = await Promise.all([flagged(deps, backtest), deps.runs.progress(runIdOf(backtest))]);
   if (raised) return raised;
   // A run of a sweep paused with its sweep continues when the sweep's next execution reaches it.
   const continues = (b: StoredBacktest) => b.status === "queued" || b.status === "importing" || (b.sweep_id !== undefined && b.status === "paused");
-  if (await deps.runs.get(runIdOf(backtest))) {
+  if (existing !== undefined) {
     const running = await updateBacktest(deps, backtest.id, (b) => (continues(b) ? { ...b, status: "running", message: "Running" } : b));
     return out(running!, "running");
   }
   const feeds = feedsOf(backtest.config);
+  // The engine's setup (lot sizes, rates, fees) is looked up while the coverage is checked.
+  const setup = setupOf(deps, backtest);
+  setup.catch(() => undefined);
   // Bars of the window, counted from the same read that finds the missing days (when nothing is imported).
   let barsTotal: number | null = backtest.candles_ready ? backtest.bars_total : null;
   if (!backtest.candles_ready && backtest.import_task_ids.length === 0 && backtest.status === "queued") {
-    const history = backtest.config.execution.warm_up ? warmupWindows(new TradingEngine(await setupOf(deps, backtest)), backtest.window[0]) : [];
+    const history = backtest.config.execution.warm_up ? warmupWindows(new TradingEngine(await setup), backtest.window[0]) : [];
     const from = (feed: { symbol: string; timeframe: string }) =>
       history.find(({ need }) => need.symbol === feed.symbol && need.timeframe === feed.timeframe)?.from ?? backtest!.window[0];
     const { started, busy, bars } = await importMissing(
@@ -93,7 +98,7 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
   }
   if (!(await importsDone(deps, backtest.import_task_ids))) return out(backtest, "importing");
   if (barsTotal === null) barsTotal = (await importMissing(deps, backtest.user_id, [], backtest.window, feeds)).bars;
-  const { run, events } = await createRun(deps, backtest, barsTotal);
+  const { run, events } = await createRun(deps, backtest, barsTotal, await setup);
   await deps.runs.save(run, 0, events);
   const running = await updateBacktest(deps, backtest.id, (b) => ({
     ...b,
@@ -124,8 +129,13 @@ async function setupOf(deps: BacktestDeps, backtest: StoredBacktest) {
  * A backtest's run: its setup, and with `execution.warm_up` the engine warmed up on the stored
  * bars before the window (the prepare stage imported them), with the warm-up's log events.
  */
-async function createRun(deps: BacktestDeps, backtest: StoredBacktest, barsTotal: number): Promise<{ run: StoredRun; events: EngineEvent[] }> {
-  const setup = await setupOf(deps, backtest);
+async function createRun(
+  deps: BacktestDeps,
+  backtest: StoredBacktest,
+  barsTotal: number,
+  setup?: EngineSetup,
+): Promise<{ run: StoredRun; events: EngineEvent[] }> {
+  setup ??= await setupOf(deps, backtest);
   const engine = new TradingEngine(setup);
   const warm = backtest.config.execution.warm_up === true;
   if (warm) await warmUpFromStore(deps.candles, engine, backtest.window[0]);
