@@ -7,12 +7,15 @@
  *     BACKTEST_CHUNK_BARS with the events drained after each, as the chunk task stores them)
  *     and on the streaming path live sessions run (`onBar`, bar by bar);
  *  2. bars per second from the candle store (DynamoDB Local, in memory) into the engine: a year
- *     of stored 1-minute candles read bucket by bucket and fed through `BarFeed`;
- *  3. the wall time of a one-year 1-minute backtest through the HTTP API end to end (session,
- *     POST /backtest/start, the state machine's chunks, the result), with the candles first
- *     imported from the simulated provider and then three times with them stored, and the time
- *     of each stage (POST, Prepare, each RunChunk, Finalize, GET result, the waits between) and
- *     of the storage calls inside them (the coverage check, the candles, the run's saves, ...);
+ *     of stored 1-minute candles read window by window and fed through `BarFeed`, from the table
+ *     (the store's candle cache emptied before each run) and from the process's candle cache;
+ *  3. the wall time of a one-year 1-minute backtest through the HTTP API end to end (POST
+ *     /backtest/start, the state machine's chunks, the result), with the candles first imported
+ *     from the simulated provider, then with them stored (the end learnt from the session's
+ *     socket as the console learns it, and by polling progress), then with the process's candle
+ *     cache emptied, and the time of each stage (POST, Prepare, each RunChunk, Finalize, GET
+ *     result, the waits between) and of the storage calls inside them (the coverage check, the
+ *     candles, the run's saves, ...); `BENCH_PROFILE=<path>` writes a CPU profile of each;
  *  4. parameter sweeps through the same runtime: 100 runs of the SMA crossover over five years of
  *     daily bars of one symbol, 25 over the year of 1-minute bars: wall time, runs/s, bars/s.
  *
@@ -27,6 +30,7 @@
 import { randomUUID } from "node:crypto";
 import { configFromEnv } from "../packages/adapters/src/config";
 import { ensureTable } from "../packages/adapters/src/dynamo/db";
+import type { DynamoCandleStore } from "../packages/adapters/src/stores/candle-store";
 import { createServices } from "../packages/adapters/src/services";
 import { BarFeed } from "../packages/core/src/backtests/bar-feed";
 import { CandleBatches, type Candle } from "../packages/core/src/candles/candle-batch";
@@ -183,10 +187,17 @@ if (!process.argv.includes("--api")) {
     const feedRows = [];
     // One untimed pass first: DynamoDB Local's JVM warms up on the first reads.
     await new BarFeed(services.candles, [{ symbol: "AAPL.US", timeframe: "1m" }], window[0], window[1], 0).run(Number.MAX_SAFE_INTEGER, () => undefined);
-    for (const withEngine of [false, true]) {
+    const store = services.candles as DynamoCandleStore;
+    for (const [withEngine, cached] of [
+      [false, false],
+      [true, false],
+      [false, true],
+      [true, true],
+    ]) {
       let best = 0;
       let fed = 0;
       for (let run = 0; run < 4; run++) {
+        if (!cached) store.cache.clear();
         const engine = new TradingEngine(
           singleStrategySetup({
             symbols: ["AAPL.US"],
@@ -204,7 +215,7 @@ if (!process.argv.includes("--api")) {
         fed = result.fed;
       }
       feedRows.push({
-        path: withEngine ? "candle store → BarFeed → engine" : "candle store → BarFeed",
+        path: `${withEngine ? "candle store → BarFeed → engine" : "candle store → BarFeed"}${cached ? " (the process's candle cache)" : ""}`,
         bars: fed.toLocaleString("en-US"),
         "bars/s": `${(best / 1e6).toFixed(2)} M`,
         aim: "1 M",

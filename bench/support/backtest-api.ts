@@ -139,12 +139,14 @@ async function pushes(url: string): Promise<{ ws: WebSocket; ended: Promise<{ st
 
 /**
  * A year of 1-minute bars of AAPL.US through the embedded runtime's HTTP API: first with the
- * candles imported from the simulated provider, then three times with them stored, each stage
- * timed (the POST, every task of the state machine, the GET of the result; what is left of the
- * wall time is the runner's and the client's own waiting: progress is polled every 5 ms), and
- * inside them the time of the storage calls (the coverage check's read of the bucket summaries,
- * the candles' reads, the run's saves and reads, the log's reads for the result, the backtest's
- * and session's writes; the progress polls' reads are among them).
+ * candles imported from the simulated provider; then three times with them stored, the end learnt
+ * from the session's socket (as the console's page learns it); three times by polling progress
+ * every `BENCH_POLL_MS`; twice with the process's candle cache emptied first. Each stage is timed
+ * (the POST, every task of the state machine, the GET of the result; what is left of the wall
+ * time is the runner's and the client's own waiting), and inside them the time of the storage
+ * calls (the coverage check's read of the bucket summaries, the candles' reads, the run's saves
+ * and reads, the log's reads for the result, the backtest's and session's writes; the progress
+ * polls' reads are among them).
  */
 export async function endToEndBacktest({
   client,
