@@ -35,19 +35,7 @@ const FLOAT_COLUMNS = COLUMNS.length;
 export const CandleBatches = {
   /** `length` zeroed candles: the columns are views of one buffer (one allocation, not eight). */
   empty(length = 0): CandleBatch {
-    const buffer = new ArrayBuffer(length * (8 * FLOAT_COLUMNS + 1));
-    const column = (index: number) => new Float64Array(buffer, index * 8 * length, length);
-    return {
-      length,
-      timestamp: column(0),
-      open: column(1),
-      high: column(2),
-      low: column(3),
-      close: column(4),
-      volume: column(5),
-      turnover: column(6),
-      session: new Uint8Array(buffer, FLOAT_COLUMNS * 8 * length, length),
-    };
+    return columnsOver(new ArrayBuffer(length * (8 * FLOAT_COLUMNS + 1)), length);
   },
 
   /** Columns from candles (sorted by timestamp; the last of equal timestamps wins). */
@@ -388,11 +376,16 @@ function readSteps(bytes: Uint8Array, offset: number, target: Float64Array, n: n
   return offset;
 }
 
+/** The plain layout is the columns' own in memory: read in place. */
 function unpackPlain(aligned: Uint8Array): CandleBatch {
   const length = aligned.length / (FLOAT_COLUMNS * 8 + 1);
   if (!Number.isInteger(length)) throw new Error("Corrupt candle block");
-  const floats = new Float64Array(aligned.buffer, 0, length * FLOAT_COLUMNS);
-  const column = (index: number) => floats.subarray(index * length, (index + 1) * length);
+  return columnsOver(aligned.buffer as ArrayBuffer, length);
+}
+
+/** `length` candles over `buffer` (from its start): the 7 float64 columns one after another, then the session bytes. */
+function columnsOver(buffer: ArrayBuffer, length: number): CandleBatch {
+  const column = (index: number) => new Float64Array(buffer, index * 8 * length, length);
   return {
     length,
     timestamp: column(0),
@@ -402,7 +395,7 @@ function unpackPlain(aligned: Uint8Array): CandleBatch {
     close: column(4),
     volume: column(5),
     turnover: column(6),
-    session: aligned.subarray(length * FLOAT_COLUMNS * 8),
+    session: new Uint8Array(buffer, FLOAT_COLUMNS * 8 * length, length),
   };
 }
 
