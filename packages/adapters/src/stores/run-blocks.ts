@@ -1,5 +1,5 @@
 import type { EngineEvent } from "@tp/core/engine/events";
-import { categoryOf, levelOf, type EventQuery, type StoredEvent, type TradingOrderResponse } from "@tp/core/trading/runs";
+import { storedEvent, type EventQuery, type StoredEvent, type TradingOrderResponse } from "@tp/core/trading/runs";
 import type { Db } from "../dynamo/db";
 import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
 import { Keys } from "../dynamo/keys";
@@ -136,7 +136,7 @@ export class RunBlocks {
       for (const block of page.items) {
         for (const event of unpack<EngineEvent>(block)) {
           if (!beyond(event.sequence) || event.sequence > last!) continue;
-          const stored: StoredEvent = { ...event, run_id: runId, level: levelOf(event), category: categoryOf(event) };
+          const stored = storedEvent(event, runId);
           const seen = found.get(event.sequence);
           if (matches(stored) && (!seen || seen.version < block.version)) found.set(event.sequence, { event: stored, version: block.version });
         }

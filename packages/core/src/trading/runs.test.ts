@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Dec } from "../fees/money";
 import { EventType } from "../engine/events";
-import { orderChangeOf, orderTouched } from "./runs";
+import { categoryOf, levelOf, orderChangeOf, orderTouched, storedEvent } from "./runs";
 
 const run = { run_id: "run-1", session_id: "session-1" };
 /** Data every order event carries enough of for its change to be built. */
@@ -54,5 +54,20 @@ describe("a fill's price as answered", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("storedEvent", () => {
+  it("is the event with its run, level and category, every field of the event kept", () => {
+    for (const [sequence, type] of EventType.options.entries()) {
+      const event = {
+        sequence,
+        time: Date.UTC(2024, 0, 2, 15),
+        type,
+        channel_id: sequence % 2 ? null : "main",
+        data: { ...data, level: "warning", kind: "limit_breached" },
+      };
+      expect(storedEvent(event, "run-1")).toStrictEqual({ ...event, run_id: "run-1", level: levelOf(event), category: categoryOf(event) });
+    }
   });
 });

@@ -40,6 +40,24 @@ const CATEGORY: Record<EventType, EventCategory> = {
 
 export const categoryOf = (event: Pick<EngineEvent, "type">): EventCategory => CATEGORY[event.type];
 
+/**
+ * An event as stored, with its run, level and category. Its fields are written out: on the
+ * Node versions here `{ ...event, more }` costs microseconds per object (V8 adds each property
+ * after a spread one at a time), which thousands of events a save or a read pay.
+ */
+export function storedEvent(event: EngineEvent, runId: string): StoredEvent {
+  return {
+    sequence: event.sequence,
+    time: event.time,
+    type: event.type,
+    channel_id: event.channel_id,
+    data: event.data,
+    run_id: runId,
+    level: levelOf(event),
+    category: categoryOf(event),
+  };
+}
+
 /** The level an event is logged at. */
 export function levelOf(event: EngineEvent): LogLevel {
   switch (event.type) {
@@ -181,14 +199,16 @@ const deniedOrderId = (runId: string, sequence: number) => `${runId}-d${sequence
 /** The order-record change an event makes, if any (for the events `orderTouched` names, and only those). */
 export function orderChangeOf(event: EngineEvent, run: { run_id: string; session_id: string }): OrderChange | null {
   const d = event.data as Record<string, unknown>;
-  const base = { session_id: run.session_id, run_id: run.run_id, channel_id: event.channel_id };
   switch (event.type) {
     case "order_submitted": {
       const price = (d.limit_price ?? d.stop_price ?? null) as number | null;
+      // The record's fields written out, not spread from a common part (see `storedEvent`).
       return {
         kind: "create",
         order: {
-          ...base,
+          session_id: run.session_id,
+          run_id: run.run_id,
+          channel_id: event.channel_id,
           id: String(d.order_id),
           symbol: String(d.symbol),
           side: d.side as "buy" | "sell",
@@ -212,7 +232,9 @@ export function orderChangeOf(event: EngineEvent, run: { run_id: string; session
       return {
         kind: "create",
         order: {
-          ...base,
+          session_id: run.session_id,
+          run_id: run.run_id,
+          channel_id: event.channel_id,
           id: deniedOrderId(run.run_id, event.sequence),
           symbol: String(d.symbol),
           side: d.side as "buy" | "sell",
