@@ -30,7 +30,8 @@
  *   npx tsx bench/session.ts             (a few minutes: the 1,000 sessions take most)
  *   npx tsx bench/session.ts --markdown  (the table as Markdown, for docs/benchmarks.md)
  *   BENCH_PROFILE=/tmp/steps npx tsx bench/session.ts  (a CPU profile of each size's timed steps alone,
- *                                                     `<path>-<sessions>.cpuprofile`, for Chrome's DevTools)
+ *                                                     `<path>-<sessions>.cpuprofile`, and of each commands
+ *                                                     row's rounds, `<path>-commands-<clients>.cpuprofile`)
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -144,28 +145,31 @@ async function measureCommands(clients: number, rounds: number): Promise<Record<
       token,
     );
     await call("POST", `/api/v1/trading/sessions/${session.id}/start`, undefined, token);
-    worker = new SessionWorker(runtime.services, { marketData: await runtime.services.marketData(), tickMs: 1e9, refreshMs: 1e9 });
-    await worker.start();
+    const feeding = new SessionWorker(runtime.services, { marketData: await runtime.services.marketData(), tickMs: 1e9, refreshMs: 1e9 });
+    worker = feeding;
+    await feeding.start();
     const times: number[] = [];
     const statuses = new Map<number, number>();
     const [dynamoBefore, ownBefore] = [dynamoCpuSeconds(), ownCpuSeconds()];
-    for (let round = 0; round < rounds; round++) {
-      clock += 60_000;
-      const requests = Array.from({ length: clients }, (_, i) => [
-        {
-          method: "POST",
-          path: "/api/v1/trading/orders",
-          body: { session_id: session.id, symbol: "AAPL.US", side: "buy", order_type: "limit", price: String(1 + i / 100), quantity: "1" },
-        },
-        { method: "POST", path: `/api/v1/trading/sessions/${session.id}/risk/reset-daily` },
-      ]).flat();
-      const sent = process.env.BENCH_INLINE_CLIENTS ? requests.map((r) => send(r.method, r.path, r.body, token)) : [clientThread.send(requests, token)];
-      const [answers] = await Promise.all([Promise.all(sent).then((all) => all.flat()), worker.tick()]);
-      for (const answer of answers) {
-        times.push(answer.ms);
-        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+    await profiled(`commands-${clients}`, async () => {
+      for (let round = 0; round < rounds; round++) {
+        clock += 60_000;
+        const requests = Array.from({ length: clients }, (_, i) => [
+          {
+            method: "POST",
+            path: "/api/v1/trading/orders",
+            body: { session_id: session.id, symbol: "AAPL.US", side: "buy", order_type: "limit", price: String(1 + i / 100), quantity: "1" },
+          },
+          { method: "POST", path: `/api/v1/trading/sessions/${session.id}/risk/reset-daily` },
+        ]).flat();
+        const sent = process.env.BENCH_INLINE_CLIENTS ? requests.map((r) => send(r.method, r.path, r.body, token)) : [clientThread.send(requests, token)];
+        const [answers] = await Promise.all([Promise.all(sent).then((all) => all.flat()), feeding.tick()]);
+        for (const answer of answers) {
+          times.push(answer.ms);
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        }
       }
-    }
+    });
     const [dynamoCpu, ownCpu] = [dynamoCpuSeconds() - dynamoBefore, ownCpuSeconds() - ownBefore];
     times.sort((a, b) => a - b);
     return {
