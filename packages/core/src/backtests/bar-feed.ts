@@ -36,6 +36,12 @@ const WINDOW_S: Record<StoredPeriod, number> = { "1m": 25 * DAY_S, "5m": 25 * DA
  */
 const READ_AHEAD = 12;
 const MIN_READ_AHEAD = 2;
+/**
+ * Least time between two looks: a year of minute windows is taken up in a few hundred
+ * milliseconds, and a look the feed waited for at each (a read of the backtest) cost it more than
+ * the engine's time; a pause is still seen within about this long.
+ */
+const LOOK_EVERY_MS = 100;
 const INTRADAY = TradeSessionCode.Intraday;
 
 /** A stored batch as the engine's columns (timestamps in seconds): one small object per run of bars. */
@@ -71,8 +77,9 @@ interface Cursor {
 /** Reads the feeds' bars with close times in `(afterMs, endSec]` in close-time order. */
 export class BarFeed {
   private readonly cursors: Cursor[];
-  /** The look started when the last window was taken up. */
-  private looking: Promise<void> | null = null;
+  /** Whether a look is under way, and when (performance.now()) the last one started. */
+  private looking = false;
+  private lookedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly candles: Pick<CandleStore, "loadBetween">,
@@ -81,9 +88,9 @@ export class BarFeed {
     private readonly endSec: number,
     private readonly afterMs: number,
     /**
-     * Asked as each window is taken up and awaited at the next (a backtest chunk reads its pause
-     * and stop flags): what it learns is known, at the latest, one window later, however far the
-     * reads have run ahead.
+     * Asked as a window is taken up, one look at a time and at most every `LOOK_EVERY_MS` (a
+     * backtest chunk reads its pause and stop flags): the feed does not wait for its answer, which
+     * the caller's `shouldStop` acts on between runs of bars once it has arrived.
      */
     private readonly look?: () => Promise<void>,
   ) {
@@ -207,12 +214,15 @@ export class BarFeed {
     this.readAhead(cursor);
     const window = cursor.ahead.shift()!;
     cursor.batches = await window.batches;
-    if (this.look) {
-      const previous = this.looking;
-      this.looking = this.look();
-      // A look left unawaited (the chunk ends first) must not become an unhandled rejection.
-      this.looking.catch(() => undefined);
-      await previous;
+    if (this.look && !this.looking && performance.now() - this.lookedAt >= LOOK_EVERY_MS) {
+      this.looking = true;
+      this.lookedAt = performance.now();
+      // A look that fails tells nothing (the caller looks again after the chunk); it never fails the feed.
+      this.look()
+        .catch(() => undefined)
+        .finally(() => {
+          this.looking = false;
+        });
     }
     cursor.batch = 0;
     cursor.index = -1;
