@@ -223,7 +223,16 @@ describe("the regular-session reads' cache", () => {
     await writer.upsert("NFLX.US", "1m", dayOf("2024-09-04", [0]));
     const reader = new DynamoCandleStore(api.services.db);
     const counted = bucketReads(reader);
+    // A range none of whose buckets are held is read without asking the summaries first.
+    const summaries = (reader as any).summaryItems;
+    const querySummaries = summaries.queryAll.bind(summaries);
+    let asked = 0;
+    summaries.queryAll = (...args: unknown[]) => {
+      asked++;
+      return querySummaries(...args);
+    };
     const first = await reader.loadBetween("NFLX.US", "1m", "2024-09-01", "2024-09-30", "regular");
+    expect(asked).toBe(0);
     const again = await reader.loadBetween("NFLX.US", "1m", "2024-09-01", "2024-09-30", "regular");
     expect(closes(again)).toEqual([[100.5, 101.5], [100.5]]);
     expect(again[0]).toBe(first[0]);

@@ -31,6 +31,11 @@ export class CandleCache {
     return entry.batch;
   }
 
+  /** Whether it holds the bucket's candles at any version. */
+  holds(code: string, period: StoredPeriod, bucket: string): boolean {
+    return this.entries.has(keyOf(code, period, bucket));
+  }
+
   set(code: string, period: StoredPeriod, bucket: string, version: number, batch: CandleBatch): void {
     if (batch.length > this.capacity) return;
     const key = keyOf(code, period, bucket);

@@ -189,7 +189,10 @@ export class DynamoCandleStore implements CandleStore {
    * version by the time its writer answers.
    */
   private async cachedBetween(code: string, period: StoredPeriod, first: string, last: string): Promise<CandleBatch[] | undefined> {
-    if (this.cache.capacity === 0 || this.cache.size === 0 || !(await this.summariesComplete(code, period))) return undefined;
+    // Not one of the range's buckets held: the buckets are read at once, without asking their summaries first.
+    const candidates = Buckets.between(period, Buckets.range(period, first)[0], Buckets.range(period, last)[1] - 1);
+    if (!candidates.some((bucket) => this.cache.holds(code, period, bucket))) return undefined;
+    if (!(await this.summariesComplete(code, period))) return undefined;
     const summaries = await this.summaryItems.queryAll(Keys.candleSummaryPartition(code, period), { between: [first, last], consistent: true });
     const batches: CandleBatch[] = [];
     for (const summary of summaries) {
