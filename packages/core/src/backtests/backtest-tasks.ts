@@ -163,8 +163,9 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
   if (TERMINAL.includes(backtest.status)) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
   const raised = await flagged(deps, backtest);
   if (raised) return raised;
-  // The flags are read again as the feed takes up each window of candles, so a pause or stop
-  // asked while a long chunk runs ends it at a checkpoint a window later, not after its last bar.
+  // The flags are read again as the feed takes up windows of candles (at most every 100 ms, the
+  // feed not waiting), so a pause or stop asked while a long chunk runs ends it at the next
+  // checkpoint after a read sees it, not after its last bar.
   let asked = false;
   const look = async () => {
     if (await flagRaised(deps, backtest.id)) asked = true;
