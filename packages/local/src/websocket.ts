@@ -63,7 +63,8 @@ export class LocalWebSocketGateway {
     return (request, response) => {
       const path = request.url ?? "";
       if (!path.startsWith("/@connections/")) return app(request, response);
-      const ws = this.sockets.get(decodeURIComponent(path.slice("/@connections/".length).split("?")[0]!));
+      const id = decodeURIComponent(path.slice("/@connections/".length).split("?")[0]!);
+      const ws = this.sockets.get(id);
       const answer = (status: number, body?: unknown) => {
         if (body === undefined) return void response.writeHead(status).end();
         response.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
@@ -83,7 +84,7 @@ export class LocalWebSocketGateway {
         ws.close(1000);
         return answer(204);
       }
-      answer(200, { connectionId: path.slice("/@connections/".length) });
+      answer(200, { connectionId: id });
     };
   }
 

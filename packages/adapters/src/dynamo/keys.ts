@@ -72,8 +72,9 @@ export const Keys = {
   candlePartition: (code: string, period: string) => `CANDLES#${code}#${period}`,
   candleBucket: (code: string, period: string, bucket: string): Key => ({ pk: `CANDLES#${code}#${period}`, sk: bucket }),
   /**
-   * Each bucket's counts, one small item per bucket written in the bucket's own transaction, so
-   * coverage and totals are one query of small items; the marker says every bucket has one.
+   * Each bucket's counts, one small item per bucket written right after the bucket (never over a
+   * newer one), so coverage and totals are one query of small items; the marker says every bucket
+   * has one.
    */
   candleSummaryPartition: (code: string, period: string) => `CANDLESUMS#${code}#${period}`,
   candleSummary: (code: string, period: string, bucket: string): Key => ({ pk: `CANDLESUMS#${code}#${period}`, sk: bucket }),
