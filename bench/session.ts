@@ -6,6 +6,8 @@
  *
  *  - bars/s: closed bars of the feed the worker gets through per second of its own work;
  *  - session bars/s: the same times N (each bar restores, feeds and saves N runs);
+ *  - socket messages and frames: the sockets ask for batches (`?batch=true`, as the client does;
+ *    `BENCH_BATCH=0` for a frame per message), so a session's messages of a step arrive as one frame;
  *  - push → socket p50/p99: from the moment the simulated market pushes a minute's candlestick
  *    to the moment a WebSocket client receives an event that bar caused;
  *  - table requests and CPU ms per session bar: DynamoDB requests the process sent, and the
@@ -23,7 +25,8 @@
  * their fetches (about a millisecond of CPU each) are not done on the runtime's event loop, whose
  * answers they time (`BENCH_INLINE_CLIENTS=1`: on it, as measured before 2026-11-26 15:30).
  *
- * The market's clock is driven here a minute per step; the sockets' client is in this process, and
+ * The market's clock is driven here a minute per step, the timed steps after `WARM_STEPS` untimed
+ * ones; the sockets' client is in this process, and
  * each step waits until the sockets are idle before the next push, so a message is timed against
  * the push that caused it.
  *
@@ -52,6 +55,14 @@ const SIZES = (process.env.BENCH_SESSIONS ?? "1,10,100,1000").split(",").filter(
 const CLIENTS = (process.env.BENCH_CLIENTS ?? "1,10,50").split(",").filter(Boolean).map(Number);
 /** Steps (minutes) per size: enough bars for the strategies to trade, the whole run about a minute. */
 const STEPS: Record<number, number> = { 1: 240, 10: 120, 100: 40, 1000: 6 };
+/**
+ * Steps fed before the timed ones (`BENCH_WARM_STEPS`, default 20; the 1,000 sessions 3): the
+ * worker's runs in its cache, DynamoDB Local's Java code compiled; without them the first steps
+ * time the JIT and the runs' restores (about twice DynamoDB Local's CPU per session bar).
+ */
+const WARM_STEPS = (sessions: number) => Number(process.env.BENCH_WARM_STEPS ?? (sessions >= 1000 ? 3 : 20));
+/** The sessions' sockets ask for batches (`?batch=true`, as the client does): a session's messages of a step in one frame. `BENCH_BATCH=0`: a frame per message. */
+const BATCH = process.env.BENCH_BATCH !== "0";
 /** Rounds of the commands table (`BENCH_ROUNDS`): every answer of every round is pooled. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const PASSWORD = "bench-admin-password-1";
@@ -240,6 +251,7 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
     // Every message a socket receives, with its arrival time; and the time of each step's push.
     const arrivals: number[] = [];
     let lastArrival = 0;
+    let frames = 0;
     for (let i = 0; i < sessionCount; i++) {
       // Different windows, so the sessions do not all trade on the same bar.
       const config = {
@@ -256,11 +268,14 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
         { session_name: `bench ${i}`, trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },
         token,
       );
-      const socket = new WebSocket(`ws://127.0.0.1:${runtime.port}/ws/trading/${session.id}?token=${token}`);
+      const socket = new WebSocket(`ws://127.0.0.1:${runtime.port}/ws/trading/${session.id}?token=${token}${BATCH ? "&batch=true" : ""}`);
       await new Promise((resolve, reject) => (socket.once("open", resolve), socket.once("error", reject)));
-      socket.on("message", () => {
+      socket.on("message", (data) => {
         lastArrival = performance.now();
-        arrivals.push(lastArrival);
+        frames += 1;
+        // A batched frame is an array of messages, each timed at the frame's arrival.
+        const count = BATCH ? (JSON.parse(data.toString()) as unknown[]).length : 1;
+        for (let i = 0; i < count; i++) arrivals.push(lastArrival);
       });
       sockets.push(socket);
       topics.push(`session:${session.id}`);
@@ -282,7 +297,14 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
     let requests = 0;
     runtime.services.db.client.middlewareStack.add((next) => (args) => ((requests += 1), next(args)), { step: "initialize", name: "benchCount" });
 
+    for (let step = 0; step < WARM_STEPS(sessionCount); step++) {
+      clock += 60_000;
+      await feeding.tick();
+    }
+    // The warm-up's last messages delivered before the timed steps.
+    while (performance.now() - lastArrival < 20) await new Promise((resolve) => setTimeout(resolve, 5));
     const delays: number[] = [];
+    let timedFrames = 0;
     let busy = 0;
     let bars = 0;
     let busyRequests = 0;
@@ -293,6 +315,7 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
         clock += 60_000;
         const pushesBefore = pushes.length;
         const arrivalsBefore = arrivals.length;
+        const framesBefore = frames;
         const started = performance.now();
         const requestsBefore = requests;
         const cpuBefore = process.cpuUsage();
@@ -309,6 +332,7 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
         // Let the sockets go idle (nothing for 20 ms) before the next push: every message of this step is timed against its push.
         while (performance.now() - Math.max(lastArrival, started) < 20) await new Promise((resolve) => setTimeout(resolve, 5));
         for (let i = arrivalsBefore; i < arrivals.length; i++) delays.push(arrivals[i]! - pushedAt);
+        timedFrames += frames - framesBefore;
       }
     });
     delays.sort((a, b) => a - b);
@@ -319,6 +343,7 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
       "bars/s": Math.round(bars / seconds),
       "session bars/s": Math.round((bars * sessionCount) / seconds),
       "socket messages": delays.length,
+      "socket frames": timedFrames,
       "push → socket p50 (ms)": percentile(delays, 50).toFixed(1),
       "push → socket p99 (ms)": percentile(delays, 99).toFixed(1),
       "table requests / session bar": (busyRequests / (bars * sessionCount)).toFixed(2),

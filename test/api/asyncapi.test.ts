@@ -10,11 +10,19 @@ interface Document {
   asyncapi: string;
   channels: Record<
     string,
-    { address: string; messages: Record<string, { $ref: string }>; parameters?: Record<string, unknown>; bindings: { ws: { query: { required: string[] } } } }
+    {
+      address: string;
+      messages: Record<string, { $ref: string }>;
+      parameters?: Record<string, unknown>;
+      bindings: { ws: { query: { required: string[]; properties: Record<string, { enum?: string[] }> } } };
+    }
   >;
   operations: Record<string, { action: string; channel: { $ref: string }; messages: { $ref: string }[] }>;
   components: {
-    schemas: Record<string, { properties?: Record<string, { const?: string; enum?: string[] }>; enum?: string[] }>;
+    schemas: Record<
+      string,
+      { type?: string; items?: { anyOf?: { $ref: string }[] }; properties?: Record<string, { const?: string; enum?: string[] }>; enum?: string[] }
+    >;
     messages: Record<string, { payload: { $ref: string } }>;
   };
 }
@@ -46,10 +54,20 @@ describe("packages/api/asyncapi.json (the sockets' contract)", () => {
       const channel = document.channels[name]!;
       expect(channel.bindings.ws.query.required).toEqual(["token"]);
       expect(Object.keys(channel.parameters ?? {})).toEqual(["session_id"]);
-      expect(Object.keys(channel.messages).sort()).toEqual(["backtest_progress", "channel_metrics", "channel_update", "engine_event", "error", "ping", "pong"]);
+      expect(Object.keys(channel.messages).sort()).toEqual([
+        "backtest_progress",
+        "batch",
+        "channel_metrics",
+        "channel_update",
+        "engine_event",
+        "error",
+        "ping",
+        "pong",
+      ]);
       const sent = Object.values(document.operations).find((operation) => operation.action === "send" && operation.channel.$ref === `#/channels/${name}`)!;
       expect(sent.messages.map((message) => message.$ref.split("/").at(-1)).sort()).toEqual([
         "backtest_progress",
+        "batch",
         "channel_metrics",
         "channel_update",
         "engine_event",
@@ -61,6 +79,15 @@ describe("packages/api/asyncapi.json (the sockets' contract)", () => {
       )!;
       expect(received.messages).toEqual([{ $ref: `#/channels/${name}/messages/ping` }]);
     }
+    // `batch=true`: a frame is an array of the pushed messages (not the answers to the client's own).
+    for (const channel of Object.values(document.channels)) expect(channel.bindings.ws.query.properties.batch!.enum).toEqual(["true", "false", "1", "0"]);
+    expect(document.components.schemas.SessionMessageBatch!.type).toBe("array");
+    expect(document.components.schemas.SessionMessageBatch!.items!.anyOf!.map((schema) => schema.$ref.split("/").at(-1))).toEqual([
+      "EngineEventMessage",
+      "ChannelUpdateMessage",
+      "ChannelMetricsMessage",
+      "BacktestProgressMessage",
+    ]);
     // The engine's event types come from the engine's own enum.
     expect(document.components.schemas.EngineEventType!.enum).toEqual(EventType.options);
     expect(document.components.schemas.ChannelUpdateMessage!.properties!.type!.const).toBe("channel_update");
@@ -70,7 +97,7 @@ describe("packages/api/asyncapi.json (the sockets' contract)", () => {
     const document = written();
     expect(document.channels.dataSyncLogs!.bindings.ws.query.required).toEqual(["symbol"]);
     expect(document.components.schemas.SyncLogMessage!.properties!.type!.enum).toEqual(["log", "status", "error", "success"]);
-    expect(Object.keys(document.channels.dataSyncLogs!.messages).sort()).toEqual(["error", "import_progress", "log", "ping", "pong"]);
+    expect(Object.keys(document.channels.dataSyncLogs!.messages).sort()).toEqual(["batch", "error", "import_progress", "log", "ping", "pong"]);
     expect(document.components.schemas.ImportProgressMessage!.properties!.type!.const).toBe("import_progress");
   });
 

@@ -59,6 +59,9 @@ describe("channels in the embedded runtime", () => {
     expect(limits.body).toMatchObject({ current_config_version: 2, pending_config_version: null, effective_at: expect.any(String) });
 
     const second = await listen(`${wsBase}/ws/trading/${session.id}?token=${token}`);
+    // A socket that asks for batches: the same pushes, each push's messages in one JSON array.
+    await expect(listen(`${wsBase}/ws/trading/${session.id}?token=${token}&batch=maybe`)).rejects.toThrow("400");
+    const batched = await listen(`${wsBase}/ws/trading/${session.id}?token=${token}&batch=true`);
     const missed = (await call("GET", `/api/v1/sessions/${session.id}/updates?since=${encodeURIComponent(lastSeen)}`, token)).body;
     expect(missed.updates.map((u: any) => u.type)).toEqual(["channel_status", "channel_update", "risk_event"]);
     expect(missed.updates[1].data).toMatchObject({ channel_id: "aggressive", status: "running" });
@@ -70,6 +73,11 @@ describe("channels in the embedded runtime", () => {
     await until(() => second.received.some((m) => m.type === "channel_update"));
     expect(second.received.find((m) => m.type === "channel_update").data).toMatchObject({ channel_id: "conservative", status: "paused" });
     expect(Date.parse(second.received[0].timestamp)).toBeGreaterThan(Date.parse(missed.last_timestamp));
+    await until(() => batched.received.flat().length === second.received.length);
+    expect(batched.received.every((frame) => Array.isArray(frame))).toBe(true);
+    expect(batched.received.length).toBeLessThan(second.received.length);
+    expect(batched.received.flat()).toEqual(second.received);
     second.ws.close(1000);
+    batched.ws.close(1000);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SessionStreamMessages, SocketPing, SyncLogStreamMessages } from "@tp/core/streams";
+import { SessionMessageBatch, SessionStreamMessages, SocketPing, SyncLogMessageBatch, SyncLogStreamMessages } from "@tp/core/streams";
 
 /**
  * The AsyncAPI 3.0 document of the service's two sockets, generated from the zod schemas of
@@ -51,16 +51,29 @@ export function asyncApiDocument(version = "0.1.0"): Json {
     return { $ref: `#/components/messages/${id}` };
   };
 
-  const sessionMessages = Object.fromEntries(Object.entries(SessionStreamMessages).map(([name, schema]) => [name, message(name, schema)]));
-  const logMessages = Object.fromEntries(Object.entries(SyncLogStreamMessages).map(([name, schema]) => [name, message(name, schema)]));
+  const sessionMessages = Object.fromEntries(
+    Object.entries({ ...SessionStreamMessages, batch: SessionMessageBatch }).map(([name, schema]) => [name, message(name, schema)]),
+  );
+  const logMessages = Object.fromEntries(
+    Object.entries({ ...SyncLogStreamMessages, batch: SyncLogMessageBatch }).map(([name, schema]) => [name, message(name, schema)]),
+  );
   const ping = message("ping", SocketPing);
 
   const sessionParameters = { session_id: { description: "The trading session to follow (unknown: the handshake answers 404; someone else's: 403)" } };
+  const batchQuery = {
+    type: "string",
+    enum: ["true", "false", "1", "0"],
+    description:
+      "`true`: every push comes as a JSON array of messages (`batch`), one frame where a message each took one (the session worker pushes a session's messages of a step together). Absent or `false`: one message per frame. Anything else answers 400 at the handshake.",
+  };
   const tokenQuery = {
     ws: {
       query: {
         type: "object",
-        properties: { token: { type: "string", description: "An access token from POST /api/v1/login (browsers cannot send headers on a WebSocket upgrade)" } },
+        properties: {
+          token: { type: "string", description: "An access token from POST /api/v1/login (browsers cannot send headers on a WebSocket upgrade)" },
+          batch: batchQuery,
+        },
         required: ["token"],
       },
       bindingVersion: "0.1.0",
@@ -75,8 +88,8 @@ export function asyncApiDocument(version = "0.1.0"): Json {
     bindings: tokenQuery,
   });
   const pushed = (channel: string, names: string[]) => names.map((name) => ({ $ref: `#/channels/${channel}/messages/${name}` }));
-  const sessionNames = Object.keys(SessionStreamMessages);
-  const logNames = Object.keys(SyncLogStreamMessages);
+  const sessionNames = Object.keys(sessionMessages);
+  const logNames = Object.keys(logMessages);
 
   return {
     asyncapi: "3.0.0",
@@ -105,7 +118,7 @@ export function asyncApiDocument(version = "0.1.0"): Json {
           ws: {
             query: {
               type: "object",
-              properties: { symbol: { type: "string", description: "The symbol, e.g. AAPL.US (case-insensitive)" } },
+              properties: { symbol: { type: "string", description: "The symbol, e.g. AAPL.US (case-insensitive)" }, batch: batchQuery },
               required: ["symbol"],
             },
             bindingVersion: "0.1.0",

@@ -107,7 +107,8 @@ export function createTradingClient(options: TradingClientOptions) {
       const path = overrides.path === "channels" ? `/ws/sessions/${id}/channels` : `/ws/trading/${id}`;
       const stream = new SessionStream(
         {
-          url: () => `${socketBase}${path}?token=${encodeURIComponent(token ?? "")}`,
+          // Batches: a session's messages of one step in one frame (the stream hands them on one by one).
+          url: () => `${socketBase}${path}?token=${encodeURIComponent(token ?? "")}&batch=true`,
           updates: async (since) =>
             unwrap(await api.GET("/api/v1/sessions/{session_id}/updates", { params: { path: { session_id: sessionId }, query: { since, limit: 1000 } } })),
         },

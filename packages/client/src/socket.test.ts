@@ -134,4 +134,18 @@ describe("SessionStream", () => {
     expect(received).toEqual([record(3), record(4), record(5), record(6), record(7), record(8)]);
     expect(source.asked).toEqual([undefined, "2026-01-01T00:00:02.000Z", "2026-01-01T00:00:04.000Z"]);
   });
+
+  it("hands on the messages of a batched frame (a JSON array) one by one, in order, held while catching up like single ones", async () => {
+    const source = feed([record(1)]);
+    const { received } = await follow(source);
+    const socket = FakeSocket.opened[0]!;
+    socket.open();
+    // While the catch-up reads the feed (which now holds 2), a batch of 2 and 3 arrives.
+    source.records.push(record(2));
+    socket.push([record(2), record(3)]);
+    await settle();
+    socket.push([record(4), { type: "pong", data: {}, timestamp: "x" }, record(5)]);
+    socket.push(record(6));
+    expect(received).toEqual([record(2), record(3), record(4), record(5), record(6)]);
+  });
 });

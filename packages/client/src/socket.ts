@@ -52,6 +52,12 @@ const CATCH_UP_FAILED = 4000;
 
 const textOf = (data: unknown) => (typeof data === "string" ? data : data instanceof ArrayBuffer ? new TextDecoder().decode(data) : String(data));
 
+/** The messages of one frame: a message, or on a socket opened with `batch=true` an array of them (asyncapi.json, `batch`). Throws on text that is not JSON. */
+const messagesOf = <Message>(text: string): Message[] => {
+  const parsed = JSON.parse(text) as Message | Message[];
+  return Array.isArray(parsed) ? parsed : [parsed];
+};
+
 /**
  * One logical connection over as many sockets as it takes, following the interface's rules:
  * `{"type":"ping"}` every 15 s; after a close other than 1000, reconnect after 1 s, 3 s and
@@ -188,16 +194,18 @@ export class SessionStream {
   }
 
   private receive(text: string) {
-    let message: SessionMessage | { type: "pong" };
+    let messages: (SessionMessage | { type: "pong" })[];
     try {
-      message = JSON.parse(text) as SessionMessage | { type: "pong" };
+      messages = messagesOf(text);
     } catch (error) {
       this.handlers.onError?.(error);
       return;
     }
-    if (message.type === "pong") return this.handlers.onPong?.();
-    if (this.held) this.held.push(message as SessionMessage);
-    else this.deliver(message as SessionMessage);
+    for (const message of messages) {
+      if (message.type === "pong") this.handlers.onPong?.();
+      else if (this.held) this.held.push(message as SessionMessage);
+      else this.deliver(message as SessionMessage);
+    }
   }
 
   private deliver(message: SessionMessage) {
@@ -240,12 +248,16 @@ export class SymbolLogStream {
     this.socket = new ReconnectingSocket(url, options, {
       opened: () => undefined,
       data: (text) => {
+        let messages: (SymbolLogMessage | { type: "pong" })[];
         try {
-          const message = JSON.parse(text) as SymbolLogMessage | { type: "pong" };
-          if (message.type === "pong") handlers.onPong?.();
-          else handlers.onMessage(message as SymbolLogMessage);
+          messages = messagesOf(text);
         } catch (error) {
           handlers.onError?.(error);
+          return;
+        }
+        for (const message of messages) {
+          if (message.type === "pong") handlers.onPong?.();
+          else handlers.onMessage(message as SymbolLogMessage);
         }
       },
       status: (status, detail) => handlers.onStatus?.(status, detail),

@@ -8,6 +8,8 @@ export interface Connection {
   connected_at: string;
   /** Epoch seconds; API Gateway drops idle connections after 2 hours, so the item expires too. */
   expires_at: number;
+  /** The client asked for batches (`?batch=true`): the messages of one publish reach it as JSON arrays, one frame per `BATCH_FRAME_BYTES`. */
+  batch?: boolean;
 }
 
 /** Storage port for connections, listed by topic. */
@@ -47,6 +49,44 @@ export interface TopicRequest {
 
 const CONNECTION_LIFETIME_SECONDS = 2 * 3600;
 
+/**
+ * The most one batched frame carries (its JSON text): API Gateway posts at most 128 KB per message.
+ * A message larger than this on its own goes in a frame of its own.
+ */
+export const BATCH_FRAME_BYTES = 96 * 1024;
+
+/** The `batch` query parameter: absent, `true`/`1` or `false`/`0`. */
+function batchOf(value: string | undefined): boolean {
+  if (value === undefined || value === "false" || value === "0") return false;
+  if (value === "true" || value === "1") return true;
+  throw badRequest("INVALID_PARAMETER", "Query parameter 'batch' must be true or false");
+}
+
+/**
+ * The frames that carry `bodies` (each a message's JSON text) to one connection, with how many
+ * messages each holds: a frame per message, or for a connection that asked for batches, JSON arrays
+ * of as many messages as fit in `BATCH_FRAME_BYTES`, in order.
+ */
+export function framesOf(bodies: readonly string[], batch: boolean | undefined): { text: string; count: number }[] {
+  if (!batch) return bodies.map((text) => ({ text, count: 1 }));
+  const frames: { text: string; count: number }[] = [];
+  let part: string[] = [];
+  let bytes = 2;
+  const close = () => frames.push({ text: `[${part.join(",")}]`, count: part.length });
+  for (const body of bodies) {
+    const size = Buffer.byteLength(body) + 1;
+    if (part.length > 0 && bytes + size > BATCH_FRAME_BYTES) {
+      close();
+      part = [];
+      bytes = 2;
+    }
+    part.push(body);
+    bytes += size;
+  }
+  if (part.length > 0) close();
+  return frames;
+}
+
 export const Topics = {
   /**
    * Maps the interface's WebSocket paths to topics: the data-sync log stream by symbol, and
@@ -72,6 +112,7 @@ export const Realtime = {
   /** Registers a connection for the topic its path names; a session stream needs a valid token. */
   async connect(deps: RealtimeDeps, input: { connectionId: string; path: string; query: Record<string, string | undefined> }): Promise<Connection> {
     const request = Topics.parse(input.path, input.query);
+    const batch = batchOf(input.query.batch);
     let userId: string | undefined;
     if (request.requiresAuth) {
       const token = input.query.token;
@@ -85,6 +126,7 @@ export const Realtime = {
       user_id: userId,
       connected_at: new Date(deps.now()).toISOString(),
       expires_at: Math.floor(deps.now() / 1000) + CONNECTION_LIFETIME_SECONDS,
+      ...(batch ? { batch } : {}),
     };
     await deps.connections.add(connection);
     return connection;
@@ -115,8 +157,9 @@ export const Realtime = {
 
   /**
    * Posts messages to every connection of a topic (looked up once): in order on each connection,
-   * the connections side by side. A connection that is gone gets no more and is deleted. Returns
-   * how many deliveries succeeded.
+   * the connections side by side; a connection that asked for batches gets them in as few frames
+   * as hold them (`framesOf`: one post where a message each took one). A connection that is gone
+   * gets no more and is deleted. Returns how many messages were delivered.
    */
   async publishMany(deps: RealtimeDeps, topic: string, messages: readonly unknown[]): Promise<number> {
     if (messages.length === 0) return 0;
@@ -126,12 +169,12 @@ export const Realtime = {
     const sent = await Promise.all(
       connections.map(async (connection) => {
         let count = 0;
-        for (const body of data) {
-          if ((await deps.pusher.post(connection.connection_id, body)) === "gone") {
+        for (const frame of framesOf(data, connection.batch)) {
+          if ((await deps.pusher.post(connection.connection_id, frame.text)) === "gone") {
             await deps.connections.remove(connection.connection_id);
             break;
           }
-          count += 1;
+          count += frame.count;
         }
         return count;
       }),

@@ -105,3 +105,16 @@ export const SessionStreamMessages = {
 
 /** Every message the service pushes on a symbol's log stream. */
 export const SyncLogStreamMessages = { log: SyncLogMessage, import_progress: ImportProgressMessage, pong: SocketPong, error: SocketError } as const;
+
+const BATCH_DESCRIPTION =
+  "On a socket opened with `batch=true`: the messages of one push, in order, in one frame (a JSON array; a push larger than 96 KB in several). The answers to the client's own messages (`pong`, `error`) stay single messages.";
+
+/** A frame of a session stream opened with `batch=true`: the session's pushed messages of one step, in order. */
+export const SessionMessageBatch = z
+  .array(z.union([EngineEventMessage, ChannelUpdateMessage, ChannelMetricsMessage, BacktestProgressMessage]))
+  .meta({ id: "SessionMessageBatch", description: BATCH_DESCRIPTION });
+
+/** A frame of a symbol's log stream opened with `batch=true`. */
+export const SyncLogMessageBatch = z
+  .array(z.union([SyncLogMessage, ImportProgressMessage]))
+  .meta({ id: "SyncLogMessageBatch", description: BATCH_DESCRIPTION });

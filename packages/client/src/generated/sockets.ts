@@ -118,6 +118,8 @@ export interface components {
             /** @description ISO 8601 UTC instant */
             timestamp: string;
         };
+        /** @description On a socket opened with `batch=true`: the messages of one push, in order, in one frame (a JSON array; a push larger than 96 KB in several). The answers to the client's own messages (`pong`, `error`) stay single messages. */
+        SessionMessageBatch: (components["schemas"]["EngineEventMessage"] | components["schemas"]["ChannelUpdateMessage"] | components["schemas"]["ChannelMetricsMessage"] | components["schemas"]["BacktestProgressMessage"])[];
         /** @description A log line of the symbol's sync: only lines produced after the connection are pushed */
         SyncLogMessage: {
             /** @enum {string} */
@@ -179,6 +181,8 @@ export interface components {
             chunks_done: number;
             total_chunks: number;
         };
+        /** @description On a socket opened with `batch=true`: the messages of one push, in order, in one frame (a JSON array; a push larger than 96 KB in several). The answers to the client's own messages (`pong`, `error`) stay single messages. */
+        SyncLogMessageBatch: (components["schemas"]["SyncLogMessage"] | components["schemas"]["ImportProgressMessage"])[];
         /** @description Heartbeat: the service answers `pong` */
         SocketPing: {
             /** @constant */

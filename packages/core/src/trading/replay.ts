@@ -467,13 +467,15 @@ export async function complete(deps: DriverDeps, sessionId: string): Promise<voi
   }
 }
 
-/** Publishes a driven run's events to the session's socket topic, with the run id; a replay's marked `replay: true`. */
+/** Publishes a driven run's events to the session's socket topic (one look-up of its connections), with the run id; a replay's marked `replay: true`. */
 export async function publish(realtime: RealtimeDeps, sessionId: string, runId: string, events: EngineEvent[]): Promise<void> {
-  for (const event of events) {
-    await Realtime.publish(realtime, `session:${sessionId}`, {
+  await Realtime.publishMany(
+    realtime,
+    `session:${sessionId}`,
+    events.map((event) => ({
       type: event.type,
       data: { ...event.data, channel_id: event.channel_id, sequence: event.sequence, run_id: runId, replay: runId !== sessionId },
       timestamp: iso(event.time),
-    });
-  }
+    })),
+  );
 }
