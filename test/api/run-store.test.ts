@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
+import { gunzipJson, gzipJson } from "../../packages/adapters/src/dynamo/gzip-json";
 import { Keys } from "../../packages/adapters/src/dynamo/keys";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
 import type { RunStore, StoredRun } from "../../packages/core/src/trading/runs";
@@ -144,6 +145,37 @@ describe("the run store's progress", () => {
       }),
     );
     expect(await runs.progress("r-older")).toEqual(progress);
+  });
+
+  it("keeps the setup in an attribute of its own, and reads a run saved before with its setup inside its state", async () => {
+    const setup = { base_currency: "USD", venue: "bars", channels: [{ id: "main" }] } as unknown as StoredRun["setup"];
+    await runs.save({ ...runOf("r-setup", 1, 3), setup }, 0, []);
+    const item = (await api.services.db.client.send(new GetCommand({ TableName: api.services.db.tableName, Key: Keys.runState("r-setup") }))).Item!;
+    expect(gunzipJson(item.setup)).toEqual(setup);
+    expect(gunzipJson(item.state)).toEqual({ snapshot: { sequence: 3 }, progress: null });
+    expect(await runs.get("r-setup")).toMatchObject({ setup, snapshot: { sequence: 3 }, version: 1 });
+    // A changed setup is written as it now is.
+    const changed = { ...setup, venue: "broker" } as StoredRun["setup"];
+    await runs.save({ ...runOf("r-setup", 2, 4), setup: changed }, 1, []);
+    expect((await runs.get("r-setup"))!.setup).toEqual(changed);
+
+    // An item of the earlier shape: the setup inside the state, no setup attribute.
+    await api.services.db.client.send(
+      new UpdateCommand({
+        TableName: api.services.db.tableName,
+        Key: Keys.runState("r-setup"),
+        UpdateExpression: "SET #state = :state REMOVE setup",
+        ExpressionAttributeNames: { "#state": "state" },
+        ExpressionAttributeValues: { ":state": gzipJson({ setup, snapshot: { sequence: 4 }, progress: null }) },
+      }),
+    );
+    const older = (await runs.get("r-setup"))!;
+    expect(older).toMatchObject({ setup, snapshot: { sequence: 4 }, version: 2 });
+    // Saved again, it is written in the new shape.
+    await runs.save({ ...older, version: 3 }, 2, []);
+    const rewritten = (await api.services.db.client.send(new GetCommand({ TableName: api.services.db.tableName, Key: Keys.runState("r-setup") }))).Item!;
+    expect(gunzipJson(rewritten.setup)).toEqual(setup);
+    expect(gunzipJson(rewritten.state)).toEqual({ snapshot: { sequence: 4 }, progress: null });
   });
 });
 

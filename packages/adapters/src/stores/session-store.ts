@@ -1,4 +1,5 @@
 import type { EngineEvent } from "@tp/core/engine/events";
+import type { EngineSetup } from "@tp/core/engine/setup";
 import {
   orderChangeOf,
   orderTouched,
@@ -88,12 +89,15 @@ export class DynamoSessionStore implements SessionStore {
   }
 }
 
-/** A run's state item: setup and snapshot gzipped into one binary attribute. */
+/** A run's state item: its snapshot and progress gzipped into one binary attribute, its setup into another. */
 interface RunItem {
   run_id: string;
   session_id: string;
   user_id: string;
+  /** Snapshot and progress (and in items written before `setup`, the setup too), gzipped JSON. */
   state: Uint8Array;
+  /** The engine's setup, gzipped JSON: it changes only with the configuration, so it is gzipped once per setup (`setupBytes`), not at every save. */
+  setup?: Uint8Array;
   last_sequence: number;
   version: number;
   updated_at: string;
@@ -106,13 +110,29 @@ interface RunItem {
 /** The most a run's item may carry of state and outbox (DynamoDB's item limit is 400 KB, attribute names and the rest included). */
 const OUTBOX_BYTES = 350_000;
 
+/**
+ * The gzipped setups of the runs this process saved or read, by setup object: a run's setup is
+ * replaced, never changed in place (`setupAfter`, `updateRun`), so a run saved every bar gzips its
+ * setup (most of its state's JSON) once.
+ */
+const gzippedSetups = new WeakMap<EngineSetup, Uint8Array>();
+
+const setupBytes = (setup: EngineSetup): Uint8Array => {
+  let bytes = gzippedSetups.get(setup);
+  if (!bytes) gzippedSetups.set(setup, (bytes = gzipJson(setup)));
+  return bytes;
+};
+
 const runOf = (item: RunItem): StoredRun => {
-  const { setup, snapshot, progress } = gunzipJson<Pick<StoredRun, "setup" | "snapshot" | "progress">>(item.state);
+  const state = gunzipJson<Pick<StoredRun, "snapshot" | "progress"> & { setup?: EngineSetup }>(item.state);
+  const { snapshot, progress } = state;
+  let setup = state.setup;
+  if (item.setup) gzippedSetups.set((setup = gunzipJson<EngineSetup>(item.setup)), item.setup);
   return {
     run_id: item.run_id,
     session_id: item.session_id,
     user_id: item.user_id,
-    setup,
+    setup: setup!,
     snapshot,
     progress: progress ?? null,
     version: item.version,
@@ -220,7 +240,8 @@ export class DynamoRunStore implements RunStore {
       run_id: run.run_id,
       session_id: run.session_id,
       user_id: run.user_id,
-      state: gzipJson({ setup: run.setup, snapshot: run.snapshot, progress: run.progress }),
+      state: gzipJson({ snapshot: run.snapshot, progress: run.progress }),
+      setup: setupBytes(run.setup),
       last_sequence: run.snapshot?.sequence ?? 0,
       progress: run.progress,
       version: run.version,
@@ -255,7 +276,7 @@ export class DynamoRunStore implements RunStore {
     { soleWriter }: SaveOptions,
   ) {
     const outbox = soleWriter ? undefined : gzipJson(events);
-    if (!outbox || outbox.byteLength + item.state.byteLength > OUTBOX_BYTES) {
+    if (!outbox || outbox.byteLength + item.state.byteLength + (item.setup?.byteLength ?? 0) > OUTBOX_BYTES) {
       // Their blocks written first, then the run, conditionally. A retried chunk writes the same
       // blocks again; readers take no event past the run's last committed sequence, and of two
       // blocks holding one sequence the later version (a lost race of two writers would leave the
