@@ -1,3 +1,4 @@
+import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChannelPresets } from "../../packages/core/src/channel-presets/index";
 import { LiveRuns } from "../../packages/core/src/trading/live";
@@ -525,6 +526,68 @@ describe("the update feed", () => {
     expect(all.slice(3)).toEqual(records[1]);
     const stamps = all.map((r) => Date.parse(r.timestamp));
     expect(stamps.every((t, i) => i === 0 || t > stamps[i - 1]!)).toBe(true);
+  });
+});
+
+describe("the update feed's items", () => {
+  it("stores an append's records together (at most 50 or 64 KB of JSON an item), pages them by record, and reads the items of one record written before", async () => {
+    const { DynamoUpdateFeed } = await import("../../packages/adapters/src/stores/channel-store");
+    const { Keys } = await import("../../packages/adapters/src/dynamo/keys");
+    const feed = new DynamoUpdateFeed(api.services.db);
+    const sessionId = `feed-items-${Date.now()}`;
+    const start = Date.parse("2024-03-15T14:00:00Z");
+    // Items of the earlier shape: one record each, its fields in the item.
+    const old = [0, 1].map((i) => ({
+      ...Keys.sessionUpdate(sessionId, start + i),
+      _type: "SessionUpdate",
+      session_id: sessionId,
+      at: start + i,
+      type: "log",
+      data: { i },
+      timestamp: new Date(start + i).toISOString(),
+      expires_at: Math.floor(Date.now() / 1000) + 3600,
+    }));
+    for (const item of old) await api.services.db.client.send(new PutCommand({ TableName: api.services.db.tableName, Item: item }));
+    await api.services.db.client.send(
+      new PutCommand({
+        TableName: api.services.db.tableName,
+        Item: { ...Keys.sessionUpdatesHead(sessionId), _type: "SessionUpdateHead", session_id: sessionId, at: start + 1, version: 1 },
+      }),
+    );
+
+    const large = { type: "log", data: { pad: "x".repeat(70_000) } };
+    const messages = [
+      ...Array.from({ length: 120 }, (_, i) => ({ type: "channel_update", data: { i } })),
+      large,
+      ...Array.from({ length: 3 }, (_, i) => ({ type: "channel_update", data: { i: 120 + i } })),
+    ];
+    const written = await feed.append(sessionId, messages, start);
+    expect(written.map((r) => Date.parse(r.timestamp))).toEqual(messages.map((_, i) => start + 2 + i));
+    const items = await api.services.db.client.send(
+      new QueryCommand({
+        TableName: api.services.db.tableName,
+        KeyConditionExpression: "pk = :pk",
+        ExpressionAttributeValues: { ":pk": Keys.sessionUpdates(sessionId) },
+      }),
+    );
+    // Two old items; a transaction of 99 records (50 + 49) and one of the rest (21, the large one alone, the last three).
+    expect(items.Items!.filter((i) => i.sk !== "HEAD").map((i) => (i.records ? JSON.parse(i.records).length : 1))).toEqual([1, 1, 50, 49, 21, 1, 3]);
+
+    const all = await feed.since(sessionId, null, 1000);
+    expect(all.map((r) => r.data)).toEqual([{ i: 0 }, { i: 1 }, ...messages.map((m) => m.data)]);
+    expect(all.slice(2)).toEqual(written);
+    // Paged by record: `since` in the middle of an item, `limit` ending in the middle of one.
+    expect(await feed.since(sessionId, start + 1, 1000)).toEqual(written);
+    expect(await feed.since(sessionId, start + 30, 10)).toEqual(all.slice(31, 41));
+    expect(await feed.since(sessionId, start + 2 + 123, 10)).toEqual([]);
+    const pages: unknown[] = [];
+    for (let since: number | null = null; ; ) {
+      const page = await feed.since(sessionId, since, 7);
+      if (page.length === 0) break;
+      pages.push(...page);
+      since = Date.parse(page.at(-1)!.timestamp);
+    }
+    expect(pages).toEqual(all);
   });
 });
 

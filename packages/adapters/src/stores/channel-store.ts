@@ -65,11 +65,27 @@ export async function deleteChannelItems(db: Db, sessionId: string): Promise<voi
   ]);
 }
 
-interface UpdateItem extends StreamRecord {
+/**
+ * An item of the feed: the records of one append (or of one part of it), as the JSON text of their
+ * array, under the instant of the last. Items written before blocks hold one record each, its
+ * fields in the item.
+ */
+interface UpdateItem extends Partial<StreamRecord> {
   session_id: string;
+  /** The instant of the item's last record (its sort key). */
   at: number;
   expires_at: number;
+  /** The records, oldest first: `[{type, data, timestamp}, …]` as JSON text. */
+  records?: string;
 }
+
+/** What one feed item holds at most: records, and characters of their JSON (each at most three bytes: under DynamoDB's 400 KB an item); a larger record goes alone. */
+const ITEM_RECORDS = 50;
+const ITEM_BYTES = 64 * 1024;
+
+/** The records an item holds. */
+const recordsIn = (item: UpdateItem): StreamRecord[] =>
+  item.records !== undefined ? (JSON.parse(item.records) as StreamRecord[]) : [{ type: item.type!, data: item.data!, timestamp: item.timestamp! }];
 
 /** The newest record's instant of a session's feed; `version` guards it. */
 interface HeadItem {
@@ -86,10 +102,12 @@ const CHUNK = 99;
 const ALL_RECORDS: [string, string] = ["0".repeat(15), "9".repeat(15)];
 
 /**
- * The feed behind `GET .../updates?since=`: one item per pushed record, keyed by a push time that
- * is unique and increasing per session (a record never shares its millisecond with another, and
- * never precedes an earlier one), expiring after a day. A head item holds the newest instant; the
- * records and the head move together in one transaction conditional on the head's version. This
+ * The feed behind `GET .../updates?since=`: records with a push time that is unique and increasing
+ * per session (a record never shares its millisecond with another, and never precedes an earlier
+ * one), expiring after a day. An append's records are stored together, as few items as hold them
+ * (`ITEM_RECORDS`, `ITEM_BYTES`), each keyed by the time of its last record, so `since` reads the
+ * items keyed after it and drops their records before it. A head item holds the newest instant;
+ * the records and the head move together in one transaction conditional on the head's version. This
  * process remembers the head it last wrote, so a publisher that is the session's only writer (the
  * usual case) appends in one round trip; a stale guess costs one read and a retry.
  */
@@ -185,23 +203,38 @@ export class DynamoUpdateFeed implements UpdateFeed {
     const first = Math.max(now, head.at + 1);
     // Retention is measured on the wall clock, as the table's TTL and the reads' expiry check are (the service clock may be a test's).
     const expiry = Math.floor(Date.now() / 1000) + UPDATE_RETENTION_SECONDS;
-    const items = messages.map((message, index): UpdateItem => {
-      const at = first + index;
-      return { session_id: sessionId, at, type: message.type, data: message.data, timestamp: new Date(at).toISOString(), expires_at: expiry };
-    });
-    const next = { at: items[items.length - 1]!.at, version: head.version + 1 };
+    const records = messages.map(
+      (message, index): StreamRecord => ({ type: message.type, data: message.data, timestamp: new Date(first + index).toISOString() }),
+    );
+    // The records in items of at most ITEM_RECORDS and ITEM_BYTES of JSON, in order, each under its last record's instant.
+    const items: UpdateItem[] = [];
+    let part: string[] = [];
+    let bytes = 0;
+    const close = (lastIndex: number) => {
+      items.push({ session_id: sessionId, at: first + lastIndex, expires_at: expiry, records: `[${part.join(",")}]` });
+      part = [];
+      bytes = 0;
+    };
+    for (const [index, record] of records.entries()) {
+      const text = JSON.stringify(record);
+      if (part.length > 0 && (part.length === ITEM_RECORDS || bytes + text.length > ITEM_BYTES)) close(index - 1);
+      part.push(text);
+      bytes += text.length;
+    }
+    close(records.length - 1);
+    const next = { at: first + records.length - 1, version: head.version + 1 };
     const headStep: TransactionStep =
       head.version === 0
         ? { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifAbsent: true }
         : { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifVersion: head.version };
-    return { items, next, steps: [headStep, ...items.map((item): TransactionStep => ({ put: this.items.toItem(item), ifAbsent: true }))] };
+    return { records, next, steps: [headStep, ...items.map((item): TransactionStep => ({ put: this.items.toItem(item), ifAbsent: true }))] };
   }
 
   /** The records of a write that went through, its head remembered. */
   private written(sessionId: string, write: ReturnType<DynamoUpdateFeed["recordsOf"]>): StreamRecord[] {
     if (this.heads.size > 10_000) this.heads.clear();
     this.heads.set(sessionId, write.next);
-    return write.items.map(({ type, data, timestamp }) => ({ type, data, timestamp }));
+    return write.records;
   }
 
   async since(sessionId: string, sinceMs: number | null, limit: number): Promise<StreamRecord[]> {
@@ -213,9 +246,12 @@ export class DynamoUpdateFeed implements UpdateFeed {
         limit: limit - out.length,
         cursor,
       });
-      out.push(...page.items.map(({ type, data, timestamp }) => ({ type, data, timestamp })));
+      for (const item of page.items) {
+        for (const record of recordsIn(item)) if (sinceMs === null || Date.parse(record.timestamp) > sinceMs) out.push(record);
+      }
       cursor = page.cursor;
     } while (cursor && out.length < limit);
-    return out;
+    // An item holds several records: the page ends at `limit` (the next one's `since` is the last record answered).
+    return out.slice(0, limit);
   }
 }
