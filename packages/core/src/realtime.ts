@@ -1,4 +1,5 @@
 import { badRequest } from "./errors";
+import { jsonArrays } from "./json-parts";
 
 /** A WebSocket connection subscribed to one topic (`logs:<symbol>`, `session:<id>`). */
 export interface Connection {
@@ -69,22 +70,7 @@ function batchOf(value: string | undefined): boolean {
  */
 export function framesOf(bodies: readonly string[], batch: boolean | undefined): { text: string; count: number }[] {
   if (!batch) return bodies.map((text) => ({ text, count: 1 }));
-  const frames: { text: string; count: number }[] = [];
-  let part: string[] = [];
-  let bytes = 2;
-  const close = () => frames.push({ text: `[${part.join(",")}]`, count: part.length });
-  for (const body of bodies) {
-    const size = Buffer.byteLength(body) + 1;
-    if (part.length > 0 && bytes + size > BATCH_FRAME_BYTES) {
-      close();
-      part = [];
-      bytes = 2;
-    }
-    part.push(body);
-    bytes += size;
-  }
-  if (part.length > 0) close();
-  return frames;
+  return jsonArrays(bodies, { bytes: BATCH_FRAME_BYTES }).map(({ json, count }) => ({ text: json, count }));
 }
 
 export const Topics = {

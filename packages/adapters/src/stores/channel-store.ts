@@ -1,5 +1,6 @@
 import type { ChannelConfigStore, ConfigPointer, ConfigVersionRecord, FeedAppend, StreamRecord, UpdateFeed } from "@tp/core/trading/channel-ports";
 import type { Db } from "../dynamo/db";
+import { jsonArrays } from "@tp/core/json-parts";
 import { Keys } from "../dynamo/keys";
 import { Repository, transactGroups, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
 
@@ -79,7 +80,7 @@ interface UpdateItem extends Partial<StreamRecord> {
   records?: string;
 }
 
-/** What one feed item holds at most: records, and characters of their JSON (each at most three bytes: under DynamoDB's 400 KB an item); a larger record goes alone. */
+/** What one feed item holds at most: records, and bytes of their JSON (an item is at most 400 KB); a larger record goes alone. */
 const ITEM_RECORDS = 50;
 const ITEM_BYTES = 64 * 1024;
 
@@ -207,21 +208,11 @@ export class DynamoUpdateFeed implements UpdateFeed {
       (message, index): StreamRecord => ({ type: message.type, data: message.data, timestamp: new Date(first + index).toISOString() }),
     );
     // The records in items of at most ITEM_RECORDS and ITEM_BYTES of JSON, in order, each under its last record's instant.
-    const items: UpdateItem[] = [];
-    let part: string[] = [];
-    let bytes = 0;
-    const close = (lastIndex: number) => {
-      items.push({ session_id: sessionId, at: first + lastIndex, expires_at: expiry, records: `[${part.join(",")}]` });
-      part = [];
-      bytes = 0;
-    };
-    for (const [index, record] of records.entries()) {
-      const text = JSON.stringify(record);
-      if (part.length > 0 && (part.length === ITEM_RECORDS || bytes + text.length > ITEM_BYTES)) close(index - 1);
-      part.push(text);
-      bytes += text.length;
-    }
-    close(records.length - 1);
+    let last = first - 1;
+    const items = jsonArrays(
+      records.map((record) => JSON.stringify(record)),
+      { bytes: ITEM_BYTES, count: ITEM_RECORDS },
+    ).map(({ json, count }): UpdateItem => ({ session_id: sessionId, at: (last += count), expires_at: expiry, records: json }));
     const next = { at: first + records.length - 1, version: head.version + 1 };
     const headStep: TransactionStep =
       head.version === 0
