@@ -54,26 +54,10 @@ describe("packages/api/asyncapi.json (the sockets' contract)", () => {
       const channel = document.channels[name]!;
       expect(channel.bindings.ws.query.required).toEqual(["token"]);
       expect(Object.keys(channel.parameters ?? {})).toEqual(["session_id"]);
-      expect(Object.keys(channel.messages).sort()).toEqual([
-        "backtest_progress",
-        "batch",
-        "channel_metrics",
-        "channel_update",
-        "engine_event",
-        "error",
-        "ping",
-        "pong",
-      ]);
+      const pushed = ["backtest_progress", "batch", "channel_metrics", "channel_update", "engine_event", "error", "pong"];
+      expect(Object.keys(channel.messages).sort()).toEqual([...pushed, "ping"].sort());
       const sent = Object.values(document.operations).find((operation) => operation.action === "send" && operation.channel.$ref === `#/channels/${name}`)!;
-      expect(sent.messages.map((message) => message.$ref.split("/").at(-1)).sort()).toEqual([
-        "backtest_progress",
-        "batch",
-        "channel_metrics",
-        "channel_update",
-        "engine_event",
-        "error",
-        "pong",
-      ]);
+      expect(sent.messages.map((message) => message.$ref.split("/").at(-1)).sort()).toEqual(pushed);
       const received = Object.values(document.operations).find(
         (operation) => operation.action === "receive" && operation.channel.$ref === `#/channels/${name}`,
       )!;
