@@ -17,7 +17,8 @@
  *
  * Then commands under load (docs/session-worker.md "Commands from the API"): 1, 10 and 50 clients
  * each send a limit order and a reset-daily at once into one running session while the worker
- * feeds it a bar, `BENCH_ROUNDS` (10) times; the answers' statuses, p50/p95/p99/max times and
+ * feeds it a bar, `BENCH_ROUNDS` (10) times after `BENCH_WARM_ROUNDS` (30) untimed rounds into a
+ * session of their own; the answers' statuses, p50/p95/p99/max times and
  * errors (answers of 400 or more), and the CPU time per request of DynamoDB Local and of this
  * process (the runtime, the worker and the clients), which a loaded machine does not inflate as it
  * does the answer times (`BENCH_CLIENTS=50` for that row alone, `BENCH_SESSIONS=` to leave the
@@ -64,6 +65,12 @@ const WARM_STEPS = (sessions: number) => Number(process.env.BENCH_WARM_STEPS ?? 
 /** The sessions' sockets ask for batches (`?batch=true`, as the client does): a session's messages of a step in one frame. `BENCH_BATCH=0`: a frame per message. */
 const BATCH = process.env.BENCH_BATCH !== "0";
 /** Rounds of the commands table (`BENCH_ROUNDS`): every answer of every round is pooled. */
+/**
+ * Rounds into a session of their own before the timed ones (`BENCH_WARM_ROUNDS`, 30): DynamoDB
+ * Local's Java code compiled, so the timed rounds do not measure the emulator's warm-up (run
+ * alone, the 50-client row's p99 was 0.8–1.0 s cold and about 0.3 s after 30 such rounds).
+ */
+const WARM_ROUNDS = Number(process.env.BENCH_WARM_ROUNDS ?? 30);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const PASSWORD = "bench-admin-password-1";
 /** CPU seconds DynamoDB Local (a Java process) has used so far, from /proc (Linux): work done, which a loaded machine does not inflate as it does wall time. */
@@ -149,33 +156,46 @@ async function measureCommands(clients: number, rounds: number): Promise<Record<
   let worker: SessionWorker | undefined;
   try {
     const config = { strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 }, symbols: ["AAPL.US"], timeframe: "1m", venue: "bars" };
-    const session = await call(
-      "POST",
-      "/api/v1/trading/sessions",
-      { session_name: "bench commands", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "1000000", config },
-      token,
-    );
-    await call("POST", `/api/v1/trading/sessions/${session.id}/start`, undefined, token);
+    const started = async (name: string) => {
+      const session = await call(
+        "POST",
+        "/api/v1/trading/sessions",
+        { session_name: name, trading_mode: "simulation", asset_mode: "simulated", initial_capital: "1000000", config },
+        token,
+      );
+      await call("POST", `/api/v1/trading/sessions/${session.id}/start`, undefined, token);
+      return session.id as string;
+    };
     const feeding = new SessionWorker(runtime.services, { marketData: await runtime.services.marketData(), tickMs: 1e9, refreshMs: 1e9 });
     worker = feeding;
+    /** One round into `sessionId`: every client's order and reset-daily at once, while the worker feeds a bar. */
+    const round = async (sessionId: string) => {
+      clock += 60_000;
+      const requests = Array.from({ length: clients }, (_, i) => [
+        {
+          method: "POST",
+          path: "/api/v1/trading/orders",
+          body: { session_id: sessionId, symbol: "AAPL.US", side: "buy", order_type: "limit", price: String(1 + i / 100), quantity: "1" },
+        },
+        { method: "POST", path: `/api/v1/trading/sessions/${sessionId}/risk/reset-daily` },
+      ]).flat();
+      const sent = process.env.BENCH_INLINE_CLIENTS ? requests.map((r) => send(r.method, r.path, r.body, token)) : [clientThread.send(requests, token)];
+      const [answers] = await Promise.all([Promise.all(sent).then((all) => all.flat()), feeding.tick()]);
+      return answers;
+    };
+    // Untimed rounds into a session of their own first (`WARM_ROUNDS`), stopped before the timed ones.
+    const warm = await started("bench commands warm-up");
     await feeding.start();
+    for (let i = 0; i < WARM_ROUNDS; i++) await round(warm);
+    await call("POST", `/api/v1/trading/sessions/${warm}/stop`, undefined, token);
+    const sessionId = await started("bench commands");
+    await feeding.takeCommands();
     const times: number[] = [];
     const statuses = new Map<number, number>();
     const [dynamoBefore, ownBefore] = [dynamoCpuSeconds(), ownCpuSeconds()];
     await profiled(`commands-${clients}`, async () => {
-      for (let round = 0; round < rounds; round++) {
-        clock += 60_000;
-        const requests = Array.from({ length: clients }, (_, i) => [
-          {
-            method: "POST",
-            path: "/api/v1/trading/orders",
-            body: { session_id: session.id, symbol: "AAPL.US", side: "buy", order_type: "limit", price: String(1 + i / 100), quantity: "1" },
-          },
-          { method: "POST", path: `/api/v1/trading/sessions/${session.id}/risk/reset-daily` },
-        ]).flat();
-        const sent = process.env.BENCH_INLINE_CLIENTS ? requests.map((r) => send(r.method, r.path, r.body, token)) : [clientThread.send(requests, token)];
-        const [answers] = await Promise.all([Promise.all(sent).then((all) => all.flat()), feeding.tick()]);
-        for (const answer of answers) {
+      for (let r = 0; r < rounds; r++) {
+        for (const answer of await round(sessionId)) {
           times.push(answer.ms);
           statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         }
