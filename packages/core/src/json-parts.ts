@@ -3,13 +3,13 @@
  * included) and `count` texts each; a text larger than `bytes` on its own makes an array of its
  * own. The socket's batched frames and the update feed's items are built this way.
  */
-export function jsonArrays(texts: readonly string[], limits: { bytes: number; count?: number }): { json: string; count: number }[] {
-  const arrays: { json: string; count: number }[] = [];
+export function jsonArrays(texts: readonly string[], limits: { bytes: number; count?: number }): { text: string; count: number }[] {
+  const arrays: { text: string; count: number }[] = [];
   const count = limits.count ?? Number.POSITIVE_INFINITY;
   let part: string[] = [];
   let bytes = 2;
   const close = () => {
-    arrays.push({ json: `[${part.join(",")}]`, count: part.length });
+    arrays.push({ text: `[${part.join(",")}]`, count: part.length });
     part = [];
     bytes = 2;
   };

@@ -70,7 +70,7 @@ function batchOf(value: string | undefined): boolean {
  */
 export function framesOf(bodies: readonly string[], batch: boolean | undefined): { text: string; count: number }[] {
   if (!batch) return bodies.map((text) => ({ text, count: 1 }));
-  return jsonArrays(bodies, { bytes: BATCH_FRAME_BYTES }).map(({ json, count }) => ({ text: json, count }));
+  return jsonArrays(bodies, { bytes: BATCH_FRAME_BYTES });
 }
 
 export const Topics = {

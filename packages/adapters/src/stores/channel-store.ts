@@ -97,7 +97,10 @@ interface HeadItem {
 
 /** How long a session's pushed updates stay readable through `/updates`. */
 export const UPDATE_RETENTION_SECONDS = 24 * 3600;
-/** TransactWriteItems takes at most 100 items: the head and 99 records. */
+/**
+ * Records appended in one transaction at most: the head and up to 99 items (TransactWriteItems
+ * takes 100), one record each at worst (records each larger than `ITEM_BYTES`).
+ */
 const CHUNK = 99;
 /** Sort keys of records: 15-digit instants (the head's `HEAD` sorts after all of them). */
 const ALL_RECORDS: [string, string] = ["0".repeat(15), "9".repeat(15)];
@@ -212,7 +215,7 @@ export class DynamoUpdateFeed implements UpdateFeed {
     const items = jsonArrays(
       records.map((record) => JSON.stringify(record)),
       { bytes: ITEM_BYTES, count: ITEM_RECORDS },
-    ).map(({ json, count }): UpdateItem => ({ session_id: sessionId, at: (last += count), expires_at: expiry, records: json }));
+    ).map(({ text, count }): UpdateItem => ({ session_id: sessionId, at: (last += count), expires_at: expiry, records: text }));
     const next = { at: first + records.length - 1, version: head.version + 1 };
     const headStep: TransactionStep =
       head.version === 0
