@@ -43,7 +43,7 @@ import { defaults as riskDefaults } from "../packages/core/src/risk/risk";
 import type { Bar } from "../packages/core/src/strategies/strategy";
 import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
 import { embeddedRuntime, endToEndBacktest, sweeps } from "./support/backtest-api";
-import { printTable } from "./support/table";
+import { markdownTable, printTable } from "./support/table";
 import { seededRandom } from "../packages/core/src/indicators/testing/random-bars";
 
 const markdown = process.argv.includes("--markdown");
@@ -54,9 +54,7 @@ const BENCH_RISK = { ...riskDefaults(), max_position_size: 1, max_loss_per_trade
 
 const table = (title: string, rows: Record<string, string | number>[]) => {
   if (!markdown) return printTable(title, rows);
-  const columns = Object.keys(rows[0]!);
-  console.log(`\n**${title}**\n\n| ${columns.join(" | ")} |\n|${columns.map(() => "---").join("|")}|`);
-  for (const row of rows) console.log(`| ${columns.map((c) => row[c]).join(" | ")} |`);
+  console.log(`\n**${title}**\n\n${markdownTable(rows)}`);
 };
 
 /** Best bars/s of RUNS runs (the first ones warm the JIT up), on the batch path (`columns`) or bar by bar. */

@@ -5,29 +5,22 @@
  *
  *   npx tsx bench/http.ts [seconds]
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import autocannon from "autocannon";
 import { startService } from "../test/support/local-process";
+import { cpuSecondsOf } from "./support/process-cpu";
 import { printTable } from "./support/table";
 
 const seconds = Number(process.argv[2] ?? 8);
 
-/** The server process's CPU seconds so far (Linux); undefined elsewhere. */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  const file = `/proc/${pid}/stat`;
-  if (pid === undefined || !existsSync(file)) return undefined;
-  const fields = readFileSync(file, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
-}
-
 async function measure(name: string, url: string, pid: number | undefined, headers: Record<string, string> = {}) {
   // A short warm-up lets V8 optimise the hot path before the measured run.
   await autocannon({ url, connections: 50, duration: 2, headers });
-  const cpuBefore = cpuSeconds(pid);
+  const cpuBefore = cpuSecondsOf(pid);
   const result = await autocannon({ url, connections: 50, duration: seconds, headers });
-  const cpuAfter = cpuSeconds(pid);
+  const cpuAfter = cpuSecondsOf(pid);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   // CPU per request does not depend on how busy the machine is, unlike requests per second.
   const cpuMicros = cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total;

@@ -16,6 +16,7 @@ import * as TechnicalIndicators from "technicalindicators";
 import * as TradingSignals from "trading-signals";
 import * as Library from "../packages/core/src/indicators/index";
 import { randomBars } from "../packages/core/src/indicators/testing/random-bars";
+import { markdownTable } from "./support/table";
 
 const BARS = Number(process.env.BENCH_BARS ?? 1_000_000);
 const LIBRARY_BARS = Math.min(BARS, Number(process.env.BENCH_LIBRARY_BARS ?? 100_000));
@@ -527,10 +528,7 @@ console.log(
 );
 if (process.argv.includes("--markdown")) {
   // For docs/indicators.md.
-  const columns = Object.keys(rows[0]);
-  console.log(`| ${columns.join(" | ")} |`);
-  console.log(`|${columns.map(() => "---").join("|")}|`);
-  for (const row of rows) console.log(`| ${Object.values(row).join(" | ")} |`);
+  console.log(markdownTable(rows));
 } else {
   console.table(rows);
 }

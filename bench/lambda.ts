@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { buildFunctions } from "../test/support/function-bundles";
-import { printTable } from "./support/table";
+import { markdownTable, printTable } from "./support/table";
 
 const AIM_BYTES = 1024 * 1024;
 const AIM_INIT_MS = 150;
@@ -53,9 +53,7 @@ const rows = [...bundles.entries()]
 // Init times are wall-clock: on a shared machine they grow with its load, which is printed beside them.
 console.log(`Load average (1 min) before and after timing: ${loadBefore.toFixed(1)}, ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
 if (process.argv.includes("--markdown")) {
-  const columns = Object.keys(rows[0]!);
-  console.log(`| ${columns.join(" | ")} |\n|${columns.map(() => "---").join("|")}|`);
-  for (const row of rows) console.log(`| ${columns.map((c) => row[c as keyof typeof row]).join(" | ")} |`);
+  console.log(markdownTable(rows));
 } else {
   printTable("Functions as sst deploy builds them (aims: bundle ≤ 1 MB, init ≤ 150 ms)", rows);
 }

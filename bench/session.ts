@@ -26,6 +26,10 @@
  * their fetches (about a millisecond of CPU each) are not done on the runtime's event loop, whose
  * answers they time (`BENCH_INLINE_CLIENTS=1`: on it, as measured before 2026-11-26 15:30).
  *
+ * And the items written to the table during the timed steps, by kind (`_type`), per session bar of
+ * each sessions row and per request of each commands row: DynamoDB Local's work grows with them
+ * (bench/support/table-writes.ts).
+ *
  * The market's clock is driven here a minute per step, the timed steps after `WARM_STEPS` untimed
  * ones; the sockets' client is in this process, and
  * each step waits until the sockets are idle before the next push, so a message is timed against
@@ -38,7 +42,7 @@
  *                                                     row's rounds, `<path>-commands-<clients>.cpuprofile`)
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -48,7 +52,9 @@ import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
 import { startLocalRuntime } from "../packages/local/src/runtime";
 import { profiled } from "./support/profile";
 import { SessionWorker } from "../packages/worker/src/session-worker";
-import { printTable } from "./support/table";
+import { markdownTable, printTable } from "./support/table";
+import { countWrites } from "./support/table-writes";
+import { cpuSecondsOf } from "./support/process-cpu";
 
 const markdown = process.argv.includes("--markdown");
 const SIZES = (process.env.BENCH_SESSIONS ?? "1,10,100,1000").split(",").filter(Boolean).map(Number);
@@ -73,18 +79,25 @@ const BATCH = process.env.BENCH_BATCH !== "0";
 const WARM_ROUNDS = Number(process.env.BENCH_WARM_ROUNDS ?? 30);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const PASSWORD = "bench-admin-password-1";
-/** CPU seconds DynamoDB Local (a Java process) has used so far, from /proc (Linux): work done, which a loaded machine does not inflate as it does wall time. */
-const dynamoCpuSeconds = () => {
-  const fields = readFileSync(`/proc/${dynamo.process.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
+/** CPU seconds DynamoDB Local (a Java process) has used so far. */
+const dynamoCpuSeconds = () => cpuSecondsOf(dynamo.process.pid) ?? Number.NaN;
 const ownCpuSeconds = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1e6;
 };
 
+/** One row per kind of item, one column per row measured; and their sum. */
+function writtenTable(per: Map<string, Map<string, number>>): Record<string, string>[] {
+  const kinds = [...new Set([...per.values()].flatMap((counts) => [...counts.keys()]))];
+  const row = (kind: string, of: (counts: Map<string, number>) => number) =>
+    Object.fromEntries([["item", kind], ...[...per].map(([measured, counts]) => [measured, of(counts).toFixed(2)])]);
+  return [...kinds.map((kind) => row(kind, (counts) => counts.get(kind) ?? 0)), row("all", (counts) => [...counts.values()].reduce((a, b) => a + b, 0))];
+}
+
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
 
+/** Items written to the table by kind, per session bar of each sessions row and per request of each commands row. */
+const writtenPer = new Map<string, Map<string, number>>();
 const dynamo = await startDynamoDbLocal();
 const rows: Record<string, string | number>[] = [];
 const commandRows: Record<string, string | number>[] = [];
@@ -98,11 +111,10 @@ try {
 const show = (title: string, table: Record<string, string | number>[]) => {
   if (table.length === 0) return;
   if (!markdown) return printTable(title, table);
-  const columns = Object.keys(table[0]!);
-  console.log(`\n${title}\n\n| ${columns.join(" | ")} |\n|${columns.map(() => "---").join("|")}|`);
-  for (const row of table) console.log(`| ${columns.map((c) => row[c]).join(" | ")} |`);
+  console.log(`\n${title}\n\n${markdownTable(table)}`);
 };
 show("Session worker: closed 1-minute bars into N running sessions, push to WebSocket", rows);
+show("Items written to the table, by kind: per session bar (sessions rows) and per request (commands rows)", writtenTable(writtenPer));
 show(
   `Commands under load: N clients each send an order and a reset-daily at once into one running session (${ROUNDS} rounds, a bar fed during each)`,
   commandRows,
@@ -192,6 +204,8 @@ async function measureCommands(clients: number, rounds: number): Promise<Record<
     await feeding.takeCommands();
     const times: number[] = [];
     const statuses = new Map<number, number>();
+    const writes = countWrites(runtime.services.db.client);
+    writes.start();
     const [dynamoBefore, ownBefore] = [dynamoCpuSeconds(), ownCpuSeconds()];
     await profiled(`commands-${clients}`, async () => {
       for (let r = 0; r < rounds; r++) {
@@ -202,6 +216,7 @@ async function measureCommands(clients: number, rounds: number): Promise<Record<
       }
     });
     const [dynamoCpu, ownCpu] = [dynamoCpuSeconds() - dynamoBefore, ownCpuSeconds() - ownBefore];
+    writtenPer.set(`${clients} clients (per request)`, writes.stop(times.length));
     times.sort((a, b) => a - b);
     return {
       requests: times.length,
@@ -316,6 +331,7 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
     // Every request the process sends to the table, counted.
     let requests = 0;
     runtime.services.db.client.middlewareStack.add((next) => (args) => ((requests += 1), next(args)), { step: "initialize", name: "benchCount" });
+    const writes = countWrites(runtime.services.db.client);
 
     for (let step = 0; step < WARM_STEPS(sessionCount); step++) {
       clock += 60_000;
@@ -330,6 +346,7 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
     let busyRequests = 0;
     let cpu = 0;
     let dynamoCpu = 0;
+    writes.start();
     await profiled(String(sessionCount), async () => {
       for (let step = 0; step < steps; step++) {
         clock += 60_000;
@@ -355,6 +372,7 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
         timedFrames += frames - framesBefore;
       }
     });
+    writtenPer.set(`${sessionCount} sessions (per session bar)`, writes.stop(bars * sessionCount));
     delays.sort((a, b) => a - b);
     const seconds = busy / 1000;
     return {

@@ -10,3 +10,11 @@ export function printTable(title: string, rows: Record<string, string | number>[
   console.log(widths.map((width) => "-".repeat(width)).join("  "));
   for (const row of cells) console.log(line(row));
 }
+
+/** Rows as a Markdown table (for the docs: biome aligns its columns). */
+export function markdownTable(rows: Record<string, string | number>[]): string {
+  const columns = Object.keys(rows[0] ?? {});
+  return [`| ${columns.join(" | ")} |`, `|${columns.map(() => "---").join("|")}|`, ...rows.map((row) => `| ${columns.map((c) => row[c]).join(" | ")} |`)].join(
+    "\n",
+  );
+}
