@@ -114,26 +114,8 @@ export const SubTypeInput = enumWithAliases(SubType.options, { quote: "Quote", d
 
 // ---- CalcIndex ----
 
-/** Calculated indexes, named as LongPort's `CalcIndex` members; the JSON field of each is in `CalcIndexField`. */
-export const CalcIndex = z.enum([
-  "LastDone",
-  "ChangeValue",
-  "ChangeRate",
-  "Volume",
-  "Turnover",
-  "YtdChangeRate",
-  "TurnoverRate",
-  "TotalMarketValue",
-  "CapitalFlow",
-  "Amplitude",
-  "VolumeRatio",
-  "PeTtmRatio",
-  "PbRatio",
-  "DividendRatioTtm",
-  "FiveDayChangeRate",
-  "TenDayChangeRate",
-  "HalfYearChangeRate",
-  "FiveMinutesChangeRate",
+/** The calculated indexes of warrants and options only (expiry, strike, greeks…): a stock has none of them. */
+export const DERIVATIVE_CALC_INDEXES = [
   "ExpiryDate",
   "StrikePrice",
   "UpperStrikePrice",
@@ -156,6 +138,29 @@ export const CalcIndex = z.enum([
   "Theta",
   "Vega",
   "Rho",
+] as const;
+
+/** Calculated indexes, named as LongPort's `CalcIndex` members; the JSON field of each is in `CalcIndexField`. */
+export const CalcIndex = z.enum([
+  "LastDone",
+  "ChangeValue",
+  "ChangeRate",
+  "Volume",
+  "Turnover",
+  "YtdChangeRate",
+  "TurnoverRate",
+  "TotalMarketValue",
+  "CapitalFlow",
+  "Amplitude",
+  "VolumeRatio",
+  "PeTtmRatio",
+  "PbRatio",
+  "DividendRatioTtm",
+  "FiveDayChangeRate",
+  "TenDayChangeRate",
+  "HalfYearChangeRate",
+  "FiveMinutesChangeRate",
+  ...DERIVATIVE_CALC_INDEXES,
 ]);
 export type CalcIndex = z.infer<typeof CalcIndex>;
 

@@ -1,6 +1,6 @@
 import { TradeSessionByCode, TradeSessionCode, type TradeSession } from "@tp/core/market/trade-session";
 import type { CalcIndex } from "@tp/core/provider/quote-enums";
-import { CalcIndexField } from "@tp/core/provider/quote-enums";
+import { CalcIndexField, DERIVATIVE_CALC_INDEXES } from "@tp/core/provider/quote-enums";
 import type {
   Candlestick,
   Depth,
@@ -346,30 +346,8 @@ export function candlestickAt(spec: InstrumentSpec, bars: SimulatedBarColumns, i
   };
 }
 
-const STOCK_ONLY_NULL = new Set<CalcIndex>([
-  "ExpiryDate",
-  "StrikePrice",
-  "UpperStrikePrice",
-  "LowerStrikePrice",
-  "OutstandingQty",
-  "OutstandingRatio",
-  "Premium",
-  "ItmOtm",
-  "ImpliedVolatility",
-  "WarrantDelta",
-  "CallPrice",
-  "ToCallPrice",
-  "EffectiveLeverage",
-  "LeverageRatio",
-  "ConversionRatio",
-  "BalancePoint",
-  "OpenInterest",
-  "Delta",
-  "Gamma",
-  "Theta",
-  "Vega",
-  "Rho",
-]);
+/** What the simulated market answers null: the warrants' and options' indexes (it lists no warrant or option). */
+const STOCK_ONLY_NULL = new Set<CalcIndex>(DERIVATIVE_CALC_INDEXES);
 
 /**
  * Calculated indexes from the simulated regular session and the static data. Rates are
