@@ -12,7 +12,7 @@ import { BatchWriteCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { createDb, ensureTable } from "../packages/adapters/src/dynamo/db";
 import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
 import { cpuSecondsOf } from "./support/process-cpu";
-import { markdownTable, printTable } from "./support/table";
+import { showTable } from "./support/table";
 
 const markdown = process.argv.includes("--markdown");
 const fields = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`field_${i}`, i % 2 ? `value ${i}` : i * 1.5]));
@@ -76,5 +76,4 @@ try {
 }
 
 const title = `DynamoDB Local: the cost of an item written (${ITEMS} items a row, one request at a time)`;
-if (!markdown) printTable(title, rows);
-else console.log(`\n${title}\n\n${markdownTable(rows)}`);
+showTable(title, rows, markdown);

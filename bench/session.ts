@@ -52,7 +52,7 @@ import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
 import { startLocalRuntime } from "../packages/local/src/runtime";
 import { profiled } from "./support/profile";
 import { SessionWorker } from "../packages/worker/src/session-worker";
-import { markdownTable, printTable } from "./support/table";
+import { showTable } from "./support/table";
 import { countWrites } from "./support/table-writes";
 import { cpuSecondsOf } from "./support/process-cpu";
 
@@ -70,13 +70,13 @@ const STEPS: Record<number, number> = { 1: 240, 10: 120, 100: 40, 1000: 6 };
 const WARM_STEPS = (sessions: number) => Number(process.env.BENCH_WARM_STEPS ?? (sessions >= 1000 ? 3 : 20));
 /** The sessions' sockets ask for batches (`?batch=true`, as the client does): a session's messages of a step in one frame. `BENCH_BATCH=0`: a frame per message. */
 const BATCH = process.env.BENCH_BATCH !== "0";
-/** Rounds of the commands table (`BENCH_ROUNDS`): every answer of every round is pooled. */
 /**
  * Rounds into a session of their own before the timed ones (`BENCH_WARM_ROUNDS`, 30): DynamoDB
  * Local's Java code compiled, so the timed rounds do not measure the emulator's warm-up (run
  * alone, the 50-client row's p99 was 0.8–1.0 s cold and about 0.3 s after 30 such rounds).
  */
 const WARM_ROUNDS = Number(process.env.BENCH_WARM_ROUNDS ?? 30);
+/** Rounds of the commands table (`BENCH_ROUNDS`): every answer of every round is pooled. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const PASSWORD = "bench-admin-password-1";
 /** CPU seconds DynamoDB Local (a Java process) has used so far. */
@@ -108,11 +108,7 @@ try {
   await dynamo.stop();
 }
 
-const show = (title: string, table: Record<string, string | number>[]) => {
-  if (table.length === 0) return;
-  if (!markdown) return printTable(title, table);
-  console.log(`\n${title}\n\n${markdownTable(table)}`);
-};
+const show = (title: string, table: Record<string, string | number>[]) => showTable(title, table, markdown);
 show("Session worker: closed 1-minute bars into N running sessions, push to WebSocket", rows);
 show("Items written to the table, by kind: per session bar (sessions rows) and per request (commands rows)", writtenTable(writtenPer));
 show(

@@ -18,3 +18,10 @@ export function markdownTable(rows: Record<string, string | number>[]): string {
     "\n",
   );
 }
+
+/** Rows under `title`: aligned text, or Markdown (`--markdown`, for the docs); nothing without rows. */
+export function showTable(title: string, rows: Record<string, string | number>[], markdown: boolean): void {
+  if (rows.length === 0) return;
+  if (!markdown) printTable(title, rows);
+  else console.log(`\n${title}\n\n${markdownTable(rows)}`);
+}
