@@ -530,7 +530,7 @@ describe("the update feed", () => {
 });
 
 describe("the update feed's items", () => {
-  it("stores an append's records together (at most 50 or 64 KB of JSON an item), pages them by record, and reads the items of one record written before", async () => {
+  it("stores an append's records together (at most 50 or 64 KB of JSON an item, the newest in the head), pages them by record, and reads the items of one record written before", async () => {
     const { DynamoUpdateFeed } = await import("../../packages/adapters/src/stores/channel-store");
     const { Keys } = await import("../../packages/adapters/src/dynamo/keys");
     const feed = new DynamoUpdateFeed(api.services.db);
@@ -563,15 +563,18 @@ describe("the update feed's items", () => {
     ];
     const written = await feed.append(sessionId, messages, start);
     expect(written.map((r) => Date.parse(r.timestamp))).toEqual(messages.map((_, i) => start + 2 + i));
-    const items = await api.services.db.client.send(
-      new QueryCommand({
-        TableName: api.services.db.tableName,
-        KeyConditionExpression: "pk = :pk",
-        ExpressionAttributeValues: { ":pk": Keys.sessionUpdates(sessionId) },
-      }),
-    );
-    // Two old items; a transaction of 99 records (50 + 49) and one of the rest (21, the large one alone, the last three).
-    expect(items.Items!.filter((i) => i.sk !== "HEAD").map((i) => (i.records ? JSON.parse(i.records).length : 1))).toEqual([1, 1, 50, 49, 21, 1, 3]);
+    const feedQuery = {
+      TableName: api.services.db.tableName,
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": Keys.sessionUpdates(sessionId) },
+    };
+    const items = await api.services.db.client.send(new QueryCommand(feedQuery));
+    // Two old items; a transaction of 99 records (50 in an item, 49 in the head) and one of the rest (the head's 49 to an
+    // item, 21, the large one alone, and the last three in the head).
+    const count = (item: Record<string, any>) => (item.records ? JSON.parse(item.records).length : 1);
+    expect(items.Items!.filter((i) => i.sk !== "HEAD").map(count)).toEqual([1, 1, 50, 49, 21, 1]);
+    const head = items.Items!.find((i) => i.sk === "HEAD")!;
+    expect([count(head), head.count, head.at, head.version]).toEqual([3, 3, start + 2 + 123, 3]);
 
     const all = await feed.since(sessionId, null, 1000);
     expect(all.map((r) => r.data)).toEqual([{ i: 0 }, { i: 1 }, ...messages.map((m) => m.data)]);
@@ -588,6 +591,14 @@ describe("the update feed's items", () => {
       since = Date.parse(page.at(-1)!.timestamp);
     }
     expect(pages).toEqual(all);
+
+    // An append that fits beside the head's records writes the head alone (no item more), and reads after it as before.
+    const more = await feed.append(sessionId, [{ type: "channel_update", data: { i: 200 } }], start);
+    const after = (await api.services.db.client.send(new QueryCommand(feedQuery))).Items!;
+    expect(after.filter((i) => i.sk !== "HEAD").map(count)).toEqual([1, 1, 50, 49, 21, 1]);
+    expect(count(after.find((i) => i.sk === "HEAD")!)).toBe(4);
+    expect(await feed.since(sessionId, start + 2 + 122, 10)).toEqual([written.at(-1), ...more]);
+    expect(await feed.since(sessionId, null, 1000)).toEqual([...all, ...more]);
   });
 });
 

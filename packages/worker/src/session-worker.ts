@@ -184,9 +184,8 @@ export class SessionWorker {
     if (advancing(this.options.marketData)) this.options.marketData.advance();
     const fed = await this.flush();
     await this.routeOrders();
-    await this.playReplays();
-    await this.pushMetrics();
-    await this.beat();
+    // The replays' look-up, the metrics and the heartbeat do not depend on each other: their round trips overlap.
+    await Promise.all([this.playReplays(), this.pushMetrics(), this.beat()]);
     this.options.onStep?.({ sessions: this.driven.size, ...fed, stepMs: this.wall() - started });
   }
 
@@ -485,11 +484,10 @@ export class SessionWorker {
     this.pendingCandles = [];
     this.pendingSince = null;
     if (bars.length === 0) return { sessionBars: 0, lagMs: 0 };
-    await this.storeCandles(candles);
     const due = [...this.driven].filter(([, driven]) => driven.session.status === "running");
     let sessionBars = 0;
     // Sessions are independent (each its own run and topic): all are fed at once, each one's events in order; their saves meet in one `saveMany` (run-cache.ts).
-    await inParallel(due, due.length, async ([id, driven]) => {
+    const feeding = inParallel(due, due.length, async ([id, driven]) => {
       const catchingUp = this.catchingUp.has(id);
       const mine = catchingUp
         ? driven.feeds.flatMap((key) => this.recent.get(key) ?? []).sort(inFeedOrder)
@@ -507,6 +505,8 @@ export class SessionWorker {
       this.heartbeat.last_bar[id] = mine[mine.length - 1]!.close_ms;
       await this.publish(driven.session, fed.events, fed.engine);
     });
+    // The candles are stored while the sessions are fed: no feed reads them (a run taken up catches up from `recent`).
+    await Promise.all([this.storeCandles(candles), feeding]);
     return { sessionBars, lagMs: since === null ? 0 : this.wall() - since };
   }
 
@@ -574,8 +574,10 @@ export class SessionWorker {
   private async beat(): Promise<void> {
     this.heartbeat.at = this.services.trading.sessions.now();
     this.heartbeat.sessions = this.driven.size;
-    await this.leases.beat(this.taskId, this.heartbeat, this.wall() + (this.options.leaseMs ?? LEASE_MS));
-    await this.store.beat(combineBeats([this.heartbeat, ...this.others])!);
+    await Promise.all([
+      this.leases.beat(this.taskId, this.heartbeat, this.wall() + (this.options.leaseMs ?? LEASE_MS)),
+      this.store.beat(combineBeats([this.heartbeat, ...this.others])!),
+    ]);
   }
 
   /** Timer work never overlaps: a slow step makes the next one wait. */

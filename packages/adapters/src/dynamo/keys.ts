@@ -197,8 +197,9 @@ export const Keys = {
   /** The short-lived feed of what a session's socket pushed, by push time (15-digit ms, unique per session). */
   sessionUpdates: (sessionId: string) => `SESSION#${sessionId}#UPDATES`,
   sessionUpdate: (sessionId: string, atMs: number): Key => ({ pk: `SESSION#${sessionId}#UPDATES`, sk: String(atMs).padStart(15, "0") }),
-  sessionUpdatesAfter: (atMs: number): [string, string] => [String(Math.max(0, atMs + 1)).padStart(15, "0"), "9".repeat(15)],
-  /** The newest instant of a session's feed (sorts after every record's 15 digits). */
+  /** The feed's items keyed after an instant (every one for null), then its head. */
+  sessionUpdatesAfter: (atMs: number | null): [string, string] => [String(Math.max(0, (atMs ?? -1) + 1)).padStart(15, "0"), "HEAD"],
+  /** The newest instant of a session's feed and its newest records (sorts after every record's 15 digits). */
   sessionUpdatesHead: (sessionId: string): Key => ({ pk: `SESSION#${sessionId}#UPDATES`, sk: "HEAD" }),
 
   /** A backtest; gsi1 lists a session's backtests by creation; gsi2 (sparse) holds the active ones. */

@@ -84,42 +84,90 @@ interface UpdateItem extends Partial<StreamRecord> {
 const ITEM_RECORDS = 50;
 const ITEM_BYTES = 64 * 1024;
 
-/** The records an item holds. */
-const recordsIn = (item: UpdateItem): StreamRecord[] =>
-  item.records !== undefined ? (JSON.parse(item.records) as StreamRecord[]) : [{ type: item.type!, data: item.data!, timestamp: item.timestamp! }];
+/** The records an item holds; the head (it has a `version`), those riding in it. */
+const recordsIn = (item: UpdateItem | HeadItem): StreamRecord[] => {
+  if (item.records !== undefined) return JSON.parse(item.records) as StreamRecord[];
+  if ("version" in item) return [];
+  return [{ type: item.type!, data: item.data!, timestamp: item.timestamp! }];
+};
 
-/** The newest record's instant of a session's feed; `version` guards it. */
+/** The head's records with `texts` after them, when all fit in the head; else null. */
+function joined(pending: NonNullable<Head["pending"]>, texts: readonly string[]): Head["pending"] {
+  let bytes = pending.bytes;
+  for (const text of texts) bytes += Buffer.byteLength(text) + 1;
+  if (pending.count + texts.length > HEAD_RECORDS || bytes > HEAD_BYTES) return null;
+  return { text: `${pending.text.slice(0, -1)},${texts.join(",")}]`, count: pending.count + texts.length, bytes };
+}
+
+/**
+ * The head of a session's feed: the newest record's instant, `version` guarding it, and the newest
+ * records not yet in an item of their own (`records`, the JSON text of their array; `count` of them,
+ * `bytes` of that text). Absent in heads written before the records rode in it.
+ */
 interface HeadItem {
   session_id: string;
   at: number;
   version: number;
+  records?: string;
+  count?: number;
+  bytes?: number;
 }
+
+/** A head as this process knows it: the records riding in it (null when none), as their array's JSON text. */
+interface Head {
+  at: number;
+  version: number;
+  pending: { text: string; count: number; bytes: number } | null;
+}
+
+const NO_HEAD: Head = { at: 0, version: 0, pending: null };
+
+const headOf = (item: HeadItem | undefined): Head =>
+  item
+    ? {
+        at: item.at,
+        version: item.version,
+        pending: item.records
+          ? { text: item.records, count: item.count ?? (JSON.parse(item.records) as unknown[]).length, bytes: item.bytes ?? Buffer.byteLength(item.records) }
+          : null,
+      }
+    : NO_HEAD;
+
+/**
+ * What the head carries at most of the newest records: few and small, so that the head, written at
+ * every append, stays about as cheap to write as an item without them (DynamoDB Local's cost per item
+ * grows past a few KB: docs/benchmarks.md "DynamoDB Local").
+ */
+const HEAD_RECORDS = ITEM_RECORDS;
+const HEAD_BYTES = 8 * 1024;
 
 /** How long a session's pushed updates stay readable through `/updates`. */
 export const UPDATE_RETENTION_SECONDS = 24 * 3600;
 /**
- * Records appended in one transaction at most: the head and up to 99 items (TransactWriteItems
- * takes 100), one record each at worst (records each larger than `ITEM_BYTES`).
+ * Records appended in one transaction at most (TransactWriteItems takes 100): the head, the records
+ * it carried moved to an item, and up to 98 items, one record each at worst (records each larger
+ * than `ITEM_BYTES`), the last one riding in the head.
  */
 const CHUNK = 99;
-/** Sort keys of records: 15-digit instants (the head's `HEAD` sorts after all of them). */
-const ALL_RECORDS: [string, string] = ["0".repeat(15), "9".repeat(15)];
 
 /**
  * The feed behind `GET .../updates?since=`: records with a push time that is unique and increasing
  * per session (a record never shares its millisecond with another, and never precedes an earlier
- * one), expiring after a day. An append's records are stored together, as few items as hold them
- * (`ITEM_RECORDS`, `ITEM_BYTES`), each keyed by the time of its last record, so `since` reads the
- * items keyed after it and drops their records before it. A head item holds the newest instant;
- * the records and the head move together in one transaction conditional on the head's version. This
- * process remembers the head it last wrote, so a publisher that is the session's only writer (the
- * usual case) appends in one round trip; a stale guess costs one read and a retry.
+ * one), expiring after a day. A head item holds the newest instant and the newest records
+ * (`HEAD_RECORDS`, `HEAD_BYTES`): an append that fits beside them writes the head alone, one item;
+ * one that does not moves the head's records to an item of their own (keyed by the time of their
+ * last) and stores its own as few items as hold them (`ITEM_RECORDS`, `ITEM_BYTES`), the last of
+ * them riding in the head when small enough. The records and the head move together in one
+ * transaction conditional on the head's version, so `since` reads the items keyed after it and then
+ * the head, and drops their records before it. This process remembers the head it last wrote, so a
+ * publisher that is the session's only writer (the usual case) appends in one round trip; a stale
+ * guess costs one read and a retry.
  */
 export class DynamoUpdateFeed implements UpdateFeed {
   private readonly items: Repository<UpdateItem>;
   private readonly headItems: Repository<HeadItem>;
   /** The head this process last wrote per session: a guess, checked by the transaction's condition. */
-  private readonly heads = new Map<string, { at: number; version: number }>();
+  private readonly heads = new Map<string, Head>();
 
   constructor(private readonly db: Db) {
     this.items = new Repository<UpdateItem>(db, {
@@ -136,10 +184,7 @@ export class DynamoUpdateFeed implements UpdateFeed {
       const chunk = messages.slice(start, start + CHUNK);
       for (let attempt = 0; ; attempt++) {
         let head = attempt === 0 ? this.heads.get(sessionId) : undefined;
-        if (!head) {
-          const stored = await this.headItems.get(Keys.sessionUpdatesHead(sessionId));
-          head = stored ? { at: stored.at, version: stored.version } : { at: 0, version: 0 };
-        }
+        head ??= headOf(await this.headItems.get(Keys.sessionUpdatesHead(sessionId)));
         const write = this.recordsOf(sessionId, chunk, now, head);
         if (await transactIfUnchanged(this.db, write.steps)) {
           out.push(...this.written(sessionId, write));
@@ -168,7 +213,7 @@ export class DynamoUpdateFeed implements UpdateFeed {
     const grouped = [...bySession.values()].flatMap(([index]) => {
       const { sessionId, messages, now } = appends[index!]!;
       if (messages.length === 0 || messages.length > CHUNK) return [];
-      const head = this.heads.get(sessionId) ?? stored.get(sessionId) ?? { at: 0, version: 0 };
+      const head = this.heads.get(sessionId) ?? headOf(stored.get(sessionId));
       return [{ index: index!, write: this.recordsOf(sessionId, messages, now, head) }];
     });
     const written = await transactGroups(
@@ -198,29 +243,38 @@ export class DynamoUpdateFeed implements UpdateFeed {
   }
 
   /** Up to `CHUNK` messages as the feed's records after `head`, and the transaction's steps that write them and move the head. */
-  private recordsOf(
-    sessionId: string,
-    messages: readonly { type: string; data: Record<string, unknown> }[],
-    now: number,
-    head: { at: number; version: number },
-  ) {
+  private recordsOf(sessionId: string, messages: readonly { type: string; data: Record<string, unknown> }[], now: number, head: Head) {
     const first = Math.max(now, head.at + 1);
     // Retention is measured on the wall clock, as the table's TTL and the reads' expiry check are (the service clock may be a test's).
     const expiry = Math.floor(Date.now() / 1000) + UPDATE_RETENTION_SECONDS;
     const records = messages.map(
       (message, index): StreamRecord => ({ type: message.type, data: message.data, timestamp: new Date(first + index).toISOString() }),
     );
-    // The records in items of at most ITEM_RECORDS and ITEM_BYTES of JSON, in order, each under its last record's instant.
-    let last = first - 1;
-    const items = jsonArrays(
-      records.map((record) => JSON.stringify(record)),
-      { bytes: ITEM_BYTES, count: ITEM_RECORDS },
-    ).map(({ text, count }): UpdateItem => ({ session_id: sessionId, at: (last += count), expires_at: expiry, records: text }));
-    const next = { at: first + records.length - 1, version: head.version + 1 };
-    const headStep: TransactionStep =
-      head.version === 0
-        ? { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifAbsent: true }
-        : { put: this.headItems.toItem({ session_id: sessionId, ...next }), ifVersion: head.version };
+    const texts = records.map((record) => JSON.stringify(record));
+    const items: UpdateItem[] = [];
+    let pending = head.pending && joined(head.pending, texts);
+    if (!pending) {
+      // The head's records go to an item of their own, under their last record's instant (the head's).
+      if (head.pending) items.push({ session_id: sessionId, at: head.at, expires_at: expiry, records: head.pending.text });
+      // The new records in items of at most ITEM_RECORDS and ITEM_BYTES of JSON, in order, each under its last record's instant; the last one in the head if it fits.
+      let last = first - 1;
+      const arrays = jsonArrays(texts, { bytes: ITEM_BYTES, count: ITEM_RECORDS });
+      const tail = arrays[arrays.length - 1]!;
+      const bytes = Buffer.byteLength(tail.text);
+      if (tail.count <= HEAD_RECORDS && bytes <= HEAD_BYTES) {
+        arrays.pop();
+        pending = { text: tail.text, count: tail.count, bytes };
+      }
+      for (const { text, count } of arrays) items.push({ session_id: sessionId, at: (last += count), expires_at: expiry, records: text });
+    }
+    const next: Head = { at: first + records.length - 1, version: head.version + 1, pending };
+    const headItem = this.headItems.toItem({
+      session_id: sessionId,
+      at: next.at,
+      version: next.version,
+      ...(pending ? { records: pending.text, count: pending.count, bytes: pending.bytes } : {}),
+    });
+    const headStep: TransactionStep = head.version === 0 ? { put: headItem, ifAbsent: true } : { put: headItem, ifVersion: head.version };
     return { records, next, steps: [headStep, ...items.map((item): TransactionStep => ({ put: this.items.toItem(item), ifAbsent: true }))] };
   }
 
@@ -235,8 +289,9 @@ export class DynamoUpdateFeed implements UpdateFeed {
     const out: StreamRecord[] = [];
     let cursor: string | undefined;
     do {
+      // The items keyed after `since`, then the head with the newest records.
       const page = await this.items.query(Keys.sessionUpdates(sessionId), {
-        between: sinceMs !== null ? Keys.sessionUpdatesAfter(sinceMs) : ALL_RECORDS,
+        between: Keys.sessionUpdatesAfter(sinceMs),
         limit: limit - out.length,
         cursor,
       });
