@@ -102,6 +102,8 @@ export class SessionWorker {
   private pendingSince: number | null = null;
   /** Sessions taken up whose run existed: their first feed is every recent bar after the run's cursor. */
   private readonly catchingUp = new Set<string>();
+  /** The bars fed to each session since its last save that reached the table (its saves held: docs/session-worker.md "Quiet bars"). */
+  private readonly unsaved = new Map<string, ClosedBar[]>();
   private readonly taskId: string;
   private readonly wall: () => number;
   /** The runs this task fed, as it saved them (docs/session-worker.md "Each step"); its feeds read them through `feedDeps`. */
@@ -131,7 +133,7 @@ export class SessionWorker {
     this.wall = options.wall ?? Date.now;
     this.store = new DynamoWorkerStore(services.db);
     this.leases = new DynamoLeaseStore(services.db, this.wall);
-    this.runCache = new RunCache(services.trading.sessions.runs);
+    this.runCache = new RunCache(services.trading.sessions.runs, (run) => this.mayHold(run));
     this.feedDeps = { ...services.trading.sessions, runs: this.runCache };
     this.channelDeps = batchedChannels(services.trading.channels);
     // The heartbeat is on the market's clock, as the status endpoints that read it are.
@@ -168,6 +170,7 @@ export class SessionWorker {
     this.timers = [];
     await this.busy;
     this.options.marketData.setOnCandlestick(null);
+    await this.release();
     const held = [...this.driven.keys()];
     this.driven.clear();
     await inParallel(held, FEED_CONCURRENCY, async (id) => void (await this.leases.release(id, this.taskId)));
@@ -354,6 +357,8 @@ export class SessionWorker {
    */
   async refresh(): Promise<void> {
     const deps = this.services.trading.sessions;
+    // What is held is written first: a session let go below leaves its run as this task fed it.
+    await this.release();
     await this.beat();
     const [live, leases, beats] = await Promise.all([deps.sessions.listLive(), this.leases.leases(), this.leases.liveBeats()]);
     const tasks = new Set(beats.map((beat) => beat.task_id));
@@ -397,6 +402,7 @@ export class SessionWorker {
   private letGo(id: string): void {
     this.driven.delete(id);
     this.catchingUp.delete(id);
+    this.unsaved.delete(id);
     this.runCache.forget(id);
     delete this.heartbeat.last_bar[id];
   }
@@ -483,9 +489,14 @@ export class SessionWorker {
     this.pendingBars = [];
     this.pendingCandles = [];
     this.pendingSince = null;
-    if (bars.length === 0) return { sessionBars: 0, lagMs: 0 };
+    // A step without bars writes what was held (docs/session-worker.md "Quiet bars").
+    if (bars.length === 0) {
+      await this.release();
+      return { sessionBars: 0, lagMs: 0 };
+    }
     const due = [...this.driven].filter(([, driven]) => driven.session.status === "running");
     let sessionBars = 0;
+    const fedNow = new Set<string>();
     // Sessions are independent (each its own run and topic): all are fed at once, each one's events in order; their saves meet in one `saveMany` (run-cache.ts).
     const feeding = inParallel(due, due.length, async ([id, driven]) => {
       const catchingUp = this.catchingUp.has(id);
@@ -493,12 +504,17 @@ export class SessionWorker {
         ? driven.feeds.flatMap((key) => this.recent.get(key) ?? []).sort(inFeedOrder)
         : bars.filter((b) => driven.feeds.includes(feedKey(b.bar.symbol, b.timeframe)));
       if (mine.length === 0) return;
-      const fed = await LiveRuns.feed(this.feedDeps, id, mine, (run) => this.runCache.engineOf(run)).catch((error) => {
+      fedNow.add(id);
+      // The bars of its held saves come first: a run another writer saved meanwhile is fed them again, after its cursor.
+      const unsaved = this.unsaved.get(id);
+      const fed = await LiveRuns.feed(this.feedDeps, id, unsaved ? [...unsaved, ...mine] : mine, (run) => this.runCache.engineOf(run)).catch((error) => {
         // A feed that failed may have left its engine half fed: the run is read from the table next time.
         this.runCache.forget(id);
         throw error;
       });
       this.catchingUp.delete(id);
+      if (this.runCache.holds(id)) this.unsaved.set(id, unsaved ? [...unsaved, ...mine] : mine);
+      else this.unsaved.delete(id);
       if (!fed) return;
       sessionBars += fed.bars;
       this.heartbeat.bars += fed.bars;
@@ -507,8 +523,54 @@ export class SessionWorker {
     });
     // The candles are stored while the sessions are fed: no feed reads them (a run taken up catches up from `recent`).
     await Promise.all([this.storeCandles(candles), feeding]);
+    // The held runs of sessions this step did not feed (paused, or no bar of theirs closed) are written.
+    await this.release((id) => !fedNow.has(id));
     return { sessionBars, lagMs: since === null ? 0 : this.wall() - since };
   }
+
+  /**
+   * Writes the held saves of the sessions `which` picks (all by default). A run that another writer
+   * saved meanwhile (its held save lost) is fed the bars of its held saves again, after its cursor as
+   * stored, and written, its events published.
+   */
+  private async release(which: (sessionId: string) => boolean = () => true): Promise<void> {
+    for (const id of await this.runCache.release(which)) this.unsaved.delete(id);
+    const lost = [...this.unsaved].filter(([id]) => which(id) && !this.runCache.holds(id));
+    await inParallel(lost, lost.length, async ([id, bars]) => {
+      this.writing.add(id);
+      try {
+        const fed = await LiveRuns.feed(this.feedDeps, id, bars, (run) => this.runCache.engineOf(run));
+        this.unsaved.delete(id);
+        const session = this.driven.get(id)?.session;
+        if (fed && session) await this.publish(session, fed.events, fed.engine);
+      } catch (error) {
+        this.runCache.forget(id);
+        log.error("Worker could not feed a run its held bars again", { source: "session-worker", session_id: id, error: String(error) });
+      } finally {
+        this.writing.delete(id);
+      }
+    });
+  }
+
+  /** Runs whose save must reach the table now (`release` feeding them their held bars again). */
+  private readonly writing = new Set<string>();
+
+  /**
+   * Whether a save of `run` whose bars caused no event may be held (docs/session-worker.md "Quiet
+   * bars"): its session is one this task feeds, and the bar did not reach its engine's day's close
+   * (the day rollover, another process, must find the day's last bar saved).
+   */
+  private mayHold(run: StoredRun): boolean {
+    const day = run.snapshot?.day ?? -1;
+    // A session trading at its broker is not: each step's exchange with the broker reads its run from the table.
+    if (day < 0 || !run.progress || this.driven.get(run.run_id)?.venue !== "bars" || this.writing.has(run.run_id)) return false;
+    let close = this.dayEnds.get(run.setup);
+    if (close?.day !== day) this.dayEnds.set(run.setup, (close = { day, ms: dayCloseOf(run, day) }));
+    return run.progress.cursor_ms < close.ms;
+  }
+
+  /** The close of the engine's day of each setup last asked (`mayHold`'s memo: setups are replaced, never changed). */
+  private readonly dayEnds = new WeakMap<StoredRun["setup"], { day: number; ms: number }>();
 
   /** The playing loop (docs/mtf-and-replay.md): each playing replay or running historical MTF session advances by the steps its speed owes, its events streamed. */
   async playReplays(): Promise<void> {
