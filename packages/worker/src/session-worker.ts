@@ -27,7 +27,7 @@ import { log } from "@tp/core/log";
 import { inParallel } from "@tp/core/in-parallel";
 import { batchedChannels, FEED_CONCURRENCY, feedKey, inFeedOrder } from "./feeding";
 import { LEASE_MS, planLeases } from "./leases";
-import { RunCache } from "./run-cache";
+import { HOLD_SAVES, RunCache } from "./run-cache";
 
 export interface SessionWorkerOptions {
   /** The provider whose pushes drive the sessions (the selected market-data provider). */
@@ -564,6 +564,8 @@ export class SessionWorker {
     const day = run.snapshot?.day ?? -1;
     // A session trading at its broker is not: each step's exchange with the broker reads its run from the table.
     if (day < 0 || !run.progress || this.driven.get(run.run_id)?.venue !== "bars" || this.writing.has(run.run_id)) return false;
+    // Nor one that would leave the table's run more than HOLD_SAVES bars behind (a feed again after another writer overtook held saves).
+    if ((this.unsaved.get(run.run_id)?.length ?? 0) >= HOLD_SAVES) return false;
     let close = this.dayEnds.get(run.setup);
     if (close?.day !== day) this.dayEnds.set(run.setup, (close = { day, ms: dayCloseOf(run, day) }));
     return run.progress.cursor_ms < close.ms;
