@@ -43,6 +43,40 @@ describe("concurrent candle writes", () => {
   });
 });
 
+describe("the buckets a store wrote last", () => {
+  it("are merged into without a read, and read again once another process wrote them since", async () => {
+    const mine = new DynamoCandleStore(api.services.db);
+    const other = new DynamoCandleStore(api.services.db);
+    const reads: string[] = [];
+    api.services.db.client.middlewareStack.add(
+      (next, context) => (args) => {
+        const input = args.input as { RequestItems?: Record<string, { Keys: { pk: string }[] }>; Key?: { pk: string } };
+        const keys = input.RequestItems ? Object.values(input.RequestItems).flatMap((request) => request.Keys.map((key) => key.pk)) : [input.Key?.pk];
+        const command = String(context.commandName);
+        if (/^(BatchGetItem|GetItem)Command$/.test(command) && keys.some((pk) => pk?.startsWith("CANDLES#NVDA.US"))) reads.push(command);
+        return next(args);
+      },
+      { step: "initialize", name: "candleReads" },
+    );
+    try {
+      await mine.upsert("NVDA.US", "1m", CandleBatches.fromCandles([minute(0)]));
+      expect(reads).toEqual(["BatchGetItemCommand"]);
+      // Its own bucket again: merged into what it wrote, no read.
+      await mine.upsert("NVDA.US", "1m", CandleBatches.fromCandles([minute(1)]));
+      expect(reads).toHaveLength(1);
+      // Another process writes the bucket: the next upsert's write loses its condition, reads the bucket and merges into it.
+      await other.upsert("NVDA.US", "1m", CandleBatches.fromCandles([minute(2)]));
+      reads.length = 0;
+      await mine.upsert("NVDA.US", "1m", CandleBatches.fromCandles([minute(3)]));
+      expect(reads).toEqual(["GetItemCommand"]);
+    } finally {
+      api.services.db.client.middlewareStack.remove("candleReads");
+    }
+    const stored = (await api.services.candles.load("NVDA.US", "1m", ["2024-03-15"])).get("2024-03-15")!;
+    expect(Array.from(stored.timestamp)).toEqual([0, 1, 2, 3].map((index) => minute(index).timestamp));
+  });
+});
+
 describe("bucket summaries", () => {
   const day = (date: string, minutes: number[]) =>
     CandleBatches.fromCandles(minutes.map((m) => ({ ...minute(m), timestamp: Date.parse(`${date}T13:30:00Z`) / 1000 + m * 60 })));

@@ -61,6 +61,11 @@ const INTRADAY = TradeSessionCode.Intraday;
 const REGULAR_ATTRIBUTES = ["bucket", "count", "sessions", "data", "split", "version"];
 
 /** Every candle of a bucket, in time order. */
+/** Buckets kept as this process last wrote them (a session worker's step writes one per feed: its day's bucket). */
+const WRITTEN_BUCKETS = 256;
+
+const bucketKey = (code: string, period: StoredPeriod, bucket: string) => `${code}#${period}#${bucket}`;
+
 function candlesOf(item: CandleBucket): CandleBatch {
   const data = CandleBatches.unpack(item.data);
   return item.extended ? CandleBatches.merge(data, CandleBatches.unpack(item.extended)).batch : data;
@@ -88,6 +93,11 @@ function sessionCounts(batch: CandleBatch): Partial<Record<TradeSession, number>
  * retried, so concurrent writers never lose each other's candles. Each bucket's counts are also
  * a small summary item of their own, written after the bucket: coverage checks and totals
  * query those (a year of minute buckets is one query of 25 KB, not 2.5 MB of candles).
+ *
+ * The buckets this process wrote last are kept, decoded (`written`, the newest `WRITTEN_BUCKETS`):
+ * an upsert into one of them (the session worker's step, a bar a minute into today's bucket) merges
+ * into what it wrote without reading the bucket again, still conditional on the version it wrote,
+ * so a bucket another writer changed since is read and merged as before.
  */
 export class DynamoCandleStore implements CandleStore {
   private readonly buckets: Repository<CandleBucket>;
@@ -97,6 +107,8 @@ export class DynamoCandleStore implements CandleStore {
   private readonly knownCodes = new Set<string>();
   /** Symbols and periods seen with their summaries complete (a marker is never taken back). */
   private readonly knownComplete = new Set<string>();
+  /** The buckets this process wrote last, as written and decoded, oldest first (at most `WRITTEN_BUCKETS`). */
+  private readonly written = new Map<string, { item: CandleBucket; candles: CandleBatch }>();
   /** Symbols and periods this process has looked at for `markIfNew` (a partition found with buckets is left to `writeSummaries`). */
   private readonly lookedAt = new Set<string>();
 
@@ -222,11 +234,19 @@ export class DynamoCandleStore implements CandleStore {
       groups.set(bucket, CandleBatches.slice(batch, start, index));
       start = index;
     }
-    const existing = await this.buckets.getMany([...groups.keys()].map((bucket) => Keys.candleBucket(code, period, bucket)));
+    // The buckets this process wrote last are merged into as it wrote them; the others are read.
+    const kept = new Map<string, { item: CandleBucket; candles: CandleBatch }>();
+    for (const bucket of groups.keys()) {
+      const last = this.written.get(bucketKey(code, period, bucket));
+      if (last) kept.set(bucket, last);
+    }
+    const unknown = [...groups.keys()].filter((bucket) => !kept.has(bucket));
+    const existing = unknown.length > 0 ? await this.buckets.getMany(unknown.map((bucket) => Keys.candleBucket(code, period, bucket))) : [];
     const stored = new Map(existing.map((item) => [item.bucket, item]));
     const merges = [...groups].map(([bucket, incoming]) => {
-      const current = stored.get(bucket);
-      const merged = current ? CandleBatches.merge(candlesOf(current), incoming) : { batch: incoming, added: incoming.length, overwritten: 0 };
+      const last = kept.get(bucket);
+      const current = last?.item ?? stored.get(bucket);
+      const merged = current ? CandleBatches.merge(last?.candles ?? candlesOf(current), incoming) : { batch: incoming, added: incoming.length, overwritten: 0 };
       return { bucket, incoming, current, merged: merged.batch, added: merged.added, overwritten: merged.overwritten };
     });
     return {
@@ -278,8 +298,13 @@ export class DynamoCandleStore implements CandleStore {
       split: true,
       version: (current?.version ?? 0) + 1,
     };
+    const key = bucketKey(code, period, bucket);
+    // Until written, it is not known as this process last wrote it (a lost race reads it again).
+    this.written.delete(key);
     if (current) await this.buckets.replaceIf(item, "version", current.version, staleBucket);
     else await this.buckets.put(item, { ifAbsent: true, conflict: staleBucket });
+    this.written.set(key, { item, candles: batch });
+    if (this.written.size > WRITTEN_BUCKETS) this.written.delete(this.written.keys().next().value!);
     return { code, period, bucket, count: item.count, sessions: item.sessions, version: item.version };
   }
 
