@@ -357,8 +357,6 @@ export class SessionWorker {
    */
   async refresh(): Promise<void> {
     const deps = this.services.trading.sessions;
-    // What is held is written first: a session let go below leaves its run as this task fed it.
-    await this.release();
     await this.beat();
     const [live, leases, beats] = await Promise.all([deps.sessions.listLive(), this.leases.leases(), this.leases.liveBeats()]);
     const tasks = new Set(beats.map((beat) => beat.task_id));
@@ -369,6 +367,10 @@ export class SessionWorker {
       leases,
       tasks,
     );
+    // What a session let go, paused or stopped holds is written first: its run stays as this task fed it.
+    const givenUp = new Set(plan.release);
+    const running = new Set(live.filter((session) => session.status === "running").map((session) => session.id));
+    await this.release((id) => givenUp.has(id) || !running.has(id));
     for (const id of plan.release) {
       this.letGo(id);
       await this.leases.release(id, this.taskId);
@@ -394,6 +396,7 @@ export class SessionWorker {
       const feeds = isActiveOnWorker(session) ? liveFeedsOf(session).map((f) => feedKey(f.symbol, f.timeframe)) : [];
       this.driven.set(session.id, { session, feeds, venue });
     }
+    await this.release((id) => !held.has(id));
     for (const id of [...this.driven.keys()]) if (!held.has(id)) this.letGo(id);
     await this.resubscribe();
   }
