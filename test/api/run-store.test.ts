@@ -237,6 +237,60 @@ describe("the run store's saveMany (the session worker's step)", () => {
     expect((await listed("l-big")).length).toBe(150);
   });
 
+  it("changes the order records it wrote at the version it saves on without reading them, and reads those another process changed since", async () => {
+    const { DynamoRunStore } = await import("../../packages/adapters/src/stores/session-store");
+    const [mine, other] = [new DynamoRunStore(api.services.db), new DynamoRunStore(api.services.db)];
+    const time = Date.parse("2024-03-15T14:30:00Z");
+    const submitted = (id: string, sequence: number): EngineEvent =>
+      ({
+        sequence,
+        time,
+        type: "order_submitted",
+        channel_id: null,
+        data: { order_id: `${id}-1`, symbol: "AAPL.US", side: "buy", order_type: "market", quantity: 10 },
+      }) as EngineEvent;
+    const filled = (id: string, sequence: number): EngineEvent =>
+      ({
+        sequence,
+        time: time + 60_000,
+        type: "order_filled",
+        channel_id: null,
+        data: { order_id: `${id}-1`, symbol: "AAPL.US", side: "buy", quantity: 10, price: "101.5", commission: "1.00" },
+      }) as EngineEvent;
+    const orderReads: string[] = [];
+    api.services.db.client.middlewareStack.add(
+      (next, context) => (args) => {
+        const input = args.input as { RequestItems?: Record<string, { Keys?: { pk: string }[] }> };
+        const keys = Object.values(input.RequestItems ?? {}).flatMap((request) => (request.Keys ?? []).map((key) => key.pk));
+        if (String(context.commandName) === "BatchGetItemCommand") orderReads.push(...keys.filter((pk) => pk.startsWith("ORDER#")));
+        return next(args);
+      },
+      { step: "initialize", name: "orderReads" },
+    );
+    try {
+      for (const id of ["w-a", "w-b"]) {
+        await mine.save(runOf(id, 1, 0), 0, []);
+        await mine.save(runOf(id, 2, 1), 1, [submitted(id, 1)]);
+      }
+      // w-a: the fill of the order this process placed at the version it saves on: no read.
+      expect(await mine.save(runOf("w-a", 3, 2), 2, [filled("w-a", 2)])).toBe(true);
+      expect(orderReads).toEqual([]);
+      expect(await mine.order("w-a-1")).toMatchObject({ status: "filled", filled_price: "101.5" });
+      // w-b: another process routed the order meanwhile: this one's next save is on that version, and reads the record.
+      expect(
+        await other.save(runOf("w-b", 3, 2), 2, [
+          { sequence: 2, time, type: "order_routed", channel_id: null, data: { order_id: "w-b-1", venue_order_id: "V-1" } } as EngineEvent,
+        ]),
+      ).toBe(true);
+      orderReads.length = 0;
+      expect(await mine.save(runOf("w-b", 4, 3), 3, [filled("w-b", 3)])).toBe(true);
+      expect(orderReads).toEqual(["ORDER#w-b-1"]);
+      expect(await mine.order("w-b-1")).toMatchObject({ status: "filled", venue_order_id: "V-1" });
+    } finally {
+      api.services.db.client.middlewareStack.remove("orderReads");
+    }
+  });
+
   it("packs more runs than one transaction holds into several", async () => {
     const ids = Array.from({ length: 120 }, (_, i) => `p-${i}`);
     await runs.saveMany!(ids.map((id) => ({ run: runOf(id, 1, 0), expectedVersion: 0, events: [] })));

@@ -107,6 +107,9 @@ interface RunItem {
   progress?: RunProgress | null;
 }
 
+/** Runs whose order records a process keeps as it wrote them, at most (then it forgets them all and reads again). */
+const WRITTEN_ORDER_RUNS = 10_000;
+
 /** The most a run's item may carry of state and outbox (DynamoDB's item limit is 400 KB, attribute names and the rest included). */
 const OUTBOX_BYTES = 350_000;
 
@@ -153,6 +156,12 @@ export class DynamoRunStore implements RunStore {
   private readonly events_: Repository<StoredEvent>;
   private readonly orders_: Repository<OrderItem>;
   private readonly blocks: RunBlocks;
+  /**
+   * The order records this process wrote last for each run, while they are not over, with the run
+   * version its save committed: a save conditional on that version changes them without reading
+   * them (the worker's fills of the orders it placed the bar before).
+   */
+  private readonly writtenOrders = new Map<string, { version: number; orders: Map<string, OrderItem> }>();
 
   constructor(private readonly db: Db) {
     this.blocks = new RunBlocks(db);
@@ -199,8 +208,11 @@ export class DynamoRunStore implements RunStore {
    * (the same blocks: their keys are the save's sequences and version).
    */
   async save(run: StoredRun, expectedVersion: number, events: EngineEvent[], options: SaveOptions = {}): Promise<boolean> {
-    const save = await this.prepare({ run, expectedVersion, events }, undefined, options);
-    return "steps" in save ? transactIfUnchanged(this.db, save.steps) : save.large();
+    const save = { run, expectedVersion, events };
+    const prepared = await this.prepare(save, await this.ordersOf([save]), options);
+    const done = "steps" in prepared ? await transactIfUnchanged(this.db, prepared.steps) : await prepared.large();
+    this.remember(save, done && "steps" in prepared ? prepared.orders : null);
+    return done;
   }
 
   /**
@@ -211,9 +223,8 @@ export class DynamoRunStore implements RunStore {
    * alone, as `save` writes it.
    */
   async saveMany(saves: readonly RunSave[]): Promise<PromiseSettledResult<boolean>[]> {
-    // The order records the saves change, read together.
-    const ids = saves.flatMap(({ run, events }) => ordersToRead(run, events));
-    const read = new Map((await this.orders_.getMany(ids.map(Keys.runOrder))).map((order) => [order.id, order]));
+    // The order records the saves change, read together (but those this process wrote last).
+    const read = await this.ordersOf(saves);
     const prepared = await Promise.all(saves.map((save) => this.prepare(save, read)));
     const grouped = prepared.flatMap((save, index) => ("steps" in save ? [{ index, steps: save.steps }] : []));
     const outcomes: PromiseSettledResult<boolean>[] = new Array(saves.length);
@@ -227,7 +238,47 @@ export class DynamoRunStore implements RunStore {
       }),
     ]);
     for (const [at, { index }] of grouped.entries()) outcomes[index] = written[at]!;
+    prepared.forEach((save, index) => {
+      const outcome = outcomes[index]!;
+      this.remember(saves[index]!, outcome.status === "fulfilled" && outcome.value && "steps" in save ? save.orders : null);
+    });
     return outcomes;
+  }
+
+  /**
+   * The order records that `saves` change and did not create: those this process wrote last for a
+   * run at the version a save is conditional on (the table holds them as written, or the save
+   * fails), the others read together.
+   */
+  private async ordersOf(saves: readonly RunSave[]): Promise<Map<string, OrderItem>> {
+    const read = new Map<string, OrderItem>();
+    const missing: string[] = [];
+    for (const { run, expectedVersion, events } of saves) {
+      const known = this.writtenOrders.get(run.run_id);
+      for (const id of ordersToRead(run, events)) {
+        const order = known?.version === expectedVersion ? known.orders.get(id) : undefined;
+        if (order) read.set(id, order);
+        else missing.push(id);
+      }
+    }
+    if (missing.length > 0) for (const order of await this.orders_.getMany(missing.map(Keys.runOrder))) read.set(order.id, order);
+    return read;
+  }
+
+  /** After a save: the order records it wrote that are not over, kept at the run's new version (none after a lost or a large save). */
+  private remember({ run, expectedVersion }: RunSave, written: OrderItem[] | null): void {
+    if (!written) {
+      this.writtenOrders.delete(run.run_id);
+      return;
+    }
+    const known = this.writtenOrders.get(run.run_id);
+    const orders = known?.version === expectedVersion ? known.orders : new Map<string, OrderItem>();
+    for (const order of written) {
+      if (order.status === "pending" || order.status === "partially_filled") orders.set(order.id, order);
+      else orders.delete(order.id);
+    }
+    if (this.writtenOrders.size >= WRITTEN_ORDER_RUNS) this.writtenOrders.clear();
+    this.writtenOrders.set(run.run_id, { version: run.version, orders });
   }
 
   /** A save as the steps of one transaction, or (larger than one) the writes that make it in several. */
@@ -235,7 +286,7 @@ export class DynamoRunStore implements RunStore {
     { run, expectedVersion, events }: RunSave,
     read?: Map<string, OrderItem>,
     options: SaveOptions = {},
-  ): Promise<{ steps: TransactionStep[] } | { large: () => Promise<boolean> }> {
+  ): Promise<{ steps: TransactionStep[]; orders: OrderItem[] } | { large: () => Promise<boolean> }> {
     const item: RunItem = {
       run_id: run.run_id,
       session_id: run.session_id,
@@ -257,6 +308,7 @@ export class DynamoRunStore implements RunStore {
           ...this.eventItems(run, events).map((e) => ({ put: this.events_.toItem(e) })),
           ...orderItems.map((o) => ({ put: this.orders_.toItem(o) })),
         ],
+        orders: orderItems,
       };
     }
     return { large: () => this.saveLarge(run, item, guard, events, orderItems, options) };
@@ -395,6 +447,7 @@ export class DynamoRunStore implements RunStore {
   }
 
   async delete(runId: string): Promise<void> {
+    this.writtenOrders.delete(runId);
     const orders = await this.orders_.queryAll(Keys.runOrders(runId), { index: "gsi1", projection: ["id"] });
     await this.orders_.deleteMany(orders.map((o) => Keys.runOrder(o.id)));
     for (;;) {
