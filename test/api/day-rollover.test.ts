@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { dayRolloverHandler } from "../../packages/functions/src/schedule/day-rollover";
 import type { SessionWorker } from "../../packages/worker/src/session-worker";
-import { WorkerHarness } from "../support/worker-harness";
+import { barsSessionConfig, WorkerHarness } from "../support/worker-harness";
 
 /**
  * The day rollover against DynamoDB Local, on the session worker's manual clock: a simulation
@@ -18,14 +18,7 @@ const rollover = () =>
   dayRolloverHandler(() =>
     Promise.resolve({ sessions: h.api.services.trading.sessions, channels: h.api.services.trading.channels, calendar: h.api.services.calendar }),
   )();
-const config = {
-  strategy_name: "ma_crossover",
-  parameters: { fast_period: 3, slow_period: 8 },
-  symbols: ["AAPL.US"],
-  timeframe: "1m",
-  execution: { sizing: { model: "cash_fraction", fraction: 0.08 } },
-  venue: "bars",
-};
+const config = barsSessionConfig;
 
 describe("the day rollover", () => {
   it("settles a closed day once: day orders expire, the daily counters restart, a second run changes nothing", async () => {

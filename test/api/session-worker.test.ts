@@ -4,7 +4,7 @@ import { TradingEngine } from "../../packages/core/src/engine/engine";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
 import { recentBars } from "../../packages/core/src/trading/warm-up";
 import type { SessionWorker } from "../../packages/worker/src/session-worker";
-import { WorkerHarness } from "../support/worker-harness";
+import { barsSessionConfig, WorkerHarness } from "../support/worker-harness";
 
 /**
  * The session worker against DynamoDB Local and the simulated market on a manual clock: a
@@ -16,16 +16,7 @@ import { WorkerHarness } from "../support/worker-harness";
 const h = WorkerHarness.forSuite("2024-03-15T13:30:00Z");
 const minutes = (worker: SessionWorker, count: number) => h.minutes(worker, count);
 
-// Entries of 8 % of cash stay within the default risk preset's 10 % position limit.
-const config = {
-  strategy_name: "ma_crossover",
-  parameters: { fast_period: 3, slow_period: 8 },
-  symbols: ["AAPL.US"],
-  timeframe: "1m",
-  execution: { sizing: { model: "cash_fraction", fraction: 0.08 } },
-  // Filled on the bars fed, so one engine fed the same bars gives the same events (the broker venue: session-venue.test.ts).
-  venue: "bars",
-};
+const config = barsSessionConfig;
 
 describe("the session worker", () => {
   let sessionId: string;

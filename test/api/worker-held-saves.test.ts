@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HOLD_SAVES } from "../../packages/worker/src/run-cache";
-import { WorkerHarness } from "../support/worker-harness";
+import { barsSessionConfig, WorkerHarness } from "../support/worker-harness";
 
 /**
  * The session worker's held saves of quiet bars (docs/session-worker.md "Quiet bars") against
@@ -11,14 +11,7 @@ import { WorkerHarness } from "../support/worker-harness";
 // The US regular session opens (EDT).
 const h = WorkerHarness.forSuite("2024-03-15T13:30:00Z");
 
-const config = {
-  strategy_name: "ma_crossover",
-  parameters: { fast_period: 3, slow_period: 8 },
-  symbols: ["AAPL.US"],
-  timeframe: "1m",
-  execution: { sizing: { model: "cash_fraction", fraction: 0.08 } },
-  venue: "bars",
-};
+const config = barsSessionConfig;
 
 describe("held saves of quiet bars", () => {
   it("feed every bar once although API commands overtake them and the worker dies holding some", async () => {

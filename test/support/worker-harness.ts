@@ -29,6 +29,21 @@ export async function startMtfSession(api: TestApi, token: string, name: string,
  * first user has logged in (tokens are issued at real time), then stays at `start` until a test
  * moves it; `pinFromStart` pins it before that.
  */
+/**
+ * A simulation session's configuration that trades often on AAPL.US's 1-minute bars: `ma_crossover`
+ * 3/8, entries of 8 % of cash (within the default risk preset's 10 % position limit), filled on the
+ * bars fed (so one engine fed the same bars gives the same events; the broker venue:
+ * session-venue.test.ts).
+ */
+export const barsSessionConfig = {
+  strategy_name: "ma_crossover",
+  parameters: { fast_period: 3, slow_period: 8 },
+  symbols: ["AAPL.US"],
+  timeframe: "1m",
+  execution: { sizing: { model: "cash_fraction", fraction: 0.08 } },
+  venue: "bars",
+};
+
 export class WorkerHarness {
   api!: TestApi;
   token!: string;
