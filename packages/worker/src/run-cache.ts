@@ -18,9 +18,9 @@ export const HOLD_SAVES = 4;
  * else goes to the store.
  *
  * The engine that made a saved run is kept with it (`engineOf` hands it out again for that very
- * run object instead of restoring the snapshot). That holds because the worker's writers of a run
- * (its feeds, its exchanges with the broker) are this store's only ones, one at a time per session:
- * each save is of one step, whose engine is the one handed out for it (or none, then restored).
+ * run object instead of restoring the snapshot). That holds because the worker's feeds are this
+ * store's only writers, one feed per session at a time: each save is of one step, whose engine is
+ * the one handed out for it.
  *
  * A save whose bars caused no event may be **held** (docs/session-worker.md "Quiet bars"): when
  * `mayHold` allows it and fewer than `HOLD_SAVES` are held already, the run is kept here as fed and

@@ -104,6 +104,10 @@ export class SessionWorker {
   private readonly catchingUp = new Set<string>();
   /** The bars fed to each session since its last save that reached the table (its saves held: docs/session-worker.md "Quiet bars"). */
   private readonly unsaved = new Map<string, ClosedBar[]>();
+  /** Runs whose save must reach the table now (`release` feeding them their held bars again). */
+  private readonly writing = new Set<string>();
+  /** The close of the engine's day of each setup last asked (`mayHold`'s memo: setups are replaced, never changed). */
+  private readonly dayEnds = new WeakMap<StoredRun["setup"], { day: number; ms: number }>();
   private readonly taskId: string;
   private readonly wall: () => number;
   /** The runs this task fed, as it saved them (docs/session-worker.md "Each step"); its feeds read them through `feedDeps`. */
@@ -555,17 +559,15 @@ export class SessionWorker {
     });
   }
 
-  /** Runs whose save must reach the table now (`release` feeding them their held bars again). */
-  private readonly writing = new Set<string>();
-
   /**
    * Whether a save of `run` whose bars caused no event may be held (docs/session-worker.md "Quiet
-   * bars"): its session is one this task feeds, and the bar did not reach its engine's day's close
-   * (the day rollover, another process, must find the day's last bar saved).
+   * bars"): its session is one this task feeds on its bars, the table's run is fewer than
+   * `HOLD_SAVES` bars behind, and the bar did not reach its engine's day's close (the day rollover,
+   * another process, must find the day's last bar saved).
    */
   private mayHold(run: StoredRun): boolean {
     const day = run.snapshot?.day ?? -1;
-    // A session trading at its broker is not: each step's exchange with the broker reads its run from the table.
+    // Not a session trading at its broker: each step's exchange with the broker reads its run from the table.
     if (day < 0 || !run.progress || this.driven.get(run.run_id)?.venue !== "bars" || this.writing.has(run.run_id)) return false;
     // Nor one that would leave the table's run more than HOLD_SAVES bars behind (a feed again after another writer overtook held saves).
     if ((this.unsaved.get(run.run_id)?.length ?? 0) >= HOLD_SAVES) return false;
@@ -573,9 +575,6 @@ export class SessionWorker {
     if (close?.day !== day) this.dayEnds.set(run.setup, (close = { day, ms: dayCloseOf(run, day) }));
     return run.progress.cursor_ms < close.ms;
   }
-
-  /** The close of the engine's day of each setup last asked (`mayHold`'s memo: setups are replaced, never changed). */
-  private readonly dayEnds = new WeakMap<StoredRun["setup"], { day: number; ms: number }>();
 
   /** The playing loop (docs/mtf-and-replay.md): each playing replay or running historical MTF session advances by the steps its speed owes, its events streamed. */
   async playReplays(): Promise<void> {
