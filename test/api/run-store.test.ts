@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { gunzipJson, gzipJson } from "../../packages/adapters/src/dynamo/gzip-json";
 import { Keys } from "../../packages/adapters/src/dynamo/keys";
@@ -360,15 +360,16 @@ describe("the run store's blocks (a large save's events and orders, a few items 
   it("pages a run written in items and in blocks by sequence, as one log, in both directions and by category and level", async () => {
     const id = "r-mixed";
     await runs.save(runOf(id, 1, 0), 0, []);
-    // Small saves (items), a large one (blocks), small ones again.
+    // Saves of one event each (items), a large one (blocks), a small one of several (a block of its own).
     const early = trading(1, 5, id);
-    expect(await runs.save(runOf(id, 2, early.length), 1, early)).toBe(true);
+    for (const [index, event] of early.entries()) expect(await runs.save(runOf(id, index + 2, event.sequence), index + 1, [event])).toBe(true);
+    const version = early.length + 1;
     const chunk = trading(early.length + 1, 400, id);
     const chunkEnd = early.length + chunk.length;
-    expect(await runs.save(runOf(id, 3, chunkEnd), 2, chunk)).toBe(true);
+    expect(await runs.save(runOf(id, version + 1, chunkEnd), version, chunk)).toBe(true);
     const late = trading(chunkEnd + 1, 5, id);
     const total = chunkEnd + late.length;
-    expect(await runs.save(runOf(id, 4, total), 3, late)).toBe(true);
+    expect(await runs.save(runOf(id, version + 2, total), version + 1, late)).toBe(true);
     const all = [...early, ...chunk, ...late];
     const sequences = (filter: (e: EngineEvent) => boolean) => all.filter(filter).map((e) => e.sequence);
 
@@ -383,6 +384,47 @@ describe("the run store's blocks (a large save's events and orders, a few items 
     const fromBlock = (await runs.events(id, { limit: 1, cursor: (await runs.events(id, { limit: early.length })).cursor })).items[0]!;
     expect(Object.keys(fromBlock).sort()).toEqual(Object.keys(fromItems).sort());
     expect(fromBlock).toMatchObject({ run_id: id, sequence: early.length + 1, category: "order", level: "info" });
+  });
+
+  it("writes a small save's several events as one block and a single event as its item, and pages them as one log, filtered too, in few queries", async () => {
+    const id = "r-steps";
+    await runs.save(runOf(id, 1, 0), 0, []);
+    // Sixty steps of a session: a third log one line, the others place and fill an order (three events).
+    const all: EngineEvent[] = [];
+    for (let step = 0; step < 60; step++) {
+      const events = step % 3 === 0 ? [log(all.length + 1, `bar ${step}`)] : trading(all.length + 1, 1, id);
+      expect(await runs.save(runOf(id, step + 2, all.length + events.length), step + 1, events)).toBe(true);
+      all.push(...events);
+    }
+    const count = async (pk: string) =>
+      (
+        await api.services.db.client.send(
+          new QueryCommand({
+            TableName: api.services.db.tableName,
+            KeyConditionExpression: "pk = :pk",
+            ExpressionAttributeValues: { ":pk": pk },
+            Select: "COUNT",
+          }),
+        )
+      ).Count;
+    expect([await count(`RUN#${id}#EVENTS`), await count(`RUN#${id}#BLOCKS`)]).toEqual([20, 40]);
+    const sequences = (filter: (e: EngineEvent) => boolean) => all.filter(filter).map((e) => e.sequence);
+    expect((await pages(id, { limit: 7 })).items).toEqual(sequences(() => true));
+    expect((await pages(id, { limit: 11, ascending: false })).items).toEqual(sequences(() => true).reverse());
+    expect((await pages(id, { limit: 5, category: "order" })).items).toEqual(sequences((e) => e.type.startsWith("order_")));
+    expect((await pages(id, { limit: 9, category: "log", ascending: false })).items).toEqual(sequences((e) => e.type === "log").reverse());
+    // A page of a hundred events from blocks of three: a few queries, not one per two blocks.
+    let queries = 0;
+    api.services.db.client.middlewareStack.add((next, context) => (args) => ((queries += String(context.commandName) === "QueryCommand" ? 1 : 0), next(args)), {
+      step: "initialize",
+      name: "countQueries",
+    });
+    try {
+      expect((await runs.events(id, { limit: 100 })).items.map((e) => e.sequence)).toEqual(sequences(() => true).slice(0, 100));
+    } finally {
+      api.services.db.client.middlewareStack.remove("countQueries");
+    }
+    expect(queries).toBeLessThanOrEqual(4);
   });
 
   it("lists the orders of items and blocks by the sequence that placed them, a later change of a block's order winning", async () => {

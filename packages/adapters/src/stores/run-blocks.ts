@@ -17,8 +17,10 @@ export interface OrderItem extends TradingOrderResponse {
 export const BLOCK_BYTES = 350_000;
 /** Events or orders a block holds at most before it is compressed (halved until it fits in `BLOCK_BYTES`). */
 const BLOCK_ENTRIES = 4_000;
-/** Blocks read per query while paging (each is at most `BLOCK_BYTES`: a query answers at most 1 MB). */
+/** Blocks read per query while paging, at first (each is at most `BLOCK_BYTES`: a query answers at most 1 MB). */
 const BLOCKS_PER_READ = 2;
+/** Blocks read per query at most, when they are small (a session's steps' blocks, a few events each). */
+const MAX_BLOCKS_PER_READ = 200;
 
 /** One item of a run's blocks: events (`kind: "events"`) or order records, gzipped JSON. */
 interface BlockItem {
@@ -68,6 +70,19 @@ export class RunBlocks {
 
   constructor(db: Db) {
     this.blocks = new Repository<BlockItem>(db, { type: "RunBlock", key: keyOf });
+  }
+
+  /**
+   * The events of one small save as one block item, for its transaction (a session's step that
+   * placed or filled an order: two to four events in one item where each was an item); undefined
+   * when they do not fit in one.
+   */
+  eventsItem(runId: string, version: number, events: EngineEvent[]): Record<string, unknown> | undefined {
+    const body = gzipJson(events);
+    if (events.length === 0 || body.byteLength > BLOCK_BYTES) return undefined;
+    const first = events[0]!.sequence;
+    const last = events[events.length - 1]!.sequence;
+    return this.blocks.toItem({ run_id: runId, kind: "events", first, last, version, part: 0, count: events.length, body });
   }
 
   /** Writes the events and order records of one save, committed (or about to be) at `version`. */
@@ -130,10 +145,19 @@ export class RunBlocks {
     const found = new Map<number, { event: StoredEvent; version: number }>();
     let last: number | undefined;
     let cursor: string | undefined;
+    // Blocks read per query: two at first (a backtest's are large), then as many as the events still wanted need at the blocks' size so far (a session's steps' blocks hold a few each).
+    let blocks = 0;
+    let held = 0;
     do {
-      const page = await this.blocks.query(partition, { between, ascending, limit: BLOCKS_PER_READ, cursor });
+      const limit =
+        blocks === 0
+          ? BLOCKS_PER_READ
+          : Math.min(MAX_BLOCKS_PER_READ, Math.max(BLOCKS_PER_READ, Math.ceil(((want - found.size) * blocks) / Math.max(1, held))));
+      const page = await this.blocks.query(partition, { between, ascending, limit, cursor });
       if (page.items.length > 0) last ??= await committed();
       for (const block of page.items) {
+        blocks += 1;
+        held += block.count;
         for (const event of unpack<EngineEvent>(block)) {
           if (!beyond(event.sequence) || event.sequence > last!) continue;
           const stored = storedEvent(event, runId);

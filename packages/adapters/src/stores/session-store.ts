@@ -302,10 +302,12 @@ export class DynamoRunStore implements RunStore {
       expectedVersion === 0 ? { put: this.states.toItem(put), ifAbsent: true } : { put: this.states.toItem(put), ifVersion: expectedVersion };
     const orderItems = await this.orderChanges(run, events, read);
     if (1 + events.length + orderItems.length <= TRANSACTION_ITEMS) {
+      // A save of several events writes them as one block (a step that fills an order: two to four), one event as its item.
+      const block = events.length > 1 ? this.blocks.eventsItem(run.run_id, run.version, events) : undefined;
       return {
         steps: [
           guard(item),
-          ...this.eventItems(run, events).map((e) => ({ put: this.events_.toItem(e) })),
+          ...(block ? [{ put: block }] : this.eventItems(run, events).map((e) => ({ put: this.events_.toItem(e) }))),
           ...orderItems.map((o) => ({ put: this.orders_.toItem(o) })),
         ],
         orders: orderItems,
