@@ -60,12 +60,12 @@ const INTRADAY = TradeSessionCode.Intraday;
 /** What a regular-session read takes of a bucket (DynamoDB returns only these attributes). */
 const REGULAR_ATTRIBUTES = ["bucket", "count", "sessions", "data", "split", "version"];
 
-/** Every candle of a bucket, in time order. */
 /** Buckets kept as this process last wrote them (a session worker's step writes one per feed: its day's bucket). */
 const WRITTEN_BUCKETS = 256;
 
 const bucketKey = (code: string, period: StoredPeriod, bucket: string) => `${code}#${period}#${bucket}`;
 
+/** Every candle of a bucket, in time order. */
 function candlesOf(item: CandleBucket): CandleBatch {
   const data = CandleBatches.unpack(item.data);
   return item.extended ? CandleBatches.merge(data, CandleBatches.unpack(item.extended)).batch : data;

@@ -147,17 +147,17 @@ export class RunBlocks {
     let cursor: string | undefined;
     // Blocks read per query: two at first (a backtest's are large), then as many as the events still wanted need at the blocks' size so far (a session's steps' blocks hold a few each).
     let blocks = 0;
-    let held = 0;
+    let entries = 0;
     do {
       const limit =
         blocks === 0
           ? BLOCKS_PER_READ
-          : Math.min(MAX_BLOCKS_PER_READ, Math.max(BLOCKS_PER_READ, Math.ceil(((want - found.size) * blocks) / Math.max(1, held))));
+          : Math.min(MAX_BLOCKS_PER_READ, Math.max(BLOCKS_PER_READ, Math.ceil(((want - found.size) * blocks) / Math.max(1, entries))));
       const page = await this.blocks.query(partition, { between, ascending, limit, cursor });
       if (page.items.length > 0) last ??= await committed();
       for (const block of page.items) {
         blocks += 1;
-        held += block.count;
+        entries += block.count;
         for (const event of unpack<EngineEvent>(block)) {
           if (!beyond(event.sequence) || event.sequence > last!) continue;
           const stored = storedEvent(event, runId);
