@@ -514,13 +514,14 @@ export class SessionWorker {
       fedNow.add(id);
       // The bars of its held saves come first: a run another writer saved meanwhile is fed them again, after its cursor.
       const unsaved = this.unsaved.get(id);
-      const fed = await LiveRuns.feed(this.feedDeps, id, unsaved ? [...unsaved, ...mine] : mine, (run) => this.runCache.engineOf(run)).catch((error) => {
+      const fedBars = unsaved ? [...unsaved, ...mine] : mine;
+      const fed = await LiveRuns.feed(this.feedDeps, id, fedBars, (run) => this.runCache.engineOf(run)).catch((error) => {
         // A feed that failed may have left its engine half fed: the run is read from the table next time.
         this.runCache.forget(id);
         throw error;
       });
       this.catchingUp.delete(id);
-      if (this.runCache.holds(id)) this.unsaved.set(id, unsaved ? [...unsaved, ...mine] : mine);
+      if (this.runCache.holds(id)) this.unsaved.set(id, fedBars);
       else this.unsaved.delete(id);
       if (!fed) return;
       sessionBars += fed.bars;

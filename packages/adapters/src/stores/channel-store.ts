@@ -101,8 +101,8 @@ function joined(pending: NonNullable<Head["pending"]>, texts: readonly string[])
 
 /**
  * The head of a session's feed: the newest record's instant, `version` guarding it, and the newest
- * records not yet in an item of their own (`records`, the JSON text of their array; `count` of them,
- * `bytes` of that text). Absent in heads written before the records rode in it.
+ * records not yet in an item of their own (`records`, the JSON text of their array, and `count` of
+ * them, both absent in heads written before the records rode in it).
  */
 interface HeadItem {
   session_id: string;
@@ -110,10 +110,9 @@ interface HeadItem {
   version: number;
   records?: string;
   count?: number;
-  bytes?: number;
 }
 
-/** A head as this process knows it: the records riding in it (null when none), as their array's JSON text. */
+/** A head as this process knows it: the records riding in it (null when none), as their array's JSON text and its UTF-8 bytes. */
 interface Head {
   at: number;
   version: number;
@@ -127,9 +126,7 @@ const headOf = (item: HeadItem | undefined): Head =>
     ? {
         at: item.at,
         version: item.version,
-        pending: item.records
-          ? { text: item.records, count: item.count ?? (JSON.parse(item.records) as unknown[]).length, bytes: item.bytes ?? Buffer.byteLength(item.records) }
-          : null,
+        pending: item.records ? { text: item.records, count: item.count!, bytes: Buffer.byteLength(item.records) } : null,
       }
     : NO_HEAD;
 
@@ -272,7 +269,7 @@ export class DynamoUpdateFeed implements UpdateFeed {
       session_id: sessionId,
       at: next.at,
       version: next.version,
-      ...(pending ? { records: pending.text, count: pending.count, bytes: pending.bytes } : {}),
+      ...(pending ? { records: pending.text, count: pending.count } : {}),
     });
     const headStep: TransactionStep = head.version === 0 ? { put: headItem, ifAbsent: true } : { put: headItem, ifVersion: head.version };
     return { records, next, steps: [headStep, ...items.map((item): TransactionStep => ({ put: this.items.toItem(item), ifAbsent: true }))] };

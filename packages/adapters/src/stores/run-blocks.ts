@@ -78,8 +78,9 @@ export class RunBlocks {
    * when they do not fit in one.
    */
   eventsItem(runId: string, version: number, events: EngineEvent[]): Record<string, unknown> | undefined {
+    if (events.length === 0) return undefined;
     const body = gzipJson(events);
-    if (events.length === 0 || body.byteLength > BLOCK_BYTES) return undefined;
+    if (body.byteLength > BLOCK_BYTES) return undefined;
     const first = events[0]!.sequence;
     const last = events[events.length - 1]!.sequence;
     return this.blocks.toItem({ run_id: runId, kind: "events", first, last, version, part: 0, count: events.length, body });
