@@ -298,8 +298,8 @@ describe("the run store's saveMany (the session worker's step)", () => {
       runs.saveMany!(ids.map((id) => ({ run: runOf(id, 2, 1), expectedVersion: 1, events: [log(1, `${id} bar`)] }))),
     );
     expect(outcomes(result).every((o) => o === true)).toBe(true);
-    // 240 items: three transactions of at most 100.
-    expect(sent).toBe(3);
+    // 120 items (each event rides in its run's item): two transactions of at most 100.
+    expect(sent).toBe(2);
     expect(await listed("p-119")).toEqual([[1, "p-119 bar"]]);
     expect((await runs.get("p-0"))!.version).toBe(2);
   });
@@ -333,6 +333,35 @@ function trading(from: number, orders: number, runId: string): EngineEvent[] {
   return events;
 }
 
+/** Where a run's events are stored: items per event (how many), blocks (their sequences each) and the tail in its item. */
+async function storedEvents(id: string) {
+  const query = async (pk: string) =>
+    (
+      await api.services.db.client.send(
+        new QueryCommand({ TableName: api.services.db.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": pk } }),
+      )
+    ).Items ?? [];
+  const state = (await api.services.db.client.send(new GetCommand({ TableName: api.services.db.tableName, Key: Keys.runState(id) }))).Item!;
+  const sequences = (body: Uint8Array | undefined) => (body ? gunzipJson<EngineEvent[]>(body).map((e) => e.sequence) : []);
+  return {
+    items: (await query(`RUN#${id}#EVENTS`)).length,
+    blocks: (await query(`RUN#${id}#BLOCKS`)).filter((block) => block.kind === "events").map((block) => sequences(block.body)),
+    tail: sequences(state.tail),
+  };
+}
+
+/** Events written as an item each, with their indexes' keys, as run saves wrote them before the runs' tails. */
+async function legacyItems(id: string, events: EngineEvent[]) {
+  const { Repository } = await import("../../packages/adapters/src/dynamo/repository");
+  const { storedEvent } = await import("../../packages/core/src/trading/runs");
+  const items = new Repository<ReturnType<typeof storedEvent>>(api.services.db, {
+    type: "RunEvent",
+    key: (e) => Keys.runEvent(e.run_id, e.sequence),
+    indexes: { gsi1: (e) => Keys.runEventByLevel(e.run_id, e.level, e.sequence), gsi2: (e) => Keys.runEventByCategory(e.run_id, e.category, e.sequence) },
+  });
+  await items.putMany(events.map((e) => storedEvent(e, id)));
+}
+
 /** Every page of a query, and the pages' sizes. */
 async function pages(id: string, query: { category?: "order" | "log"; level?: "info"; ascending?: boolean; limit: number }) {
   const items: number[] = [];
@@ -360,10 +389,13 @@ describe("the run store's blocks (a large save's events and orders, a few items 
   it("pages a run written in items and in blocks by sequence, as one log, in both directions and by category and level", async () => {
     const id = "r-mixed";
     await runs.save(runOf(id, 1, 0), 0, []);
-    // Saves of one event each (items), a large one (blocks), a small one of several (a block of its own).
-    const early = trading(1, 5, id);
+    // Events as items (as saves wrote them before the runs' tails), saves of one event each (the tail), a large one (blocks, the tail's first), a small one of several (the tail again).
+    const legacy = trading(1, 2, id);
+    await legacyItems(id, legacy);
+    const early = trading(legacy.length + 1, 5, id).slice(0, -legacy.length);
     for (const [index, event] of early.entries()) expect(await runs.save(runOf(id, index + 2, event.sequence), index + 1, [event])).toBe(true);
-    const version = early.length + 1;
+    early.unshift(...legacy);
+    const version = early.length - legacy.length + 1;
     const chunk = trading(early.length + 1, 400, id);
     const chunkEnd = early.length + chunk.length;
     expect(await runs.save(runOf(id, version + 1, chunkEnd), version, chunk)).toBe(true);
@@ -381,12 +413,13 @@ describe("the run store's blocks (a large save's events and orders, a few items 
     expect((await pages(id, { limit: 41, category: "log", ascending: false })).items).toEqual(sequences((e) => e.type === "log").reverse());
     // The stored form of an event is the same whichever way it was written.
     const fromItems = (await runs.events(id, { limit: 1 })).items[0]!;
+    expect(fromItems.sequence).toBe(1);
     const fromBlock = (await runs.events(id, { limit: 1, cursor: (await runs.events(id, { limit: early.length })).cursor })).items[0]!;
     expect(Object.keys(fromBlock).sort()).toEqual(Object.keys(fromItems).sort());
     expect(fromBlock).toMatchObject({ run_id: id, sequence: early.length + 1, category: "order", level: "info" });
   });
 
-  it("writes a small save's several events as one block and a single event as its item, and pages them as one log, filtered too, in few queries", async () => {
+  it("carries a small save's events in its run's item until they fill a block, and pages them as one log, filtered too, in few queries", async () => {
     const id = "r-steps";
     await runs.save(runOf(id, 1, 0), 0, []);
     // Sixty steps of a session: a third log one line, the others place and fill an order (three events).
@@ -396,24 +429,19 @@ describe("the run store's blocks (a large save's events and orders, a few items 
       expect(await runs.save(runOf(id, step + 2, all.length + events.length), step + 1, events)).toBe(true);
       all.push(...events);
     }
-    const count = async (pk: string) =>
-      (
-        await api.services.db.client.send(
-          new QueryCommand({
-            TableName: api.services.db.tableName,
-            KeyConditionExpression: "pk = :pk",
-            ExpressionAttributeValues: { ":pk": pk },
-            Select: "COUNT",
-          }),
-        )
-      ).Count;
-    expect([await count(`RUN#${id}#EVENTS`), await count(`RUN#${id}#BLOCKS`)]).toEqual([20, 40]);
+    const stored = await storedEvents(id);
+    // No item per event: blocks of many, each a tail (at most 50 events) with the events of the save that would have taken it past its bounds (at most three), then the tail.
+    expect(stored.items).toBe(0);
+    expect(stored.blocks.length).toBeGreaterThan(1);
+    expect(stored.blocks.every((block) => block.length >= 10 && block.length <= 53)).toBe(true);
+    expect(stored.tail.length).toBeLessThanOrEqual(50);
+    expect([...stored.blocks.flat(), ...stored.tail]).toEqual(all.map((e) => e.sequence));
     const sequences = (filter: (e: EngineEvent) => boolean) => all.filter(filter).map((e) => e.sequence);
     expect((await pages(id, { limit: 7 })).items).toEqual(sequences(() => true));
     expect((await pages(id, { limit: 11, ascending: false })).items).toEqual(sequences(() => true).reverse());
     expect((await pages(id, { limit: 5, category: "order" })).items).toEqual(sequences((e) => e.type.startsWith("order_")));
     expect((await pages(id, { limit: 9, category: "log", ascending: false })).items).toEqual(sequences((e) => e.type === "log").reverse());
-    // A page of a hundred events from blocks of three: a few queries, not one per two blocks.
+    // A page of a hundred events: the run's item, then a few queries.
     let queries = 0;
     api.services.db.client.middlewareStack.add((next, context) => (args) => ((queries += String(context.commandName) === "QueryCommand" ? 1 : 0), next(args)), {
       step: "initialize",
@@ -425,6 +453,28 @@ describe("the run store's blocks (a large save's events and orders, a few items 
       api.services.db.client.middlewareStack.remove("countQueries");
     }
     expect(queries).toBeLessThanOrEqual(4);
+  });
+
+  it("carries on a tail another process wrote, and keeps it when a save loses its race", async () => {
+    const { DynamoRunStore } = await import("../../packages/adapters/src/stores/session-store");
+    const [mine, other] = [new DynamoRunStore(api.services.db), new DynamoRunStore(api.services.db)];
+    const id = "r-tail-shared";
+    await mine.save(runOf(id, 1, 0), 0, []);
+    for (let version = 1; version <= 3; version++)
+      expect(await mine.save(runOf(id, version + 1, version), version, [log(version, `mine ${version}`)])).toBe(true);
+    // The other process never read the run: its save on version 4 reads the tail it carries on.
+    expect(await other.save(runOf(id, 5, 4), 4, [log(4, "other 4")])).toBe(true);
+    // This process's save on the version it wrote last loses, and writes nothing.
+    expect(await mine.save(runOf(id, 5, 4), 4, [log(4, "lost")])).toBe(false);
+    expect(await mine.save(runOf(id, 6, 5), 5, [log(5, "mine 5")])).toBe(true);
+    expect(await listed(id)).toEqual([
+      [1, "mine 1"],
+      [2, "mine 2"],
+      [3, "mine 3"],
+      [4, "other 4"],
+      [5, "mine 5"],
+    ]);
+    expect((await storedEvents(id)).tail).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("lists the orders of items and blocks by the sequence that placed them, a later change of a block's order winning", async () => {

@@ -59,6 +59,21 @@ function pack<T>(entries: T[]): { entries: T[]; body: Uint8Array }[] {
 const unpack = <T>(block: BlockItem): T[] => gunzipJson<T[]>(block.body);
 
 /**
+ * Of a run's `events`, those past sequence `after` in the query's direction (every one when
+ * undefined) and up to its committed sequence, that match the query's level or category, as stored.
+ */
+export function eventsMatching(runId: string, events: EngineEvent[], query: EventQuery, after: number | undefined, committed: number): StoredEvent[] {
+  const ascending = query.ascending ?? true;
+  const out: StoredEvent[] = [];
+  for (const event of events) {
+    if ((after !== undefined && (ascending ? event.sequence <= after : event.sequence >= after)) || event.sequence > committed) continue;
+    const stored = storedEvent(event, runId);
+    if ((!query.level || stored.level === query.level) && (!query.category || stored.category === query.category)) out.push(stored);
+  }
+  return out;
+}
+
+/**
  * A run's blocks (docs/data-model.md "Runs"): the events and order records of a large save (a
  * backtest's chunk: thousands of events) written as a few items of many, instead of an item per
  * event and per order with two index entries each. Written once under keys made of the save's
@@ -140,8 +155,6 @@ export class RunBlocks {
       }
       between = Keys.runEventBlocksFrom(start);
     } else between = Keys.runEventBlocksUpTo(after === undefined ? 999_999_999_999 : after - 1);
-    const beyond = (sequence: number) => after === undefined || (ascending ? sequence > after : sequence < after);
-    const matches = (e: StoredEvent) => (!query.level || e.level === query.level) && (!query.category || e.category === query.category);
     // Of two blocks holding one sequence (a chunk written again with other cuts), the later version's.
     const found = new Map<number, { event: StoredEvent; version: number }>();
     let last: number | undefined;
@@ -159,11 +172,9 @@ export class RunBlocks {
       for (const block of page.items) {
         blocks += 1;
         entries += block.count;
-        for (const event of unpack<EngineEvent>(block)) {
-          if (!beyond(event.sequence) || event.sequence > last!) continue;
-          const stored = storedEvent(event, runId);
-          const seen = found.get(event.sequence);
-          if (matches(stored) && (!seen || seen.version < block.version)) found.set(event.sequence, { event: stored, version: block.version });
+        for (const stored of eventsMatching(runId, unpack<EngineEvent>(block), query, after, last!)) {
+          const seen = found.get(stored.sequence);
+          if (!seen || seen.version < block.version) found.set(stored.sequence, { event: stored, version: block.version });
         }
       }
       cursor = page.cursor;

@@ -9,7 +9,6 @@ import {
   type RunSave,
   type RunStore,
   type SaveOptions,
-  storedEvent,
   type StoredEvent,
   type StoredRun,
   type TradingOrderResponse,
@@ -24,7 +23,7 @@ import { Keys } from "../dynamo/keys";
 import { Cursor, Repository, TRANSACTION_ITEMS, transactGroups, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
 import { Table } from "../dynamo/table";
 import { deleteChannelItems } from "./channel-store";
-import { newer, RunBlocks, type OrderItem } from "./run-blocks";
+import { eventsMatching, newer, RunBlocks, type OrderItem } from "./run-blocks";
 
 /**
  * Trading sessions on the single table: one item per session, listed per owner through gsi1
@@ -105,9 +104,33 @@ interface RunItem {
   outbox?: Uint8Array;
   /** The state's progress again, in the clear: what progress views read without the state (absent in items written before it). */
   progress?: RunProgress | null;
+  /**
+   * The run's newest events, committed after its last events' block, gzipped JSON (absent when
+   * none): the small saves' events ride here until they fill a block (`TAIL_EVENTS`, `TAIL_BYTES`).
+   */
+  tail?: Uint8Array;
 }
 
-/** Runs whose order records a process keeps as it wrote them, at most (then it forgets them all and reads again). */
+/** The events a run's item carries at most in its tail: a save that would pass it writes them as a block instead. */
+const TAIL_EVENTS = 50;
+/**
+ * The most the tail's gzipped JSON may take: DynamoDB Local's cost of an item hardly grows with it
+ * up to a few KB, DynamoDB's write units do (a unit a KB), so a tail stays near the size of the
+ * block item it saves (docs/data-model.md "Runs").
+ */
+const TAIL_BYTES = 2_048;
+
+/** A run item's tail as a process last read or wrote it: at `version`, gzipped (`body`) and parsed when needed (`events`). */
+interface Tail {
+  version: number;
+  body?: Uint8Array;
+  events?: EngineEvent[];
+}
+
+/** A save prepared: the steps of its one transaction, with the order records and the tail they write; or the writes of a large save. */
+type PreparedSave = { steps: TransactionStep[]; orders: OrderItem[]; tail: Omit<Tail, "version"> } | { large: () => Promise<boolean> };
+
+/** Runs whose order records (and tails) a process keeps as it wrote them, at most (then it forgets them all and reads again). */
 const WRITTEN_ORDER_RUNS = 10_000;
 
 /** The most a run's item may carry of state and outbox (DynamoDB's item limit is 400 KB, attribute names and the rest included). */
@@ -144,12 +167,13 @@ const runOf = (item: RunItem): StoredRun => {
 };
 
 /**
- * Runs on the single table: the state item (`Keys.runState`), one item per event (`Keys.runEvent`,
- * indexed by level on gsi1 and by category on gsi2), and one item per order (`Keys.runOrder`,
- * listed per run on gsi1 and per run and status on gsi2), as small saves (a session's steps) write
- * them; a save too large for one transaction (a backtest's chunk) writes its events and order
- * records as blocks instead (`RunBlocks`). The readers page over both by sequence, with cursors
- * of one shape (the item-per-event query's), so a run written either way reads the same.
+ * Runs on the single table: the state item (`Keys.runState`) with the run's newest events in its
+ * tail, one item per order (`Keys.runOrder`, listed per run on gsi1 and per run and status on
+ * gsi2), and blocks (`RunBlocks`): a tail that fills, with the events of the save that fills it,
+ * and the events and order records of a save too large for one transaction (a backtest's chunk).
+ * Runs saved before tails have an item per event (`Keys.runEvent`, indexed by level on gsi1 and by
+ * category on gsi2). The readers page over all three by sequence, with cursors of one shape (the
+ * item-per-event query's), so a run written any way reads the same.
  */
 export class DynamoRunStore implements RunStore {
   private readonly states: Repository<RunItem>;
@@ -162,6 +186,11 @@ export class DynamoRunStore implements RunStore {
    * them (the worker's fills of the orders it placed the bar before).
    */
   private readonly writtenOrders = new Map<string, { version: number; orders: Map<string, OrderItem> }>();
+  /**
+   * The tail of each run's item (its newest events) as this process last read or wrote it, with
+   * that item's version: a save conditional on the version carries the tail on without reading it.
+   */
+  private readonly tails = new Map<string, Tail>();
 
   constructor(private readonly db: Db) {
     this.blocks = new RunBlocks(db);
@@ -188,6 +217,7 @@ export class DynamoRunStore implements RunStore {
     const item = await this.states.get(Keys.runState(runId));
     if (!item) return undefined;
     const run = runOf(item);
+    this.keepTail(runId, { version: item.version, body: item.tail });
     // A save too large for one transaction committed its events here first; a crash may have kept them from their own items.
     if (item.outbox) await this.writeEvents(run, gunzipJson<EngineEvent[]>(item.outbox));
     return run;
@@ -209,9 +239,10 @@ export class DynamoRunStore implements RunStore {
    */
   async save(run: StoredRun, expectedVersion: number, events: EngineEvent[], options: SaveOptions = {}): Promise<boolean> {
     const save = { run, expectedVersion, events };
-    const prepared = await this.prepare(save, await this.ordersOf([save]), options);
+    const [read, tails] = await Promise.all([this.ordersOf([save]), this.tailsOf([save])]);
+    const prepared = await this.prepare(save, read, tails, options);
     const done = "steps" in prepared ? await transactIfUnchanged(this.db, prepared.steps) : await prepared.large();
-    this.remember(save, done && "steps" in prepared ? prepared.orders : null);
+    this.remember(save, done, prepared);
     return done;
   }
 
@@ -223,9 +254,9 @@ export class DynamoRunStore implements RunStore {
    * alone, as `save` writes it.
    */
   async saveMany(saves: readonly RunSave[]): Promise<PromiseSettledResult<boolean>[]> {
-    // The order records the saves change, read together (but those this process wrote last).
-    const read = await this.ordersOf(saves);
-    const prepared = await Promise.all(saves.map((save) => this.prepare(save, read)));
+    // The order records the saves change and the runs' tails, read together (but those this process wrote last).
+    const [read, tails] = await Promise.all([this.ordersOf(saves), this.tailsOf(saves)]);
+    const prepared = await Promise.all(saves.map((save) => this.prepare(save, read, tails)));
     const grouped = prepared.flatMap((save, index) => ("steps" in save ? [{ index, steps: save.steps }] : []));
     const outcomes: PromiseSettledResult<boolean>[] = new Array(saves.length);
     const [written] = await Promise.all([
@@ -240,7 +271,7 @@ export class DynamoRunStore implements RunStore {
     for (const [at, { index }] of grouped.entries()) outcomes[index] = written[at]!;
     prepared.forEach((save, index) => {
       const outcome = outcomes[index]!;
-      this.remember(saves[index]!, outcome.status === "fulfilled" && outcome.value && "steps" in save ? save.orders : null);
+      this.remember(saves[index]!, outcome.status === "fulfilled" && outcome.value, save);
     });
     return outcomes;
   }
@@ -265,12 +296,43 @@ export class DynamoRunStore implements RunStore {
     return read;
   }
 
-  /** After a save: the order records it wrote that are not over, kept at the run's new version (none after a lost or a large save). */
-  private remember({ run, expectedVersion }: RunSave, written: OrderItem[] | null): void {
-    if (!written) {
+  /**
+   * The tails of the runs `saves` are conditional on: those this process read or wrote at that
+   * version, the others read (a save on another version fails its condition whatever it carries).
+   */
+  private async tailsOf(saves: readonly RunSave[]): Promise<Map<string, EngineEvent[]>> {
+    const tails = new Map<string, EngineEvent[]>();
+    await Promise.all(
+      saves.map(async ({ run, expectedVersion }) => {
+        let tail = this.tails.get(run.run_id);
+        if (expectedVersion === 0) tail = { version: 0 };
+        else if (tail?.version !== expectedVersion) {
+          const item = await this.states.get(Keys.runState(run.run_id), { projection: ["tail", "version"] });
+          tail = { version: item?.version ?? 0, body: item?.tail };
+        }
+        tails.set(run.run_id, (tail.events ??= tail.body ? gunzipJson<EngineEvent[]>(tail.body) : []));
+      }),
+    );
+    return tails;
+  }
+
+  private keepTail(runId: string, tail: Tail): void {
+    if (this.tails.size >= WRITTEN_ORDER_RUNS) this.tails.clear();
+    this.tails.set(runId, tail);
+  }
+
+  /**
+   * After a save: the tail it wrote and the order records it wrote that are not over, kept at the
+   * run's new version (after a lost save, neither; after a large one, its empty tail alone).
+   */
+  private remember({ run, expectedVersion }: RunSave, done: boolean, prepared: PreparedSave): void {
+    if (done) this.keepTail(run.run_id, { version: run.version, ...("steps" in prepared ? prepared.tail : {}) });
+    else this.tails.delete(run.run_id);
+    if (!done || !("steps" in prepared)) {
       this.writtenOrders.delete(run.run_id);
       return;
     }
+    const written = prepared.orders;
     const known = this.writtenOrders.get(run.run_id);
     const orders = known?.version === expectedVersion ? known.orders : new Map<string, OrderItem>();
     for (const order of written) {
@@ -281,12 +343,19 @@ export class DynamoRunStore implements RunStore {
     this.writtenOrders.set(run.run_id, { version: run.version, orders });
   }
 
-  /** A save as the steps of one transaction, or (larger than one) the writes that make it in several. */
+  /**
+   * A save as the steps of one transaction, or (larger than one) the writes that make it in
+   * several. A small save's events join the run's tail in its item; when they would take it past
+   * `TAIL_EVENTS` or `TAIL_BYTES`, the tail and they are written as one events' block in the
+   * transaction instead, and the item's tail is left empty.
+   */
   private async prepare(
     { run, expectedVersion, events }: RunSave,
-    read?: Map<string, OrderItem>,
+    read: Map<string, OrderItem>,
+    tails: Map<string, EngineEvent[]>,
     options: SaveOptions = {},
-  ): Promise<{ steps: TransactionStep[]; orders: OrderItem[] } | { large: () => Promise<boolean> }> {
+  ): Promise<PreparedSave> {
+    const tail = tails.get(run.run_id) ?? [];
     const item: RunItem = {
       run_id: run.run_id,
       session_id: run.session_id,
@@ -302,18 +371,20 @@ export class DynamoRunStore implements RunStore {
       expectedVersion === 0 ? { put: this.states.toItem(put), ifAbsent: true } : { put: this.states.toItem(put), ifVersion: expectedVersion };
     const orderItems = await this.orderChanges(run, events, read);
     if (1 + events.length + orderItems.length <= TRANSACTION_ITEMS) {
-      // A save of several events writes them as one block (a step that fills an order: two to four), one event as its item.
-      const block = events.length > 1 ? this.blocks.eventsItem(run.run_id, run.version, events) : undefined;
-      return {
-        steps: [
-          guard(item),
-          ...(block ? [{ put: block }] : this.eventItems(run, events).map((e) => ({ put: this.events_.toItem(e) }))),
-          ...orderItems.map((o) => ({ put: this.orders_.toItem(o) })),
-        ],
-        orders: orderItems,
-      };
+      const newest = events.length === 0 ? tail : tail.length === 0 ? events : [...tail, ...events];
+      const body = newest.length === 0 || newest.length > TAIL_EVENTS ? undefined : gzipJson(newest);
+      const kept = newest.length === 0 || (body !== undefined && body.byteLength <= TAIL_BYTES);
+      const block = kept ? undefined : this.blocks.eventsItem(run.run_id, run.version, newest);
+      if (kept || block) {
+        if (kept && body) item.tail = body;
+        return {
+          steps: [guard(item), ...(block ? [{ put: block }] : []), ...orderItems.map((o) => ({ put: this.orders_.toItem(o) }))],
+          orders: orderItems,
+          tail: kept ? { body, events: newest } : { events: [] },
+        };
+      }
     }
-    return { large: () => this.saveLarge(run, item, guard, events, orderItems, options) };
+    return { large: () => this.saveLarge(run, item, guard, events, orderItems, { events: tail, version: expectedVersion }, options) };
   }
 
   /**
@@ -327,8 +398,11 @@ export class DynamoRunStore implements RunStore {
     guard: (put: RunItem) => TransactionStep,
     events: EngineEvent[],
     orderItems: OrderItem[],
+    tail: { events: EngineEvent[]; version: number },
     { soleWriter }: SaveOptions,
   ) {
+    // The tail's events (committed at the version this save replaces) go to their block first: the item is written without them.
+    if (tail.events.length > 0) await this.blocks.write(run.run_id, tail.version, tail.events, []);
     const outbox = soleWriter ? undefined : gzipJson(events);
     if (!outbox || outbox.byteLength + item.state.byteLength + (item.setup?.byteLength ?? 0) > OUTBOX_BYTES) {
       // Their blocks written first, then the run, conditionally. A retried chunk writes the same
@@ -345,10 +419,6 @@ export class DynamoRunStore implements RunStore {
     // Only while no later save replaced it (a later writer read it through `get`, which wrote the events).
     await transactIfUnchanged(this.db, [{ put: this.states.toItem(item), ifVersion: run.version }]);
     return true;
-  }
-
-  private eventItems(run: StoredRun, events: EngineEvent[]): StoredEvent[] {
-    return events.map((e) => storedEvent(e, run.run_id));
   }
 
   /** Writes the blocks of a committed save's outbox (idempotent: the same blocks again). */
@@ -387,7 +457,11 @@ export class DynamoRunStore implements RunStore {
     return (await this.states.get(Keys.runState(runId)))?.last_sequence ?? Number.MAX_SAFE_INTEGER;
   }
 
-  /** One page of the run's events: the item-per-event log's page, merged by sequence with the blocks' events past the cursor. */
+  /**
+   * One page of the run's events: the item-per-event log's page, merged by sequence with the
+   * blocks' events and the tail's past the cursor. The run's item is read first: a save that moves
+   * its tail into a block meanwhile leaves those events in the block the read finds after.
+   */
   async events(runId: string, query: EventQuery) {
     const index = query.level ? "gsi1" : query.category ? "gsi2" : undefined;
     const partition = query.level
@@ -396,15 +470,19 @@ export class DynamoRunStore implements RunStore {
         ? Keys.runEventsByCategory(runId, query.category)
         : Keys.runEvents(runId);
     const after = sequenceOf(query.cursor, index);
+    const ascending = query.ascending ?? true;
+    const state = await this.states.get(Keys.runState(runId), { projection: ["tail", "last_sequence"] });
+    const committed = state?.last_sequence ?? Number.MAX_SAFE_INTEGER;
     const [page, blocked] = await Promise.all([
       this.events_.query(partition, { index, limit: query.limit, cursor: query.cursor, ascending: query.ascending }),
-      this.blocks.events(runId, query, after, query.limit + 1, () => this.lastSequence(runId)),
+      this.blocks.events(runId, query, after, query.limit + 1, async () => committed),
     ]);
-    // A run without blocks (past the cursor) pages exactly as its items do.
-    if (blocked.events.length === 0) return page;
-    const ascending = query.ascending ?? true;
+    const tailed = state?.tail ? eventsMatching(runId, gunzipJson<EngineEvent[]>(state.tail), query, after, committed) : [];
+    // A run without blocks or tail (past the cursor) pages exactly as its items do.
+    if (blocked.events.length === 0 && tailed.length === 0) return page;
     const bySequence = new Map<number, StoredEvent>();
     for (const event of blocked.events) bySequence.set(event.sequence, event);
+    for (const event of tailed) bySequence.set(event.sequence, event);
     for (const event of page.items) bySequence.set(event.sequence, event);
     const merged = [...bySequence.values()].sort((a, b) => (ascending ? a.sequence - b.sequence : b.sequence - a.sequence));
     const items = merged.slice(0, query.limit);
