@@ -237,59 +237,68 @@ describe("the run store's saveMany (the session worker's step)", () => {
     expect((await listed("l-big")).length).toBe(150);
   });
 
-  it("changes the order records it wrote at the version it saves on without reading them, and reads those another process changed since", async () => {
-    const { DynamoRunStore } = await import("../../packages/adapters/src/stores/session-store");
-    const [mine, other] = [new DynamoRunStore(api.services.db), new DynamoRunStore(api.services.db)];
-    const time = Date.parse("2024-03-15T14:30:00Z");
-    const submitted = (id: string, sequence: number): EngineEvent =>
-      ({
-        sequence,
-        time,
-        type: "order_submitted",
-        channel_id: null,
-        data: { order_id: `${id}-1`, symbol: "AAPL.US", side: "buy", order_type: "market", quantity: 10 },
-      }) as EngineEvent;
-    const filled = (id: string, sequence: number): EngineEvent =>
-      ({
-        sequence,
-        time: time + 60_000,
-        type: "order_filled",
-        channel_id: null,
-        data: { order_id: `${id}-1`, symbol: "AAPL.US", side: "buy", quantity: 10, price: "101.5", commission: "1.00" },
-      }) as EngineEvent;
-    const orderReads: string[] = [];
-    api.services.db.client.middlewareStack.add(
-      (next, context) => (args) => {
-        const input = args.input as { RequestItems?: Record<string, { Keys?: { pk: string }[] }> };
-        const keys = Object.values(input.RequestItems ?? {}).flatMap((request) => (request.Keys ?? []).map((key) => key.pk));
-        if (String(context.commandName) === "BatchGetItemCommand") orderReads.push(...keys.filter((pk) => pk.startsWith("ORDER#")));
-        return next(args);
-      },
-      { step: "initialize", name: "orderReads" },
-    );
-    try {
-      for (const id of ["w-a", "w-b"]) {
-        await mine.save(runOf(id, 1, 0), 0, []);
-        await mine.save(runOf(id, 2, 1), 1, [submitted(id, 1)]);
+  it.each([
+    ["a live run's, carried in its item while open: read with it", (id: string) => id, (): string[] => []],
+    ["a replay's, named by their session, not their run: written as items", (id: string) => `${id}-replay`, (id: string) => [`ORDER#${id}-1`]],
+  ])(
+    "changes the order records it wrote at the version it saves on without reading them, and reads those another process changed since (%s)",
+    async (_, runIdOf, reads) => {
+      const { DynamoRunStore } = await import("../../packages/adapters/src/stores/session-store");
+      const [mine, other] = [new DynamoRunStore(api.services.db), new DynamoRunStore(api.services.db)];
+      const time = Date.parse("2024-03-15T14:30:00Z");
+      const submitted = (id: string, sequence: number): EngineEvent =>
+        ({
+          sequence,
+          time,
+          type: "order_submitted",
+          channel_id: null,
+          data: { order_id: `${id}-1`, symbol: "AAPL.US", side: "buy", order_type: "market", quantity: 10 },
+        }) as EngineEvent;
+      const filled = (id: string, sequence: number): EngineEvent =>
+        ({
+          sequence,
+          time: time + 60_000,
+          type: "order_filled",
+          channel_id: null,
+          data: { order_id: `${id}-1`, symbol: "AAPL.US", side: "buy", quantity: 10, price: "101.5", commission: "1.00" },
+        }) as EngineEvent;
+      const orderReads: string[] = [];
+      api.services.db.client.middlewareStack.add(
+        (next, context) => (args) => {
+          const input = args.input as { RequestItems?: Record<string, { Keys?: { pk: string }[] }> };
+          const keys = Object.values(input.RequestItems ?? {}).flatMap((request) => (request.Keys ?? []).map((key) => key.pk));
+          if (String(context.commandName) === "BatchGetItemCommand") orderReads.push(...keys.filter((pk) => pk.startsWith("ORDER#")));
+          return next(args);
+        },
+        { step: "initialize", name: "orderReads" },
+      );
+      try {
+        const [a, b] = [`w-a-${reads("").length}`, `w-b-${reads("").length}`];
+        for (const id of [a, b]) {
+          await mine.save(runOf(runIdOf(id), 1, 0), 0, []);
+          await mine.save(runOf(runIdOf(id), 2, 1), 1, [submitted(id, 1)]);
+        }
+        // a: the fill of the order this process placed at the version it saves on: no read.
+        expect(await mine.save(runOf(runIdOf(a), 3, 2), 2, [filled(a, 2)])).toBe(true);
+        expect(orderReads).toEqual([]);
+        expect(await mine.order(`${a}-1`)).toMatchObject({ status: "filled", filled_price: "101.5" });
+        // b: another process routed the order meanwhile: this one's next save is on that version, and reads the record (with the run's item, or its own).
+        expect(
+          await other.save(runOf(runIdOf(b), 3, 2), 2, [
+            { sequence: 2, time, type: "order_routed", channel_id: null, data: { order_id: `${b}-1`, venue_order_id: "V-1" } } as EngineEvent,
+          ]),
+        ).toBe(true);
+        expect(await mine.order(`${b}-1`)).toMatchObject({ status: "pending", venue_order_id: "V-1" });
+        orderReads.length = 0;
+        expect(await mine.save(runOf(runIdOf(b), 4, 3), 3, [filled(b, 3)])).toBe(true);
+        expect(orderReads).toEqual(reads(b));
+        expect(await mine.order(`${b}-1`)).toMatchObject({ status: "filled", venue_order_id: "V-1" });
+        expect((await mine.orders(runIdOf(b), { limit: 10 })).items.map((o) => [o.id, o.status])).toEqual([[`${b}-1`, "filled"]]);
+      } finally {
+        api.services.db.client.middlewareStack.remove("orderReads");
       }
-      // w-a: the fill of the order this process placed at the version it saves on: no read.
-      expect(await mine.save(runOf("w-a", 3, 2), 2, [filled("w-a", 2)])).toBe(true);
-      expect(orderReads).toEqual([]);
-      expect(await mine.order("w-a-1")).toMatchObject({ status: "filled", filled_price: "101.5" });
-      // w-b: another process routed the order meanwhile: this one's next save is on that version, and reads the record.
-      expect(
-        await other.save(runOf("w-b", 3, 2), 2, [
-          { sequence: 2, time, type: "order_routed", channel_id: null, data: { order_id: "w-b-1", venue_order_id: "V-1" } } as EngineEvent,
-        ]),
-      ).toBe(true);
-      orderReads.length = 0;
-      expect(await mine.save(runOf("w-b", 4, 3), 3, [filled("w-b", 3)])).toBe(true);
-      expect(orderReads).toEqual(["ORDER#w-b-1"]);
-      expect(await mine.order("w-b-1")).toMatchObject({ status: "filled", venue_order_id: "V-1" });
-    } finally {
-      api.services.db.client.middlewareStack.remove("orderReads");
-    }
-  });
+    },
+  );
 
   it("packs more runs than one transaction holds into several", async () => {
     const ids = Array.from({ length: 120 }, (_, i) => `p-${i}`);
@@ -475,6 +484,72 @@ describe("the run store's blocks (a large save's events and orders, a few items 
       [5, "mine 5"],
     ]);
     expect((await storedEvents(id)).tail).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("carries a run's open orders in its item until they are over or too many, and lists and finds them with its items and blocks", async () => {
+    const id = "r-open";
+    const time = Date.parse("2024-03-15T14:30:00Z");
+    let sequence = 0;
+    const place = (n: number): EngineEvent =>
+      ({
+        sequence: ++sequence,
+        time,
+        type: "order_submitted",
+        channel_id: null,
+        data: { order_id: `${id}-${n}`, symbol: "AAPL.US", side: "buy", order_type: "limit", limit_price: 90 + n, quantity: 1 },
+      }) as EngineEvent;
+    const fill = (n: number): EngineEvent =>
+      ({
+        sequence: ++sequence,
+        time,
+        type: "order_filled",
+        channel_id: null,
+        data: { order_id: `${id}-${n}`, symbol: "AAPL.US", side: "buy", quantity: 1, price: String(90 + n), commission: "1.00" },
+      }) as EngineEvent;
+    let version = 1;
+    await runs.save(runOf(id, 1, 0), 0, []);
+    const save = async (events: EngineEvent[]) => expect(await runs.save(runOf(id, ++version, sequence), version - 1, events)).toBe(true);
+    const orderItems = async () =>
+      (
+        await api.services.db.client.send(
+          new QueryCommand({
+            TableName: api.services.db.tableName,
+            IndexName: "gsi1",
+            KeyConditionExpression: "gsi1pk = :pk",
+            ExpressionAttributeValues: { ":pk": `RUN#${id}#ORDERS` },
+          }),
+        )
+      ).Items?.length ?? 0;
+    const listedAs = async (status?: "filled" | "pending") => (await allOrders(id, status, 2)).map((o) => `${o.id.slice(id.length + 1)} ${o.status}`);
+
+    await save([place(1), place(2), place(3)]);
+    await save([fill(2)]);
+    await save([place(4)]);
+    // Orders 1, 3 and 4 ride in the run's item; order 2, over, is the only item.
+    expect(await orderItems()).toBe(1);
+    expect(await listedAs()).toEqual(["1 pending", "2 filled", "3 pending", "4 pending"]);
+    expect(await listedAs("pending")).toEqual(["1 pending", "3 pending", "4 pending"]);
+    expect(await listedAs("filled")).toEqual(["2 filled"]);
+    expect(await runs.order(`${id}-3`)).toMatchObject({ status: "pending", price: "93", run_id: id });
+    expect(await runs.order(`${id}-9`)).toBeUndefined();
+
+    // Twenty more open orders: more than the item carries, so all of them are written as items.
+    await save(Array.from({ length: 20 }, (_, i) => place(5 + i)));
+    expect(await orderItems()).toBe(24);
+    expect((await runs.get(id)) && (await allOrders(id, "pending", 7)).length).toBe(23);
+    await save([fill(7), place(25)]);
+    expect(await runs.order(`${id}-7`)).toMatchObject({ status: "filled" });
+    expect(await runs.order(`${id}-25`)).toMatchObject({ status: "pending" });
+    expect(await orderItems()).toBe(24);
+
+    // A large save writes what the item carried to blocks first: order 25 is found and listed still.
+    const chunk = trading(sequence + 1, 40, id);
+    sequence += chunk.length;
+    await save(chunk);
+    expect(await runs.order(`${id}-25`)).toMatchObject({ status: "pending" });
+    const all = await allOrders(id, undefined, 9);
+    expect(all.length).toBe(25 + 40);
+    expect(all.slice(0, 25).map((o) => o.status)).toEqual(Array.from({ length: 25 }, (_, i) => (i === 1 || i === 6 ? "filled" : "pending")));
   });
 
   it("lists the orders of items and blocks by the sequence that placed them, a later change of a block's order winning", async () => {

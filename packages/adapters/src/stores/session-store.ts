@@ -109,6 +109,12 @@ interface RunItem {
    * none): the small saves' events ride here until they fill a block (`TAIL_EVENTS`, `TAIL_BYTES`).
    */
   tail?: Uint8Array;
+  /**
+   * The records of the run's open orders placed by its small saves that were never written as
+   * items (gzipped JSON, absent when none): an order's record is written as an item when it is
+   * over or when the open ones would pass `OPEN_ORDERS` or `OPEN_BYTES`, and changes there after.
+   */
+  open?: Uint8Array;
 }
 
 /** The events a run's item carries at most in its tail: a save that would pass it writes them as a block instead. */
@@ -120,15 +126,28 @@ const TAIL_EVENTS = 50;
  */
 const TAIL_BYTES = 2_048;
 
-/** A run item's tail as a process last read or wrote it: at `version`, gzipped (`body`) and parsed when needed (`events`). */
-interface Tail {
+/** The open orders' records a run's item carries at most, and their gzipped JSON's bytes: beyond them, they are written as items. */
+const OPEN_ORDERS = 20;
+const OPEN_BYTES = 2_048;
+
+/**
+ * What a run's item carries besides its state, as a process last read or wrote it at `version`:
+ * the tail's events and the open orders' records, gzipped (`body`) and parsed when needed.
+ */
+interface Carried {
   version: number;
-  body?: Uint8Array;
-  events?: EngineEvent[];
+  body: { tail?: Uint8Array; open?: Uint8Array };
+  tail?: EngineEvent[];
+  open?: Map<string, OrderItem>;
 }
 
-/** A save prepared: the steps of its one transaction, with the order records and the tail they write; or the writes of a large save. */
-type PreparedSave = { steps: TransactionStep[]; orders: OrderItem[]; tail: Omit<Tail, "version"> } | { large: () => Promise<boolean> };
+/** A save prepared: the steps of its one transaction, with the order items and what the run's item carries that they write; or the writes of a large save. */
+type PreparedSave = { steps: TransactionStep[]; orders: OrderItem[]; carried: Omit<Carried, "version"> } | { large: () => Promise<boolean> };
+
+const isOpen = (order: OrderItem) => order.status === "pending" || order.status === "partially_filled";
+
+/** The run an order's id names (`<session id>-<n>`, engine.ts; a denied one's `<run id>-d<sequence>`): a live run's id is its session's. */
+const runOfOrder = (orderId: string) => orderId.slice(0, Math.max(0, orderId.lastIndexOf("-")));
 
 /** Runs whose order records (and tails) a process keeps as it wrote them, at most (then it forgets them all and reads again). */
 const WRITTEN_ORDER_RUNS = 10_000;
@@ -168,9 +187,10 @@ const runOf = (item: RunItem): StoredRun => {
 
 /**
  * Runs on the single table: the state item (`Keys.runState`) with the run's newest events in its
- * tail, one item per order (`Keys.runOrder`, listed per run on gsi1 and per run and status on
- * gsi2), and blocks (`RunBlocks`): a tail that fills, with the events of the save that fills it,
- * and the events and order records of a save too large for one transaction (a backtest's chunk).
+ * tail and the records of its open orders that were never written as items, one item per other
+ * order (`Keys.runOrder`, listed per run on gsi1 and per run and status on gsi2), and blocks
+ * (`RunBlocks`): a tail that fills, with the events of the save that fills it, and the events and
+ * order records of a save too large for one transaction (a backtest's chunk).
  * Runs saved before tails have an item per event (`Keys.runEvent`, indexed by level on gsi1 and by
  * category on gsi2). The readers page over all three by sequence, with cursors of one shape (the
  * item-per-event query's), so a run written any way reads the same.
@@ -187,10 +207,11 @@ export class DynamoRunStore implements RunStore {
    */
   private readonly writtenOrders = new Map<string, { version: number; orders: Map<string, OrderItem> }>();
   /**
-   * The tail of each run's item (its newest events) as this process last read or wrote it, with
-   * that item's version: a save conditional on the version carries the tail on without reading it.
+   * What each run's item carries (its newest events, its open orders' records) as this process
+   * last read or wrote it, with that item's version: a save conditional on the version carries them
+   * on without reading them.
    */
-  private readonly tails = new Map<string, Tail>();
+  private readonly carried = new Map<string, Carried>();
 
   constructor(private readonly db: Db) {
     this.blocks = new RunBlocks(db);
@@ -217,7 +238,7 @@ export class DynamoRunStore implements RunStore {
     const item = await this.states.get(Keys.runState(runId));
     if (!item) return undefined;
     const run = runOf(item);
-    this.keepTail(runId, { version: item.version, body: item.tail });
+    this.keep(runId, { version: item.version, body: { tail: item.tail, open: item.open } });
     // A save too large for one transaction committed its events here first; a crash may have kept them from their own items.
     if (item.outbox) await this.writeEvents(run, gunzipJson<EngineEvent[]>(item.outbox));
     return run;
@@ -239,8 +260,8 @@ export class DynamoRunStore implements RunStore {
    */
   async save(run: StoredRun, expectedVersion: number, events: EngineEvent[], options: SaveOptions = {}): Promise<boolean> {
     const save = { run, expectedVersion, events };
-    const [read, tails] = await Promise.all([this.ordersOf([save]), this.tailsOf([save])]);
-    const prepared = await this.prepare(save, read, tails, options);
+    const carried = await this.carriedOf([save]);
+    const prepared = await this.prepare(save, await this.ordersOf([save], carried), carried, options);
     const done = "steps" in prepared ? await transactIfUnchanged(this.db, prepared.steps) : await prepared.large();
     this.remember(save, done, prepared);
     return done;
@@ -254,9 +275,10 @@ export class DynamoRunStore implements RunStore {
    * alone, as `save` writes it.
    */
   async saveMany(saves: readonly RunSave[]): Promise<PromiseSettledResult<boolean>[]> {
-    // The order records the saves change and the runs' tails, read together (but those this process wrote last).
-    const [read, tails] = await Promise.all([this.ordersOf(saves), this.tailsOf(saves)]);
-    const prepared = await Promise.all(saves.map((save) => this.prepare(save, read, tails)));
+    // What the runs' items carry, then the order records the saves change, each read together (but what this process wrote last).
+    const carried = await this.carriedOf(saves);
+    const read = await this.ordersOf(saves, carried);
+    const prepared = await Promise.all(saves.map((save) => this.prepare(save, read, carried)));
     const grouped = prepared.flatMap((save, index) => ("steps" in save ? [{ index, steps: save.steps }] : []));
     const outcomes: PromiseSettledResult<boolean>[] = new Array(saves.length);
     const [written] = await Promise.all([
@@ -277,16 +299,18 @@ export class DynamoRunStore implements RunStore {
   }
 
   /**
-   * The order records that `saves` change and did not create: those this process wrote last for a
+   * The order items that `saves` change and did not create: those this process wrote last for a
    * run at the version a save is conditional on (the table holds them as written, or the save
-   * fails), the others read together.
+   * fails), the others read together; not those the runs' items carry (`carried`).
    */
-  private async ordersOf(saves: readonly RunSave[]): Promise<Map<string, OrderItem>> {
+  private async ordersOf(saves: readonly RunSave[], carried: Map<string, Carried>): Promise<Map<string, OrderItem>> {
     const read = new Map<string, OrderItem>();
     const missing: string[] = [];
     for (const { run, expectedVersion, events } of saves) {
       const known = this.writtenOrders.get(run.run_id);
+      const open = carried.get(run.run_id)?.open;
       for (const id of ordersToRead(run, events)) {
+        if (open?.has(id)) continue;
         const order = known?.version === expectedVersion ? known.orders.get(id) : undefined;
         if (order) read.set(id, order);
         else missing.push(id);
@@ -297,37 +321,41 @@ export class DynamoRunStore implements RunStore {
   }
 
   /**
-   * The tails of the runs `saves` are conditional on: those this process read or wrote at that
-   * version, the others read (a save on another version fails its condition whatever it carries).
+   * What the items of the runs `saves` are conditional on carry, parsed: what this process read or
+   * wrote at that version, the rest read (a save on another version fails its condition whatever
+   * it carries).
    */
-  private async tailsOf(saves: readonly RunSave[]): Promise<Map<string, EngineEvent[]>> {
-    const tails = new Map<string, EngineEvent[]>();
+  private async carriedOf(saves: readonly RunSave[]): Promise<Map<string, Carried>> {
+    const out = new Map<string, Carried>();
     await Promise.all(
       saves.map(async ({ run, expectedVersion }) => {
-        let tail = this.tails.get(run.run_id);
-        if (expectedVersion === 0) tail = { version: 0 };
-        else if (tail?.version !== expectedVersion) {
-          const item = await this.states.get(Keys.runState(run.run_id), { projection: ["tail", "version"] });
-          tail = { version: item?.version ?? 0, body: item?.tail };
+        let carried = this.carried.get(run.run_id);
+        if (expectedVersion === 0) carried = { version: 0, body: {} };
+        else if (carried?.version !== expectedVersion) {
+          const item = await this.states.get(Keys.runState(run.run_id), { projection: ["tail", "open", "version"] });
+          carried = { version: item?.version ?? 0, body: { tail: item?.tail, open: item?.open } };
         }
-        tails.set(run.run_id, (tail.events ??= tail.body ? gunzipJson<EngineEvent[]>(tail.body) : []));
+        carried.tail ??= carried.body.tail ? gunzipJson<EngineEvent[]>(carried.body.tail) : [];
+        carried.open ??= new Map(carried.body.open ? gunzipJson<OrderItem[]>(carried.body.open).map((o) => [o.id, o]) : []);
+        out.set(run.run_id, carried);
       }),
     );
-    return tails;
+    return out;
   }
 
-  private keepTail(runId: string, tail: Tail): void {
-    if (this.tails.size >= WRITTEN_ORDER_RUNS) this.tails.clear();
-    this.tails.set(runId, tail);
+  private keep(runId: string, carried: Carried): void {
+    if (this.carried.size >= WRITTEN_ORDER_RUNS) this.carried.clear();
+    this.carried.set(runId, carried);
   }
 
   /**
-   * After a save: the tail it wrote and the order records it wrote that are not over, kept at the
-   * run's new version (after a lost save, neither; after a large one, its empty tail alone).
+   * After a save: what its run's item carries and the order items it wrote that are not over, kept
+   * at the run's new version (after a lost save, neither; after a large one, that its item carries
+   * nothing).
    */
   private remember({ run, expectedVersion }: RunSave, done: boolean, prepared: PreparedSave): void {
-    if (done) this.keepTail(run.run_id, { version: run.version, ...("steps" in prepared ? prepared.tail : {}) });
-    else this.tails.delete(run.run_id);
+    if (done) this.keep(run.run_id, { version: run.version, ...("steps" in prepared ? prepared.carried : { body: {}, tail: [], open: new Map() }) });
+    else this.carried.delete(run.run_id);
     if (!done || !("steps" in prepared)) {
       this.writtenOrders.delete(run.run_id);
       return;
@@ -336,7 +364,7 @@ export class DynamoRunStore implements RunStore {
     const known = this.writtenOrders.get(run.run_id);
     const orders = known?.version === expectedVersion ? known.orders : new Map<string, OrderItem>();
     for (const order of written) {
-      if (order.status === "pending" || order.status === "partially_filled") orders.set(order.id, order);
+      if (isOpen(order)) orders.set(order.id, order);
       else orders.delete(order.id);
     }
     if (this.writtenOrders.size >= WRITTEN_ORDER_RUNS) this.writtenOrders.clear();
@@ -347,15 +375,17 @@ export class DynamoRunStore implements RunStore {
    * A save as the steps of one transaction, or (larger than one) the writes that make it in
    * several. A small save's events join the run's tail in its item; when they would take it past
    * `TAIL_EVENTS` or `TAIL_BYTES`, the tail and they are written as one events' block in the
-   * transaction instead, and the item's tail is left empty.
+   * transaction instead, and the item's tail is left empty. The records of the orders it places
+   * ride in the run's item while they are open (`open`), and are written as items when they are
+   * over, or all of them when they would pass `OPEN_ORDERS` or `OPEN_BYTES`.
    */
   private async prepare(
     { run, expectedVersion, events }: RunSave,
     read: Map<string, OrderItem>,
-    tails: Map<string, EngineEvent[]>,
+    carried: Map<string, Carried>,
     options: SaveOptions = {},
   ): Promise<PreparedSave> {
-    const tail = tails.get(run.run_id) ?? [];
+    const { tail = [], open = new Map<string, OrderItem>() } = carried.get(run.run_id) ?? {};
     const item: RunItem = {
       run_id: run.run_id,
       session_id: run.session_id,
@@ -369,22 +399,44 @@ export class DynamoRunStore implements RunStore {
     };
     const guard = (put: RunItem): TransactionStep =>
       expectedVersion === 0 ? { put: this.states.toItem(put), ifAbsent: true } : { put: this.states.toItem(put), ifVersion: expectedVersion };
-    const orderItems = await this.orderChanges(run, events, read);
+    const orderItems = await this.orderChanges(run, events, read, open);
     if (1 + events.length + orderItems.length <= TRANSACTION_ITEMS) {
+      // The records that ride in the run's item: those it carried and those the save places, while open; the others are written as items.
+      const placedFrom = events[0]?.sequence ?? Number.MAX_SAFE_INTEGER;
+      const riding = new Map(open);
+      const written: OrderItem[] = [];
+      let moved = false;
+      for (const order of orderItems) {
+        const rides = (order.sequence >= placedFrom || open.has(order.id)) && isOpen(order) && runOfOrder(order.id) === run.run_id;
+        if (rides) riding.set(order.id, order);
+        else {
+          riding.delete(order.id);
+          written.push(order);
+        }
+        moved ||= rides || open.has(order.id);
+      }
+      let openBody = riding.size === 0 || riding.size > OPEN_ORDERS ? undefined : moved ? gzipJson([...riding.values()]) : carried.get(run.run_id)?.body.open;
+      if (riding.size > 0 && (openBody === undefined || openBody.byteLength > OPEN_BYTES)) {
+        written.push(...riding.values());
+        riding.clear();
+        openBody = undefined;
+      }
       const newest = events.length === 0 ? tail : tail.length === 0 ? events : [...tail, ...events];
       const body = newest.length === 0 || newest.length > TAIL_EVENTS ? undefined : gzipJson(newest);
       const kept = newest.length === 0 || (body !== undefined && body.byteLength <= TAIL_BYTES);
       const block = kept ? undefined : this.blocks.eventsItem(run.run_id, run.version, newest);
       if (kept || block) {
         if (kept && body) item.tail = body;
+        if (openBody) item.open = openBody;
         return {
-          steps: [guard(item), ...(block ? [{ put: block }] : []), ...orderItems.map((o) => ({ put: this.orders_.toItem(o) }))],
-          orders: orderItems,
-          tail: kept ? { body, events: newest } : { events: [] },
+          steps: [guard(item), ...(block ? [{ put: block }] : []), ...written.map((o) => ({ put: this.orders_.toItem(o) }))],
+          orders: written,
+          carried: { body: { tail: kept ? body : undefined, open: openBody }, tail: kept ? newest : [], open: riding },
         };
       }
     }
-    return { large: () => this.saveLarge(run, item, guard, events, orderItems, { events: tail, version: expectedVersion }, options) };
+    const carriedOn = { events: tail, orders: [...open.values()], version: expectedVersion };
+    return { large: () => this.saveLarge(run, item, guard, events, orderItems, carriedOn, options) };
   }
 
   /**
@@ -398,11 +450,11 @@ export class DynamoRunStore implements RunStore {
     guard: (put: RunItem) => TransactionStep,
     events: EngineEvent[],
     orderItems: OrderItem[],
-    tail: { events: EngineEvent[]; version: number },
+    carried: { events: EngineEvent[]; orders: OrderItem[]; version: number },
     { soleWriter }: SaveOptions,
   ) {
-    // The tail's events (committed at the version this save replaces) go to their block first: the item is written without them.
-    if (tail.events.length > 0) await this.blocks.write(run.run_id, tail.version, tail.events, []);
+    // What the run's item carried (committed at the version this save replaces) goes to blocks first: the item is written without it.
+    if (carried.events.length > 0 || carried.orders.length > 0) await this.blocks.write(run.run_id, carried.version, carried.events, carried.orders);
     const outbox = soleWriter ? undefined : gzipJson(events);
     if (!outbox || outbox.byteLength + item.state.byteLength + (item.setup?.byteLength ?? 0) > OUTBOX_BYTES) {
       // Their blocks written first, then the run, conditionally. A retried chunk writes the same
@@ -426,12 +478,21 @@ export class DynamoRunStore implements RunStore {
     await this.blocks.write(run.run_id, run.version, events, await this.orderChanges(run, events));
   }
 
-  /** The order records the events create and change, as they will be (read and changed here, written by the caller). */
-  private async orderChanges(run: StoredRun, events: EngineEvent[], read?: Map<string, OrderItem>): Promise<OrderItem[]> {
+  /**
+   * The order records the events create and change, as they will be (read and changed here,
+   * written by the caller): those the run's item carries (`open`) taken from it, the others from
+   * `read` (else read here).
+   */
+  private async orderChanges(run: StoredRun, events: EngineEvent[], read?: Map<string, OrderItem>, open?: Map<string, OrderItem>): Promise<OrderItem[]> {
     const changes = events.map((e) => ({ sequence: e.sequence, change: orderChangeOf(e, run) })).filter((c) => c.change !== null);
     if (changes.length === 0) return [];
     const touched = new Map<string, OrderItem>();
-    const toRead = ordersToRead(run, events);
+    const toRead: string[] = [];
+    for (const id of ordersToRead(run, events)) {
+      const carried = open?.get(id);
+      if (carried) touched.set(id, carried);
+      else toRead.push(id);
+    }
     const items = read ? toRead.flatMap((id) => read.get(id) ?? []) : await this.orders_.getMany(toRead.map(Keys.runOrder));
     for (const order of items) touched.set(order.id, order);
     // Orders of an earlier large save live in its blocks (a later record of one wins over them).
@@ -450,11 +511,6 @@ export class DynamoRunStore implements RunStore {
       }
     }
     return [...touched.values()];
-  }
-
-  /** The run's last committed sequence: blocks past it are of a save that did not commit (none: no limit). */
-  private async lastSequence(runId: string): Promise<number> {
-    return (await this.states.get(Keys.runState(runId)))?.last_sequence ?? Number.MAX_SAFE_INTEGER;
   }
 
   /**
@@ -491,38 +547,55 @@ export class DynamoRunStore implements RunStore {
     return { items, cursor: more && end ? eventCursor(this.events_, end, index) : undefined };
   }
 
-  /** One page of the run's orders (by the sequence that created them): its order items over the records of its blocks. */
+  /**
+   * One page of the run's orders (by the sequence that created them): its order items over the
+   * records of its blocks, and the open ones its item carries. The run's item is read first: a save
+   * that writes one of those as an item meanwhile leaves it in the items read after (where the
+   * later change wins).
+   */
   async orders(runId: string, query: { limit: number; cursor?: string; status?: OrderStatus }) {
     const index = query.status ? "gsi2" : "gsi1";
+    const state = await this.states.get(Keys.runState(runId), { projection: ["open", "last_sequence"] });
+    const committed = state?.last_sequence ?? Number.MAX_SAFE_INTEGER;
     const [page, blocked] = await Promise.all([
       query.status
         ? this.orders_.query(Keys.runOrdersByStatus(runId, query.status), { index, limit: query.limit, cursor: query.cursor })
         : this.orders_.query(Keys.runOrders(runId), { index, limit: query.limit, cursor: query.cursor }),
-      this.blocks.orders(runId, () => this.lastSequence(runId)),
+      this.blocks.orders(runId, async () => committed),
     ]);
-    if (blocked.length === 0) return { items: page.items.map(withoutSequence), cursor: page.cursor };
-    // Every record of the run: its items (a later change of an order of the blocks) over its blocks' records.
-    const items = await this.orders_.queryAll(Keys.runOrders(runId), { index: "gsi1" });
-    const byId = new Map(blocked.map((o) => [o.id, o]));
-    for (const item of items) {
-      const seen = byId.get(item.id);
-      if (!seen || newer(item, Number.MAX_SAFE_INTEGER, seen, 0)) byId.set(item.id, item);
-    }
     const after = sequenceOf(query.cursor, index) ?? -1;
+    const carried = (state?.open ? gunzipJson<OrderItem[]>(state.open) : []).filter((o) => o.sequence > after && (!query.status || o.status === query.status));
+    if (blocked.length === 0 && carried.length === 0) return { items: page.items.map(withoutSequence), cursor: page.cursor };
+    // Every record of the run when it has blocks (its items a later change of an order of theirs), else the page's; the carried ones under them.
+    const items = blocked.length > 0 ? await this.orders_.queryAll(Keys.runOrders(runId), { index: "gsi1" }) : page.items;
+    const byId = new Map<string, OrderItem>();
+    for (const order of [...carried, ...blocked, ...items]) {
+      const seen = byId.get(order.id);
+      if (!seen || newer(order, Number.MAX_SAFE_INTEGER, seen, 0)) byId.set(order.id, order);
+    }
     const listed = [...byId.values()].filter((o) => o.sequence > after && (!query.status || o.status === query.status)).sort((a, b) => a.sequence - b.sequence);
     const shown = listed.slice(0, query.limit);
+    const more = listed.length > query.limit || (blocked.length === 0 && page.cursor !== undefined);
     const end = shown[shown.length - 1];
-    return { items: shown.map(withoutSequence), cursor: listed.length > query.limit && end ? orderCursor(this.orders_, end, index) : undefined };
+    return { items: shown.map(withoutSequence), cursor: more && end ? orderCursor(this.orders_, end, index) : undefined };
   }
 
+  /**
+   * One order by id: its item; else the record its run's item carries (the run its id names),
+   * the item read again when the run's no longer does (written as an item meanwhile); else the
+   * record of a large save's blocks.
+   */
   async order(orderId: string) {
     const order = await this.orders_.get(Keys.runOrder(orderId));
     if (order) return withoutSequence(order);
-    // An order of a large save: its run is in its id (`<run id>-<number>`, engine.ts).
-    const cut = orderId.lastIndexOf("-");
-    if (cut <= 0) return undefined;
-    const runId = orderId.slice(0, cut);
-    const blocked = (await this.blocks.orders(runId, () => this.lastSequence(runId))).find((o) => o.id === orderId);
+    const runId = runOfOrder(orderId);
+    if (!runId) return undefined;
+    const state = await this.states.get(Keys.runState(runId), { projection: ["open", "last_sequence"] });
+    const carried = state?.open ? gunzipJson<OrderItem[]>(state.open).find((o) => o.id === orderId) : undefined;
+    if (carried) return withoutSequence(carried);
+    const written = await this.orders_.get(Keys.runOrder(orderId));
+    if (written) return withoutSequence(written);
+    const blocked = (await this.blocks.orders(runId, async () => state?.last_sequence ?? Number.MAX_SAFE_INTEGER)).find((o) => o.id === orderId);
     return blocked ? withoutSequence(blocked) : undefined;
   }
 
