@@ -231,4 +231,32 @@ describe("the session worker", () => {
     await minutes(worker, 1);
     expect(await new DynamoWorkerStore(h.api.services.db).last()).toMatchObject({ sessions: 0, feeds: [] });
   });
+
+  it("writes its heartbeats at most once per `beatMs` of the wall clock, however fast its steps come, and at its start", async () => {
+    const { SessionWorker } = await import("../../packages/worker/src/session-worker");
+    let wall = Date.parse("2026-11-28T12:00:00Z");
+    const worker = new SessionWorker(h.api.services, {
+      marketData: await h.api.services.marketData(),
+      tickMs: 1e9,
+      refreshMs: 1e9,
+      taskId: "beat-cadence",
+      wall: () => wall,
+      beatMs: 1_000,
+    });
+    const beatAt = async () => (await new DynamoWorkerStore(h.api.services.db).last())!.at;
+    await worker.start();
+    try {
+      const started = h.clock;
+      expect(await beatAt()).toBe(started);
+      // Three steps within the same wall second: no heartbeat written.
+      await minutes(worker, 3);
+      expect(await beatAt()).toBe(started);
+      // A second later the next step writes it, at the market's clock.
+      wall += 1_000;
+      await minutes(worker, 1);
+      expect(await beatAt()).toBe(h.clock);
+    } finally {
+      await worker.stop();
+    }
+  });
 });

@@ -46,6 +46,12 @@ export interface SessionWorkerOptions {
   wall?: () => number;
   /** How long this task's heartbeat keeps its leases (`LEASE_MS` by default; shorter in the two-worker test). */
   leaseMs?: number;
+  /**
+   * How often at most the step writes the heartbeats (ms of the wall clock, `BEAT_MS` by default,
+   * and at most a third of `leaseMs`): a step a second beats every step; steps that come faster
+   * (a worker catching up, the benches) do not write them each.
+   */
+  beatMs?: number;
   /** Told after every step how it went (the Fargate task publishes it as CloudWatch metrics: docs/session-worker.md "Scaling"). */
   onStep?: (step: WorkerStep) => void;
 }
@@ -71,6 +77,9 @@ interface Driven {
 
 /** Batches of ten commands taken per step at most (the rest wait for the next step, so bars are never held up long). */
 const COMMAND_ROUNDS = 10;
+
+/** The heartbeats' cadence at most (wall ms): the production step's (`tickMs`), a fifteenth of a lease. */
+export const BEAT_MS = 1_000;
 
 /** Closed bars kept per feed, for the sessions a task takes over to catch up on (docs/session-worker.md "More than one worker"). */
 export const CATCH_UP_BARS = 120;
@@ -127,6 +136,8 @@ export class SessionWorker {
   private stopped = false;
   /** When channel metrics were last pushed, and the run version they showed per session (only saves pushes; nothing here is state). */
   private metricsAt = 0;
+  /** When (wall ms) the step last wrote the heartbeats. */
+  private beatAt = Number.NEGATIVE_INFINITY;
   private readonly metricsVersion = new Map<string, number>();
 
   constructor(
@@ -637,14 +648,14 @@ export class SessionWorker {
     });
   }
 
-  /** Writes this task's heartbeat, which keeps its leases for `LEASE_MS` more. */
+  /** Writes this task's heartbeat, which keeps its leases for `LEASE_MS` more, when `beatMs` has passed since the last. */
   private async beat(): Promise<void> {
+    const leaseMs = this.options.leaseMs ?? LEASE_MS;
+    if (this.wall() - this.beatAt < Math.min(this.options.beatMs ?? BEAT_MS, leaseMs / 3)) return;
+    this.beatAt = this.wall();
     this.heartbeat.at = this.services.trading.sessions.now();
     this.heartbeat.sessions = this.driven.size;
-    await Promise.all([
-      this.leases.beat(this.taskId, this.heartbeat, this.wall() + (this.options.leaseMs ?? LEASE_MS)),
-      this.store.beat(combineBeats([this.heartbeat, ...this.others])!),
-    ]);
+    await Promise.all([this.leases.beat(this.taskId, this.heartbeat, this.wall() + leaseMs), this.store.beat(combineBeats([this.heartbeat, ...this.others])!)]);
   }
 
   /** Timer work never overlaps: a slow step makes the next one wait. */

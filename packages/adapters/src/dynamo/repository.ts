@@ -282,24 +282,29 @@ export class Repository<T extends object> {
 
   /**
    * Every item of many partitions (bounded ones) of the table or an index, read together: PartiQL's
-   * `IN` on the partition key, up to 50 partitions a statement, following its pages. One request
-   * (or a few) where `queryAll` per partition would send one each.
+   * `IN` on the partition key, up to 50 partitions a statement (the statements sent together),
+   * following its pages. One request (or a few) where `queryAll` per partition would send one each.
    */
   async queryPartitions(partitions: readonly string[], options: { index?: IndexName } = {}): Promise<T[]> {
     const source = options.index ? `"${this.db.tableName}"."${Table.indexes[options.index].name}"` : `"${this.db.tableName}"`;
     const key = options.index ? Table.indexes[options.index].partitionKey : Table.partitionKey;
-    const items: T[] = [];
-    for (let start = 0; start < partitions.length; start += PARTIQL_IN_PARTITIONS) {
-      const chunk = partitions.slice(start, start + PARTIQL_IN_PARTITIONS);
-      const Statement = `SELECT * FROM ${source} WHERE "${key}" IN [${chunk.map(() => "?").join(", ")}]`;
-      let NextToken: string | undefined;
-      do {
-        const result = await this.db.client.send(new ExecuteStatementCommand({ Statement, Parameters: chunk, NextToken, ConsistentRead: !options.index }));
-        items.push(...(result.Items ?? []).filter((stored) => !this.isExpired(stored)).map((stored) => this.fromItem(stored)));
-        NextToken = result.NextToken;
-      } while (NextToken);
-    }
-    return items;
+    const chunks: string[][] = [];
+    for (let start = 0; start < partitions.length; start += PARTIQL_IN_PARTITIONS) chunks.push(partitions.slice(start, start + PARTIQL_IN_PARTITIONS));
+    // The statements side by side, each following its own pages.
+    const found = await Promise.all(
+      chunks.map(async (chunk) => {
+        const items: T[] = [];
+        const Statement = `SELECT * FROM ${source} WHERE "${key}" IN [${chunk.map(() => "?").join(", ")}]`;
+        let NextToken: string | undefined;
+        do {
+          const result = await this.db.client.send(new ExecuteStatementCommand({ Statement, Parameters: chunk, NextToken, ConsistentRead: !options.index }));
+          items.push(...(result.Items ?? []).filter((stored) => !this.isExpired(stored)).map((stored) => this.fromItem(stored)));
+          NextToken = result.NextToken;
+        } while (NextToken);
+        return items;
+      }),
+    );
+    return found.flat();
   }
 
   /** DynamoDB deletes expired items lazily (within days), so reads must ignore them. */
