@@ -49,7 +49,7 @@ export interface SessionWorkerOptions {
   /**
    * How often at most the step writes the heartbeats (ms of the wall clock, `BEAT_MS` by default,
    * and at most a third of `leaseMs`): a step a second beats every step; steps that come faster
-   * (a worker catching up, the benches) do not write them each.
+   * (a worker catching up, the benches) do not each write them.
    */
   beatMs?: number;
   /** Told after every step how it went (the Fargate task publishes it as CloudWatch metrics: docs/session-worker.md "Scaling"). */
@@ -78,8 +78,11 @@ interface Driven {
 /** Batches of ten commands taken per step at most (the rest wait for the next step, so bars are never held up long). */
 const COMMAND_ROUNDS = 10;
 
-/** The heartbeats' cadence at most (wall ms): the production step's (`tickMs`), a fifteenth of a lease. */
-export const BEAT_MS = 1_000;
+/**
+ * The heartbeats' cadence at most (wall ms): half the production step's (`tickMs`, a second), so
+ * that steps a second apart, give or take their timers' jitter, each beat.
+ */
+export const BEAT_MS = 500;
 
 /** Closed bars kept per feed, for the sessions a task takes over to catch up on (docs/session-worker.md "More than one worker"). */
 export const CATCH_UP_BARS = 120;
