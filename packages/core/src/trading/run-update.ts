@@ -67,8 +67,10 @@ const BACKOFF_MAX_MS = 250;
 /** Steps taken for one batch at most: as many of them are saved together as fit in one save of `RUN_SAVE_ITEMS`. */
 export const RUN_BATCH_STEPS = 100;
 /**
- * Items one save writes at most in one transaction (DynamoDB's TransactWriteItems takes 100): the
- * run, an item per event and one per order record the events create or change. A batch's steps
+ * Items one save writes at most in one transaction (DynamoDB's TransactWriteItems takes 100),
+ * counted as the run, an item per event and one per order record the events create or change (the
+ * run store writes fewer: events and open orders ride in the run's item, docs/data-model.md; a
+ * save within the count is one transaction, as the store counts its small saves). A batch's steps
  * are saved together while their items fit; the step that would overflow goes in the next save of
  * the drain (a single step larger than that is saved alone, as the run store saves a large save).
  */
