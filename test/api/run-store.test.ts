@@ -371,6 +371,37 @@ async function legacyItems(id: string, events: EngineEvent[]) {
   await items.putMany(events.map((e) => storedEvent(e, id)));
 }
 
+/**
+ * `read`, with `move` (a save of the run) done right after its first request about the run: the
+ * read of the run's item, or of its blocks or orders, whichever it sends first.
+ */
+async function whileReading<T>(id: string, move: () => Promise<void>, read: () => Promise<T>): Promise<T> {
+  let moved = false;
+  const name = `move-${id}`;
+  api.services.db.client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      const input = args.input as { Key?: { pk?: string }; ProjectionExpression?: string; ExpressionAttributeValues?: Record<string, unknown> };
+      const itemRead = context.commandName === "GetItemCommand" && input.Key?.pk === Keys.runState(id).pk && input.ProjectionExpression;
+      const listRead =
+        context.commandName === "QueryCommand" && [Keys.runBlocks(id), Keys.runOrders(id)].includes(input.ExpressionAttributeValues?.[":pk"] as string);
+      if (!moved && (itemRead || listRead)) {
+        moved = true;
+        await move();
+      }
+      return result;
+    },
+    { step: "initialize", name },
+  );
+  try {
+    const result = await read();
+    expect(moved).toBe(true);
+    return result;
+  } finally {
+    api.services.db.client.middlewareStack.remove(name);
+  }
+}
+
 /** Every page of a query, and the pages' sizes. */
 async function pages(id: string, query: { category?: "order" | "log"; level?: "info"; ascending?: boolean; limit: number }) {
   const items: number[] = [];
@@ -464,6 +495,24 @@ describe("the run store's blocks (a large save's events and orders, a few items 
     expect(queries).toBeLessThanOrEqual(4);
   });
 
+  it("lists every committed event of a tail that a save moves into a block while the log is read", async () => {
+    const id = "r-tail-moved";
+    await runs.save(runOf(id, 1, 0), 0, []);
+    for (let version = 1; version <= 48; version++)
+      expect(await runs.save(runOf(id, version + 1, version), version, [log(version, `line ${version}`)])).toBe(true);
+    expect((await storedEvents(id)).tail.length).toBe(48);
+    // Right after the reader's first read, a save of three events takes the tail past 50: it becomes a block.
+    const page = await whileReading(
+      id,
+      async () => expect(await runs.save(runOf(id, 50, 51), 49, [log(49, "line 49"), log(50, "line 50"), log(51, "line 51")])).toBe(true),
+      () => runs.events(id, { limit: 100 }),
+    );
+    // What was committed when the reader read the run's item, all of it, from the block it is in now.
+    expect(page.items.map((e) => e.sequence)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
+    expect((await storedEvents(id)).tail).toEqual([]);
+    expect((await listed(id)).length).toBe(51);
+  });
+
   it("carries on a tail another process wrote, and keeps it when a save loses its race", async () => {
     const { DynamoRunStore } = await import("../../packages/adapters/src/stores/session-store");
     const [mine, other] = [new DynamoRunStore(api.services.db), new DynamoRunStore(api.services.db)];
@@ -550,6 +599,25 @@ describe("the run store's blocks (a large save's events and orders, a few items 
     const all = await allOrders(id, undefined, 9);
     expect(all.length).toBe(25 + 40);
     expect(all.slice(0, 25).map((o) => o.status)).toEqual(Array.from({ length: 25 }, (_, i) => (i === 1 || i === 6 ? "filled" : "pending")));
+  });
+
+  it("finds an order that a save writes as an item, out of the run's item, while the orders are read", async () => {
+    const id = "r-open-moved";
+    const time = Date.parse("2024-03-15T14:30:00Z");
+    const data = { order_id: `${id}-1`, symbol: "AAPL.US", side: "buy", quantity: 1 };
+    await runs.save(runOf(id, 1, 0), 0, []);
+    await runs.save(runOf(id, 2, 1), 1, [
+      { sequence: 1, time, type: "order_submitted", channel_id: null, data: { ...data, order_type: "limit", limit_price: 90 } } as EngineEvent,
+    ]);
+    const fill = async () =>
+      expect(
+        await runs.save(runOf(id, 3, 2), 2, [
+          { sequence: 2, time, type: "order_filled", channel_id: null, data: { ...data, price: "90", commission: "1.00" } } as EngineEvent,
+        ]),
+      ).toBe(true);
+    // Right after the reader's first read, the fill writes the order's item and takes it out of the run's item.
+    const page = await whileReading(id, fill, () => runs.orders(id, { limit: 10 }));
+    expect(page.items.map((o) => o.id)).toEqual([`${id}-1`]);
   });
 
   it("lists the orders of items and blocks by the sequence that placed them, a later change of a block's order winning", async () => {
