@@ -144,12 +144,16 @@ interface Carried {
 /** A save prepared: the steps of its one transaction, with the order items and what the run's item carries that they write; or the writes of a large save. */
 type PreparedSave = { steps: TransactionStep[]; orders: OrderItem[]; carried: Omit<Carried, "version"> } | { large: () => Promise<boolean> };
 
+/** The events of a run's item's `tail`, and the order records of its `open` (none when absent). */
+const carriedEvents = (body: Uint8Array | undefined): EngineEvent[] => (body ? gunzipJson<EngineEvent[]>(body) : []);
+const carriedOrders = (body: Uint8Array | undefined): OrderItem[] => (body ? gunzipJson<OrderItem[]>(body) : []);
+
 const isOpen = (order: OrderItem) => order.status === "pending" || order.status === "partially_filled";
 
 /** The run an order's id names (`<session id>-<n>`, engine.ts; a denied one's `<run id>-d<sequence>`): a live run's id is its session's. */
 const runOfOrder = (orderId: string) => orderId.slice(0, Math.max(0, orderId.lastIndexOf("-")));
 
-/** Runs whose order records (and tails) a process keeps as it wrote them, at most (then it forgets them all and reads again). */
+/** Runs whose order records (and what their items carry) a process keeps as it wrote them, at most (then it forgets them all and reads again). */
 const WRITTEN_ORDER_RUNS = 10_000;
 
 /** The most a run's item may carry of state and outbox (DynamoDB's item limit is 400 KB, attribute names and the rest included). */
@@ -335,8 +339,8 @@ export class DynamoRunStore implements RunStore {
           const item = await this.states.get(Keys.runState(run.run_id), { projection: ["tail", "open", "version"] });
           carried = { version: item?.version ?? 0, body: { tail: item?.tail, open: item?.open } };
         }
-        carried.tail ??= carried.body.tail ? gunzipJson<EngineEvent[]>(carried.body.tail) : [];
-        carried.open ??= new Map(carried.body.open ? gunzipJson<OrderItem[]>(carried.body.open).map((o) => [o.id, o]) : []);
+        carried.tail ??= carriedEvents(carried.body.tail);
+        carried.open ??= new Map(carriedOrders(carried.body.open).map((o) => [o.id, o]));
         out.set(run.run_id, carried);
       }),
     );
@@ -533,7 +537,7 @@ export class DynamoRunStore implements RunStore {
       this.events_.query(partition, { index, limit: query.limit, cursor: query.cursor, ascending: query.ascending }),
       this.blocks.events(runId, query, after, query.limit + 1, async () => committed),
     ]);
-    const tailed = state?.tail ? eventsMatching(runId, gunzipJson<EngineEvent[]>(state.tail), query, after, committed) : [];
+    const tailed = eventsMatching(runId, carriedEvents(state?.tail), query, after, committed);
     // A run without blocks or tail (past the cursor) pages exactly as its items do.
     if (blocked.events.length === 0 && tailed.length === 0) return page;
     const bySequence = new Map<number, StoredEvent>();
@@ -564,7 +568,7 @@ export class DynamoRunStore implements RunStore {
       this.blocks.orders(runId, async () => committed),
     ]);
     const after = sequenceOf(query.cursor, index) ?? -1;
-    const carried = (state?.open ? gunzipJson<OrderItem[]>(state.open) : []).filter((o) => o.sequence > after && (!query.status || o.status === query.status));
+    const carried = carriedOrders(state?.open).filter((o) => o.sequence > after && (!query.status || o.status === query.status));
     if (blocked.length === 0 && carried.length === 0) return { items: page.items.map(withoutSequence), cursor: page.cursor };
     // Every record of the run when it has blocks (its items a later change of an order of theirs), else the page's; the carried ones under them.
     const items = blocked.length > 0 ? await this.orders_.queryAll(Keys.runOrders(runId), { index: "gsi1" }) : page.items;
@@ -591,7 +595,7 @@ export class DynamoRunStore implements RunStore {
     const runId = runOfOrder(orderId);
     if (!runId) return undefined;
     const state = await this.states.get(Keys.runState(runId), { projection: ["open", "last_sequence"] });
-    const carried = state?.open ? gunzipJson<OrderItem[]>(state.open).find((o) => o.id === orderId) : undefined;
+    const carried = carriedOrders(state?.open).find((o) => o.id === orderId);
     if (carried) return withoutSequence(carried);
     const written = await this.orders_.get(Keys.runOrder(orderId));
     if (written) return withoutSequence(written);
