@@ -6331,6 +6331,27 @@ export interface components {
              * @enum {string}
              */
             timeframe?: "1m" | "5m" | "1h" | "1d";
+            /**
+             * @description How protective exits (risk_config's stop_loss_pct, take_profit_pct, trailing_stop_pct) fill on bars
+             * @default {
+             *       "priority": "stop_loss",
+             *       "trailing_reference": "close"
+             *     }
+             */
+            exits?: {
+                /**
+                 * @description Which of a position's stop and target is placed first, and so fills when one bar reaches both (orders are tried in the order they were placed, and the first fill cancels the other)
+                 * @default stop_loss
+                 * @enum {string}
+                 */
+                priority?: "stop_loss" | "take_profit";
+                /**
+                 * @description What a trailing stop follows on bars: each bar's close (the reference engine's rule), or its best price (the high of a long, the low of a short)
+                 * @default close
+                 * @enum {string}
+                 */
+                trailing_reference?: "close" | "extreme";
+            };
         };
         /**
          * @default {

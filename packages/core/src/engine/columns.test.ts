@@ -3,7 +3,7 @@ import { Fees } from "../fees/index";
 import { defaults as riskDefaults } from "../risk/risk";
 import type { Bar, BarColumns } from "../strategies/strategy";
 import { TradingEngine } from "./engine";
-import type { EngineSetup } from "./setup";
+import type { EngineSetup, ProtectiveExits } from "./setup";
 import { referenceCase } from "./testing/reference";
 import { singleStrategySetup } from "./testing/setups";
 import { seededRandom } from "../indicators/testing/random-bars";
@@ -42,6 +42,11 @@ function columnsOf(bars: Bar[]): BarColumns {
 
 const risky = { ...riskDefaults(), max_position_size: 1, max_loss_per_trade: 1, max_daily_trades: 40 };
 
+/** `setup` with protective exits on every strategy's entries. */
+function withExits(setup: EngineSetup, exits: ProtectiveExits): EngineSetup {
+  return { ...setup, channels: setup.channels.map((channel) => ({ ...channel, strategies: channel.strategies.map((slot) => ({ ...slot, exits })) })) };
+}
+
 const setups: [string, EngineSetup, "1m" | "1d"][] = [
   [
     "SMA 10/30, percent commission, risk rules, fills at the close",
@@ -77,6 +82,34 @@ const setups: [string, EngineSetup, "1m" | "1d"][] = [
       }),
       fees: Fees.defaults("longport"),
     },
+    "1m",
+  ],
+  [
+    "EMA 5/20 with shorts and a protective stop, target and trailing stop on every entry (OCO, trails, exits by signal)",
+    withExits(
+      singleStrategySetup({
+        symbols: ["AAPL.US"],
+        timeframe: "1m",
+        parameters: { fast_period: 5, slow_period: 20, ma_type: "ema", allow_short: true },
+        risk: { ...risky, allow_short: true },
+        execution: { commission: { model: "percent", rate: 0.001 }, exits: { priority: "take_profit", trailing_reference: "extreme" } },
+      }),
+      { stop_loss_pct: 0.002, take_profit_pct: 0.004, trailing_stop_pct: 0.003 },
+    ),
+    "1m",
+  ],
+  [
+    "SMA 10/30 whose entries and protective exits fill in parts (30 % of each bar's volume)",
+    withExits(
+      singleStrategySetup({
+        symbols: ["AAPL.US"],
+        timeframe: "1m",
+        parameters: { fast_period: 10, slow_period: 30 },
+        risk: risky,
+        execution: { commission: { model: "percent", rate: 0.001 }, max_participation: 0.3 },
+      }),
+      { stop_loss_pct: 0.003, take_profit_pct: null, trailing_stop_pct: 0.004 },
+    ),
     "1m",
   ],
   [
@@ -139,6 +172,19 @@ describe("the batch path (onColumns) against the streaming path (onBar)", () => 
       const expected = streaming.drainEvents();
       expect(expected.filter((e) => e.type === "order_filled").length).toBeGreaterThan(setup.trace ? 10 : 100);
       expect(expected.some((e) => e.type === (setup.trace ? "strategy_output" : "order_denied"))).toBe(true);
+      const exits = setup.channels[0].strategies[0].exits;
+      if (exits) {
+        // Every exit the setup asks for fills, and fills cancel their partners.
+        const reasons = new Set(expected.filter((e) => e.type === "order_filled").map((e) => e.data.exit_reason));
+        for (const [reason, pct] of [
+          ["stop_loss", exits.stop_loss_pct],
+          ["take_profit", exits.take_profit_pct],
+          ["trailing_stop", exits.trailing_stop_pct],
+        ] as const)
+          expect(reasons.has(reason)).toBe(pct !== null);
+        expect(expected.filter((e) => e.type === "order_cancelled" && String(e.data.reason).startsWith("ONE_CANCELS_OTHER")).length).toBeGreaterThan(10);
+        expect(expected.filter((e) => e.type === "order_cancelled" && String(e.data.reason).startsWith("EXIT_BY_SIGNAL")).length).toBeGreaterThan(10);
+      }
       if (setup.execution.max_participation !== undefined) {
         // Orders do fill in parts, and some stay part-filled across a chunk's end (38 → 1000 …).
         expect(expected.filter((e) => e.type === "order_filled" && Number(e.data.remaining) > 0).length).toBeGreaterThan(100);

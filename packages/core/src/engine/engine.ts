@@ -8,7 +8,9 @@ import { entryQuantity, hold, referencePrice } from "./cash";
 import { preTradeDenials } from "./checks";
 import { closeDay, monitor, rollTo, startDay } from "./days";
 import type { Denial, EngineEvent, EngineOrder, EventType } from "./events";
-import { cancelPending, fillOnBar, fillPending, type VenueCharge } from "./fills";
+import { cancelPending } from "./cancels";
+import { activeExits, settleExits } from "./exits";
+import { fillOnBar, fillPending, type VenueCharge } from "./fills";
 import { emptyPosition, type Position } from "./ledger";
 import { Money } from "./money";
 import { biasesOf, multiTimeframeBar, type DirectorBias } from "./multi-timeframe";
@@ -24,12 +26,13 @@ import {
   type ChannelRunState,
   type ChannelRuntime,
   type EngineCore,
+  type ExitDue,
   type OrderRequest,
   type Sleeve,
   type SymbolInfo,
   type Tracker,
 } from "./runtime";
-import type { EngineSetup } from "./setup";
+import { DEFAULT_EXIT_RULES, type EngineSetup, type ExitRules } from "./setup";
 import { restoreInto, snapshotOf, type EngineSnapshot } from "./snapshot";
 import { orderRouted, venueFilled, venueOrderEnded } from "./venue-reports";
 import { viewOf, type EngineView } from "./view";
@@ -93,6 +96,8 @@ export class TradingEngine implements EngineCore {
   readonly participation: number | null;
   /** Volume of the bar being fed (what a fill at its close may take of it). */
   barVolume = 0;
+  readonly exitRules: ExitRules;
+  readonly exitsDue: ExitDue[] = [];
 
   constructor(readonly setup: EngineSetup) {
     this.barFills = setup.venue !== "broker";
@@ -104,6 +109,7 @@ export class TradingEngine implements EngineCore {
     this.fractionNumber = setup.execution.sizing.fraction;
     this.slippage = setup.execution.slippage_bps / 10_000;
     this.participation = setup.execution.max_participation ?? null;
+    this.exitRules = setup.execution.exits ?? DEFAULT_EXIT_RULES;
     for (const channel of setup.channels) {
       const cash = new Map<string, Money>();
       for (const [currency, amount] of Object.entries(setup.capital)) {
@@ -118,6 +124,7 @@ export class TradingEngine implements EngineCore {
           role: slot.role ?? null,
           director: null,
           holdings: [],
+          exits: activeExits(slot.exits ?? setup.exits),
         }),
       );
       const director = sleeves.find((sleeve) => sleeve.role === "director") ?? null;
@@ -130,7 +137,16 @@ export class TradingEngine implements EngineCore {
         cash_numbers: new Map(),
         cash_value: 0,
         sleeves,
-        manual: { key: `${channel.channel_id}/manual`, strategy: null, weight: 1, positions: new Map(), role: null, director: null, holdings: [] },
+        manual: {
+          key: `${channel.channel_id}/manual`,
+          strategy: null,
+          weight: 1,
+          positions: new Map(),
+          role: null,
+          director: null,
+          holdings: [],
+          exits: activeExits(setup.exits),
+        },
         initial_equity: 0,
         daily_trades: 0,
         tracker: newTracker(0),
@@ -158,10 +174,12 @@ export class TradingEngine implements EngineCore {
   onBar(bar: Bar, timeframe: Timeframe, closeMs?: number): void {
     const at = bar.timestamp;
     const info = this.info(bar.symbol);
+    const closeTime = closeMs ?? at + PERIOD_MS[timeframe];
     this.step(info, at, bar.open, bar.high, bar.low, bar.close, bar.volume);
+    // Entries the bar filled get their protective orders at its close, before the strategies decide (EXITS.md "Order of events").
+    if (this.exitsDue.length > 0) settleExits(this, closeTime, bar.close);
     const listeners = info.routes[timeframe];
     if (listeners === undefined) return;
-    const closeTime = closeMs ?? at + PERIOD_MS[timeframe];
     for (let i = 0; i < listeners.length; i++) {
       const { channel, sleeve } = listeners[i];
       if (sleeve.role !== null) {
@@ -175,6 +193,8 @@ export class TradingEngine implements EngineCore {
       for (const signal of signals) this.onSignal(channel, sleeve, signal, bar.close);
       this.time = at;
     }
+    // An entry filled at this close (`execution.fill: "close"`).
+    if (this.exitsDue.length > 0) settleExits(this, closeTime, bar.close);
   }
 
   /** The history a fresh run wants before its first live bar (`warm-up.ts`). */
@@ -215,6 +235,7 @@ export class TradingEngine implements EngineCore {
     for (let i = from; i < to; i++) {
       const at = timestamp[i] * msPerUnit;
       this.step(info, at, open[i], high[i], low[i], close[i], volume[i]);
+      if (this.exitsDue.length > 0) settleExits(this, at + period, close[i]);
       if (i !== next) continue;
       this.time = at + period;
       for (let l = 0; l < listeners.length; l++) {
@@ -225,6 +246,7 @@ export class TradingEngine implements EngineCore {
         }
       }
       this.time = at;
+      if (this.exitsDue.length > 0) settleExits(this, at + period, close[i]);
       next = nextSignal(signals, cursors, listeners.length);
     }
     for (let l = 0; l < listeners.length; l++) signals[l].length = 0;
@@ -241,7 +263,7 @@ export class TradingEngine implements EngineCore {
     if (at >= this.dayEnd || at < this.dayStart) rollTo(this, at);
     this.time = at;
     this.barVolume = volume;
-    const filled = this.barFills && this.pending.length > 0 && fillPending(this, info.symbol, at, open, high, low);
+    const filled = this.barFills && this.pending.length > 0 && fillPending(this, info.symbol, at, open, high, low, close);
     info.last = close;
     if (filled || info.held > 0) monitor(this);
   }
@@ -257,10 +279,11 @@ export class TradingEngine implements EngineCore {
     if (close !== undefined) {
       this.time = Math.max(this.time, close);
       // A broker's day orders expire at the broker, which reports it; one the close overtook before it was sent expires here.
+      // Protective orders are not day orders: they guard their position until it closes.
       if (this.barFills && this.pending.length > 0)
-        cancelPending(this, () => true, "DAY_ORDER_EXPIRED: a day order ends at the market's close", { expired: true });
+        cancelPending(this, (o) => o.exit_reason === undefined, "DAY_ORDER_EXPIRED: a day order ends at the market's close", { expired: true });
       if (!this.barFills)
-        for (const order of this.pending.filter((o) => !o.venue_order_id))
+        for (const order of this.pending.filter((o) => !o.venue_order_id && o.exit_reason === undefined))
           this.venueEnded(order.order_id, "expired", "DAY_ORDER_EXPIRED: a day order ends at the market's close", close);
     }
     closeDay(this);
@@ -459,14 +482,24 @@ export class TradingEngine implements EngineCore {
   /** Acts on a strategy's signal: withdraws the sleeve's waiting orders in its symbol, then leaves and opens towards the target. */
   onSignal(channel: ChannelRuntime, sleeve: Sleeve, signal: Signal, close: number) {
     if (channel.state !== "running") return;
-    // The newest signal decides: orders of this sleeve and symbol still waiting are withdrawn first.
-    if (this.pending.length > 0) cancelPending(this, (order) => order.sleeve === sleeve.key && order.symbol === signal.symbol, "superseded by a newer signal");
     const position = sleeve.positions.get(signal.symbol);
     const held = position ? position.quantity : 0;
     const target = signal.target_weight;
     const reason = `${signal.strategy_id}: ${signal.reason}`;
+    const leaving = held !== 0 && Math.sign(held) !== Math.sign(target);
+    // The newest signal decides: orders of this sleeve and symbol still waiting are withdrawn first; the protective ones only when it leaves the position.
+    if (this.pending.length > 0) {
+      const symbol = signal.symbol;
+      cancelPending(this, (order) => order.sleeve === sleeve.key && order.symbol === symbol && order.exit_reason === undefined, "superseded by a newer signal");
+      if (leaving)
+        cancelPending(
+          this,
+          (order) => order.sleeve === sleeve.key && order.symbol === symbol && order.exit_reason !== undefined,
+          "EXIT_BY_SIGNAL: the strategy closes the position",
+        );
+    }
     // Leave what is held against the target first, then open towards it.
-    if (held !== 0 && Math.sign(held) !== Math.sign(target)) {
+    if (leaving) {
       this.place(
         channel,
         sleeve,

@@ -51,7 +51,10 @@ export interface Denial {
 }
 
 export type OrderSide = "buy" | "sell";
-export type EngineOrderType = "market" | "limit" | "stop";
+export type EngineOrderType = "market" | "limit" | "stop" | "trailing_stop";
+
+/** Why a protective order exits (docs/trading-engine.md "Protective exits"). */
+export type ExitReason = "stop_loss" | "take_profit" | "trailing_stop";
 
 /** An order inside the engine (quantities are whole shares; prices are float64 as bars are). */
 export interface EngineOrder {
@@ -78,6 +81,15 @@ export interface EngineOrder {
   cancel_requested?: boolean;
   /** Bars: a stop order that has triggered (its remainder trades as a market order). */
   triggered?: boolean;
+  /**
+   * A protective order the engine placed for a sleeve's position (`exits.ts`): why it exits, the
+   * position's entry price its level came from, and, for a trailing stop, its distance (a
+   * fraction; `stop_price` is its current level). Protective orders of one position are one OCO
+   * group: the first to fill cancels the others.
+   */
+  exit_reason?: ExitReason;
+  basis?: number;
+  trail_pct?: number;
 }
 
 /** `data` of an `order_filled` event. Money is a decimal string. */

@@ -5,6 +5,8 @@ import { AT_LEVEL, AT_OPEN, fillableShares, limitReach, touchReach, type Reach }
 import { Money } from "./money";
 import { commissionOf, hold, partCommission, release, settledValue } from "./cash";
 import { unfilled, ZERO, type EngineCore } from "./runtime";
+import { cancelPending } from "./cancels";
+import { coverable, exitDue, oneCancelsOther, trail } from "./exits";
 
 /** The bar-simulated venue's fills and the booking of every fill, a venue's too (docs/trading-engine.md "Execution"). */
 
@@ -13,27 +15,61 @@ export interface VenueCharge {
   commission: string;
 }
 
-/** Fills what `bar` reaches; whether anything filled or was rejected (an order filled in part stays pending). */
-export function fillPending(e: EngineCore, symbol: string, at: number, open: number, high: number, low: number): boolean {
+/**
+ * Fills what the bar reaches of the orders in `symbol` placed before it, each tried once in the
+ * order they were placed; whether anything filled or was rejected (an order filled in part stays
+ * pending). A protective fill cancels the other orders of its OCO group, which are then not tried;
+ * a trailing stop the bar did not fill trails it after (`exits.ts`).
+ */
+export function fillPending(e: EngineCore, symbol: string, at: number, open: number, high: number, low: number, close: number): boolean {
   let kept = 0;
   const sequence = e.sequence;
   const pending = e.pending;
+  // Allocated only when a protective order fills or finds its position gone: rare next to the bars.
+  let exited: EngineOrder[] | null = null;
+  let orphans: EngineOrder[] | null = null;
   for (let i = 0; i < pending.length; i++) {
     const order = pending[i];
-    const price = order.symbol === symbol && at >= order.submitted_at ? fillPrice(order, open, high, low) : NaN;
-    if (Number.isNaN(price)) pending[kept++] = order;
-    else {
-      // Its hold goes with the fill, and what stays pending (a part left) holds again.
-      release(e, order);
-      if (fillOnBar(e, order, price)) {
-        pending[kept++] = order;
-        hold(e, order);
-      }
+    if (order.symbol !== symbol || at < order.submitted_at || (exited !== null && inGroupOf(exited, order))) {
+      pending[kept++] = order;
+      continue;
     }
+    const price = fillPrice(order, open, high, low);
+    if (Number.isNaN(price)) {
+      if (order.order_type === "trailing_stop") trail(e, order, high, low, close);
+      pending[kept++] = order;
+      continue;
+    }
+    let cover = 0;
+    if (order.exit_reason !== undefined) {
+      cover = coverable(e, order);
+      if (cover === 0) {
+        (orphans ??= []).push(order);
+        pending[kept++] = order;
+        continue;
+      }
+      if (cover < unfilled(order)) order.quantity = (order.filled ?? 0) + cover;
+    }
+    // Its hold goes with the fill, and what stays pending (a part left) holds again.
+    release(e, order);
+    if (fillOnBar(e, order, price)) {
+      pending[kept++] = order;
+      hold(e, order);
+    }
+    if (order.exit_reason !== undefined && coverable(e, order) < cover) (exited ??= []).push(order);
   }
   pending.length = kept;
+  if (orphans !== null) {
+    const stale = orphans;
+    cancelPending(e, (order) => stale.includes(order), "POSITION_CLOSED: the position its protective orders guarded is closed");
+  }
+  if (exited !== null) for (const filled of exited) oneCancelsOther(e, filled);
   return e.sequence !== sequence;
 }
+
+/** Whether `order` is a protective order of the same position (sleeve and symbol) as one of `filled`. */
+const inGroupOf = (filled: readonly EngineOrder[], order: EngineOrder): boolean =>
+  order.exit_reason !== undefined && filled.some((f) => f.sleeve === order.sleeve && f.symbol === order.symbol);
 
 /**
  * Fills what the bar being fed lets `order` take at `price`: all of it, or under
@@ -49,7 +85,7 @@ export function fillOnBar(e: EngineCore, order: EngineOrder, price: number): boo
     if (quantity <= 0) return true;
   }
   if (!fill(e, order, price, quantity)) return false;
-  if (order.order_type === "stop") order.triggered = true;
+  if (order.order_type === "stop" || order.order_type === "trailing_stop") order.triggered = true;
   // A whole fill keeps no running totals: only an order filled in parts has some left.
   return order.filled !== undefined && unfilled(order) > 0;
 }
@@ -117,6 +153,14 @@ export function fill(e: EngineCore, order: EngineOrder, marketPrice: number, qua
     submitted_at: order.submitted_at,
     reason: order.reason,
   };
+  if (order.exit_reason !== undefined) {
+    // A protective exit says why, at which level, and whether the market opened through it (filled at the open).
+    const level = order.order_type === "limit" ? order.limit_price! : order.stop_price!;
+    const extra = fill as unknown as Record<string, unknown>;
+    extra.exit_reason = order.exit_reason;
+    extra.trigger_price = level;
+    extra.gap = !venueFill && marketPrice !== level;
+  }
   const id = channel.setup.channel_id;
   if (venueFill || quantity < order.quantity || order.filled !== undefined) {
     // Totals so far, for an order filled in parts.
@@ -164,29 +208,12 @@ export function fill(e: EngineCore, order: EngineOrder, marketPrice: number, qua
       pnl: pnl.toString(),
       fees: booking.closed.fees.toString(),
       currency: info.currency,
+      exit_reason: order.exit_reason ?? (sleeve.strategy !== null ? "signal" : "manual"),
     });
   }
+  // A fill of any other order moves the position its protective orders guard.
+  if (sleeve.exits !== null && order.exit_reason === undefined) exitDue(e, channel, sleeve, order.symbol);
   return true;
-}
-
-/** Withdraws pending orders; a broker's orders are asked to cancel (`order_cancel_requested`) and end when it reports so. */
-export function cancelPending(e: EngineCore, which: (order: EngineOrder) => boolean, reason: string, extra: Record<string, unknown> = {}) {
-  if (!e.barFills) {
-    for (const order of e.pending) {
-      if (!which(order) || order.cancel_requested) continue;
-      order.cancel_requested = true;
-      e.emit("order_cancel_requested", order.channel_id, { order_id: order.order_id, symbol: order.symbol, reason, ...extra });
-    }
-    return;
-  }
-  const kept: EngineOrder[] = [];
-  for (const order of e.pending) {
-    if (which(order)) {
-      release(e, order);
-      e.emit("order_cancelled", order.channel_id, { order_id: order.order_id, symbol: order.symbol, reason, ...extra });
-    } else kept.push(order);
-  }
-  e.pending = kept;
 }
 
 /** Execution price of a pending order on `bar` by the shared matching rules, or NaN when the bar does not reach it. */
@@ -199,7 +226,8 @@ export function fillPrice(order: EngineOrder, open: number, high: number, low: n
       const limit = order.limit_price!;
       return priceAt(limitReach(buying, limit, open, high, low), open, limit);
     }
-    case "stop": {
+    case "stop":
+    case "trailing_stop": {
       // A buy stop triggers on a rise, a sell stop on a fall; both then trade as market orders at the touch.
       if (order.triggered) return open;
       const stop = order.stop_price!;

@@ -5,7 +5,7 @@ import type { Signal, Strategy } from "../strategies/strategy";
 import type { Denial, EngineOrder, EngineOrderType, EventType, OrderSide } from "./events";
 import type { Position } from "./ledger";
 import { Money } from "./money";
-import type { ChannelSetup, EngineSetup } from "./setup";
+import type { ChannelSetup, EngineSetup, ExitRules, ProtectiveExits } from "./setup";
 
 /** The engine's runtime model (channels, sleeves, symbols, trackers) and the figures computed over it alone. */
 
@@ -48,6 +48,8 @@ export interface Sleeve {
   director: Sleeve | null;
   /** The same positions in the same order with their symbols' info, walked per bar without allocating. */
   holdings: Holding[];
+  /** The protective orders its entries get (`exits.ts`); null: none. */
+  exits: ProtectiveExits | null;
 }
 
 export interface Holding {
@@ -85,6 +87,13 @@ export interface SymbolInfo {
   held: number;
   /** The sleeves listening to each period of this symbol. */
   routes: Partial<Record<Timeframe, { channel: ChannelRuntime; sleeve: Sleeve }[]>>;
+}
+
+/** A sleeve's position in a symbol that a fill changed (`exits.ts`). */
+export interface ExitDue {
+  channel: ChannelRuntime;
+  sleeve: Sleeve;
+  symbol: string;
 }
 
 /** An order someone asks for outside the strategies (manual orders, validation). */
@@ -191,6 +200,10 @@ export interface EngineCore {
   readonly participation: number | null;
   /** Volume of the bar being fed (what a fill at its close may take of it). */
   barVolume: number;
+  /** How protective exits fill on bars (`execution.exits`). */
+  readonly exitRules: ExitRules;
+  /** Positions a fill changed whose protective orders are to be brought in line (`exits.ts` `settleExits`). */
+  readonly exitsDue: ExitDue[];
   info(symbol: string): SymbolInfo;
   channel(channelId: string): ChannelRuntime;
   emit(type: EventType, channelId: string | null, data: Record<string, unknown>): void;

@@ -37,6 +37,31 @@ export type SizingModel = z.infer<typeof SizingModel>;
 export const FillRule = z.enum(["next_open", "close"]).meta({ id: "FillRule" });
 export type FillRule = z.infer<typeof FillRule>;
 
+/**
+ * The conventions of protective exits on bars (docs/trading-engine.md "Protective exits"); the
+ * defaults are the reference engine's (`shared/reference/backtest/EXITS.md`).
+ */
+export const ExitRules = z
+  .object({
+    priority: z
+      .enum(["stop_loss", "take_profit"])
+      .default("stop_loss")
+      .describe(
+        "Which of a position's stop and target is placed first, and so fills when one bar reaches both (orders are tried in the order they were placed, and the first fill cancels the other)",
+      ),
+    trailing_reference: z
+      .enum(["close", "extreme"])
+      .default("close")
+      .describe(
+        "What a trailing stop follows on bars: each bar's close (the reference engine's rule), or its best price (the high of a long, the low of a short)",
+      ),
+  })
+  .meta({ id: "ExitRules" });
+export type ExitRules = z.infer<typeof ExitRules>;
+
+/** The exit conventions of a run stored before they were chosen. */
+export const DEFAULT_EXIT_RULES: ExitRules = { priority: "stop_loss", trailing_reference: "close" };
+
 /** How orders fill and what they cost (backtests' `strategy_config.execution`, sessions' `config.execution`). */
 export const Execution = z
   .object({
@@ -59,9 +84,25 @@ export const Execution = z
         "Backtests: feed the strategies the stored bars before start_date that they need (their warm-up), importing what is missing, so they can signal from the first day; absent or false: they first signal once the window has given them enough bars. Simulation and live sessions always warm up",
       ),
     timeframe: Timeframe.default("1d").describe("Candle period the strategies run on unless a strategy names its own"),
+    exits: ExitRules.default(DEFAULT_EXIT_RULES).describe(
+      "How protective exits (risk_config's stop_loss_pct, take_profit_pct, trailing_stop_pct) fill on bars",
+    ),
   })
   .meta({ id: "Execution" });
 export type Execution = z.infer<typeof Execution>;
+
+/**
+ * The protective orders an entry gets, as fractions of the entry price (docs/trading-engine.md
+ * "Protective exits"): a stop, a target and a trailing stop; null turns one off.
+ */
+export interface ProtectiveExits {
+  stop_loss_pct: number | null;
+  take_profit_pct: number | null;
+  trailing_stop_pct: number | null;
+}
+
+/** No protective orders. */
+export const NO_EXITS: ProtectiveExits = { stop_loss_pct: null, take_profit_pct: null, trailing_stop_pct: null };
 
 /** One strategy of a channel, resolved: validated parameters, its symbols and its period. */
 export interface StrategySlot {
@@ -76,6 +117,8 @@ export interface StrategySlot {
    * symbol is the bias (`BarContext.bias`) of the channel's `executor`s. Absent: a plain strategy.
    */
   role?: "director" | "executor";
+  /** The protective orders of this strategy's entries (absent: the setup's `exits`). */
+  exits?: ProtectiveExits;
 }
 
 /** A sleeve of the session's capital. */
@@ -99,6 +142,8 @@ export interface EngineSetup {
   execution: Execution;
   /** Session-wide pre-trade rules; null runs without position, exposure and count limits (cash and lots still apply). */
   risk: RiskConfig | null;
+  /** The protective orders of entries a strategy slot does not set its own for (manual orders'); absent: none. */
+  exits?: ProtectiveExits;
   /** Board lot per symbol (1 when absent). */
   lots: Record<string, number>;
   /** Fee schedule for the `broker` commission model. */

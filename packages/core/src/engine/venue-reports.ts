@@ -1,5 +1,6 @@
 import { hold, release } from "./cash";
 import { monitor } from "./days";
+import { oneCancelsOther, settleExits } from "./exits";
 import { fill, type VenueCharge } from "./fills";
 import { unfilled, type EngineCore } from "./runtime";
 
@@ -24,6 +25,9 @@ export function venueFilled(engine: EngineCore, orderId: string, tradeId: string
   fill(engine, order, price, Math.min(quantity, unfilled(order)), charged ?? true);
   if (unfilled(order) <= 0) engine.pending = engine.pending.filter((candidate) => candidate !== order);
   else hold(engine, order);
+  if (order.exit_reason !== undefined) oneCancelsOther(engine, order);
+  // A broker trails by itself: a new trailing stop starts from the entry price.
+  else settleExits(engine, at, NaN);
   monitor(engine);
 }
 

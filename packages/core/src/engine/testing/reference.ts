@@ -57,6 +57,28 @@ export function referenceCase(symbol: "AAPL.US" | "700.HK"): ReferenceCase {
 
 export const REFERENCE_SYMBOLS = ["AAPL.US", "700.HK"] as const;
 
+/** The protective-exit variants (EXITS.md): (a) a stop, (b) a stop and a target as an OCO pair, (c) a trailing stop. */
+export const EXIT_VARIANTS = ["a", "b", "c"] as const;
+
+export interface ExitFill extends ReferenceFill {
+  order_type: "market" | "stop" | "limit" | "trailing_stop";
+  exit_reason: null | "stop_loss" | "take_profit" | "trailing_stop" | "crossover";
+  trigger_price?: number;
+  gap?: boolean;
+}
+
+export interface ExitCase extends Omit<ReferenceCase, "fills"> {
+  rules: ReferenceCase["rules"] & { stop_loss_pct: number | null; take_profit_pct: number | null; trailing_stop_pct: number | null };
+  fills: ExitFill[];
+  exit_counts: Record<"stop_loss" | "take_profit" | "trailing_stop" | "crossover" | "open_at_end", number>;
+}
+
+/** A protective-exit fixture (`<SYM>-sma10-30-exits-<variant>.expected.json`) with its bars. */
+export function exitCase(symbol: (typeof REFERENCE_SYMBOLS)[number], variant: (typeof EXIT_VARIANTS)[number]): ExitCase {
+  const expected = JSON.parse(readFileSync(join(referenceDir(), `${symbol}-sma10-30-exits-${variant}.expected.json`), "utf8"));
+  return { ...expected, symbol, bars: readBars(symbol) };
+}
+
 /**
  * A risk configuration that lets the reference rules trade as the reference engine did (every
  * run applies the session's risk configuration unless the run gives its own, docs/trading-sessions.md).
