@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Backtests } from "../../packages/core/src/backtests/index";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
-import { referenceCase, REFERENCE_SYMBOLS, REFERENCE_RISK } from "../../packages/core/src/engine/testing/reference";
+import { EXIT_VARIANTS, exitCase, referenceCase, REFERENCE_SYMBOLS, REFERENCE_RISK } from "../../packages/core/src/engine/testing/reference";
 import type { WorkflowInput } from "../../packages/core/src/workflows";
 import { Dec } from "../../packages/core/src/fees/money";
 import { createTestApi, type TestApi } from "../support/harness";
@@ -41,7 +41,7 @@ beforeAll(async () => {
 
 /** Risk rules under which the reference runs trade as they did (the default preset with its position, per-trade loss, drawdown and daily loss limits out of the way). */
 
-async function startBacktest(symbol: string, overrides: Record<string, unknown> = {}) {
+async function startBacktest(symbol: string, overrides: Record<string, unknown> = {}, risk: Record<string, unknown> | null = REFERENCE_RISK) {
   const ref = referenceCase(symbol as "AAPL.US");
   const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
     token: user.token,
@@ -63,7 +63,7 @@ async function startBacktest(symbol: string, overrides: Record<string, unknown> 
           fill: "next_open",
         },
         // The reference rules hold 95 % of equity in one symbol: over the session's default risk configuration.
-        risk_config: REFERENCE_RISK,
+        risk_config: risk,
       },
       symbols: [symbol],
       start_date: first,
@@ -147,6 +147,48 @@ describe("backtest tasks", () => {
       expect(orders.orders).toHaveLength(ref.fills.length);
     });
   }
+
+  for (const symbol of REFERENCE_SYMBOLS) {
+    for (const variant of EXIT_VARIANTS) {
+      it(`reproduce the protective-exit fixture ${symbol} (${variant}) through the candle store, in chunks that snapshot mid-position`, async () => {
+        const ref = exitCase(symbol, variant);
+        const { stop_loss_pct, take_profit_pct, trailing_stop_pct } = ref.rules;
+        const { backtestId } = await startBacktest(symbol, {}, { ...REFERENCE_RISK, stop_loss_pct, take_profit_pct, trailing_stop_pct });
+        await runToEnd(backtestId, 61);
+        const result = await api.json("GET", `/api/v1/backtest/${backtestId}/result`, 200, { token: user.token });
+        expect(result.risk_config).toMatchObject({ stop_loss_pct, take_profit_pct, trailing_stop_pct });
+        expect(result.fills).toHaveLength(ref.fills.length);
+        ref.fills.forEach((fill, i) => {
+          const got = result.fills[i];
+          expect(got).toMatchObject({
+            side: fill.side,
+            quantity: String(fill.quantity),
+            timestamp: new Date(fill.timestamp * 1000).toISOString(),
+            order_type: fill.order_type,
+            exit_reason: fill.exit_reason === "crossover" ? null : fill.exit_reason,
+          });
+          expect(Math.abs(Number(got.price) - fill.price)).toBeLessThan(1e-6);
+          expect(Math.abs(Number(got.commission) - fill.commission)).toBeLessThan(1e-6);
+          if (fill.trigger_price !== undefined) expect(Math.abs(Number(got.trigger_price) - fill.trigger_price)).toBeLessThan(1e-6);
+        });
+        const reasons = { stop_loss: 0, take_profit: 0, trailing_stop: 0, crossover: 0 };
+        for (const trade of result.trades) reasons[trade.exit_reason === "signal" ? "crossover" : (trade.exit_reason as keyof typeof reasons)] += 1;
+        const { open_at_end: _open, ...closed } = ref.exit_counts;
+        expect(reasons).toEqual(closed);
+        const currency = Object.keys(result.final_value_by_currency)[0];
+        expect(Math.abs(Number(result.final_value_by_currency[currency]) - ref.final_value)).toBeLessThan(1e-6);
+      });
+    }
+  }
+
+  it("runs without any risk rules when strategy_config.risk_config is null: the plain reference fills, and the result says none applied", async () => {
+    const { backtestId, ref } = await startBacktest("AAPL.US", {}, null);
+    await runToEnd(backtestId, 500);
+    const result = await api.json("GET", `/api/v1/backtest/${backtestId}/result`, 200, { token: user.token });
+    expect(result.risk_config).toBeNull();
+    expect(result.fills.map((f: { side: string; quantity: string }) => [f.side, Number(f.quantity)])).toEqual(ref.fills.map((f) => [f.side, f.quantity]));
+    expect(Math.abs(Number(Object.values(result.final_value_by_currency)[0]) - ref.final_value)).toBeLessThan(1e-6);
+  });
 
   it("keeps a pause asked for while Prepare starts the imports: progress says pausing, then paused", async () => {
     const deps = api.services.trading.backtests;

@@ -226,7 +226,8 @@ describe("risk limits, alerts and configuration versions", () => {
   let id: string;
 
   it("refuses limits outside their ranges with 400 INVALID_PARAMETER naming each, and ill-typed bodies with 422", async () => {
-    id = (await createSession()).id;
+    // Without protective exits: a position left to fall is what these tests halt on.
+    id = (await createSession({ channels: preset.channels, risk_config: { stop_loss_pct: null, take_profit_pct: null } })).id;
     const bad = await fails("PUT", `${P(id)}/channels/balanced/risk-limits`, 400, "INVALID_PARAMETER", { body: { max_drawdown: 5, leverage_limit: 50 } });
     expect(bad.detail).toContain("max_drawdown");
     expect(bad.detail).toContain("leverage_limit");

@@ -15,7 +15,14 @@ let userId: string;
 const h = WorkerHarness.forSuite("2024-03-15T13:30:00Z", {
   // The US regular session opens (EDT). A crossover too slow to signal in these minutes: only manual orders trade.
   async setup(h) {
-    const config = { strategy_name: "ma_crossover", parameters: { fast_period: 50, slow_period: 100 }, symbols: ["AAPL.US"], timeframe: "1m" };
+    // Without protective exits, which have their suite (session-exits.test.ts): here only the orders placed by hand go to the broker.
+    const config = {
+      strategy_name: "ma_crossover",
+      parameters: { fast_period: 50, slow_period: 100 },
+      symbols: ["AAPL.US"],
+      timeframe: "1m",
+      risk_config: { stop_loss_pct: null, take_profit_pct: null },
+    };
     const session = await h.api.json("POST", "/api/v1/trading/sessions", 201, {
       token: h.token,
       body: { session_name: "at the broker", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },

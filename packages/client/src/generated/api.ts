@@ -4877,8 +4877,8 @@ export interface components {
             max_drawdown: number;
             max_daily_loss: number;
             max_loss_per_trade: number;
-            stop_loss_pct: number;
-            take_profit_pct: number;
+            stop_loss_pct: number | null;
+            take_profit_pct: number | null;
             trailing_stop_pct: number | null;
             max_open_positions: number;
             max_daily_trades: number;
@@ -6286,6 +6286,8 @@ export interface components {
             symbols: string[];
             timeframe: components["schemas"]["Timeframe"];
             risk_config: components["schemas"]["RiskConfig"];
+            /** @description The risk_config fields the request gave; the others are the default preset's, and a strategy's own recommended stop, target and trailing stop take their place (docs/trading-sessions.md). Absent in sessions stored before it existed: all given */
+            risk_given?: string[];
             execution: components["schemas"]["Execution"];
             venue?: components["schemas"]["SessionVenue"];
         };
@@ -6468,7 +6470,7 @@ export interface components {
             /** @enum {string} */
             side: "buy" | "sell";
             /** @enum {string} */
-            order_type: "market" | "limit" | "stop";
+            order_type: "market" | "limit" | "stop" | "trailing_stop";
             quantity: string;
             price: string | null;
             status: components["schemas"]["OrderStatus"];
@@ -6492,6 +6494,11 @@ export interface components {
             }[];
             venue_order_id?: string | null;
             cancel_requested?: boolean;
+            /**
+             * @description A protective order the engine placed for a position (docs/trading-engine.md "Protective exits"): why it exits
+             * @enum {string}
+             */
+            exit_reason?: "stop_loss" | "take_profit" | "trailing_stop";
         };
         /** @enum {string} */
         OrderStatus: "pending" | "partially_filled" | "filled" | "cancelled" | "rejected" | "denied" | "expired";
@@ -6846,15 +6853,15 @@ export interface components {
             end_date: string;
             timeframe: components["schemas"]["Timeframe"];
             execution: components["schemas"]["Execution"];
-            /** @description The risk configuration the run applied: the session's, or strategy_config.risk_config over it (docs/trading-sessions.md); null for a backtest started before every run applied one */
+            /** @description The risk configuration the run applied: the session's, or strategy_config.risk_config over it (docs/trading-sessions.md); null when it applied none (strategy_config.risk_config null) */
             risk_config: {
                 max_position_size: number;
                 max_total_exposure: number;
                 max_drawdown: number;
                 max_daily_loss: number;
                 max_loss_per_trade: number;
-                stop_loss_pct: number;
-                take_profit_pct: number;
+                stop_loss_pct: number | null;
+                take_profit_pct: number | null;
                 trailing_stop_pct: number | null;
                 max_open_positions: number;
                 max_daily_trades: number;
@@ -6887,9 +6894,19 @@ export interface components {
                 /** @enum {string} */
                 side: "buy" | "sell";
                 quantity: string;
+                /** @description At most 4 decimal places, half up */
                 price: string;
                 commission: string;
                 channel_id: string | null;
+                /** @enum {string} */
+                order_type: "market" | "limit" | "stop" | "trailing_stop";
+                /**
+                 * @description A protective order's fill: why it exits (docs/trading-engine.md "Protective exits"); null otherwise
+                 * @enum {string|null}
+                 */
+                exit_reason: "stop_loss" | "take_profit" | "trailing_stop" | null;
+                /** @description A protective order's level when it filled; null otherwise */
+                trigger_price: string | null;
             }[];
             trades: {
                 symbol: string;
@@ -6899,10 +6916,17 @@ export interface components {
                 quantity: string;
                 entry_time: string;
                 exit_time: string;
+                /** @description At most 4 decimal places, half up */
                 entry_price: string;
+                /** @description At most 4 decimal places, half up */
                 exit_price: string;
                 pnl: string;
                 fees: string;
+                /**
+                 * @description What closed it: a protective order, the strategy's signal, or an order placed by hand
+                 * @enum {string}
+                 */
+                exit_reason: "stop_loss" | "take_profit" | "trailing_stop" | "signal" | "manual";
             }[];
             equity_curve: {
                 date: string;
@@ -7451,7 +7475,7 @@ export interface components {
             /** @enum {string} */
             side: "buy" | "sell";
             /** @enum {string} */
-            order_type: "market" | "limit" | "stop";
+            order_type: "market" | "limit" | "stop" | "trailing_stop";
             quantity: string;
             price: string | null;
             status: components["schemas"]["OrderStatus"];
@@ -7468,6 +7492,11 @@ export interface components {
             reason: string | null;
             venue_order_id?: string | null;
             cancel_requested?: boolean;
+            /**
+             * @description A protective order the engine placed for a position (docs/trading-engine.md "Protective exits"): why it exits
+             * @enum {string}
+             */
+            exit_reason?: "stop_loss" | "take_profit" | "trailing_stop";
             session_id: null;
             /** @enum {string} */
             venue: "paper";
@@ -18718,8 +18747,8 @@ export interface operations {
                         max_drawdown?: number;
                         max_daily_loss?: number;
                         max_loss_per_trade?: number;
-                        stop_loss_pct?: number;
-                        take_profit_pct?: number;
+                        stop_loss_pct?: number | null;
+                        take_profit_pct?: number | null;
                         trailing_stop_pct?: number | null;
                         max_open_positions?: number;
                         max_daily_trades?: number;
@@ -18733,8 +18762,8 @@ export interface operations {
                     max_drawdown?: number;
                     max_daily_loss?: number;
                     max_loss_per_trade?: number;
-                    stop_loss_pct?: number;
-                    take_profit_pct?: number;
+                    stop_loss_pct?: number | null;
+                    take_profit_pct?: number | null;
                     trailing_stop_pct?: number | null;
                     max_open_positions?: number;
                     max_daily_trades?: number;

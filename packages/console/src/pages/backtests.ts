@@ -216,6 +216,15 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
   return stop;
 }
 
+/** What closed a trade, as the tables say it. */
+const EXIT_LABEL: Record<string, string> = {
+  stop_loss: "stop loss",
+  take_profit: "take profit",
+  trailing_stop: "trailing stop",
+  signal: "signal",
+  manual: "by hand",
+};
+
 /** /console/backtests/{backtest_id}: equity and drawdown, metrics, trades, fills on the candles. */
 export async function backtestResultPage(main: HTMLElement, params: Record<string, string>): Promise<void> {
   const id = params.backtest_id!;
@@ -251,22 +260,47 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
       candleChart(
         `${symbol} with the fills`,
         candles,
-        fills.map((fill) => ({ time: fill.timestamp, side: fill.side, text: `${fill.side} ${fill.quantity}` })),
+        fills.map((fill) => ({
+          time: fill.timestamp,
+          side: fill.side,
+          text: `${fill.exit_reason ? `${EXIT_LABEL[fill.exit_reason]} ` : ""}${fill.side} ${fill.quantity}`,
+        })),
       ),
     );
   }
   main.append(
     table(
-      ["Symbol", "Direction", "Quantity", "Entry", "Entry price", "Exit", "Exit price", "P&L", "Fees"],
-      result.trades.map((t) => [t.symbol, t.direction, t.quantity, when(t.entry_time), t.entry_price, when(t.exit_time), t.exit_price, t.pnl, t.fees]),
+      ["Symbol", "Direction", "Quantity", "Entry", "Entry price", "Exit", "Exit price", "Exit by", "P&L", "Fees"],
+      result.trades.map((t) => [
+        t.symbol,
+        t.direction,
+        t.quantity,
+        when(t.entry_time),
+        t.entry_price,
+        when(t.exit_time),
+        t.exit_price,
+        EXIT_LABEL[t.exit_reason],
+        t.pnl,
+        t.fees,
+      ]),
       `Trades (${result.trades.length})`,
     ),
     h(
       "div",
       { "data-table": "fills" },
       table(
-        ["Time", "Symbol", "Side", "Quantity", "Price", "Commission", "Order"],
-        result.fills.map((f) => [when(f.timestamp), f.symbol, f.side, f.quantity, f.price, f.commission, f.order_id]),
+        ["Time", "Symbol", "Side", "Quantity", "Price", "Commission", "Order", "Type", "Exit"],
+        result.fills.map((f) => [
+          when(f.timestamp),
+          f.symbol,
+          f.side,
+          f.quantity,
+          f.price,
+          f.commission,
+          f.order_id,
+          f.order_type,
+          f.exit_reason ? `${EXIT_LABEL[f.exit_reason]} at ${f.trigger_price}` : "",
+        ]),
         `Fills (${result.fills.length})`,
       ),
     ),

@@ -84,9 +84,16 @@ export async function sessionPage(main: HTMLElement, params: Record<string, stri
         h(
           "tr",
           { "data-order": o.id },
-          [when(o.submitted_at), o.symbol, o.side, o.quantity, o.status, o.filled_price ?? o.price ?? "–", o.filled_quantity ?? "–"].map((cell) =>
-            h("td", {}, String(cell ?? "–")),
-          ),
+          [
+            when(o.submitted_at),
+            o.symbol,
+            o.side,
+            o.exit_reason ? `${o.order_type} · ${o.exit_reason.replace("_", " ")}` : o.order_type,
+            o.quantity,
+            o.status,
+            o.filled_price ?? o.price ?? "–",
+            o.filled_quantity ?? "–",
+          ].map((cell) => h("td", {}, String(cell ?? "–"))),
         ),
       ),
     );
@@ -102,7 +109,7 @@ export async function sessionPage(main: HTMLElement, params: Record<string, stri
         h(
           "tr",
           {},
-          ["Submitted", "Symbol", "Side", "Quantity", "Status", "Price", "Filled"].map((t) => h("th", { scope: "col" }, t)),
+          ["Submitted", "Symbol", "Side", "Type", "Quantity", "Status", "Price", "Filled"].map((t) => h("th", { scope: "col" }, t)),
         ),
       ),
       ordersBody,

@@ -50,8 +50,11 @@ export const updateBacktest = (
   change: (current: StoredBacktest) => StoredBacktest | undefined,
 ) => updateVersioned(deps.backtests, deps.now, id, change, backtestNotFound, "BACKTEST_CHANGED", "Backtest");
 
-/** The strategy configuration of a request as a session configuration (one channel, `main`). */
-function configOf(request: BacktestRequest, session: StoredSession, symbols: string[]): SessionConfig {
+/**
+ * The strategy configuration of a request as a session configuration (one channel, `main`), and
+ * whether the run applies its risk rules (`strategy_config.risk_config: null` turns them off).
+ */
+function configOf(request: BacktestRequest, session: StoredSession, symbols: string[]): { config: SessionConfig; enforceRisk: boolean } {
   const { execution, risk_config, timeframe, parameters, ...rest } = request.strategy_config as Record<string, unknown>;
   const strategyParameters = (parameters && typeof parameters === "object" ? parameters : rest) as Record<string, unknown>;
   const issues: ValidationIssue[] = [];
@@ -70,10 +73,11 @@ function configOf(request: BacktestRequest, session: StoredSession, symbols: str
   let config: SessionConfig | undefined;
   // One rule in every mode (docs/trading-sessions.md, "Which risk configuration applies"): the
   // session's risk configuration, unless the run gives its own; fields it leaves out are the session's.
+  // What the session gave stays given; what it left to the preset stays the preset's (or a strategy's own exits).
+  const sessionGiven = session.config.risk_given ?? Object.keys(session.config.risk_config);
+  const fromSession = Object.fromEntries(sessionGiven.map((field) => [field, (session.config.risk_config as Record<string, unknown>)[field]]));
   const risk =
-    risk_config !== undefined && typeof risk_config === "object"
-      ? { ...session.config.risk_config, ...risk_config }
-      : (risk_config ?? session.config.risk_config);
+    risk_config === null || risk_config === undefined ? fromSession : typeof risk_config === "object" ? { ...fromSession, ...risk_config } : risk_config;
   try {
     const base =
       request.strategy_name === "multi_channel"
@@ -89,7 +93,7 @@ function configOf(request: BacktestRequest, session: StoredSession, symbols: str
   if (config && config.channels.length === 0)
     issues.push({ loc: ["body", "strategy_name"], msg: "the session has no channels to backtest", type: "no_channels" });
   if (issues.length > 0 || !config) throw new ValidationError(issues);
-  return config;
+  return { config, enforceRisk: risk_config !== null };
 }
 
 /** A session backtests run on: one created with trading_mode backtest (409 otherwise). */
@@ -123,7 +127,7 @@ export function plan(
   });
   if (request.start_date > request.end_date) issues.push({ loc: ["body", "end_date"], msg: "end_date is before start_date", type: "value_error" });
   if (issues.length > 0) throw new ValidationError(issues);
-  const config = configOf(request, session, symbols);
+  const { config, enforceRisk } = configOf(request, session, symbols);
   const timezone = request.timezone ?? Markets[marketOf(symbols[0])].timeZone;
   const window: [number, number] = [
     Math.floor(zonedTimeToUtc(timezone, dayNumberOf(request.start_date), 0) / 1000),
@@ -136,7 +140,7 @@ export function plan(
     user_id: session.user_id,
     strategy_name: request.strategy_name,
     config,
-    enforce_risk: true,
+    enforce_risk: enforceRisk,
     symbols,
     start_date: request.start_date,
     end_date: request.end_date,

@@ -74,15 +74,21 @@ export const BacktestControlResult = z
   .object({ success: z.boolean(), message: z.string(), backtest_id: z.string(), status: BacktestStatus })
   .meta({ id: "BacktestControlResult" });
 
+/** Why a protective order exits. */
+export const ExitReason = z.enum(["stop_loss", "take_profit", "trailing_stop"]).meta({ id: "ExitReason" });
+
 const Fill = z.object({
   order_id: z.string(),
   timestamp: z.string(),
   symbol: z.string(),
   side: z.enum(["buy", "sell"]),
   quantity: z.string(),
-  price: z.string(),
+  price: z.string().describe("At most 4 decimal places, half up"),
   commission: z.string(),
   channel_id: z.string().nullable(),
+  order_type: z.enum(["market", "limit", "stop", "trailing_stop"]),
+  exit_reason: ExitReason.nullable().describe('A protective order\'s fill: why it exits (docs/trading-engine.md "Protective exits"); null otherwise'),
+  trigger_price: z.string().nullable().describe("A protective order's level when it filled; null otherwise"),
 });
 
 const ClosedTrade = z.object({
@@ -92,10 +98,13 @@ const ClosedTrade = z.object({
   quantity: z.string(),
   entry_time: z.string(),
   exit_time: z.string(),
-  entry_price: z.string(),
-  exit_price: z.string(),
+  entry_price: z.string().describe("At most 4 decimal places, half up"),
+  exit_price: z.string().describe("At most 4 decimal places, half up"),
   pnl: z.string(),
   fees: z.string(),
+  exit_reason: z
+    .enum(["stop_loss", "take_profit", "trailing_stop", "signal", "manual"])
+    .describe("What closed it: a protective order, the strategy's signal, or an order placed by hand"),
 });
 
 /** The result of a finished (or stopped) backtest. */
@@ -111,7 +120,7 @@ export const BacktestResult = z
     timeframe: Timeframe,
     execution: Execution,
     risk_config: Risk.Config.nullable().describe(
-      "The risk configuration the run applied: the session's, or strategy_config.risk_config over it (docs/trading-sessions.md); null for a backtest started before every run applied one",
+      "The risk configuration the run applied: the session's, or strategy_config.risk_config over it (docs/trading-sessions.md); null when it applied none (strategy_config.risk_config null)",
     ),
     initial_capital: z.string(),
     final_capital: z.string(),

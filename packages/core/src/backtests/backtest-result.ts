@@ -1,11 +1,11 @@
 import { Dec } from "../fees/money";
 import { isoDateOf } from "../market/zoned-time";
-import type { FillData } from "../engine/events";
+import type { EngineOrderType, ExitReason, FillData } from "../engine/events";
 import { performance } from "../engine/metrics";
 import type { TradingEngine } from "../engine/engine";
 import { valueIn } from "../trading/closing";
 import { allOf } from "../trading/pages";
-import type { StoredEvent, StoredRun } from "../trading/runs";
+import { priceAnswer, type StoredEvent, type StoredRun } from "../trading/runs";
 import { iso } from "../time";
 import type { BacktestControlDeps, BacktestResult, BacktestSummary, StoredBacktest } from "./backtest-model";
 
@@ -68,10 +68,12 @@ export async function listsOf(deps: BacktestControlDeps, runId: string): Promise
         quantity: String(d.quantity),
         entry_time: iso(Number(d.entry_time)),
         exit_time: iso(Number(d.exit_time)),
-        entry_price: new Dec(d.entry_price).toString(),
-        exit_price: new Dec(d.exit_price).toString(),
+        entry_price: priceAnswer(d.entry_price),
+        exit_price: priceAnswer(d.exit_price),
         pnl: new Dec(d.pnl).toFixed(2),
         fees: new Dec(d.fees).toFixed(2),
+        // Runs from before protective exits closed trades only by signal or by hand, as their sleeve says.
+        exit_reason: (d.exit_reason ?? (String(d.sleeve).endsWith("/manual") ? "manual" : "signal")) as ExitReasonOfTrade,
       };
     }),
     equity_curve: downsample(
@@ -81,17 +83,22 @@ export async function listsOf(deps: BacktestControlDeps, runId: string): Promise
   };
 }
 
+type ExitReasonOfTrade = BacktestResult["trades"][number]["exit_reason"];
+
 function fillOf(event: StoredEvent) {
-  const d = event.data as unknown as FillData;
+  const d = event.data as unknown as FillData & { order_type?: EngineOrderType; exit_reason?: ExitReason; trigger_price?: number };
   return {
     order_id: d.order_id,
     timestamp: iso(event.time),
     symbol: d.symbol,
     side: d.side,
     quantity: String(d.quantity),
-    price: d.price,
+    price: priceAnswer(d.price),
     commission: d.commission,
     channel_id: event.channel_id,
+    order_type: d.order_type ?? "market",
+    exit_reason: d.exit_reason ?? null,
+    trigger_price: d.trigger_price === undefined ? null : priceAnswer(d.trigger_price),
   };
 }
 

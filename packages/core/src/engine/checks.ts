@@ -94,10 +94,12 @@ export function preTradeDenials(e: EngineCore, channel: ChannelRuntime, sleeve: 
         max: risk.max_daily_trades,
       });
     }
-    const loss = notionalBase * risk.stop_loss_pct;
+    // The loss a stop-out would cause: at the entry's own stop, else at its trailing stop's first level; without either nothing bounds it here.
+    const stop = sleeve.exits?.stop_loss_pct ?? sleeve.exits?.trailing_stop_pct ?? null;
+    const loss = stop === null ? 0 : notionalBase * stop;
     const maxLoss = channel.setup.limits.max_loss_per_trade * equity;
     if (loss > maxLoss) {
-      deny(out, "MAX_LOSS_PER_TRADE_EXCEEDED", `a stop-out at ${risk.stop_loss_pct} would lose ${round2(loss)}; max_loss_per_trade allows ${round2(maxLoss)}`, {
+      deny(out, "MAX_LOSS_PER_TRADE_EXCEEDED", `a stop-out at ${stop} would lose ${round2(loss)}; max_loss_per_trade allows ${round2(maxLoss)}`, {
         potential_loss: round2(loss),
         max_loss: round2(maxLoss),
       });

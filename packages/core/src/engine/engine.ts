@@ -9,7 +9,7 @@ import { preTradeDenials } from "./checks";
 import { closeDay, monitor, rollTo, startDay } from "./days";
 import type { Denial, EngineEvent, EngineOrder, EventType } from "./events";
 import { cancelPending } from "./cancels";
-import { activeExits, settleExits } from "./exits";
+import { activeExits, exitDue, protecting, settleExits, watchExits } from "./exits";
 import { fillOnBar, fillPending, type VenueCharge } from "./fills";
 import { emptyPosition, type Position } from "./ledger";
 import { Money } from "./money";
@@ -178,6 +178,7 @@ export class TradingEngine implements EngineCore {
     this.step(info, at, bar.open, bar.high, bar.low, bar.close, bar.volume);
     // Entries the bar filled get their protective orders at its close, before the strategies decide (EXITS.md "Order of events").
     if (this.exitsDue.length > 0) settleExits(this, closeTime, bar.close);
+    if (!this.barFills && this.pending.length > 0) this.watch(info.symbol, at, closeTime, bar.high, bar.low, bar.close);
     const listeners = info.routes[timeframe];
     if (listeners === undefined) return;
     for (let i = 0; i < listeners.length; i++) {
@@ -236,6 +237,7 @@ export class TradingEngine implements EngineCore {
       const at = timestamp[i] * msPerUnit;
       this.step(info, at, open[i], high[i], low[i], close[i], volume[i]);
       if (this.exitsDue.length > 0) settleExits(this, at + period, close[i]);
+      if (!this.barFills && this.pending.length > 0) this.watch(info.symbol, at, at + period, high[i], low[i], close[i]);
       if (i !== next) continue;
       this.time = at + period;
       for (let l = 0; l < listeners.length; l++) {
@@ -256,6 +258,13 @@ export class TradingEngine implements EngineCore {
   private barByBar(columns: BarColumns, from: number, to: number, timeframe: Timeframe) {
     const bar: Bar = { symbol: columns.symbol, timestamp: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 };
     for (let i = from; i < to; i++) this.onBar(barAt(bar, columns, i, columns.msPerUnit), timeframe);
+  }
+
+  /** At a broker, the protective orders the engine watches on a bar of `symbol` (`exits.ts` `watchExits`), stamped at the bar's close. */
+  private watch(symbol: string, at: number, closeTime: number, high: number, low: number, close: number) {
+    this.time = closeTime;
+    watchExits(this, symbol, at, high, low, close);
+    this.time = at;
   }
 
   /** What every bar does before the strategies see it: day rollover, fills, the last price and the monitors. */
@@ -352,9 +361,17 @@ export class TradingEngine implements EngineCore {
 
   /** Withdraws a pending order (`order_cancelled`); false when no pending order has that id. */
   cancel(orderId: string, at: number, reason: string): boolean {
-    if (!this.pending.some((order) => order.order_id === orderId)) return false;
+    const order = this.pending.find((candidate) => candidate.order_id === orderId);
+    if (!order) return false;
     this.time = Math.max(this.time, at);
-    cancelPending(this, (order) => order.order_id === orderId, reason);
+    cancelPending(this, (candidate) => candidate === order, reason);
+    // On bars an exit withdrawn by hand leaves its position to its protective orders again (a broker's order ends when it reports so).
+    const channel = this.channel(order.channel_id);
+    const sleeve = this.sleeveOf(channel, order.sleeve);
+    if (this.barFills && sleeve.exits !== null && order.exit_reason === undefined) {
+      exitDue(this, channel, sleeve, order.symbol);
+      settleExits(this, this.time, this.info(order.symbol).last);
+    }
     return true;
   }
 
@@ -511,6 +528,8 @@ export class TradingEngine implements EngineCore {
       const quantity = entryQuantity(this, channel, sleeve, signal.symbol, Math.abs(target), close);
       this.place(channel, sleeve, { channel_id: channel.setup.channel_id, symbol: signal.symbol, side: target > 0 ? "buy" : "sell", quantity, reason }, close);
     }
+    // A signal that withdrew an exit still waiting leaves the position to its protective orders again (placed at the bar's close).
+    if (held !== 0 && !leaving && sleeve.exits !== null) exitDue(this, channel, sleeve, signal.symbol);
   }
 
   /** `close` is the close of the bar whose signal places the order (NaN outside a bar): a fill at the close trades there. */
@@ -548,6 +567,13 @@ export class TradingEngine implements EngineCore {
     };
     channel.daily_trades += 1;
     this.emit("order_submitted", channel.setup.channel_id, { ...order });
+    // A broker holds a position's shares for one selling order at a time: an order that sells them takes the place of its protective orders (placed again after it, for what is left).
+    if (!this.barFills && sleeve.exits !== null && this.reduces(sleeve, order))
+      cancelPending(
+        this,
+        (o) => protecting(o, sleeve.key, order.symbol),
+        "MAKING_WAY: an order that reduces the position takes the place of its protective orders",
+      );
     // At the close of the bar that placed it (its volume is the one being fed), or later bars for what remains.
     const atClose = this.barFills && !Number.isNaN(close) && orderType === "market" && this.setup.execution.fill === "close";
     if (!atClose || fillOnBar(this, order, close)) {
@@ -555,6 +581,12 @@ export class TradingEngine implements EngineCore {
       hold(this, order);
     }
     return { order, denials: [] };
+  }
+
+  /** Whether `order` would reduce what `sleeve` holds of its symbol. */
+  private reduces(sleeve: Sleeve, order: EngineOrder): boolean {
+    const held = sleeve.positions.get(order.symbol)?.quantity ?? 0;
+    return order.side === "buy" ? held < 0 : held > 0;
   }
 
   // ---- a broker venue's reports (docs/session-worker.md, "Orders at the broker"; `venue-reports.ts`) ----

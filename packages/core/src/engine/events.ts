@@ -90,6 +90,12 @@ export interface EngineOrder {
   exit_reason?: ExitReason;
   basis?: number;
   trail_pct?: number;
+  /**
+   * At a broker, a protective order the engine watches on the session's bars instead of resting
+   * it at the broker (which holds a position's shares for one selling order at a time): it is not
+   * sent until a bar reaches its level, then it goes as a market order.
+   */
+  watch?: boolean;
 }
 
 /** `data` of an `order_filled` event. Money is a decimal string. */

@@ -152,7 +152,7 @@ describe("protective exits on bars", () => {
     engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "sell", quantity: 40 }, T0 + 1.5 * DAY);
     for (const bar of bars([[100, 100, 100, 100]]).map((b) => ({ ...b, timestamp: T0 + 2 * DAY }))) engine.onBar(bar, "1d");
     const resized = engine.drainEvents().find((e) => e.type === "order_replaced")!;
-    expect(resized.data).toMatchObject({ quantity: 60, price: 95 });
+    expect(resized.data).toMatchObject({ quantity: 60, previous_quantity: 100, stop_price: 95 });
     engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "sell", quantity: 60 }, T0 + 2.5 * DAY);
     for (const bar of bars([[100, 100, 100, 100]]).map((b) => ({ ...b, timestamp: T0 + 3 * DAY }))) engine.onBar(bar, "1d");
     const cancelled = engine.drainEvents().find((e) => e.type === "order_cancelled")!;
@@ -176,7 +176,8 @@ describe("protective exits on bars", () => {
 });
 
 describe("protective exits at a broker", () => {
-  it("places them when the broker reports the entry's fill, on the tick grid towards the entry, and asks to cancel the partner of one that fills", () => {
+  /** A broker-venue engine whose buy of 100 at 100.33 the broker has just reported filled; the protective orders it placed. */
+  function filledAtBroker() {
     const engine = engineWith({ stop_loss_pct: 0.05, take_profit_pct: 0.1, trailing_stop_pct: 0.08 }, undefined, { venue: "broker" });
     engine.onBar(bars([[100, 100, 100, 100]])[0], "1d");
     const { order } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 100 }, T0 + 3_600_000);
@@ -184,17 +185,40 @@ describe("protective exits at a broker", () => {
     engine.drainEvents();
     engine.venueFill(order!.order_id, "t1", 100, 100.33, T0 + 2 * 3_600_000);
     const placed = engine.drainEvents().filter((e) => e.type === "order_submitted");
-    // 100.33 × 0.95 = 95.3135 → 95.32 (up, towards the entry); × 1.1 = 110.363 → 110.36 (down); the trail from the entry: 92.3036 → 92.31.
-    expect(placed.map((e) => [e.data.exit_reason, e.data.order_type, e.data.stop_price ?? e.data.limit_price, e.time])).toEqual([
-      ["stop_loss", "stop", 95.32, T0 + 2 * 3_600_000],
-      ["take_profit", "limit", 110.36, T0 + 2 * 3_600_000],
-      ["trailing_stop", "trailing_stop", 92.31, T0 + 2 * 3_600_000],
+    return { engine, placed, ids: placed.map((e) => String(e.data.order_id)) };
+  }
+
+  it("rests the stop there on the tick grid towards the entry, and watches the target and the trailing stop, from the broker's fill", () => {
+    const { placed } = filledAtBroker();
+    // 100.33 × 0.95 = 95.3135 → 95.32 (up, towards the entry); the watched levels are the engine's own: × 1.1, and 100.33 − 8 %.
+    expect(placed.map((e) => [e.data.exit_reason, e.data.order_type, e.data.stop_price ?? e.data.limit_price, e.data.watch ?? false, e.time])).toEqual([
+      ["stop_loss", "stop", 95.32, false, T0 + 2 * 3_600_000],
+      ["take_profit", "limit", 100.33 * 1.1, true, T0 + 2 * 3_600_000],
+      ["trailing_stop", "trailing_stop", 100.33 - 100.33 * 0.08, true, T0 + 2 * 3_600_000],
     ]);
-    const [stop, target, trailing] = placed.map((e) => String(e.data.order_id));
+  });
+
+  it("asks the broker to cancel the watched orders when the resting stop fills", () => {
+    const { engine, ids } = filledAtBroker();
+    const [stop, target, trailing] = ids;
     engine.routed(stop, "v2");
     engine.venueFill(stop, "t2", 100, 95.3, T0 + 5 * 3_600_000);
     const after = engine.drainEvents();
     expect(after.filter((e) => e.type === "order_cancel_requested").map((e) => e.data.order_id)).toEqual([target, trailing]);
     expect(after.find((e) => e.type === "trade_closed")!.data.exit_reason).toBe("stop_loss");
+  });
+
+  it("sends a watched target as a market order when a bar reaches it, and asks to cancel the resting stop first", () => {
+    const { engine, ids } = filledAtBroker();
+    const [stop, target] = ids;
+    engine.routed(stop, "v2");
+    engine.onBar(bars([[101, 111, 100, 110]]).map((b) => ({ ...b, timestamp: T0 + DAY }))[0], "1d");
+    const events = engine.drainEvents();
+    const fired = events.find((e) => e.type === "order_replaced")!;
+    expect(fired).toMatchObject({ time: T0 + 2 * DAY, data: { order_id: target, order_type: "market" } });
+    expect(events.filter((e) => e.type === "order_cancel_requested").map((e) => e.data.order_id)).toEqual([stop, ids[2]]);
+    const sent = engine.snapshot().pending.find((o) => o.order_id === target)!;
+    expect(sent).toMatchObject({ order_type: "market", limit_price: 100.33 * 1.1 });
+    expect(sent.watch).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@ import { Money } from "./money";
 import { commissionOf, hold, partCommission, release, settledValue } from "./cash";
 import { unfilled, ZERO, type EngineCore } from "./runtime";
 import { cancelPending } from "./cancels";
-import { coverable, exitDue, oneCancelsOther, trail } from "./exits";
+import { coverable, exitDue, levelOf, oneCancelsOther, trail } from "./exits";
 
 /** The bar-simulated venue's fills and the booking of every fill, a venue's too (docs/trading-engine.md "Execution"). */
 
@@ -155,7 +155,7 @@ export function fill(e: EngineCore, order: EngineOrder, marketPrice: number, qua
   };
   if (order.exit_reason !== undefined) {
     // A protective exit says why, at which level, and whether the market opened through it (filled at the open).
-    const level = order.order_type === "limit" ? order.limit_price! : order.stop_price!;
+    const level = levelOf(order);
     const extra = fill as unknown as Record<string, unknown>;
     extra.exit_reason = order.exit_reason;
     extra.trigger_price = level;

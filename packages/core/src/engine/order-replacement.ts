@@ -72,7 +72,7 @@ export function replaceOrder(
     ...order,
     quantity,
     limit_price: order.order_type === "limit" ? price : null,
-    stop_price: order.order_type === "stop" ? price : null,
+    stop_price: order.order_type === "stop" || order.order_type === "trailing_stop" ? price : null,
   };
   engine.pending.splice(index, 0, replaced);
   hold(engine, replaced);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { FeeConfig } from "../fees/index";
-import type { Config as RiskConfig, Limits } from "../risk/risk";
+import type { Config as RiskConfig, Limits, ProtectiveExits } from "../risk/risk";
 import { Timeframe } from "../strategies/definition";
 
 /**
@@ -58,6 +58,7 @@ export const ExitRules = z
   })
   .meta({ id: "ExitRules" });
 export type ExitRules = z.infer<typeof ExitRules>;
+export type { ProtectiveExits } from "../risk/risk";
 
 /** The exit conventions of a run stored before they were chosen. */
 export const DEFAULT_EXIT_RULES: ExitRules = { priority: "stop_loss", trailing_reference: "close" };
@@ -90,19 +91,6 @@ export const Execution = z
   })
   .meta({ id: "Execution" });
 export type Execution = z.infer<typeof Execution>;
-
-/**
- * The protective orders an entry gets, as fractions of the entry price (docs/trading-engine.md
- * "Protective exits"): a stop, a target and a trailing stop; null turns one off.
- */
-export interface ProtectiveExits {
-  stop_loss_pct: number | null;
-  take_profit_pct: number | null;
-  trailing_stop_pct: number | null;
-}
-
-/** No protective orders. */
-export const NO_EXITS: ProtectiveExits = { stop_loss_pct: null, take_profit_pct: null, trailing_stop_pct: null };
 
 /** One strategy of a channel, resolved: validated parameters, its symbols and its period. */
 export interface StrategySlot {

@@ -1,6 +1,6 @@
 import { hold, release } from "./cash";
 import { monitor } from "./days";
-import { oneCancelsOther, settleExits } from "./exits";
+import { exitDue, oneCancelsOther, settleExits } from "./exits";
 import { fill, type VenueCharge } from "./fills";
 import { unfilled, type EngineCore } from "./runtime";
 
@@ -38,6 +38,10 @@ export function venueOrderEnded(engine: EngineCore, orderId: string, status: "ca
   engine.time = Math.max(engine.time, at);
   engine.pending = engine.pending.filter((candidate) => candidate !== order);
   release(engine, order);
+  // An order that ended without selling all it made way for: the position's protective orders are placed again (`exits.ts`).
+  const channel = engine.channel(order.channel_id);
+  const sleeve = engine.sleeveOf(channel, order.sleeve);
+  if (sleeve.exits !== null && order.exit_reason === undefined) exitDue(engine, channel, sleeve, order.symbol);
   if (status === "rejected") {
     engine.emit("order_rejected", order.channel_id, {
       order_id: orderId,
@@ -56,4 +60,5 @@ export function venueOrderEnded(engine: EngineCore, orderId: string, status: "ca
       ...(status === "expired" ? { expired: true } : {}),
     });
   }
+  settleExits(engine, at, NaN);
 }

@@ -5,7 +5,8 @@ import { ConfigIssue, fromZod, issue, joinField } from "./config-issue";
 // Every loss and size limit is a fraction of the capital it guards (the session's, or the
 // channel's in a multi-channel session), so one configuration fits any account size.
 // `stop_loss_pct`, `take_profit_pct` and `trailing_stop_pct` are fractions of a position's
-// entry price. The only absolute amount is `max_order_notional`, in the account currency.
+// entry price: the protective orders an entry gets (docs/trading-engine.md "Protective exits").
+// The only absolute amount is `max_order_notional`, in the account currency.
 
 /** Bounds of the four limits a multi-channel session sets per channel. */
 const drawdown = z.number().min(0.01).max(1);
@@ -26,11 +27,11 @@ export const Config = z
     max_daily_loss: dailyLoss,
     /** Loss one trade may cause, as a fraction of capital. */
     max_loss_per_trade: lossPerTrade,
-    /** Distance of the protective stop below (long) or above (short) the entry price. */
-    stop_loss_pct: z.number().gt(0).max(1),
-    /** Distance of the profit target from the entry price. */
-    take_profit_pct: z.number().gt(0).max(10),
-    /** Trailing stop distance from the best price since entry; null disables it. */
+    /** Distance of the protective stop below (long) or above (short) the entry price; null: no stop. */
+    stop_loss_pct: z.number().gt(0).max(1).nullable(),
+    /** Distance of the profit target from the entry price; null: no target. */
+    take_profit_pct: z.number().gt(0).max(10).nullable(),
+    /** Trailing stop distance from the best price since entry; null: no trailing stop. */
     trailing_stop_pct: z.number().gt(0).max(1).nullable(),
     /** Positions held at the same time. */
     max_open_positions: z.int().min(1).max(500),
@@ -320,6 +321,25 @@ export const parse = (input: unknown, loc: (string | number)[] = ["risk_config"]
       type: e.code.toLowerCase(),
     })),
   );
+};
+
+/**
+ * The protective orders an entry gets, as fractions of the entry price (docs/trading-engine.md
+ * "Protective exits"): a stop, a target and a trailing stop; null turns one off.
+ */
+export type ProtectiveExits = Pick<Config, "stop_loss_pct" | "take_profit_pct" | "trailing_stop_pct">;
+
+/** The names of the protective exits' fields. */
+export const EXIT_FIELDS = ["stop_loss_pct", "take_profit_pct", "trailing_stop_pct"] as const;
+
+/**
+ * The protective exits of a strategy's entries under `config`: a field the run gave (`given`) is
+ * the run's; one it left to the preset is the strategy's own recommendation (`declared`, its
+ * metadata's `recommended_risk`) where it has one.
+ */
+export const exitsOf = (config: Config, given: readonly string[] = EXIT_FIELDS, declared: Partial<Config> = {}): ProtectiveExits => {
+  const pick = (field: (typeof EXIT_FIELDS)[number]) => (given.includes(field) || declared[field] === undefined ? config[field] : declared[field]);
+  return { stop_loss_pct: pick("stop_loss_pct"), take_profit_pct: pick("take_profit_pct"), trailing_stop_pct: pick("trailing_stop_pct") };
 };
 
 /** The channel limits contained in a full risk configuration. */

@@ -115,7 +115,17 @@ describe("the channel stream's messages", () => {
     engine.onBar(bar(60_000, 101), "1m");
     applyCommand(engine, { kind: "set_channel_state", channel_id: "main", state: "paused" }, 120_000);
     const messages = streamMessagesOf(engine, { status: "running" }, engine.drainEvents());
-    expect(messages.map((m) => m.type)).toEqual(["order_submitted", "order_filled", "channel_update", "position_changed", "channel_status", "channel_update"]);
+    // The entry's protective stop and target (the default risk configuration's) follow its position.
+    expect(messages.map((m) => m.type)).toEqual([
+      "order_submitted",
+      "order_filled",
+      "channel_update",
+      "position_changed",
+      "order_submitted",
+      "order_submitted",
+      "channel_status",
+      "channel_update",
+    ]);
     expect(messages[2]!.data).toEqual({
       channel_id: "main",
       status: "paused",
@@ -123,7 +133,7 @@ describe("the channel stream's messages", () => {
       cause: "fill",
       sequence: messages[1]!.data.sequence,
     });
-    expect(messages[5]!.data).toMatchObject({ cause: "status_change", status: "paused" });
+    expect(messages[7]!.data).toMatchObject({ cause: "status_change", status: "paused" });
     expect(messages[1]!.data).toMatchObject({ channel_id: "main", event_time: new Date(60_000).toISOString() });
   });
 });

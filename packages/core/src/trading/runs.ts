@@ -132,7 +132,7 @@ export const PRICE_DECIMALS = 4;
  * is not on a tick). A price already in that form (a tick's price: no sign, no leading or trailing
  * zero, at most four places) is answered as it is, as decimal.js would write it.
  */
-const priceAnswer = (price: unknown) => {
+export const priceAnswer = (price: unknown) => {
   const text = String(price);
   return ANSWERED_PRICE.test(text) ? text : new Dec(text).toDecimalPlaces(PRICE_DECIMALS).toString();
 };
@@ -150,7 +150,7 @@ export const TradingOrderResponse = z
     channel_id: z.string().nullable(),
     symbol: z.string(),
     side: z.enum(["buy", "sell"]),
-    order_type: z.enum(["market", "limit", "stop"]),
+    order_type: z.enum(["market", "limit", "stop", "trailing_stop"]),
     quantity: z.string(),
     price: z.string().nullable(),
     status: OrderStatus,
@@ -167,6 +167,10 @@ export const TradingOrderResponse = z
     venue_order_id: z.string().nullable().optional(),
     /** A cancel was asked of the broker; the order ends when the broker reports it. */
     cancel_requested: z.boolean().optional(),
+    exit_reason: z
+      .enum(["stop_loss", "take_profit", "trailing_stop"])
+      .optional()
+      .describe('A protective order the engine placed for a position (docs/trading-engine.md "Protective exits"): why it exits'),
   })
   .meta({ id: "TradingOrderResponse" });
 export type TradingOrderResponse = z.infer<typeof TradingOrderResponse>;
@@ -212,7 +216,7 @@ export function orderChangeOf(event: EngineEvent, run: { run_id: string; session
           id: String(d.order_id),
           symbol: String(d.symbol),
           side: d.side as "buy" | "sell",
-          order_type: d.order_type as "market" | "limit" | "stop",
+          order_type: d.order_type as TradingOrderResponse["order_type"],
           quantity: String(d.quantity),
           price: price === null ? null : String(price),
           status: "pending",
@@ -225,6 +229,7 @@ export function orderChangeOf(event: EngineEvent, run: { run_id: string; session
           trading_fee: null,
           reason: (d.reason as string) ?? null,
           denials: [],
+          ...(d.exit_reason ? { exit_reason: d.exit_reason as NonNullable<TradingOrderResponse["exit_reason"]> } : {}),
         },
       };
     }

@@ -94,12 +94,22 @@ export const SessionConfig = z
     symbols: z.array(z.string()),
     timeframe: Timeframe,
     risk_config: Risk.Config,
+    risk_given: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "The risk_config fields the request gave; the others are the default preset's, and a strategy's own recommended stop, target and trailing stop take their place (docs/trading-sessions.md). Absent in sessions stored before it existed: all given",
+      ),
     execution: Execution,
     /** Absent in sessions stored before it existed: `bars`. */
     venue: SessionVenue.optional(),
   })
   .meta({ id: "TradingSessionConfig" });
 export type SessionConfig = z.infer<typeof SessionConfig>;
+
+/** The fields of a risk configuration a request gave (`risk_given`). */
+export const riskGiven = (input: Record<string, unknown> | undefined): string[] =>
+  input === undefined ? [] : Object.keys(Risk.Config.shape).filter((field) => input[field] !== undefined);
 
 /** The most of its free cash an entry uses by default, when the risk configuration allows more. */
 export const DEFAULT_ENTRY_FRACTION = 0.95;
@@ -151,6 +161,7 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
   const symbols = symbolList(raw.symbols, ["config", "symbols"]) ?? fallbackSymbols;
 
   let risk = Risk.defaults();
+  const given = riskGiven(raw.risk_config);
   if (raw.risk_config !== undefined) {
     const result = Risk.validate({ ...Risk.defaults(), ...raw.risk_config });
     if (result.valid && result.config) risk = result.config;
@@ -239,12 +250,15 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
     symbols,
     timeframe,
     risk_config: risk,
+    risk_given: given,
     execution: { ...(execution.success ? execution.data : Execution.parse({})), ...defaultSizing(raw.execution, risk), timeframe },
     venue: raw.venue ?? "broker",
   };
 }
 
 const round = (value: number) => Math.round(value * 1e6) / 1e6;
+
+const NO_EXITS: Risk.ProtectiveExits = { stop_loss_pct: null, take_profit_pct: null, trailing_stop_pct: null };
 const pick = (value: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => value[k] !== undefined).map((k) => [k, value[k]]));
 
 /** The strategy a session is known by: its one strategy, `multi_channel`, or `none` without channels. */
@@ -292,10 +306,14 @@ export function engineSetup(options: {
   fx: Record<string, number>;
   lots: Record<string, number>;
   fees: FeeConfig | null;
-  /** Backtests without an explicit `risk_config` run without position and count limits. */
+  /** False: the run applies no risk rules, neither its checks nor its protective exits (a backtest's `risk_config: null`). */
   enforce_risk: boolean;
 }): EngineSetup {
   const { config } = options;
+  const risk = config.risk_config;
+  const given = config.risk_given ?? Risk.EXIT_FIELDS;
+  const exitsOf = (strategyName: string) =>
+    options.enforce_risk ? Risk.exitsOf(risk, given, Strategies.exists(strategyName) ? Strategies.riskConfig(strategyName).config : {}) : NO_EXITS;
   const channels: ChannelSetup[] = config.channels.map((channel) => ({
     channel_id: channel.channel_id,
     channel_type: channel.channel_type,
@@ -308,6 +326,7 @@ export function engineSetup(options: {
       symbols: s.symbols ?? config.symbols,
       timeframe: s.timeframe ?? config.timeframe,
       ...(s.role ? { role: s.role } : {}),
+      exits: exitsOf(s.strategy_name),
     })),
   }));
   const multiTimeframe = channels.some((channel) => channel.strategies.some((s) => s.role !== undefined));
@@ -318,7 +337,9 @@ export function engineSetup(options: {
     fx: options.fx,
     channels,
     execution: config.execution,
-    risk: options.enforce_risk ? config.risk_config : null,
+    risk: options.enforce_risk ? risk : null,
+    // Orders placed by hand get the session's own exits.
+    exits: options.enforce_risk ? Risk.exitsOf(risk) : NO_EXITS,
     lots: options.lots,
     fees: options.fees,
     trading_days_per_year: TRADING_DAYS_PER_YEAR[options.base_currency] ?? 252,

@@ -9,7 +9,7 @@ import type { Actor } from "../users";
 import { PerformanceMetrics } from "../engine/metrics";
 import { notifyWorker, type SessionCommandSink } from "./commands";
 import type { RunStore } from "./runs";
-import { normalizeConfig, SessionConfig, strategyNameOf, strategyParamsOf } from "./session-config";
+import { normalizeConfig, riskGiven, SessionConfig, strategyNameOf, strategyParamsOf } from "./session-config";
 import { closingFigures } from "./closing";
 import { engineOf } from "./run-update";
 
@@ -417,7 +417,7 @@ export async function update(deps: SessionDeps, actor: Actor, id: string, input:
     session = await mutate(deps, actor, id, (current) => ({
       ...current,
       ...(body.session_name !== undefined ? { session_name: body.session_name } : {}),
-      ...(risk ? { config: { ...current.config, risk_config: risk } } : {}),
+      ...(risk ? { config: { ...current.config, risk_config: risk, risk_given: riskGiven(body.risk_config) } } : {}),
     }));
   }
   return session;

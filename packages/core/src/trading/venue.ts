@@ -32,19 +32,39 @@ export interface VenueReport {
   ended?: { status: "cancelled" | "rejected" | "expired"; message: string; at: number };
 }
 
-/** The engine order's type as the venue's: a stop order is a market-if-touched order triggered at its price. */
+/**
+ * The engine order's type as the venue's: a stop order is a market-if-touched order triggered at
+ * its price. A protective order stays until its position closes (good till cancelled); the others
+ * are day orders.
+ */
 function submitOptions(order: EngineOrder): SubmitOrderOptions {
   const base = {
     symbol: order.symbol,
     side: order.side === "buy" ? ("Buy" as const) : ("Sell" as const),
     submitted_quantity: String(order.quantity),
-    time_in_force: "Day" as const,
+    time_in_force: order.exit_reason !== undefined ? ("GTC" as const) : ("Day" as const),
     remark: order.order_id,
   };
   if (order.order_type === "limit") return { ...base, order_type: "LO", submitted_price: String(order.limit_price) };
-  if (order.order_type === "stop") return { ...base, order_type: "MIT", trigger_price: String(order.stop_price) };
+  if (order.order_type === "stop" || order.order_type === "trailing_stop") return { ...base, order_type: "MIT", trigger_price: String(order.stop_price) };
   return { ...base, order_type: "MO" };
 }
+
+/**
+ * Whether `order` waits before it is sent: the venue holds a position's shares for one selling
+ * order at a time, so a protective order, or an order that takes the place of one, is sent once
+ * the other order of its position on that side has ended there (its cancel confirmed, docs/trading-engine.md "Protective exits").
+ */
+const waitsAtVenue = (order: EngineOrder, pending: readonly EngineOrder[]): boolean =>
+  pending.some(
+    (other) =>
+      other !== order &&
+      other.venue_order_id !== undefined &&
+      other.sleeve === order.sleeve &&
+      other.symbol === order.symbol &&
+      other.side === order.side &&
+      (other.exit_reason !== undefined || order.exit_reason !== undefined),
+  );
 
 const ENDED: Partial<Record<OrderDetail["status"], "cancelled" | "rejected" | "expired">> = {
   CanceledStatus: "cancelled",
@@ -82,6 +102,12 @@ export async function exchange(
   for (const order of pending) {
     const report: VenueReport = { order_id: order.order_id, executions: [] };
     let venueId = order.venue_order_id ?? null;
+    // A protective order the engine watches is not at the venue: asked to cancel, it just ends.
+    if (order.watch) {
+      if (order.cancel_requested) reports.push({ ...report, ended: { status: "cancelled", message: "cancelled before it reached the venue", at: now } });
+      continue;
+    }
+    if (venueId === null && waitsAtVenue(order, pending)) continue;
     if (venueId === null) {
       venueId = await sentBefore(gateway, order);
       if (venueId === null && order.cancel_requested) {

@@ -81,6 +81,15 @@ export function exitCase(symbol: (typeof REFERENCE_SYMBOLS)[number], variant: (t
 
 /**
  * A risk configuration that lets the reference rules trade as the reference engine did (every
- * run applies the session's risk configuration unless the run gives its own, docs/trading-sessions.md).
+ * run applies the session's risk configuration unless the run gives its own, docs/trading-sessions.md):
+ * no protective exits, the limits out of the way. The exit fixtures lay their exits over it.
  */
-export const REFERENCE_RISK = { max_position_size: 1, max_loss_per_trade: 0.1, max_drawdown: 1, max_daily_loss: 1 };
+export const REFERENCE_RISK = {
+  max_position_size: 1,
+  max_loss_per_trade: 0.1,
+  max_drawdown: 1,
+  max_daily_loss: 1,
+  stop_loss_pct: null,
+  take_profit_pct: null,
+  trailing_stop_pct: null,
+};

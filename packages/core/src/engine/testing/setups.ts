@@ -1,5 +1,5 @@
 import { Execution, type EngineSetup } from "../setup";
-import { limitsOf, defaults as riskDefaults } from "../../risk/risk";
+import { exitsOf, limitsOf, defaults as riskDefaults } from "../../risk/risk";
 import { marketOf, Markets } from "../../market/market";
 import type { Timeframe } from "../../strategies/definition";
 
@@ -43,6 +43,7 @@ export function singleStrategySetup(options: {
     ],
     execution: Execution.parse(options.execution ?? {}),
     risk,
+    ...(risk ? { exits: exitsOf(risk) } : {}),
     lots: options.lots ?? {},
     fees: options.fees ?? null,
     trading_days_per_year: 252,
