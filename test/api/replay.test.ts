@@ -201,6 +201,35 @@ describe("replay", () => {
     expect(await control({ action: "seek", to: DAYS[1] })).toMatchObject({ state: "paused", steps: 78 });
   });
 
+  for (const [reason, exits] of [
+    ["stop_loss", { stop_loss_pct: 0.002, take_profit_pct: null }],
+    ["take_profit", { stop_loss_pct: null, take_profit_pct: 0.003 }],
+    ["trailing_stop", { stop_loss_pct: null, take_profit_pct: null, trailing_stop_pct: 0.002 }],
+  ] as const) {
+    it(`exits by its ${reason.replace("_", " ")} as one straight engine does (docs/trading-engine.md "Protective exits")`, async () => {
+      const risk_config = { ...exits, max_loss_per_trade: 0.1 };
+      const protectedSession = await h.api.json("POST", "/api/v1/trading/sessions", 201, {
+        token: h.token,
+        body: {
+          session_name: `replay, ${reason}`,
+          trading_mode: "simulation",
+          asset_mode: "simulated",
+          initial_capital: "100000",
+          config: { ...config, risk_config },
+        },
+      });
+      const at = (suffix: string) => `/api/v1/trading/sessions/${protectedSession.id}/replay/${suffix}`;
+      await h.api.json("POST", at("start"), 200, { token: h.token, body: { start_date: DAYS[0], end_date: DAYS[2], paused: true } });
+      const done = await h.api.json("POST", at("control"), 200, { token: h.token, body: { action: "seek", to: closeOf(fine.length) } });
+      expect(done.steps).toBe(fine.length);
+      const events = await replayEvents(protectedSession.id);
+      expect(comparable(events)).toEqual(comparable(await straight(protectedSession.id, null)));
+      const closedBy = events.filter((e) => e.type === "trade_closed").map((e) => e.data.exit_reason);
+      expect(closedBy).toContain(reason);
+      expect(closedBy.filter((r) => r !== "signal").every((r) => r === reason)).toBe(true);
+    });
+  }
+
   it("never touches the session's own run or state", async () => {
     const session = await h.api.json("GET", `/api/v1/trading/sessions/${id}`, 200, { token: h.token });
     expect(session.status).toBe("created");
