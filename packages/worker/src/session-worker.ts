@@ -87,6 +87,14 @@ export const BEAT_MS = 500;
 /** Closed bars kept per feed, for the sessions a task takes over to catch up on (docs/session-worker.md "More than one worker"). */
 export const CATCH_UP_BARS = 120;
 
+/**
+ * How long after its close by the calendar a bar the provider has not confirmed is closed anyway:
+ * LongPort confirms a candlestick only when a trade falls in a later one, so the day's last bar and
+ * the daily bar would wait for the next open (docs/live-trading.md "Bars"). The margin lets the
+ * last second's trades arrive.
+ */
+export const CLOSE_GRACE_MS = 2_000;
+
 /** The simulated market pushes only when told the time has moved; LongPort pushes by itself. */
 const advancing = (marketData: MarketData): marketData is MarketData & { advance(): void } =>
   typeof (marketData as { advance?: unknown }).advance === "function";
@@ -104,8 +112,10 @@ export class SessionWorker {
   /** The last sleeve difference alerted per session, so a lasting one is alerted once. */
   private readonly mismatches = new Map<string, string>();
   private readonly subscribed = new Set<string>();
-  /** Close time of the last confirmed bar per feed: the provider may push a confirmed bar again. */
+  /** Close time of the last bar closed per feed: the provider may push a confirmed bar again. */
   private readonly lastClose = new Map<string, number>();
+  /** The bar forming in each feed, as last pushed: closed by the calendar once its close has passed (`closeByCalendar`). */
+  private readonly forming = new Map<string, { closed: ClosedBar; event: PushCandlestickEvent }>();
   /** The close of the day of each feed's latest bar (`marketBarCloseOf`'s memo). */
   private readonly dayCloses = new Map<string, { day: number; close: number }>();
   private pendingBars: ClosedBar[] = [];
@@ -443,6 +453,7 @@ export class SessionWorker {
       const [symbol, period] = key.split("|") as [string, Timeframe];
       await this.options.marketData.unsubscribeCandlesticks(symbol, period);
       this.subscribed.delete(key);
+      this.forming.delete(key);
       this.recent.delete(key);
     }
     this.heartbeat.feeds = [...this.subscribed].sort();
@@ -479,13 +490,59 @@ export class SessionWorker {
     return { bar, timeframe: period, close_ms: marketBarCloseOf(marketOf(symbol), bar, period, memo) };
   }
 
+  /**
+   * A pushed candlestick: a confirmed one closes its bar, one still forming waits for its close by
+   * the calendar (`closeByCalendar`); a confirmation of a bar closed already corrects the stored
+   * candle when it differs (the run was fed the bar as it stood at its close).
+   */
   private onCandlestick(event: PushCandlestickEvent): void {
     const { period, candlestick, is_confirmed } = event.data;
-    if (!is_confirmed) return;
     const key = feedKey(event.symbol, period);
     if (!this.subscribed.has(key)) return;
     const closed = this.closedBarOf(key, event.symbol, period as Timeframe, candlestick);
-    if (closed.close_ms <= (this.lastClose.get(key) ?? 0)) return;
+    if (closed.close_ms <= (this.lastClose.get(key) ?? 0)) {
+      if (is_confirmed) this.correct(key, closed, event);
+      return;
+    }
+    if (!is_confirmed) {
+      this.forming.set(key, { closed, event });
+      return;
+    }
+    if (this.forming.get(key)?.closed.close_ms === closed.close_ms) this.forming.delete(key);
+    this.accept(key, closed, event);
+  }
+
+  /** Closes the bars still forming whose close the calendar has passed (`CLOSE_GRACE_MS` after it), as their provider had confirmed them. */
+  private closeByCalendar(now: number): void {
+    for (const [key, { closed, event }] of this.forming) {
+      if (closed.close_ms + CLOSE_GRACE_MS > now) continue;
+      this.forming.delete(key);
+      if (closed.close_ms <= (this.lastClose.get(key) ?? 0)) continue;
+      this.accept(key, closed, { ...event, data: { ...event.data, is_confirmed: true } });
+    }
+  }
+
+  /** The provider's confirmation of a bar closed by the calendar: a different bar is a correction of the stored candle, logged. */
+  private correct(key: string, confirmed: ClosedBar, event: PushCandlestickEvent): void {
+    const recent = this.recent.get(key);
+    const index = recent?.findIndex((bar) => bar.bar.timestamp === confirmed.bar.timestamp) ?? -1;
+    if (!recent || index < 0) return;
+    const fed = recent[index]!.bar;
+    const { bar } = confirmed;
+    if (fed.open === bar.open && fed.high === bar.high && fed.low === bar.low && fed.close === bar.close && fed.volume === bar.volume) return;
+    recent[index] = confirmed;
+    this.pendingCandles.push(event);
+    log.warn("A bar closed by the calendar was corrected by the provider's confirmation", {
+      source: "session-worker",
+      feed: key,
+      bar_open: new Date(bar.timestamp).toISOString(),
+      fed: { open: fed.open, high: fed.high, low: fed.low, close: fed.close, volume: fed.volume },
+      confirmed: { open: bar.open, high: bar.high, low: bar.low, close: bar.close, volume: bar.volume },
+    });
+  }
+
+  /** A closed bar: kept for catching up, fed at the next flush, stored. */
+  private accept(key: string, closed: ClosedBar, event: PushCandlestickEvent): void {
     this.lastClose.set(key, closed.close_ms);
     const recent = this.recent.get(key) ?? [];
     recent.push(closed);
@@ -504,6 +561,7 @@ export class SessionWorker {
    * it had). Returns the session bars fed and how long the oldest bar waited.
    */
   async flush(): Promise<{ sessionBars: number; lagMs: number }> {
+    this.closeByCalendar(this.services.trading.sessions.now());
     const bars = this.pendingBars.sort(inFeedOrder);
     const candles = this.pendingCandles;
     const since = this.pendingSince;
@@ -512,7 +570,8 @@ export class SessionWorker {
     this.pendingSince = null;
     // A step without bars writes what was held (docs/session-worker.md "Quiet bars").
     if (bars.length === 0) {
-      await this.release();
+      // (Candles to store without a bar to feed: a provider's correction of a bar closed by the calendar.)
+      await Promise.all([this.release(), this.storeCandles(candles)]);
       return { sessionBars: 0, lagMs: 0 };
     }
     const due = [...this.driven].filter(([, driven]) => driven.session.status === "running");
