@@ -138,7 +138,7 @@ function run(variant: Variant, steps: StepOf[]) {
         const order = pendingAt(step.pick);
         if (!order || variant !== "broker") break;
         engine.routed(order.order_id, `v-${order.order_id}`);
-        if (step.end) engine.venueEnded(order.order_id, "cancelled", "test", at());
+        if (step.end) engine.venueEnded(order.order_id, { status: "cancelled", message: "test" }, at());
         else engine.venueFill(order.order_id, `t${++trades}`, step.part, price[order.symbol]!, at());
         break;
       }

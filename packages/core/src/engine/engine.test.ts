@@ -289,7 +289,7 @@ describe("trading engine", () => {
     expect(engine.cancel(resting!.order_id, Date.UTC(2024, 0, 3, 16), "on request")).toBe(true);
     engine.endDay(Date.UTC(2024, 0, 3, 21));
     expect(engine.view("main").pending_orders.map((o) => o.order_id)).toEqual([resting!.order_id]);
-    engine.venueEnded(resting!.order_id, "cancelled", "cancelled at the broker", Date.UTC(2024, 0, 3, 21, 1));
+    engine.venueEnded(resting!.order_id, { status: "cancelled", message: "cancelled at the broker" }, Date.UTC(2024, 0, 3, 21, 1));
     const drained = engine.drainEvents();
     const ended = drained.filter((e) => e.data.order_id === resting!.order_id).map((e) => e.type);
     expect(ended).toEqual(["order_submitted", "order_routed", "order_cancel_requested", "order_cancelled"]);

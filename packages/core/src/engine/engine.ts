@@ -34,7 +34,7 @@ import {
 } from "./runtime";
 import { DEFAULT_EXIT_RULES, type EngineSetup, type ExitRules } from "./setup";
 import { restoreInto, snapshotOf, type EngineSnapshot } from "./snapshot";
-import { orderRouted, venueFilled, venueOrderEnded } from "./venue-reports";
+import { orderRouted, venueFilled, venueOrderEnded, type VenueEnd } from "./venue-reports";
 import { viewOf, type EngineView } from "./view";
 import { warmUpStrategies, warmupNeedsOf, type WarmupNeed } from "./warm-up";
 
@@ -42,6 +42,7 @@ export type { ChannelRunState, Halt, OrderRequest } from "./runtime";
 export type { EngineSnapshot } from "./snapshot";
 export type { EngineView, PositionView } from "./view";
 export type { VenueCharge } from "./fills";
+export type { VenueEnd } from "./venue-reports";
 export type { DirectorBias } from "./multi-timeframe";
 export type { WarmupNeed } from "./warm-up";
 export { PERIOD_MS } from "./runtime";
@@ -68,6 +69,7 @@ export class TradingEngine implements EngineCore {
   readonly symbols = new Map<string, SymbolInfo>();
   readonly timeZone: string;
   pending: EngineOrder[] = [];
+  ended: EngineOrder[] = [];
   readonly holds = newHolds();
   /** Scratch of `onColumns`: each listener's signals and how far they are handled. */
   private readonly columnSignals: IndexedSignal[][] = [];
@@ -293,7 +295,7 @@ export class TradingEngine implements EngineCore {
         cancelPending(this, (o) => o.exit_reason === undefined, "DAY_ORDER_EXPIRED: a day order ends at the market's close", { expired: true });
       if (!this.barFills)
         for (const order of this.pending.filter((o) => !o.venue_order_id && o.exit_reason === undefined))
-          this.venueEnded(order.order_id, "expired", "DAY_ORDER_EXPIRED: a day order ends at the market's close", close);
+          this.venueEnded(order.order_id, { status: "expired", message: "DAY_ORDER_EXPIRED: a day order ends at the market's close" }, close);
     }
     closeDay(this);
     this.day = -1;
@@ -602,8 +604,8 @@ export class TradingEngine implements EngineCore {
   }
 
   /** The order is over at the broker: cancelled (also the rest of a part-filled order), rejected or expired. */
-  venueEnded(orderId: string, status: "cancelled" | "rejected" | "expired", message: string, at: number): void {
-    venueOrderEnded(this, orderId, status, message, at);
+  venueEnded(orderId: string, end: VenueEnd, at: number): void {
+    venueOrderEnded(this, orderId, end, at);
   }
 }
 

@@ -95,7 +95,14 @@ export function fillOnBar(e: EngineCore, order: EngineOrder, price: number): boo
  * `marketPrice` (with slippage on bars; a venue's price as it is). A fill on bars that cash
  * cannot pay is rejected; a venue's fill happened and is booked.
  */
-export function fill(e: EngineCore, order: EngineOrder, marketPrice: number, quantity = order.quantity, venue: boolean | VenueCharge = false): boolean {
+export function fill(
+  e: EngineCore,
+  order: EngineOrder,
+  marketPrice: number,
+  quantity = order.quantity,
+  venue: boolean | VenueCharge = false,
+  late = false,
+): boolean {
   const venueFill = venue !== false;
   const channel = e.channel(order.channel_id);
   const sleeve = e.sleeveOf(channel, order.sleeve);
@@ -175,6 +182,8 @@ export function fill(e: EngineCore, order: EngineOrder, marketPrice: number, qua
     extra.remaining = order.quantity - filled;
     extra.average_price = total.toDec().div(filled).toString();
     extra.total_commission = order.filled_commission;
+    // Listed by the broker after the order ended there: booked, and shown as such.
+    if (late) extra.late = true;
   }
   e.emit("order_filled", id, fill as unknown as Record<string, unknown>);
   e.emit("position_changed", id, {

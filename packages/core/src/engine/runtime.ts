@@ -175,6 +175,12 @@ export interface EngineCore {
   readonly symbols: Map<string, SymbolInfo>;
   readonly timeZone: string;
   pending: EngineOrder[];
+  /**
+   * A broker's orders that are over (filled, cancelled, rejected, expired), newest last, at most
+   * `ENDED_KEPT`: an execution the broker lists after the order's end is still booked, once, and
+   * one beyond its quantity is refused (`venue-reports.ts`).
+   */
+  ended: EngineOrder[];
   /** What the pending buys hold of each channel's cash (cash.ts keeps it as they rest, fill, change and end). */
   readonly holds: Holds;
   sequence: number;
@@ -214,6 +220,9 @@ export interface EngineCore {
   /** Acts on a strategy's signal at the close of the bar that gave it. */
   onSignal(channel: ChannelRuntime, sleeve: Sleeve, signal: Signal, close: number): void;
 }
+
+/** The broker orders that are over kept for their late executions (`EngineCore.ended`). */
+export const ENDED_KEPT = 200;
 
 /** Shares of an order still to fill (a broker may have filled part of it). */
 export const unfilled = (order: EngineOrder): number => order.quantity - (order.filled ?? 0);

@@ -15,6 +15,8 @@ export interface EngineSnapshot {
   time: number;
   day: number;
   pending: EngineOrder[];
+  /** A broker's orders that are over, kept for their late executions (absent in snapshots taken before: none). */
+  ended?: EngineOrder[];
   last_price: Record<string, number>;
   session: SavedTracker;
   channels: Record<string, SavedChannel>;
@@ -62,6 +64,7 @@ export function snapshotOf(e: EngineCore): EngineSnapshot {
     time: e.time,
     day: e.day,
     pending: e.pending.map((order) => ({ ...order })),
+    ...(e.ended.length > 0 ? { ended: e.ended.map((order) => ({ ...order })) } : {}),
     last_price: Object.fromEntries([...e.symbols].filter(([, info]) => !Number.isNaN(info.last)).map(([symbol, info]) => [symbol, info.last])),
     session: cloneTracker(e.session),
     channels,
@@ -74,6 +77,7 @@ export function restoreInto(engine: EngineCore, snapshot: EngineSnapshot): void 
   engine.orderCounter = snapshot.order_counter;
   engine.time = snapshot.time;
   engine.pending = snapshot.pending.map((order) => ({ ...order }));
+  engine.ended = (snapshot.ended ?? []).map((order) => ({ ...order }));
   recountHolds(engine);
   for (const [symbol, last] of Object.entries(snapshot.last_price)) engine.info(symbol).last = last;
   engine.session = cloneTracker(snapshot.session);

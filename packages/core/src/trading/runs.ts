@@ -262,11 +262,13 @@ export function orderChangeOf(event: EngineEvent, run: { run_id: string; session
       // An order filled in parts (a broker venue, or bars under max_participation): the event carries the totals so far.
       if (d.filled_quantity !== undefined) {
         const done = d.remaining === 0;
+        // A late fill (listed by the broker after the order ended) keeps the ended status unless it completes the order.
+        const status = done ? "filled" : d.late === true ? undefined : "partially_filled";
         return {
           kind: "set",
           order_id: String(d.order_id),
           fields: {
-            status: done ? "filled" : "partially_filled",
+            ...(status ? { status } : {}),
             filled_at: done ? iso(event.time) : null,
             filled_price: priceAnswer(d.average_price),
             filled_quantity: String(d.filled_quantity),

@@ -1,6 +1,6 @@
 import { DomainError } from "../errors";
 import { Dec } from "../fees/money";
-import type { TradingEngine } from "../engine/engine";
+import type { TradingEngine, VenueEnd } from "../engine/engine";
 import type { EngineOrder } from "../engine/events";
 import type { OrderDetail, OrderGateway, SubmitOrderOptions } from "../provider/order-gateway";
 
@@ -29,7 +29,7 @@ export interface VenueReport {
    */
   executions: { trade_id: string; quantity: number; price: number; at: number; commission?: string }[];
   /** The order is over at the venue (after the executions above). */
-  ended?: { status: "cancelled" | "rejected" | "expired"; message: string; at: number };
+  ended?: VenueEnd & { at: number };
 }
 
 /**
@@ -165,6 +165,6 @@ export function applyReports(engine: TradingEngine, reports: readonly VenueRepor
       const charged = execution.commission !== undefined ? { commission: execution.commission } : undefined;
       engine.venueFill(report.order_id, execution.trade_id, execution.quantity, execution.price, execution.at, charged);
     }
-    if (report.ended) engine.venueEnded(report.order_id, report.ended.status, report.ended.message, report.ended.at);
+    if (report.ended) engine.venueEnded(report.order_id, report.ended, report.ended.at);
   }
 }
