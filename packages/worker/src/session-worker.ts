@@ -11,7 +11,7 @@ import type { MarketData } from "@tp/core/provider/market-data";
 import type { Candlestick, PushCandlestickEvent } from "@tp/core/provider/quote-types";
 import { engineOf, updateRun } from "@tp/core/trading/run-update";
 import type { TradingEngine } from "@tp/core/engine/engine";
-import { applyReports, exchange, type VenueReport } from "@tp/core/trading/venue";
+import { applyReports, exchange, VenueReads, type VenueReport } from "@tp/core/trading/venue";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import * as Channels from "@tp/core/trading/channel-stream";
 import type { Timeframe } from "@tp/core/strategies/definition";
@@ -84,6 +84,13 @@ const COMMAND_ROUNDS = 10;
  */
 export const BEAT_MS = 500;
 
+/**
+ * How often a live session's orders at LongPort are read when no push said one changed (ms of the
+ * wall clock): two trade calls for every session on the account, within LongPort's 30 per 30 s
+ * (docs/live-trading.md "Trade calls").
+ */
+export const LIVE_POLL_MS = 10_000;
+
 /** Closed bars kept per feed, for the sessions a task takes over to catch up on (docs/session-worker.md "More than one worker"). */
 export const CATCH_UP_BARS = 120;
 
@@ -152,6 +159,14 @@ export class SessionWorker {
   /** When (wall ms) the step last wrote the heartbeats. */
   private beatAt = Number.NEGATIVE_INFINITY;
   private readonly metricsVersion = new Map<string, number>();
+  /** Venue order ids a broker pushed as changed since their session's orders were last read. */
+  private readonly orderPushes = new Set<string>();
+  /** When (wall ms) each broker account's orders were last read. */
+  private readonly polledAt = new Map<OrderGateway, number>();
+  /** The gateways whose order-changed pushes this task takes. */
+  private readonly listening = new Set<OrderGateway>();
+  /** Wall ms before which a session's orders are not sent again (an unknown outcome, a throttled venue). */
+  private readonly sendAfter = new Map<string, number>();
 
   constructor(
     private readonly services: Services,
@@ -198,6 +213,8 @@ export class SessionWorker {
     this.timers = [];
     await this.busy;
     this.options.marketData.setOnCandlestick(null);
+    for (const gateway of this.listening) gateway.setOnOrderChanged?.(null);
+    this.listening.clear();
     await this.release();
     const held = [...this.driven.keys()];
     this.driven.clear();
@@ -252,6 +269,8 @@ export class SessionWorker {
    */
   async routeOrders(): Promise<void> {
     const deps = this.services.trading.sessions;
+    // The step's reads of each account, shared by the sessions trading it (`VenueReads`).
+    const reads = new Map<OrderGateway, VenueReads>();
     for (const [id, driven] of this.driven) {
       if (driven.venue !== "broker") continue;
       const stopping = driven.session.status === "stopped";
@@ -261,27 +280,55 @@ export class SessionWorker {
         if (stopping) await this.settle(driven.session);
         continue;
       }
-      const done = await this.exchangeWithVenue(driven.session, run);
+      if (this.wall() < (this.sendAfter.get(id) ?? 0)) continue;
+      const gateway = await this.gatewayOf(driven.session);
+      if (!reads.has(gateway)) reads.set(gateway, new VenueReads(gateway));
+      const done = await this.exchangeWithVenue(driven.session, run, reads.get(gateway)!);
       if (done === null) continue;
       if (done && driven.session.funded_by !== undefined) await this.reconcile(driven.session, driven.session.funded_by, done);
       if (stopping && done?.run.snapshot?.pending.length === 0) await this.settle(driven.session);
     }
   }
 
-  /** Sends, cancels and reads back a session's orders at its venue; null when the venue could not be reached or had nothing new. */
-  private async exchangeWithVenue(session: StoredSession, run: StoredRun) {
+  /**
+   * Sends, cancels and reads back a session's orders at its venue; null when the venue could not
+   * be reached or had nothing new. A live session's orders at LongPort are read when a push said
+   * one changed, else every `LIVE_POLL_MS`; a simulation's at the paper broker (the service's own
+   * table) every step (docs/live-trading.md "Trade calls").
+   */
+  private async exchangeWithVenue(session: StoredSession, run: StoredRun, reads: VenueReads) {
     const deps = this.services.trading.sessions;
+    const gateway = reads.gateway;
+    const snapshot = run.snapshot!;
+    this.listenTo(gateway);
+    const wall = this.wall();
+    const atVenue = snapshot.pending.flatMap((order) => (order.venue_order_id === undefined ? [] : [order.venue_order_id]));
+    const read =
+      session.trading_mode !== "live" ||
+      atVenue.some((venueId) => this.orderPushes.has(venueId)) ||
+      wall - (this.polledAt.get(gateway) ?? Number.NEGATIVE_INFINITY) >= LIVE_POLL_MS;
     let reports: VenueReport[];
     try {
       // A session trading its simulated account books the fees the paper broker charged it (docs/accounts.md "Fees and the cash of a fill").
       // Once the engine's day has closed, orders not at the broker yet wait for the rollover, which expires them (docs/session-worker.md "Day rollover").
-      const marketClosed = run.snapshot!.day >= 0 && deps.now() >= dayCloseOf(run, run.snapshot!.day);
-      reports = await exchange(await this.gatewayOf(session), run.snapshot!.pending, deps.now(), {
+      const marketClosed = snapshot.day >= 0 && deps.now() >= dayCloseOf(run, snapshot.day);
+      const exchanged = await exchange(reads, snapshot.pending, deps.now(), {
+        read,
+        ended: snapshot.ended,
         bookVenueFees: session.funded_by !== undefined,
         marketClosed,
       });
+      reports = exchanged.reports;
+      // A send whose outcome is unknown, or a throttled venue: this session's sends wait (its orders are looked up by their remark first).
+      if (exchanged.retryAfterMs !== undefined) this.sendAfter.set(session.id, wall + exchanged.retryAfterMs);
+      else this.sendAfter.delete(session.id);
+      if (read) {
+        this.polledAt.set(gateway, wall);
+        for (const venueId of atVenue) this.orderPushes.delete(venueId);
+      }
     } catch (error) {
-      // The broker is unreachable or busy: nothing was booked; the next step asks again.
+      // The broker is unreachable or busy: nothing was booked; the next step asks again, a second on.
+      this.sendAfter.set(session.id, wall + 1000);
       log.error("Broker exchange failed", { source: "session-worker", session_id: session.id, error: String(error) });
       return null;
     }
@@ -313,7 +360,9 @@ export class SessionWorker {
         return;
       }
       const again =
-        attempt === 0 && current.run.snapshot && current.run.snapshot.pending.length > 0 ? await this.exchangeWithVenue(session, current.run) : null;
+        attempt === 0 && current.run.snapshot && current.run.snapshot.pending.length > 0
+          ? await this.exchangeWithVenue(session, current.run, new VenueReads(await this.gatewayOf(session)))
+          : null;
       if (again) {
         current = again;
         continue;
@@ -364,6 +413,13 @@ export class SessionWorker {
         return;
       }
     }
+  }
+
+  /** Takes the order-changed pushes of a gateway that sends them (LongPort), once: the orders they name are read at the next step. */
+  private listenTo(gateway: OrderGateway): void {
+    if (!gateway.setOnOrderChanged || this.listening.has(gateway)) return;
+    this.listening.add(gateway);
+    gateway.setOnOrderChanged((event) => this.orderPushes.add(event.order_id));
   }
 
   /**

@@ -286,7 +286,20 @@ export interface GetHistoryExecutionsOptions {
 }
 
 /** Order entry and account queries (LongPort `TradeContext`); the paper broker and the LongPort adapter implement it. */
+/** An order the broker changed, as pushed (LongPort's order-changed push on the trade socket's private topic). */
+export interface OrderChangedEvent {
+  order_id: string;
+  status: OrderStatus;
+  executed_quantity: DecimalString;
+  remark: string;
+}
+
 export interface OrderGateway {
+  /**
+   * The broker's pushes of order changes, where it sends them (LongPort); a gateway without them
+   * is polled. `null` removes the handler.
+   */
+  setOnOrderChanged?(handler: ((event: OrderChangedEvent) => void) | null): void;
   submitOrder(options: SubmitOrderOptions): Promise<SubmitOrderResponse>;
   replaceOrder(options: ReplaceOrderOptions): Promise<void>;
   cancelOrder(orderId: string): Promise<void>;

@@ -2,7 +2,7 @@ import { DomainError } from "../errors";
 import { Dec } from "../fees/money";
 import type { TradingEngine, VenueEnd } from "../engine/engine";
 import type { EngineOrder } from "../engine/events";
-import type { OrderDetail, OrderGateway, SubmitOrderOptions } from "../provider/order-gateway";
+import type { Execution, Order, OrderDetail, OrderGateway, SubmitOrderOptions } from "../provider/order-gateway";
 
 /**
  * Orders of sessions whose venue is their broker (`execution.venue: "broker"`, ENGINE.md §3): a
@@ -11,8 +11,8 @@ import type { OrderDetail, OrderGateway, SubmitOrderOptions } from "../provider/
  * venue did and hands it to the engine as fills and ends. Every step can be repeated:
  *
  * - the venue order carries the engine's order id as its client order id (`remark`), and the
- *   worker looks for it before submitting, so an order sent just before a crash is found, never
- *   sent twice;
+ *   worker looks for it in the account's orders before submitting, so an order sent just before a
+ *   crash, or whose send timed out, is found, never sent twice;
  * - each execution is applied once, by its trade id;
  * - a cancel asked for is sent until the venue reports the order ended.
  */
@@ -73,10 +73,169 @@ const ENDED: Partial<Record<OrderDetail["status"], "cancelled" | "rejected" | "e
   ExpiredStatus: "expired",
 };
 
-/** The venue's order carrying this engine order's id, if it was sent already. */
-async function sentBefore(gateway: OrderGateway, order: EngineOrder): Promise<string | null> {
-  const orders = await gateway.todayOrders({ symbol: order.symbol });
-  return orders.find((candidate) => candidate.remark === order.order_id)?.order_id ?? null;
+/**
+ * One step's reads of a broker account, shared by every session trading it: today's orders and
+ * today's executions, each read at most once (two trade calls, whatever the number of orders,
+ * docs/live-trading.md "Trade calls"), read again after a submit or a cancel changed them.
+ */
+export class VenueReads {
+  private orders?: Promise<Order[]>;
+  private executions?: Promise<Execution[]>;
+
+  constructor(readonly gateway: OrderGateway) {}
+
+  todayOrders(): Promise<Order[]> {
+    this.orders ??= this.gateway.todayOrders();
+    this.orders.catch(() => (this.orders = undefined));
+    return this.orders;
+  }
+
+  todayExecutions(): Promise<Execution[]> {
+    this.executions ??= this.gateway.todayExecutions();
+    this.executions.catch(() => (this.executions = undefined));
+    return this.executions;
+  }
+
+  /** A submit or cancel changed the account: the next read is a new one. */
+  changed(): void {
+    this.orders = undefined;
+    this.executions = undefined;
+  }
+}
+
+/** What an exchange did: the reports for the engine, and how long to wait before sending again when the venue was busy or its answer unknown. */
+export interface Exchanged {
+  reports: VenueReport[];
+  /** Set when a send's outcome is unknown (a timeout, a dropped connection) or the venue asked to wait (a rate limit): ms. */
+  retryAfterMs?: number;
+}
+
+/** How long to wait before sending again after a failure that decided nothing, by what the venue said. */
+const waitAfter = (error: unknown): number =>
+  error instanceof DomainError && typeof error.extra.retry_after === "number" ? error.extra.retry_after * 1000 : 1000;
+
+/** Whether a failed send was the venue saying no (the order is over), rather than a busy, throttled or unreachable venue (nothing was decided). */
+const refused = (error: unknown): error is DomainError => error instanceof DomainError && error.status < 500 && error.status !== 409 && error.status !== 429;
+
+/**
+ * Sends the engine's unsent orders and forwards asked-for cancels; then, when `read` (a push
+ * said an order changed, the fallback poll is due) or when it sent anything, reads back each
+ * order's executions and end from the account's lists (`VenueReads`), and the executions of
+ * orders that ended already (`ended`: a late fill). A refusal ends its order as rejected with the
+ * venue's code and message, and the other orders go on; a send whose outcome is unknown is looked
+ * up by its `remark` before it is sent again (`retryAfterMs` says when). `now` stamps what the
+ * venue does not.
+ */
+export async function exchange(
+  reads: VenueReads,
+  pending: readonly EngineOrder[],
+  now: number,
+  options: { read?: boolean; ended?: readonly EngineOrder[]; bookVenueFees?: boolean; marketClosed?: boolean } = {},
+): Promise<Exchanged> {
+  const gateway = reads.gateway;
+  const reports = new Map<string, VenueReport>();
+  const reportOf = (order: EngineOrder) =>
+    reports.get(order.order_id) ?? (reports.set(order.order_id, { order_id: order.order_id, executions: [] }), reports.get(order.order_id)!);
+  const atVenue = new Map<string, EngineOrder>();
+  let retryAfterMs: number | undefined;
+  let sent = false;
+  for (const order of pending) {
+    // A protective order the engine watches is not at the venue: asked to cancel, it just ends.
+    if (order.watch) {
+      if (order.cancel_requested) reportOf(order).ended = { status: "cancelled", message: "cancelled before it reached the venue", at: now };
+      continue;
+    }
+    let venueId = order.venue_order_id ?? null;
+    if (venueId === null) {
+      if (waitsAtVenue(order, pending)) continue;
+      // Sent before a crash or an unknown outcome: found by its remark, never sent twice.
+      venueId = (await reads.todayOrders()).find((candidate) => candidate.remark === order.order_id)?.order_id ?? null;
+      if (venueId === null && order.cancel_requested) {
+        reportOf(order).ended = { status: "cancelled", message: "cancelled before it reached the venue", at: now };
+        continue;
+      }
+      // The close overtook it (a signal on the day's last bar): it is not sent to a closed market; the day rollover expires it.
+      if (venueId === null && options.marketClosed) continue;
+      if (venueId === null) {
+        try {
+          venueId = (await gateway.submitOrder(submitOptions(order))).order_id;
+          sent = true;
+        } catch (error) {
+          if (!refused(error)) {
+            retryAfterMs = Math.max(retryAfterMs ?? 0, waitAfter(error));
+            continue;
+          }
+          sent = true;
+          // A refusal the venue kept as a rejected order is read back below; one it did not keep ends here.
+          venueId = typeof error.extra.order_id === "string" ? error.extra.order_id : null;
+          if (venueId === null) {
+            const code = error.extra.provider_code;
+            reportOf(order).ended = {
+              status: "rejected",
+              message: `${error.code}: ${error.message}`,
+              ...(typeof code === "string" || typeof code === "number" ? { code } : {}),
+              at: now,
+            };
+            continue;
+          }
+        }
+      }
+      reportOf(order).routed = venueId;
+    }
+    if (order.cancel_requested) {
+      await cancelAt(gateway, venueId);
+      sent = true;
+    }
+    atVenue.set(venueId, order);
+  }
+  if (sent) reads.changed();
+  const lateFor = (options.ended ?? []).filter((order) => order.venue_order_id !== undefined);
+  if ((options.read || sent) && (atVenue.size > 0 || lateFor.length > 0)) {
+    // The orders first, then the executions: an order over by then has no fill the list lacks (one listed later still is booked, as a late fill).
+    const orders = await reads.todayOrders();
+    const executions = await reads.todayExecutions();
+    const listed = new Map(orders.map((order) => [order.order_id, order]));
+    const executionsOf = new Map<string, Execution[]>();
+    for (const execution of executions) executionsOf.set(execution.order_id, [...(executionsOf.get(execution.order_id) ?? []), execution]);
+    for (const [venueId, order] of atVenue) {
+      const report = reportOf(order);
+      // An order the day's list lacks (a good-till-cancelled order from an earlier day) is read on its own.
+      const status = listed.get(venueId) ?? (await gateway.orderDetail(venueId));
+      report.executions.push(...newExecutions(order, executionsOf.get(venueId)));
+      if (options.bookVenueFees && report.executions.length > 0) {
+        const detail = status as Partial<OrderDetail>;
+        const charged = detail.charge_detail ?? (await gateway.orderDetail(venueId)).charge_detail;
+        const booked = new Dec(order.filled_commission ?? "0");
+        for (const execution of report.executions) execution.commission = "0";
+        report.executions[report.executions.length - 1]!.commission = Dec.max(new Dec(charged.total_amount).minus(booked), 0).toFixed();
+      }
+      const ended = ENDED[status.status];
+      if (ended) report.ended = { status: ended, message: status.msg || status.status, at: Date.parse(status.updated_at ?? status.submitted_at) };
+    }
+    for (const order of lateFor) {
+      const late = newExecutions(order, executionsOf.get(order.venue_order_id!));
+      if (late.length > 0) reportOf(order).executions.push(...late);
+    }
+  }
+  return {
+    reports: [...reports.values()].filter((report) => report.routed || report.executions.length > 0 || report.ended),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  };
+}
+
+/** An order's executions the engine has not booked, oldest first. */
+function newExecutions(order: EngineOrder, executions: readonly Execution[] | undefined): VenueReport["executions"] {
+  if (!executions) return [];
+  const applied = new Set(order.venue_trades ?? []);
+  return executions
+    .filter((execution) => !applied.has(execution.trade_id))
+    .map((execution) => ({
+      trade_id: execution.trade_id,
+      quantity: Number(execution.quantity),
+      price: Number(execution.price),
+      at: Date.parse(execution.trade_done_at),
+    }))
+    .sort((a, b) => a.at - b.at);
 }
 
 /** Asks the venue to cancel; a venue that says the order is over already has answered. */
@@ -86,75 +245,6 @@ async function cancelAt(gateway: OrderGateway, venueOrderId: string): Promise<vo
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
   }
-}
-
-/**
- * Sends the engine's unsent orders, forwards asked-for cancels, and reads back each order's
- * executions and end. `now` stamps a refusal on submission (the venue's own times stamp the rest).
- */
-export async function exchange(
-  gateway: OrderGateway,
-  pending: readonly EngineOrder[],
-  now: number,
-  options: { bookVenueFees?: boolean; marketClosed?: boolean } = {},
-): Promise<VenueReport[]> {
-  const reports: VenueReport[] = [];
-  for (const order of pending) {
-    const report: VenueReport = { order_id: order.order_id, executions: [] };
-    let venueId = order.venue_order_id ?? null;
-    // A protective order the engine watches is not at the venue: asked to cancel, it just ends.
-    if (order.watch) {
-      if (order.cancel_requested) reports.push({ ...report, ended: { status: "cancelled", message: "cancelled before it reached the venue", at: now } });
-      continue;
-    }
-    if (venueId === null && waitsAtVenue(order, pending)) continue;
-    if (venueId === null) {
-      venueId = await sentBefore(gateway, order);
-      if (venueId === null && order.cancel_requested) {
-        reports.push({ ...report, ended: { status: "cancelled", message: "cancelled before it reached the venue", at: now } });
-        continue;
-      }
-      // The close overtook it (a signal on the day's last bar): it is not sent to a closed market; the day rollover expires it.
-      if (venueId === null && options.marketClosed) continue;
-      if (venueId === null) {
-        try {
-          venueId = (await gateway.submitOrder(submitOptions(order))).order_id;
-        } catch (error) {
-          // A fault, or a busy or throttled venue (409, 429, 5xx): nothing was decided; the next step asks again.
-          if (!(error instanceof DomainError) || error.status === 409 || error.status === 429 || error.status >= 500) throw error;
-          // A refusal the venue kept as a rejected order is read back below; one it did not keep ends here.
-          venueId = typeof error.extra.order_id === "string" ? error.extra.order_id : null;
-          if (venueId === null) {
-            reports.push({ ...report, ended: { status: "rejected", message: `${error.code}: ${error.message}`, at: now } });
-            continue;
-          }
-        }
-      }
-      report.routed = venueId;
-    }
-    if (order.cancel_requested) await cancelAt(gateway, venueId);
-    // The status first, then the executions: an order over by then has no fill the list lacks.
-    const detail = await gateway.orderDetail(venueId);
-    const applied = new Set(order.venue_trades ?? []);
-    for (const execution of await gateway.todayExecutions({ order_id: venueId })) {
-      if (applied.has(execution.trade_id)) continue;
-      report.executions.push({
-        trade_id: execution.trade_id,
-        quantity: Number(execution.quantity),
-        price: Number(execution.price),
-        at: Date.parse(execution.trade_done_at),
-      });
-    }
-    if (options.bookVenueFees && report.executions.length > 0) {
-      const booked = new Dec(order.filled_commission ?? "0");
-      for (const execution of report.executions) execution.commission = "0";
-      report.executions[report.executions.length - 1]!.commission = Dec.max(new Dec(detail.charge_detail.total_amount).minus(booked), 0).toFixed();
-    }
-    const ended = ENDED[detail.status];
-    if (ended) report.ended = { status: ended, message: detail.msg || detail.status, at: Date.parse(detail.updated_at ?? detail.submitted_at) };
-    if (report.routed || report.executions.length > 0 || report.ended) reports.push(report);
-  }
-  return reports;
 }
 
 /** Hands the venue's reports to the engine: routing, then each new execution, then the end. */

@@ -34,6 +34,26 @@ describe("longportError", () => {
     expect(longportError(new Error("invalid security symbol: 700"), "quote")).toMatchObject({ status: 400, code: "INVALID_SYMBOL" });
   });
 
+  it("answers LongPort's common error codes by their own status (the SDK's texts, as the fake LongPort's answers make it write them)", () => {
+    const api = (code: number, message: string, action = "submitOrder") => longportError(new Error(`openapi error: code=${code}: ${message}`), action);
+    expect(api(429001, "ip request ratelimit")).toMatchObject({ status: 429, code: "PROVIDER_RATE_LIMITED", extra: { provider_code: 429001, retry_after: 2 } });
+    expect(api(429002, "api request is limited", "todayOrders")).toMatchObject({ status: 429, code: "PROVIDER_RATE_LIMITED" });
+    expect(api(401003, "token expired")).toMatchObject({ status: 503, code: "PROVIDER_TOKEN_EXPIRED", extra: { retry_after: 60 } });
+    expect(api(403202, "duplicate request")).toMatchObject({ status: 409, code: "PROVIDER_DUPLICATE_REQUEST" });
+    expect(api(403201, "signature invalid")).toMatchObject({ status: 502, code: "PROVIDER_AUTH_FAILED" });
+    // LongPort's own failure on a submit: whether the order was taken is unknown, so not a refusal.
+    expect(api(500000, "internal error")).toMatchObject({ status: 502, code: "PROVIDER_ERROR" });
+    // Any other code answering an order is LongPort refusing it; answering a read, an error.
+    expect(api(602012, "insufficient buying power")).toMatchObject({
+      status: 422,
+      code: "PROVIDER_REFUSED",
+      message: "LongPort refused submitOrder: insufficient buying power (code 602012)",
+      extra: { provider_code: 602012, provider_message: "insufficient buying power" },
+    });
+    expect(api(602012, "insufficient buying power", "todayOrders")).toMatchObject({ status: 502, code: "PROVIDER_ERROR" });
+    expect(longportError(new Error("connections limitation is hit"), "the connection")).toMatchObject({ status: 503, code: "PROVIDER_CONNECTION_LIMIT" });
+  });
+
   it("keeps a DomainError as it is and answers anything else as PROVIDER_ERROR", () => {
     const domain = new DomainError(404, "SYMBOL_NOT_FOUND", "no such symbol");
     expect(longportError(domain, "quote")).toBe(domain);

@@ -22,6 +22,9 @@ beforeAll(async () => {
 const settings = { app_key: "key", app_secret: "secret", access_token: "token", language: "en" as const, enable_overnight: false };
 const dec = (value: string) => new sdk.Decimal(value);
 
+/** What every trade context the gateway opens is asked besides the call under test: the private topic's order-changed pushes. */
+const tradeSocket = { subscribe: async () => undefined, setOnOrderChanged: () => undefined };
+
 /** An SDK module whose contexts are `context`; `failures` connection attempts fail first. */
 function fakeSdk(kind: "QuoteContext" | "TradeContext", context: object, state = { connects: 0, failures: 0 }) {
   const module = {
@@ -179,7 +182,7 @@ describe("LongportOrderGateway", () => {
       settings,
       timeoutMs: 1000,
       limiter: new PacingQueue(LongportRateLimits.trade),
-      sdk: fakeSdk("TradeContext", context).sdk,
+      sdk: fakeSdk("TradeContext", { ...tradeSocket, ...context }).sdk,
     });
     const answer = await gateway.submitOrder({
       symbol: "00700.HK",
@@ -225,7 +228,7 @@ describe("LongportOrderGateway", () => {
       settings,
       timeoutMs: 1000,
       limiter: new PacingQueue(LongportRateLimits.trade),
-      sdk: fakeSdk("TradeContext", context).sdk,
+      sdk: fakeSdk("TradeContext", { ...tradeSocket, ...context }).sdk,
     });
     expect(await gateway.stockPositions(["00700.hk"])).toEqual({
       channels: [

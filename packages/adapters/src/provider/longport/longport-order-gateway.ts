@@ -11,13 +11,18 @@ import type {
   GetTodayOrdersOptions,
   Order,
   OrderDetail,
+  OrderChangedEvent,
   OrderGateway,
   ReplaceOrderOptions,
   StockPositionsResponse,
   SubmitOrderOptions,
   SubmitOrderResponse,
 } from "@tp/core/provider/order-gateway";
+import type { LongportSdk } from "./codec";
 import { LongportConnection, type LongportConnectionOptions } from "./connection";
+
+// The SDK declares its enums `const`, which isolated modules cannot read: the member is looked up on the loaded module.
+const codecTopicPrivate = (sdk: LongportSdk) => (sdk as unknown as { TopicType: { Private: number } }).TopicType.Private as never;
 
 const withSymbol = <T extends { symbol?: string }>(options: T): T =>
   options.symbol === undefined ? options : { ...options, symbol: normalizeSymbol(options.symbol) };
@@ -29,9 +34,33 @@ const withSymbol = <T extends { symbol?: string }>(options: T): T =>
  */
 export class LongportOrderGateway implements OrderGateway {
   private readonly connection: LongportConnection<TradeContext>;
+  private onOrderChanged: ((event: OrderChangedEvent) => void) | null = null;
 
   constructor(options: LongportConnectionOptions) {
-    this.connection = new LongportConnection<TradeContext>(options, (sdk, config) => sdk.TradeContext.new(config));
+    // Every trade socket (the first, and one opened again after a failure) listens to the account's order changes.
+    this.connection = new LongportConnection<TradeContext>(
+      options,
+      async (sdk, config) => {
+        const context = await sdk.TradeContext.new(config);
+        await context.subscribe([codecTopicPrivate(sdk)]);
+        return context;
+      },
+      (context, codec) =>
+        context.setOnOrderChanged((error, event) => {
+          if (error || !this.onOrderChanged) return;
+          this.onOrderChanged({
+            order_id: event.orderId,
+            status: codec.orderStatus(event.status),
+            executed_quantity: event.executedQuantity.toString(),
+            remark: event.remark,
+          });
+        }),
+    );
+  }
+
+  /** LongPort pushes every change of the account's orders on the trade socket's private topic; the socket opens on the first trade call. */
+  setOnOrderChanged(handler: ((event: OrderChangedEvent) => void) | null): void {
+    this.onOrderChanged = handler;
   }
 
   submitOrder(options: SubmitOrderOptions): Promise<SubmitOrderResponse> {
