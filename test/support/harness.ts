@@ -13,6 +13,9 @@ export const ADMIN = { username: "admin", email: "admin@example.com", password: 
 /** The fixed key that seals broker credentials in tests (32 bytes, AES-256). */
 export const TEST_ENCRYPTION_KEY = new Uint8Array(32).fill(42);
 
+/** LongPort's hosts where nothing listens (the discard port): a test that selects LongPort without the fake gets "unreachable" at once. */
+export const NO_LONGPORT = { LONGPORT_HTTP_URL: "http://127.0.0.1:9", LONGPORT_QUOTE_WS_URL: "ws://127.0.0.1:9", LONGPORT_TRADE_WS_URL: "ws://127.0.0.1:9" };
+
 /** Configuration for a fresh table on the shared DynamoDB Local. */
 export function testConfig(env: NodeJS.ProcessEnv = {}): ServiceConfig {
   return configFromEnv(
@@ -20,6 +23,8 @@ export function testConfig(env: NodeJS.ProcessEnv = {}): ServiceConfig {
       TABLE_NAME: `test-${randomUUID()}`,
       DYNAMODB_ENDPOINT: inject("dynamoEndpoint"),
       CAPTCHA_TEST_CODE: CAPTCHA,
+      // No test reaches a real LongPort host: unless a test points them at the fake LongPort, its hosts are a closed local port.
+      ...NO_LONGPORT,
       ...env,
     },
     new TextEncoder().encode("test-secret-test-secret-test-secret!"),

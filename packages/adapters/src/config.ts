@@ -5,6 +5,9 @@ import { CANDLE_CACHE_CANDLES } from "./stores/candle-cache";
 import { BACKTEST_CHUNK_BARS, SWEEP_MAX_CONCURRENCY, WorkflowNames, stateMachineArnVariable, type WorkflowName } from "@tp/core/workflows";
 
 /** Everything the services need from their runtime; read from the environment only in composition roots. */
+/** LongPort's hosts as a broker configuration names them (any of them). */
+export type LongportHosts = Partial<Record<"http_url" | "quote_ws_url" | "trade_ws_url", string>>;
+
 export interface ServiceConfig {
   serviceName: string;
   version: string;
@@ -37,6 +40,12 @@ export interface ServiceConfig {
   providerSettingsTtlMs: number;
   /** How long a LongPort connection or call may take (ms). */
   providerTimeoutMs: number;
+  /**
+   * LongPort's hosts (the SDK's own `LONGPORT_HTTP_URL`, `LONGPORT_QUOTE_WS_URL`,
+   * `LONGPORT_TRADE_WS_URL`), when set: every SDK `Config` the service builds uses them, unless a
+   * broker's configuration names its own (docs/live-trading.md "Hosts").
+   */
+  longportHosts: LongportHosts;
   /** Bars one backtest chunk feeds the engine at most before it checkpoints. */
   backtestChunkBars: number;
   /** Backtests of a sweep run at once (the sweep machine's Map; the Workflows stack sets it per stage). */
@@ -105,6 +114,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
     paperInitialCash: env.PAPER_INITIAL_CASH || undefined,
     providerSettingsTtlMs: number(env.PROVIDER_SETTINGS_TTL_MS, 5000),
     providerTimeoutMs: number(env.PROVIDER_TIMEOUT_MS, 10_000),
+    longportHosts: {
+      ...(env.LONGPORT_HTTP_URL ? { http_url: env.LONGPORT_HTTP_URL } : {}),
+      ...(env.LONGPORT_QUOTE_WS_URL ? { quote_ws_url: env.LONGPORT_QUOTE_WS_URL } : {}),
+      ...(env.LONGPORT_TRADE_WS_URL ? { trade_ws_url: env.LONGPORT_TRADE_WS_URL } : {}),
+    },
     backtestChunkBars: number(env.BACKTEST_CHUNK_BARS, BACKTEST_CHUNK_BARS),
     sweepMaxConcurrency: number(env.SWEEP_MAX_CONCURRENCY, SWEEP_MAX_CONCURRENCY),
     candleCacheCandles: number(env.CANDLE_CACHE_CANDLES, CANDLE_CACHE_CANDLES),

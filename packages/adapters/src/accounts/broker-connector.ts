@@ -1,6 +1,7 @@
 import { connect } from "node:net";
 import { configIssues, type BrokerConfig, type BrokerConnector, type BrokerType, type TestResponse } from "@tp/core/brokers/index";
 import { EgressRefused, type EgressPolicy } from "../net/egress";
+import type { LongportHosts } from "../config";
 import { errorText, loadLongport, longportConfig, withTimeout } from "./longport";
 import { log } from "@tp/core/log";
 
@@ -19,6 +20,8 @@ export class BrokerConnectionTester implements BrokerConnector {
   constructor(
     private readonly timeoutMs: number,
     private readonly egress: EgressPolicy,
+    /** The service's LongPort hosts (`LONGPORT_*_URL`), where a broker names none. */
+    private readonly longportHosts: LongportHosts = {},
   ) {}
 
   async test(type: BrokerType, config: BrokerConfig): Promise<TestResponse> {
@@ -75,7 +78,7 @@ export class BrokerConnectionTester implements BrokerConnector {
     await this.checkLongportUrls(config);
     const { QuoteContext } = await loadLongport();
     try {
-      const context = await withTimeout(QuoteContext.new(await longportConfig(config)), this.timeoutMs, "LongPort");
+      const context = await withTimeout(QuoteContext.new(await longportConfig(config, this.longportHosts)), this.timeoutMs, "LongPort");
       return `Connected to LongPort quote service (member ${context.memberId()}, quote level ${context.quoteLevel() || "none"})`;
     } catch (error) {
       throw new Error(`LongPort connection failed: ${errorText(error)}`);

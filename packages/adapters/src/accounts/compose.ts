@@ -55,7 +55,7 @@ export function createBrokerServices(
   const brokers: BrokersDeps = {
     brokers: new DynamoBrokerStore(db),
     secrets: new AesGcmSecretBox(config.encryptionKey),
-    connector: overrides.brokerConnector ?? new BrokerConnectionTester(config.brokerTimeoutMs, new EgressPolicy(allowedHosts)),
+    connector: overrides.brokerConnector ?? new BrokerConnectionTester(config.brokerTimeoutMs, new EgressPolicy(allowedHosts), config.longportHosts),
     now,
     newId,
     userExists,

@@ -1,5 +1,6 @@
 import type { Config, ConfigParams, Language } from "longport";
 import type { BrokerConfig } from "@tp/core/brokers/index";
+import type { LongportHosts } from "../config";
 
 // The SDK declares its enums `const`, which isolated modules cannot read; these are their values.
 const languages: Record<NonNullable<BrokerConfig["language"]>, number> = { "zh-CN": 0, "zh-HK": 1, en: 2 };
@@ -14,10 +15,18 @@ const chinaHosts = {
 /** The SDK module, loaded on first use so runtimes that never talk to LongPort do not load the native binary. */
 export const loadLongport = () => import("longport");
 
-/** A LongPort SDK `Config` from a broker's config (credentials, region or explicit hosts, language). */
-export async function longportConfig(config: BrokerConfig): Promise<Config> {
+/**
+ * A LongPort SDK `Config` from a broker's config (credentials, region or explicit hosts,
+ * language). Its own hosts win; else the service's (`LONGPORT_*_URL`, `defaults`); else its region's.
+ */
+export async function longportConfig(config: BrokerConfig, defaults: LongportHosts = {}): Promise<Config> {
   const { Config } = await loadLongport();
-  const hosts = config.region === "cn" ? chinaHosts : {};
+  const hosts = {
+    ...(config.region === "cn" ? chinaHosts : {}),
+    ...(defaults.http_url ? { httpUrl: defaults.http_url } : {}),
+    ...(defaults.quote_ws_url ? { quoteWsUrl: defaults.quote_ws_url } : {}),
+    ...(defaults.trade_ws_url ? { tradeWsUrl: defaults.trade_ws_url } : {}),
+  };
   const params: ConfigParams = {
     appKey: config.app_key ?? "",
     appSecret: config.app_secret ?? "",

@@ -4,7 +4,7 @@ import type { Clock } from "@tp/core/provider/clock";
 import type { MarketData } from "@tp/core/provider/market-data";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import { Settings, type ProviderSelection, type ProviderType, type SettingsDeps } from "@tp/core/settings/index";
-import type { ServiceConfig } from "../config";
+import type { LongportHosts, ServiceConfig } from "../config";
 import { AesGcmSecretBox } from "../crypto/aes-gcm-secret-box";
 import type { Db } from "../dynamo/db";
 import { DynamoSettingsStore } from "../stores/settings-store";
@@ -40,6 +40,8 @@ export interface ProviderRegistryOptions {
   ttlMs: number;
   /** Longest wait for a LongPort connection or call (ms). */
   timeoutMs: number;
+  /** The service's LongPort hosts (`LONGPORT_*_URL`). */
+  longportHosts?: LongportHosts;
   /** Pacing of the LongPort account; default a quote and a trade queue for this process. */
   limiters?: { quote: PacingQueue; trade: PacingQueue };
   /** The paper broker's gateway of an account, used while the simulated provider is selected. */
@@ -121,6 +123,7 @@ export class ProviderRegistry {
       const connection = {
         settings: { ...selection.credentials!, language: selection.language, enable_overnight: selection.enable_overnight },
         timeoutMs: this.options.timeoutMs,
+        hosts: this.options.longportHosts,
       };
       let gateway: LongportOrderGateway | undefined;
       return {
@@ -167,7 +170,7 @@ export function createProviderServices(
   const settings: SettingsDeps = {
     store: new DynamoSettingsStore(db),
     secrets: new AesGcmSecretBox(config.encryptionKey),
-    tokens: new LongportTokenRefresher(config.providerTimeoutMs),
+    tokens: new LongportTokenRefresher(config.providerTimeoutMs, config.longportHosts),
     now: clock.now,
     newToken: () => `sim_${randomBytes(24).toString("base64url")}`,
     onProviderChanged: () => providers.invalidate(),
@@ -179,6 +182,7 @@ export function createProviderServices(
     now: clock.now,
     ttlMs: config.providerSettingsTtlMs,
     timeoutMs: config.providerTimeoutMs,
+    longportHosts: config.longportHosts,
     paperGateway: overrides.paperGateway,
   });
   return { settings, providers };

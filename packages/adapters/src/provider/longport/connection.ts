@@ -2,6 +2,7 @@ import type { Config } from "longport";
 import type { BrokerConfig } from "@tp/core/brokers/index";
 import type { LanguageType, ProviderCredentials } from "@tp/core/settings/index";
 import { loadLongport, longportConfig, withTimeout } from "../../accounts/longport";
+import type { LongportHosts } from "../../config";
 import { LongportRateLimits, PacingQueue, systemScheduler } from "../rate-limit";
 import { LongportCodec, type LongportSdk } from "./codec";
 import { longportError } from "./errors";
@@ -23,21 +24,26 @@ export interface LongportConnectionOptions {
   limiter: PacingQueue;
   /** The SDK module (default: loaded on first use, so runtimes that never select LongPort never load the native binary). */
   sdk?: () => Promise<LongportSdk>;
+  /** The service's LongPort hosts (`LONGPORT_*_URL`), where the settings name none. */
+  hosts?: LongportHosts;
 }
 
-/** A LongPort SDK `Config` from the settings; the broker adapters' builder does the mapping. */
-export function configFor(settings: LongportSettings): Promise<Config> {
-  return longportConfig({
-    app_key: settings.app_key,
-    app_secret: settings.app_secret,
-    access_token: settings.access_token,
-    language: settings.language,
-    enable_overnight: settings.enable_overnight,
-    region: settings.region,
-    http_url: settings.http_url,
-    quote_ws_url: settings.quote_ws_url,
-    trade_ws_url: settings.trade_ws_url,
-  });
+/** A LongPort SDK `Config` from the settings and the service's hosts; the broker adapters' builder does the mapping. */
+export function configFor(settings: LongportSettings, hosts: LongportHosts = {}): Promise<Config> {
+  return longportConfig(
+    {
+      app_key: settings.app_key,
+      app_secret: settings.app_secret,
+      access_token: settings.access_token,
+      language: settings.language,
+      enable_overnight: settings.enable_overnight,
+      region: settings.region,
+      http_url: settings.http_url,
+      quote_ws_url: settings.quote_ws_url,
+      trade_ws_url: settings.trade_ws_url,
+    },
+    hosts,
+  );
 }
 
 /**
@@ -68,7 +74,11 @@ export class LongportConnection<C> {
   private connect(): Promise<C> {
     this.context ??= (async () => {
       const [sdk, codec] = await Promise.all([this.sdk(), this.codec()]);
-      const context = await withTimeout(this.open(sdk, await configFor(this.options.settings)), this.options.timeoutMs, "LongPort connection");
+      const context = await withTimeout(
+        this.open(sdk, await configFor(this.options.settings, this.options.hosts)),
+        this.options.timeoutMs,
+        "LongPort connection",
+      );
       this.onOpen(context, codec);
       return context;
     })().catch((error: unknown) => {
