@@ -78,7 +78,7 @@ export class WorkerHarness {
   /** A started worker (it recovers running sessions); the test steps it with `tick` or `minutes`. */
   async newWorker(): Promise<SessionWorker> {
     // Every step beats (`beatMs: 0`): the tests read the heartbeat their last step wrote.
-    const worker = new SessionWorker(this.api.services, { marketData: await this.api.services.marketData(), tickMs: 1e9, refreshMs: 1e9, beatMs: 0 });
+    const worker = new SessionWorker(this.api.services, { tickMs: 1e9, refreshMs: 1e9, beatMs: 0 });
     this.workers.push(worker);
     await worker.start();
     return worker;

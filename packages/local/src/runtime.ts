@@ -135,7 +135,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       env.SESSION_WORKER === "off"
         ? undefined
         : new SessionWorker(services, {
-            marketData: await services.marketData(),
             clockSpeed: marketClock?.speed,
             // On an accelerated clock a started session is picked up within market seconds, not minutes.
             ...(marketClock ? { refreshMs: Math.max(250, 2_000 / marketClock.speed) } : {}),

@@ -25,7 +25,7 @@ export async function startWorker(
 ): Promise<SessionWorker> {
   const services = allServices(await contextFromEnv(env, overrides));
   const metrics = new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? WORKER_METRICS.namespace, serviceName });
-  const worker = new SessionWorker(services, { marketData: await services.marketData(), onStep: stepMetrics(metrics), ...options });
+  const worker = new SessionWorker(services, { onStep: stepMetrics(metrics), ...options });
   await worker.start();
   return worker;
 }

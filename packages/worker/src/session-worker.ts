@@ -30,8 +30,11 @@ import { LEASE_MS, planLeases } from "./leases";
 import { HOLD_SAVES, RunCache } from "./run-cache";
 
 export interface SessionWorkerOptions {
-  /** The provider whose pushes drive the sessions (the selected market-data provider). */
-  marketData: MarketData;
+  /**
+   * A market whose pushes drive the sessions, fixed (a test's or a bench's); absent, the selected
+   * provider's market data, followed at every refresh (a provider switch, a token refresh).
+   */
+  marketData?: MarketData;
   /** How often pending bars are fed and saved, and the simulated market is advanced (ms). */
   tickMs?: number;
   /** How often the list of running sessions is read again (ms). */
@@ -159,6 +162,8 @@ export class SessionWorker {
   /** When (wall ms) the step last wrote the heartbeats. */
   private beatAt = Number.NEGATIVE_INFINITY;
   private readonly metricsVersion = new Map<string, number>();
+  /** The market data the worker is subscribed on (`follow`). */
+  private market: MarketData | null = null;
   /** Venue order ids a broker pushed as changed since their session's orders were last read. */
   private readonly orderPushes = new Set<string>();
   /** When (wall ms) each broker account's orders were last read. */
@@ -194,7 +199,6 @@ export class SessionWorker {
 
   /** Recovers running sessions, subscribes their feeds, and starts the timers. */
   async start(): Promise<void> {
-    this.options.marketData.setOnCandlestick((event) => this.onCandlestick(event));
     await this.refresh();
     await this.beat();
     const every = (ms: number, work: () => Promise<void>) => {
@@ -212,7 +216,7 @@ export class SessionWorker {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     await this.busy;
-    this.options.marketData.setOnCandlestick(null);
+    this.market?.setOnCandlestick(null);
     for (const gateway of this.listening) gateway.setOnOrderChanged?.(null);
     this.listening.clear();
     await this.release();
@@ -229,7 +233,7 @@ export class SessionWorker {
   async tick(): Promise<void> {
     const started = this.wall();
     await this.takeCommands();
-    if (advancing(this.options.marketData)) this.options.marketData.advance();
+    if (this.market && advancing(this.market)) this.market.advance();
     const fed = await this.flush();
     await this.routeOrders();
     // The replays' look-up, the metrics and the heartbeat do not depend on each other: their round trips overlap.
@@ -494,20 +498,47 @@ export class SessionWorker {
     delete this.heartbeat.last_bar[id];
   }
 
+  /**
+   * The market data whose pushes drive the sessions: the fixed one, or the selected provider's
+   * now. When the provider's adapters were rebuilt (another provider, new credentials or token),
+   * the worker moves its handler and its subscriptions to the new ones; the bars kept for catching
+   * up, and the close of the last bar of each feed, stay.
+   */
+  private async follow(): Promise<MarketData> {
+    const next = this.options.marketData ?? (await this.services.marketData());
+    const previous = this.market;
+    if (next === previous) return next;
+    if (previous) {
+      previous.setOnCandlestick(null);
+      // The old adapters may be unreachable already (that can be why they were replaced): what they still hold is dropped with them.
+      for (const key of this.subscribed) {
+        const [symbol, period] = key.split("|") as [string, Timeframe];
+        await previous.unsubscribeCandlesticks(symbol, period).catch(() => undefined);
+      }
+      log.info("The session worker follows the provider's new market data", { source: "session-worker", feeds: [...this.subscribed] });
+    }
+    this.subscribed.clear();
+    this.forming.clear();
+    next.setOnCandlestick((event) => this.onCandlestick(event));
+    this.market = next;
+    return next;
+  }
+
   /** Subscribes feeds some session needs and unsubscribes those none needs. */
   private async resubscribe(): Promise<void> {
+    const market = await this.follow();
     const wanted = new Set([...this.driven.values()].flatMap((d) => d.feeds));
     for (const key of wanted) {
       if (this.subscribed.has(key)) continue;
       const [symbol, period] = key.split("|") as [string, Timeframe];
-      const latest = await this.options.marketData.subscribeCandlesticks(symbol, period, "Intraday");
+      const latest = await market.subscribeCandlesticks(symbol, period, "Intraday");
       this.subscribed.add(key);
       this.remember(key, symbol, period, latest);
     }
     for (const key of [...this.subscribed]) {
       if (wanted.has(key)) continue;
       const [symbol, period] = key.split("|") as [string, Timeframe];
-      await this.options.marketData.unsubscribeCandlesticks(symbol, period);
+      await market.unsubscribeCandlesticks(symbol, period);
       this.subscribed.delete(key);
       this.forming.delete(key);
       this.recent.delete(key);
