@@ -218,7 +218,8 @@ export async function progressOf(deps: BacktestControlDeps, backtest: StoredBack
     status: backtest.status,
     stage,
     progress: percent,
-    current_time: ran?.cursor_ms ? iso(ran.cursor_ms) : null,
+    // When the last bar fed closed (an hourly or daily bar at its market's close), not its open plus its period.
+    current_time: ran?.cursor_ms ? iso(ran.close_ms ?? ran.cursor_ms) : null,
     start_date: backtest.start_date,
     end_date: backtest.end_date,
     is_running: ACTIVE.includes(backtest.status) && backtest.status !== "pausing",

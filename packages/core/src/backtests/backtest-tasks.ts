@@ -1,7 +1,9 @@
 import { DomainError } from "../errors";
-import { TradingEngine } from "../engine/engine";
+import { barCloseIn, TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import type { EngineSetup } from "../engine/setup";
+import type { Timeframe } from "../strategies/definition";
+import type { Bar, BarColumns } from "../strategies/strategy";
 import { marketOf, Markets } from "../market/market";
 import { iso } from "../time";
 import { feedsOf } from "../trading/session-config";
@@ -15,7 +17,7 @@ import { TERMINAL } from "./control";
 import type { BacktestDeps, StoredBacktest } from "./backtest-model";
 import { backtestNotFound, runIdOf, syncSession, updateBacktest } from "./backtest-control";
 import { summaryOf } from "./backtest-result";
-import { BarFeed } from "./bar-feed";
+import { BarFeed, type BarSink } from "./bar-feed";
 import { importMissing, importsDone } from "./candle-coverage";
 
 /**
@@ -177,10 +179,12 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
       if (run.progress?.done) return null;
       const engine = engineOf(run);
       const feed = new BarFeed(deps.candles, feedsOf(backtest.config), backtest.window[0], backtest.window[1], run.progress?.cursor_ms ?? 0, look);
-      const fed = await feed.run(maxBars, engine, () => asked || deps.now() >= deadlineMs);
+      const sink = closingAtTheClose(engine, run.progress?.close_ms ?? run.progress?.cursor_ms ?? 0);
+      const fed = await feed.run(maxBars, sink, () => asked || deps.now() >= deadlineMs);
       if (fed.done) engine.endDay();
       const progress = {
         cursor_ms: fed.lastCloseMs ?? run.progress?.cursor_ms ?? 0,
+        close_ms: sink.lastClose,
         bars: (run.progress?.bars ?? 0) + fed.fed,
         bars_total: run.progress?.bars_total ?? 0,
         done: fed.done,
@@ -205,6 +209,39 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
   // finds it recorded, instead of reading the run back and restoring its engine.
   if (latest && !latest.result) await recordResult(deps, latest, chunk.run, chunk.engine);
   return out(backtest, "done");
+}
+
+/**
+ * The engine as the bar feed's sink, each bar stamped with when it closed at its market (an hourly
+ * or daily bar at the day's regular close, `barCloseIn`, as a session's bars are): what a bar
+ * causes is stamped no later than the day's close, where its `day_end` is, so a run's times never
+ * go back. `lastClose` is the last bar's (what progress shows as `current_time`).
+ */
+function closingAtTheClose(engine: TradingEngine, lastClose: number): BarSink & { lastClose: number } {
+  const memos = new Map<string, { day: number; close: number }>();
+  const closeOf = (symbol: string, openMs: number, timeframe: Timeframe) => {
+    const key = `${symbol}|${timeframe}`;
+    let memo = memos.get(key);
+    if (memo === undefined) memos.set(key, (memo = { day: Number.NaN, close: 0 }));
+    return barCloseIn(marketOf(symbol), openMs, timeframe, memo);
+  };
+  const sink = {
+    lastClose,
+    onBar(bar: Bar, timeframe: Timeframe) {
+      const close = closeOf(bar.symbol, bar.timestamp, timeframe);
+      if (close > sink.lastClose) sink.lastClose = close;
+      engine.onBar(bar, timeframe, close);
+    },
+    onColumns(columns: BarColumns, from: number, to: number, timeframe: Timeframe) {
+      // A minute bar always closes at its open plus a minute: the batch path is left its own arithmetic.
+      engine.onColumns(columns, from, to, timeframe, timeframe === "1m" ? undefined : (openMs) => closeOf(columns.symbol, openMs, timeframe));
+      if (to > from) {
+        const close = closeOf(columns.symbol, columns.timestamp[to - 1]! * columns.msPerUnit, timeframe);
+        if (close > sink.lastClose) sink.lastClose = close;
+      }
+    },
+  };
+  return sink;
 }
 
 /** Records a backtest's result (from its run and that run's engine) on the backtest and its session. */

@@ -1,8 +1,47 @@
+import { Calendar } from "../market/calendar";
 import { Markets, type Market } from "../market/market";
 import { isoDateOf, utcToZoned, zonedTimeToUtc, MS_PER_DAY } from "../market/zoned-time";
-import { closeTrackerDay, equityOf, openPositions, round2, round6, track, type ChannelRuntime, type EngineCore, type Halt } from "./runtime";
+import type { Timeframe } from "../strategies/definition";
+import type { EngineSetup } from "./setup";
+import { closeTrackerDay, equityOf, openPositions, PERIOD_MS, round2, round6, track, type ChannelRuntime, type EngineCore, type Halt } from "./runtime";
 
 /** Days (docs/trading-engine.md "Days"): rolling to a new local day, closing one, the exchange date of fees and tick grids, and the post-trade monitors that run on every bar. */
+
+/** The market whose days the engine counts (daily figures, rollover): the one of the base currency, else the US. */
+export function dayMarketOf(setup: Pick<EngineSetup, "base_currency">): Market {
+  return Object.values(Markets).find((info) => info.currency === setup.base_currency)?.market ?? "US";
+}
+
+/** When local day `dayNumber` of `market` ends: its regular session's close (the exchange calendar's), or the next midnight on a day it does not trade or outside the calendar. */
+export function regularCloseOf(market: Market, dayNumber: number): number {
+  const midnight = zonedTimeToUtc(Markets[market].timeZone, dayNumber + 1, 0);
+  let calendar: Calendar;
+  try {
+    calendar = Calendar.for(market);
+  } catch {
+    return midnight;
+  }
+  if (!calendar.covers(dayNumber)) return midnight;
+  const sessions = calendar.sessionsOfDay(dayNumber);
+  for (let i = sessions.length - 1; i >= 0; i--) if (sessions[i]!.session === "Intraday") return sessions[i]!.end;
+  return midnight;
+}
+
+/**
+ * When a bar of `market` opening at `openMs` closes: its open plus its period, but no later than
+ * its day's regular close (the market's last hourly bar, a daily bar stamped at local midnight),
+ * so that what it causes is not stamped after the day's end. `memo` keeps the last day's close.
+ */
+export function barCloseIn(market: Market, openMs: number, timeframe: Timeframe, memo: { day: number; close: number }): number {
+  const end = openMs + PERIOD_MS[timeframe];
+  if (timeframe === "1m") return end;
+  const day = utcToZoned(Markets[market].timeZone, openMs).dayNumber;
+  if (day !== memo.day) {
+    memo.day = day;
+    memo.close = regularCloseOf(market, day);
+  }
+  return memo.close > openMs ? Math.min(end, memo.close) : end;
+}
 
 /** Post-trade monitors after every bar: peaks, drawdown and daily loss per channel and session. */
 export function monitor(e: EngineCore) {
@@ -53,7 +92,9 @@ export function halt(e: EngineCore, channel: ChannelRuntime, halt: Exclude<Halt,
 export function rollTo(e: EngineCore, at: number) {
   const { dayNumber } = utcToZoned(e.timeZone, at);
   if (dayNumber === e.day) return;
-  if (e.day >= 0) closeDay(e);
+  if (e.day >= 0) closeDay(e, at);
+  // What the new day starts (a daily-loss halt lifted) happens at its first bar.
+  e.time = Math.max(e.time, at);
   enterDay(e, dayNumber);
   for (const channel of e.channels) startDay(e, channel);
   e.session.day_start_equity = e.totalEquity();
@@ -89,7 +130,14 @@ export function startDay(e: EngineCore, channel: ChannelRuntime) {
   }
 }
 
-export function closeDay(e: EngineCore) {
+/**
+ * Settles the day under way: each channel's closing equity joins the daily figures and `day_end`
+ * is written, stamped at the market's regular close (after the day's last bar and what it caused,
+ * which are stamped no later than the close), never before the engine's clock, and never after
+ * `notAfter` (the next day's first bar, which rolls the day).
+ */
+export function closeDay(e: EngineCore, notAfter = Number.POSITIVE_INFINITY) {
+  e.time = Math.min(notAfter, Math.max(e.time, regularCloseOf(dayMarketOf(e.setup), e.day)));
   const summary: Record<string, number> = {};
   for (const channel of e.channels) {
     const equity = equityOf(channel);

@@ -1,12 +1,12 @@
 import { Dec } from "../fees/money";
-import { Markets, marketOf, type Market } from "../market/market";
+import { Markets, marketOf } from "../market/market";
 import type { Limits } from "../risk/risk";
 import { Strategies } from "../strategies/index";
 import type { Timeframe } from "../strategies/definition";
 import { barAt, type Bar, type BarColumns, type IndexedSignal, type Signal } from "../strategies/strategy";
 import { entryQuantity, hold, referencePrice } from "./cash";
 import { preTradeDenials } from "./checks";
-import { closeDay, monitor, rollTo, startDay } from "./days";
+import { closeDay, dayMarketOf, monitor, rollTo, startDay } from "./days";
 import type { Denial, EngineEvent, EngineOrder, EventType } from "./events";
 import { cancelPending } from "./cancels";
 import { activeExits, exitDue, protecting, settleExits, watchExits } from "./exits";
@@ -47,10 +47,7 @@ export type { DirectorBias } from "./multi-timeframe";
 export type { WarmupNeed } from "./warm-up";
 export { PERIOD_MS } from "./runtime";
 
-/** The market whose days the engine counts (daily figures, rollover): the one of the base currency, else the US. */
-export function dayMarketOf(setup: Pick<EngineSetup, "base_currency">): Market {
-  return Object.values(Markets).find((info) => info.currency === setup.base_currency)?.market ?? "US";
-}
+export { barCloseIn, dayMarketOf, regularCloseOf } from "./days";
 
 /**
  * The trading engine: one session's channels, strategies, ledger, bar-simulated venue, risk
@@ -171,7 +168,7 @@ export class TradingEngine implements EngineCore {
   /**
    * Feeds one closed bar of `timeframe`. Bars must arrive in time order across symbols. What it
    * causes is stamped at `closeMs`: its open plus its period unless the driver knows it closed
-   * earlier (an hourly or daily bar at the market's close, `rollover.ts` `barCloseOf`).
+   * earlier (an hourly or daily bar at its day's regular close, `barCloseIn`).
    */
   onBar(bar: Bar, timeframe: Timeframe, closeMs?: number): void {
     const at = bar.timestamp;
@@ -216,13 +213,14 @@ export class TradingEngine implements EngineCore {
    * paths to that). The strategies listening to the symbol run over the columns first, in their
    * tight batch loops; then the engine walks the bars, touching money only when something fills
    * or a signal arrives. The range is fed as a whole: snapshot before or after it, not inside.
+   * `closeOf` is `onBar`'s `closeMs` for each bar, from its open (absent: its open plus its period).
    */
-  onColumns(columns: BarColumns, from: number, to: number, timeframe: Timeframe): void {
+  onColumns(columns: BarColumns, from: number, to: number, timeframe: Timeframe, closeOf?: (openMs: number) => number): void {
     if (to <= from) return;
     const info = this.info(columns.symbol);
     const listeners = info.routes[timeframe] ?? NO_ROUTES;
     // Multi-timeframe sleeves read their director's bias bar by bar, and tracing writes every strategy bar: those go the streaming way.
-    if (this.setup.trace || listeners.some((listener) => listener.sleeve.role !== null)) return this.barByBar(columns, from, to, timeframe);
+    if (this.setup.trace || listeners.some((listener) => listener.sleeve.role !== null)) return this.barByBar(columns, from, to, timeframe, closeOf);
     const signals = this.columnSignals;
     for (let l = 0; l < listeners.length; l++) {
       const list = (signals[l] ??= []);
@@ -237,11 +235,12 @@ export class TradingEngine implements EngineCore {
     const period = PERIOD_MS[timeframe];
     for (let i = from; i < to; i++) {
       const at = timestamp[i] * msPerUnit;
+      const closeAt = closeOf === undefined ? at + period : closeOf(at);
       this.step(info, at, open[i], high[i], low[i], close[i], volume[i]);
-      if (this.exitsDue.length > 0) settleExits(this, at + period, close[i]);
-      if (!this.barFills && this.pending.length > 0) this.watch(info.symbol, at, at + period, high[i], low[i], close[i]);
+      if (this.exitsDue.length > 0) settleExits(this, closeAt, close[i]);
+      if (!this.barFills && this.pending.length > 0) this.watch(info.symbol, at, closeAt, high[i], low[i], close[i]);
       if (i !== next) continue;
-      this.time = at + period;
+      this.time = closeAt;
       for (let l = 0; l < listeners.length; l++) {
         const list = signals[l];
         while (cursors[l] < list.length && list[cursors[l]].index === i) {
@@ -250,16 +249,19 @@ export class TradingEngine implements EngineCore {
         }
       }
       this.time = at;
-      if (this.exitsDue.length > 0) settleExits(this, at + period, close[i]);
+      if (this.exitsDue.length > 0) settleExits(this, closeAt, close[i]);
       next = nextSignal(signals, cursors, listeners.length);
     }
     for (let l = 0; l < listeners.length; l++) signals[l].length = 0;
   }
 
   /** `onColumns` through `onBar`, one scratch bar at a time. */
-  private barByBar(columns: BarColumns, from: number, to: number, timeframe: Timeframe) {
+  private barByBar(columns: BarColumns, from: number, to: number, timeframe: Timeframe, closeOf?: (openMs: number) => number) {
     const bar: Bar = { symbol: columns.symbol, timestamp: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 };
-    for (let i = from; i < to; i++) this.onBar(barAt(bar, columns, i, columns.msPerUnit), timeframe);
+    for (let i = from; i < to; i++) {
+      barAt(bar, columns, i, columns.msPerUnit);
+      this.onBar(bar, timeframe, closeOf?.(bar.timestamp));
+    }
   }
 
   /** At a broker, the protective orders the engine watches on a bar of `symbol` (`exits.ts` `watchExits`), stamped at the bar's close. */

@@ -1,9 +1,8 @@
-import { dayMarketOf, PERIOD_MS, type TradingEngine } from "../engine/engine";
+import { barCloseIn, dayMarketOf, regularCloseOf, type TradingEngine } from "../engine/engine";
 import type { Timeframe } from "../strategies/definition";
 import type { EngineEvent } from "../engine/events";
-import { Calendar } from "../market/calendar";
 import { type Market, Markets } from "../market/market";
-import { isoDateOf, MS_PER_DAY, utcToZoned, zonedTimeToUtc } from "../market/zoned-time";
+import { isoDateOf, MS_PER_DAY, utcToZoned } from "../market/zoned-time";
 import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
 import { liveFeedsOf } from "./live";
 import { engineOf, updateRun } from "./run-update";
@@ -65,19 +64,8 @@ export function dayCloseOf(run: Pick<StoredRun, "setup">, dayNumber: number): nu
   return marketDayCloseOf(dayMarketOf(run.setup), dayNumber);
 }
 
-/** When local day `dayNumber` of `market` ends: its regular session's close, or midnight on a closed day. */
-export function marketDayCloseOf(market: Market, dayNumber: number): number {
-  const midnight = zonedTimeToUtc(Markets[market].timeZone, dayNumber + 1, 0);
-  let calendar: Calendar;
-  try {
-    calendar = Calendar.for(market);
-  } catch {
-    return midnight;
-  }
-  if (!calendar.covers(dayNumber)) return midnight;
-  const regular = calendar.sessionsOfDay(dayNumber).filter((s) => s.session === "Intraday");
-  return regular.length > 0 ? regular[regular.length - 1]!.end : midnight;
-}
+/** When local day `dayNumber` of `market` ends: its regular session's close, or midnight on a closed day (the engine's `regularCloseOf`, which stamps its day ends). */
+export const marketDayCloseOf = regularCloseOf;
 
 /**
  * For drivers over stored candles (replays, historical MTF sessions): ends the engine's trading
@@ -101,16 +89,9 @@ export function barCloseOf(run: Pick<StoredRun, "setup">, bar: { timestamp: numb
   return marketBarCloseOf(dayMarketOf(run.setup), bar, timeframe, memo);
 }
 
-/** `barCloseOf` for a bar of `market`'s day (the live session worker's candlesticks, by their symbol's market). */
+/** `barCloseOf` for a bar of `market`'s day (the live session worker's candlesticks, by their symbol's market; backtests' bars too). */
 export function marketBarCloseOf(market: Market, bar: { timestamp: number }, timeframe: Timeframe, memo: { day: number; close: number }): number {
-  const end = bar.timestamp + PERIOD_MS[timeframe];
-  if (timeframe === "1m") return end;
-  const day = utcToZoned(Markets[market].timeZone, bar.timestamp).dayNumber;
-  if (day !== memo.day) {
-    memo.day = day;
-    memo.close = marketDayCloseOf(market, day);
-  }
-  return memo.close > bar.timestamp ? Math.min(end, memo.close) : end;
+  return barCloseIn(market, bar.timestamp, timeframe, memo);
 }
 
 /** Ends the day under way at its market's close (a driver's range is done). */

@@ -327,6 +327,11 @@ export interface StoredRun {
 
 export interface RunProgress {
   cursor_ms: number;
+  /**
+   * When the last bar fed closed for the engine (its market's close for an hourly or daily bar, where
+   * `cursor_ms` is its open plus its period): what a backtest's progress shows. Absent: `cursor_ms`.
+   */
+  close_ms?: number;
   bars: number;
   bars_total: number;
   done: boolean;
