@@ -51,7 +51,15 @@ describe("longportError", () => {
       extra: { provider_code: 602012, provider_message: "insufficient buying power" },
     });
     expect(api(602012, "insufficient buying power", "todayOrders")).toMatchObject({ status: 502, code: "PROVIDER_ERROR" });
-    expect(longportError(new Error("connections limitation is hit"), "the connection")).toMatchObject({ status: 503, code: "PROVIDER_CONNECTION_LIMIT" });
+    // The SDK's own texts for a second quote connection: the socket's answer, and the socket token's.
+    const socket = 'response error: 6: detail:Some(WsResponseErrorDetail { code: 403, msg: "connections limitation is hit" })';
+    expect(longportError(new Error(socket), "the connection")).toMatchObject({ status: 503, code: "PROVIDER_CONNECTION_LIMIT" });
+    expect(longportError(new Error("connections limitation is hit, limit = 2, online = 2"), "the connection")).toMatchObject({
+      code: "PROVIDER_CONNECTION_LIMIT",
+    });
+    // A status without LongPort's body (after the SDK's own retries of a 429).
+    expect(longportError(new Error("status error: 429 Too Many Requests"), "todayOrders")).toMatchObject({ status: 429, code: "PROVIDER_RATE_LIMITED" });
+    expect(longportError(new Error("status error: 502 Bad Gateway"), "todayOrders")).toMatchObject({ status: 503, code: "PROVIDER_UNAVAILABLE" });
   });
 
   it("keeps a DomainError as it is and answers anything else as PROVIDER_ERROR", () => {

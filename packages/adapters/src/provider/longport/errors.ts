@@ -14,6 +14,8 @@ const TIMEOUT = /timeout|timed out|did not answer within/i;
 const TRANSPORT = /error sending request|client error \(Connect\)|dns error|connection (closed|refused|reset)|Client is closed|websocket|tls|network/i;
 /** LongPort allows one long quote connection per account; a second is refused with this text. */
 const CONNECTION_LIMIT = /connections limitation is hit/i;
+/** A status without LongPort's JSON body (what a proxy in front of it answers); the SDK retried a bare 429 five times first. */
+const BARE_STATUS = /status error: (\d{3})/;
 
 /** LongPort's common API error codes (its "Error Codes" page) the service answers by their own status (docs/live-trading.md "Errors"). */
 export const LongportCodes = {
@@ -89,6 +91,19 @@ export function longportError(error: unknown, action: string): DomainError {
     return new DomainError(502, "PROVIDER_ERROR", `LongPort refused ${action}: ${message} (code ${code})`, extra);
   }
   if (CONNECTION_LIMIT.test(text)) return connectionLimit(action, text);
+  const bare = BARE_STATUS.exec(text);
+  if (bare?.[1] === "429") {
+    return new DomainError(429, "PROVIDER_RATE_LIMITED", `LongPort's rate limit refused ${action}: ${text}`, {
+      provider: "longport",
+      retry_after: RATE_RETRY_SECONDS,
+    });
+  }
+  if (bare && bare[1]!.startsWith("5")) {
+    return new DomainError(503, "PROVIDER_UNAVAILABLE", `LongPort is unavailable (${action}): ${text}`, {
+      provider: "longport",
+      retry_after: RETRY_AFTER_SECONDS,
+    });
+  }
   const symbol = INVALID_SYMBOL.exec(text);
   if (symbol) return new DomainError(400, "INVALID_SYMBOL", `LongPort does not accept the symbol '${symbol[1]}'`, { provider: "longport" });
   if (CREDENTIALS.test(text)) {
