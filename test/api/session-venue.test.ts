@@ -105,12 +105,15 @@ describe("a session whose venue is its broker", () => {
     expect((await runs.get(sessionId))!.version).toBe(before);
   });
 
-  it("asks the broker to cancel a resting order and ends it when the broker has; a replacement is refused as data", async () => {
+  it("replaces a resting order at the broker, and asks the broker to cancel it and ends it when the broker has", async () => {
     const resting = await place({ side: "buy", order_type: "limit", price: "1", quantity: "1" });
     await worker.routeOrders();
-    expect((await order(resting.id)).venue_order_id).toEqual(expect.any(String));
-    const replaced = await h.api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 200, { token: h.token, body: { price: "2" } });
-    expect(replaced).toMatchObject({ replaced: false, denials: [{ reason: "REPLACE_AT_BROKER_UNSUPPORTED" }] });
+    const venueId = (await order(resting.id)).venue_order_id;
+    expect(venueId).toEqual(expect.any(String));
+    const replaced = await h.api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 200, { token: h.token, body: { price: "2", quantity: "3" } });
+    expect(replaced).toMatchObject({ replaced: true, denials: [], order: { price: "2", quantity: "3" } });
+    await worker.routeOrders();
+    expect(await paper().orderDetail(venueId)).toMatchObject({ price: "2", quantity: "3" });
     const asked = await h.api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 200, { token: h.token });
     expect(asked).toMatchObject({ status: "pending", cancel_requested: true });
     await worker.routeOrders();

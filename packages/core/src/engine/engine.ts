@@ -34,7 +34,7 @@ import {
 } from "./runtime";
 import { DEFAULT_EXIT_RULES, type EngineSetup, type ExitRules } from "./setup";
 import { restoreInto, snapshotOf, type EngineSnapshot } from "./snapshot";
-import { orderRouted, venueFilled, venueOrderEnded, type VenueEnd } from "./venue-reports";
+import { orderRouted, venueFilled, venueOrderEnded, venueReplaced, type VenueEnd } from "./venue-reports";
 import { viewOf, type EngineView } from "./view";
 import { warmUpStrategies, warmupNeedsOf, type WarmupNeed } from "./warm-up";
 
@@ -603,6 +603,11 @@ export class TradingEngine implements EngineCore {
   /** The broker executed `quantity` of the order at `price` (its trade `tradeId`, booked once). */
   venueFill(orderId: string, tradeId: string, quantity: number, price: number, at: number, charged?: VenueCharge): void {
     venueFilled(this, orderId, tradeId, quantity, price, at, charged);
+  }
+
+  /** The broker took (`refusal` null) or refused a replacement the worker sent. */
+  venueReplaced(orderId: string, refusal: { message: string; code?: string | number } | null, at: number): void {
+    venueReplaced(this, orderId, refusal, at);
   }
 
   /** The order is over at the broker: cancelled (also the rest of a part-filled order), rejected or expired. */

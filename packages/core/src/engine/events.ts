@@ -96,6 +96,11 @@ export interface EngineOrder {
    * sent until a bar reaches its level, then it goes as a market order.
    */
   watch?: boolean;
+  /**
+   * At a broker, a replacement the venue has not confirmed yet (the worker sends it): the terms the
+   * venue still has, which the order goes back to if the venue refuses the change.
+   */
+  venue_replace?: { quantity: number; limit_price: number | null; stop_price: number | null };
 }
 
 /** `data` of an `order_filled` event. Money is a decimal string. */

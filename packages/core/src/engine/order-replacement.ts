@@ -8,7 +8,9 @@ import { deny, type EngineCore, type OrderRequest } from "./runtime";
  * Changes a pending order's quantity and, for a limit or stop order, its price (`order_replaced`).
  * The changed order goes through the pre-trade checks as if placed now, except the daily count
  * (a replacement is not a new order) and with its own cash promise released; denied, it stays as
- * it was and a warning is logged. `null` when no pending order has that id.
+ * it was and a warning is logged. At a broker the order is changed at once and the change sent
+ * (`venue_replace`: the worker sends it; the venue may still refuse it, `venue-reports.ts`); an
+ * order being cancelled there is not changed. `null` when no pending order has that id.
  */
 export function replaceOrder(
   engine: EngineCore,
@@ -21,10 +23,10 @@ export function replaceOrder(
   const order = engine.pending[index];
   const channel = engine.channel(order.channel_id);
   engine.time = Math.max(engine.time, at);
-  if (!engine.barFills) {
+  if (order.cancel_requested) {
     const denial = {
-      reason: "REPLACE_AT_BROKER_UNSUPPORTED",
-      message: "an order at the broker is not replaced: cancel it and place a new one",
+      reason: "ORDER_CANCELLING",
+      message: "the order is being cancelled at the broker: it is not changed",
       values: { order_id: orderId },
     };
     engine.emit("log", order.channel_id, {
@@ -74,6 +76,9 @@ export function replaceOrder(
     limit_price: order.order_type === "limit" ? price : null,
     stop_price: order.order_type === "stop" || order.order_type === "trailing_stop" ? price : null,
   };
+  // An order the broker holds is changed there too; what it holds until it confirms is kept (the first terms, if changes follow each other).
+  if (!engine.barFills && order.venue_order_id !== undefined)
+    replaced.venue_replace = order.venue_replace ?? { quantity: order.quantity, limit_price: order.limit_price, stop_price: order.stop_price };
   engine.pending.splice(index, 0, replaced);
   hold(engine, replaced);
   engine.emit("order_replaced", order.channel_id, {

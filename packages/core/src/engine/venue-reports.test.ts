@@ -56,4 +56,24 @@ describe("a broker's reports", () => {
     });
     expect(engine.snapshot().pending).toEqual([]);
   });
+
+  it("changes an order at the broker at once, and takes it back to the broker's terms when the broker refuses the change", () => {
+    const { engine, id } = routedBuy();
+    const at = Date.UTC(2024, 0, 3, 16);
+    const { denials } = engine.replace(id, { quantity: 6 }, at)!;
+    expect(denials).toEqual([]);
+    expect(engine.snapshot().pending[0]).toMatchObject({ quantity: 6, venue_replace: { quantity: 10 } });
+    engine.drainEvents();
+    engine.venueReplaced(id, { message: "PROVIDER_REFUSED: quantity below the executed quantity", code: 602015 }, at + 1000);
+    expect(engine.snapshot().pending[0]).toMatchObject({ quantity: 10 });
+    expect(engine.snapshot().pending[0]!.venue_replace).toBeUndefined();
+    const [back, warning] = engine.drainEvents();
+    expect(back).toMatchObject({ type: "order_replaced", data: { quantity: 10, previous_quantity: 6, venue_code: 602015 } });
+    expect(warning).toMatchObject({ type: "log", data: { level: "warning" } });
+    // Taken: the new terms stand.
+    engine.replace(id, { quantity: 8 }, at + 2000);
+    engine.venueReplaced(id, null, at + 3000);
+    expect(engine.snapshot().pending[0]).toMatchObject({ quantity: 8 });
+    expect(engine.snapshot().pending[0]!.venue_replace).toBeUndefined();
+  });
 });

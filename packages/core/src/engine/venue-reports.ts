@@ -72,6 +72,43 @@ function keepEnded(engine: EngineCore, order: EngineOrder) {
   if (engine.ended.length > ENDED_KEPT) engine.ended.splice(0, engine.ended.length - ENDED_KEPT);
 }
 
+/**
+ * The broker answered a replacement the worker sent: done (the order's new terms stand), or
+ * refused (the order goes back to the terms the broker still has, `order_replaced` with the
+ * broker's reason and a warning in the log).
+ */
+export function venueReplaced(engine: EngineCore, orderId: string, refusal: { message: string; code?: string | number } | null, at: number): void {
+  const order = engine.pending.find((candidate) => candidate.order_id === orderId);
+  const before = order?.venue_replace;
+  if (!order || !before) return;
+  delete order.venue_replace;
+  if (refusal === null) return;
+  engine.time = Math.max(engine.time, at);
+  const previous = { quantity: order.quantity, price: order.limit_price ?? order.stop_price };
+  release(engine, order);
+  order.quantity = before.quantity;
+  order.limit_price = before.limit_price;
+  order.stop_price = before.stop_price;
+  hold(engine, order);
+  const reason = `VENUE_REFUSED: ${refusal.message}`;
+  engine.emit("order_replaced", order.channel_id, {
+    order_id: orderId,
+    symbol: order.symbol,
+    quantity: order.quantity,
+    limit_price: order.limit_price,
+    stop_price: order.stop_price,
+    previous_quantity: previous.quantity,
+    previous_price: previous.price,
+    reason,
+    ...(refusal.code !== undefined ? { venue_code: refusal.code } : {}),
+  });
+  engine.emit("log", order.channel_id, {
+    level: "warning",
+    message: `The broker refused the replacement of order ${orderId}: ${refusal.message}`,
+    order_id: orderId,
+  });
+}
+
 /** How an order ended at the broker: cancelled (also the rest of a part-filled order), rejected (with the broker's code) or expired. */
 export interface VenueEnd {
   status: "cancelled" | "rejected" | "expired";

@@ -10,8 +10,10 @@ function scriptedBroker(script: {
   status?: OrderDetail["status"];
   executions?: Partial<Execution>[];
   submit?: (options: SubmitOrderOptions) => Promise<{ order_id: string }>;
+  replace?: () => Promise<void>;
 }) {
   const calls: string[] = [];
+  const replaced: unknown[] = [];
   const submitted: SubmitOrderOptions[] = [];
   const gateway = {
     async todayOrders() {
@@ -26,6 +28,11 @@ function scriptedBroker(script: {
     async cancelOrder() {
       calls.push("cancelOrder");
     },
+    async replaceOrder(options: unknown) {
+      calls.push("replaceOrder");
+      replaced.push(options);
+      if (script.replace) await script.replace();
+    },
     async orderDetail() {
       calls.push("orderDetail");
       return { status: script.status ?? "NewStatus", msg: "", updated_at: "2024-03-15T14:00:00.000Z", submitted_at: "2024-03-15T13:59:00.000Z" };
@@ -35,7 +42,7 @@ function scriptedBroker(script: {
       return script.executions ?? [];
     },
   } as unknown as OrderGateway;
-  return { gateway, calls, submitted, reads: () => new VenueReads(gateway) };
+  return { gateway, calls, submitted, replaced, reads: () => new VenueReads(gateway) };
 }
 
 const order = (extra: Partial<EngineOrder> = {}): EngineOrder => ({
@@ -159,5 +166,16 @@ describe("exchanging orders with a broker", () => {
     expect(reports[0]!.routed).toBe("B-5");
     const throttled = scriptedBroker({ submit: () => Promise.reject(new DomainError(429, "PROVIDER_RATE_LIMITED", "slow down", { retry_after: 2 })) });
     expect(await exchange(throttled.reads(), [order()], NOW)).toEqual({ reports: [], retryAfterMs: 2000 });
+  });
+
+  it("sends a replacement of an order the broker holds, and reports it taken or refused", async () => {
+    const changed = order({ venue_order_id: "B-7", quantity: 6, limit_price: 171, venue_replace: { quantity: 10, limit_price: 170.5, stop_price: null } });
+    const taken = scriptedBroker({});
+    const { reports } = await exchange(taken.reads(), [changed], NOW);
+    expect(taken.replaced).toEqual([{ order_id: "B-7", quantity: "6", price: "171" }]);
+    expect(reports).toEqual([{ order_id: "s-1", executions: [], replaced: { at: NOW } }]);
+    const refused = scriptedBroker({ replace: () => Promise.reject(new DomainError(422, "PROVIDER_REFUSED", "no", { provider_code: 602015 })) });
+    const { reports: back } = await exchange(refused.reads(), [changed], NOW);
+    expect(back[0]!.replaced).toEqual({ refused: { message: "PROVIDER_REFUSED: no", code: 602015 }, at: NOW });
   });
 });

@@ -2,7 +2,7 @@ import { DomainError } from "../errors";
 import { Dec } from "../fees/money";
 import type { TradingEngine, VenueEnd } from "../engine/engine";
 import type { EngineOrder } from "../engine/events";
-import type { Execution, Order, OrderDetail, OrderGateway, SubmitOrderOptions } from "../provider/order-gateway";
+import type { Execution, Order, OrderDetail, OrderGateway, ReplaceOrderOptions, SubmitOrderOptions } from "../provider/order-gateway";
 
 /**
  * Orders of sessions whose venue is their broker (`execution.venue: "broker"`, ENGINE.md §3): a
@@ -30,6 +30,8 @@ export interface VenueReport {
   executions: { trade_id: string; quantity: number; price: number; at: number; commission?: string }[];
   /** The order is over at the venue (after the executions above). */
   ended?: VenueEnd & { at: number };
+  /** A replacement sent: taken (`refused` absent) or refused with the venue's reason. */
+  replaced?: { refused?: { message: string; code?: string | number }; at: number };
 }
 
 /**
@@ -48,6 +50,14 @@ function submitOptions(order: EngineOrder): SubmitOrderOptions {
   if (order.order_type === "limit") return { ...base, order_type: "LO", submitted_price: String(order.limit_price) };
   if (order.order_type === "stop" || order.order_type === "trailing_stop") return { ...base, order_type: "MIT", trigger_price: String(order.stop_price) };
   return { ...base, order_type: "MO" };
+}
+
+/** A replacement of the engine order's terms at the venue (its new quantity, and its limit or trigger). */
+function replaceOptions(order: EngineOrder, venueId: string): ReplaceOrderOptions {
+  const base = { order_id: venueId, quantity: String(order.quantity) };
+  if (order.order_type === "limit") return { ...base, price: String(order.limit_price) };
+  if (order.order_type === "stop" || order.order_type === "trailing_stop") return { ...base, trigger_price: String(order.stop_price) };
+  return base;
 }
 
 /**
@@ -185,6 +195,21 @@ export async function exchange(
     if (order.cancel_requested) {
       await cancelAt(gateway, venueId);
       sent = true;
+    } else if (order.venue_replace) {
+      try {
+        await gateway.replaceOrder(replaceOptions(order, venueId));
+        reportOf(order).replaced = { at: now };
+        sent = true;
+      } catch (error) {
+        if (!refused(error)) retryAfterMs = Math.max(retryAfterMs ?? 0, waitAfter(error));
+        else {
+          const code = error.extra.provider_code;
+          reportOf(order).replaced = {
+            refused: { message: `${error.code}: ${error.message}`, ...(typeof code === "string" || typeof code === "number" ? { code } : {}) },
+            at: now,
+          };
+        }
+      }
     }
     atVenue.set(venueId, order);
   }
@@ -218,7 +243,7 @@ export async function exchange(
     }
   }
   return {
-    reports: [...reports.values()].filter((report) => report.routed || report.executions.length > 0 || report.ended),
+    reports: [...reports.values()].filter((report) => report.routed || report.replaced || report.executions.length > 0 || report.ended),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
   };
 }
@@ -251,6 +276,7 @@ async function cancelAt(gateway: OrderGateway, venueOrderId: string): Promise<vo
 export function applyReports(engine: TradingEngine, reports: readonly VenueReport[]): void {
   for (const report of reports) {
     if (report.routed) engine.routed(report.order_id, report.routed);
+    if (report.replaced) engine.venueReplaced(report.order_id, report.replaced.refused ?? null, report.replaced.at);
     for (const execution of report.executions) {
       const charged = execution.commission !== undefined ? { commission: execution.commission } : undefined;
       engine.venueFill(report.order_id, execution.trade_id, execution.quantity, execution.price, execution.at, charged);
