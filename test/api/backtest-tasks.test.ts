@@ -271,6 +271,41 @@ describe("backtest tasks", () => {
     await expectSameResults(api, user.token, [backtestId, unpaused.backtestId]);
   });
 
+  it("ends paused, never completed, when a pause is accepted after the last chunk's look at its flags and before its result is recorded; a resume finalises it", async () => {
+    const deps = api.services.trading.backtests;
+    const { backtestId, ref } = await startBacktest("AAPL.US");
+    expect((await Backtests.prepare(deps, { backtest_id: backtestId })).status).toBe("running");
+    // The pause arrives while the chunk, its last bar fed and saved, reads the backtest to look at its flags: that read answers without it.
+    let accepted: { status: string } | undefined;
+    const racing = {
+      ...deps,
+      backtests: Object.assign(Object.create(deps.backtests) as typeof deps.backtests, {
+        get: async (id: string) => {
+          const before = await deps.backtests.get(id);
+          if (accepted === undefined && (await deps.runs.progress(id))?.done) {
+            accepted = await api.json("POST", `/api/v1/backtest/${backtestId}/pause`, 200, { token: user.token });
+          }
+          return before;
+        },
+      }),
+    };
+    expect((await Backtests.runChunk(racing, { backtest_id: backtestId }, Date.now() + 60_000, 1_000_000)).status).toBe("paused");
+    expect(accepted?.status).toBe("pausing");
+    expect(await api.json("GET", `/api/v1/backtest/${backtestId}/progress`, 200, { token: user.token })).toMatchObject({
+      status: "paused",
+      is_paused: true,
+      bars_processed: ref.bars.length,
+    });
+    await api.json("GET", `/api/v1/backtest/${backtestId}/result`, 409, { token: user.token });
+    // Finalize run again meanwhile (a retried task) keeps it paused too.
+    expect((await Backtests.finalize(deps, { backtest_id: backtestId })).status).toBe("paused");
+    expect((await api.json("POST", `/api/v1/backtest/${backtestId}/resume`, 200, { token: user.token })).status).toBe("queued");
+    expect(await runToEnd(backtestId, 1_000_000)).toBe(1);
+    const unpaused = await startBacktest("AAPL.US");
+    await runToEnd(unpaused.backtestId, 1_000_000);
+    await expectSameResults(api, user.token, [backtestId, unpaused.backtestId]);
+  });
+
   it("stops a long chunk soon after a pause arrives (its flags looked at as windows are taken up), and resumes it to the uninterrupted result", async () => {
     const days = tradingDays("2024-01-02", 180);
     const { fine } = intradayBars("QQQ.US", days, 11);

@@ -14,7 +14,7 @@ import { runSetup } from "../trading/run-setup";
 import { capitalOf } from "../trading/sessions";
 import type { BacktestTaskInput, BacktestTaskOutput } from "../workflows";
 import { TERMINAL } from "./control";
-import type { BacktestDeps, StoredBacktest } from "./backtest-model";
+import type { BacktestDeps, BacktestSummary, StoredBacktest } from "./backtest-model";
 import { backtestNotFound, runIdOf, syncSession, updateBacktest } from "./backtest-control";
 import { summaryOf } from "./backtest-result";
 import { BarFeed, type BarSink } from "./bar-feed";
@@ -207,7 +207,10 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
   if (!chunk.value) return out(backtest, "running");
   // The last chunk records the result from the engine it ran and the run it saved: finalize then
   // finds it recorded, instead of reading the run back and restoring its engine.
-  if (latest && !latest.result) await recordResult(deps, latest, chunk.run, chunk.engine);
+  if (latest && !latest.result) {
+    const recorded = await recordResult(deps, latest, chunk.run, chunk.engine);
+    if (recorded.status === "paused") return out(recorded, "paused");
+  }
   return out(backtest, "done");
 }
 
@@ -244,22 +247,34 @@ function closingAtTheClose(engine: TradingEngine, lastClose: number): BarSink & 
   return sink;
 }
 
-/** Records a backtest's result (from its run and that run's engine) on the backtest and its session. */
+/**
+ * Records a backtest's result (from its run and that run's engine) on the backtest and its session,
+ * as the freshest backtest's flags say: a pause the service accepted (`pausing`) since the caller
+ * last looked is honoured instead (the run is kept, done, and a resume finalises it: the pause
+ * answered 200, so the backtest ends `paused`, never `completed`); a stop asked meanwhile records it
+ * `stopped`. Answers the backtest as it is now.
+ */
 async function recordResult(deps: BacktestDeps, backtest: StoredBacktest, run: StoredRun, engine: TradingEngine): Promise<StoredBacktest> {
-  const completed = run.progress?.done === true && !backtest.stop_requested;
   const now = iso(deps.now());
-  const status = completed ? "completed" : "stopped";
-  const result = summaryOf(backtest, run, engine, status, now);
-  const done = await updateBacktest(deps, backtest.id, (b) =>
-    b.result ? undefined : { ...b, status, result, finished_at: now, message: completed ? "Completed" : "Stopped" },
-  );
+  // The summary of each outcome, computed once whatever the retries of the update.
+  const summaries = new Map<"completed" | "stopped", BacktestSummary>();
+  let recorded: { status: "completed" | "stopped"; summary: BacktestSummary } | undefined;
+  const done = await updateBacktest(deps, backtest.id, (b) => {
+    if (b.result) return undefined;
+    if (b.pause_requested && !b.stop_requested) return b.status === "paused" ? undefined : { ...b, status: "paused", message: "Paused at a checkpoint" };
+    const status = run.progress?.done === true && !b.stop_requested ? "completed" : "stopped";
+    let summary = summaries.get(status);
+    if (summary === undefined) summaries.set(status, (summary = summaryOf(backtest, run, engine, status, now)));
+    recorded = { status, summary };
+    return { ...b, status, result: summary, finished_at: now, message: status === "completed" ? "Completed" : "Stopped" };
+  });
   // A sweep's runs leave the session alone: it follows its own backtests, not a sweep's hundreds.
-  if (done && !backtest.sweep_id)
-    await syncSession(deps, backtest.session_id, status, {
+  if (done?.result && recorded && !backtest.sweep_id)
+    await syncSession(deps, backtest.session_id, recorded.status, {
       end_time: now,
-      final_capital: result.final_capital,
-      final_capital_by_currency: result.final_capital_by_currency,
-      performance_metrics: result.performance_metrics,
+      final_capital: recorded.summary.final_capital,
+      final_capital_by_currency: recorded.summary.final_capital_by_currency,
+      performance_metrics: recorded.summary.performance_metrics,
     });
   return done ?? (await deps.backtests.get(backtest.id))!;
 }
@@ -271,7 +286,7 @@ export async function finalize(deps: BacktestDeps, input: BacktestTaskInput): Pr
   if (backtest.result) return out(backtest, backtest.status === "completed" ? "done" : "stopped");
   const run = (await deps.runs.get(runIdOf(backtest))) ?? (await createRun(deps, backtest, 0)).run;
   const done = await recordResult(deps, backtest, run, engineOf(run));
-  return out(done, done.status === "completed" ? "done" : "stopped");
+  return out(done, done.status === "completed" ? "done" : done.status === "paused" ? "paused" : "stopped");
 }
 
 /** Failure: records why the workflow failed on the backtest and its session. */
