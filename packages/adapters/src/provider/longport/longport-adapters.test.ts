@@ -114,6 +114,38 @@ describe("LongportMarketData", () => {
     await expect(market.depth("700.HK")).rejects.toMatchObject({ status: 504, code: "PROVIDER_TIMEOUT" });
   });
 
+  it("answers the sub types it subscribed, not the SDK's, which reads every one as Quote", async () => {
+    const held = new Map<string, number>();
+    const context = {
+      subscribe: async (symbols: string[], subTypes: number[]) => {
+        for (const symbol of symbols) held.set(symbol, (held.get(symbol) ?? 0) + subTypes.length);
+      },
+      unsubscribe: async (symbols: string[], subTypes: number[]) => {
+        for (const symbol of symbols) held.set(symbol, held.get(symbol)! - subTypes.length);
+      },
+      // What longport 3.0.18 answers: one `Quote` per sub type held, and the candlestick periods.
+      subscriptions: async () =>
+        [...held].map(([symbol, count]) => ({
+          symbol,
+          subTypes: Array(count).fill(E.SubType.Quote),
+          candlesticks: symbol === "700.HK" ? [E.Period.Min_1] : [],
+        })),
+    };
+    const market = new LongportMarketData({
+      settings,
+      timeoutMs: 1000,
+      limiter: new PacingQueue(LongportRateLimits.quote),
+      sdk: fakeSdk("QuoteContext", context).sdk,
+    });
+    await market.subscribe(["00700.hk", "AAPL.US"], ["Trade", "Depth"], false);
+    await market.subscribe(["AAPL.US"], ["Quote"], false);
+    await market.unsubscribe(["700.HK"], ["Depth"]);
+    expect(await market.subscriptions()).toEqual([
+      { symbol: "700.HK", sub_types: ["Trade"], candlesticks: ["1m"] },
+      { symbol: "AAPL.US", sub_types: ["Quote", "Depth", "Trade"], candlesticks: [] },
+    ]);
+  });
+
   it("installs a push handler set before the connection opens, converting the SDK's events", async () => {
     let callback: ((error: Error | null, event: unknown) => void) | undefined;
     const context = {

@@ -3,7 +3,7 @@ import type { Market } from "@tp/core/market/market";
 import { normalizeSymbol } from "@tp/core/market/market";
 import type { IsoDate } from "@tp/core/market/zoned-time";
 import type { MarketData, PushHandler } from "@tp/core/provider/market-data";
-import type { AdjustType, CalcIndex, Period, SubType, TradeSessions } from "@tp/core/provider/quote-enums";
+import { type AdjustType, type CalcIndex, type Period, SubType, type TradeSessions } from "@tp/core/provider/quote-enums";
 import type {
   Candlestick,
   IntradayLine,
@@ -42,6 +42,8 @@ const symbolsOf = (symbols: string[]) => symbols.map(normalizeSymbol);
 export class LongportMarketData implements MarketData {
   private readonly connection: LongportConnection<QuoteContext>;
   private readonly handlers: PushHandlers = { quote: null, depth: null, trades: null, candlestick: null };
+  /** The sub types this adapter holds per symbol, as its subscribe and unsubscribe calls left them (see `subscriptions`). */
+  private readonly subscribed = new Map<string, Set<SubType>>();
   private context?: QuoteContext;
   private codec?: LongportCodec;
 
@@ -125,16 +127,39 @@ export class LongportMarketData implements MarketData {
     );
   }
 
+  /**
+   * The SDK's symbols and candlestick periods, with the sub types this adapter subscribed: longport 3.0.18
+   * reports each sub type a symbol holds as `Quote` (its `From<SubFlags> for SubTypes` pushes `Quote`
+   * for every flag), so `["Depth", "Trade"]` would read `["Quote", "Quote"]`. Only this adapter
+   * subscribes on its context, so its own record is what the context holds.
+   */
   subscriptions(): Promise<Subscription[]> {
-    return this.connection.call("subscriptions", async (ctx, codec) => (await ctx.subscriptions()).map((entry) => codec.subscription(entry)));
+    return this.connection.call("subscriptions", async (ctx, codec) =>
+      (await ctx.subscriptions()).map((entry) => {
+        const held = this.subscribed.get(entry.symbol);
+        return { ...codec.subscription(entry), sub_types: SubType.options.filter((subType) => held?.has(subType)) };
+      }),
+    );
   }
 
   subscribe(symbols: string[], subTypes: SubType[], isFirstPush: boolean): Promise<void> {
-    return this.connection.call("subscribe", (ctx, codec) => ctx.subscribe(symbolsOf(symbols), codec.subTypes(subTypes), isFirstPush));
+    const normalized = symbolsOf(symbols);
+    return this.connection.call("subscribe", async (ctx, codec) => {
+      await ctx.subscribe(normalized, codec.subTypes(subTypes), isFirstPush);
+      for (const symbol of normalized) {
+        const held = this.subscribed.get(symbol) ?? new Set<SubType>();
+        for (const subType of subTypes) held.add(subType);
+        this.subscribed.set(symbol, held);
+      }
+    });
   }
 
   unsubscribe(symbols: string[], subTypes: SubType[]): Promise<void> {
-    return this.connection.call("unsubscribe", (ctx, codec) => ctx.unsubscribe(symbolsOf(symbols), codec.subTypes(subTypes)));
+    const normalized = symbolsOf(symbols);
+    return this.connection.call("unsubscribe", async (ctx, codec) => {
+      await ctx.unsubscribe(normalized, codec.subTypes(subTypes));
+      for (const symbol of normalized) for (const subType of subTypes) this.subscribed.get(symbol)?.delete(subType);
+    });
   }
 
   subscribeCandlesticks(symbol: string, period: Period, tradeSessions: TradeSessions): Promise<Candlestick[]> {
