@@ -382,6 +382,7 @@ describe("SDK results become the ports' plain JSON", () => {
         trailingAmount: null,
         trailingPercent: null,
         limitOffset: null,
+        // How the SDK hands over LongPort's `"trigger_status": "NOT_USED"`.
         triggerStatus: null,
         currency: "USD",
         outsideRth: E.OutsideRTH.AnyTime,
@@ -421,7 +422,7 @@ describe("SDK results become the ports' plain JSON", () => {
       status: "CanceledStatus",
       time_in_force: "Day",
       outside_rth: "ANY_TIME",
-      trigger_status: null,
+      trigger_status: "NOT_USED",
       free_status: "None",
       deductions_status: "NO_DATA",
       platform_deducted_status: "DONE",

@@ -525,7 +525,8 @@ export class LongportCodec {
       trailing_amount: optionalDecimalText(order.trailingAmount),
       trailing_percent: optionalDecimalText(order.trailingPercent),
       limit_offset: optionalDecimalText(order.limitOffset),
-      trigger_status: triggerStatus === null ? null : (wireTriggerStatus[triggerStatus] ?? (triggerStatus as TriggerStatus)),
+      // The SDK reads LongPort's `NOT_USED` (an order without a trigger) as null.
+      trigger_status: triggerStatus === null ? "NOT_USED" : (wireTriggerStatus[triggerStatus] ?? (triggerStatus as TriggerStatus)),
       currency: order.currency,
       // `Unknown` is how the binding reports an order placed without the flag.
       outside_rth:
