@@ -60,10 +60,18 @@ export class WorkerHarness {
   }
 
   /** Registers the suite's setup and teardown: the API and a user are ready in the tests. */
-  static forSuite(start: string, options: { pinFromStart?: boolean; setup?: (harness: WorkerHarness) => Promise<void> } = {}): WorkerHarness {
+  static forSuite(
+    start: string,
+    options: {
+      pinFromStart?: boolean;
+      /** The services' environment, read when the suite starts (a fake LongPort's hosts). */
+      env?: () => NodeJS.ProcessEnv;
+      setup?: (harness: WorkerHarness) => Promise<void>;
+    } = {},
+  ): WorkerHarness {
     const harness = new WorkerHarness(start, options.pinFromStart ?? false);
     beforeAll(async () => {
-      harness.api = await createTestApi({}, { now: () => (harness.pinned ? harness.clock : Date.now()) });
+      harness.api = await createTestApi(options.env?.() ?? {}, { now: () => (harness.pinned ? harness.clock : Date.now()) });
       harness.token = (await harness.api.createUser()).token;
       harness.pinned = true;
       harness.api.services.realtime.pusher = { post: async (_connection, data) => (harness.pushed.push(JSON.parse(data)), "sent") };

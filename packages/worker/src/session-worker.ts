@@ -12,6 +12,7 @@ import type { Candlestick, PushCandlestickEvent } from "@tp/core/provider/quote-
 import { engineOf, updateRun } from "@tp/core/trading/run-update";
 import type { TradingEngine } from "@tp/core/engine/engine";
 import { applyReports, exchange, VenueReads, type VenueReport } from "@tp/core/trading/venue";
+import { mismatchText, venueMismatches, type VenueMismatch } from "@tp/core/trading/venue-reconcile";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import * as Channels from "@tp/core/trading/channel-stream";
 import type { Timeframe } from "@tp/core/strategies/definition";
@@ -94,6 +95,9 @@ export const BEAT_MS = 500;
  */
 export const LIVE_POLL_MS = 10_000;
 
+/** How often a live account is reconciled with its sessions' books (ms of the wall clock; also when the worker takes them up). */
+export const RECONCILE_MS = 180_000;
+
 /** Closed bars kept per feed, for the sessions a task takes over to catch up on (docs/session-worker.md "More than one worker"). */
 export const CATCH_UP_BARS = 120;
 
@@ -172,6 +176,10 @@ export class SessionWorker {
   private readonly listening = new Set<OrderGateway>();
   /** Wall ms before which a session's orders are not sent again (an unknown outcome, a throttled venue). */
   private readonly sendAfter = new Map<string, number>();
+  /** When (wall ms) each live account was last reconciled with its sessions' books; none: at the next step. */
+  private readonly reconciledAt = new Map<OrderGateway, number>();
+  /** The last account mismatch alerted per session, so a lasting one is alerted once. */
+  private readonly venueMismatches = new Map<string, string>();
 
   constructor(
     private readonly services: Services,
@@ -275,22 +283,76 @@ export class SessionWorker {
     const deps = this.services.trading.sessions;
     // The step's reads of each account, shared by the sessions trading it (`VenueReads`).
     const reads = new Map<OrderGateway, VenueReads>();
+    // The live accounts due for reconciliation, and the books of their sessions as this step left them.
+    const reconciling = new Map<OrderGateway, { session: StoredSession; run: StoredRun }[]>();
     for (const [id, driven] of this.driven) {
       if (driven.venue !== "broker") continue;
       const stopping = driven.session.status === "stopped";
       let run = await deps.runs.get(id);
       if (stopping && run?.snapshot?.pending.some((order) => !order.cancel_requested)) run = await this.cancelAll(driven.session);
-      if (!run?.snapshot || run.snapshot.pending.length === 0) {
+      const live = driven.session.trading_mode === "live";
+      const gateway = live ? await this.gatewayOf(driven.session) : null;
+      const due = gateway !== null && this.wall() - (this.reconciledAt.get(gateway) ?? Number.NEGATIVE_INFINITY) >= RECONCILE_MS;
+      if (due && run?.snapshot) reconciling.set(gateway!, [...(reconciling.get(gateway!) ?? []), { session: driven.session, run }]);
+      // A session with nothing pending has nothing to exchange, unless reconciliation reads its ended orders' late fills.
+      if (!run?.snapshot || (run.snapshot.pending.length === 0 && !(due && (run.snapshot.ended?.length ?? 0) > 0))) {
         if (stopping) await this.settle(driven.session);
         continue;
       }
       if (this.wall() < (this.sendAfter.get(id) ?? 0)) continue;
-      const gateway = await this.gatewayOf(driven.session);
-      if (!reads.has(gateway)) reads.set(gateway, new VenueReads(gateway));
-      const done = await this.exchangeWithVenue(driven.session, run, reads.get(gateway)!);
+      const venue = gateway ?? (await this.gatewayOf(driven.session));
+      if (!reads.has(venue)) reads.set(venue, new VenueReads(venue));
+      const done = await this.exchangeWithVenue(driven.session, run, reads.get(venue)!, due);
+      if (done && due)
+        reconciling.set(gateway!, [...reconciling.get(gateway!)!.filter((entry) => entry.session.id !== id), { session: driven.session, run: done.run }]);
       if (done === null) continue;
       if (done && driven.session.funded_by !== undefined) await this.reconcile(driven.session, driven.session.funded_by, done);
       if (stopping && done?.run.snapshot?.pending.length === 0) await this.settle(driven.session);
+    }
+    for (const [gateway, sessions] of reconciling) {
+      if (!reads.has(gateway)) reads.set(gateway, new VenueReads(gateway));
+      await this.reconcileVenue(reads.get(gateway)!, sessions);
+    }
+  }
+
+  /**
+   * Compares a live account's working orders and holdings with the books of the sessions trading
+   * it (docs/live-trading.md "Reconciliation"), when the worker takes them up and every
+   * `RECONCILE_MS` after: an order no session placed, or a holding below what the books hold,
+   * is a critical `VENUE_MISMATCH` alert on each of those sessions (once while it lasts) and an
+   * error log line with both figures. (Their missed fills the exchange before it has booked.)
+   */
+  private async reconcileVenue(reads: VenueReads, sessions: { session: StoredSession; run: StoredRun }[]): Promise<void> {
+    let mismatch: VenueMismatch;
+    try {
+      const [orders, holdings] = await Promise.all([reads.todayOrders(), reads.gateway.stockPositions()]);
+      const books = sessions.map(({ session, run }) => {
+        const positions: Record<string, number> = {};
+        for (const position of engineOf(run).view(null).positions) positions[position.symbol] = (positions[position.symbol] ?? 0) + position.quantity;
+        return { session_id: session.id, orders: [...run.snapshot!.pending, ...(run.snapshot!.ended ?? [])], positions };
+      });
+      mismatch = venueMismatches(orders, holdings, books);
+    } catch (error) {
+      log.error("Reconciliation with the broker failed", { source: "session-worker", error: String(error) });
+      return;
+    }
+    this.reconciledAt.set(reads.gateway, this.wall());
+    const text = mismatchText(mismatch);
+    const deps = this.services.trading.sessions;
+    for (const { session } of sessions) {
+      if (text === "") {
+        this.venueMismatches.delete(session.id);
+        continue;
+      }
+      if (this.venueMismatches.get(session.id) === text) continue;
+      this.venueMismatches.set(session.id, text);
+      log.error("The broker account and the sessions' books disagree", { source: "session-worker", session_id: session.id, ...mismatch });
+      const done = await updateRun(deps, session.id, (stored) => {
+        const engine = engineOf(stored);
+        engine.raiseAlert("venue", "VENUE_MISMATCH", `the broker account and the sessions' books disagree: ${text}`, { ...mismatch }, deps.now());
+        return { engine, value: null };
+      });
+      if (done) await this.publish(session, done.events, done.engine);
     }
   }
 
@@ -300,7 +362,7 @@ export class SessionWorker {
    * one changed, else every `LIVE_POLL_MS`; a simulation's at the paper broker (the service's own
    * table) every step (docs/live-trading.md "Trade calls").
    */
-  private async exchangeWithVenue(session: StoredSession, run: StoredRun, reads: VenueReads) {
+  private async exchangeWithVenue(session: StoredSession, run: StoredRun, reads: VenueReads, reconciling = false) {
     const deps = this.services.trading.sessions;
     const gateway = reads.gateway;
     const snapshot = run.snapshot!;
@@ -308,6 +370,7 @@ export class SessionWorker {
     const wall = this.wall();
     const atVenue = snapshot.pending.flatMap((order) => (order.venue_order_id === undefined ? [] : [order.venue_order_id]));
     const read =
+      reconciling ||
       session.trading_mode !== "live" ||
       atVenue.some((venueId) => this.orderPushes.has(venueId)) ||
       wall - (this.polledAt.get(gateway) ?? Number.NEGATIVE_INFINITY) >= LIVE_POLL_MS;
