@@ -95,6 +95,12 @@ export const BEAT_MS = 500;
  */
 export const LIVE_POLL_MS = 10_000;
 
+/** The longest a session's sends wait after failures in a row that decided nothing (ms of the wall clock). */
+export const SEND_BACKOFF_MAX_MS = 30_000;
+
+/** How long a session's sends wait after its `failures`-th failure in a row: 1 s, doubling, at most `SEND_BACKOFF_MAX_MS`, at least what the broker asked. */
+export const sendBackoffMs = (failures: number, askedMs: number): number => Math.max(askedMs, Math.min(SEND_BACKOFF_MAX_MS, 1000 * 2 ** (failures - 1)));
+
 /** How often a live account is reconciled with its sessions' books (ms of the wall clock; also when the worker takes them up). */
 export const RECONCILE_MS = 180_000;
 
@@ -175,7 +181,7 @@ export class SessionWorker {
   /** The gateways whose order-changed pushes this task takes. */
   private readonly listening = new Set<OrderGateway>();
   /** Wall ms before which a session's orders are not sent again (an unknown outcome, a throttled venue). */
-  private readonly sendAfter = new Map<string, number>();
+  private readonly sendAfter = new Map<string, { until: number; failures: number }>();
   /** When (wall ms) each live account was last reconciled with its sessions' books; none: at the next step. */
   private readonly reconciledAt = new Map<OrderGateway, number>();
   /** The last account mismatch alerted per session, so a lasting one is alerted once. */
@@ -299,7 +305,7 @@ export class SessionWorker {
         if (stopping) await this.settle(driven.session);
         continue;
       }
-      if (this.wall() < (this.sendAfter.get(id) ?? 0)) continue;
+      if (this.wall() < (this.sendAfter.get(id)?.until ?? 0)) continue;
       const venue = gateway ?? (await this.gatewayOf(driven.session));
       if (!reads.has(venue)) reads.set(venue, new VenueReads(venue));
       const done = await this.exchangeWithVenue(driven.session, run, reads.get(venue)!, due);
@@ -387,7 +393,7 @@ export class SessionWorker {
       });
       reports = exchanged.reports;
       // A send whose outcome is unknown, or a throttled venue: this session's sends wait (its orders are looked up by their remark first).
-      if (exchanged.retryAfterMs !== undefined) this.sendAfter.set(session.id, wall + exchanged.retryAfterMs);
+      if (exchanged.retryAfterMs !== undefined) this.backOff(session.id, wall, exchanged.retryAfterMs);
       else this.sendAfter.delete(session.id);
       if (read) {
         this.polledAt.set(gateway, wall);
@@ -395,7 +401,7 @@ export class SessionWorker {
       }
     } catch (error) {
       // The broker is unreachable or busy: nothing was booked; the next step asks again, a second on.
-      this.sendAfter.set(session.id, wall + 1000);
+      this.backOff(session.id, wall, 0);
       log.error("Broker exchange failed", { source: "session-worker", session_id: session.id, error: String(error) });
       return null;
     }
@@ -480,6 +486,15 @@ export class SessionWorker {
         return;
       }
     }
+  }
+
+  /**
+   * A session's sends wait after a failure that decided nothing: a second, doubling with each
+   * failure in a row up to `SEND_BACKOFF_MAX_MS`, and at least what the broker asked (`retry_after`).
+   */
+  private backOff(sessionId: string, wall: number, askedMs: number): void {
+    const failures = (this.sendAfter.get(sessionId)?.failures ?? 0) + 1;
+    this.sendAfter.set(sessionId, { until: wall + sendBackoffMs(failures, askedMs), failures });
   }
 
   /** Takes the order-changed pushes of a gateway that sends them (LongPort), once: the orders they name are read at the next step. */
