@@ -340,7 +340,7 @@ export function sessionCommands(c: ServiceContext): SessionCommandSink & Session
 /** Starting, controlling and reading backtests (the HTTP endpoints; the workflow's tasks need `tradingBacktests`). */
 export function backtestControl(c: ServiceContext): SweepControlDeps {
   return once(c, backtestControl, () =>
-    createBacktestControl(c.config, c.db, { now: c.marketNow, newId: c.newId }, { candles: candles(c), workflows: workflows(c) }),
+    createBacktestControl(c.config, c.db, { now: c.marketNow, newId: c.newId }, { candles: candles(c), marketData: marketData(c), workflows: workflows(c) }),
   );
 }
 

@@ -10,7 +10,7 @@ import { recentBars } from "@tp/core/trading/warm-up";
 import { drawsFromSimulatedAccount, holdingsOf, SessionAccounts } from "@tp/core/trading/accounts";
 import { TradingEngine } from "@tp/core/engine/engine";
 import type { PaperBrokerDeps } from "@tp/core/paper/broker";
-import { conflict } from "@tp/core/errors";
+import { conflict, DomainError } from "@tp/core/errors";
 import { Dec, money } from "@tp/core/fees/money";
 import type { StoredSession } from "@tp/core/trading/sessions";
 import type { ViewDeps } from "@tp/core/trading/deps";
@@ -52,6 +52,29 @@ function lotsFrom(marketData: () => Promise<MarketData>) {
     const infos = await (await marketData()).staticInfo(symbols);
     return Object.fromEntries(infos.map((info) => [info.symbol, info.lot_size > 0 ? info.lot_size : 1]));
   };
+}
+
+/**
+ * Which of `symbols` the market-data provider does not know. The simulated market refuses a list
+ * naming one it lacks (SYMBOL_NOT_FOUND), so a refused list is asked again a symbol at a time;
+ * LongPort answers the static information of those it has.
+ */
+function unknownFrom(marketData: () => Promise<MarketData>) {
+  const unknown = async (symbols: string[]): Promise<string[]> => {
+    if (symbols.length === 0) return [];
+    let infos: { symbol: string }[];
+    try {
+      infos = await (await marketData()).staticInfo(symbols);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== "SYMBOL_NOT_FOUND") throw error;
+      if (symbols.length === 1) return symbols;
+      const answers = await Promise.all(symbols.map((symbol) => unknown([symbol])));
+      return answers.flat();
+    }
+    const known = new Set(infos.map((info) => info.symbol));
+    return symbols.filter((symbol) => !known.has(symbol));
+  };
+  return unknown;
 }
 
 /** Wires trading sessions, their runs and views over the table and the market-data provider. No I/O happens here. */
@@ -145,7 +168,7 @@ export function createBacktestControl(
   config: ServiceConfig,
   db: Db,
   base: { now: () => number; newId: () => string },
-  deps: { candles: CandleStore; workflows: WorkflowStarter },
+  deps: { candles: CandleStore; marketData: () => Promise<MarketData>; workflows: WorkflowStarter },
 ): SweepControlDeps & Pick<SweepDeps, "sweepConcurrency"> {
   const runs = new DynamoRunStore(db);
   return {
@@ -160,6 +183,7 @@ export function createBacktestControl(
     fx: ratesPerUsd(config),
     fees: (brokerType) => Fees.defaults(brokerType),
     chunkBars: config.backtestChunkBars,
+    unknownSymbols: unknownFrom(deps.marketData),
   };
 }
 

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Backtests, type Sweeps } from "@tp/core/backtests/index";
-import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { type AppEnv, bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { checkingFurther } from "../http/errors";
 import { sweepRoutes } from "./sweeps";
 
 const BacktestIdParam = z.object({ backtest_id: z.string().min(1).max(128) });
@@ -27,7 +28,7 @@ export function backtestGroup(services: GroupServices & { trading: { backtests: 
       tags,
       summary: "Start a backtest on a session",
       description:
-        "`strategy_config` holds the strategy's parameters (missing ones take their defaults) plus `execution` (commission, sizing, fill, slippage_bps, timeframe), an optional `risk_config` (without one only cash, lot and quantity checks apply) and an optional `timeframe`. `strategy_name: \"multi_channel\"` runs the session's own channels.",
+        "`strategy_config` holds the strategy's parameters (missing ones take their defaults) plus `execution` (commission, sizing, fill, slippage_bps, timeframe), an optional `risk_config` laid over the session's (fields it leaves out are the session's; without one the session's applies; `null`: no risk rules at all) and an optional `timeframe`. `strategy_name: \"multi_channel\"` runs the session's own channels. A request the run could only fail on or run empty answers 422 before anything runs, listing every problem at once: symbols the market-data provider does not know, dates outside the exchange calendar, a range without a trading day (or none begun yet) and the strategy's configuration.",
       security: bearer,
       request: jsonBody(Backtests.BacktestRequest),
       responses: {
@@ -40,6 +41,8 @@ export function backtestGroup(services: GroupServices & { trading: { backtests: 
       const backtest = await Backtests.start(deps, c.get("principal").user, c.req.valid("json"));
       return c.json({ success: true, message: `Backtest ${backtest.id} started`, backtest_id: backtest.id, performance_metrics: null }, 200);
     },
+    // A body its schema refuses is checked further on its well-formed fields: one 422 lists every problem.
+    checkingFurther<AppEnv>((body, issues, c) => Backtests.invalidRequest(deps, c.get("principal").user, body, issues)),
   );
 
   app.openapi(

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Sweeps } from "@tp/core/backtests/index";
-import { bearer, errorResponse, errorResponses, json, jsonBody, type createGroup } from "../http/group";
+import { type AppEnv, bearer, errorResponse, errorResponses, json, jsonBody, type createGroup } from "../http/group";
+import { checkingFurther } from "../http/errors";
 
 const SweepIdParam = z.object({ sweep_id: z.string().min(1).max(128) });
 const tags = ["backtest"];
@@ -42,6 +43,8 @@ export function sweepRoutes(app: ReturnType<typeof createGroup>, deps: Sweeps.Sw
         200,
       );
     },
+    // A body its schema refuses is checked further on its well-formed fields: one 422 lists every problem.
+    checkingFurther<AppEnv>((body, issues, c) => Sweeps.invalidRequest(deps, c.get("principal").user, body, issues)),
   );
 
   app.openapi(

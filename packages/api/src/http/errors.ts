@@ -1,4 +1,4 @@
-import type { Context } from "hono";
+import type { Context, Env } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { DomainError, ValidationError, type ValidationIssue } from "@tp/core/errors";
@@ -120,4 +120,17 @@ export function validationHook(result: { success: boolean; error?: unknown; targ
     const location = result.target === "json" ? "body" : result.target === "param" ? "path" : result.target;
     throw new ValidationError(issuesFrom(result.error as z.ZodError, location));
   }
+}
+
+/**
+ * A route's hook whose JSON body may hold more problems than its schema finds: when the schema
+ * refuses the body, `further` is given the body as sent and the schema's problems, and answers
+ * the 422 of them all (its domain checks run on the fields that are well formed).
+ */
+export function checkingFurther<E extends Env>(further: (body: unknown, issues: ValidationIssue[], c: Context<E>) => Promise<ValidationError>) {
+  return (async (result: { success: boolean; error?: unknown; data?: unknown; target: string }, c: Context<E>) => {
+    if (result.success) return undefined;
+    if (result.target !== "json") return validationHook(result, c);
+    throw await further(result.data, issuesFrom(result.error as z.ZodError, "body"), c);
+  }) as never;
 }

@@ -2470,7 +2470,7 @@ export interface paths {
         put?: never;
         /**
          * Start a backtest on a session
-         * @description `strategy_config` holds the strategy's parameters (missing ones take their defaults) plus `execution` (commission, sizing, fill, slippage_bps, timeframe), an optional `risk_config` (without one only cash, lot and quantity checks apply) and an optional `timeframe`. `strategy_name: "multi_channel"` runs the session's own channels.
+         * @description `strategy_config` holds the strategy's parameters (missing ones take their defaults) plus `execution` (commission, sizing, fill, slippage_bps, timeframe), an optional `risk_config` laid over the session's (fields it leaves out are the session's; without one the session's applies; `null`: no risk rules at all) and an optional `timeframe`. `strategy_name: "multi_channel"` runs the session's own channels. A request the run could only fail on or run empty answers 422 before anything runs, listing every problem at once: symbols the market-data provider does not know, dates outside the exchange calendar, a range without a trading day (or none begun yet) and the strategy's configuration.
          */
         post: operations["postBacktestStart"];
         delete?: never;

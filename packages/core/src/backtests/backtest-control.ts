@@ -1,14 +1,15 @@
 import type { z } from "zod";
+import { Calendar } from "../market/calendar";
 import { ACTIVE, paused, resumed, stageOf, stopped, TERMINAL, transition, updateVersioned } from "./control";
 import { conflict, DomainError, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
 import { marketOf, Markets, normalizeSymbol } from "../market/market";
-import { zonedTimeToUtc, dayNumberOf } from "../market/zoned-time";
+import { dayNumberOf, isoDateOf, utcToZoned, zonedTimeToUtc } from "../market/zoned-time";
 import { Strategies } from "../strategies/index";
 import { iso } from "../time";
 import type { Actor } from "../users";
 import { normalizeConfig, strategyNameOf, type SessionConfig } from "../trading/session-config";
 import { owned, type StoredSession } from "../trading/sessions";
-import type { BacktestControlDeps, BacktestProgress, BacktestRequest, BacktestResult, StoredBacktest } from "./backtest-model";
+import { type BacktestControlDeps, type BacktestProgress, BacktestRequest, type BacktestResult, type StoredBacktest } from "./backtest-model";
 import { listsOf } from "./backtest-result";
 
 /**
@@ -52,9 +53,14 @@ export const updateBacktest = (
 
 /**
  * The strategy configuration of a request as a session configuration (one channel, `main`), and
- * whether the run applies its risk rules (`strategy_config.risk_config: null` turns them off).
+ * whether the run applies its risk rules (`strategy_config.risk_config: null` turns them off); or
+ * the problems of the configuration, each at the field the request sent.
  */
-function configOf(request: BacktestRequest, session: StoredSession, symbols: string[]): { config: SessionConfig; enforceRisk: boolean } {
+function configOf(
+  request: Pick<BacktestRequest, "strategy_name" | "strategy_config">,
+  session: StoredSession,
+  symbols: string[],
+): { config?: SessionConfig; enforceRisk: boolean; issues: ValidationIssue[] } {
   const { execution, risk_config, timeframe, parameters, ...rest } = request.strategy_config as Record<string, unknown>;
   const strategyParameters = (parameters && typeof parameters === "object" ? parameters : rest) as Record<string, unknown>;
   const issues: ValidationIssue[] = [];
@@ -88,13 +94,18 @@ function configOf(request: BacktestRequest, session: StoredSession, symbols: str
     relocate(error);
   }
   if (request.strategy_name !== "multi_channel" && !Strategies.exists(request.strategy_name) && !issues.some((i) => i.loc[1] === "strategy_name")) {
-    issues.push({ loc: ["body", "strategy_name"], msg: `strategy '${request.strategy_name}' does not exist`, type: "strategy_not_found" });
+    issues.push(strategyNotFound(request.strategy_name));
   }
   if (config && config.channels.length === 0)
     issues.push({ loc: ["body", "strategy_name"], msg: "the session has no channels to backtest", type: "no_channels" });
-  if (issues.length > 0 || !config) throw new ValidationError(issues);
-  return { config, enforceRisk: risk_config !== null };
+  return { config: issues.length > 0 ? undefined : config, enforceRisk: risk_config !== null, issues };
 }
+
+const strategyNotFound = (name: string): ValidationIssue => ({
+  loc: ["body", "strategy_name"],
+  msg: `strategy '${name}' does not exist`,
+  type: "strategy_not_found",
+});
 
 /** A session backtests run on: one created with trading_mode backtest (409 otherwise). */
 export function requireBacktestSession(session: StoredSession): void {
@@ -107,32 +118,154 @@ export function requireBacktestSession(session: StoredSession): void {
   }
 }
 
-/** A new backtest of `request` on `session`, validated (422 listing every problem) and not yet stored; `extra` for a sweep's runs. */
-export function plan(
-  deps: Pick<BacktestControlDeps, "now" | "newId">,
-  session: StoredSession,
-  request: BacktestRequest,
-  extra: Partial<StoredBacktest> = {},
-): StoredBacktest {
+/** The request's symbols normalised, each once, leaving out those that are malformed or of a market without a calendar (the checks report those). */
+export function normalSymbols(symbols: string[]): string[] {
+  const out: string[] = [];
+  for (const symbol of symbols) {
+    try {
+      const normal = normalizeSymbol(symbol);
+      if (Markets[marketOf(normal)].supported && !out.includes(normal)) out.push(normal);
+    } catch {
+      // Reported by `check`.
+    }
+  }
+  return out;
+}
+
+/** How many days of a range with no trading day are named in its problem (a weekend, a holiday). */
+const NAMED_DAYS = 7;
+
+/**
+ * The problems of a window with the exchange calendars of `symbols`' markets: a date outside the
+ * calendars' tables, no regular session at all inside it (a weekend), or none begun by `nowMs`
+ * (no candle of the range exists yet). Backtests and imports read the same calendars.
+ */
+function rangeIssues(symbols: string[], request: Pick<BacktestRequest, "start_date" | "end_date">, window: [number, number], nowMs: number, zone: string) {
+  const issues: ValidationIssue[] = [];
+  const from = window[0] * 1000;
+  const to = (window[1] + 1) * 1000;
+  let sessions = 0;
+  let begun = false;
+  const closed: string[] = [];
+  for (const market of [...new Set(symbols.map(marketOf))]) {
+    const calendar = Calendar.for(market);
+    const first = utcToZoned(calendar.timeZone, from).dayNumber;
+    const last = utcToZoned(calendar.timeZone, to - 1).dayNumber;
+    const span = `the ${market} exchange calendar covers ${isoDateOf(calendar.firstDay)} to ${isoDateOf(calendar.lastDay)}`;
+    const outside = (day: number) => (day < calendar.firstDay ? "before the first" : day > calendar.lastDay ? "after the last" : null);
+    for (const [field, day] of [
+      ["start_date", first],
+      ["end_date", last],
+    ] as const) {
+      const where = outside(day);
+      if (where) issues.push({ loc: ["body", field], msg: `${field} ${request[field]} is ${where} day the calendar knows: ${span}`, type: "outside_calendar" });
+    }
+    if (outside(first) || outside(last)) continue;
+    for (let day = first; day <= last; day++) {
+      let trades = false;
+      for (const session of calendar.sessionsOfDay(day)) {
+        if (session.session !== "Intraday" || session.end <= from || session.start >= to) continue;
+        trades = true;
+        sessions++;
+        if (session.start < nowMs) begun = true;
+      }
+      if (!trades && last - first < NAMED_DAYS) closed.push(`${isoDateOf(day)} ${calendar.dayName(isoDateOf(day)) ?? "no regular session"}`);
+    }
+  }
+  if (issues.length > 0) return issues;
+  const range = `from ${request.start_date} to ${request.end_date}${zone ? ` (${zone})` : ""}`;
+  if (sessions === 0) {
+    issues.push({
+      loc: ["body", "start_date"],
+      msg: `no trading day ${range}${closed.length > 0 ? `: ${closed.join(", ")}` : ""}; the range must hold at least one`,
+      type: "no_trading_day",
+    });
+  } else if (!begun) {
+    issues.push({
+      loc: ["body", "start_date"],
+      msg: `the range ${range} has not begun: no trading session of it has opened by ${iso(nowMs)}, so it has no candles yet`,
+      type: "no_trading_day",
+    });
+  }
+  return issues;
+}
+
+/** What `check` found of a request: its problems, and what planning it uses when there are none. */
+interface Checked {
+  issues: ValidationIssue[];
+  symbols: string[];
+  timezone?: string;
+  window?: [number, number];
+  config?: SessionConfig;
+  enforceRisk?: boolean;
+}
+
+/**
+ * Every problem of a backtest request, each at its field: the symbols (their form, their market,
+ * whether the provider knows them: `unknown`), the dates (their order, the exchange calendar, a
+ * trading day begun inside them), the strategy and its configuration over the session's
+ * (unchecked without `session`). Fields absent from `request` (malformed in the body, already
+ * reported) are not looked at, so one answer lists every problem of the request.
+ */
+function check(
+  deps: Pick<BacktestControlDeps, "now">,
+  session: StoredSession | undefined,
+  request: Partial<BacktestRequest>,
+  unknown: ReadonlySet<string>,
+): Checked {
   const symbols: string[] = [];
   const issues: ValidationIssue[] = [];
-  request.symbols.forEach((symbol, index) => {
+  request.symbols?.forEach((symbol, index) => {
     try {
       const normal = normalizeSymbol(symbol);
       if (!Markets[marketOf(normal)].supported) throw new Error(`${normal}: the ${marketOf(normal)} market has no calendar here`);
+      if (unknown.has(normal)) throw new Error(`${normal} is not a symbol the market-data provider knows`);
       if (!symbols.includes(normal)) symbols.push(normal);
     } catch (error) {
       issues.push({ loc: ["body", "symbols", index], msg: (error as Error).message, type: "invalid_symbol" });
     }
   });
-  if (request.start_date > request.end_date) issues.push({ loc: ["body", "end_date"], msg: "end_date is before start_date", type: "value_error" });
-  if (issues.length > 0) throw new ValidationError(issues);
-  const { config, enforceRisk } = configOf(request, session, symbols);
-  const timezone = request.timezone ?? Markets[marketOf(symbols[0])].timeZone;
-  const window: [number, number] = [
-    Math.floor(zonedTimeToUtc(timezone, dayNumberOf(request.start_date), 0) / 1000),
-    Math.floor(zonedTimeToUtc(timezone, dayNumberOf(request.end_date) + 1, 0) / 1000) - 1,
-  ];
+  const { start_date, end_date } = request;
+  let timezone: string | undefined;
+  let window: [number, number] | undefined;
+  if (start_date !== undefined && end_date !== undefined) {
+    if (start_date > end_date) issues.push({ loc: ["body", "end_date"], msg: "end_date is before start_date", type: "value_error" });
+    else if (symbols.length > 0) {
+      timezone = request.timezone ?? Markets[marketOf(symbols[0]!)].timeZone;
+      window = [
+        Math.floor(zonedTimeToUtc(timezone, dayNumberOf(start_date), 0) / 1000),
+        Math.floor(zonedTimeToUtc(timezone, dayNumberOf(end_date) + 1, 0) / 1000) - 1,
+      ];
+      issues.push(...rangeIssues(symbols, { start_date, end_date }, window, deps.now(), request.timezone ?? ""));
+    }
+  }
+  let config: SessionConfig | undefined;
+  let enforceRisk: boolean | undefined;
+  if (request.strategy_name !== undefined && request.strategy_config !== undefined && session !== undefined) {
+    const configured = configOf({ strategy_name: request.strategy_name, strategy_config: request.strategy_config }, session, symbols);
+    issues.push(...configured.issues);
+    config = configured.config;
+    enforceRisk = configured.enforceRisk;
+  } else if (request.strategy_name !== undefined && request.strategy_name !== "multi_channel" && !Strategies.exists(request.strategy_name)) {
+    issues.push(strategyNotFound(request.strategy_name));
+  }
+  return { issues, symbols, timezone, window, config, enforceRisk };
+}
+
+/**
+ * A new backtest of `request` on `session`, validated (422 listing every problem) and not yet
+ * stored; `extra` for a sweep's runs; `unknown`: the request's symbols the provider does not know
+ * (`deps.unknownSymbols`, asked by the caller: planning itself reads nothing).
+ */
+export function plan(
+  deps: Pick<BacktestControlDeps, "now" | "newId">,
+  session: StoredSession,
+  request: BacktestRequest,
+  extra: Partial<StoredBacktest> = {},
+  unknown: ReadonlySet<string> = new Set(),
+): StoredBacktest {
+  const { issues, symbols, timezone, window, config, enforceRisk } = check(deps, session, request, unknown);
+  if (issues.length > 0 || !config || !window || !timezone) throw new ValidationError(issues);
   const now = iso(deps.now());
   return {
     id: deps.newId(),
@@ -140,7 +273,7 @@ export function plan(
     user_id: session.user_id,
     strategy_name: request.strategy_name,
     config,
-    enforce_risk: enforceRisk,
+    enforce_risk: enforceRisk ?? true,
     symbols,
     start_date: request.start_date,
     end_date: request.end_date,
@@ -164,6 +297,50 @@ export function plan(
   };
 }
 
+/** The symbols of a request the provider does not know, as `plan` takes them. */
+export async function unknownOf(deps: Pick<BacktestControlDeps, "unknownSymbols">, symbols: string[]): Promise<ReadonlySet<string>> {
+  return new Set(await deps.unknownSymbols(normalSymbols(symbols)));
+}
+
+/** The fields of `body` its schema's own field schemas accept, each alone. */
+export function wellFormed<T extends z.ZodObject>(schema: T, body: unknown): Partial<z.infer<T>> {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return {};
+  const out: Record<string, unknown> = {};
+  for (const [field, fieldSchema] of Object.entries(schema.shape)) {
+    const parsed = (fieldSchema as z.ZodType).safeParse((body as Record<string, unknown>)[field]);
+    if (parsed.success && parsed.data !== undefined) out[field] = parsed.data;
+  }
+  return out as Partial<z.infer<T>>;
+}
+
+/** The caller's backtest session `id`, or undefined when there is none (a 422's other checks go on without it). */
+export async function sessionOrNone(deps: BacktestControlDeps, actor: Actor, id: string | undefined): Promise<StoredSession | undefined> {
+  if (id === undefined) return undefined;
+  const session = await owned(deps, actor, id).catch(() => undefined);
+  return session?.trading_mode === "backtest" ? session : undefined;
+}
+
+/** The problems `plan` would find of (the well-formed fields of) a request: `check`'s, for the sweeps' own checks. */
+export function requestIssues(
+  deps: Pick<BacktestControlDeps, "now">,
+  session: StoredSession | undefined,
+  request: Partial<BacktestRequest>,
+  unknown: ReadonlySet<string>,
+): ValidationIssue[] {
+  return check(deps, session, request, unknown).issues;
+}
+
+/**
+ * A backtest request whose body failed its schema (`issues`, the schema's): the checks a start
+ * makes are run on the fields that are well formed (on the session too, when `session_id` names
+ * one of the caller's), so the 422 lists every problem of the request at once.
+ */
+export async function invalidRequest(deps: BacktestControlDeps, actor: Actor, body: unknown, issues: ValidationIssue[]): Promise<ValidationError> {
+  const request = wellFormed(BacktestRequest, body);
+  const [session, unknown] = await Promise.all([sessionOrNone(deps, actor, request.session_id), unknownOf(deps, request.symbols ?? [])]);
+  return new ValidationError([...issues, ...check(deps, session, request, unknown).issues]);
+}
+
 /** Plans a backtest on a session and starts its workflow. */
 export async function start(deps: BacktestControlDeps, actor: Actor, request: BacktestRequest): Promise<StoredBacktest> {
   const session = await owned(deps, actor, request.session_id);
@@ -173,7 +350,7 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
       current_status: session.status,
     });
   }
-  const backtest = plan(deps, session, request);
+  const backtest = plan(deps, session, request, {}, await unknownOf(deps, request.symbols));
   const now = backtest.created_at;
   await deps.backtests.create(backtest);
   // The session follows its latest backtest: its views read this run from now on.

@@ -210,7 +210,13 @@ export interface BacktestDeps extends SessionDeps {
   fees: (brokerType: string) => FeeConfig;
   /** Bars one chunk feeds at most before it checkpoints (BACKTEST_CHUNK_BARS unless configured). */
   chunkBars: number;
+  /**
+   * Those of `symbols` (normalised) the market-data provider does not know: the simulated market's
+   * universe, or the selected provider's static information. A start answers 422 for them before
+   * anything runs, instead of a task failing later.
+   */
+  unknownSymbols: (symbols: string[]) => Promise<string[]>;
 }
 
-/** What starting, controlling and reading backtests needs: no import worker and no provider (only the workflow's tasks use those). */
+/** What starting, controlling and reading backtests needs: no import worker and no lot sizes (only the workflow's tasks use those); the provider only to know which symbols it has. */
 export type BacktestControlDeps = Omit<BacktestDeps, "imports" | "lots">;

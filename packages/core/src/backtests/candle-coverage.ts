@@ -5,7 +5,7 @@ import { DomainError, ValidationError } from "../errors";
 import { Imports } from "../imports/index";
 import { Calendar } from "../market/calendar";
 import { marketOf } from "../market/market";
-import { dayNumberOf, utcToZoned } from "../market/zoned-time";
+import { dayNumberOf, isoDateOf, utcToZoned } from "../market/zoned-time";
 import type { Timeframe } from "../strategies/definition";
 import type { BacktestDeps } from "./backtest-model";
 
@@ -29,7 +29,8 @@ async function coverage(
   window: [number, number],
 ): Promise<{ missing: string[]; bars: number }> {
   const calendar = Calendar.for(marketOf(symbol));
-  const first = calendar.localDateOf(history[0] * 1000);
+  // The window is inside the calendar (a start checks it); a warm-up reaching before the calendar's tables looks from their first day.
+  const first = isoDateOf(Math.max(calendar.firstDay, dayNumberOf(calendar.localDateOf(history[0] * 1000))));
   const last = calendar.localDateOf(history[1] * 1000);
   let days: string[];
   try {

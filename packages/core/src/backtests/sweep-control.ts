@@ -3,12 +3,12 @@ import { conflict, DomainError, forbidden, notFound, ValidationError, type Valid
 import type { PerformanceMetrics } from "../engine/metrics";
 import { type ParameterValue, resolveParameters } from "../strategies/parameter";
 import { Strategies } from "../strategies/index";
-import { owned } from "../trading/sessions";
+import { owned, type StoredSession } from "../trading/sessions";
 import type { Actor } from "../users";
 import { iso } from "../time";
 import { ACTIVE, paused, resumed, stageOf, stopped, transition, updateVersioned } from "./control";
 import type { BacktestControlDeps, BacktestRequest, BacktestStatus, StoredBacktest } from "./backtest-model";
-import { plan as planBacktest, requireBacktestSession } from "./backtest-control";
+import { plan as planBacktest, requestIssues, requireBacktestSession, sessionOrNone, unknownOf, wellFormed } from "./backtest-control";
 import {
   ASCENDING,
   MAX_SWEEP_RUNS,
@@ -18,7 +18,7 @@ import {
   type SweepControlDeps,
   type SweepMetric,
   type SweepProgress,
-  type SweepRequest,
+  SweepRequest,
   type SweepResult,
 } from "./sweep-model";
 
@@ -118,32 +118,83 @@ export function requestOf(base: BacktestRequest, point: Point, window?: { start_
   return { ...base, strategy_config, ...(window ?? {}) };
 }
 
-/** Validates a sweep, plans its runs and starts its state machine. */
+/**
+ * The problems of a sweep request that concern it as a whole, each at its field: the out-of-sample
+ * window (its order, the calendar), the grid (`grid`: parameters, ranges, size) and the backtest
+ * request's own (symbols, dates, the calendar), checked as `POST /backtest/start` checks them;
+ * fields absent from `request` (malformed, already reported) are not looked at.
+ */
+function sweepIssues(
+  deps: SweepControlDeps,
+  session: StoredSession | undefined,
+  request: Partial<SweepRequest>,
+  unknown: ReadonlySet<string>,
+): ValidationIssue[] {
+  const { parameters, metric: _metric, max_runs, out_of_sample, ...base } = request;
+  const issues: ValidationIssue[] = [];
+  if (base.strategy_name !== undefined && parameters !== undefined) {
+    try {
+      grid({ strategy_name: base.strategy_name, parameters, max_runs: max_runs ?? MAX_SWEEP_RUNS });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      issues.push(...error.issues);
+    }
+  }
+  // The strategy and its configuration are a point's (the grid reports an unknown strategy): what every run shares is checked here.
+  issues.push(...requestIssues(deps, session, { ...base, strategy_name: undefined, strategy_config: undefined }, unknown));
+  if (out_of_sample) {
+    if (out_of_sample.start_date > out_of_sample.end_date) {
+      issues.push({ loc: ["body", "out_of_sample", "end_date"], msg: "end_date is before start_date", type: "value_error" });
+    } else {
+      const window = { symbols: base.symbols, timezone: base.timezone, start_date: out_of_sample.start_date, end_date: out_of_sample.end_date };
+      for (const issue of requestIssues(deps, session, window, unknown)) {
+        if (issue.loc[1] === "start_date" || issue.loc[1] === "end_date") issues.push({ ...issue, loc: ["body", "out_of_sample", ...issue.loc.slice(1)] });
+      }
+    }
+  }
+  return issues;
+}
+
+/**
+ * A sweep request whose body failed its schema (`issues`, the schema's): the sweep's checks run on
+ * the fields that are well formed, so the 422 lists every problem of the request at once.
+ */
+export async function invalidRequest(deps: SweepControlDeps, actor: Actor, body: unknown, issues: ValidationIssue[]): Promise<ValidationError> {
+  const request = wellFormed(SweepRequest, body);
+  const [session, unknown] = await Promise.all([sessionOrNone(deps, actor, request.session_id), unknownOf(deps, request.symbols ?? [])]);
+  return new ValidationError([...issues, ...sweepIssues(deps, session, request, unknown)]);
+}
+
+/** Validates a sweep (422 listing every problem), plans its runs and starts its state machine. */
 export async function start(deps: SweepControlDeps, actor: Actor, request: SweepRequest): Promise<StoredSweep> {
   const session = await owned(deps, actor, request.session_id);
   requireBacktestSession(session);
   const { parameters, metric, max_runs, out_of_sample, ...base } = request;
-  if (out_of_sample && out_of_sample.start_date > out_of_sample.end_date) {
-    throw new ValidationError([{ loc: ["body", "out_of_sample", "end_date"], msg: "end_date is before start_date", type: "value_error" }]);
-  }
-  const points = grid({ strategy_name: base.strategy_name, parameters, max_runs });
+  const unknown = await unknownOf(deps, base.symbols);
+  const issues = sweepIssues(deps, session, request, unknown);
   const runs: StoredSweep["runs"] = [];
   const skipped: StoredSweep["skipped"] = [];
-  let firstProblem: ValidationError | undefined;
-  for (const point of points) {
-    try {
-      // Planned as POST /backtest/start plans it (the run is stored only when the workflow gets to it).
-      const planned = planBacktest(deps, session, requestOf(base, point));
-      runs.push({ backtest_id: planned.id, parameters: point });
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      firstProblem ??= error;
-      skipped.push({ parameters: point, reason: error.issues.map((i) => i.msg).join("; ") });
+  // A grid sweepIssues refused has no points; otherwise each is planned, also beside the request's problems (a base every point shares the faults of is one more).
+  const points = issues.some((issue) => issue.loc[1] === "parameters" || issue.loc[1] === "strategy_name")
+    ? []
+    : grid({ strategy_name: base.strategy_name, parameters, max_runs });
+  if (points.length > 0) {
+    let firstProblem: ValidationError | undefined;
+    for (const point of points) {
+      try {
+        // Planned as POST /backtest/start plans it (the run is stored only when the workflow gets to it).
+        const planned = planBacktest(deps, session, requestOf(base, point), {}, unknown);
+        runs.push({ backtest_id: planned.id, parameters: point });
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        firstProblem ??= error;
+        skipped.push({ parameters: point, reason: error.issues.map((i) => i.msg).join("; ") });
+      }
     }
+    // Every point refused: the request itself is wrong (the base configuration).
+    if (runs.length === 0) issues.push(...firstProblem!.issues);
   }
-  // Every point refused: the request itself is wrong (symbols, dates, the base configuration).
-  if (runs.length === 0) throw firstProblem!;
-  if (out_of_sample) planBacktest(deps, session, requestOf(base, runs[0]!.parameters, out_of_sample));
+  if (issues.length > 0) throw new ValidationError(issues);
   const now = iso(deps.now());
   const sweep: StoredSweep = {
     id: deps.newId(),
