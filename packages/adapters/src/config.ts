@@ -5,6 +5,9 @@ import { CANDLE_CACHE_CANDLES } from "./stores/candle-cache";
 import { BACKTEST_CHUNK_BARS, SWEEP_MAX_CONCURRENCY, WorkflowNames, stateMachineArnVariable, type WorkflowName } from "@tp/core/workflows";
 
 /** Everything the services need from their runtime; read from the environment only in composition roots. */
+/** How a process reaches the provider's one quote connection (`ServiceConfig.quoteConnection`). */
+export type QuoteConnectionMode = "own" | "relay" | "lease";
+
 /** LongPort's hosts as a broker configuration names them (any of them). */
 export type LongportHosts = Partial<Record<"http_url" | "quote_ws_url" | "trade_ws_url", string>>;
 
@@ -46,6 +49,13 @@ export interface ServiceConfig {
    * broker's configuration names its own (docs/live-trading.md "Hosts").
    */
   longportHosts: LongportHosts;
+  /**
+   * Whether this process opens the provider's quote connection, where the provider allows one
+   * per account (LongPort; docs/live-trading.md "One quote connection"): `own` (the embedded
+   * runtime, one process), `relay` (the functions: they ask the worker task that holds it through
+   * the table), `lease` (the worker tasks: the one holding the quote lease opens it, the others relay).
+   */
+  quoteConnection: QuoteConnectionMode;
   /** Bars one backtest chunk feeds the engine at most before it checkpoints. */
   backtestChunkBars: number;
   /** Backtests of a sweep run at once (the sweep machine's Map; the Workflows stack sets it per stage). */
@@ -114,6 +124,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
     paperInitialCash: env.PAPER_INITIAL_CASH || undefined,
     providerSettingsTtlMs: number(env.PROVIDER_SETTINGS_TTL_MS, 5000),
     providerTimeoutMs: number(env.PROVIDER_TIMEOUT_MS, 10_000),
+    quoteConnection: env.QUOTE_CONNECTION === "relay" || env.QUOTE_CONNECTION === "lease" ? env.QUOTE_CONNECTION : "own",
     longportHosts: {
       ...(env.LONGPORT_HTTP_URL ? { http_url: env.LONGPORT_HTTP_URL } : {}),
       ...(env.LONGPORT_QUOTE_WS_URL ? { quote_ws_url: env.LONGPORT_QUOTE_WS_URL } : {}),

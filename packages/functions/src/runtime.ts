@@ -8,7 +8,8 @@ let context: Promise<ServiceContext> | undefined;
  * Manager, built once per container and shared by every invocation (and every service built on it).
  */
 export function lambdaContext(env: NodeJS.ProcessEnv = process.env): Promise<ServiceContext> {
-  context ??= contextFromEnv(env);
+  // The functions ask the worker task holding the provider's one quote connection (docs/live-trading.md "One quote connection").
+  context ??= contextFromEnv({ QUOTE_CONNECTION: "relay", ...env });
   context.catch(() => (context = undefined));
   return context;
 }

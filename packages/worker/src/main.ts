@@ -6,18 +6,25 @@ import { logger, startWorker } from "./runtime";
  * leases. Everything it needs to resume is in the table.
  */
 async function main() {
-  const worker = await startWorker();
+  const worker = await startWorker(
+    process.env,
+    {},
+    {
+      // A task that lost the quote lease while it ran keeps a quote connection it cannot close: it ends, and the service starts a new one.
+      onQuoteLeaseLost: () => void shutdown("QUOTE_LEASE_LOST"),
+    },
+  );
   logger.info("Session worker started", { source: "session-worker" });
   // The worker's own timers do not hold the process (npm start's server does); here this one does, until a signal.
   const alive = setInterval(() => undefined, 60_000);
-  const shutdown = async (signal: string) => {
+  async function shutdown(signal: string) {
     logger.info(`${signal}: stopping`, { source: "session-worker" });
     clearInterval(alive);
     await worker.stop();
     logger.info("Session worker stopped", { source: "session-worker" });
     // Exit once the log lines are written (stdout is a pipe to the log driver; exit() would drop them).
     process.stdout.write("", () => process.exit(0));
-  };
+  }
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }

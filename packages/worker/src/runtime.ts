@@ -23,7 +23,8 @@ export async function startWorker(
   overrides: ServiceOverrides = {},
   options: Partial<SessionWorkerOptions> = {},
 ): Promise<SessionWorker> {
-  const services = allServices(await contextFromEnv(env, overrides));
+  // Worker tasks share the provider's one quote connection through the quote lease (docs/live-trading.md "One quote connection").
+  const services = allServices(await contextFromEnv({ QUOTE_CONNECTION: "lease", ...env }, overrides));
   const metrics = new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? WORKER_METRICS.namespace, serviceName });
   const worker = new SessionWorker(services, { onStep: stepMetrics(metrics), ...options });
   await worker.start();

@@ -13,6 +13,7 @@ import { engineOf, updateRun } from "@tp/core/trading/run-update";
 import type { TradingEngine } from "@tp/core/engine/engine";
 import { applyReports, exchange, VenueReads, type VenueReport } from "@tp/core/trading/venue";
 import { mismatchText, venueMismatches, type VenueMismatch } from "@tp/core/trading/venue-reconcile";
+import { serveQuoteRelay } from "@tp/adapters/provider/relay/relayed-market-data";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import * as Channels from "@tp/core/trading/channel-stream";
 import type { Timeframe } from "@tp/core/strategies/definition";
@@ -58,6 +59,8 @@ export interface SessionWorkerOptions {
   beatMs?: number;
   /** Told after every step how it went (the Fargate task publishes it as CloudWatch metrics: docs/session-worker.md "Scaling"). */
   onStep?: (step: WorkerStep) => void;
+  /** Told when this task lost the quote lease while it ran: it keeps a quote connection it cannot close (the Fargate task exits). */
+  onQuoteLeaseLost?: () => void;
 }
 
 /** What one step did, for the worker's metrics. */
@@ -101,6 +104,24 @@ export const SEND_BACKOFF_MAX_MS = 30_000;
 /** How long a session's sends wait after its `failures`-th failure in a row: 1 s, doubling, at most `SEND_BACKOFF_MAX_MS`, at least what the broker asked. */
 export const sendBackoffMs = (failures: number, askedMs: number): number => Math.max(askedMs, Math.min(SEND_BACKOFF_MAX_MS, 1000 * 2 ** (failures - 1)));
 
+/** Closed bars of each feed the quote lease's holder publishes each step (the other tasks take what they have not seen). */
+const RELAYED_BARS = 3;
+
+/** How often the quote lease's holder answers the relay between steps (ms). */
+export const RELAY_SERVE_MS = 100;
+
+/** A closed bar as the candlestick pushed for it. */
+const candlestickOf = ({ bar }: ClosedBar): Candlestick => ({
+  timestamp: new Date(bar.timestamp).toISOString(),
+  open: String(bar.open),
+  high: String(bar.high),
+  low: String(bar.low),
+  close: String(bar.close),
+  volume: bar.volume,
+  turnover: "0",
+  trade_session: "Intraday",
+});
+
 /** How often a live account is reconciled with its sessions' books (ms of the wall clock; also when the worker takes them up). */
 export const RECONCILE_MS = 180_000;
 
@@ -116,7 +137,7 @@ export const CATCH_UP_BARS = 120;
 export const CLOSE_GRACE_MS = 2_000;
 
 /** The simulated market pushes only when told the time has moved; LongPort pushes by itself. */
-const advancing = (marketData: MarketData): marketData is MarketData & { advance(): void } =>
+const advancing = (marketData: MarketData): marketData is MarketData & { advance(): void | Promise<void> } =>
   typeof (marketData as { advance?: unknown }).advance === "function";
 
 /**
@@ -174,6 +195,8 @@ export class SessionWorker {
   private readonly metricsVersion = new Map<string, number>();
   /** The market data the worker is subscribed on (`follow`). */
   private market: MarketData | null = null;
+  /** Whether this task holds the quote lease (`holdQuoteLease`). */
+  private holdsQuotes = false;
   /** Venue order ids a broker pushed as changed since their session's orders were last read. */
   private readonly orderPushes = new Set<string>();
   /** When (wall ms) each broker account's orders were last read. */
@@ -222,6 +245,12 @@ export class SessionWorker {
     };
     every(this.options.tickMs ?? 1_000, () => this.tick());
     every(this.options.refreshMs ?? 2_000, () => this.refresh());
+    // The relay's answers do not wait for a step: they touch nothing of the steps' state.
+    if (this.services.config.quoteConnection === "lease") {
+      const serving = setInterval(() => void this.serveQuotes(), RELAY_SERVE_MS);
+      serving.unref();
+      this.timers.push(serving);
+    }
   }
 
   /** Stops after the current step, giving up its leases and its heartbeat so that another task takes its sessions at once. */
@@ -234,6 +263,7 @@ export class SessionWorker {
     for (const gateway of this.listening) gateway.setOnOrderChanged?.(null);
     this.listening.clear();
     await this.release();
+    if (this.holdsQuotes) await this.leases.releaseQuoteLease(this.taskId);
     const held = [...this.driven.keys()];
     this.driven.clear();
     await inParallel(held, FEED_CONCURRENCY, async (id) => void (await this.leases.release(id, this.taskId)));
@@ -247,7 +277,8 @@ export class SessionWorker {
   async tick(): Promise<void> {
     const started = this.wall();
     await this.takeCommands();
-    if (this.market && advancing(this.market)) this.market.advance();
+    if (this.market && advancing(this.market)) await this.market.advance();
+    await this.serveQuotes();
     const fed = await this.flush();
     await this.routeOrders();
     // The replays' look-up, the metrics and the heartbeat do not depend on each other: their round trips overlap.
@@ -527,6 +558,7 @@ export class SessionWorker {
     const [live, leases, beats] = await Promise.all([deps.sessions.listLive(), this.leases.leases(), this.leases.liveBeats()]);
     const tasks = new Set(beats.map((beat) => beat.task_id));
     this.others = beats.filter((beat) => beat.task_id !== this.taskId).map(({ task_id: _task, alive_until: _until, ...beat }) => beat);
+    await this.holdQuoteLease(tasks);
     const plan = planLeases(
       this.taskId,
       live.map((session) => session.id),
@@ -602,10 +634,54 @@ export class SessionWorker {
     return next;
   }
 
-  /** Subscribes feeds some session needs and unsubscribes those none needs. */
+  /**
+   * The quote lease (docs/live-trading.md "One quote connection"), for worker tasks whose provider
+   * allows one quote connection per account (`quoteConnection: "lease"`): the task that holds it
+   * opens the connection, answers the other processes' quote requests (`serveQuotes`), subscribes
+   * every task's feeds and publishes the bars it closes (`publishBars`); the others ask it. A task
+   * that loses it while it runs (its heartbeat ran out) cannot close the SDK's connection: it tells
+   * the runtime (`onQuoteLeaseLost`: the Fargate task exits and starts again).
+   */
+  private async holdQuoteLease(tasks: ReadonlySet<string>): Promise<void> {
+    if (this.services.config.quoteConnection !== "lease") return;
+    const held = await this.leases.holdQuoteLease(this.taskId, tasks);
+    if (this.holdsQuotes && !held) {
+      log.error("The session worker lost the quote lease it held", { source: "session-worker", task_id: this.taskId });
+      this.options.onQuoteLeaseLost?.();
+    }
+    this.holdsQuotes = held;
+    this.services.providers.setQuoteLease(held);
+  }
+
+  /** Whether this task serves the quote relay: it holds the quote lease and the selected provider is LongPort. */
+  private async relaying(): Promise<boolean> {
+    return this.holdsQuotes && (await this.services.providers.active()).type === "longport";
+  }
+
+  /** The quote lease's holder answers what other processes asked of the quote connection (every step, and every `RELAY_SERVE_MS`). */
+  private async serveQuotes(): Promise<void> {
+    if (!this.market || !(await this.relaying())) return;
+    await serveQuoteRelay(this.services.providers.quoteRelay, this.market).catch((error) =>
+      log.error("Serving the quote relay failed", { source: "session-worker", error: String(error) }),
+    );
+  }
+
+  /** The quote lease's holder publishes the newest bars it closed of every feed, for the other tasks' sessions. */
+  private async publishBars(): Promise<void> {
+    if (!(await this.relaying())) return;
+    const pushes: PushCandlestickEvent[] = [];
+    for (const [key, bars] of this.recent) {
+      const [symbol, period] = key.split("|") as [string, Timeframe];
+      for (const closed of bars.slice(-RELAYED_BARS)) pushes.push({ symbol, data: { period, is_confirmed: true, candlestick: candlestickOf(closed) } });
+    }
+    await this.services.providers.quoteRelay.publishBars({ at: this.wall(), pushes });
+  }
+
+  /** Subscribes feeds some session needs and unsubscribes those none needs: every task's, where this task holds the quote lease. */
   private async resubscribe(): Promise<void> {
     const market = await this.follow();
     const wanted = new Set([...this.driven.values()].flatMap((d) => d.feeds));
+    if (await this.relaying()) for (const beat of this.others) for (const feed of beat.feeds) wanted.add(feed);
     for (const key of wanted) {
       if (this.subscribed.has(key)) continue;
       const [symbol, period] = key.split("|") as [string, Timeframe];
@@ -728,6 +804,7 @@ export class SessionWorker {
   async flush(): Promise<{ sessionBars: number; lagMs: number }> {
     this.closeByCalendar(this.services.trading.sessions.now());
     const bars = this.pendingBars.sort(inFeedOrder);
+    if (bars.length > 0) await this.publishBars();
     const candles = this.pendingCandles;
     const since = this.pendingSince;
     this.pendingBars = [];

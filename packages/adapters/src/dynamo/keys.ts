@@ -137,6 +137,16 @@ export const Keys = {
   workerTasksPartition: "WORKER",
   workerTaskPrefix: "HEARTBEAT#",
   workerTask: (taskId: string): Key => ({ pk: "WORKER", sk: `HEARTBEAT#${taskId}` }),
+  /**
+   * The quote relay (docs/live-trading.md "One quote connection"): requests for the quote
+   * connection's owner by time then id, each answer by request id, and the closed bars it publishes.
+   */
+  quoteRelayRequestsPartition: "QUOTE_RELAY#REQUESTS",
+  quoteRelayRequest: (id: string): Key => ({ pk: "QUOTE_RELAY#REQUESTS", sk: id }),
+  quoteRelayAnswer: (id: string): Key => ({ pk: `QUOTE_RELAY#ANSWER#${id}`, sk: "ANSWER" }),
+  quoteRelayBars: (): Key => ({ pk: "QUOTE_RELAY", sk: "BARS" }),
+  /** The quote lease: the worker task that holds the provider's quote connection. */
+  quoteLease: (): Key => ({ pk: "WORKER#QUOTE", sk: "LEASE" }),
   /** One lease per live session: the worker task that feeds it. */
   workerLeasesPartition: "WORKER#LEASES",
   workerLease: (sessionId: string): Key => ({ pk: "WORKER#LEASES", sk: sessionId }),

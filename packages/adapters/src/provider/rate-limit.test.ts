@@ -70,11 +70,11 @@ describe("PacingQueue with LongPort's quote limits (10 calls/s, 5 concurrent)", 
   });
 });
 
-describe("PacingQueue with LongPort's trade limits (30 per 30 s, 20 ms apart)", () => {
-  it("spaces a burst 20 ms apart and holds the 31st and 32nd call until the 30-second window allows", async () => {
+describe("PacingQueue with LongPort's trade limits (30 per 30 s, 20 ms apart, paced a second wider)", () => {
+  it("spaces a burst 20 ms apart and holds the 31st and 32nd call until a 31-second window allows", async () => {
     const scheduler = new VirtualScheduler();
     const { starts } = await burst(new PacingQueue(LongportRateLimits.trade, scheduler), scheduler, 32);
-    expect(starts).toEqual([...Array.from({ length: 30 }, (_, index) => index * 20), 30_000, 30_020]);
+    expect(starts).toEqual([...Array.from({ length: 30 }, (_, index) => index * 20), 31_000, 31_020]);
   });
 
   it("passes a failing call's error to its caller and keeps pacing the rest", async () => {

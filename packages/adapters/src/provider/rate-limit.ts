@@ -28,11 +28,13 @@ export interface PacingRule {
 /**
  * LongPort OpenAPI limits (docs `index.md` #rate-limit): quote API 10 calls/s with 5 in flight;
  * trade API 30 calls per 30 s, at least 0.02 s apart. Both are per account, so one queue per
- * process serves every caller of that account.
+ * process serves every caller of that account. The trade window is paced a second wider than
+ * LongPort's: it counts calls as they arrive, and a call that started 30 s after another may
+ * arrive less than 30 s after it did (429002, seen against the fake LongPort).
  */
 export const LongportRateLimits = {
   quote: { name: "longport-quote", maxCalls: 10, perMs: 1_000, maxConcurrent: 5 },
-  trade: { name: "longport-trade", maxCalls: 30, perMs: 30_000, minIntervalMs: 20 },
+  trade: { name: "longport-trade", maxCalls: 30, perMs: 31_000, minIntervalMs: 20 },
 } as const satisfies Record<string, PacingRule>;
 
 /**

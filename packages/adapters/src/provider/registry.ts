@@ -4,7 +4,9 @@ import type { Clock } from "@tp/core/provider/clock";
 import type { MarketData } from "@tp/core/provider/market-data";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import { Settings, type ProviderSelection, type ProviderType, type SettingsDeps } from "@tp/core/settings/index";
-import type { LongportHosts, ServiceConfig } from "../config";
+import type { LongportHosts, QuoteConnectionMode, ServiceConfig } from "../config";
+import { DynamoQuoteRelayStore } from "../stores/quote-relay-store";
+import { relayedMarketData } from "./relay/relayed-market-data";
 import { AesGcmSecretBox } from "../crypto/aes-gcm-secret-box";
 import type { Db } from "../dynamo/db";
 import { DynamoSettingsStore } from "../stores/settings-store";
@@ -42,6 +44,10 @@ export interface ProviderRegistryOptions {
   timeoutMs: number;
   /** The service's LongPort hosts (`LONGPORT_*_URL`). */
   longportHosts?: LongportHosts;
+  /** Whether this process opens LongPort's one quote connection (`ServiceConfig.quoteConnection`; default `own`). */
+  quoteConnection?: QuoteConnectionMode;
+  /** Where a process that does not hold the quote connection asks the one that does. */
+  quoteRelay?: DynamoQuoteRelayStore;
   /** Pacing of the LongPort account; default a quote and a trade queue for this process. */
   limiters?: { quote: PacingQueue; trade: PacingQueue };
   /** The paper broker's gateway of an account, used while the simulated provider is selected. */
@@ -57,8 +63,12 @@ interface Cached {
   stale: boolean;
 }
 
-/** The adapters depend on the type, and for LongPort on every stored field (credentials, language, overnight). */
-const keyOf = (selection: ProviderSelection) => (selection.type === "simulated" ? `simulated:${selection.enable_overnight}` : `longport:${selection.version}`);
+/**
+ * The adapters depend on the type, and for LongPort on every stored field (credentials, language,
+ * overnight) and on whether this process holds the quote connection.
+ */
+const keyOf = (selection: ProviderSelection, ownsQuotes: boolean) =>
+  selection.type === "simulated" ? `simulated:${selection.enable_overnight}` : `longport:${selection.version}:${ownsQuotes ? "own" : "relay"}`;
 
 /**
  * Resolves the provider the settings select, without a restart. The selection is cached for
@@ -73,6 +83,8 @@ export class ProviderRegistry {
   private readonly simulatedByOvernight = new Map<boolean, SimulatedMarketData>();
   /** Bumped by `invalidate`, so a read that started before a change cannot pass for a fresh one. */
   private generation = 0;
+  /** Whether this worker task holds the quote lease (`quoteConnection: "lease"`). */
+  private quoteLease = false;
 
   constructor(private readonly options: ProviderRegistryOptions) {
     this.limiters = options.limiters ?? longportLimiters();
@@ -101,6 +113,25 @@ export class ProviderRegistry {
     return (await this.active()).orderGateway(accountId);
   }
 
+  /** The quote relay's items (the lease holder answers them, `serveQuoteRelay`). */
+  get quoteRelay(): DynamoQuoteRelayStore {
+    if (!this.options.quoteRelay) throw new Error("This provider registry has no quote relay");
+    return this.options.quoteRelay;
+  }
+
+  /** Whether this process opens LongPort's quote connection itself (rather than asking the process that does). */
+  ownsQuoteConnection(): boolean {
+    const mode = this.options.quoteConnection ?? "own";
+    return mode === "own" || (mode === "lease" && this.quoteLease);
+  }
+
+  /** A worker task took or lost the quote lease: the next use builds the adapters that fit (the connection, or the relay). */
+  setQuoteLease(held: boolean): void {
+    if (held === this.quoteLease) return;
+    this.quoteLease = held;
+    this.invalidate();
+  }
+
   /** Marks the cached selection stale: the next call reads the settings again (and keeps adapters that still fit). */
   invalidate(): void {
     this.generation += 1;
@@ -110,7 +141,7 @@ export class ProviderRegistry {
   private async reload(): Promise<Cached> {
     const generation = this.generation;
     const selection = await this.options.select();
-    const key = keyOf(selection);
+    const key = keyOf(selection, this.ownsQuoteConnection());
     const checkedAt = this.options.now();
     const stale = generation !== this.generation;
     const previous = this.cached;
@@ -129,7 +160,10 @@ export class ProviderRegistry {
       return {
         type: "longport",
         version: selection.version,
-        marketData: new LongportMarketData({ ...connection, limiter: this.limiters.quote }),
+        marketData:
+          this.ownsQuoteConnection() || !this.options.quoteRelay
+            ? new LongportMarketData({ ...connection, limiter: this.limiters.quote })
+            : relayedMarketData(this.options.quoteRelay, { timeoutMs: this.options.timeoutMs }),
         orderGateway: async () => (gateway ??= new LongportOrderGateway({ ...connection, limiter: this.limiters.trade })),
       };
     }
@@ -183,6 +217,8 @@ export function createProviderServices(
     ttlMs: config.providerSettingsTtlMs,
     timeoutMs: config.providerTimeoutMs,
     longportHosts: config.longportHosts,
+    quoteConnection: config.quoteConnection,
+    quoteRelay: new DynamoQuoteRelayStore(db),
     paperGateway: overrides.paperGateway,
   });
   return { settings, providers };

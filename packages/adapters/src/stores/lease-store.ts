@@ -19,6 +19,7 @@ const BEAT_KEPT_S = 3_600;
 export class DynamoLeaseStore {
   private readonly leaseItems: Repository<WorkerLease>;
   private readonly beats: Repository<TaskBeat>;
+  private readonly quote: Repository<WorkerLease>;
 
   constructor(
     db: Db,
@@ -26,6 +27,7 @@ export class DynamoLeaseStore {
     private readonly wall: () => number = Date.now,
   ) {
     this.leaseItems = new Repository<WorkerLease>(db, { type: "WorkerLease", key: (lease) => Keys.workerLease(lease.session_id) });
+    this.quote = new Repository<WorkerLease>(db, { type: "QuoteLease", key: () => Keys.quoteLease() });
     this.beats = new Repository<TaskBeat>(db, {
       type: "WorkerTaskHeartbeat",
       key: (beat) => Keys.workerTask(beat.task_id),
@@ -61,6 +63,37 @@ export class DynamoLeaseStore {
     } catch (error) {
       if ((error as { code?: string }).code === "LEASE_TAKEN") return false;
       throw error;
+    }
+  }
+
+  /**
+   * The quote lease (docs/live-trading.md "One quote connection"): kept by this task while it holds
+   * it, taken when nobody does or its holder is no longer among the live `tasks`; whether this task
+   * holds it now.
+   */
+  async holdQuoteLease(taskId: string, tasks: ReadonlySet<string>): Promise<boolean> {
+    const current = await this.quote.get(Keys.quoteLease(), { consistent: true });
+    if (current?.owner === taskId) return true;
+    if (current && current.owner !== "" && tasks.has(current.owner)) return false;
+    const lease: WorkerLease = { session_id: "quote", owner: taskId, since: this.wall() };
+    try {
+      if (current === undefined) await this.quote.put(lease, { ifAbsent: true, conflict: () => conflict("LEASE_TAKEN", "The quote lease changed") });
+      else await this.quote.replaceIf(lease, "owner", current.owner, () => conflict("LEASE_TAKEN", "The quote lease changed"));
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === "LEASE_TAKEN") return false;
+      throw error;
+    }
+  }
+
+  /** Gives the quote lease up, if this task holds it. */
+  async releaseQuoteLease(taskId: string): Promise<void> {
+    try {
+      await this.quote.replaceIf({ session_id: "quote", owner: "", since: this.wall() }, "owner", taskId, () =>
+        conflict("LEASE_TAKEN", "The quote lease changed"),
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code !== "LEASE_TAKEN") throw error;
     }
   }
 
