@@ -143,6 +143,73 @@ describe("a backtest start", () => {
   });
 });
 
+describe("a sizing the risk limits can never allow", () => {
+  const half = { model: "cash_fraction", fraction: 0.5 };
+
+  it("refuses a session created with half the cash an entry under the default 10 % position limit, naming both fields and what to change", async () => {
+    const answer = await api.json("POST", "/api/v1/trading/sessions", 422, {
+      token: user.token,
+      body: { session_name: "half", trading_mode: "backtest", asset_mode: "simulated", initial_capital: 100000, config: { execution: { sizing: half } } },
+    });
+    expect(answer.detail.map((issue: Issue) => issue.loc.join("."))).toEqual([
+      "body.config.execution.sizing.fraction",
+      "body.config.execution.sizing.fraction",
+    ]);
+    expect(answer.detail[0].msg).toBe(
+      "execution.sizing.fraction 0.5 sizes an entry at 0.5 of the channel's equity while it holds nothing, above config.risk_config.max_position_size 0.1: every entry would be denied MAX_POSITION_EXCEEDED. Lower execution.sizing.fraction to at most 0.1, or raise config.risk_config.max_position_size to at least 0.5",
+    );
+    expect(answer.detail[1].msg).toMatch(/config\.risk_config\.max_loss_per_trade 0\.02: every entry would be denied MAX_LOSS_PER_TRADE_EXCEEDED/);
+    // Beside the body's other problems.
+    const more = await api.json("POST", "/api/v1/trading/sessions", 422, {
+      token: user.token,
+      body: { session_name: "half", trading_mode: "simulation", asset_mode: "real", initial_capital: 100000, config: { execution: { sizing: half } } },
+    });
+    expect(new Set(more.detail.map((issue: Issue) => issue.loc.join(".")))).toEqual(new Set(["body.config.execution.sizing.fraction", "body.asset_mode"]));
+    // The default sizing, and one the limits allow, are taken.
+    await api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: user.token,
+      body: {
+        session_name: "fits",
+        trading_mode: "backtest",
+        asset_mode: "simulated",
+        initial_capital: 100000,
+        config: { execution: { sizing: half }, risk_config: { max_position_size: 0.5, max_loss_per_trade: 0.05 } },
+      },
+    });
+  });
+
+  it("refuses a backtest sized over the limits it applies (the session's, or its own over them), and never one without risk rules", async () => {
+    const session = await backtestSession();
+    const issues = await refused(
+      "/api/v1/backtest/start",
+      request(session.id, { strategy_config: { fast_period: 10, slow_period: 30, execution: { sizing: half } } }),
+    );
+    expect(issues.map((issue) => issue.loc.join("."))).toEqual([
+      "body.strategy_config.execution.sizing.fraction",
+      "body.strategy_config.execution.sizing.fraction",
+    ]);
+    expect(issues[0]!.msg).toBe(
+      "execution.sizing.fraction 0.5 sizes an entry at 0.5 of the channel's equity while it holds nothing, above the session's risk_config.max_position_size 0.1: every entry would be denied MAX_POSITION_EXCEEDED. Lower execution.sizing.fraction to at most 0.1, or raise the session's risk_config.max_position_size to at least 0.5",
+    );
+    const own = await refused(
+      "/api/v1/backtest/start",
+      request(session.id, {
+        strategy_config: { fast_period: 10, slow_period: 30, execution: { sizing: half }, risk_config: { max_position_size: 0.3, max_loss_per_trade: 0.05 } },
+      }),
+    );
+    expect(own.map((issue) => issue.msg)).toEqual([
+      expect.stringContaining("above strategy_config.risk_config.max_position_size 0.3: every entry would be denied MAX_POSITION_EXCEEDED"),
+    ]);
+    // Without risk rules nothing limits an entry; within its own limits it runs.
+    for (const risk_config of [null, { max_position_size: 0.5, max_loss_per_trade: 0.05 }]) {
+      await api.json("POST", "/api/v1/backtest/start", 200, {
+        token: user.token,
+        body: request((await backtestSession()).id, { strategy_config: { fast_period: 10, slow_period: 30, execution: { sizing: half }, risk_config } }),
+      });
+    }
+  });
+});
+
 describe("a sweep start", () => {
   const sweep = (session_id: string, overrides: Record<string, unknown> = {}) => ({
     ...request(session_id),

@@ -6,8 +6,10 @@ import { intradayBars, storeBars } from "../support/stored-bars";
 /**
  * One rule for which risk configuration applies (docs/trading-sessions.md, "Which risk
  * configuration applies"): the session's, unless the run gives its own, in a backtest as in a
- * simulation session's replay. The configuration sizes entries at 95 % of free cash, over the
- * default preset's 10 % position limit: both runs deny the same entries for the same reason.
+ * simulation session's replay. The session allows two orders a day (its other limits the default
+ * preset's), fewer than its fast crossover signals: both runs deny the same orders for the same
+ * reason. (A sizing over the position limit, which would deny every entry, is refused when the
+ * session is created: test/api/backtest-requests.test.ts.)
  */
 const DAYS = ["2024-04-01", "2024-04-02", "2024-04-03"];
 const { fine } = intradayBars("AAPL.US", DAYS, 11, 1);
@@ -20,8 +22,8 @@ beforeAll(async () => {
 });
 
 const parameters = { fast_period: 3, slow_period: 8 };
-const execution = { sizing: { model: "cash_fraction", fraction: 0.95 }, commission: { model: "percent", rate: 0.001 } };
-const config = { strategy_name: "ma_crossover", parameters, symbols: ["AAPL.US"], timeframe: "5m", execution };
+const execution = { commission: { model: "percent", rate: 0.001 } };
+const config = { strategy_name: "ma_crossover", parameters, symbols: ["AAPL.US"], timeframe: "5m", execution, risk_config: { max_daily_trades: 2 } };
 
 interface Order {
   status: string;
@@ -84,7 +86,7 @@ describe("which risk configuration applies", () => {
 
     const backtested = await backtest({ ...parameters, timeframe: "5m", execution });
     expect(replayed.length).toBeGreaterThan(0);
-    expect(replayed.every((order) => order.reasons.includes("MAX_POSITION_EXCEEDED"))).toBe(true);
+    expect(replayed.every((order) => order.reasons.includes("MAX_DAILY_TRADES_EXCEEDED"))).toBe(true);
     expect(denied(backtested.orders)).toEqual(replayed);
     // The run shows what it applied: the session's (default) configuration.
     expect(backtested.result.risk_config).toEqual(simulation.config.risk_config);
@@ -92,8 +94,10 @@ describe("which risk configuration applies", () => {
   });
 
   it("is the run's own when a backtest gives one, over the session's", async () => {
-    const own = await backtest({ ...parameters, timeframe: "5m", execution, risk_config: { max_position_size: 1, max_loss_per_trade: 0.1 } });
-    expect(own.result.risk_config).toMatchObject({ max_position_size: 1, max_loss_per_trade: 0.1, max_drawdown: 0.2 });
+    // Entries at 95 % of free cash, within the run's own position and per-trade loss limits; the session's two orders a day still apply.
+    const sized = { ...execution, sizing: { model: "cash_fraction", fraction: 0.95 } };
+    const own = await backtest({ ...parameters, timeframe: "5m", execution: sized, risk_config: { max_position_size: 1, max_loss_per_trade: 0.1 } });
+    expect(own.result.risk_config).toMatchObject({ max_position_size: 1, max_loss_per_trade: 0.1, max_drawdown: 0.2, max_daily_trades: 2 });
     expect(own.summary.risk_config).toEqual(own.result.risk_config);
     expect(denied(own.orders).filter((order) => order.reasons.includes("MAX_POSITION_EXCEEDED"))).toEqual([]);
     expect(own.orders.filter((order) => order.status === "filled").length).toBeGreaterThan(0);

@@ -2470,7 +2470,7 @@ export interface paths {
         put?: never;
         /**
          * Start a backtest on a session
-         * @description `strategy_config` holds the strategy's parameters (missing ones take their defaults) plus `execution` (commission, sizing, fill, slippage_bps, timeframe), an optional `risk_config` laid over the session's (fields it leaves out are the session's; without one the session's applies; `null`: no risk rules at all) and an optional `timeframe`. `strategy_name: "multi_channel"` runs the session's own channels. A request the run could only fail on or run empty answers 422 before anything runs, listing every problem at once: symbols the market-data provider does not know, dates outside the exchange calendar, a range without a trading day (or none begun yet) and the strategy's configuration.
+         * @description `strategy_config` holds the strategy's parameters (missing ones take their defaults) plus `execution` (commission, sizing, fill, slippage_bps, timeframe), an optional `risk_config` laid over the session's (fields it leaves out are the session's; without one the session's applies; `null`: no risk rules at all) and an optional `timeframe`. `strategy_name: "multi_channel"` runs the session's own channels. A request the run could only fail on or run empty answers 422 before anything runs, listing every problem at once: symbols the market-data provider does not know, dates outside the exchange calendar, a range without a trading day (or none begun yet), the strategy's configuration, and a sizing the risk limits the run applies can never allow (never under `risk_config: null`).
          */
         post: operations["postBacktestStart"];
         delete?: never;

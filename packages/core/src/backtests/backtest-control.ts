@@ -7,7 +7,7 @@ import { dayNumberOf, isoDateOf, utcToZoned, zonedTimeToUtc } from "../market/zo
 import { Strategies } from "../strategies/index";
 import { iso } from "../time";
 import type { Actor } from "../users";
-import { normalizeConfig, strategyNameOf, type SessionConfig } from "../trading/session-config";
+import { normalizeConfig, sizingIssues, strategyNameOf, type SessionConfig } from "../trading/session-config";
 import { owned, type StoredSession } from "../trading/sessions";
 import { type BacktestControlDeps, type BacktestProgress, BacktestRequest, type BacktestResult, type StoredBacktest } from "./backtest-model";
 import { listsOf } from "./backtest-result";
@@ -246,6 +246,18 @@ function check(
     issues.push(...configured.issues);
     config = configured.config;
     enforceRisk = configured.enforceRisk;
+    // A sizing the applicable limits deny every entry of (none without risk rules: `risk_config: null`).
+    if (config && enforceRisk) {
+      const own = request.strategy_config.risk_config;
+      const given = new Set(own && typeof own === "object" ? Object.keys(own) : []);
+      const riskField = (field: string, channel?: number) =>
+        channel !== undefined
+          ? `the session's config.channels.${channel}.risk_limits.${field}`
+          : given.has(field)
+            ? `strategy_config.risk_config.${field}`
+            : `the session's risk_config.${field}`;
+      issues.push(...sizingIssues(config, ["body", "strategy_config", "execution", "sizing", "fraction"], riskField));
+    }
   } else if (request.strategy_name !== undefined && request.strategy_name !== "multi_channel" && !Strategies.exists(request.strategy_name)) {
     issues.push(strategyNotFound(request.strategy_name));
   }

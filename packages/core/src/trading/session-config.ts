@@ -114,15 +114,113 @@ export const riskGiven = (input: Record<string, unknown> | undefined): string[] 
 /** The most of its free cash an entry uses by default, when the risk configuration allows more. */
 export const DEFAULT_ENTRY_FRACTION = 0.95;
 
+/** Headroom for float arithmetic in the limits' comparisons (the engine's own checks are exact to a cent). */
+const LIMIT_EPSILON = 1e-9;
+
 /**
- * Sizing that fits the risk configuration, when the configuration gives none: an entry uses
- * `max_position_size` of the sleeve's free cash (at most 95 %), so what a strategy signals is
- * within the position limit (free cash is at most equity) instead of denied by it
+ * What each limit a flat channel's entry meets allows its sizing (the share `fraction × weight` of
+ * the sleeve's free cash, which is the channel's equity while it holds nothing), for the strategy
+ * `strategy` of `channel` (none: a configuration without channels, under its risk configuration
+ * alone): the position limit, the exposure limit, and the loss a stop-out at the entry's stop (its
+ * `stop_loss_pct`, else its `trailing_stop_pct`) may cause.
+ */
+function entryLimits(
+  risk: Risk.Config,
+  given: readonly string[],
+  channel: Pick<SessionChannel, "risk_limits"> | undefined,
+  strategyName: string | undefined,
+): { limit: "max_position_size" | "max_total_exposure" | "leverage_limit" | "max_loss_per_trade"; share: number; stop?: number }[] {
+  const limits = channel?.risk_limits ?? Risk.limitsOf(risk);
+  const declared = strategyName !== undefined && Strategies.exists(strategyName) ? Strategies.riskConfig(strategyName).config : {};
+  const exits = Risk.exitsOf(risk, given, declared);
+  const stop = exits.stop_loss_pct ?? exits.trailing_stop_pct;
+  const exposure = risk.max_total_exposure <= limits.leverage_limit ? "max_total_exposure" : "leverage_limit";
+  return [
+    { limit: "max_position_size", share: risk.max_position_size },
+    { limit: exposure, share: Math.min(risk.max_total_exposure, limits.leverage_limit) },
+    ...(stop !== null ? [{ limit: "max_loss_per_trade" as const, share: limits.max_loss_per_trade / stop, stop }] : []),
+  ];
+}
+
+/**
+ * Sizing that fits the risk configuration, when the configuration gives none: an entry uses the
+ * most of the sleeve's free cash every limit an entry meets allows (`max_position_size`, the
+ * exposure limit, and `max_loss_per_trade` over the entry's stop distance), at most 95 %, so what a
+ * strategy signals is within the limits (free cash is at most equity) instead of denied by them
  * (docs/trading-sessions.md, "Defaults that trade").
  */
-function defaultSizing(execution: Record<string, unknown> | undefined, risk: Risk.Config): Partial<Execution> {
+function defaultSizing(
+  execution: Record<string, unknown> | undefined,
+  risk: Risk.Config,
+  given: readonly string[],
+  channels: SessionChannel[],
+): Partial<Execution> {
   if (execution?.sizing !== undefined) return {};
-  return { sizing: { model: "cash_fraction", fraction: Math.min(DEFAULT_ENTRY_FRACTION, risk.max_position_size) } };
+  let fraction = DEFAULT_ENTRY_FRACTION;
+  const entries =
+    channels.length === 0
+      ? [{ channel: undefined, strategy: undefined }]
+      : channels.flatMap((channel) => channel.strategies.map((strategy) => ({ channel, strategy: strategy.strategy_name })));
+  for (const { channel, strategy } of entries) for (const { share } of entryLimits(risk, given, channel, strategy)) fraction = Math.min(fraction, share);
+  // Six decimals, rounded down: 0.02 / 0.05 is 0.39999999999999997 in floats, 0.4 here.
+  return { sizing: { model: "cash_fraction", fraction: Math.max(1e-6, Math.floor(fraction * 1e6 + 1e-6) / 1e6) } };
+}
+
+/**
+ * The problems of a sizing the risk limits can never allow (docs/trading-sessions.md "A sizing the
+ * limits never allow"): in a channel none of whose strategies can open a position from flat, an
+ * entry sized at `fraction × weight` of the channel's equity breaks a limit every time, so every
+ * entry is denied and the run trades nothing. One problem per limit broken, at the sizing's field
+ * (`sizingLoc`), naming the limit's field (`riskField`: where the risk configuration was given) and
+ * what to change. None under the default sizing, which fits every limit.
+ */
+export function sizingIssues(
+  config: SessionConfig,
+  sizingLoc: (string | number)[],
+  riskField: (field: string, channelIndex?: number) => string,
+): ValidationIssue[] {
+  const fraction = config.execution.sizing.fraction;
+  const given = config.risk_given ?? Risk.EXIT_FIELDS;
+  const issues: ValidationIssue[] = [];
+  const channels = config.channels.length === 0 ? [undefined] : config.channels;
+  channels.forEach((channel, c) => {
+    const strategies = channel?.strategies ?? [{ strategy_name: undefined, weight: 1 }];
+    const broken = strategies.map(({ strategy_name, weight }) =>
+      entryLimits(config.risk_config, given, channel, strategy_name).filter(({ share }) => fraction * weight > share + LIMIT_EPSILON),
+    );
+    // A strategy that can open a position from flat lets the channel trade: the others may then fit in the cash left.
+    if (broken.some((limits) => limits.length === 0)) return;
+    strategies.forEach(({ strategy_name, weight }, s) => {
+      for (const { limit, share, stop } of broken[s]!) {
+        const entry = Number((fraction * weight).toPrecision(6));
+        const sized = weight === 1 ? `${fraction}` : `${fraction} × weight ${weight} = ${entry}`;
+        // A single-strategy configuration's one channel (`main`) goes without saying.
+        const named = channel !== undefined && (config.channels.length > 1 || channel.channel_id !== SINGLE_CHANNEL_ID);
+        const where = channel === undefined ? "" : `${named ? `channel ${channel.channel_id}` : ""}${strategies.length > 1 ? `${named ? ", " : ""}${strategy_name}` : ""}`;
+        const prefix = where ? `${where}: ` : "";
+        const own =
+          channel !== undefined && limit !== "max_position_size" && limit !== "max_total_exposure" && channel.risk_limits[limit] !== config.risk_config[limit];
+        const field = riskField(limit, own ? c : undefined);
+        const most = Math.floor((share / weight) * 1e6 + 1e-6) / 1e6;
+        const reason =
+          limit === "max_loss_per_trade"
+            ? `a stop-out at its stop ${stop} would lose ${Number((entry * stop!).toPrecision(6))} of equity, above ${field} ${Number((share * stop!).toPrecision(6))}: every entry would be denied MAX_LOSS_PER_TRADE_EXCEEDED`
+            : limit === "max_position_size"
+              ? `above ${field} ${share}: every entry would be denied MAX_POSITION_EXCEEDED`
+              : `above ${field} ${share}: every entry would be denied MAX_EXPOSURE_EXCEEDED`;
+        const raise =
+          limit === "max_loss_per_trade"
+            ? `raise ${field} to at least ${Number((entry * stop!).toPrecision(6))}, or narrow the stop`
+            : `raise ${field} to at least ${entry}`;
+        issues.push({
+          loc: sizingLoc,
+          msg: `${prefix}execution.sizing.fraction ${sized} sizes an entry at ${entry} of the channel's equity while it holds nothing, ${reason}. Lower execution.sizing.fraction to at most ${most}, or ${raise}`,
+          type: "sizing_never_allowed",
+        });
+      }
+    });
+  });
+  return issues;
 }
 
 /** The id of the one channel a single-strategy configuration (`strategy_name` at the top) becomes. */
@@ -251,7 +349,7 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
     timeframe,
     risk_config: risk,
     risk_given: given,
-    execution: { ...(execution.success ? execution.data : Execution.parse({})), ...defaultSizing(raw.execution, risk), timeframe },
+    execution: { ...(execution.success ? execution.data : Execution.parse({})), ...defaultSizing(raw.execution, risk, given, channels), timeframe },
     venue: raw.venue ?? "broker",
   };
 }

@@ -9,7 +9,7 @@ import type { Actor } from "../users";
 import { PerformanceMetrics } from "../engine/metrics";
 import { notifyWorker, type SessionCommandSink } from "./commands";
 import type { RunStore } from "./runs";
-import { normalizeConfig, riskGiven, SessionConfig, strategyNameOf, strategyParamsOf } from "./session-config";
+import { normalizeConfig, riskGiven, SessionConfig, sizingIssues, strategyNameOf, strategyParamsOf } from "./session-config";
 import { closingFigures } from "./closing";
 import { engineOf } from "./run-update";
 
@@ -262,9 +262,26 @@ export async function owned(deps: SessionDeps, actor: Actor, id: string): Promis
 /** Creates a session in `created`. */
 export async function create(deps: SessionDeps, actor: Actor, input: unknown): Promise<StoredSession> {
   const body = parseOrThrow(TradingSessionCreate, input, ["body"]);
-  const tradable = body.tradable_symbols ? normalizeSymbols(body.tradable_symbols) : null;
-  const config = normalizeConfig(body.config, tradable ?? []);
   const problems: ValidationIssue[] = [];
+  // Every problem of the body at once: each check's are collected before any is answered.
+  const collected = <T>(check: () => T): T | undefined => {
+    try {
+      return check();
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      problems.push(...error.issues);
+      return undefined;
+    }
+  };
+  const tradable = body.tradable_symbols ? (collected(() => normalizeSymbols(body.tradable_symbols!)) ?? null) : null;
+  const config = collected(() => normalizeConfig(body.config, tradable ?? []));
+  // A sizing the session's risk limits deny every entry of (docs/trading-sessions.md "A sizing the limits never allow").
+  if (config)
+    problems.push(
+      ...sizingIssues(config, ["body", "config", "execution", "sizing", "fraction"], (field, channel) =>
+        channel !== undefined ? `config.channels.${channel}.risk_limits.${field}` : `config.risk_config.${field}`,
+      ),
+    );
   if (body.start_date && body.end_date && body.start_date > body.end_date) {
     problems.push({ loc: ["body", "end_date"], msg: `end_date ${body.end_date} is before start_date ${body.start_date}`, type: "date_order" });
   }
@@ -276,7 +293,7 @@ export async function create(deps: SessionDeps, actor: Actor, input: unknown): P
       type: "value_error",
     });
   }
-  if (problems.length > 0) throw new ValidationError(problems);
+  if (problems.length > 0 || !config) throw new ValidationError(problems);
   const now = iso(deps.now());
   const session: StoredSession = {
     id: deps.newId(),
