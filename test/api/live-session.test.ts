@@ -10,7 +10,7 @@ import { WorkerHarness } from "../support/worker-harness";
  * fake LongPort. Bars come from trades the fake pushes, orders go to its account, fills come back
  * from its pushes and lists; the session's books end equal to the account's to the cent.
  */
-const START = "2024-03-15T19:40:00Z"; // a Friday, 15:40 in New York (EDT): twenty minutes before the close
+const START = "2024-03-15T19:30:00Z"; // a Friday, 15:30 in New York (EDT): half an hour before the close
 let fake: FakeLongport;
 beforeAll(async () => {
   fake = await startFakeLongport({ start: START, quoteRateLimit: null, cash: { USD: 100_000, HKD: 0 } });
@@ -89,7 +89,7 @@ describe("a live session through LongPort's protocol", () => {
     worker = await h.newWorker();
     for (let i = 0; i < 3; i++) await minute(worker, 190);
     const run = (await h.api.services.trading.sessions.runs.get(sessionId))!;
-    expect(run.progress?.cursor_ms).toBe(Date.parse("2024-03-15T19:43:00Z"));
+    expect(run.progress?.cursor_ms).toBe(Date.parse("2024-03-15T19:33:00Z"));
   });
 
   /** The fake's order carrying an engine order id as its remark. */
@@ -175,6 +175,22 @@ describe("a live session through LongPort's protocol", () => {
     fake.account.cancel(foreign.orderId);
   });
 
+  it("exits by its watched target: a bar reaches it, the stop resting at LongPort is cancelled there first, then a market order goes out", async () => {
+    const before = new Set(fake.account.orders.keys());
+    await minute(worker, 210); // the bar reaches the 10 % target: the engine fires it and asks LongPort to cancel the stop
+    await minute(worker, 210); // the stop's cancel is sent and confirmed
+    await minute(worker, 210); // the target goes out as a market order
+    const sent = [...fake.account.orders.values()].filter((o) => !before.has(o.orderId) && o.orderType === "MO");
+    expect(sent.map((o) => [o.side, o.quantity])).toEqual([["Sell", 60]]);
+    expect([...fake.account.orders.values()].filter((o) => o.orderType === "MIT" && o.status === "NewStatus")).toEqual([]);
+    fake.account.fill(sent[0]!.orderId, { quantity: 60, price: 210 });
+    await pause(50);
+    await minute(worker, 210);
+    const closed = (await h.logs(sessionId)).filter((e) => e.type === "trade_closed");
+    expect(closed.map((e) => e.data.exit_reason)).toEqual(["take_profit"]);
+    expect(fake.account.positions.get("AAPL.US")?.quantity ?? 0).toBe(0);
+  });
+
   it("feeds the close's 1-minute bar and the daily bar before the day ends, and its books equal the account's to the cent", async () => {
     const daysBefore = JSON.stringify((await h.api.services.trading.sessions.runs.get(sessionId))!.snapshot!.channels.days);
     while (h.clock < Date.parse("2024-03-15T20:00:00Z")) await minute(worker, 190);
@@ -184,7 +200,7 @@ describe("a live session through LongPort's protocol", () => {
     expect(JSON.stringify(run.snapshot!.channels.days)).not.toBe(daysBefore);
     const view = await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/positions/latest`, 200, { token: h.token });
     const held = view.positions.find((p: { symbol: string }) => p.symbol === "AAPL.US");
-    expect(held.quantity).toBe(String(fake.account.positions.get("AAPL.US")!.quantity));
+    expect(held?.quantity ?? "0").toBe(String(fake.account.positions.get("AAPL.US")?.quantity ?? 0));
     const engineCash = Object.values(run.snapshot!.channels).reduce((sum, channel) => sum.plus(channel.cash.USD ?? 0), new Dec(0));
     expect(engineCash.toFixed(2)).toBe(new Dec(fake.account.cash.get("USD")!).toFixed(2));
   });
