@@ -190,6 +190,50 @@ describe("backtest tasks", () => {
     expect(Math.abs(Number(Object.values(result.final_value_by_currency)[0]) - ref.final_value)).toBeLessThan(1e-6);
   });
 
+  it("carries warnings: the orders denied by reason with their counts, and the optimistic assumptions it ran under", async () => {
+    // A 5 % drawdown halts the channel's entries for good: every later entry is denied CHANNEL_HALTED.
+    const { backtestId } = await startBacktest("AAPL.US", {
+      strategy_config: {
+        fast_period: 10,
+        slow_period: 30,
+        execution: { commission: { model: "percent", rate: 0 }, sizing: { model: "cash_fraction", fraction: 0.95 }, fill: "close" },
+        risk_config: { ...REFERENCE_RISK, max_drawdown: 0.05 },
+      },
+    });
+    await runToEnd(backtestId, 500);
+    const result = await api.json("GET", `/api/v1/backtest/${backtestId}/result`, 200, { token: user.token });
+    const denied = result.performance_metrics.denied_orders;
+    expect(denied).toBeGreaterThan(5);
+    expect(result.warnings).toEqual([
+      {
+        code: "ORDERS_DENIED",
+        reason: "CHANNEL_HALTED",
+        count: denied,
+        message: `${denied} orders denied CHANNEL_HALTED by the pre-trade checks, so not placed (the first: channel main is halted by its drawdown limit)`,
+      },
+      { code: "NO_SLIPPAGE", message: expect.stringContaining("execution.slippage_bps 0") },
+      { code: "NO_FEES", message: expect.stringContaining("execution.commission percent at rate 0") },
+      { code: "FILLS_AT_SIGNAL_CLOSE", message: expect.stringContaining('execution.fill "close"') },
+    ]);
+    // The figures a trader reads: money to the cent, prices to at most 4 decimals.
+    for (const point of result.equity_curve) expect(point.equity).toMatch(/^-?\d+\.\d{2}$/);
+    for (const field of ["initial_equity", "final_equity", "fees_paid", "realized_pnl", "unrealized_pnl", "total_pnl"])
+      expect(result.performance_metrics[field]).toMatch(/^-?\d+\.\d{2}$/);
+    expect(result.final_capital).toMatch(/^-?\d+\.\d{2}$/);
+    for (const trade of result.trades) for (const price of [trade.entry_price, trade.exit_price]) expect(price).toMatch(/^\d+(\.\d{1,4})?$/);
+    // Realistic execution, no denials: no warnings.
+    const { backtestId: plain } = await startBacktest("AAPL.US", {
+      strategy_config: {
+        fast_period: 10,
+        slow_period: 30,
+        execution: { commission: { model: "broker" }, sizing: { model: "cash_fraction", fraction: 0.95 }, slippage_bps: 5 },
+        risk_config: REFERENCE_RISK,
+      },
+    });
+    await runToEnd(plain, 500);
+    expect((await api.json("GET", `/api/v1/backtest/${plain}/result`, 200, { token: user.token })).warnings).toEqual([]);
+  });
+
   it("keeps a pause asked for while Prepare starts the imports: progress says pausing, then paused", async () => {
     const deps = api.services.trading.backtests;
     // A symbol without stored candles: Prepare imports them.

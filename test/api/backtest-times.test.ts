@@ -119,7 +119,7 @@ function offClose(symbol: string, events: StoredEvent[]) {
 
 describe("a backtest's times", () => {
   it("over a year of 1-minute bars: never go back, every day_end at 16:00 New York (13:00 on half days), current_time the last bar's close", async () => {
-    const { events, progress } = await runBacktest("SPY.US", "1m", "2024-01-01", "2024-12-31", 20_000);
+    const { backtest_id, events, progress } = await runBacktest("SPY.US", "1m", "2024-01-01", "2024-12-31", 20_000);
     const submitted = events.filter((e) => e.type === "order_submitted");
     expect(submitted.length).toBeGreaterThan(1000);
     // Some orders are placed at a day's last close, the instant its day_end is stamped at.
@@ -131,6 +131,17 @@ describe("a backtest's times", () => {
     // Half days close at 13:00 New York (18:00 UTC in winter).
     expect(dayEnds.find((e) => isoDateOf(Number(e.data.day)) === "2024-11-29")!.time).toBe(Date.parse("2024-11-29T18:00:00Z"));
     expect(progress).toMatchObject({ status: "completed", current_time: "2024-12-31T21:00:00.000Z" });
+    // Filled at the next minute's open with no slippage, and more signals than the default 50 orders a day: the result says so.
+    const result = await api.json("GET", `/api/v1/backtest/${backtest_id}/result`, 200, { token: user.token });
+    expect(result.warnings.map((w: { code: string; reason?: string }) => [w.code, w.reason])).toEqual([
+      ["ORDERS_DENIED", "MAX_DAILY_TRADES_EXCEEDED"],
+      ["NO_SLIPPAGE", undefined],
+      ["FILLS_AT_NEXT_MINUTE_OPEN", undefined],
+    ]);
+    expect(result.warnings[0].count).toBe(events.filter((e) => e.type === "order_denied").length);
+    expect(result.warnings[2].message).toBe(
+      "Market orders fill at the open of the next 1-minute bar, a minute after their signal, at that bar's first price, whole, whatever the bar's volume (execution.max_participation caps an order's share of it): a real order waits in a queue and may not get that price",
+    );
   }, 300_000);
 
   for (const symbol of ["AAPL.US", "700.HK"] as const) {

@@ -6930,10 +6930,26 @@ export interface components {
             }[];
             equity_curve: {
                 date: string;
+                /** @description The day's closing equity, to the cent */
                 equity: string;
             }[];
+            /** @description What made the run trade less than asked (denials and rejections by reason, with counts) and the optimistic assumptions it ran under; empty when none */
+            warnings: components["schemas"]["BacktestWarning"][];
             bars_processed: number;
             completed_at: string | null;
+        };
+        BacktestWarning: {
+            /**
+             * @description ORDERS_DENIED: orders the pre-trade checks denied, per reason; ORDERS_REJECTED: orders refused at their fill, per reason; NO_SLIPPAGE: execution.slippage_bps 0; NO_FEES: a percent commission at rate 0; FILLS_AT_NEXT_MINUTE_OPEN: market orders fill at the next 1-minute bar's open; FILLS_AT_SIGNAL_CLOSE: market orders fill at the close of the bar that signalled them
+             * @enum {string}
+             */
+            code: "ORDERS_DENIED" | "ORDERS_REJECTED" | "NO_SLIPPAGE" | "NO_FEES" | "FILLS_AT_NEXT_MINUTE_OPEN" | "FILLS_AT_SIGNAL_CLOSE";
+            /** @description What happened or what was assumed, and what to change */
+            message: string;
+            /** @description ORDERS_DENIED and ORDERS_REJECTED: the reason (MAX_POSITION_EXCEEDED, INSUFFICIENT_CASH…) */
+            reason?: string;
+            /** @description ORDERS_DENIED and ORDERS_REJECTED: how many orders, each counted under every reason it was denied for */
+            count?: number;
         };
         DataSyncStatusResponse: {
             sync_state: components["schemas"]["SyncState"];

@@ -7,7 +7,7 @@ import { dayNumberOf, isoDateOf, utcToZoned, zonedTimeToUtc } from "../market/zo
 import { Strategies } from "../strategies/index";
 import { iso } from "../time";
 import type { Actor } from "../users";
-import { normalizeConfig, sizingIssues, strategyNameOf, type SessionConfig } from "../trading/session-config";
+import { feedsOf, normalizeConfig, sizingIssues, strategyNameOf, type SessionConfig } from "../trading/session-config";
 import { owned, type StoredSession } from "../trading/sessions";
 import { type BacktestControlDeps, type BacktestProgress, BacktestRequest, type BacktestResult, type StoredBacktest } from "./backtest-model";
 import { listsOf } from "./backtest-result";
@@ -455,7 +455,10 @@ export async function stop(deps: BacktestControlDeps, actor: Actor, id: string) 
 /** The result of a finished or stopped backtest; 409 while it still runs. */
 export async function result(deps: BacktestControlDeps, actor: Actor, id: string): Promise<BacktestResult> {
   const backtest = await ownedBacktest(deps, actor, id);
-  if (backtest.result) return { ...backtest.result, ...(await listsOf(deps, runIdOf(backtest))) };
+  if (backtest.result) {
+    const feeds = feedsOf(backtest.config).map((feed) => feed.timeframe);
+    return { ...backtest.result, ...(await listsOf(deps, runIdOf(backtest), { ...backtest.result, feeds })) };
+  }
   if (backtest.status === "failed") throw new DomainError(409, "BACKTEST_FAILED", `Backtest ${id} failed: ${backtest.error ?? "unknown error"}`);
   throw conflict("BACKTEST_NOT_FINISHED", `Backtest ${id} is ${backtest.status}; its result is ready when it completes or is stopped`, {
     status: backtest.status,

@@ -107,6 +107,24 @@ const ClosedTrade = z.object({
     .describe("What closed it: a protective order, the strategy's signal, or an order placed by hand"),
 });
 
+/**
+ * Something a trader should know before trusting a result (docs/backtests.md "Warnings"): what
+ * made it trade less than its strategy asked, and the optimistic assumptions it was run under.
+ */
+export const BacktestWarning = z
+  .object({
+    code: z
+      .enum(["ORDERS_DENIED", "ORDERS_REJECTED", "NO_SLIPPAGE", "NO_FEES", "FILLS_AT_NEXT_MINUTE_OPEN", "FILLS_AT_SIGNAL_CLOSE"])
+      .describe(
+        "ORDERS_DENIED: orders the pre-trade checks denied, per reason; ORDERS_REJECTED: orders refused at their fill, per reason; NO_SLIPPAGE: execution.slippage_bps 0; NO_FEES: a percent commission at rate 0; FILLS_AT_NEXT_MINUTE_OPEN: market orders fill at the next 1-minute bar's open; FILLS_AT_SIGNAL_CLOSE: market orders fill at the close of the bar that signalled them",
+      ),
+    message: z.string().describe("What happened or what was assumed, and what to change"),
+    reason: z.string().optional().describe("ORDERS_DENIED and ORDERS_REJECTED: the reason (MAX_POSITION_EXCEEDED, INSUFFICIENT_CASH…)"),
+    count: z.int().optional().describe("ORDERS_DENIED and ORDERS_REJECTED: how many orders, each counted under every reason it was denied for"),
+  })
+  .meta({ id: "BacktestWarning" });
+export type BacktestWarning = z.infer<typeof BacktestWarning>;
+
 /** The result of a finished (or stopped) backtest. */
 export const BacktestResult = z
   .object({
@@ -131,15 +149,18 @@ export const BacktestResult = z
     channels: z.record(z.string(), PerformanceMetrics),
     fills: z.array(Fill),
     trades: z.array(ClosedTrade),
-    equity_curve: z.array(z.object({ date: z.string(), equity: z.string() })),
+    equity_curve: z.array(z.object({ date: z.string(), equity: z.string().describe("The day's closing equity, to the cent") })),
+    warnings: z
+      .array(BacktestWarning)
+      .describe("What made the run trade less than asked (denials and rejections by reason, with counts) and the optimistic assumptions it ran under; empty when none"),
     bars_processed: z.int(),
     completed_at: z.string().nullable(),
   })
   .meta({ id: "BacktestResult" });
 export type BacktestResult = z.infer<typeof BacktestResult>;
 
-/** What finalize stores on the backtest: the result without its lists, which are read from the run's log (they can outgrow an item). */
-export type BacktestSummary = Omit<BacktestResult, "fills" | "trades" | "equity_curve">;
+/** What finalize stores on the backtest: the result without its lists and warnings, which are read from the run's log (they can outgrow an item). */
+export type BacktestSummary = Omit<BacktestResult, "fills" | "trades" | "equity_curve" | "warnings">;
 
 /** A backtest as stored. Progress lives in its run; this record holds the plan and the control flags. */
 export interface StoredBacktest extends Controlled {

@@ -7,7 +7,7 @@ import { valueIn } from "../trading/closing";
 import { allOf } from "../trading/pages";
 import { priceAnswer, type StoredEvent, type StoredRun } from "../trading/runs";
 import { iso } from "../time";
-import type { BacktestControlDeps, BacktestResult, BacktestSummary, StoredBacktest } from "./backtest-model";
+import type { BacktestControlDeps, BacktestResult, BacktestSummary, BacktestWarning, StoredBacktest } from "./backtest-model";
 
 /**
  * A backtest's result: the summary finalize stores on the backtest (metrics, final capital), and
@@ -52,7 +52,11 @@ export function summaryOf(backtest: StoredBacktest, run: StoredRun, engine: Trad
  * under `max_participation` gives one per part, also when its rest was cancelled), closed trades
  * and the daily equity curve.
  */
-export async function listsOf(deps: BacktestControlDeps, runId: string): Promise<Pick<BacktestResult, "fills" | "trades" | "equity_curve">> {
+export async function listsOf(
+  deps: BacktestControlDeps,
+  runId: string,
+  summary: Pick<BacktestSummary, "execution" | "timeframe"> & { feeds?: string[] },
+): Promise<Pick<BacktestResult, "fills" | "trades" | "equity_curve" | "warnings">> {
   // One pass over the log (a backtest's chunks write it as a few blocks), not one per category.
   const log = await allOf((cursor) => deps.runs.events(runId, { limit: LOG_PAGE, cursor }));
   const trades = log.filter((e) => e.category === "trade");
@@ -80,7 +84,89 @@ export async function listsOf(deps: BacktestControlDeps, runId: string): Promise
       dayEnds.map((e) => ({ date: isoDateOf(Number(e.data.day)), equity: new Dec(Number(e.data.equity)).toFixed(2) })),
       MAX_CURVE_POINTS,
     ),
+    warnings: warningsOf(log, summary),
   };
+}
+
+/** How many orders each reason stopped, with the first one's message (for a warning's example). */
+function byReason(events: StoredEvent[], reasonsOf: (data: Record<string, unknown>) => { reason: string; message: string }[]) {
+  const counts = new Map<string, { count: number; example: string }>();
+  for (const event of events) {
+    const seen = new Set<string>();
+    for (const { reason, message } of reasonsOf(event.data)) {
+      // An order is counted once under each reason, however many of its denials name it.
+      if (seen.has(reason)) continue;
+      seen.add(reason);
+      const entry = counts.get(reason);
+      if (entry) entry.count++;
+      else counts.set(reason, { count: 1, example: message });
+    }
+  }
+  return [...counts.entries()].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]));
+}
+
+const orders = (count: number) => `${count} order${count === 1 ? "" : "s"}`;
+
+/**
+ * A result's warnings (docs/backtests.md "Warnings"): the orders the pre-trade checks denied and
+ * those refused at their fill, by reason with counts (what made the run trade less than its
+ * strategy asked), then the optimistic assumptions the run's execution makes: no slippage, no fees,
+ * market orders filled at the next 1-minute bar's open, or at the signal's own close.
+ */
+export function warningsOf(log: StoredEvent[], summary: Pick<BacktestSummary, "execution" | "timeframe"> & { feeds?: string[] }): BacktestWarning[] {
+  const warnings: BacktestWarning[] = [];
+  const denied = byReason(
+    log.filter((e) => e.type === "order_denied"),
+    (data) => {
+      const denials = (data.denials as { reason: string; message: string }[] | undefined) ?? [];
+      return denials.length > 0 ? denials : [{ reason: String(data.reason), message: String(data.message ?? "") }];
+    },
+  );
+  for (const [reason, { count, example }] of denied) {
+    warnings.push({
+      code: "ORDERS_DENIED",
+      reason,
+      count,
+      message: `${orders(count)} denied ${reason} by the pre-trade checks, so not placed${example ? ` (the first: ${example})` : ""}`,
+    });
+  }
+  const rejected = byReason(
+    log.filter((e) => e.type === "order_rejected"),
+    (data) => [{ reason: String(data.reason), message: String(data.message ?? "") }],
+  );
+  for (const [reason, { count, example }] of rejected) {
+    warnings.push({ code: "ORDERS_REJECTED", reason, count, message: `${orders(count)} rejected ${reason} at the fill${example ? ` (the first: ${example})` : ""}` });
+  }
+  const { execution } = summary;
+  if (execution.slippage_bps === 0) {
+    warnings.push({
+      code: "NO_SLIPPAGE",
+      message:
+        "Fills are at the bars' prices with no slippage (execution.slippage_bps 0): a real order pays the spread and moves the price against it. Set execution.slippage_bps (a few basis points for a liquid stock) to charge it",
+    });
+  }
+  if (execution.commission.model === "percent" && execution.commission.rate === 0) {
+    warnings.push({
+      code: "NO_FEES",
+      message:
+        'No fees are charged (execution.commission percent at rate 0): a broker charges every fill. Use {"model": "broker"} for LongPort\'s fee schedule, or a percent rate',
+    });
+  }
+  const minutes = summary.timeframe === "1m" || (summary.feeds ?? []).includes("1m");
+  if (execution.fill === "next_open" && minutes) {
+    warnings.push({
+      code: "FILLS_AT_NEXT_MINUTE_OPEN",
+      message: `Market orders fill at the open of the next 1-minute bar, a minute after their signal, at that bar's first price${execution.max_participation === undefined ? ", whole, whatever the bar's volume (execution.max_participation caps an order's share of it)" : ""}: a real order waits in a queue and may not get that price`,
+    });
+  }
+  if (execution.fill === "close") {
+    warnings.push({
+      code: "FILLS_AT_SIGNAL_CLOSE",
+      message:
+        'Market orders fill at the close of the bar that signalled them (execution.fill "close"): the price the signal was computed from, which an order sent after seeing it cannot get. "next_open" fills at the next bar\'s open',
+    });
+  }
+  return warnings;
 }
 
 type ExitReasonOfTrade = BacktestResult["trades"][number]["exit_reason"];
