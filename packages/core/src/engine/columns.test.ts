@@ -4,7 +4,7 @@ import { defaults as riskDefaults } from "../risk/risk";
 import type { Bar, BarColumns } from "../strategies/strategy";
 import { TradingEngine } from "./engine";
 import type { EngineSetup, ProtectiveExits } from "./setup";
-import { referenceCase } from "./testing/reference";
+import { EXIT_VARIANTS, exitCase, referenceCase, referenceSetup } from "./testing/reference";
 import { singleStrategySetup } from "./testing/setups";
 import { seededRandom } from "../indicators/testing/random-bars";
 
@@ -207,25 +207,20 @@ describe("the batch path (onColumns) against the streaming path (onBar)", () => 
     });
   }
 
-  it("reproduces the reference backtest's fills and final value over columns", () => {
-    const ref = referenceCase("AAPL.US");
-    const engine = new TradingEngine(
-      singleStrategySetup({
-        symbols: ["AAPL.US"],
-        parameters: { fast_period: ref.rules.fast, slow_period: ref.rules.slow, ma_type: "sma" },
-        capital: String(ref.rules.initial_cash),
-        execution: {
-          commission: { model: "percent", rate: ref.rules.commission_rate },
-          sizing: { model: "cash_fraction", fraction: ref.rules.allocation },
-          fill: "next_open",
-        },
-        lots: { "AAPL.US": ref.rules.lot },
-      }),
-    );
-    engine.onColumns(columnsOf(ref.bars), 0, ref.bars.length, "1d");
-    engine.endDay();
-    const fills = engine.drainEvents().filter((e) => e.type === "order_filled");
-    expect(fills.map((e) => [e.data.side, e.data.quantity])).toEqual(ref.fills.map((f) => [f.side, f.quantity]));
-    expect(Math.abs(engine.view(null).equity - ref.final_value)).toBeLessThan(1e-6);
+  it("reproduces the reference backtest's fills and final value over columns, and those of its protective-exit fixtures", () => {
+    const exitCases = EXIT_VARIANTS.map((variant) => {
+      const ref = exitCase("AAPL.US", variant);
+      const { stop_loss_pct, take_profit_pct, trailing_stop_pct } = ref.rules;
+      return { ref, exits: { stop_loss_pct, take_profit_pct, trailing_stop_pct } };
+    });
+    for (const { ref, exits } of [{ ref: referenceCase("AAPL.US"), exits: undefined }, ...exitCases]) {
+      const engine = new TradingEngine(referenceSetup(ref, exits));
+      engine.onColumns(columnsOf(ref.bars), 0, ref.bars.length, "1d");
+      engine.endDay();
+      const fills = engine.drainEvents().filter((e) => e.type === "order_filled");
+      const reasonOf = (f: (typeof ref.fills)[number]) => ("exit_reason" in f && f.exit_reason !== "crossover" ? f.exit_reason : null);
+      expect(fills.map((e) => [e.data.side, e.data.quantity, e.data.exit_reason ?? null])).toEqual(ref.fills.map((f) => [f.side, f.quantity, reasonOf(f)]));
+      expect(Math.abs(engine.view(null).equity - ref.final_value)).toBeLessThan(1e-6);
+    }
   });
 });

@@ -2,25 +2,10 @@ import { describe, expect, it } from "vitest";
 import { TradingEngine } from "./engine";
 import type { EngineEvent, FillData } from "./events";
 import type { ProtectiveExits } from "./setup";
-import { EXIT_VARIANTS, exitCase, referenceCase, REFERENCE_SYMBOLS, type ReferenceCase } from "./testing/reference";
-import { singleStrategySetup } from "./testing/setups";
+import { EXIT_VARIANTS, exitCase, referenceCase, referenceSetup, REFERENCE_SYMBOLS, type ReferenceCase } from "./testing/reference";
 
-/** The reference rules' engine (SMA cross, percent commission, all-in sizing, next-open fills) with `exits` on its entries. */
-function referenceEngine(ref: Pick<ReferenceCase, "symbol" | "rules">, exits?: ProtectiveExits): TradingEngine {
-  const setup = singleStrategySetup({
-    symbols: [ref.symbol],
-    parameters: { fast_period: ref.rules.fast, slow_period: ref.rules.slow, ma_type: "sma" },
-    capital: String(ref.rules.initial_cash),
-    execution: {
-      commission: { model: "percent", rate: ref.rules.commission_rate },
-      sizing: { model: "cash_fraction", fraction: ref.rules.allocation },
-      fill: "next_open",
-    },
-    lots: { [ref.symbol]: ref.rules.lot },
-  });
-  if (exits) setup.channels[0].strategies[0].exits = exits;
-  return new TradingEngine(setup);
-}
+/** The reference rules' engine with `exits` on its entries. */
+const referenceEngine = (ref: Pick<ReferenceCase, "symbol" | "rules">, exits?: ProtectiveExits) => new TradingEngine(referenceSetup(ref, exits));
 
 type Fill = FillData & { order_type: string; exit_reason?: string; trigger_price?: number; gap?: boolean };
 

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Bar } from "../../strategies/strategy";
+import type { EngineSetup, ProtectiveExits } from "../setup";
+import { singleStrategySetup } from "./setups";
 
 /**
  * The backtest reference fixtures (`shared/reference/backtest/`, beside the repository): frozen
@@ -56,6 +58,23 @@ export function referenceCase(symbol: "AAPL.US" | "700.HK"): ReferenceCase {
 }
 
 export const REFERENCE_SYMBOLS = ["AAPL.US", "700.HK"] as const;
+
+/** The reference rules as an engine setup (SMA cross, percent commission, all-in sizing, next-open fills), with `exits` on its entries. */
+export function referenceSetup(ref: Pick<ReferenceCase, "symbol" | "rules">, exits?: ProtectiveExits): EngineSetup {
+  const setup = singleStrategySetup({
+    symbols: [ref.symbol],
+    parameters: { fast_period: ref.rules.fast, slow_period: ref.rules.slow, ma_type: "sma" },
+    capital: String(ref.rules.initial_cash),
+    execution: {
+      commission: { model: "percent", rate: ref.rules.commission_rate },
+      sizing: { model: "cash_fraction", fraction: ref.rules.allocation },
+      fill: "next_open",
+    },
+    lots: { [ref.symbol]: ref.rules.lot },
+  });
+  if (exits) setup.channels[0].strategies[0].exits = exits;
+  return setup;
+}
 
 /** The protective-exit variants (EXITS.md): (a) a stop, (b) a stop and a target as an OCO pair, (c) a trailing stop. */
 export const EXIT_VARIANTS = ["a", "b", "c"] as const;
