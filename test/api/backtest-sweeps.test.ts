@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Backtests, Sweeps } from "../../packages/core/src/backtests/index";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
 import { referenceCase, REFERENCE_RISK } from "../../packages/core/src/engine/testing/reference";
 import { backtestHandlers } from "../../packages/functions/src/workflow/backtest";
@@ -176,6 +177,48 @@ describe("parameter sweeps", () => {
     expect(stopped.status).toBe("stopped");
     expect(stopped.ranking.length + stopped.not_ranked.length).toBe(4);
     await api.json("POST", `/api/v1/backtest/sweeps/${stopping.sweepId}/pause`, 409, { token: user.token });
+  });
+
+  it("ends paused, never completed, when a pause is accepted after its last run ended and before it is finalised; a resume finalises it", async () => {
+    // Its tasks driven by hand on an instance of its own, in the machine's order.
+    const manual = await createTestApi({}, { workflows: { start: async () => undefined } });
+    const candles = ref.bars.map((b) => ({ ...b, timestamp: b.timestamp / 1000, turnover: 0, trade_session: "Intraday" as const }));
+    await manual.services.candles.upsert("AAPL.US", "1d", CandleBatches.fromCandles(candles));
+    const owner = await manual.createUser();
+    const session = await manual.json("POST", "/api/v1/trading/sessions", 201, {
+      token: owner.token,
+      body: { session_name: "sweep", trading_mode: "backtest", asset_mode: "simulated", initial_capital: ref.rules.initial_cash, config: {} },
+    });
+    const { sweep_id } = await manual.json("POST", "/api/v1/backtest/sweeps", 200, {
+      token: owner.token,
+      body: {
+        session_id: session.id,
+        strategy_name: "ma_crossover",
+        strategy_config: { execution: EXECUTION, risk_config: REFERENCE_RISK },
+        parameters: { fast_period: [10], slow_period: [30] },
+        symbols: ["AAPL.US"],
+        ...WINDOW,
+        initial_capital: ref.rules.initial_cash,
+      },
+    });
+    const deps = manual.services.trading.backtests;
+    const planned = await Sweeps.plan(deps, { sweep_id });
+    expect(planned).toMatchObject({ status: "running", runs: [expect.any(String)] });
+    for (const backtest_id of planned.runs) {
+      let step = await Backtests.prepare(deps, { backtest_id });
+      while (step.status === "running") step = await Backtests.runChunk(deps, { backtest_id }, Date.now() + 60_000);
+      await Backtests.finalize(deps, { backtest_id });
+    }
+    expect((await Sweeps.plan(deps, { sweep_id })).status).toBe("done");
+    // The pause arrives now, between the plan's last look and Finalize.
+    expect((await manual.json("POST", `/api/v1/backtest/sweeps/${sweep_id}/pause`, 200, { token: owner.token })).status).toBe("pausing");
+    expect((await Sweeps.finalize(deps, { sweep_id })).status).toBe("paused");
+    expect(await manual.json("GET", `/api/v1/backtest/sweeps/${sweep_id}`, 200, { token: owner.token })).toMatchObject({ status: "paused", runs_done: 1 });
+    await manual.json("GET", `/api/v1/backtest/sweeps/${sweep_id}/result`, 409, { token: owner.token });
+    expect((await manual.json("POST", `/api/v1/backtest/sweeps/${sweep_id}/resume`, 200, { token: owner.token })).status).toBe("queued");
+    expect((await Sweeps.plan(deps, { sweep_id })).status).toBe("done");
+    expect((await Sweeps.finalize(deps, { sweep_id })).status).toBe("done");
+    expect((await manual.json("GET", `/api/v1/backtest/sweeps/${sweep_id}/result`, 200, { token: owner.token })).ranking).toHaveLength(1);
   });
 
   it("answers 422 naming out-of-range values and stating an oversized grid's size, 404 and 403 as for backtests", async () => {

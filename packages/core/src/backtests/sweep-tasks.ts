@@ -127,7 +127,11 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
   return out(sweep, "done");
 }
 
-/** Finalize: the sweep ends completed, or stopped (its runs not ended are marked stopped: they will not run). */
+/**
+ * Finalize: the sweep ends completed, or stopped (its runs not ended are marked stopped: they will
+ * not run), as the freshest sweep's flags say: a pause the service accepted since the plan last
+ * looked leaves it `paused` (a resume finalises it), never `completed`.
+ */
 export async function finalize(deps: SweepDeps, input: SweepTaskInput): Promise<SweepTaskOutput> {
   const sweep = await deps.sweeps.get(input.sweep_id);
   if (!sweep) throw sweepNotFound(input.sweep_id);
@@ -141,13 +145,16 @@ export async function finalize(deps: SweepDeps, input: SweepTaskInput): Promise<
       await endWithSweep(deps, run.id, now);
     }
   }
-  const done = await updateSweep(deps, sweep.id, (s) => ({
-    ...s,
-    status: stopped ? "stopped" : "completed",
-    finished_at: now,
-    message: stopped ? "Stopped" : "Completed",
-  }));
-  return out(done!, stopped ? "stopped" : "done");
+  const done = await updateSweep(deps, sweep.id, (s) => {
+    if (TERMINAL.includes(s.status)) return undefined;
+    if (!s.stop_requested && s.pause_requested)
+      return s.status === "paused" ? undefined : { ...s, status: "paused", message: "Paused: every run at a checkpoint" };
+    // A stop asked after the plan answered `done` finds every run ended: nothing is left to mark.
+    const status = s.stop_requested ? "stopped" : "completed";
+    return { ...s, status, finished_at: now, message: status === "stopped" ? "Stopped" : "Completed" };
+  });
+  const latest = done ?? (await deps.sweeps.get(sweep.id))!;
+  return out(latest, latest.status === "completed" ? "done" : latest.status === "paused" ? "paused" : "stopped");
 }
 
 /** Failure: records why the sweep's workflow failed. */
