@@ -161,15 +161,15 @@ function rangeIssues(symbols: string[], request: Pick<BacktestRequest, "start_da
       if (where) issues.push({ loc: ["body", field], msg: `${field} ${request[field]} is ${where} day the calendar knows: ${span}`, type: "outside_calendar" });
     }
     if (outside(first) || outside(last)) continue;
-    for (let day = first; day <= last; day++) {
-      let trades = false;
+    // The market's first regular session inside the window answers both questions (sessions are in time order).
+    days: for (let day = first; day <= last; day++) {
       for (const session of calendar.sessionsOfDay(day)) {
         if (session.session !== "Intraday" || session.end <= from || session.start >= to) continue;
-        trades = true;
         sessions++;
         if (session.start < nowMs) begun = true;
+        break days;
       }
-      if (!trades && last - first < NAMED_DAYS) closed.push(`${isoDateOf(day)} ${calendar.dayName(isoDateOf(day)) ?? "no regular session"}`);
+      if (last - first < NAMED_DAYS) closed.push(`${isoDateOf(day)} ${calendar.dayName(isoDateOf(day)) ?? "no regular session"}`);
     }
   }
   if (issues.length > 0) return issues;
