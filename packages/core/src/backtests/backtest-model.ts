@@ -152,7 +152,9 @@ export const BacktestResult = z
     equity_curve: z.array(z.object({ date: z.string(), equity: z.string().describe("The day's closing equity, to the cent") })),
     warnings: z
       .array(BacktestWarning)
-      .describe("What made the run trade less than asked (denials and rejections by reason, with counts) and the optimistic assumptions it ran under; empty when none"),
+      .describe(
+        "What made the run trade less than asked (denials and rejections by reason, with counts) and the optimistic assumptions it ran under; empty when none",
+      ),
     bars_processed: z.int(),
     completed_at: z.string().nullable(),
   })

@@ -135,7 +135,12 @@ export function warningsOf(log: StoredEvent[], summary: Pick<BacktestSummary, "e
     (data) => [{ reason: String(data.reason), message: String(data.message ?? "") }],
   );
   for (const [reason, { count, example }] of rejected) {
-    warnings.push({ code: "ORDERS_REJECTED", reason, count, message: `${orders(count)} rejected ${reason} at the fill${example ? ` (the first: ${example})` : ""}` });
+    warnings.push({
+      code: "ORDERS_REJECTED",
+      reason,
+      count,
+      message: `${orders(count)} rejected ${reason} at the fill${example ? ` (the first: ${example})` : ""}`,
+    });
   }
   const { execution } = summary;
   if (execution.slippage_bps === 0) {

@@ -196,7 +196,8 @@ export function sizingIssues(
         const sized = weight === 1 ? `${fraction}` : `${fraction} × weight ${weight} = ${entry}`;
         // A single-strategy configuration's one channel (`main`) goes without saying.
         const named = channel !== undefined && (config.channels.length > 1 || channel.channel_id !== SINGLE_CHANNEL_ID);
-        const where = channel === undefined ? "" : `${named ? `channel ${channel.channel_id}` : ""}${strategies.length > 1 ? `${named ? ", " : ""}${strategy_name}` : ""}`;
+        const where =
+          channel === undefined ? "" : `${named ? `channel ${channel.channel_id}` : ""}${strategies.length > 1 ? `${named ? ", " : ""}${strategy_name}` : ""}`;
         const prefix = where ? `${where}: ` : "";
         const own =
           channel !== undefined && limit !== "max_position_size" && limit !== "max_total_exposure" && channel.risk_limits[limit] !== config.risk_config[limit];
