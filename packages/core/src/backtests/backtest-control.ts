@@ -309,9 +309,14 @@ export function plan(
   };
 }
 
-/** The symbols of a request the provider does not know, as `plan` takes them. */
-export async function unknownOf(deps: Pick<BacktestControlDeps, "unknownSymbols">, symbols: string[]): Promise<ReadonlySet<string>> {
-  return new Set(await deps.unknownSymbols(normalSymbols(symbols)));
+/**
+ * The symbols of a request the provider does not know, as `plan` takes them. `besideOthers`: the
+ * request is refused for other problems already, so a provider that cannot answer leaves this
+ * question out of the 422 rather than turning it into a 502.
+ */
+export async function unknownOf(deps: Pick<BacktestControlDeps, "unknownSymbols">, symbols: string[], besideOthers = false): Promise<ReadonlySet<string>> {
+  const asked = deps.unknownSymbols(normalSymbols(symbols));
+  return new Set(besideOthers ? await asked.catch(() => []) : await asked);
 }
 
 /** The fields of `body` its schema's own field schemas accept, each alone. */
@@ -349,7 +354,7 @@ export function requestIssues(
  */
 export async function invalidRequest(deps: BacktestControlDeps, actor: Actor, body: unknown, issues: ValidationIssue[]): Promise<ValidationError> {
   const request = wellFormed(BacktestRequest, body);
-  const [session, unknown] = await Promise.all([sessionOrNone(deps, actor, request.session_id), unknownOf(deps, request.symbols ?? [])]);
+  const [session, unknown] = await Promise.all([sessionOrNone(deps, actor, request.session_id), unknownOf(deps, request.symbols ?? [], true)]);
   return new ValidationError([...issues, ...check(deps, session, request, unknown).issues]);
 }
 

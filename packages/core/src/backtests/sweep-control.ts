@@ -161,7 +161,7 @@ function sweepIssues(
  */
 export async function invalidRequest(deps: SweepControlDeps, actor: Actor, body: unknown, issues: ValidationIssue[]): Promise<ValidationError> {
   const request = wellFormed(SweepRequest, body);
-  const [session, unknown] = await Promise.all([sessionOrNone(deps, actor, request.session_id), unknownOf(deps, request.symbols ?? [])]);
+  const [session, unknown] = await Promise.all([sessionOrNone(deps, actor, request.session_id), unknownOf(deps, request.symbols ?? [], true)]);
   return new ValidationError([...issues, ...sweepIssues(deps, session, request, unknown)]);
 }
 
