@@ -247,7 +247,7 @@ describe("trading engine", () => {
     engine.drainEvents();
     const { order } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 10 }, Date.UTC(2024, 0, 2, 21));
     // Bars do not fill it: the broker does.
-    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 3), open: 101, high: 102, low: 100, close: 101, volume: 1 }, "1d");
+    engine.onBar({ symbol: "AAPL.US", timestamp: Date.UTC(2024, 0, 3, 14, 30), open: 101, high: 102, low: 100, close: 101, volume: 1 }, "1m");
     expect(engine.view("main").pending_orders).toHaveLength(1);
     engine.routed(order!.order_id, "B-1");
     engine.routed(order!.order_id, "B-2");

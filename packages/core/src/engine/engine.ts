@@ -184,14 +184,14 @@ export class TradingEngine implements EngineCore {
       const { channel, sleeve } = listeners[i];
       if (sleeve.role !== null) {
         multiTimeframeBar(this, channel, sleeve, bar, timeframe, closeTime);
-        this.time = at;
+        this.clockTo(at);
         continue;
       }
       const signals = sleeve.strategy!.onBar(bar);
       if (signals.length === 0) continue;
-      this.time = closeTime;
+      this.clockTo(closeTime);
       for (const signal of signals) this.onSignal(channel, sleeve, signal, bar.close);
-      this.time = at;
+      this.clockTo(at);
     }
     // An entry filled at this close (`execution.fill: "close"`).
     if (this.exitsDue.length > 0) settleExits(this, closeTime, bar.close);
@@ -240,7 +240,7 @@ export class TradingEngine implements EngineCore {
       if (this.exitsDue.length > 0) settleExits(this, closeAt, close[i]);
       if (!this.barFills && this.pending.length > 0) this.watch(info.symbol, at, closeAt, high[i], low[i], close[i]);
       if (i !== next) continue;
-      this.time = closeAt;
+      this.clockTo(closeAt);
       for (let l = 0; l < listeners.length; l++) {
         const list = signals[l];
         while (cursors[l] < list.length && list[cursors[l]].index === i) {
@@ -248,7 +248,7 @@ export class TradingEngine implements EngineCore {
           this.onSignal(channel, sleeve, list[cursors[l]++].signal, close[i]);
         }
       }
-      this.time = at;
+      this.clockTo(at);
       if (this.exitsDue.length > 0) settleExits(this, closeAt, close[i]);
       next = nextSignal(signals, cursors, listeners.length);
     }
@@ -266,15 +266,24 @@ export class TradingEngine implements EngineCore {
 
   /** At a broker, the protective orders the engine watches on a bar of `symbol` (`exits.ts` `watchExits`), stamped at the bar's close. */
   private watch(symbol: string, at: number, closeTime: number, high: number, low: number, close: number) {
-    this.time = closeTime;
+    this.clockTo(closeTime);
     watchExits(this, symbol, at, high, low, close);
-    this.time = at;
+    this.clockTo(at);
+  }
+
+  /**
+   * Sets the clock as a bar's steps go: on bars back and forth between the bar's open (its fills)
+   * and its close (its signals); at a broker it never goes back, as the broker's reports and the
+   * API's commands are stamped when they happen, between bars that reach the run after they closed.
+   */
+  private clockTo(time: number) {
+    this.time = this.barFills ? time : Math.max(this.time, time);
   }
 
   /** What every bar does before the strategies see it: day rollover, fills, the last price and the monitors. */
   private step(info: SymbolInfo, at: number, open: number, high: number, low: number, close: number, volume: number) {
     if (at >= this.dayEnd || at < this.dayStart) rollTo(this, at);
-    this.time = at;
+    this.clockTo(at);
     this.barVolume = volume;
     const filled = this.barFills && this.pending.length > 0 && fillPending(this, info.symbol, at, open, high, low, close);
     info.last = close;
@@ -596,8 +605,8 @@ export class TradingEngine implements EngineCore {
   // ---- a broker venue's reports (docs/session-worker.md, "Orders at the broker"; `venue-reports.ts`) ----
 
   /** The broker took the order under `venueOrderId` (`order_routed`); once only. */
-  routed(orderId: string, venueOrderId: string): void {
-    orderRouted(this, orderId, venueOrderId);
+  routed(orderId: string, venueOrderId: string, at?: number): void {
+    orderRouted(this, orderId, venueOrderId, at);
   }
 
   /** The broker executed `quantity` of the order at `price` (its trade `tradeId`, booked once). */

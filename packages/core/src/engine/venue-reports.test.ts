@@ -76,4 +76,20 @@ describe("a broker's reports", () => {
     expect(engine.snapshot().pending[0]).toMatchObject({ quantity: 8 });
     expect(engine.snapshot().pending[0]!.venue_replace).toBeUndefined();
   });
+
+  it("stamps the routing when the worker learnt it, never before the order, and keeps a broker session's clock from going back with a bar fed late", () => {
+    const setup = singleStrategySetup({ symbols: ["AAPL.US"], timeframe: "1m", execution: { commission: { model: "percent", rate: 0 } } });
+    const engine = new TradingEngine({ ...setup, venue: "broker", exits: undefined });
+    const open = Date.UTC(2024, 0, 3, 15);
+    engine.onBar({ symbol: "AAPL.US", timestamp: open, open: 100, high: 100, low: 100, close: 100, volume: 1 }, "1m");
+    const { order } = engine.submit({ channel_id: "main", symbol: "AAPL.US", side: "buy", quantity: 10 }, open + 90_000);
+    engine.routed(order!.order_id, "v1", open + 91_500);
+    const routed = engine.drainEvents().find((e) => e.type === "order_routed")!;
+    expect(routed.time).toBe(open + 91_500);
+    // The bar of 15:01 reaches the run after the routing: what it causes is not stamped before it.
+    engine.onBar({ symbol: "AAPL.US", timestamp: open + 60_000, open: 100, high: 100, low: 100, close: 100, volume: 1 }, "1m");
+    expect(engine.clock).toBe(open + 120_000);
+    engine.venueEnded(order!.order_id, { status: "cancelled", message: "gone" }, open + 100_000);
+    expect(engine.drainEvents().every((e) => e.time >= open + 120_000)).toBe(true);
+  });
 });

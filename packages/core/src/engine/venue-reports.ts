@@ -8,10 +8,11 @@ import { ENDED_KEPT, unfilled, type EngineCore } from "./runtime";
 // A broker venue's reports of the engine's orders (docs/session-worker.md, "Orders at the broker"):
 // taken, executed (in parts), ended there.
 
-/** The broker took the order under `venueOrderId` (`order_routed`); once only. */
-export function orderRouted(engine: EngineCore, orderId: string, venueOrderId: string): void {
+/** The broker took the order under `venueOrderId` (`order_routed`, stamped when the worker learnt it, never before the order); once only. */
+export function orderRouted(engine: EngineCore, orderId: string, venueOrderId: string, at?: number): void {
   const order = engine.pending.find((candidate) => candidate.order_id === orderId);
   if (!order || order.venue_order_id !== undefined) return;
+  engine.time = Math.max(engine.time, order.submitted_at, at ?? engine.time);
   order.venue_order_id = venueOrderId;
   engine.emit("order_routed", order.channel_id, { order_id: orderId, symbol: order.symbol, venue_order_id: venueOrderId });
 }

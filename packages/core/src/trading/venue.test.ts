@@ -68,7 +68,7 @@ describe("exchanging orders with a broker", () => {
     expect(broker.submitted).toEqual([
       { symbol: "AAPL.US", side: "Buy", submitted_quantity: "10", time_in_force: "Day", remark: "s-1", order_type: "LO", submitted_price: "170.5" },
     ]);
-    expect(reports).toEqual([{ order_id: "s-1", routed: "B-new", executions: [] }]);
+    expect(reports).toEqual([{ order_id: "s-1", routed: "B-new", routed_at: NOW, executions: [] }]);
   });
 
   it("does not send again an order the broker already holds under the engine's id", async () => {

@@ -20,8 +20,9 @@ import type { Execution, Order, OrderDetail, OrderGateway, ReplaceOrderOptions, 
 /** What the venue said about one pending order since the engine last heard. */
 export interface VenueReport {
   order_id: string;
-  /** The venue's order id, when the engine does not know it yet. */
+  /** The venue's order id, when the engine does not know it yet, and when the worker learnt it. */
   routed?: string;
+  routed_at?: number;
   /**
    * New executions, oldest first. `commission`: what the venue charged for it, when the venue keeps
    * the session's books (the paper broker): its fees on the order so far less what the engine has
@@ -191,6 +192,7 @@ export async function exchange(
         }
       }
       reportOf(order).routed = venueId;
+      reportOf(order).routed_at = now;
     }
     if (order.cancel_requested) {
       await cancelAt(gateway, venueId);
@@ -275,7 +277,7 @@ async function cancelAt(gateway: OrderGateway, venueOrderId: string): Promise<vo
 /** Hands the venue's reports to the engine: routing, then each new execution, then the end. */
 export function applyReports(engine: TradingEngine, reports: readonly VenueReport[]): void {
   for (const report of reports) {
-    if (report.routed) engine.routed(report.order_id, report.routed);
+    if (report.routed) engine.routed(report.order_id, report.routed, report.routed_at);
     if (report.replaced) engine.venueReplaced(report.order_id, report.replaced.refused ?? null, report.replaced.at);
     for (const execution of report.executions) {
       const charged = execution.commission !== undefined ? { commission: execution.commission } : undefined;
