@@ -149,7 +149,9 @@ const ApiTestErrorDetail = z
   .object({
     code: z
       .string()
-      .describe("Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ..."),
+      .describe(
+        'Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors")',
+      ),
     message: z.string(),
     status: z.int().describe("The HTTP status the same failure has on the service's other endpoints"),
   })

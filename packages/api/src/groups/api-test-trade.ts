@@ -74,7 +74,9 @@ function orderTypeInfo(orderType: OrderType): z.infer<typeof OrderTypeInfo> {
 
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 const refusalNote =
-  "A broker refusal (market closed, insufficient buying power or position, bad lot or tick, unknown order...) answers 200 with `success: false` and `error: {code, message, ...}`.";
+  "A broker refusal (market closed, insufficient buying power or position, bad lot or tick, unknown order...) answers 200 with `success: false` and `error: {code, message, status, ...}`: " +
+  "the paper broker's code, or LongPort's as docs/provider-settings.md \"Errors\" maps it: PROVIDER_REFUSED (422, `provider_code` and `provider_message`), PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), " +
+  "PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_AUTH_FAILED and PROVIDER_ERROR (502), PROVIDER_UNAVAILABLE (503), PROVIDER_TIMEOUT (504).";
 
 /**
  * Trade pass-through endpoints: each forwards one call to the selected provider's order gateway

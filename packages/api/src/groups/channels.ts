@@ -3,7 +3,18 @@ import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
 import type { Context } from "hono";
 import { ChannelActions, ChannelAlerts, ChannelConfig, ChannelReads, ChannelSchemas, ChannelStream, SessionReads } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
-import { type AppEnv, bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import {
+  type AppEnv,
+  bearer,
+  createGroup,
+  errorResponse,
+  errorResponses,
+  json,
+  jsonBody,
+  providerErrorResponses,
+  requireAuth,
+  type GroupServices,
+} from "../http/group";
 
 const SessionIdParam = z.object({ session_id: z.string().min(1).max(128) });
 const ChannelParam = SessionIdParam.extend({ channel_id: z.string().min(1).max(64) });
@@ -245,7 +256,10 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
         description:
           "The session's state machine (docs/trading-sessions.md). Start also sets every channel running and brings a pending configuration version into force.",
         schema: ChannelSchemas.SessionActionResult,
-        responses: { 409: errorResponse(action === "start" ? `INVALID_STATE_TRANSITION; ${FUNDING_CONFLICTS}` : "INVALID_STATE_TRANSITION") },
+        responses: {
+          409: errorResponse(action === "start" ? `INVALID_STATE_TRANSITION; ${FUNDING_CONFLICTS}` : "INVALID_STATE_TRANSITION"),
+          ...(action === "start" ? providerErrorResponses() : {}),
+        },
       },
       (c, p) => ChannelActions.sessionAction(deps, actor(c), p.session_id!, action),
     );

@@ -3,7 +3,18 @@ import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
 import type { Context } from "hono";
 import { Mtf, Replay, SessionReads, Sessions } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
-import { type AppEnv, bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import {
+  type AppEnv,
+  bearer,
+  createGroup,
+  errorResponse,
+  errorResponses,
+  json,
+  jsonBody,
+  providerErrorResponses,
+  requireAuth,
+  type GroupServices,
+} from "../http/group";
 
 const SessionIdParam = z.object({ session_id: z.string().min(1).max(128) });
 const tags = ["mtf"];
@@ -67,7 +78,7 @@ export function mtfGroup(services: GroupServices<"realtime"> & { trading: Pick<T
         request: { params: SessionIdParam },
         responses: {
           200: json(Mtf.MtfSessionResponse, "The session in its new state"),
-          ...(action === "start" ? startConflict : transitionConflict),
+          ...(action === "start" ? { ...startConflict, ...providerErrorResponses() } : transitionConflict),
           ...errorResponses(owned),
         },
       }),

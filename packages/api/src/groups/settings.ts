@@ -10,7 +10,7 @@ import {
   Settings,
 } from "@tp/core/settings/index";
 import { BrokerNetwork, BrokerNetworkSettings } from "@tp/core/settings/broker-network";
-import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, providerErrorResponses, requireAuth, type GroupServices } from "../http/group";
 
 const tags = ["settings"];
 const adminNote = "Reading needs a token; changing needs an administrator (403 ACCESS_DENIED otherwise).";
@@ -94,14 +94,12 @@ export function settingsGroup(services: GroupServices<"brokerNetwork" | "setting
       tags,
       summary: "Refresh the selected provider's access token",
       description:
-        "Administrators only. LongPort: the SDK's token refresh with the stored credentials (new token valid 90 days, stored sealed). Simulated: a new simulated token. Failures reaching LongPort answer 503 PROVIDER_UNAVAILABLE / 504 PROVIDER_TIMEOUT, refusals 502 PROVIDER_ERROR (with `provider_code`), missing credentials 409 PROVIDER_NOT_CONFIGURED.",
+        "Administrators only. LongPort: the SDK's token refresh with the stored credentials (new token valid 90 days, stored sealed). Simulated: a new simulated token. Failures reaching LongPort answer 503 PROVIDER_UNAVAILABLE / 504 PROVIDER_TIMEOUT, its rate limit 429 PROVIDER_RATE_LIMITED, refusals 502 PROVIDER_ERROR (with `provider_code`), missing credentials 409 PROVIDER_NOT_CONFIGURED.",
       security: bearer,
       responses: {
         200: json(RefreshTokenResponse, "The new token (masked) and its expiry"),
         409: errorResponse("PROVIDER_NOT_CONFIGURED or SETTINGS_CHANGED"),
-        502: errorResponse("PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort refused the refresh"),
-        503: errorResponse("PROVIDER_UNAVAILABLE: LongPort could not be reached"),
-        504: errorResponse("PROVIDER_TIMEOUT"),
+        ...providerErrorResponses(),
         ...errorResponses({ auth: true }),
       },
     }),

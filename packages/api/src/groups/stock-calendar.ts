@@ -11,7 +11,18 @@ import {
   VerifyDataRequest,
   VerifyDataResponse,
 } from "@tp/core/trading-calendar/index";
-import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAdmin, requireAuth, type GroupServices } from "../http/group";
+import {
+  bearer,
+  createGroup,
+  errorResponse,
+  errorResponses,
+  json,
+  jsonBody,
+  providerErrorResponses,
+  requireAdmin,
+  requireAuth,
+  type GroupServices,
+} from "../http/group";
 
 const SymbolParam = z.object({ symbol: z.string().min(1).max(32) });
 const tags = ["stock-calendar"];
@@ -19,6 +30,8 @@ const rangeNote = `Dates are exchange-local; a range is at most ${MAX_CALENDAR_D
 const symbolErrors = {
   400: errorResponse("INVALID_SYMBOL or MARKET_NOT_SUPPORTED"),
   ...errorResponses({ auth: true, notFound: true }),
+  // The symbol is looked up at the provider, and its trading days asked of it.
+  ...providerErrorResponses(),
 };
 
 /** Per-symbol trading calendars and the data-readiness checks built on them. */

@@ -4,7 +4,18 @@ import type { Context } from "hono";
 import * as Risk from "@tp/core/risk/risk";
 import { SessionOrders, SessionReads, SessionRisk, Sessions, TradingOrderResponse } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
-import { type AppEnv, bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
+import {
+  type AppEnv,
+  bearer,
+  createGroup,
+  errorResponse,
+  errorResponses,
+  json,
+  jsonBody,
+  providerErrorResponses,
+  requireAuth,
+  type GroupServices,
+} from "../http/group";
 
 const SessionIdParam = z.object({ session_id: z.string().min(1).max(128) });
 const OrderIdParam = z.object({ order_id: z.string().min(1).max(200) });
@@ -115,6 +126,8 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
           200: json(Sessions.TradingSessionResponse, "The session in its new state"),
           ...(action === "start" ? startConflict : transitionConflict),
           ...errorResponses(owned),
+          // A live session's start asks the provider for its account's buying power.
+          ...(action === "start" ? providerErrorResponses() : {}),
         },
       }),
       async (c) => c.json(Sessions.toResponse(await Sessions.transition(deps, actor(c), c.req.valid("param").session_id, action)), 200),

@@ -19,7 +19,11 @@ export const ErrorBody = z
     channel_id: z.string().optional().describe("On a channel's INVALID_STATE_TRANSITION: the channel"),
     max_bytes: z.number().int().optional().describe("On 413: the largest body taken"),
     running_task_id: z.string().optional().describe("On IMPORT_ALREADY_RUNNING: the import that runs"),
-    provider_code: z.number().int().optional().describe("On PROVIDER_ERROR: the provider's own error code"),
+    provider_code: z
+      .number()
+      .int()
+      .optional()
+      .describe("On PROVIDER_ERROR, PROVIDER_REFUSED, PROVIDER_RATE_LIMITED and the other PROVIDER_ codes LongPort answered: its own error code"),
   })
   .catchall(z.unknown())
   .describe(

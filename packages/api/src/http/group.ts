@@ -103,6 +103,24 @@ export function errorResponses(
   };
 }
 
+/**
+ * The answers of a route that calls the market-data or trading provider while it answers
+ * (docs/provider-settings.md "Errors", docs/live-trading.md "Errors"): LongPort's rate limit, an
+ * expired token, its refusals and failures, an unreachable host or the relay's silence, a second
+ * quote connection. `unavailable` adds the route's own 503 codes.
+ */
+export function providerErrorResponses(unavailable: readonly string[] = []): RouteConfig["responses"] {
+  return {
+    429: errorResponse("PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds"),
+    502: errorResponse("PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort answered with an error (`provider_code`) or refused the credentials"),
+    503: errorResponse(
+      [...unavailable, "PROVIDER_UNAVAILABLE", "PROVIDER_TOKEN_EXPIRED", "PROVIDER_CONNECTION_LIMIT"].join(" or ") +
+        ": LongPort unreachable, its access token expired (401003: refresh it), or its one quote connection held elsewhere; try again after `retry_after` seconds",
+    ),
+    504: errorResponse("PROVIDER_TIMEOUT: LongPort, or the session worker holding its quote connection, did not answer in time"),
+  };
+}
+
 export const bearer = [{ bearerAuth: [] }];
 
 /** A JSON response entry for a route's `responses`. */

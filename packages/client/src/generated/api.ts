@@ -1317,7 +1317,7 @@ export interface paths {
         put?: never;
         /**
          * Refresh the selected provider's access token
-         * @description Administrators only. LongPort: the SDK's token refresh with the stored credentials (new token valid 90 days, stored sealed). Simulated: a new simulated token. Failures reaching LongPort answer 503 PROVIDER_UNAVAILABLE / 504 PROVIDER_TIMEOUT, refusals 502 PROVIDER_ERROR (with `provider_code`), missing credentials 409 PROVIDER_NOT_CONFIGURED.
+         * @description Administrators only. LongPort: the SDK's token refresh with the stored credentials (new token valid 90 days, stored sealed). Simulated: a new simulated token. Failures reaching LongPort answer 503 PROVIDER_UNAVAILABLE / 504 PROVIDER_TIMEOUT, its rate limit 429 PROVIDER_RATE_LIMITED, refusals 502 PROVIDER_ERROR (with `provider_code`), missing credentials 409 PROVIDER_NOT_CONFIGURED.
          */
         post: operations["postSettingsProviderRefreshToken"];
         delete?: never;
@@ -1736,7 +1736,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an order (to the caller's paper account while the simulated market is selected)
-         * @description Missing or ill-typed fields, unknown enum values and broken order-type rules answer 422. A broker refusal (market closed, insufficient buying power or position, bad lot or tick, unknown order...) answers 200 with `success: false` and `error: {code, message, ...}`. A refused order that reached the broker is kept as `RejectedStatus` (its id is in `error.order_id`).
+         * @description Missing or ill-typed fields, unknown enum values and broken order-type rules answer 422. A broker refusal (market closed, insufficient buying power or position, bad lot or tick, unknown order...) answers 200 with `success: false` and `error: {code, message, status, ...}`: the paper broker's code, or LongPort's as docs/provider-settings.md "Errors" maps it: PROVIDER_REFUSED (422, `provider_code` and `provider_message`), PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_AUTH_FAILED and PROVIDER_ERROR (502), PROVIDER_UNAVAILABLE (503), PROVIDER_TIMEOUT (504). A refused order that reached the broker is kept as `RejectedStatus` (its id is in `error.order_id`).
          */
         post: operations["postApiTestTradeSubmitOrder"];
         delete?: never;
@@ -1756,7 +1756,7 @@ export interface paths {
         put?: never;
         /**
          * Replace (amend) a working order's quantity and prices
-         * @description A broker refusal (market closed, insufficient buying power or position, bad lot or tick, unknown order...) answers 200 with `success: false` and `error: {code, message, ...}`.
+         * @description A broker refusal (market closed, insufficient buying power or position, bad lot or tick, unknown order...) answers 200 with `success: false` and `error: {code, message, status, ...}`: the paper broker's code, or LongPort's as docs/provider-settings.md "Errors" maps it: PROVIDER_REFUSED (422, `provider_code` and `provider_message`), PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_AUTH_FAILED and PROVIDER_ERROR (502), PROVIDER_UNAVAILABLE (503), PROVIDER_TIMEOUT (504).
          */
         post: operations["postApiTestTradeReplaceOrder"];
         delete?: never;
@@ -1776,7 +1776,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a working order
-         * @description A broker refusal (market closed, insufficient buying power or position, bad lot or tick, unknown order...) answers 200 with `success: false` and `error: {code, message, ...}`.
+         * @description A broker refusal (market closed, insufficient buying power or position, bad lot or tick, unknown order...) answers 200 with `success: false` and `error: {code, message, status, ...}`: the paper broker's code, or LongPort's as docs/provider-settings.md "Errors" maps it: PROVIDER_REFUSED (422, `provider_code` and `provider_message`), PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_AUTH_FAILED and PROVIDER_ERROR (502), PROVIDER_UNAVAILABLE (503), PROVIDER_TIMEOUT (504).
          */
         post: operations["postApiTestTradeCancelOrder"];
         delete?: never;
@@ -1830,7 +1830,7 @@ export interface paths {
         put?: never;
         /**
          * An order with its history and charges
-         * @description A broker refusal (market closed, insufficient buying power or position, bad lot or tick, unknown order...) answers 200 with `success: false` and `error: {code, message, ...}`.
+         * @description A broker refusal (market closed, insufficient buying power or position, bad lot or tick, unknown order...) answers 200 with `success: false` and `error: {code, message, status, ...}`: the paper broker's code, or LongPort's as docs/provider-settings.md "Errors" maps it: PROVIDER_REFUSED (422, `provider_code` and `provider_message`), PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_AUTH_FAILED and PROVIDER_ERROR (502), PROVIDER_UNAVAILABLE (503), PROVIDER_TIMEOUT (504).
          */
         post: operations["postApiTestTradeOrderDetail"];
         delete?: never;
@@ -1850,7 +1850,7 @@ export interface paths {
         put?: never;
         /**
          * Most shares the account can buy (free cash, fees included) or sell (free holding), in whole lots
-         * @description A broker refusal (market closed, insufficient buying power or position, bad lot or tick, unknown order...) answers 200 with `success: false` and `error: {code, message, ...}`.
+         * @description A broker refusal (market closed, insufficient buying power or position, bad lot or tick, unknown order...) answers 200 with `success: false` and `error: {code, message, status, ...}`: the paper broker's code, or LongPort's as docs/provider-settings.md "Errors" maps it: PROVIDER_REFUSED (422, `provider_code` and `provider_message`), PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_AUTH_FAILED and PROVIDER_ERROR (502), PROVIDER_UNAVAILABLE (503), PROVIDER_TIMEOUT (504).
          */
         post: operations["postApiTestTradeEstimateMaxPurchase"];
         delete?: never;
@@ -3796,7 +3796,7 @@ export interface components {
             max_bytes?: number;
             /** @description On IMPORT_ALREADY_RUNNING: the import that runs */
             running_task_id?: string;
-            /** @description On PROVIDER_ERROR: the provider's own error code */
+            /** @description On PROVIDER_ERROR, PROVIDER_REFUSED, PROVIDER_RATE_LIMITED and the other PROVIDER_ codes LongPort answered: its own error code */
             provider_code?: number;
         } & {
             [key: string]: unknown;
@@ -5241,7 +5241,7 @@ export interface components {
             data: components["schemas"]["SecurityStaticInfo"][] | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5289,7 +5289,7 @@ export interface components {
             data: components["schemas"]["SecurityQuote"][] | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5379,7 +5379,7 @@ export interface components {
             } | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5408,7 +5408,7 @@ export interface components {
             data: components["schemas"]["QuoteTrade"][] | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5447,7 +5447,7 @@ export interface components {
             data: components["schemas"]["IntradayLine"][] | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5485,7 +5485,7 @@ export interface components {
             data: components["schemas"]["Candlestick"][] | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5551,7 +5551,7 @@ export interface components {
             } | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5579,7 +5579,7 @@ export interface components {
             data: components["schemas"]["MarketTradingSession"][] | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5609,7 +5609,7 @@ export interface components {
             data: components["schemas"]["SecurityCalcIndex"][] | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5644,7 +5644,7 @@ export interface components {
             data: components["schemas"]["Candlestick"][] | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5687,7 +5687,7 @@ export interface components {
             data: components["schemas"]["QuoteSubscription"][] | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5709,7 +5709,7 @@ export interface components {
             data: components["schemas"]["QuoteSubscription"][] | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5743,7 +5743,7 @@ export interface components {
             data: components["schemas"]["QuoteSubscription"][] | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5772,7 +5772,7 @@ export interface components {
             data: components["schemas"]["RealtimeQuote"][] | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5812,7 +5812,7 @@ export interface components {
             } | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -5829,7 +5829,7 @@ export interface components {
             data: components["schemas"]["QuoteTrade"][] | null;
             /** @description Why the provider call failed; null on success */
             error: ({
-                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, ... */
+                /** @description Stable code: SYMBOL_NOT_FOUND, MARKET_NOT_SUPPORTED, INVALID_SYMBOL, SUB_TYPE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, PROVIDER_ERROR, PROVIDER_AUTH_FAILED, PROVIDER_RATE_LIMITED (429, `retry_after`), PROVIDER_TOKEN_EXPIRED (503), PROVIDER_CONNECTION_LIMIT (503), PROVIDER_DUPLICATE_REQUEST (409), PROVIDER_TIMEOUT, ... (docs/provider-settings.md "Errors") */
                 code: string;
                 message: string;
                 /** @description The HTTP status the same failure has on the service's other endpoints */
@@ -9096,6 +9096,54 @@ export interface operations {
                     };
                 };
             };
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort answered with an error (`provider_code`) or refused the credentials */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_AUTH_FAILED" | "PROVIDER_ERROR";
+                    };
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE or PROVIDER_TOKEN_EXPIRED or PROVIDER_CONNECTION_LIMIT: LongPort unreachable, its access token expired (401003: refresh it), or its one quote connection held elsewhere; try again after `retry_after` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_CONNECTION_LIMIT" | "PROVIDER_TOKEN_EXPIRED" | "PROVIDER_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description PROVIDER_TIMEOUT: LongPort, or the session worker holding its quote connection, did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_TIMEOUT";
+                    };
+                };
+            };
         };
     };
     getStockCalendarMissingBySymbol: {
@@ -9181,6 +9229,54 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort answered with an error (`provider_code`) or refused the credentials */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_AUTH_FAILED" | "PROVIDER_ERROR";
+                    };
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE or PROVIDER_TOKEN_EXPIRED or PROVIDER_CONNECTION_LIMIT: LongPort unreachable, its access token expired (401003: refresh it), or its one quote connection held elsewhere; try again after `retry_after` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_CONNECTION_LIMIT" | "PROVIDER_TOKEN_EXPIRED" | "PROVIDER_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description PROVIDER_TIMEOUT: LongPort, or the session worker holding its quote connection, did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_TIMEOUT";
                     };
                 };
             };
@@ -9282,6 +9378,54 @@ export interface operations {
                     };
                 };
             };
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort answered with an error (`provider_code`) or refused the credentials */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_AUTH_FAILED" | "PROVIDER_ERROR";
+                    };
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE or PROVIDER_TOKEN_EXPIRED or PROVIDER_CONNECTION_LIMIT: LongPort unreachable, its access token expired (401003: refresh it), or its one quote connection held elsewhere; try again after `retry_after` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_CONNECTION_LIMIT" | "PROVIDER_TOKEN_EXPIRED" | "PROVIDER_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description PROVIDER_TIMEOUT: LongPort, or the session worker holding its quote connection, did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_TIMEOUT";
+                    };
+                };
+            };
         };
     };
     getStockCalendarBySymbol: {
@@ -9366,6 +9510,54 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort answered with an error (`provider_code`) or refused the credentials */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_AUTH_FAILED" | "PROVIDER_ERROR";
+                    };
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE or PROVIDER_TOKEN_EXPIRED or PROVIDER_CONNECTION_LIMIT: LongPort unreachable, its access token expired (401003: refresh it), or its one quote connection held elsewhere; try again after `retry_after` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_CONNECTION_LIMIT" | "PROVIDER_TOKEN_EXPIRED" | "PROVIDER_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description PROVIDER_TIMEOUT: LongPort, or the session worker holding its quote connection, did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_TIMEOUT";
                     };
                 };
             };
@@ -14691,7 +14883,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort refused the refresh */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort answered with an error (`provider_code`) or refused the credentials */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -14703,7 +14907,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_UNAVAILABLE: LongPort could not be reached */
+            /** @description PROVIDER_UNAVAILABLE or PROVIDER_TOKEN_EXPIRED or PROVIDER_CONNECTION_LIMIT: LongPort unreachable, its access token expired (401003: refresh it), or its one quote connection held elsewhere; try again after `retry_after` seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14711,11 +14915,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "PROVIDER_UNAVAILABLE";
+                        error_code: "PROVIDER_CONNECTION_LIMIT" | "PROVIDER_TOKEN_EXPIRED" | "PROVIDER_UNAVAILABLE";
                     };
                 };
             };
-            /** @description PROVIDER_TIMEOUT */
+            /** @description PROVIDER_TIMEOUT: LongPort, or the session worker holding its quote connection, did not answer in time */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -17463,6 +17667,54 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort answered with an error (`provider_code`) or refused the credentials */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_AUTH_FAILED" | "PROVIDER_ERROR";
+                    };
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE or PROVIDER_TOKEN_EXPIRED or PROVIDER_CONNECTION_LIMIT: LongPort unreachable, its access token expired (401003: refresh it), or its one quote connection held elsewhere; try again after `retry_after` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_CONNECTION_LIMIT" | "PROVIDER_TOKEN_EXPIRED" | "PROVIDER_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description PROVIDER_TIMEOUT: LongPort, or the session worker holding its quote connection, did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_TIMEOUT";
                     };
                 };
             };
@@ -25489,6 +25741,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -25501,7 +25765,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the session's engine kept changing; `retry_after` seconds */
+            /** @description PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort answered with an error (`provider_code`) or refused the credentials */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_AUTH_FAILED" | "PROVIDER_ERROR";
+                    };
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE or PROVIDER_TOKEN_EXPIRED or PROVIDER_CONNECTION_LIMIT: LongPort unreachable, its access token expired (401003: refresh it), or its one quote connection held elsewhere; try again after `retry_after` seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -25509,7 +25785,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "SERVICE_UNAVAILABLE";
+                        error_code: "PROVIDER_CONNECTION_LIMIT" | "PROVIDER_TOKEN_EXPIRED" | "PROVIDER_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description PROVIDER_TIMEOUT: LongPort, or the session worker holding its quote connection, did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_TIMEOUT";
                     };
                 };
             };
@@ -26080,6 +26368,54 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description PROVIDER_ERROR or PROVIDER_AUTH_FAILED: LongPort answered with an error (`provider_code`) or refused the credentials */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_AUTH_FAILED" | "PROVIDER_ERROR";
+                    };
+                };
+            };
+            /** @description PROVIDER_UNAVAILABLE or PROVIDER_TOKEN_EXPIRED or PROVIDER_CONNECTION_LIMIT: LongPort unreachable, its access token expired (401003: refresh it), or its one quote connection held elsewhere; try again after `retry_after` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_CONNECTION_LIMIT" | "PROVIDER_TOKEN_EXPIRED" | "PROVIDER_UNAVAILABLE";
+                    };
+                };
+            };
+            /** @description PROVIDER_TIMEOUT: LongPort, or the session worker holding its quote connection, did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PROVIDER_TIMEOUT";
                     };
                 };
             };
