@@ -143,6 +143,46 @@ describe("a backtest start", () => {
   });
 });
 
+describe("execution.intrabar", () => {
+  const intrabar = { intrabar: "1m" };
+
+  it("refuses it on 1-minute bars, which have nothing finer inside, beside the request's other problems; takes it on daily bars", async () => {
+    const session = await backtestSession();
+    const issues = await refused(
+      "/api/v1/backtest/start",
+      request(session.id, { strategy_config: { fast_period: 10, slow_period: 30, timeframe: "1m", execution: intrabar }, end_date: "2023-12-31" }),
+    );
+    expect(issues).toEqual([
+      { loc: ["body", "end_date"], msg: "end_date is before start_date", type: "value_error" },
+      {
+        loc: ["body", "strategy_config", "execution", "intrabar"],
+        msg: "execution.intrabar reads the 1-minute bars inside coarser bars, and ma_crossover runs on 1m bars, which have nothing finer inside: use a timeframe of 5m, 1h or 1d, or leave execution.intrabar out",
+        type: "intrabar_not_applicable",
+      },
+    ]);
+    await api.json("POST", "/api/v1/backtest/start", 200, {
+      token: user.token,
+      body: request(session.id, { strategy_config: { fast_period: 10, slow_period: 30, execution: intrabar } }),
+    });
+  });
+
+  it("refuses it in a session's configuration: a session's orders fill at its broker, or on bars fed without the minutes inside them", async () => {
+    for (const trading_mode of ["simulation", "backtest"]) {
+      const answer = await api.json("POST", "/api/v1/trading/sessions", 422, {
+        token: user.token,
+        body: { session_name: "intrabar", trading_mode, asset_mode: "simulated", initial_capital: 100000, config: { execution: intrabar } },
+      });
+      expect(answer.detail).toEqual([
+        {
+          loc: ["body", "config", "execution", "intrabar"],
+          msg: "execution.intrabar applies to backtests (strategy_config.execution of POST /api/v1/backtest/start): a session's orders fill at its broker, or on bars fed as they close, with no stored minutes inside them",
+          type: "intrabar_not_applicable",
+        },
+      ]);
+    }
+  });
+});
+
 describe("a sizing the risk limits can never allow", () => {
   const half = { model: "cash_fraction", fraction: 0.5 };
 

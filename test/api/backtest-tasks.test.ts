@@ -9,6 +9,8 @@ import { intradayBars, storeBars } from "../support/stored-bars";
 import { expectSameResults } from "../support/backtest-results";
 import type { CandleStore } from "../../packages/core/src/candles/index";
 import { Calendar } from "../../packages/core/src/market/calendar";
+import { barCloseIn, TradingEngine } from "../../packages/core/src/engine/engine";
+import type { BarColumns } from "../../packages/core/src/strategies/strategy";
 
 /**
  * The backtest tasks against DynamoDB Local, driven by hand (the state machine's order:
@@ -87,6 +89,35 @@ function pausingOnFirstLoad(store: CandleStore, hook: () => Promise<void>, space
       await new Promise((resolve) => setTimeout(resolve, delay));
       return loaded;
     },
+  });
+}
+
+/**
+ * The regular session's minutes of a daily bar (timestamps in seconds): a path from its open to
+ * its high and its low (the high first, or the low first), then to its close, each minute from
+ * one point of the path to the next.
+ */
+function minutePath(day: { timestamp: number; open: number; high: number; low: number; close: number }, calendar: Calendar, highFirst: boolean) {
+  const date = new Date(day.timestamp + 43_200_000).toISOString().slice(0, 10);
+  const session = calendar.sessionsOf(date).find((s) => s.session === "Intraday")!;
+  const count = (session.end - session.start) / 60_000;
+  const [first, second] = highFirst ? [day.high, day.low] : [day.low, day.high];
+  const knots: [number, number][] = [
+    [0, day.open],
+    [Math.floor(count / 3), first],
+    [Math.floor((2 * count) / 3), second],
+    [count, day.close],
+  ];
+  const at = (k: number) => {
+    const i = knots.findIndex(([x], j) => j > 0 && k <= x);
+    const [x0, y0] = knots[i - 1]!;
+    const [x1, y1] = knots[i]!;
+    return y0 + ((y1 - y0) * (k - x0)) / (x1 - x0);
+  };
+  return Array.from({ length: count }, (_, k) => {
+    const open = at(k);
+    const close = at(k + 1);
+    return { timestamp: (session.start + k * 60_000) / 1000, open, high: Math.max(open, close), low: Math.min(open, close), close, volume: 1000 };
   });
 }
 
@@ -233,6 +264,75 @@ describe("backtest tasks", () => {
     await runToEnd(plain, 500);
     expect((await api.json("GET", `/api/v1/backtest/${plain}/result`, 200, { token: user.token })).warnings).toEqual([]);
   });
+
+  it("fills daily bars from the stored minutes inside them under execution.intrabar, in chunks, as the engine fed directly; counts the days without minutes", async () => {
+    const ref = exitCase("AAPL.US", "b");
+    const { stop_loss_pct, take_profit_pct, trailing_stop_pct } = ref.rules;
+    const risk = { ...REFERENCE_RISK, stop_loss_pct, take_profit_pct, trailing_stop_pct };
+    // Minutes inside the first 160 days only (three exits): high before low on even days, low before high on odd ones.
+    const calendar = Calendar.for("US");
+    const stored = ref.bars.slice(0, 160);
+    const minutes = stored.flatMap((day, d) => minutePath(day, calendar, d % 2 === 0));
+    await api.services.candles.upsert(
+      "AAPL.US",
+      "1m",
+      CandleBatches.fromCandles(minutes.map((m) => ({ ...m, turnover: 0, trade_session: "Intraday" as const }))),
+    );
+    const execution = {
+      commission: { model: "percent", rate: ref.rules.commission_rate },
+      sizing: { model: "cash_fraction", fraction: ref.rules.allocation },
+      fill: "next_open",
+    };
+    const strategyConfig = (intrabar: boolean) => ({
+      strategy_config: {
+        fast_period: ref.rules.fast,
+        slow_period: ref.rules.slow,
+        execution: { ...execution, ...(intrabar ? { intrabar: "1m" } : {}) },
+        risk_config: risk,
+      },
+    });
+    const { backtestId } = await startBacktest("AAPL.US", strategyConfig(true), risk);
+    await runToEnd(backtestId, 37);
+    const result = await api.json("GET", `/api/v1/backtest/${backtestId}/result`, 200, { token: user.token });
+
+    // The engine fed the same daily bars one by one, every minute handed over at once, stamped as the backtest stamps its bars.
+    const run = await api.services.trading.backtests.runs.get(backtestId);
+    const engine = new TradingEngine(run!.setup);
+    engine.useMinutes("AAPL.US", {
+      symbol: "AAPL.US",
+      msPerUnit: 1000,
+      ...Object.fromEntries((["timestamp", "open", "high", "low", "close", "volume"] as const).map((k) => [k, Float64Array.from(minutes, (m) => m[k])])),
+    } as BarColumns);
+    const memo = { day: Number.NaN, close: 0 };
+    for (const bar of ref.bars) engine.onBar({ ...bar, symbol: "AAPL.US" }, "1d", barCloseIn("US", bar.timestamp, "1d", memo));
+    engine.reportIntrabar();
+    engine.endDay();
+    const events = engine.drainEvents();
+    const expected = events.filter((e) => e.type === "order_filled");
+    expect(result.fills.map((f: { timestamp: string; price: string; exit_reason: string | null }) => [f.timestamp, Number(f.price), f.exit_reason])).toEqual(
+      expected.map((e) => [new Date(e.time).toISOString(), Number(Number(e.data.price).toFixed(4)), e.data.exit_reason ?? null]),
+    );
+    const missing = events.reduce((sum, e) => sum + ((e.data.intrabar as { bars_without_minutes: number } | undefined)?.bars_without_minutes ?? 0), 0);
+    expect(missing).toBeGreaterThan(10);
+    expect(result.warnings.find((w: { code: string }) => w.code === "INTRABAR_MINUTES_MISSING")).toEqual({
+      code: "INTRABAR_MINUTES_MISSING",
+      count: missing,
+      message: expect.stringContaining(`${missing} bars with orders waiting had no stored 1-minute bars inside`),
+    });
+    // Exits in the days with minutes fill at the minute that reached them; those after, at the daily bar's time, as without intrabar.
+    const lastStored = stored.at(-1)!.timestamp + 86_400_000;
+    const exits = result.fills.filter((f: { exit_reason: string | null }) => f.exit_reason !== null);
+    const inMinutes = exits.filter((f: { timestamp: string }) => Date.parse(f.timestamp) < lastStored);
+    expect(inMinutes.length).toBeGreaterThan(0);
+    for (const fill of inMinutes) expect(minutes.some((m) => m.timestamp * 1000 === Date.parse(fill.timestamp))).toBe(true);
+    const { backtestId: coarseId } = await startBacktest("AAPL.US", strategyConfig(false), risk);
+    await runToEnd(coarseId, 500);
+    const coarse = await api.json("GET", `/api/v1/backtest/${coarseId}/result`, 200, { token: user.token });
+    const after = (fills: { timestamp: string }[]) => fills.filter((f) => Date.parse(f.timestamp) >= lastStored + 40 * 86_400_000);
+    expect(coarse.fills.map((f: { timestamp: string }) => f.timestamp)).not.toEqual(result.fills.map((f: { timestamp: string }) => f.timestamp));
+    expect(coarse.warnings.map((w: { code: string }) => w.code)).not.toContain("INTRABAR_MINUTES_MISSING");
+    expect(after(result.fills).length).toBeGreaterThan(0);
+  }, 60_000);
 
   it("keeps a pause asked for while Prepare starts the imports: progress says pausing, then paused", async () => {
     const deps = api.services.trading.backtests;

@@ -6354,6 +6354,11 @@ export interface components {
                  */
                 trailing_reference?: "close" | "extreme";
             };
+            /**
+             * @description Backtests on 5m, 1h or 1d bars: which of a bar's waiting orders fills first, and at what price, is read from the stored 1-minute bars inside it (a stop and a target both within the bar's range fill in the order the minutes reach them); a bar without stored minutes fills by its own open, high and low, and the result's warnings count those bars. Absent: every bar fills by its own prices
+             * @enum {string}
+             */
+            intrabar?: "1m";
         };
         /**
          * @default {
@@ -6940,15 +6945,15 @@ export interface components {
         };
         BacktestWarning: {
             /**
-             * @description ORDERS_DENIED: orders the pre-trade checks denied, per reason; ORDERS_REJECTED: orders refused at their fill, per reason; NO_SLIPPAGE: execution.slippage_bps 0; NO_FEES: a percent commission at rate 0; FILLS_AT_NEXT_MINUTE_OPEN: market orders fill at the next 1-minute bar's open; FILLS_AT_SIGNAL_CLOSE: market orders fill at the close of the bar that signalled them
+             * @description ORDERS_DENIED: orders the pre-trade checks denied, per reason; ORDERS_REJECTED: orders refused at their fill, per reason; INTRABAR_MINUTES_MISSING: bars of an execution.intrabar run whose waiting orders filled by the bar's own prices, no stored minute lying inside them; NO_SLIPPAGE: execution.slippage_bps 0; NO_FEES: a percent commission at rate 0; FILLS_AT_NEXT_MINUTE_OPEN: market orders fill at the next 1-minute bar's open; FILLS_AT_SIGNAL_CLOSE: market orders fill at the close of the bar that signalled them
              * @enum {string}
              */
-            code: "ORDERS_DENIED" | "ORDERS_REJECTED" | "NO_SLIPPAGE" | "NO_FEES" | "FILLS_AT_NEXT_MINUTE_OPEN" | "FILLS_AT_SIGNAL_CLOSE";
+            code: "ORDERS_DENIED" | "ORDERS_REJECTED" | "INTRABAR_MINUTES_MISSING" | "NO_SLIPPAGE" | "NO_FEES" | "FILLS_AT_NEXT_MINUTE_OPEN" | "FILLS_AT_SIGNAL_CLOSE";
             /** @description What happened or what was assumed, and what to change */
             message: string;
             /** @description ORDERS_DENIED and ORDERS_REJECTED: the reason (MAX_POSITION_EXCEEDED, INSUFFICIENT_CASH…) */
             reason?: string;
-            /** @description ORDERS_DENIED and ORDERS_REJECTED: how many orders, each counted under every reason it was denied for */
+            /** @description ORDERS_DENIED and ORDERS_REJECTED: how many orders, each counted under every reason it was denied for; INTRABAR_MINUTES_MISSING: how many bars */
             count?: number;
         };
         DataSyncStatusResponse: {

@@ -89,7 +89,7 @@ function configOf(
       request.strategy_name === "multi_channel"
         ? { ...session.config, risk_config: risk }
         : { strategy_name: request.strategy_name, parameters: strategyParameters, risk_config: risk };
-    config = normalizeConfig({ ...base, symbols, ...(timeframe !== undefined ? { timeframe } : {}), execution: execution ?? {} }, symbols);
+    config = normalizeConfig({ ...base, symbols, ...(timeframe !== undefined ? { timeframe } : {}), execution: execution ?? {} }, symbols, { backtest: true });
   } catch (error) {
     relocate(error);
   }

@@ -114,13 +114,18 @@ const ClosedTrade = z.object({
 export const BacktestWarning = z
   .object({
     code: z
-      .enum(["ORDERS_DENIED", "ORDERS_REJECTED", "NO_SLIPPAGE", "NO_FEES", "FILLS_AT_NEXT_MINUTE_OPEN", "FILLS_AT_SIGNAL_CLOSE"])
+      .enum(["ORDERS_DENIED", "ORDERS_REJECTED", "INTRABAR_MINUTES_MISSING", "NO_SLIPPAGE", "NO_FEES", "FILLS_AT_NEXT_MINUTE_OPEN", "FILLS_AT_SIGNAL_CLOSE"])
       .describe(
-        "ORDERS_DENIED: orders the pre-trade checks denied, per reason; ORDERS_REJECTED: orders refused at their fill, per reason; NO_SLIPPAGE: execution.slippage_bps 0; NO_FEES: a percent commission at rate 0; FILLS_AT_NEXT_MINUTE_OPEN: market orders fill at the next 1-minute bar's open; FILLS_AT_SIGNAL_CLOSE: market orders fill at the close of the bar that signalled them",
+        "ORDERS_DENIED: orders the pre-trade checks denied, per reason; ORDERS_REJECTED: orders refused at their fill, per reason; INTRABAR_MINUTES_MISSING: bars of an execution.intrabar run whose waiting orders filled by the bar's own prices, no stored minute lying inside them; NO_SLIPPAGE: execution.slippage_bps 0; NO_FEES: a percent commission at rate 0; FILLS_AT_NEXT_MINUTE_OPEN: market orders fill at the next 1-minute bar's open; FILLS_AT_SIGNAL_CLOSE: market orders fill at the close of the bar that signalled them",
       ),
     message: z.string().describe("What happened or what was assumed, and what to change"),
     reason: z.string().optional().describe("ORDERS_DENIED and ORDERS_REJECTED: the reason (MAX_POSITION_EXCEEDED, INSUFFICIENT_CASH…)"),
-    count: z.int().optional().describe("ORDERS_DENIED and ORDERS_REJECTED: how many orders, each counted under every reason it was denied for"),
+    count: z
+      .int()
+      .optional()
+      .describe(
+        "ORDERS_DENIED and ORDERS_REJECTED: how many orders, each counted under every reason it was denied for; INTRABAR_MINUTES_MISSING: how many bars",
+      ),
   })
   .meta({ id: "BacktestWarning" });
 export type BacktestWarning = z.infer<typeof BacktestWarning>;

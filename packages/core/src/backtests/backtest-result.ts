@@ -143,6 +143,17 @@ export function warningsOf(log: StoredEvent[], summary: Pick<BacktestSummary, "e
     });
   }
   const { execution } = summary;
+  const withoutMinutes = log.reduce(
+    (sum, e) => sum + (e.type === "log" ? ((e.data.intrabar as { bars_without_minutes?: number } | undefined)?.bars_without_minutes ?? 0) : 0),
+    0,
+  );
+  if (withoutMinutes > 0) {
+    warnings.push({
+      code: "INTRABAR_MINUTES_MISSING",
+      count: withoutMinutes,
+      message: `${withoutMinutes} bar${withoutMinutes === 1 ? "" : "s"} with orders waiting had no stored 1-minute bars inside (execution.intrabar): their orders filled by the bar's own open, high and low, a stop before a target when both were in reach. Import the range's 1-minute candles (POST /api/v1/stock-import/import with periods ["1m"]) and run it again`,
+    });
+  }
   if (execution.slippage_bps === 0) {
     warnings.push({
       code: "NO_SLIPPAGE",

@@ -178,9 +178,12 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
     async (run) => {
       if (run.progress?.done) return null;
       const engine = engineOf(run);
-      const feed = new BarFeed(deps.candles, feedsOf(backtest.config), backtest.window[0], backtest.window[1], run.progress?.cursor_ms ?? 0, look);
+      // `execution.intrabar`: the stored minutes inside the bars are read with them, for their fills.
+      const minutes = engine.intrabar ? (symbol: string, columns: BarColumns) => engine.useMinutes(symbol, columns) : undefined;
+      const feed = new BarFeed(deps.candles, feedsOf(backtest.config), backtest.window[0], backtest.window[1], run.progress?.cursor_ms ?? 0, look, minutes);
       const sink = closingAtTheClose(engine, run.progress?.close_ms ?? run.progress?.cursor_ms ?? 0);
       const fed = await feed.run(maxBars, sink, () => asked || deps.now() >= deadlineMs);
+      if (engine.intrabar) engine.reportIntrabar();
       if (fed.done) engine.endDay();
       const progress = {
         cursor_ms: fed.lastCloseMs ?? run.progress?.cursor_ms ?? 0,

@@ -1,5 +1,5 @@
 import { Buckets, type StoredPeriod } from "../candles/buckets";
-import type { CandleBatch } from "../candles/candle-batch";
+import { CandleBatches, type CandleBatch } from "../candles/candle-batch";
 import type { CandleStore } from "../candles/index";
 import { TradeSessionCode } from "../market/trade-session";
 import type { Timeframe } from "../strategies/definition";
@@ -10,7 +10,9 @@ import { barAt, type Bar, type BarColumns } from "../strategies/strategy";
  * time as typed-array columns, and the feeds are merged by close time (so a coarser bar arrives
  * after the finer bars it spans). Only regular-session candles are fed. One scratch bar per feed
  * is reused: nothing is allocated per bar. A single feed can instead hand its bars over as runs
- * of the stored columns (`onColumns`), for the engine's batch path.
+ * of the stored columns (`onColumns`), for the engine's batch path. With `minutes` (a backtest's
+ * `execution.intrabar`), each window's stored 1-minute bars of its symbol are read beside it and
+ * handed over before its bars are fed.
  */
 
 /** Where the feed's bars go: one by one, or (a single feed only) as runs of columns when `onColumns` is given. */
@@ -65,8 +67,12 @@ interface Cursor {
   index: number;
   /** Start (seconds) of the next window to load; past `end` when exhausted. */
   nextWindow: number;
-  /** The next windows' reads (up to the feed's share of `READ_AHEAD`) and where each window ends, started while the current window is fed (the store works while the engine does). */
-  ahead: { batches: Promise<CandleBatch[]>; next: number }[];
+  /**
+   * The next windows' reads (up to the feed's share of `READ_AHEAD`), where each window starts and
+   * ends, and with `minutes` the read of its symbol's minutes; started while the current window is
+   * fed (the store works while the engine does).
+   */
+  ahead: { batches: Promise<CandleBatch[]>; from: number; next: number; minutes?: Promise<CandleBatch[]> }[];
   /** Start (seconds) of the window after the last one in `ahead`. */
   aheadFrom: number;
   scratch: Bar;
@@ -74,9 +80,24 @@ interface Cursor {
   head: number;
 }
 
+/**
+ * `execution.intrabar`: where the feed's windows of minutes go (`TradingEngine.useMinutes`): for
+ * `symbol`, the stored regular-session minutes of the windows its feeds are in, in time order.
+ */
+export type OnMinutes = (symbol: string, minutes: BarColumns) => void;
+
+/** A symbol's minutes read for a window of its feeds: `[from, next)` in seconds. */
+interface MinuteSpan {
+  from: number;
+  next: number;
+  batches: CandleBatch[];
+}
+
 /** Reads the feeds' bars with close times in `(afterMs, endSec]` in close-time order. */
 export class BarFeed {
   private readonly cursors: Cursor[];
+  /** `minutes`: per symbol, the minutes of the windows its feeds were last in (the previous and the current, as feeds of one symbol may lag one another by a bar). */
+  private readonly minuteSpans = new Map<string, MinuteSpan[]>();
   /** Whether a look is under way, and when (performance.now()) the last one started. */
   private looking = false;
   private lookedAt = Number.NEGATIVE_INFINITY;
@@ -93,6 +114,8 @@ export class BarFeed {
      * the caller's `shouldStop` acts on between runs of bars once it has arrived.
      */
     private readonly look?: () => Promise<void>,
+    /** `execution.intrabar`: where each window's stored minutes of its symbol go before its bars are fed. */
+    private readonly minutes?: OnMinutes,
   ) {
     this.cursors = feeds.map((feed) => ({
       feed,
@@ -214,6 +237,7 @@ export class BarFeed {
     this.readAhead(cursor);
     const window = cursor.ahead.shift()!;
     cursor.batches = await window.batches;
+    if (window.minutes !== undefined) this.handMinutes(cursor.feed.symbol, { from: window.from, next: window.next, batches: await window.minutes });
     if (this.look && !this.looking && performance.now() - this.lookedAt >= LOOK_EVERY_MS) {
       this.looking = true;
       this.lookedAt = performance.now();
@@ -238,17 +262,53 @@ export class BarFeed {
       const batches = this.read(cursor.feed, buckets);
       // A read left unused (the chunk ends first) must not become an unhandled rejection.
       batches.catch(() => undefined);
-      cursor.ahead.push({ batches, next });
+      const minutes = this.minutes === undefined || cursor.feed.timeframe === "1m" ? undefined : this.readMinutes(cursor.feed.symbol, cursor.aheadFrom, next);
+      minutes?.catch(() => undefined);
+      cursor.ahead.push({ batches, from: cursor.aheadFrom, next, minutes });
       cursor.aheadFrom = next;
     }
   }
 
-  /** The first and last buckets of the window from `from`, and where the next window starts (after its last bucket). */
+  /**
+   * The first and last buckets of the window from `from`, and where the next window starts (after
+   * its last bucket). With `minutes` a window spans about as long as a window of minutes (at least
+   * one of its own buckets: a year of daily bars), the minutes inside it being read with it.
+   */
   private windowAt(feed: Feed, from: number): { buckets: [string, string]; next: number } {
     const period = feed.timeframe as StoredPeriod;
     const first = Buckets.of(period, from);
-    const last = Buckets.of(period, Math.min(this.endSec, from + WINDOW_S[period] - 1));
+    const last = Buckets.of(period, Math.min(this.endSec, from + WINDOW_S[this.minutes === undefined ? period : "1m"] - 1));
     return { buckets: [first, last], next: Buckets.range(period, last)[1] };
+  }
+
+  /** The stored regular-session minutes of `symbol` from `from` to before `next` (seconds), in order. */
+  private readMinutes(symbol: string, from: number, next: number): Promise<CandleBatch[]> {
+    return this.candles.loadBetween(symbol, "1m", Buckets.of("1m", from), Buckets.of("1m", Math.min(this.endSec, next - 1)), "regular");
+  }
+
+  /**
+   * Hands over the minutes of `symbol` the engine may need now: those of the window just loaded
+   * and of the windows still kept (another feed of the symbol may be a bar behind, in its own
+   * window), merged in time order, a minute read by two feeds taken once. Spans that ended a
+   * window of minutes before this one began are forgotten.
+   */
+  private handMinutes(symbol: string, span: MinuteSpan) {
+    const spans = (this.minuteSpans.get(symbol) ?? []).filter((kept) => kept.next > span.from - WINDOW_S["1m"]);
+    spans.push(span);
+    spans.sort((a, b) => a.from - b.from || b.next - a.next);
+    this.minuteSpans.set(symbol, spans);
+    const rows: { batch: CandleBatch; from: number; to: number }[] = [];
+    let last = Number.NEGATIVE_INFINITY;
+    for (const kept of spans)
+      for (const batch of kept.batches) {
+        let from = 0;
+        while (from < batch.length && batch.timestamp[from] <= last) from++;
+        if (from === batch.length) continue;
+        rows.push({ batch, from, to: batch.length });
+        last = batch.timestamp[batch.length - 1];
+      }
+    const merged = CandleBatches.concat(rows.map(({ batch, from, to }) => (from === 0 && to === batch.length ? batch : CandleBatches.slice(batch, from, to))));
+    this.minutes!(symbol, columnsOf(symbol, merged));
   }
 
   /** The stored batches of a window's buckets, in order. */

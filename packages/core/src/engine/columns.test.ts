@@ -3,6 +3,7 @@ import { Fees } from "../fees/index";
 import { defaults as riskDefaults } from "../risk/risk";
 import type { Bar, BarColumns } from "../strategies/strategy";
 import { TradingEngine } from "./engine";
+import type { EngineEvent } from "./events";
 import type { EngineSetup, ProtectiveExits } from "./setup";
 import { EXIT_VARIANTS, exitCase, referenceCase, referenceSetup } from "./testing/reference";
 import { singleStrategySetup } from "./testing/setups";
@@ -222,5 +223,80 @@ describe("the batch path (onColumns) against the streaming path (onBar)", () => 
       expect(fills.map((e) => [e.data.side, e.data.quantity, e.data.exit_reason ?? null])).toEqual(ref.fills.map((f) => [f.side, f.quantity, reasonOf(f)]));
       expect(Math.abs(engine.view(null).equity - ref.final_value)).toBeLessThan(1e-6);
     }
+  });
+});
+
+describe("the batch path against the streaming path under execution.intrabar", () => {
+  it("gives identical events and snapshots when hourly bars' fills walk the minutes inside them, some hours without minutes", () => {
+    const minutes = minuteBars(60_000, 5);
+    // Hourly bars aggregated from the minutes; every seventh hour's minutes are not stored (its fills use the bar's own prices).
+    const hourly: Bar[] = [];
+    for (let h = 0; h + 60 <= minutes.length; h += 60) {
+      const group = minutes.slice(h, h + 60);
+      hourly.push({
+        symbol: "AAPL.US",
+        timestamp: group[0].timestamp,
+        open: group[0].open,
+        high: Math.max(...group.map((b) => b.high)),
+        low: Math.min(...group.map((b) => b.low)),
+        close: group[59].close,
+        volume: 60_000,
+      });
+    }
+    const stored = columnsOf(minutes.filter((_, i) => Math.floor(i / 60) % 7 !== 3));
+    const setupOf = (intrabar: boolean) =>
+      withExits(
+        singleStrategySetup({
+          symbols: ["AAPL.US"],
+          timeframe: "1h",
+          parameters: { fast_period: 3, slow_period: 8 },
+          risk: risky,
+          execution: { commission: { model: "percent", rate: 0.001 }, ...(intrabar ? { intrabar: "1m" as const } : {}) },
+        }),
+        { stop_loss_pct: 0.004, take_profit_pct: 0.006, trailing_stop_pct: 0.005 },
+      );
+    const setup = setupOf(true);
+    const intrabarLog = (e: { type: string; data: Record<string, unknown> }) => e.type === "log" && e.data.intrabar !== undefined;
+    const missing = (events: { type: string; data: Record<string, unknown> }[]) =>
+      events.filter(intrabarLog).reduce((sum, e) => sum + (e.data.intrabar as { bars_without_minutes: number }).bars_without_minutes, 0);
+
+    const streaming = new TradingEngine(setup);
+    streaming.useMinutes("AAPL.US", stored);
+    for (const bar of hourly) streaming.onBar(bar, "1h");
+    streaming.reportIntrabar();
+    streaming.endDay();
+    const expected = streaming.drainEvents();
+    const exitFills = expected.filter((e) => e.type === "order_filled" && e.data.exit_reason !== undefined);
+    expect(new Set(exitFills.map((e) => e.data.exit_reason))).toEqual(new Set(["stop_loss", "take_profit", "trailing_stop"]));
+    // Fills are stamped at the minute that reached them, not only at the hours' opens.
+    expect(expected.filter((e) => e.type === "order_filled" && e.time % 3_600_000 !== hourly[0].timestamp % 3_600_000).length).toBeGreaterThan(10);
+    expect(missing(expected)).toBeGreaterThan(0);
+    // The minutes decide: the same bars without them fill otherwise.
+    const coarse = new TradingEngine(setupOf(false));
+    for (const bar of hourly) coarse.onBar(bar, "1h");
+    coarse.endDay();
+    const coarseFills = coarse.drainEvents().filter((e) => e.type === "order_filled");
+    expect(coarseFills.map((e) => [e.time, e.data.price])).not.toEqual(expected.filter((e) => e.type === "order_filled").map((e) => [e.time, e.data.price]));
+
+    // In uneven chunks through JSON snapshots; the minutes are handed again to each restored engine, as a backtest's chunk does.
+    const columns = columnsOf(hourly);
+    let batch = new TradingEngine(setup);
+    const events = [];
+    const cuts = [0, 1, 7, 8, 50, 123, 600, hourly.length];
+    for (let c = 1; c < cuts.length; c++) {
+      batch.useMinutes("AAPL.US", stored);
+      batch.onColumns(columns, cuts[c - 1], cuts[c], "1h");
+      batch.reportIntrabar();
+      events.push(...batch.drainEvents());
+      batch = TradingEngine.restore(setup, JSON.parse(JSON.stringify(batch.snapshot())));
+    }
+    batch.endDay();
+    events.push(...batch.drainEvents());
+    expect(missing(events)).toBe(missing(expected));
+    const withoutReports = (list: EngineEvent[]) => list.filter((e) => !intrabarLog(e)).map(({ sequence: _, ...rest }) => rest);
+    expect(withoutReports(events)).toEqual(withoutReports(expected));
+    // The same state but for the event counter (the batch path wrote a report per chunk).
+    const state = (engine: TradingEngine) => ({ ...JSON.parse(JSON.stringify(engine.snapshot())), sequence: 0 });
+    expect(state(batch)).toEqual(state(streaming));
   });
 });

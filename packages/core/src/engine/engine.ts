@@ -10,7 +10,7 @@ import { closeDay, dayMarketOf, monitor, rollTo, startDay } from "./days";
 import type { Denial, EngineEvent, EngineOrder, EventType } from "./events";
 import { cancelPending } from "./cancels";
 import { activeExits, exitDue, protecting, settleExits, watchExits } from "./exits";
-import { fillOnBar, fillPending, type VenueCharge } from "./fills";
+import { fillIntrabar, fillOnBar, fillPending, type VenueCharge } from "./fills";
 import { emptyPosition, type Position } from "./ledger";
 import { Money } from "./money";
 import { biasesOf, multiTimeframeBar, type DirectorBias } from "./multi-timeframe";
@@ -95,6 +95,9 @@ export class TradingEngine implements EngineCore {
   readonly participation: number | null;
   /** Volume of the bar being fed (what a fill at its close may take of it). */
   barVolume = 0;
+  /** `execution.intrabar` on bars: fills walk the minutes a driver hands over (`useMinutes`). */
+  readonly intrabar: boolean;
+  intrabarMissing = 0;
   readonly exitRules: ExitRules;
   readonly exitsDue: ExitDue[] = [];
 
@@ -108,6 +111,7 @@ export class TradingEngine implements EngineCore {
     this.fractionNumber = setup.execution.sizing.fraction;
     this.slippage = setup.execution.slippage_bps / 10_000;
     this.participation = setup.execution.max_participation ?? null;
+    this.intrabar = this.barFills && setup.execution.intrabar === "1m";
     this.exitRules = setup.execution.exits ?? DEFAULT_EXIT_RULES;
     for (const channel of setup.channels) {
       const cash = new Map<string, Money>();
@@ -174,7 +178,7 @@ export class TradingEngine implements EngineCore {
     const at = bar.timestamp;
     const info = this.info(bar.symbol);
     const closeTime = closeMs ?? at + PERIOD_MS[timeframe];
-    this.step(info, at, bar.open, bar.high, bar.low, bar.close, bar.volume);
+    this.step(info, at, closeTime, bar.open, bar.high, bar.low, bar.close, bar.volume);
     // Entries the bar filled get their protective orders at its close, before the strategies decide (EXITS.md "Order of events").
     if (this.exitsDue.length > 0) settleExits(this, closeTime, bar.close);
     if (!this.barFills && this.pending.length > 0) this.watch(info.symbol, at, closeTime, bar.high, bar.low, bar.close);
@@ -195,6 +199,33 @@ export class TradingEngine implements EngineCore {
     }
     // An entry filled at this close (`execution.fill: "close"`).
     if (this.exitsDue.length > 0) settleExits(this, closeTime, bar.close);
+  }
+
+  /**
+   * `execution.intrabar`: the stored 1-minute bars of `symbol` (timestamps in `msPerUnit`, in time
+   * order, regular session) for the span about to be fed, replacing those handed before; the
+   * fills of its coarser bars walk the minutes inside each bar (`fills.ts` `fillIntrabar`). Not
+   * part of the snapshot: a driver hands them again to a restored engine. Null forgets them.
+   */
+  useMinutes(symbol: string, minutes: BarColumns | null): void {
+    if (!this.intrabar) throw new RangeError("useMinutes: the run's execution has no intrabar (or its orders fill at a broker)");
+    this.info(symbol).minutes = minutes;
+  }
+
+  /**
+   * `execution.intrabar`: writes a `log` warning counting the bars whose waiting orders were tried
+   * on the bar's own prices because no stored minute lay inside them, since the last report (a
+   * backtest's chunk reports once, at its end; the result's warnings add them up). Nothing when none.
+   */
+  reportIntrabar(): void {
+    if (this.intrabarMissing === 0) return;
+    const bars = this.intrabarMissing;
+    this.intrabarMissing = 0;
+    this.emit("log", null, {
+      level: "warning",
+      message: `${bars} bar${bars === 1 ? "" : "s"} with orders waiting had no stored 1-minute bars inside: their orders were tried on the bar's own open, high and low`,
+      intrabar: { bars_without_minutes: bars },
+    });
   }
 
   /** The history a fresh run wants before its first live bar (`warm-up.ts`). */
@@ -236,7 +267,7 @@ export class TradingEngine implements EngineCore {
     for (let i = from; i < to; i++) {
       const at = timestamp[i] * msPerUnit;
       const closeAt = closeOf === undefined ? at + period : closeOf(at);
-      this.step(info, at, open[i], high[i], low[i], close[i], volume[i]);
+      this.step(info, at, closeAt, open[i], high[i], low[i], close[i], volume[i]);
       if (this.exitsDue.length > 0) settleExits(this, closeAt, close[i]);
       if (!this.barFills && this.pending.length > 0) this.watch(info.symbol, at, closeAt, high[i], low[i], close[i]);
       if (i !== next) continue;
@@ -280,12 +311,18 @@ export class TradingEngine implements EngineCore {
     this.time = this.barFills ? time : Math.max(this.time, time);
   }
 
-  /** What every bar does before the strategies see it: day rollover, fills, the last price and the monitors. */
-  private step(info: SymbolInfo, at: number, open: number, high: number, low: number, close: number, volume: number) {
+  /**
+   * What every bar (open at `at`, closing at `closeAt`) does before the strategies see it: day
+   * rollover, fills (from the minutes inside it under `execution.intrabar`), the last price and the monitors.
+   */
+  private step(info: SymbolInfo, at: number, closeAt: number, open: number, high: number, low: number, close: number, volume: number) {
     if (at >= this.dayEnd || at < this.dayStart) rollTo(this, at);
     this.clockTo(at);
     this.barVolume = volume;
-    const filled = this.barFills && this.pending.length > 0 && fillPending(this, info.symbol, at, open, high, low, close);
+    const filled =
+      this.barFills &&
+      this.pending.length > 0 &&
+      (this.intrabar ? fillIntrabar(this, info, at, closeAt, open, high, low, close) : fillPending(this, info.symbol, at, open, high, low, close));
     info.last = close;
     if (filled || info.held > 0) monitor(this);
   }
@@ -465,7 +502,7 @@ export class TradingEngine implements EngineCore {
       const market = marketOf(symbol);
       const currency = Markets[market].currency;
       const fx = currency === this.setup.base_currency ? 1 : (this.setup.fx[currency] ?? 1);
-      info = { symbol, market, currency, lot: this.setup.lots[symbol] ?? 1, fx, last: NaN, held: 0, routes: {} };
+      info = { symbol, market, currency, lot: this.setup.lots[symbol] ?? 1, fx, last: NaN, held: 0, routes: {}, minutes: null };
       this.symbols.set(symbol, info);
     }
     return info;

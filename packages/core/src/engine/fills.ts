@@ -4,7 +4,8 @@ import { book } from "./ledger";
 import { AT_LEVEL, AT_OPEN, fillableShares, limitReach, touchReach, type Reach } from "./matching";
 import { Money } from "./money";
 import { commissionOf, hold, partCommission, release, settledValue } from "./cash";
-import { unfilled, ZERO, type EngineCore } from "./runtime";
+import type { BarColumns } from "../strategies/strategy";
+import { unfilled, ZERO, type EngineCore, type SymbolInfo } from "./runtime";
 import { cancelPending } from "./cancels";
 import { coverable, exitDue, levelOf, oneCancelsOther, trail } from "./exits";
 
@@ -59,6 +60,107 @@ export function fillPending(e: EngineCore, symbol: string, at: number, open: num
     if (order.exit_reason !== undefined && coverable(e, order) < cover) (exited ??= []).push(order);
   }
   pending.length = kept;
+  if (orphans !== null) {
+    const stale = orphans;
+    cancelPending(e, (order) => stale.includes(order), "POSITION_CLOSED: the position its protective orders guarded is closed");
+  }
+  if (exited !== null) for (const filled of exited) oneCancelsOther(e, filled);
+  return e.sequence !== sequence;
+}
+
+/**
+ * `execution.intrabar`: fills what a coarser bar (open at `at`, closing at `end`) reaches of the
+ * orders in its symbol placed before it from the stored minutes inside it (`useMinutes`), in time
+ * order, instead of from the bar's own open, high and low (`fillOnMinutes`). Without a stored
+ * minute inside the bar its own prices decide (`fillPending`), and the bar is counted
+ * (`intrabarMissing`, the result's warning) when orders were waiting on it.
+ */
+export function fillIntrabar(e: EngineCore, info: SymbolInfo, at: number, end: number, open: number, high: number, low: number, close: number): boolean {
+  const minutes = info.minutes;
+  if (minutes !== null) {
+    const stamps = minutes.timestamp;
+    const unit = minutes.msPerUnit;
+    // Bars of a symbol come in time order, except a coarser period's after the finer bars it spans: a search, not a cursor.
+    let first = 0;
+    let after = stamps.length;
+    while (first < after) {
+      const middle = (first + after) >>> 1;
+      if (stamps[middle] * unit < at) first = middle + 1;
+      else after = middle;
+    }
+    let last = first;
+    while (last < stamps.length && stamps[last] * unit < end) last++;
+    if (last > first) return fillOnMinutes(e, info.symbol, at, minutes, first, last, high, low, close);
+  }
+  if (waiting(e, info.symbol, at)) e.intrabarMissing += 1;
+  return fillPending(e, info.symbol, at, open, high, low, close);
+}
+
+/** Whether an order in `symbol` placed before the bar opening at `at` waits to be tried on it. */
+function waiting(e: EngineCore, symbol: string, at: number): boolean {
+  const pending = e.pending;
+  for (let i = 0; i < pending.length; i++) if (pending[i].symbol === symbol && at >= pending[i].submitted_at) return true;
+  return false;
+}
+
+/**
+ * `fillPending` on the minutes `from` to `to - 1` of `minutes` (those inside the bar opening at
+ * `at`; `high`, `low` and `close` are the bar's own): each minute tries the orders the bar tries,
+ * in the order they were placed (so within one minute the priority rule decides, as within a
+ * bar), and an order fills at the first minute that reaches it, at that minute's price by the
+ * same matching rules (a market order at the first minute's open), stamped at that minute. As on
+ * the bar itself, each order fills at most once per bar (under `max_participation` its share of
+ * the bar's volume; the rest waits for later bars), and a protective fill cancels the rest of its
+ * OCO group, which later minutes then do not try. A trailing stop no minute reached trails after
+ * the bar by the bar's own prices (the reference rule), not minute by minute.
+ */
+function fillOnMinutes(e: EngineCore, symbol: string, at: number, minutes: BarColumns, from: number, to: number, high: number, low: number, close: number) {
+  const sequence = e.sequence;
+  const pending = e.pending;
+  // Allocated per bar only when intrabar is asked and orders wait: the orders still to settle on this bar, in the order they were placed.
+  const trying: EngineOrder[] = [];
+  for (let i = 0; i < pending.length; i++) if (pending[i].symbol === symbol && at >= pending[i].submitted_at) trying.push(pending[i]);
+  if (trying.length === 0) return false;
+  let exited: EngineOrder[] | null = null;
+  let orphans: EngineOrder[] | null = null;
+  /** Filled whole or rejected: out of the pending orders after the bar. */
+  let gone: EngineOrder[] | null = null;
+  const { timestamp, open, high: highs, low: lows, msPerUnit } = minutes;
+  for (let m = from; m < to && trying.length > 0; m++) {
+    let left = 0;
+    for (let i = 0; i < trying.length; i++) {
+      const order = trying[i];
+      // Its OCO partner filled: it is cancelled after the bar.
+      if (exited !== null && inGroupOf(exited, order)) continue;
+      const price = fillPrice(order, open[m], highs[m], lows[m]);
+      if (Number.isNaN(price)) {
+        trying[left++] = order;
+        continue;
+      }
+      e.time = timestamp[m] * msPerUnit;
+      let cover = 0;
+      if (order.exit_reason !== undefined) {
+        cover = coverable(e, order);
+        if (cover === 0) {
+          (orphans ??= []).push(order);
+          continue;
+        }
+        if (cover < unfilled(order)) order.quantity = (order.filled ?? 0) + cover;
+      }
+      release(e, order);
+      if (fillOnBar(e, order, price)) hold(e, order);
+      else (gone ??= []).push(order);
+      if (order.exit_reason !== undefined && coverable(e, order) < cover) (exited ??= []).push(order);
+    }
+    trying.length = left;
+  }
+  for (const order of trying) if (order.order_type === "trailing_stop" && (exited === null || !inGroupOf(exited, order))) trail(e, order, high, low, close);
+  if (gone !== null) {
+    const out = gone;
+    let kept = 0;
+    for (let i = 0; i < pending.length; i++) if (!out.includes(pending[i])) pending[kept++] = pending[i];
+    pending.length = kept;
+  }
   if (orphans !== null) {
     const stale = orphans;
     cancelPending(e, (order) => stale.includes(order), "POSITION_CLOSED: the position its protective orders guarded is closed");

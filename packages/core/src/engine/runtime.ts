@@ -1,7 +1,7 @@
 import type { Dec } from "../fees/money";
 import type { Market } from "../market/market";
 import type { Timeframe } from "../strategies/definition";
-import type { Signal, Strategy } from "../strategies/strategy";
+import type { BarColumns, Signal, Strategy } from "../strategies/strategy";
 import type { Denial, EngineOrder, EngineOrderType, EventType, OrderSide } from "./events";
 import type { Position } from "./ledger";
 import { Money } from "./money";
@@ -87,6 +87,12 @@ export interface SymbolInfo {
   held: number;
   /** The sleeves listening to each period of this symbol. */
   routes: Partial<Record<Timeframe, { channel: ChannelRuntime; sleeve: Sleeve }[]>>;
+  /**
+   * `execution.intrabar`: the stored 1-minute bars the driver handed over for the span being fed
+   * (`useMinutes`), which a coarser bar's fills walk (`fills.ts` `fillIntrabar`); null when none
+   * were. Not part of the snapshot: a driver hands them again after a restore.
+   */
+  minutes: BarColumns | null;
 }
 
 /** A sleeve's position in a symbol that a fill changed (`exits.ts`). */
@@ -206,6 +212,8 @@ export interface EngineCore {
   readonly participation: number | null;
   /** Volume of the bar being fed (what a fill at its close may take of it). */
   barVolume: number;
+  /** `execution.intrabar`: bars whose waiting orders were tried on the bar's own prices for want of stored minutes, since `reportIntrabar`. */
+  intrabarMissing: number;
   /** How protective exits fill on bars (`execution.exits`). */
   readonly exitRules: ExitRules;
   /** Positions a fill changed whose protective orders are to be brought in line (`exits.ts` `settleExits`). */

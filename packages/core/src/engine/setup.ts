@@ -88,6 +88,12 @@ export const Execution = z
     exits: ExitRules.default(DEFAULT_EXIT_RULES).describe(
       "How protective exits (risk_config's stop_loss_pct, take_profit_pct, trailing_stop_pct) fill on bars",
     ),
+    intrabar: z
+      .enum(["1m"])
+      .optional()
+      .describe(
+        "Backtests on 5m, 1h or 1d bars: which of a bar's waiting orders fills first, and at what price, is read from the stored 1-minute bars inside it (a stop and a target both within the bar's range fill in the order the minutes reach them); a bar without stored minutes fills by its own open, high and low, and the result's warnings count those bars. Absent: every bar fills by its own prices",
+      ),
   })
   .meta({ id: "Execution" });
 export type Execution = z.infer<typeof Execution>;

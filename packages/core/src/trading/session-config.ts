@@ -232,9 +232,10 @@ const EPSILON = 1e-9;
 /**
  * Normalises a session configuration or throws a 422 listing every problem (located under
  * `config`). `fallbackSymbols` (the session's `tradable_symbols`) applies where neither the
- * strategy nor the configuration names symbols.
+ * strategy nor the configuration names symbols. `backtest`: the configuration of a backtest
+ * (`POST /backtest/start`, a sweep), the one run that honours `execution.intrabar`.
  */
-export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []): SessionConfig {
+export function normalizeConfig(input: unknown, fallbackSymbols: string[] = [], { backtest = false }: { backtest?: boolean } = {}): SessionConfig {
   const issues: ValidationIssue[] = [];
   const parsed = SessionConfigInput.safeParse(input ?? {});
   if (!parsed.success) {
@@ -336,6 +337,7 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
       risk_limits: limits.success ? limits.data : Risk.limitsOf(risk),
     });
   });
+  if (execution.success && execution.data.intrabar !== undefined) issues.push(...intrabarIssues(channels, timeframe, backtest));
   if (allocated > 1 + EPSILON) {
     issues.push({
       loc: ["config", "channels"],
@@ -356,6 +358,33 @@ export function normalizeConfig(input: unknown, fallbackSymbols: string[] = []):
 }
 
 const round = (value: number) => Math.round(value * 1e6) / 1e6;
+
+/**
+ * The problems of `execution.intrabar` (docs/backtests.md "Intrabar fills"): only a backtest hands
+ * the engine the stored minutes inside its bars (a session's orders fill at its broker, or on bars
+ * fed as they close, with no minutes inside them), and a strategy on 1-minute bars has nothing
+ * finer to look at: the run would silently fill as without it.
+ */
+function intrabarIssues(channels: SessionChannel[], timeframe: Timeframe, backtest: boolean): ValidationIssue[] {
+  const loc = ["config", "execution", "intrabar"];
+  if (!backtest)
+    return [
+      {
+        loc,
+        msg: "execution.intrabar applies to backtests (strategy_config.execution of POST /api/v1/backtest/start): a session's orders fill at its broker, or on bars fed as they close, with no stored minutes inside them",
+        type: "intrabar_not_applicable",
+      },
+    ];
+  const minute = channels.flatMap((channel) => channel.strategies).filter((strategy) => (strategy.timeframe ?? timeframe) === "1m");
+  if (minute.length === 0) return [];
+  return [
+    {
+      loc,
+      msg: `execution.intrabar reads the 1-minute bars inside coarser bars, and ${[...new Set(minute.map((s) => s.strategy_name))].join(", ")} runs on 1m bars, which have nothing finer inside: use a timeframe of 5m, 1h or 1d, or leave execution.intrabar out`,
+      type: "intrabar_not_applicable",
+    },
+  ];
+}
 
 const NO_EXITS: Risk.ProtectiveExits = { stop_loss_pct: null, take_profit_pct: null, trailing_stop_pct: null };
 const pick = (value: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => value[k] !== undefined).map((k) => [k, value[k]]));
