@@ -28,7 +28,22 @@
  *
  * And the items written to the table during the timed steps, by kind (`_type`), per session bar of
  * each sessions row and per request of each commands row: DynamoDB Local's work grows with them
- * (bench/support/table-writes.ts).
+ * (bench/support/table-writes.ts): the emulator's cost, not AWS's.
+ *
+ * And what AWS would bill for each sessions row (bench/support/aws-meter.ts, on-demand prices of
+ * us-east-1; `BENCH_AWS_METER=0` leaves the meter out): every request of the timed steps priced in
+ * write and read request units, per session bar and by kind; the same for `BENCH_IDLE_TICKS` (10)
+ * steps without a bar right after them (the step's own bookkeeping, which a step with a bar does
+ * too: subtracted, what is left is the bars' cost); then, the bench's worker stopped, a worker at
+ * production's cadence (a step a second, a refresh every 2 s) over the same sessions, fed one bar
+ * (so it holds the runs and its heartbeat names every session's last bar), then measured for
+ * `BENCH_IDLE_SECONDS` (10) wall seconds without a bar: the bookkeeping that runs 24/7. A
+ * session-month is 30 days of 390 one-minute bars plus 30 days of that bookkeeping shared by the
+ * sessions. The busiest partition key: the most write units one key took in one step (a minute's
+ * bar, which production writes within about a second), and at production's cadence the key with the
+ * most write units per wall second on average, and the most a key took in any 1 s (a sliding window:
+ * a key written once a second may show two writes).
+ * The meter prices the requests after each step's measurements (outside the timed work).
  *
  * The market's clock is driven here a minute per step, the timed steps after `WARM_STEPS` untimed
  * ones; the sockets' client is in this process, and
@@ -50,10 +65,12 @@ import WebSocket from "ws";
 import type { PushCandlestickEvent } from "../packages/core/src/provider/quote-types";
 import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
 import { startLocalRuntime } from "../packages/local/src/runtime";
+import type { Services } from "../packages/adapters/src/services";
 import { profiled } from "./support/profile";
 import { SessionWorker } from "../packages/worker/src/session-worker";
 import { showTable } from "./support/table";
 import { countWrites } from "./support/table-writes";
+import { AWS_PRICES, AwsMeter, per, SESSION_MONTH, sessionMonth, type MeterReport } from "./support/aws-meter";
 import { cpuSecondsOf } from "./support/process-cpu";
 
 const markdown = process.argv.includes("--markdown");
@@ -79,6 +96,12 @@ const WARM_ROUNDS = Number(process.env.BENCH_WARM_ROUNDS ?? 30);
 /** Rounds of the commands table (`BENCH_ROUNDS`): every answer of every round is pooled. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const PASSWORD = "bench-admin-password-1";
+/** Prices the requests as AWS bills them (`BENCH_AWS_METER=0`: not). */
+const METER = process.env.BENCH_AWS_METER !== "0";
+/** Steps without a bar after the timed ones (`BENCH_IDLE_TICKS`): the step's own bookkeeping. */
+const IDLE_TICKS = Number(process.env.BENCH_IDLE_TICKS ?? 10);
+/** Wall seconds of a worker at production's cadence without bars (`BENCH_IDLE_SECONDS`; 0: not measured). */
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
 /** CPU seconds DynamoDB Local (a Java process) has used so far. */
 const dynamoCpuSeconds = () => cpuSecondsOf(dynamo.process.pid) ?? Number.NaN;
 const ownCpuSeconds = () => {
@@ -94,10 +117,25 @@ function writtenTable(per: Map<string, Map<string, number>>): Record<string, str
   return [...kinds.map((kind) => row(kind, (counts) => counts.get(kind) ?? 0)), row("all", (counts) => [...counts.values()].reduce((a, b) => a + b, 0))];
 }
 
+/** One row per kind, one column per thing priced (cells `write / read` units); and their sum. */
+function pricedTable(per: Map<string, Map<string, string>>): Record<string, string>[] {
+  const kinds = [...new Set([...per.values()].flatMap((cells) => [...cells.keys()]))].filter((kind) => kind !== "all");
+  return [...kinds, "all"].map((kind) => Object.fromEntries([["kind", kind], ...[...per].map(([priced, cells]) => [priced, cells.get(kind) ?? "–"])]));
+}
+
+/** A report's units by kind (and all) per `count`, as `write / read` cells. */
+function unitsByKind(report: MeterReport, count: number): Map<string, string> {
+  const cell = (wru: number, rru: number) => `${(wru / count).toFixed(2)} / ${(rru / count).toFixed(2)}`;
+  return new Map([...report.byKind.map(([kind, units]): [string, string] => [kind, cell(units.wru, units.rru)]), ["all", cell(report.wru, report.rru)]]);
+}
+
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
 
 /** Items written to the table by kind, per session bar of each sessions row and per request of each commands row. */
 const writtenPer = new Map<string, Map<string, number>>();
+/** Priced as AWS bills: per sessions row, its timed steps by kind and its production-cadence bookkeeping by kind. */
+const pricedPer = new Map<string, Map<string, string>>();
+const pricedRows: Record<string, string | number>[] = [];
 const dynamo = await startDynamoDbLocal();
 const rows: Record<string, string | number>[] = [];
 const commandRows: Record<string, string | number>[] = [];
@@ -110,7 +148,18 @@ try {
 
 const show = (title: string, table: Record<string, string | number>[]) => showTable(title, table, markdown);
 show("Session worker: closed 1-minute bars into N running sessions, push to WebSocket", rows);
-show("Items written to the table, by kind: per session bar (sessions rows) and per request (commands rows)", writtenTable(writtenPer));
+show(
+  "DynamoDB Local's work (the emulator's cost per item, not AWS's bill): items written to the table, by kind: per session bar (sessions rows) and per request (commands rows)",
+  writtenTable(writtenPer),
+);
+show(
+  `Priced as AWS bills (on-demand, ${AWS_PRICES.region}, $${(AWS_PRICES.write * 1e6).toFixed(3)} per million write and $${(AWS_PRICES.read * 1e6).toFixed(3)} per million read request units, prices since ${AWS_PRICES.since}): write / read units by kind, per session bar of the timed steps and per wall second of production-cadence bookkeeping`,
+  pricedTable(pricedPer),
+);
+show(
+  `Priced as AWS bills: per session bar, per session-month (${SESSION_MONTH.barsPerSession.toLocaleString("en-US")} bars and 30 days of bookkeeping), the busiest partition key`,
+  pricedRows,
+);
 show(
   `Commands under load: N clients each send an order and a reset-daily at once into one running session (${ROUNDS} rounds, a bar fed during each)`,
   commandRows,
@@ -275,6 +324,8 @@ function clientsOf(base: string) {
 async function measure(sessionCount: number, steps: number): Promise<Record<string, string | number>> {
   let clock = Date.parse("2024-03-15T13:30:00Z"); // the US regular session opens (EDT)
   const { runtime, call, token } = await openRuntime(() => clock);
+  // Before the sessions are made, so that the meter knows every item the steps write over.
+  const meter = METER ? AwsMeter.attach(runtime.services.db) : undefined;
   const sockets: WebSocket[] = [];
   const topics: string[] = [];
   let worker: SessionWorker | undefined;
@@ -343,8 +394,10 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
     let cpu = 0;
     let dynamoCpu = 0;
     writes.start();
+    meter?.reset();
     await profiled(String(sessionCount), async () => {
       for (let step = 0; step < steps; step++) {
+        meter?.window();
         clock += 60_000;
         const pushesBefore = pushes.length;
         const arrivalsBefore = arrivals.length;
@@ -366,9 +419,15 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
         while (performance.now() - Math.max(lastArrival, started) < 20) await new Promise((resolve) => setTimeout(resolve, 5));
         for (let i = arrivalsBefore; i < arrivals.length; i++) delays.push(arrivals[i]! - pushedAt);
         timedFrames += frames - framesBefore;
+        // The step's requests priced now, after its measurements and before the next step's.
+        meter?.settle();
       }
     });
     writtenPer.set(`${sessionCount} sessions (per session bar)`, writes.stop(bars * sessionCount));
+    if (meter) {
+      const context = { runtime, marketData, sessionCount, steps, sessionBars: bars * sessionCount, nextMinute: () => (clock += 60_000) };
+      await priceAsAws(meter, feeding, context, (steady) => (worker = steady));
+    }
     delays.sort((a, b) => a - b);
     const seconds = busy / 1000;
     return {
@@ -395,4 +454,86 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
     }
     await runtime.stop();
   }
+}
+
+/**
+ * A sessions row priced as AWS bills (the module comment): its timed steps, as recorded; then
+ * `IDLE_TICKS` steps of the same worker without a bar (the market's clock kept where it is), the
+ * bookkeeping each step does, bar or not; then a worker at production's cadence over the same
+ * sessions for `IDLE_SECONDS` wall seconds without a bar. `started` is told of the worker to stop.
+ */
+async function priceAsAws(
+  meter: AwsMeter,
+  feeding: SessionWorker,
+  context: {
+    runtime: Awaited<ReturnType<typeof startLocalRuntime>>;
+    marketData: Awaited<ReturnType<Services["marketData"]>>;
+    sessionCount: number;
+    steps: number;
+    sessionBars: number;
+    /** Moves the market's clock a minute on. */
+    nextMinute: () => void;
+  },
+  started: (worker: SessionWorker) => void,
+): Promise<void> {
+  const { runtime, marketData, sessionCount, steps, sessionBars } = context;
+  const timed = meter.report();
+  // The first step without a bar writes what the last steps held (their bars' work), untimed.
+  await feeding.tick();
+  meter.reset();
+  for (let tick = 0; tick < IDLE_TICKS; tick++) await feeding.tick();
+  const idle = meter.report();
+  let bookkeeping: MeterReport | undefined;
+  let seconds = 0;
+  if (IDLE_SECONDS > 0) {
+    await feeding.stop();
+    // Steps since the last one that fed a bar (-1: none yet).
+    let sinceBar = -1;
+    const steady = new SessionWorker(runtime.services, {
+      marketData,
+      onStep: (step) => (sinceBar = step.sessionBars > 0 ? 0 : sinceBar < 0 ? sinceBar : sinceBar + 1),
+    });
+    started(steady);
+    await steady.start();
+    // One bar, as every minute brings: the worker then holds the runs, its heartbeat names each
+    // session's last bar, the bar's saves and metrics are written; the seconds after it are measured.
+    context.nextMinute();
+    const waitedFrom = performance.now();
+    while (sinceBar < 5 && performance.now() - waitedFrom < 300_000) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (sinceBar < 5) throw new Error("the worker at production's cadence did not feed its bar within 5 minutes");
+    meter.reset();
+    const from = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+    seconds = (performance.now() - from) / 1000;
+    bookkeeping = meter.report();
+  }
+  const perStep = per(idle, Math.max(1, IDLE_TICKS));
+  // What the bars cost: the timed steps less the bookkeeping each of them did as a step.
+  const bar = { wru: Math.max(0, timed.wru - perStep.wru * steps) / sessionBars, rru: Math.max(0, timed.rru - perStep.rru * steps) / sessionBars };
+  const time = bookkeeping ? per(bookkeeping, seconds) : { wru: 0, rru: 0 };
+  const month = sessionMonth(bar, time, sessionCount);
+  pricedPer.set(`${sessionCount} sessions, per session bar`, unitsByKind(timed, sessionBars));
+  if (bookkeeping) pricedPer.set(`${sessionCount} sessions, bookkeeping per s`, unitsByKind(bookkeeping, seconds));
+  const money = (value: number) => `$${value.toFixed(4)}`;
+  // Keys with their ids elided: which kind of key, not which session.
+  const keyName = (key: string) => key.replace(/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}/g, "<id>");
+  const busiest = (key?: { key: string; wru: number }, digits = 0) => (key ? `${key.wru.toFixed(digits)} (${keyName(key.key)})` : "–");
+  const notes = Object.entries({ ...timed.approximations, ...bookkeeping?.approximations }).map(([reason, count]) => `${count} ${reason}`);
+  const cancelled = timed.cancelled.transactions + (bookkeeping?.cancelled.transactions ?? 0);
+  if (cancelled > 0) notes.push(`${cancelled} cancelled transactions (not billed here)`);
+  pricedRows.push({
+    sessions: sessionCount,
+    "WRU / RRU per session bar": `${(timed.wru / sessionBars).toFixed(2)} / ${(timed.rru / sessionBars).toFixed(2)}`,
+    "of which the steps' own bookkeeping": `${((perStep.wru * steps) / sessionBars).toFixed(2)} / ${((perStep.rru * steps) / sessionBars).toFixed(2)}`,
+    "the bars': WRU / RRU per session bar": `${bar.wru.toFixed(2)} / ${bar.rru.toFixed(2)}`,
+    "bookkeeping at production cadence, WRU / RRU per s": bookkeeping ? `${time.wru.toFixed(1)} / ${time.rru.toFixed(1)}` : "–",
+    "$ / session-month: bars": money(month.bars),
+    "+ bookkeeping": bookkeeping ? money(month.bookkeeping) : "–",
+    "= total": bookkeeping ? money(month.total) : "–",
+    "busiest key in a step, WRU": busiest(timed.busiestPerWindow),
+    "busiest key at production cadence, WRU / s (mean)": busiest(bookkeeping?.busiestMean, 1),
+    "the most any key took in any 1 s": busiest(bookkeeping?.busiestPerSecond),
+    "not exact": notes.join("; ") || "–",
+    "pricing ms / session bar (after the steps)": (timed.pricingMs / sessionBars).toFixed(3),
+  });
 }
