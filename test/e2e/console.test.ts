@@ -169,6 +169,12 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(await rows.locator("td:nth-child(7)").allTextContents()).toEqual(fills.map((fill) => fill.order_id));
     expect(await rows.locator("td:nth-child(3)").allTextContents()).toEqual(fills.map((fill) => fill.side));
     expect(await page.locator("caption", { hasText: /^Trades \(\d+\)$/ }).count()).toBe(1);
+    // The result's warnings, each with its code, in the API's order.
+    const warnings = result.body.warnings as { code: string; message: string }[];
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(await page.locator("[data-list=warnings] li").evaluateAll((items) => items.map((li) => li.getAttribute("data-code")))).toEqual(
+      warnings.map((w) => w.code),
+    );
     await shot(page, "04-backtest-result");
   });
 

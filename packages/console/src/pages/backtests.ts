@@ -250,6 +250,20 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
     ),
     equityChart(result.equity_curve),
   );
+  // What a trader should know before trusting the figures (docs/backtests.md "Warnings").
+  if (result.warnings.length > 0)
+    main.append(
+      h(
+        "section",
+        { "aria-label": "Warnings", "data-list": "warnings" },
+        h("h2", {}, `Warnings (${result.warnings.length})`),
+        h(
+          "ul",
+          {},
+          result.warnings.map((warning) => h("li", { "data-code": warning.code }, h("strong", {}, warning.code), ` ${warning.message}`)),
+        ),
+      ),
+    );
   const symbol = result.symbols[0];
   if (symbol) {
     const candles = await loadCandles(symbol, result.timeframe === "1d" ? "1d" : result.timeframe, result.start_date, result.end_date).catch(
