@@ -480,6 +480,42 @@ describe("the channel stream", () => {
     const all = await api.json("GET", `${Q(session.id)}/metrics`, 200, { token: owner.token });
     expect(all.channels.map((m: any) => m.channel_id)).toEqual(["fast", "slow"]);
   });
+
+  it("journals no channel_metrics while no socket listens, and pushes them at the next period once one does", async () => {
+    const config = {
+      channels: [
+        {
+          channel_id: "solo",
+          channel_type: "BALANCED",
+          capital_allocation: 1,
+          strategies: [{ strategy_name: "ma_crossover", parameters: { fast_period: 3, slow_period: 8 } }],
+        },
+      ],
+      timeframe: "1m",
+      execution: { sizing: { model: "cash_fraction", fraction: 0.08 } },
+    };
+    const session = await createSession(config);
+    await api.json("POST", `${Q(session.id)}/start`, 200, { token: owner.token });
+    // A metrics period of two bars: every other step pushes, when someone listens.
+    const worker = new SessionWorker(api.services, { marketData: await api.services.marketData(), tickMs: 1e9, refreshMs: 1e9, metricsMs: 120_000 });
+    workers.push(worker);
+    await worker.start();
+    const types = async () => (await api.json("GET", `${P(session.id)}/updates?limit=1000`, 200, { token: owner.token })).updates.map((u: any) => u.type);
+    for (let i = 0; i < 10; i++) {
+      clock += 60_000;
+      await worker.tick();
+    }
+    expect(await types()).not.toContain("channel_metrics");
+    await watch(session.id, "late");
+    // Four bars: two metrics periods, each pushing (every bar changes the run).
+    for (let i = 0; i < 4; i++) {
+      clock += 60_000;
+      await worker.tick();
+    }
+    const metrics = pushed.filter((p) => p.connection === "late" && p.message.type === "channel_metrics");
+    expect(metrics.map((p) => p.message.data.channel_id)).toEqual(["solo", "solo"]);
+    expect((await types()).filter((t: string) => t === "channel_metrics")).toHaveLength(2);
+  });
 });
 
 describe("the update feed", () => {

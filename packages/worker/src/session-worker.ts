@@ -934,7 +934,13 @@ export class SessionWorker {
     await Channels.publish(deps, session.id, Channels.streamMessagesOf(current, session, events));
   }
 
-  /** Every `metricsMs`, `channel_metrics` of each running session whose run changed since its last push: from the engine this task kept with the run it saved, else the run read. */
+  /**
+   * Every `metricsMs`, `channel_metrics` of each running session whose run changed since its last
+   * push and that a socket listens to (a snapshot nobody receives is not journalled: it would be a
+   * feed write per session and bar, docs/aws-costs.md; a client that connects later gets them at the
+   * next push, and `GET …/channels/{id}/metrics` any time): from the engine this task kept with the
+   * run it saved, else the run read.
+   */
   private async pushMetrics(): Promise<void> {
     const now = this.services.now();
     if (now - this.metricsAt < (this.options.metricsMs ?? 15_000)) return;
@@ -943,6 +949,9 @@ export class SessionWorker {
     const due = [...this.driven].filter(([, driven]) => driven.session.status === "running" && driven.session.config.channels.length > 0);
     await inParallel(due, due.length, async ([id]) => {
       const kept = this.runCache.kept(id);
+      if (kept && this.metricsVersion.get(id) === kept.run.version) return;
+      // Whether anyone listens, asked before the run is read (the cheaper of the two reads).
+      if ((await deps.realtime.connections.byTopic(`session:${id}`)).length === 0) return;
       const run = kept?.run ?? (await deps.runs.get(id));
       if (!run || this.metricsVersion.get(id) === run.version) return;
       this.metricsVersion.set(id, run.version);
