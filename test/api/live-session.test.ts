@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Dec } from "../../packages/core/src/fees/money";
 import type { SessionWorker } from "../../packages/worker/src/session-worker";
-import { type FakeLongport, startFakeLongport } from "../support/fake-longport/index";
-import { WorkerHarness } from "../support/worker-harness";
+import { liveSuite, pause } from "../support/live-suite";
 
 /**
  * A live session end to end (issue 35): the service composed as it runs (the API, the session
@@ -11,50 +10,8 @@ import { WorkerHarness } from "../support/worker-harness";
  * from its pushes and lists; the session's books end equal to the account's to the cent.
  */
 const START = "2024-03-15T19:30:00Z"; // a Friday, 15:30 in New York (EDT): half an hour before the close
-let fake: FakeLongport;
-beforeAll(async () => {
-  fake = await startFakeLongport({ start: START, quoteRateLimit: null, cash: { USD: 100_000, HKD: 0 } });
-});
-afterAll(async () => {
-  await fake?.close();
-});
-
-const h = WorkerHarness.forSuite(START, {
-  env: () => ({ LONGPORT_HTTP_URL: fake.httpUrl, LONGPORT_QUOTE_WS_URL: fake.quoteWsUrl, LONGPORT_TRADE_WS_URL: fake.tradeWsUrl }),
-  async setup(h) {
-    const { appKey, appSecret, accessToken } = fake.credentials;
-    await h.api.json("PUT", "/api/v1/settings/data-source", 200, {
-      token: await h.api.adminToken(),
-      body: { type: "longport", provider_config: { app_key: appKey, app_secret: appSecret, access_token: accessToken } },
-    });
-  },
-});
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Moves both clocks to `at` (the service's and the fake's trading clock). */
-function clocksAt(at: number) {
-  h.clock = at;
-  fake.clock.set(at);
-}
-
-/** A minute of trades at `price` (three ticks), then both clocks past its close, and a worker step. */
-async function minute(worker: SessionWorker, price: number) {
-  const open = h.clock;
-  for (const [offset, move] of [
-    [5_000, 0],
-    [25_000, 0.05],
-    [50_000, -0.03],
-  ] as const) {
-    clocksAt(open + offset);
-    fake.pushTrade("AAPL.US", { price: price + move, volume: 100 });
-  }
-  // The SDK builds its candlesticks from the pushes on its own threads.
-  await pause(60);
-  clocksAt(open + 62_000);
-  await worker.tick();
-  clocksAt(open + 60_000);
-}
+const suite = liveSuite(START);
+const { h, minute, atLongport } = suite;
 
 const order = (id: string) => h.api.json("GET", `/api/v1/trading/orders/${id}`, 200, { token: h.token });
 
@@ -92,8 +49,6 @@ describe("a live session through LongPort's protocol", () => {
     expect(run.progress?.cursor_ms).toBe(Date.parse("2024-03-15T19:33:00Z"));
   });
 
-  /** The fake's order carrying an engine order id as its remark. */
-  const atLongport = (engineId: string) => [...fake.account.orders.values()].find((o) => o.remark === engineId);
   const place = (body: Record<string, unknown>) =>
     h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: { session_id: sessionId, channel_id: "minutes", symbol: "AAPL.US", ...body } });
 
@@ -103,11 +58,11 @@ describe("a live session through LongPort's protocol", () => {
     const sent = atLongport(buy.id)!;
     expect(sent).toMatchObject({ symbol: "AAPL.US", side: "Buy", quantity: 50, price: 190.5, timeInForce: "Day" });
     expect((await order(buy.id)).venue_order_id).toBe(sent.orderId);
-    fake.account.fill(sent.orderId, { quantity: 20, price: 190.1 });
+    suite.fake.account.fill(sent.orderId, { quantity: 20, price: 190.1 });
     await pause(50);
     await minute(worker, 190);
     expect(await order(buy.id)).toMatchObject({ status: "partially_filled", filled_quantity: "20" });
-    fake.account.fill(sent.orderId, { quantity: 30, price: 190.2 });
+    suite.fake.account.fill(sent.orderId, { quantity: 30, price: 190.2 });
     await pause(50);
     await minute(worker, 190);
     expect(await order(buy.id)).toMatchObject({ status: "filled", filled_quantity: "50", filled_price: "190.16" });
@@ -115,7 +70,7 @@ describe("a live session through LongPort's protocol", () => {
     // watched): placed for the first 20 shares, then, the position grown, cancelled there (a step) and placed again for 50 once the cancel was confirmed (the next).
     await minute(worker, 190);
     await minute(worker, 190);
-    const stops = [...fake.account.orders.values()].filter((o) => o.orderType === "MIT");
+    const stops = [...suite.fake.account.orders.values()].filter((o) => o.orderType === "MIT");
     expect(stops.map((o) => [o.side, o.quantity, o.triggerPrice, o.timeInForce, o.status])).toEqual([
       ["Sell", 20, 180.6, "GTC", "CanceledStatus"],
       ["Sell", 50, 180.66, "GTC", "NewStatus"],
@@ -129,15 +84,15 @@ describe("a live session through LongPort's protocol", () => {
     const replaced = await h.api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 200, { token: h.token, body: { price: "186", quantity: "12" } });
     expect(replaced).toMatchObject({ replaced: true });
     await minute(worker, 190);
-    expect(fake.account.order(sent.orderId)).toMatchObject({ price: 186, quantity: 12 });
+    expect(suite.fake.account.order(sent.orderId)).toMatchObject({ price: 186, quantity: 12 });
     await h.api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 200, { token: h.token });
     await minute(worker, 190);
-    expect(fake.account.order(sent.orderId).status).toBe("CanceledStatus");
+    expect(suite.fake.account.order(sent.orderId).status).toBe("CanceledStatus");
     expect((await order(resting.id)).status).toBe("cancelled");
   });
 
   it("ends an order LongPort refuses as rejected with its code, and still sends the next", async () => {
-    fake.faults.refuseNextSubmit(602012, "insufficient buying power");
+    suite.fake.faults.refuseNextSubmit(602012, "insufficient buying power");
     const refused = await place({ side: "buy", quantity: "100", order_type: "limit", price: "185" });
     const next = await place({ side: "buy", quantity: "5", order_type: "limit", price: "185" });
     await minute(worker, 190);
@@ -157,8 +112,8 @@ describe("a live session through LongPort's protocol", () => {
     const sent = atLongport(resting.id)!;
     // The worker dies with the order resting; LongPort fills it, and someone places an order in the account by hand.
     await worker.stop();
-    fake.account.fill(sent.orderId, { quantity: 10, price: 189 });
-    const foreign = fake.account.placeExternal({ symbol: "AAPL.US", side: "Buy", orderType: "LO", quantity: 7, price: 150 });
+    suite.fake.account.fill(sent.orderId, { quantity: 10, price: 189 });
+    const foreign = suite.fake.account.placeExternal({ symbol: "AAPL.US", side: "Buy", orderType: "LO", quantity: 7, price: 150 });
     worker = await h.newWorker();
     await minute(worker, 190);
     await minute(worker, 190);
@@ -172,23 +127,23 @@ describe("a live session through LongPort's protocol", () => {
       values: { foreign_orders: [expect.objectContaining({ order_id: foreign.orderId, quantity: "7" })] },
     });
     expect(alerts[0].data.message).toContain(foreign.orderId);
-    fake.account.cancel(foreign.orderId);
+    suite.fake.account.cancel(foreign.orderId);
   });
 
   it("exits by its watched target: a bar reaches it, the stop resting at LongPort is cancelled there first, then a market order goes out", async () => {
-    const before = new Set(fake.account.orders.keys());
+    const before = new Set(suite.fake.account.orders.keys());
     await minute(worker, 210); // the bar reaches the 10 % target: the engine fires it and asks LongPort to cancel the stop
     await minute(worker, 210); // the stop's cancel is sent and confirmed
     await minute(worker, 210); // the target goes out as a market order
-    const sent = [...fake.account.orders.values()].filter((o) => !before.has(o.orderId) && o.orderType === "MO");
+    const sent = [...suite.fake.account.orders.values()].filter((o) => !before.has(o.orderId) && o.orderType === "MO");
     expect(sent.map((o) => [o.side, o.quantity])).toEqual([["Sell", 60]]);
-    expect([...fake.account.orders.values()].filter((o) => o.orderType === "MIT" && o.status === "NewStatus")).toEqual([]);
-    fake.account.fill(sent[0]!.orderId, { quantity: 60, price: 210 });
+    expect([...suite.fake.account.orders.values()].filter((o) => o.orderType === "MIT" && o.status === "NewStatus")).toEqual([]);
+    suite.fake.account.fill(sent[0]!.orderId, { quantity: 60, price: 210 });
     await pause(50);
     await minute(worker, 210);
     const closed = (await h.logs(sessionId)).filter((e) => e.type === "trade_closed");
     expect(closed.map((e) => e.data.exit_reason)).toEqual(["take_profit"]);
-    expect(fake.account.positions.get("AAPL.US")?.quantity ?? 0).toBe(0);
+    expect(suite.fake.account.positions.get("AAPL.US")?.quantity ?? 0).toBe(0);
   });
 
   it("feeds the close's 1-minute bar and the daily bar before the day ends, and its books equal the account's to the cent", async () => {
@@ -200,8 +155,8 @@ describe("a live session through LongPort's protocol", () => {
     expect(JSON.stringify(run.snapshot!.channels.days)).not.toBe(daysBefore);
     const view = await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/positions/latest`, 200, { token: h.token });
     const held = view.positions.find((p: { symbol: string }) => p.symbol === "AAPL.US");
-    expect(held?.quantity ?? "0").toBe(String(fake.account.positions.get("AAPL.US")?.quantity ?? 0));
+    expect(held?.quantity ?? "0").toBe(String(suite.fake.account.positions.get("AAPL.US")?.quantity ?? 0));
     const engineCash = Object.values(run.snapshot!.channels).reduce((sum, channel) => sum.plus(channel.cash.USD ?? 0), new Dec(0));
-    expect(engineCash.toFixed(2)).toBe(new Dec(fake.account.cash.get("USD")!).toFixed(2));
+    expect(engineCash.toFixed(2)).toBe(new Dec(suite.fake.account.cash.get("USD")!).toFixed(2));
   });
 });

@@ -406,11 +406,9 @@ export class SessionWorker {
     this.listenTo(gateway);
     const wall = this.wall();
     const atVenue = snapshot.pending.flatMap((order) => (order.venue_order_id === undefined ? [] : [order.venue_order_id]));
-    const read =
-      reconciling ||
-      session.trading_mode !== "live" ||
-      atVenue.some((venueId) => this.orderPushes.has(venueId)) ||
-      wall - (this.polledAt.get(gateway) ?? Number.NEGATIVE_INFINITY) >= LIVE_POLL_MS;
+    // The periodic read is due for every session on the account in this step, or for none.
+    reads.pollDue ??= wall - (this.polledAt.get(gateway) ?? Number.NEGATIVE_INFINITY) >= LIVE_POLL_MS;
+    const read = reconciling || session.trading_mode !== "live" || atVenue.some((venueId) => this.orderPushes.has(venueId)) || reads.pollDue;
     let reports: VenueReport[];
     try {
       // A session trading its simulated account books the fees the paper broker charged it (docs/accounts.md "Fees and the cash of a fill").

@@ -92,6 +92,11 @@ const ENDED: Partial<Record<OrderDetail["status"], "cancelled" | "rejected" | "e
 export class VenueReads {
   private orders?: Promise<Order[]>;
   private executions?: Promise<Execution[]>;
+  /**
+   * Whether this step's periodic read of the account is due (the worker's `LIVE_POLL_MS`), decided
+   * once for every session trading the account; undefined until the first session asks.
+   */
+  pollDue?: boolean;
 
   constructor(readonly gateway: OrderGateway) {}
 
