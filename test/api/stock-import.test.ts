@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Candles, StoredPeriods } from "../../packages/core/src/candles/index";
-import { screenCandles } from "../../packages/core/src/imports/index";
+import { Imports, screenCandles, type ImportDeps, type ImportMessage } from "../../packages/core/src/imports/index";
+import type { MarketData } from "../../packages/core/src/provider/market-data";
 import { Calendar } from "../../packages/core/src/market/calendar";
 import type { TableQueue } from "../../packages/adapters/src/queues/table-queue";
 import { stockImportHandler } from "../../packages/functions/src/queue/stock-import";
@@ -9,6 +10,7 @@ import { createTestApi, type TestApi } from "../support/harness";
 
 let api: TestApi;
 let token: string;
+let userId: string;
 
 /** The worker as Lambda would run it; `remainingMs` just above the safety margin makes it stop after every chunk. */
 function runner(options: { oneChunkPerMessage?: boolean } = {}) {
@@ -22,7 +24,9 @@ const startImport = (body: object, expected = 200) => api.json("POST", "/api/v1/
 
 beforeAll(async () => {
   api = await createTestApi();
-  token = (await api.createUser()).token;
+  const user = await api.createUser();
+  token = user.token;
+  userId = user.id;
 });
 
 describe("stock imports", () => {
@@ -139,5 +143,58 @@ describe("stock imports", () => {
     const unknown = await startImport({ symbol: "NOPE.HK", start_date: "2024-01-02", end_date: "2024-01-05" }, 404);
     expect(unknown.error_code).toBe("SYMBOL_NOT_FOUND");
     await api.json("GET", "/api/v1/stock-import/import/nope/status", 404, { token });
+  });
+
+  it("says it stores actual prices, and learns a 5-for-1 split from the provider's forward-adjusted daily candles", async () => {
+    const simulated = await api.services.marketData();
+    // A provider whose forward-adjusted prices before 2024-03-12 are a fifth of the actual ones (a 5-for-1 split that day).
+    const provider: MarketData = Object.assign(Object.create(simulated) as MarketData, {
+      async historyCandlesticksByDate(...args: Parameters<MarketData["historyCandlesticksByDate"]>) {
+        const candles = await simulated.historyCandlesticksByDate(...args);
+        if (args[2] !== "ForwardAdjust") return candles;
+        const scale = (price: string) => (Number(price) * 0.2).toFixed(3);
+        return candles.map((c) =>
+          Date.parse(c.timestamp) < Date.parse("2024-03-11T16:00:00Z")
+            ? { ...c, open: scale(c.open), high: scale(c.high), low: scale(c.low), close: scale(c.close) }
+            : c,
+        );
+      },
+    });
+    const sent: ImportMessage[] = [];
+    const deps: ImportDeps = {
+      ...api.services.imports,
+      marketData: async () => provider,
+      jobs: { send: async (_queue, body) => void sent.push(body as ImportMessage) },
+    };
+    const actor = { id: userId, user_type: "user" as const };
+    const request = { symbol: "2318.HK", start_date: "2024-03-01", end_date: "2024-03-28", periods: ["1d" as const] };
+    const task = await Imports.start(deps, actor, request);
+    await Imports.work(deps, sent[0]!, Date.now() + 60_000, 1);
+    const done = await status(task.task_id);
+    expect(done).toMatchObject({
+      status: "completed",
+      price_adjustment: "none",
+      corporate_actions: [{ symbol: "2318.HK", ex_date: "2024-03-12", ratio: expect.closeTo(0.2, 3) }],
+    });
+    expect(done.message).toContain("1 corporate action learnt");
+    const stored = await deps.corporateActions.get("2318.HK");
+    expect(stored).toMatchObject({ symbol: "2318.HK", actions: [{ ex_date: "2024-03-12", ratio: expect.closeTo(0.2, 3) }], version: 1 });
+    // The stored candles are the actual prices, whatever the provider adjusts.
+    const candles = await Candles.read(api.services.candles, "2318.HK", "1d", Date.UTC(2024, 1, 29, 16) / 1000, Date.UTC(2024, 2, 8, 16) / 1000 - 1);
+    const actual = await simulated.historyCandlesticksByDate("2318.HK", "1d", "NoAdjust", "2024-03-01", "2024-03-08", "Intraday");
+    expect(Array.from(candles.close)).toEqual(actual.map((c) => Number(c.close)));
+    // A second import over the same days merges: the same ex-date is replaced, not repeated.
+    sent.length = 0;
+    const again = await Imports.start(deps, actor, { ...request, start_date: "2024-03-11" });
+    await Imports.work(deps, sent[0]!, Date.now() + 60_000, 1);
+    expect((await status(again.task_id)).corporate_actions).toHaveLength(1);
+    expect(await deps.corporateActions.get("2318.HK")).toMatchObject({ actions: [{ ex_date: "2024-03-12" }], version: 2 });
+  });
+
+  it("learns no corporate action from the simulated market, whose adjusted prices are its actual ones", async () => {
+    const { task_id } = await startImport({ symbol: "388.HK", start_date: "2024-01-02", end_date: "2024-12-31", periods: ["1d"] });
+    await runner().drain("stock-import");
+    expect(await status(task_id)).toMatchObject({ status: "completed", price_adjustment: "none", corporate_actions: [] });
+    expect(await api.services.imports.corporateActions.get("388.HK")).toBeUndefined();
   });
 });

@@ -24,6 +24,7 @@ import { SfnWorkflowStarter } from "./workflows/sfn-starter";
 import { DynamoCandleStore } from "./stores/candle-store";
 import { DynamoImportTaskStore } from "./stores/import-task-store";
 import { DynamoCalendarStore } from "./stores/calendar-store";
+import { DynamoCorporateActionStore } from "./stores/corporate-action-store";
 import { DynamoSyncStore } from "./stores/sync-store";
 import { SimulatedMarketData } from "./provider/simulated";
 import { createPaperBroker, paperBrokerDeps, type PaperBrokerHandle } from "./provider/paper";
@@ -259,6 +260,7 @@ export function imports(c: ServiceContext): ImportDeps {
     return {
       tasks: new DynamoImportTaskStore(c.db),
       candles: candles(c),
+      corporateActions: new DynamoCorporateActionStore(c.db),
       marketData: marketData(c),
       jobs: jobs(c),
       now: c.marketNow,

@@ -88,6 +88,9 @@ export const Keys = {
   /** The one running import of a symbol: held from creation until the task ends. */
   importLock: (symbol: string): Key => ({ pk: `IMPORT_LOCK#${symbol}`, sk: "LOCK" }),
 
+  /** A symbol's corporate actions (learnt by imports): one item per symbol, guarded by its version. */
+  corporateActions: (symbol: string): Key => ({ pk: `CORPORATE_ACTIONS#${symbol}`, sk: "ACTIONS" }),
+
   /** A symbol's trading calendar: one entry per exchange-local date, so a date range is one Query. */
   calendarPartition: (symbol: string) => `CALENDAR#${symbol}`,
   calendarEntry: (symbol: string, date: string): Key => ({ pk: `CALENDAR#${symbol}`, sk: date }),

@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { Buckets, CandleBatches, StoredPeriod, StoredPeriods, type CandleBatch, type CandleStore } from "../candles/index";
+import { CorporateAction, CorporateActions, type CorporateActionStore } from "../candles/corporate-actions";
 import { DomainError, ValidationError, conflict, forbidden, notFound } from "../errors";
 import type { JobQueue } from "../jobs";
 import { Calendar } from "../market/calendar";
 import { marketOf, normalizeSymbol, type Market } from "../market/market";
 import { TradeSessionCode } from "../market/trade-session";
 import type { IsoDate } from "../market/zoned-time";
-import type { MarketData } from "../provider/market-data";
+import { MarketDataLimits, type MarketData } from "../provider/market-data";
 import type { Candlestick } from "../provider/quote-types";
 import { DateInput, Instants, TimeZone } from "../time";
 import type { Actor } from "../users";
@@ -71,6 +72,16 @@ export const StockImportStatus = z
     created_at: z.string(),
     updated_at: z.string(),
     finished_at: z.string().nullable(),
+    price_adjustment: z
+      .literal("none")
+      .describe(
+        'Which adjustment the stored prices carry: none, the prices actually traded (LongPort\'s NoAdjust), as live sessions see them. Splits and dividends are learnt as corporate_actions, which backtests apply (docs/candles-and-imports.md "Prices and corporate actions")',
+      ),
+    corporate_actions: z
+      .array(CorporateAction)
+      .describe(
+        "The corporate actions this import learnt over its range, from the provider's forward-adjusted daily prices beside its actual ones (stored per symbol, merged with earlier imports'); empty until it completes, and for a provider whose prices need no adjustment",
+      ),
   })
   .meta({ id: "StockImportStatus" });
 export type StockImportStatus = z.infer<typeof StockImportStatus>;
@@ -117,6 +128,8 @@ export interface ImportTask {
   created_at: string;
   updated_at: string;
   finished_at?: string;
+  /** The corporate actions learnt when the chunks were done (absent before, and on tasks stored before imports learnt them). */
+  corporate_actions?: CorporateAction[];
 }
 
 /** Storage port for import tasks; one running task per symbol is held by the store's conditional write. */
@@ -133,6 +146,8 @@ export interface ImportTaskStore {
 export interface ImportDeps {
   tasks: ImportTaskStore;
   candles: CandleStore;
+  /** Where the corporate actions an import learns are kept (per symbol). */
+  corporateActions: CorporateActionStore;
   marketData: () => Promise<MarketData>;
   jobs: JobQueue;
   now: () => number;
@@ -354,6 +369,8 @@ export const Imports = {
       created_at: task.created_at,
       updated_at: task.updated_at,
       finished_at: task.finished_at ?? null,
+      price_adjustment: "none",
+      corporate_actions: task.corporate_actions ?? [],
     };
   },
 
@@ -452,11 +469,14 @@ export const Imports = {
         processed++;
         await deps.progress?.(Imports.view(task));
       }
+      // After the candles: a retry after a fault here finds every chunk committed and comes straight back.
+      const actions = await learnCorporateActions(deps, task);
       await Imports.finish(
         deps,
         task,
         "completed",
-        `Imported ${task.totals.data} candles (${task.totals.added} new, ${task.totals.overwritten} overwritten, ${task.totals.filtered} filtered)`,
+        `Imported ${task.totals.data} candles (${task.totals.added} new, ${task.totals.overwritten} overwritten, ${task.totals.filtered} filtered)${actions.length > 0 ? `; ${actions.length} corporate action${actions.length > 1 ? "s" : ""} learnt` : ""}`,
+        { corporate_actions: actions },
       );
     } catch (error) {
       // A refusal from the provider (unknown symbol, unsupported market) will not change on retry; other faults are retried by the queue.
@@ -486,11 +506,11 @@ export const Imports = {
     return undefined;
   },
 
-  async finish(deps: ImportDeps, task: ImportTask, status: ImportStatus, message: string): Promise<void> {
+  async finish(deps: ImportDeps, task: ImportTask, status: ImportStatus, message: string, extra: Pick<ImportTask, "corporate_actions"> = {}): Promise<void> {
     let current: ImportTask | undefined = task;
     while (current && !TERMINAL.includes(current.status)) {
       const finishedAt = timestampOf(deps);
-      const final: ImportTask = { ...current, status, message, version: current.version + 1, updated_at: finishedAt, finished_at: finishedAt };
+      const final: ImportTask = { ...current, ...extra, status, message, version: current.version + 1, updated_at: finishedAt, finished_at: finishedAt };
       if (await deps.tasks.finish(final)) {
         await deps.progress?.(Imports.view(final));
         return;
@@ -502,6 +522,32 @@ export const Imports = {
 
 /** Receives after which a failing import is marked failed (the queue's dead-letter threshold). */
 export const IMPORT_MAX_RECEIVES = 5;
+
+/**
+ * The corporate actions over a task's range (docs/candles-and-imports.md "Prices and corporate
+ * actions"): the provider's daily candles in actual and in forward-adjusted prices, from the
+ * trading day before the range (so an ex-date on its first day is seen), in calls of at most
+ * `historyCandlesticksPerCall` days overlapping by one (so a change between two calls is seen
+ * once); what they show is merged into the symbol's stored actions.
+ */
+async function learnCorporateActions(deps: ImportDeps, task: ImportTask): Promise<CorporateAction[]> {
+  const calendar = Calendar.for(task.market);
+  const days = calendar.tradingDays(calendar.previousTradingDay(task.start_date) ?? task.start_date, task.end_date);
+  const perCall = MarketDataLimits.historyCandlesticksPerCall;
+  const marketData = await deps.marketData();
+  const learnt: CorporateAction[] = [];
+  for (let first = 0; first + 1 < days.length; first += perCall - 1) {
+    const start = days[first]!;
+    const end = days[Math.min(days.length, first + perCall) - 1]!;
+    const [actual, adjusted] = await Promise.all([
+      marketData.historyCandlesticksByDate(task.symbol, "1d", "NoAdjust", start, end, "Intraday"),
+      marketData.historyCandlesticksByDate(task.symbol, "1d", "ForwardAdjust", start, end, "Intraday"),
+    ]);
+    learnt.push(...CorporateActions.derive(task.symbol, actual, adjusted));
+  }
+  await CorporateActions.record(deps.corporateActions, task.symbol, learnt, timestampOf(deps));
+  return learnt;
+}
 
 /** The candles of `batch` whose timestamps are not stored yet. */
 async function unstored(candles: CandleStore, symbol: string, period: StoredPeriod, batch: CandleBatch): Promise<CandleBatch> {
