@@ -96,6 +96,8 @@ describe("a live session through LongPort's protocol", () => {
     const refused = await place({ side: "buy", quantity: "100", order_type: "limit", price: "185" });
     const next = await place({ side: "buy", quantity: "5", order_type: "limit", price: "185" });
     await minute(worker, 190);
+    // The earlier tests used the account's 30 trade calls of the last 30 s: the steps send when the window allows.
+    await suite.settle(worker, async () => (await order(refused.id)).status === "rejected" && atLongport(next.id) !== undefined);
     expect(await order(refused.id)).toMatchObject({
       status: "rejected",
       denials: [{ reason: "VENUE_REJECTED", values: { venue_code: 602012 } }],
@@ -104,7 +106,8 @@ describe("a live session through LongPort's protocol", () => {
     expect(atLongport(next.id)).toBeDefined();
     await h.api.json("POST", `/api/v1/trading/orders/${next.id}/cancel`, 200, { token: h.token });
     await minute(worker, 190);
-  });
+    await suite.settle(worker, async () => (await order(next.id)).status === "cancelled");
+  }, 90_000);
 
   it("reconciles when a worker takes the session up: a fill LongPort made while none ran is booked once, an order placed by hand is a VENUE_MISMATCH alert", async () => {
     const resting = await place({ side: "buy", quantity: "10", order_type: "limit", price: "189" });

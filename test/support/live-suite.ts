@@ -61,6 +61,20 @@ export function liveSuite(start: string) {
       suite.clocksAt(open + 60_000);
     },
 
+    /**
+     * Worker steps a wall second apart, the market's clock where it is, until `done` (at most
+     * `seconds`): what the account's rate limit put off (30 trade calls per 30 s, the step never
+     * waiting it out) goes out as the window allows.
+     */
+    async settle(worker: SessionWorker, done: () => Promise<boolean>, seconds = 45) {
+      for (let i = 0; i < seconds; i++) {
+        await worker.tick();
+        if (await done()) return;
+        await pause(1000);
+      }
+      throw new Error(`not settled within ${seconds} steps`);
+    },
+
     /** The fake's order carrying an engine order id as its remark. */
     atLongport: (engineId: string) => [...fake!.account.orders.values()].find((o) => o.remark === engineId),
   };

@@ -11,7 +11,7 @@ import type { MarketData } from "@tp/core/provider/market-data";
 import type { Candlestick, PushCandlestickEvent } from "@tp/core/provider/quote-types";
 import { engineOf, updateRun } from "@tp/core/trading/run-update";
 import type { TradingEngine } from "@tp/core/engine/engine";
-import { applyReports, exchange, VenueReads, type VenueReport } from "@tp/core/trading/venue";
+import { applyReports, exchange, VENUE_WAIT_MS, VenueReads, type VenueReport } from "@tp/core/trading/venue";
 import { mismatchText, venueMismatches, type VenueMismatch } from "@tp/core/trading/venue-reconcile";
 import { serveQuoteRelay } from "@tp/adapters/provider/relay/relayed-market-data";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
@@ -360,6 +360,8 @@ export class SessionWorker {
    * error log line with both figures. (Their missed fills the exchange before it has booked.)
    */
   private async reconcileVenue(reads: VenueReads, sessions: { session: StoredSession; run: StoredRun }[]): Promise<void> {
+    // The account's rate limit too busy: it is still due at the next step.
+    if ((reads.gateway.backlogMs?.() ?? 0) > VENUE_WAIT_MS) return;
     let mismatch: VenueMismatch;
     try {
       const [orders, holdings] = await Promise.all([reads.todayOrders(), reads.gateway.stockPositions()]);
@@ -424,7 +426,8 @@ export class SessionWorker {
       // A send whose outcome is unknown, or a throttled venue: this session's sends wait (its orders are looked up by their remark first).
       if (exchanged.retryAfterMs !== undefined) this.backOff(session.id, wall, exchanged.retryAfterMs);
       else this.sendAfter.delete(session.id);
-      if (read) {
+      // A read the account's rate limit put off (`deferred`) is still due at the next step.
+      if (read && !exchanged.deferred) {
         this.polledAt.set(gateway, wall);
         for (const venueId of atVenue) this.orderPushes.delete(venueId);
       }

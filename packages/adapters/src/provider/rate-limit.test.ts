@@ -77,6 +77,18 @@ describe("PacingQueue with LongPort's trade limits (30 per 30 s, 20 ms apart, pa
     expect(starts).toEqual([...Array.from({ length: 30 }, (_, index) => index * 20), 31_000, 31_020]);
   });
 
+  it("says how long a call asked for now would wait: 0 while the window has room, the rest of the window once 30 calls started in it", async () => {
+    const scheduler = new VirtualScheduler();
+    const queue = new PacingQueue(LongportRateLimits.trade, scheduler);
+    expect(queue.backlogMs()).toBe(0);
+    await burst(queue, scheduler, 30);
+    // The 30th started at 580 ms: the next may start when the first is 31 s old, 20 ms after the last at the earliest.
+    scheduler.time = 1_000;
+    expect(queue.backlogMs()).toBe(30_000);
+    scheduler.time = 31_000;
+    expect(queue.backlogMs()).toBe(0);
+  });
+
   it("passes a failing call's error to its caller and keeps pacing the rest", async () => {
     const scheduler = new VirtualScheduler();
     const queue = new PacingQueue(LongportRateLimits.trade, scheduler);

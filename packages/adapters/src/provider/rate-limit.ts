@@ -59,6 +59,15 @@ export class PacingQueue {
     return this.waiting.length;
   }
 
+  /**
+   * About how long (ms) a call asked for now would wait for its turn: 0 when it would start at
+   * once; while calls queue, at least until the window lets the next one start (a lower bound).
+   */
+  backlogMs(): number {
+    const wait = Math.max(0, this.earliestStart() - this.scheduler.now());
+    return this.waiting.length > 0 ? Math.max(wait, 1) : wait;
+  }
+
   /** Runs `call` when the rule allows; settles with its outcome. */
   run<T>(call: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {

@@ -300,6 +300,12 @@ export interface OrderGateway {
    * is polled. `null` removes the handler.
    */
   setOnOrderChanged?(handler: ((event: OrderChangedEvent) => void) | null): void;
+  /**
+   * About how long (ms) a call asked for now would wait for the account's rate limit (LongPort's
+   * trade calls, paced by the process); absent or 0: at once. The session worker's step sends
+   * nothing and reads nothing at a venue this busy (`VENUE_WAIT_MS`): it tries at a later step.
+   */
+  backlogMs?(): number;
   submitOrder(options: SubmitOrderOptions): Promise<SubmitOrderResponse>;
   replaceOrder(options: ReplaceOrderOptions): Promise<void>;
   cancelOrder(orderId: string): Promise<void>;

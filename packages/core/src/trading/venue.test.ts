@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DomainError } from "../errors";
 import type { EngineOrder } from "../engine/events";
 import type { Execution, Order, OrderDetail, OrderGateway, SubmitOrderOptions } from "../provider/order-gateway";
-import { exchange, VenueReads } from "./venue";
+import { exchange, VENUE_WAIT_MS, VenueReads } from "./venue";
 
 /** A broker that answers from a script: what `exchange` asks of it, and in which order, is recorded. */
 function scriptedBroker(script: {
@@ -62,6 +62,21 @@ const order = (extra: Partial<EngineOrder> = {}): EngineOrder => ({
 const NOW = Date.parse("2024-03-15T14:00:30Z");
 
 describe("exchanging orders with a broker", () => {
+  it("sends, cancels and reads nothing while the account's rate limit would hold a call longer than VENUE_WAIT_MS, and says so (deferred)", async () => {
+    const broker = scriptedBroker({});
+    let backlog = VENUE_WAIT_MS + 1;
+    const gateway = Object.assign(broker.gateway, { backlogMs: () => backlog });
+    const resting = order({ order_id: "s-2", venue_order_id: "B-2", cancel_requested: true });
+    const busy = await exchange(new VenueReads(gateway), [order(), resting], NOW, { read: true });
+    expect(busy).toEqual({ reports: [], deferred: true });
+    expect(broker.calls).toEqual([]);
+    // Within the limit: the unsent order goes out, the cancel is forwarded, and both are read back (each on its own, the script's lists lacking them).
+    backlog = VENUE_WAIT_MS;
+    const free = await exchange(new VenueReads(gateway), [order(), resting], NOW, { read: true });
+    expect(free.deferred).toBeUndefined();
+    expect(broker.calls).toEqual(["todayOrders", "submitOrder", "cancelOrder", "todayOrders", "todayExecutions", "orderDetail", "orderDetail"]);
+  });
+
   it("sends an order the broker does not have, with the engine's order id as its client order id", async () => {
     const broker = scriptedBroker({});
     const { reports } = await exchange(broker.reads(), [order()], NOW);

@@ -119,9 +119,18 @@ export class VenueReads {
   }
 }
 
+/**
+ * The longest an exchange lets a trade call wait for the account's rate limit (`OrderGateway.backlogMs`):
+ * beyond it, what is left to send or read waits for a later step, so a worker step never waits out
+ * LongPort's 30-second window (docs/live-trading.md "Trade calls").
+ */
+export const VENUE_WAIT_MS = 1_000;
+
 /** What an exchange did: the reports for the engine, and how long to wait before sending again when the venue was busy or its answer unknown. */
 export interface Exchanged {
   reports: VenueReport[];
+  /** The account's rate limit was too busy (`VENUE_WAIT_MS`): some orders were not sent, or the asked-for read was not made; a later step does them. */
+  deferred?: boolean;
   /** Set when a send's outcome is unknown (a timeout, a dropped connection) or the venue asked to wait (a rate limit): ms. */
   retryAfterMs?: number;
 }
@@ -155,6 +164,9 @@ export async function exchange(
   const atVenue = new Map<string, EngineOrder>();
   let retryAfterMs: number | undefined;
   let sent = false;
+  let deferred = false;
+  /** Whether a trade call asked for now would wait too long (nothing is sent or read then: `deferred`). */
+  const busy = () => (gateway.backlogMs?.() ?? 0) > VENUE_WAIT_MS && (deferred = true);
   for (const order of pending) {
     // A protective order the engine watches is not at the venue: asked to cancel, it just ends.
     if (order.watch) {
@@ -164,6 +176,8 @@ export async function exchange(
     let venueId = order.venue_order_id ?? null;
     if (venueId === null) {
       if (waitsAtVenue(order, pending)) continue;
+      // The account's rate limit is too busy to look it up or send it now: a later step does.
+      if (busy()) continue;
       // Sent before a crash or an unknown outcome: found by its remark, never sent twice.
       venueId = (await reads.todayOrders()).find((candidate) => candidate.remark === order.order_id)?.order_id ?? null;
       if (venueId === null && order.cancel_requested) {
@@ -199,7 +213,9 @@ export async function exchange(
       reportOf(order).routed = venueId;
       reportOf(order).routed_at = now;
     }
-    if (order.cancel_requested) {
+    if ((order.cancel_requested || order.venue_replace) && busy()) {
+      // Its cancel or change waits for a later step; its fills are still read below.
+    } else if (order.cancel_requested) {
       await cancelAt(gateway, venueId);
       sent = true;
     } else if (order.venue_replace) {
@@ -222,7 +238,7 @@ export async function exchange(
   }
   if (sent) reads.changed();
   const lateFor = (options.ended ?? []).filter((order) => order.venue_order_id !== undefined);
-  if ((options.read || sent) && (atVenue.size > 0 || lateFor.length > 0)) {
+  if ((options.read || sent) && (atVenue.size > 0 || lateFor.length > 0) && (sent || !busy())) {
     // The orders first, then the executions: an order over by then has no fill the list lacks (one listed later still is booked, as a late fill).
     const orders = await reads.todayOrders();
     const executions = await reads.todayExecutions();
@@ -252,6 +268,7 @@ export async function exchange(
   return {
     reports: [...reports.values()].filter((report) => report.routed || report.replaced || report.executions.length > 0 || report.ended),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    ...(deferred ? { deferred } : {}),
   };
 }
 

@@ -88,6 +88,11 @@ export class LongportConnection<C> {
     return this.context;
   }
 
+  /** About how long (ms) a call asked for now would wait in the account's pacing queue. */
+  backlogMs(): number {
+    return this.options.limiter.backlogMs();
+  }
+
   /** Runs one SDK call in the account's pacing queue; failures become DomainErrors naming `action`. */
   async call<T>(action: string, run: (context: C, codec: LongportCodec) => Promise<T>): Promise<T> {
     const context = await this.connect();

@@ -63,6 +63,11 @@ export class LongportOrderGateway implements OrderGateway {
     this.onOrderChanged = handler;
   }
 
+  /** How long a trade call asked for now would wait in the account's pacing queue (30 calls per 30 s). */
+  backlogMs(): number {
+    return this.connection.backlogMs();
+  }
+
   submitOrder(options: SubmitOrderOptions): Promise<SubmitOrderResponse> {
     return this.connection.call("submitOrder", async (ctx, codec) => {
       const response = await ctx.submitOrder(codec.submitOrder(withSymbol(options)));
