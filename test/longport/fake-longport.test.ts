@@ -603,13 +603,15 @@ describe("faults, as the SDK reports them", () => {
   it("one quote connection per app key: the second QuoteContext is refused; the socket token reports the account's limit", async () => {
     const fake = await startFakeLongport({ connectionLimit: 2 });
     try {
-      await sdk.QuoteContext.new(config(fake));
+      // Both contexts held to the end: a context the garbage collector takes closes its socket, and the count goes down.
+      const quote = await sdk.QuoteContext.new(config(fake));
       expect(await errorOf(sdk.QuoteContext.new(config(fake)))).toBe(
         'response error: 6: detail:Some(WsResponseErrorDetail { code: 403, msg: "connections limitation is hit" })',
       );
-      await sdk.TradeContext.new(config(fake));
+      const trade = await sdk.TradeContext.new(config(fake));
       expect(await errorOf(sdk.TradeContext.new(config(fake)))).toBe("connections limitation is hit, limit = 2, online = 2");
       expect(fake.openSockets("quote")).toBe(1);
+      expect([quote, trade].every(Boolean)).toBe(true);
     } finally {
       await fake.close();
     }
