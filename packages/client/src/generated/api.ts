@@ -6373,6 +6373,12 @@ export interface components {
              * @enum {string}
              */
             intrabar?: "1m";
+            /**
+             * @description Backtests: the prices bars are fed at. "forward" (the default): bars before a corporate action inside the window (a split, a dividend, learnt by imports) are multiplied by its ratio, volumes divided, so the series continues at the prices after it and a split is no crash; "none": the stored prices as traded, where a split shows as a price jump (the result warns UNADJUSTED_PRICES). The result's price_adjustment says which and lists the actions. Sessions and replays trade the prices as traded
+             * @default forward
+             * @enum {string}
+             */
+            adjust?: "forward" | "none";
         };
         /**
          * @default {
@@ -6872,6 +6878,7 @@ export interface components {
             end_date: string;
             timeframe: components["schemas"]["Timeframe"];
             execution: components["schemas"]["Execution"];
+            price_adjustment: components["schemas"]["PriceAdjustment"];
             /** @description The risk configuration the run applied: the session's, or strategy_config.risk_config over it (docs/trading-sessions.md); null when it applied none (strategy_config.risk_config null) */
             risk_config: {
                 max_position_size: number;
@@ -6957,17 +6964,26 @@ export interface components {
             bars_processed: number;
             completed_at: string | null;
         };
-        BacktestWarning: {
+        PriceAdjustment: {
             /**
-             * @description ORDERS_DENIED: orders the pre-trade checks denied, per reason; ORDERS_REJECTED: orders refused at their fill, per reason; INTRABAR_MINUTES_MISSING: bars of an execution.intrabar run whose waiting orders filled by the bar's own prices, no stored minute lying inside them; NO_SLIPPAGE: execution.slippage_bps 0; NO_FEES: a percent commission at rate 0; FILLS_AT_NEXT_MINUTE_OPEN: market orders fill at the next 1-minute bar's open; FILLS_AT_SIGNAL_CLOSE: market orders fill at the close of the bar that signalled them
+             * @description forward: bars before each action were multiplied by its ratio (volumes divided); none: the stored prices as traded. execution.adjust as the run applied it
              * @enum {string}
              */
-            code: "ORDERS_DENIED" | "ORDERS_REJECTED" | "INTRABAR_MINUTES_MISSING" | "NO_SLIPPAGE" | "NO_FEES" | "FILLS_AT_NEXT_MINUTE_OPEN" | "FILLS_AT_SIGNAL_CLOSE";
+            mode: "forward" | "none";
+            /** @description The stored corporate actions of the symbols with an ex-date inside the bars the run read (after the first day, through the last; warm-up included), by symbol then ex-date */
+            actions: components["schemas"]["CorporateAction"][];
+        };
+        BacktestWarning: {
+            /**
+             * @description ORDERS_DENIED: orders the pre-trade checks denied, per reason; ORDERS_REJECTED: orders refused at their fill, per reason; INTRABAR_MINUTES_MISSING: bars of an execution.intrabar run whose waiting orders filled by the bar's own prices, no stored minute lying inside them; UNADJUSTED_PRICES: execution.adjust none over a window with a corporate action (a split shows as a price jump); NO_SLIPPAGE: execution.slippage_bps 0; NO_FEES: a percent commission at rate 0; FILLS_AT_NEXT_MINUTE_OPEN: market orders fill at the next 1-minute bar's open; FILLS_AT_SIGNAL_CLOSE: market orders fill at the close of the bar that signalled them
+             * @enum {string}
+             */
+            code: "ORDERS_DENIED" | "ORDERS_REJECTED" | "INTRABAR_MINUTES_MISSING" | "UNADJUSTED_PRICES" | "NO_SLIPPAGE" | "NO_FEES" | "FILLS_AT_NEXT_MINUTE_OPEN" | "FILLS_AT_SIGNAL_CLOSE";
             /** @description What happened or what was assumed, and what to change */
             message: string;
             /** @description ORDERS_DENIED and ORDERS_REJECTED: the reason (MAX_POSITION_EXCEEDED, INSUFFICIENT_CASH…) */
             reason?: string;
-            /** @description ORDERS_DENIED and ORDERS_REJECTED: how many orders, each counted under every reason it was denied for; INTRABAR_MINUTES_MISSING: how many bars */
+            /** @description ORDERS_DENIED and ORDERS_REJECTED: how many orders, each counted under every reason it was denied for; INTRABAR_MINUTES_MISSING: how many bars; UNADJUSTED_PRICES: how many corporate actions */
             count?: number;
         };
         DataSyncStatusResponse: {

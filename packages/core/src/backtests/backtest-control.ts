@@ -10,7 +10,7 @@ import type { Actor } from "../users";
 import { feedsOf, normalizeConfig, sizingIssues, strategyNameOf, type SessionConfig } from "../trading/session-config";
 import { owned, type StoredSession } from "../trading/sessions";
 import { type BacktestControlDeps, type BacktestProgress, BacktestRequest, type BacktestResult, type StoredBacktest } from "./backtest-model";
-import { listsOf } from "./backtest-result";
+import { listsOf, NO_ADJUSTMENT } from "./backtest-result";
 
 /**
  * The control side of backtests (the HTTP endpoints): planning and starting one, its progress,
@@ -462,7 +462,9 @@ export async function result(deps: BacktestControlDeps, actor: Actor, id: string
   const backtest = await ownedBacktest(deps, actor, id);
   if (backtest.result) {
     const feeds = feedsOf(backtest.config).map((feed) => feed.timeframe);
-    return { ...backtest.result, ...(await listsOf(deps, runIdOf(backtest), { ...backtest.result, feeds })) };
+    // Results recorded before prices were adjusted were fed the stored prices.
+    const summary = { ...backtest.result, price_adjustment: backtest.result.price_adjustment ?? NO_ADJUSTMENT };
+    return { ...summary, ...(await listsOf(deps, runIdOf(backtest), { ...summary, feeds })) };
   }
   if (backtest.status === "failed") throw new DomainError(409, "BACKTEST_FAILED", `Backtest ${id} failed: ${backtest.error ?? "unknown error"}`);
   throw conflict("BACKTEST_NOT_FINISHED", `Backtest ${id} is ${backtest.status}; its result is ready when it completes or is stopped`, {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CorporateAction } from "../candles/corporate-actions";
 import type { CandleStore } from "../candles/index";
 import type { Controlled } from "./control";
 import { Execution } from "../engine/setup";
@@ -114,9 +115,18 @@ const ClosedTrade = z.object({
 export const BacktestWarning = z
   .object({
     code: z
-      .enum(["ORDERS_DENIED", "ORDERS_REJECTED", "INTRABAR_MINUTES_MISSING", "NO_SLIPPAGE", "NO_FEES", "FILLS_AT_NEXT_MINUTE_OPEN", "FILLS_AT_SIGNAL_CLOSE"])
+      .enum([
+        "ORDERS_DENIED",
+        "ORDERS_REJECTED",
+        "INTRABAR_MINUTES_MISSING",
+        "UNADJUSTED_PRICES",
+        "NO_SLIPPAGE",
+        "NO_FEES",
+        "FILLS_AT_NEXT_MINUTE_OPEN",
+        "FILLS_AT_SIGNAL_CLOSE",
+      ])
       .describe(
-        "ORDERS_DENIED: orders the pre-trade checks denied, per reason; ORDERS_REJECTED: orders refused at their fill, per reason; INTRABAR_MINUTES_MISSING: bars of an execution.intrabar run whose waiting orders filled by the bar's own prices, no stored minute lying inside them; NO_SLIPPAGE: execution.slippage_bps 0; NO_FEES: a percent commission at rate 0; FILLS_AT_NEXT_MINUTE_OPEN: market orders fill at the next 1-minute bar's open; FILLS_AT_SIGNAL_CLOSE: market orders fill at the close of the bar that signalled them",
+        "ORDERS_DENIED: orders the pre-trade checks denied, per reason; ORDERS_REJECTED: orders refused at their fill, per reason; INTRABAR_MINUTES_MISSING: bars of an execution.intrabar run whose waiting orders filled by the bar's own prices, no stored minute lying inside them; UNADJUSTED_PRICES: execution.adjust none over a window with a corporate action (a split shows as a price jump); NO_SLIPPAGE: execution.slippage_bps 0; NO_FEES: a percent commission at rate 0; FILLS_AT_NEXT_MINUTE_OPEN: market orders fill at the next 1-minute bar's open; FILLS_AT_SIGNAL_CLOSE: market orders fill at the close of the bar that signalled them",
       ),
     message: z.string().describe("What happened or what was assumed, and what to change"),
     reason: z.string().optional().describe("ORDERS_DENIED and ORDERS_REJECTED: the reason (MAX_POSITION_EXCEEDED, INSUFFICIENT_CASH…)"),
@@ -124,11 +134,28 @@ export const BacktestWarning = z
       .int()
       .optional()
       .describe(
-        "ORDERS_DENIED and ORDERS_REJECTED: how many orders, each counted under every reason it was denied for; INTRABAR_MINUTES_MISSING: how many bars",
+        "ORDERS_DENIED and ORDERS_REJECTED: how many orders, each counted under every reason it was denied for; INTRABAR_MINUTES_MISSING: how many bars; UNADJUSTED_PRICES: how many corporate actions",
       ),
   })
   .meta({ id: "BacktestWarning" });
 export type BacktestWarning = z.infer<typeof BacktestWarning>;
+
+/** Which prices a backtest's bars were fed at, and the corporate actions inside its window (docs/backtests.md "Prices and corporate actions"). */
+export const PriceAdjustment = z
+  .object({
+    mode: z
+      .enum(["forward", "none"])
+      .describe(
+        "forward: bars before each action were multiplied by its ratio (volumes divided); none: the stored prices as traded. execution.adjust as the run applied it",
+      ),
+    actions: z
+      .array(CorporateAction)
+      .describe(
+        "The stored corporate actions of the symbols with an ex-date inside the bars the run read (after the first day, through the last; warm-up included), by symbol then ex-date",
+      ),
+  })
+  .meta({ id: "PriceAdjustment" });
+export type PriceAdjustment = z.infer<typeof PriceAdjustment>;
 
 /** The result of a finished (or stopped) backtest. */
 export const BacktestResult = z
@@ -142,6 +169,7 @@ export const BacktestResult = z
     end_date: z.string(),
     timeframe: Timeframe,
     execution: Execution,
+    price_adjustment: PriceAdjustment,
     risk_config: Risk.Config.nullable().describe(
       "The risk configuration the run applied: the session's, or strategy_config.risk_config over it (docs/trading-sessions.md); null when it applied none (strategy_config.risk_config null)",
     ),
@@ -202,6 +230,8 @@ export interface StoredBacktest extends Controlled {
   sweep_id?: string;
   /** The sweep imported the candles and counted `bars_total` before creating the run: prepare skips its own look. */
   candles_ready?: boolean;
+  /** Recorded by prepare when it creates the run, so every chunk adjusts by the same actions (absent on backtests prepared before adjustment). */
+  price_adjustment?: PriceAdjustment;
 }
 
 /** Storage port of backtests. */

@@ -7,7 +7,7 @@ import { valueIn } from "../trading/closing";
 import { allOf } from "../trading/pages";
 import { priceAnswer, type StoredEvent, type StoredRun } from "../trading/runs";
 import { iso } from "../time";
-import type { BacktestControlDeps, BacktestResult, BacktestSummary, BacktestWarning, StoredBacktest } from "./backtest-model";
+import type { BacktestControlDeps, BacktestResult, BacktestSummary, BacktestWarning, PriceAdjustment, StoredBacktest } from "./backtest-model";
 
 /**
  * A backtest's result: the summary finalize stores on the backtest (metrics, final capital), and
@@ -15,6 +15,8 @@ import type { BacktestControlDeps, BacktestResult, BacktestSummary, BacktestWarn
  */
 
 const MAX_CURVE_POINTS = 500;
+/** What a backtest prepared before prices were adjusted was fed: the stored prices, with no action looked up. */
+export const NO_ADJUSTMENT: PriceAdjustment = { mode: "none", actions: [] };
 /** Events read per page of the run's log for the result's lists. */
 const LOG_PAGE = 5_000;
 
@@ -34,6 +36,7 @@ export function summaryOf(backtest: StoredBacktest, run: StoredRun, engine: Trad
     end_date: backtest.end_date,
     timeframe: backtest.config.timeframe,
     execution: backtest.config.execution,
+    price_adjustment: backtest.price_adjustment ?? NO_ADJUSTMENT,
     risk_config: backtest.enforce_risk ? backtest.config.risk_config : null,
     initial_capital: new Dec(backtest.initial_capital).toFixed(2),
     final_capital: metrics.final_equity,
@@ -55,7 +58,7 @@ export function summaryOf(backtest: StoredBacktest, run: StoredRun, engine: Trad
 export async function listsOf(
   deps: BacktestControlDeps,
   runId: string,
-  summary: Pick<BacktestSummary, "execution" | "timeframe"> & { feeds?: string[] },
+  summary: Pick<BacktestSummary, "execution" | "timeframe"> & { feeds?: string[]; price_adjustment?: PriceAdjustment },
 ): Promise<Pick<BacktestResult, "fills" | "trades" | "equity_curve" | "warnings">> {
   // One pass over the log (a backtest's chunks write it as a few blocks), not one per category.
   const log = await allOf((cursor) => deps.runs.events(runId, { limit: LOG_PAGE, cursor }));
@@ -113,7 +116,10 @@ const orders = (count: number) => `${count} order${count === 1 ? "" : "s"}`;
  * strategy asked), then the optimistic assumptions the run's execution makes: no slippage, no fees,
  * market orders filled at the next 1-minute bar's open, or at the signal's own close.
  */
-export function warningsOf(log: StoredEvent[], summary: Pick<BacktestSummary, "execution" | "timeframe"> & { feeds?: string[] }): BacktestWarning[] {
+export function warningsOf(
+  log: StoredEvent[],
+  summary: Pick<BacktestSummary, "execution" | "timeframe"> & { feeds?: string[]; price_adjustment?: PriceAdjustment },
+): BacktestWarning[] {
   const warnings: BacktestWarning[] = [];
   const denied = byReason(
     log.filter((e) => e.type === "order_denied"),
@@ -152,6 +158,15 @@ export function warningsOf(log: StoredEvent[], summary: Pick<BacktestSummary, "e
       code: "INTRABAR_MINUTES_MISSING",
       count: withoutMinutes,
       message: `${withoutMinutes} bar${withoutMinutes === 1 ? "" : "s"} with orders waiting had no stored 1-minute bars inside (execution.intrabar): their orders filled by the bar's own open, high and low, a stop before a target when both were in reach. Import the range's 1-minute candles (POST /api/v1/stock-import/import with periods ["1m"]) and run it again`,
+    });
+  }
+  const unadjusted = summary.price_adjustment?.mode === "none" ? summary.price_adjustment.actions : [];
+  if (unadjusted.length > 0) {
+    const named = unadjusted.map((a) => `${a.symbol} ${a.ex_date} (ratio ${a.ratio})`).join(", ");
+    warnings.push({
+      code: "UNADJUSTED_PRICES",
+      count: unadjusted.length,
+      message: `The bars were fed at the prices as traded (execution.adjust "none") across ${unadjusted.length === 1 ? "a corporate action" : `${unadjusted.length} corporate actions`}: ${named}. A split shows as a price jump (a 5-for-1 split as an 80 % fall) that no holder lived through, in the fills, the drawdown and the signals. Use execution.adjust "forward" (the default)`,
     });
   }
   if (execution.slippage_bps === 0) {

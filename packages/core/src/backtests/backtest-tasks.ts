@@ -1,3 +1,4 @@
+import { CorporateActions, PriceAdjuster } from "../candles/corporate-actions";
 import { DomainError } from "../errors";
 import { barCloseIn, TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
@@ -14,7 +15,7 @@ import { runSetup } from "../trading/run-setup";
 import { capitalOf } from "../trading/sessions";
 import type { BacktestTaskInput, BacktestTaskOutput } from "../workflows";
 import { TERMINAL } from "./control";
-import type { BacktestDeps, BacktestSummary, StoredBacktest } from "./backtest-model";
+import type { BacktestDeps, BacktestSummary, PriceAdjustment, StoredBacktest } from "./backtest-model";
 import { backtestNotFound, runIdOf, syncSession, updateBacktest } from "./backtest-control";
 import { summaryOf } from "./backtest-result";
 import { BarFeed, type BarSink } from "./bar-feed";
@@ -100,15 +101,37 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
   }
   if (!(await importsDone(deps, backtest.import_task_ids))) return out(backtest, "importing");
   if (barsTotal === null) barsTotal = (await importMissing(deps, backtest.user_id, [], backtest.window, feeds)).bars;
-  const { run, events } = await createRun(deps, backtest, barsTotal, await setup);
+  const engineSetup = await setup;
+  const priceAdjustment = await priceAdjustmentOf(deps, backtest, engineSetup);
+  const { run, events } = await createRun(deps, { ...backtest, price_adjustment: priceAdjustment }, barsTotal, engineSetup);
   await deps.runs.save(run, 0, events);
   const running = await updateBacktest(deps, backtest.id, (b) => ({
     ...b,
     status: continues(b) ? "running" : b.status,
     bars_total: barsTotal,
+    price_adjustment: priceAdjustment,
     message: continues(b) ? "Running" : b.message,
   }));
   return out(running!, "running");
+}
+
+/**
+ * Which prices the run is fed at (`execution.adjust`, forward unless "none") and the stored
+ * corporate actions of its symbols with an ex-date inside the bars it reads: after the first day
+ * (of its warm-up, with `execution.warm_up`, else of its window) through its last. Recorded on the
+ * backtest, so every chunk adjusts by the same actions whatever an import learns meanwhile.
+ */
+async function priceAdjustmentOf(deps: BacktestDeps, backtest: StoredBacktest, setup: EngineSetup): Promise<PriceAdjustment> {
+  const history = backtest.config.execution.warm_up ? warmupWindows(new TradingEngine(setup), backtest.window[0]) : [];
+  const from = Math.min(backtest.window[0], ...history.map(({ from }) => from));
+  const actions = await CorporateActions.within(deps.imports.corporateActions, backtest.symbols, [from, backtest.window[1]]);
+  return { mode: backtest.config.execution.adjust ?? "forward", actions };
+}
+
+/** The adjuster of a run's bars: its recorded actions when it adjusts them forward, else none. */
+function adjusterOf(backtest: StoredBacktest): PriceAdjuster | undefined {
+  const adjustment = backtest.price_adjustment;
+  return adjustment?.mode === "forward" && adjustment.actions.length > 0 ? new PriceAdjuster(adjustment.actions) : undefined;
 }
 
 /** The engine's setup of a backtest: its configuration with lot sizes, rates, fees and capital looked up (as a session's, `runSetup`). */
@@ -140,7 +163,7 @@ async function createRun(
   setup ??= await setupOf(deps, backtest);
   const engine = new TradingEngine(setup);
   const warm = backtest.config.execution.warm_up === true;
-  if (warm) await warmUpFromStore(deps.candles, engine, backtest.window[0]);
+  if (warm) await warmUpFromStore(deps.candles, engine, backtest.window[0], adjusterOf(backtest));
   const run: StoredRun = {
     run_id: runIdOf(backtest),
     session_id: backtest.session_id,
@@ -180,7 +203,16 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
       const engine = engineOf(run);
       // `execution.intrabar`: the stored minutes inside the bars are read with them, for their fills.
       const minutes = engine.intrabar ? (symbol: string, columns: BarColumns) => engine.useMinutes(symbol, columns) : undefined;
-      const feed = new BarFeed(deps.candles, feedsOf(backtest.config), backtest.window[0], backtest.window[1], run.progress?.cursor_ms ?? 0, look, minutes);
+      const feed = new BarFeed(
+        deps.candles,
+        feedsOf(backtest.config),
+        backtest.window[0],
+        backtest.window[1],
+        run.progress?.cursor_ms ?? 0,
+        look,
+        minutes,
+        adjusterOf(backtest),
+      );
       const sink = closingAtTheClose(engine, run.progress?.close_ms ?? run.progress?.cursor_ms ?? 0);
       const fed = await feed.run(maxBars, sink, () => asked || deps.now() >= deadlineMs);
       if (engine.intrabar) engine.reportIntrabar();

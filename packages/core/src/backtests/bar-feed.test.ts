@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Buckets, type StoredPeriod } from "../candles/buckets";
 import { CandleBatches, type Candle, type CandleBatch } from "../candles/candle-batch";
+import { PriceAdjuster } from "../candles/corporate-actions";
 import type { CandleStore } from "../candles/index";
 import { TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
@@ -105,4 +106,49 @@ describe("BarFeed", () => {
       expect(bars.events.filter((e) => e.type === "order_filled").length).toBeGreaterThan(50);
     });
   }
+});
+
+describe("forward-adjusted feeding", () => {
+  it("adjusts the bars and the intrabar minutes before an ex-date, leaving the store's batches as stored", async () => {
+    const days = ["2024-06-03", "2024-06-04", "2024-06-05", "2024-06-06"];
+    const traded = [500, 510, 102, 104];
+    const candle = (timestamp: number, close: number): Candle => ({
+      timestamp,
+      open: close,
+      high: close,
+      low: close,
+      close,
+      volume: 100,
+      turnover: 0,
+      trade_session: "Intraday",
+    });
+    // Daily bars at New York midnight (EDT: 04:00 UTC), one minute at each day's open (13:30 UTC).
+    const stored: Record<string, CandleBatch> = {
+      "1d": CandleBatches.fromCandles(days.map((day, i) => candle(Date.parse(`${day}T04:00:00Z`) / 1000, traded[i]!))),
+      "1m": CandleBatches.fromCandles(days.map((day, i) => candle(Date.parse(`${day}T13:30:00Z`) / 1000, traded[i]! + 1))),
+    };
+    const store = { loadBetween: async (_code: string, period: StoredPeriod) => [stored[period]!] } as unknown as CandleStore;
+    const minutes: number[] = [];
+    const bars: [number, number][] = [];
+    const adjuster = new PriceAdjuster([{ symbol: "AAPL.US", ex_date: "2024-06-05", ratio: 0.2 }]);
+    const feed = new BarFeed(
+      store,
+      [{ symbol: "AAPL.US", timeframe: "1d" }],
+      Date.parse("2024-06-03T00:00:00Z") / 1000,
+      Date.parse("2024-06-07T00:00:00Z") / 1000,
+      0,
+      undefined,
+      (_symbol, columns) => minutes.splice(0, minutes.length, ...Array.from(columns.close)),
+      adjuster,
+    );
+    await feed.run(100, (bar) => void bars.push([bar.close, bar.volume]));
+    expect(bars.map(([close, volume]) => [Math.round(close * 1e9) / 1e9, volume])).toEqual([
+      [100, 500],
+      [102, 500],
+      [102, 100],
+      [104, 100],
+    ]);
+    expect(minutes.map((close) => Math.round(close * 1e9) / 1e9)).toEqual([100.2, 102.2, 103, 105]);
+    expect(Array.from(stored["1d"]!.close)).toEqual(traded);
+  });
 });

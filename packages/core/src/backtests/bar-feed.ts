@@ -1,5 +1,6 @@
 import { Buckets, type StoredPeriod } from "../candles/buckets";
 import { CandleBatches, type CandleBatch } from "../candles/candle-batch";
+import type { PriceAdjuster } from "../candles/corporate-actions";
 import type { CandleStore } from "../candles/index";
 import { TradeSessionCode } from "../market/trade-session";
 import type { Timeframe } from "../strategies/definition";
@@ -12,7 +13,9 @@ import { barAt, type Bar, type BarColumns } from "../strategies/strategy";
  * is reused: nothing is allocated per bar. A single feed can instead hand its bars over as runs
  * of the stored columns (`onColumns`), for the engine's batch path. With `minutes` (a backtest's
  * `execution.intrabar`), each window's stored 1-minute bars of its symbol are read beside it and
- * handed over before its bars are fed.
+ * handed over before its bars are fed. With `adjust` (a backtest's `execution.adjust` "forward"),
+ * every window's bars and minutes are forward-adjusted for the run's corporate actions as they
+ * are read (copies: the store's batches stay as stored).
  */
 
 /** Where the feed's bars go: one by one, or (a single feed only) as runs of columns when `onColumns` is given. */
@@ -116,6 +119,8 @@ export class BarFeed {
     private readonly look?: () => Promise<void>,
     /** `execution.intrabar`: where each window's stored minutes of its symbol go before its bars are fed. */
     private readonly minutes?: OnMinutes,
+    /** Corporate actions the bars (and minutes) are forward-adjusted for (docs/backtests.md "Prices and corporate actions"). */
+    private readonly adjust?: PriceAdjuster,
   ) {
     this.cursors = feeds.map((feed) => ({
       feed,
@@ -283,7 +288,13 @@ export class BarFeed {
 
   /** The stored regular-session minutes of `symbol` from `from` to before `next` (seconds), in order. */
   private readMinutes(symbol: string, from: number, next: number): Promise<CandleBatch[]> {
-    return this.candles.loadBetween(symbol, "1m", Buckets.of("1m", from), Buckets.of("1m", Math.min(this.endSec, next - 1)), "regular");
+    return this.adjusted(symbol, this.candles.loadBetween(symbol, "1m", Buckets.of("1m", from), Buckets.of("1m", Math.min(this.endSec, next - 1)), "regular"));
+  }
+
+  /** A read's batches, forward-adjusted when the run adjusts `symbol`. */
+  private adjusted(symbol: string, read: Promise<CandleBatch[]>): Promise<CandleBatch[]> {
+    const adjust = this.adjust;
+    return adjust?.adjusts(symbol) ? read.then((batches) => adjust.adjust(symbol, batches)) : read;
   }
 
   /**
@@ -313,6 +324,6 @@ export class BarFeed {
 
   /** The stored batches of a window's buckets, in order. */
   private read(feed: Feed, [first, last]: [string, string]): Promise<CandleBatch[]> {
-    return this.candles.loadBetween(feed.symbol, feed.timeframe as StoredPeriod, first, last, "regular");
+    return this.adjusted(feed.symbol, this.candles.loadBetween(feed.symbol, feed.timeframe as StoredPeriod, first, last, "regular"));
   }
 }

@@ -99,12 +99,20 @@ export const CorporateActions = {
     throw new Error(`Corporate actions of ${symbol} kept changing while they were recorded`);
   },
 
-  /** The stored actions of `symbols` with an ex-date in (`after`, `through`] (exchange-local ISO dates), by symbol then ex-date. */
-  async between(store: CorporateActionStore, symbols: readonly string[], after: IsoDate, through: IsoDate): Promise<CorporateAction[]> {
+  /**
+   * The stored actions of `symbols` with an ex-date after the day of `window[0]` and up to the day
+   * of `window[1]` (UNIX seconds; days at each symbol's exchange), by symbol then ex-date: those
+   * that split a run reading bars from `window[0]` to `window[1]`.
+   */
+  async within(store: CorporateActionStore, symbols: readonly string[], window: readonly [number, number]): Promise<CorporateAction[]> {
     const stored = await Promise.all(symbols.map((symbol) => store.get(symbol)));
-    return stored.flatMap((record, i) =>
-      (record?.actions ?? []).filter((a) => a.ex_date > after && a.ex_date <= through).map((a) => ({ symbol: symbols[i]!, ...a })),
-    );
+    return stored.flatMap((record, i) => {
+      const symbol = symbols[i]!;
+      const calendar = Calendar.for(marketOf(symbol));
+      const after = calendar.localDateOf(window[0] * 1000);
+      const through = calendar.localDateOf(window[1] * 1000);
+      return (record?.actions ?? []).filter((a) => a.ex_date > after && a.ex_date <= through).map((a) => ({ symbol, ...a }));
+    });
   },
 };
 

@@ -94,6 +94,12 @@ export const Execution = z
       .describe(
         "Backtests on 5m, 1h or 1d bars: which of a bar's waiting orders fills first, and at what price, is read from the stored 1-minute bars inside it (a stop and a target both within the bar's range fill in the order the minutes reach them); a bar without stored minutes fills by its own open, high and low, and the result's warnings count those bars. Absent: every bar fills by its own prices",
       ),
+    adjust: z
+      .enum(["forward", "none"])
+      .default("forward")
+      .describe(
+        'Backtests: the prices bars are fed at. "forward" (the default): bars before a corporate action inside the window (a split, a dividend, learnt by imports) are multiplied by its ratio, volumes divided, so the series continues at the prices after it and a split is no crash; "none": the stored prices as traded, where a split shows as a price jump (the result warns UNADJUSTED_PRICES). The result\'s price_adjustment says which and lists the actions. Sessions and replays trade the prices as traded',
+      ),
   })
   .meta({ id: "Execution" });
 export type Execution = z.infer<typeof Execution>;

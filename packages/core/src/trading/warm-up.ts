@@ -1,5 +1,6 @@
 import { BarFeed } from "../backtests/bar-feed";
 import type { StoredPeriod } from "../candles/buckets";
+import type { PriceAdjuster } from "../candles/corporate-actions";
 import type { CandleStore } from "../candles/index";
 import { Calendar } from "../market/calendar";
 import { marketOf, Markets } from "../market/market";
@@ -84,12 +85,16 @@ export function warmupWindows(engine: TradingEngine, windowStart: number): { nee
 /**
  * Warms `engine`'s strategies up on the stored regular-session bars before `windowStart` (UNIX
  * seconds) that each of its feeds wants; fewer where fewer are stored (the warm-up's log line
- * says how many). Its events are the engine's to drain.
+ * says how many). Its events are the engine's to drain. A backtest's `adjust` forward-adjusts them
+ * as its bars are (docs/backtests.md "Prices and corporate actions").
  */
-export async function warmUpFromStore(candles: CandleStore, engine: TradingEngine, windowStart: number): Promise<void> {
+export async function warmUpFromStore(candles: CandleStore, engine: TradingEngine, windowStart: number, adjust?: PriceAdjuster): Promise<void> {
   for (const { need, from } of warmupWindows(engine, windowStart)) {
     const bars: Bar[] = [];
-    await new BarFeed(candles, [need], from, windowStart - 1, 0).run(Number.MAX_SAFE_INTEGER, (bar) => void bars.push({ ...bar }));
+    await new BarFeed(candles, [need], from, windowStart - 1, 0, undefined, undefined, adjust).run(
+      Number.MAX_SAFE_INTEGER,
+      (bar) => void bars.push({ ...bar }),
+    );
     engine.warmUp(need, bars.slice(-need.bars));
   }
 }
