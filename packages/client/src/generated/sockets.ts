@@ -164,6 +164,13 @@ export interface components {
             created_at: string;
             updated_at: string;
             finished_at: string | null;
+            /**
+             * @description Which adjustment the stored prices carry: none, the prices actually traded (LongPort's NoAdjust), as live sessions see them. Splits and dividends are learnt as corporate_actions, which backtests apply (docs/candles-and-imports.md "Prices and corporate actions")
+             * @constant
+             */
+            price_adjustment: "none";
+            /** @description The corporate actions this import learnt over its range, from the provider's forward-adjusted daily prices beside its actual ones (stored per symbol, merged with earlier imports'); empty until it completes, and for a provider whose prices need no adjustment */
+            corporate_actions: components["schemas"]["CorporateAction"][];
         };
         /** @enum {string} */
         ImportStatus: "pending" | "running" | "completed" | "failed" | "cancelled";
@@ -180,6 +187,13 @@ export interface components {
             filtered_count: number;
             chunks_done: number;
             total_chunks: number;
+        };
+        CorporateAction: {
+            symbol: string;
+            /** @description The first trading day at the new price level, an exchange-local ISO date */
+            ex_date: string;
+            /** @description What a price before the ex-date is multiplied by (a volume divided by) to continue the prices from the ex-date on: a 5-for-1 split 0.2, a 1-for-10 consolidation 10, a dividend slightly below 1 */
+            ratio: number;
         };
         /** @description On a socket opened with `batch=true`: the messages of one push, in order, in one frame (a JSON array; a push larger than 96 KB in several). The answers to the client's own messages (`pong`, `error`) stay single messages. */
         SyncLogMessageBatch: (components["schemas"]["SyncLogMessage"] | components["schemas"]["ImportProgressMessage"])[];
