@@ -60,11 +60,7 @@ export function fillPending(e: EngineCore, symbol: string, at: number, open: num
     if (order.exit_reason !== undefined && coverable(e, order) < cover) (exited ??= []).push(order);
   }
   pending.length = kept;
-  if (orphans !== null) {
-    const stale = orphans;
-    cancelPending(e, (order) => stale.includes(order), "POSITION_CLOSED: the position its protective orders guarded is closed");
-  }
-  if (exited !== null) for (const filled of exited) oneCancelsOther(e, filled);
+  closeExits(e, orphans, exited);
   return e.sequence !== sequence;
 }
 
@@ -161,12 +157,17 @@ function fillOnMinutes(e: EngineCore, symbol: string, at: number, minutes: BarCo
     for (let i = 0; i < pending.length; i++) if (!out.includes(pending[i])) pending[kept++] = pending[i];
     pending.length = kept;
   }
-  if (orphans !== null) {
-    const stale = orphans;
-    cancelPending(e, (order) => stale.includes(order), "POSITION_CLOSED: the position its protective orders guarded is closed");
-  }
-  if (exited !== null) for (const filled of exited) oneCancelsOther(e, filled);
+  closeExits(e, orphans, exited);
   return e.sequence !== sequence;
+}
+
+/**
+ * After a bar's fills: the protective orders whose position another fill closed (`orphans`) are
+ * cancelled, then the OCO partners of the protective orders that filled (`exited`).
+ */
+function closeExits(e: EngineCore, orphans: EngineOrder[] | null, exited: EngineOrder[] | null): void {
+  if (orphans !== null) cancelPending(e, (order) => orphans.includes(order), "POSITION_CLOSED: the position its protective orders guarded is closed");
+  if (exited !== null) for (const filled of exited) oneCancelsOther(e, filled);
 }
 
 /** Whether `order` is a protective order of the same position (sleeve and symbol) as one of `filled`. */
