@@ -19,6 +19,14 @@
  *  4. parameter sweeps through the same runtime: 100 runs of the SMA crossover over five years of
  *     daily bars of one symbol, 25 over the year of 1-minute bars: wall time, runs/s, bars/s.
  *
+ *  5. what AWS would bill for 3 and 4 (bench/support/aws-meter.ts, the on-demand prices of
+ *     us-east-1 it carries; `BENCH_AWS_METER=0` leaves it out): every DynamoDB request of each
+ *     backtest and of each timed sweep priced in write and read request units, by kind of item
+ *     and in total, per run, and in dollars per run and per 1,000 runs. Left out: the bench's own
+ *     progress polls (a backtest's every `BENCH_POLL_MS`, a sweep's every 20 ms, each a read of
+ *     every run of the sweep; counted and priced apart) and the table-backed stand-in for SQS
+ *     (`QueuedMessage` items and the polls of an empty queue, `QUEUE`), which AWS bills as SQS.
+ *
  *   npx tsx bench/backtest.ts             (about two minutes)
  *   npx tsx bench/backtest.ts --markdown  (tables as Markdown, for docs/benchmarks.md)
  *   npx tsx bench/backtest.ts --loop      (the engine loop alone, about twenty seconds: repeat it on a busy machine)
@@ -27,7 +35,11 @@
  *   npx tsx bench/backtest.ts --api --sweeps  (the sweeps alone)
  *   npx tsx bench/backtest.ts --api --e2e     (the one-year backtest through the HTTP API alone)
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
+import { subscribe } from "node:diagnostics_channel";
+import type { IncomingMessage } from "node:http";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { configFromEnv } from "../packages/adapters/src/config";
 import { ensureTable } from "../packages/adapters/src/dynamo/db";
 import type { DynamoCandleStore } from "../packages/adapters/src/stores/candle-store";
@@ -44,6 +56,8 @@ import type { Bar } from "../packages/core/src/strategies/strategy";
 import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
 import { embeddedRuntime, endToEndBacktest, sweeps } from "./support/backtest-api";
 import { markdownTable, printTable } from "./support/table";
+import { AWS_PRICES, AwsMeter, dollars, type MeterReport, type Tally } from "./support/aws-meter";
+import type { ApiClient } from "../test/support/api-client";
 import { seededRandom } from "../packages/core/src/indicators/testing/random-bars";
 
 const markdown = process.argv.includes("--markdown");
@@ -226,20 +240,226 @@ if (!process.argv.includes("--api")) {
 }
 if (process.argv.includes("--feed")) process.exit(0);
 
+// 5. Priced as AWS bills: the meter's helpers for 3 and 4.
+
+/** Prices the HTTP backtests and the sweeps as AWS bills them (`BENCH_AWS_METER=0`: not). */
+const METER = process.env.BENCH_AWS_METER !== "0";
+/** Kinds the embedded runtime keeps in the table that AWS keeps in SQS: the local queue's messages, and its reads of an empty queue (priced under the partition's prefix). */
+const SQS_ON_AWS = new Set(["QueuedMessage", "QUEUE"]);
+/** The bench's progress polls: a backtest's progress and a sweep's (not its result). */
+const POLL = /^\/api\/v1\/backtest\/(?:sweeps\/[^/?]+|[^/?]+\/progress)(?:\?|$)/;
+type Row = Record<string, string | number>;
+type Handler = (args: unknown) => Promise<unknown>;
+
+/**
+ * Whether the HTTP request being served is one of the bench's progress polls: set as the server
+ * takes each request (node publishes `http.server.request.start` just before the `request` event,
+ * in the same tick), so every storage call the request makes carries it.
+ */
+const servingPoll = new AsyncLocalStorage<boolean>();
+subscribe("http.server.request.start", (message) => {
+  const { request } = message as { request: IncomingMessage };
+  servingPoll.enterWith(request.method === "GET" && POLL.test(request.url ?? ""));
+});
+
+/**
+ * The meter on `db`, pricing only the requests `counted()` admits (asked as each is sent, in its
+ * caller's async context): the meter attaches through the client's middleware stack, and this
+ * hands it one whose middleware passes the others by.
+ */
+function meterOf(db: { client: DynamoDBDocumentClient }, counted: () => boolean): AwsMeter {
+  const stack = db.client.middlewareStack as unknown as { add: (middleware: unknown, options: unknown) => void; remove: (name: string) => boolean };
+  const middlewareStack = {
+    add: (middleware: (next: Handler, context: unknown) => Handler, options: unknown) =>
+      stack.add((next: Handler, context: unknown) => {
+        const metered = middleware(next, context);
+        return (args: unknown) => (counted() ? metered(args) : next(args));
+      }, options),
+    remove: (name: string) => stack.remove(name),
+  };
+  return AwsMeter.attach({ client: { middlewareStack } as unknown as DynamoDBDocumentClient });
+}
+
+/** What the meters priced from one of the client's requests that `cuts` names to the next. */
+interface Stretch {
+  /** The request that opened it, and its answer. */
+  request: string;
+  answer?: any;
+  /** Everything but the bench's progress polls; the polls alone, and how many the client sent. */
+  work?: MeterReport;
+  polls?: MeterReport;
+  pollCalls: number;
+}
+
+/** Cuts the meters' reports at the client's requests `cuts` names (the work between two is the first one's). */
+function stretches(client: ApiClient, meters: { work: AwsMeter; polls: AwsMeter }, cuts: (method: string, path: string) => boolean) {
+  const done: Stretch[] = [];
+  let open: Stretch | undefined;
+  const close = () => {
+    if (open) done.push(Object.assign(open, { work: meters.work.report(), polls: meters.polls.report() }));
+    open = undefined;
+    meters.work.reset();
+    meters.polls.reset();
+  };
+  const expect = client.expect;
+  client.expect = (async (method: string, path: string, status: number, body?: unknown) => {
+    if (!cuts(method, path)) {
+      if (open && method === "GET" && POLL.test(path)) open.pollCalls += 1;
+      return expect.call(client, method, path, status, body);
+    }
+    close();
+    const stretch: Stretch = (open = { request: `${method} ${path}`, pollCalls: 0 });
+    stretch.answer = await expect.call(client, method, path, status, body);
+    return stretch.answer;
+  }) as ApiClient["expect"];
+  return {
+    /** The stretches, the last one closed after `settleMs` (a workflow reports its last tasks after its result is out). */
+    async end(settleMs = 500): Promise<Stretch[]> {
+      await new Promise((resolve) => setTimeout(resolve, settleMs));
+      close();
+      client.expect = expect;
+      return done;
+    },
+  };
+}
+
+/** Units by kind summed over reports. */
+function kinds(reports: MeterReport[]): Map<string, Tally> {
+  const sums = new Map<string, Tally>();
+  for (const report of reports)
+    for (const [kind, units] of report.byKind) {
+      const sum = sums.get(kind) ?? { requests: 0, items: 0, wru: 0, rru: 0 };
+      sums.set(kind, { requests: sum.requests + units.requests, items: sum.items + units.items, wru: sum.wru + units.wru, rru: sum.rru + units.rru });
+    }
+  return sums;
+}
+
+/** DynamoDB's units of reports, the kinds AWS keeps in SQS left out. */
+function dynamoUnits(reports: MeterReport[]): { wru: number; rru: number } {
+  let [wru, rru] = [0, 0];
+  for (const [kind, units] of kinds(reports)) if (!SQS_ON_AWS.has(kind)) [wru, rru] = [wru + units.wru, rru + units.rru];
+  return { wru, rru };
+}
+
+const units = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: value < 100 ? 1 : 0 });
+const usd = (value: number) => `$${value >= 10 ? value.toFixed(0) : value.toPrecision(2)}`;
+
+/** Priced cases: a name, the stretches of its runs (each stretch `runs` runs). */
+type Priced = { name: string; stretches: Stretch[]; runs: number };
+
+/** One row per kind (cells `write / read` units per run), one column per case; the DynamoDB total last. */
+function kindRows(cases: Priced[]): Row[] {
+  const perCase = cases.map(({ name, stretches, runs }) => ({ name, runs: stretches.length * runs, sums: kinds(stretches.map((s) => s.work!)) }));
+  const all = kinds(cases.flatMap(({ stretches }) => stretches.map((s) => s.work!)));
+  const order = [...all].sort((a, b) => Number(SQS_ON_AWS.has(a[0])) - Number(SQS_ON_AWS.has(b[0])) || b[1].wru - a[1].wru || b[1].rru - a[1].rru);
+  const cell = (wru: number, rru: number, runs: number) => `${units(wru / runs)} / ${units(rru / runs)}`;
+  const rows: Row[] = order.map(([kind]) => ({
+    kind: SQS_ON_AWS.has(kind) ? `${kind} (SQS on AWS: not in the total)` : kind,
+    ...Object.fromEntries(perCase.map(({ name, runs, sums }) => [name, sums.has(kind) ? cell(sums.get(kind)!.wru, sums.get(kind)!.rru, runs) : "–"])),
+  }));
+  rows.push({
+    kind: "all DynamoDB",
+    ...Object.fromEntries(
+      cases.map(({ name, stretches, runs }) => {
+        const { wru, rru } = dynamoUnits(stretches.map((s) => s.work!));
+        return [name, cell(wru, rru, stretches.length * runs)];
+      }),
+    ),
+  });
+  return rows;
+}
+
+/** One row per case: its DynamoDB units and dollars per run and per 1,000 runs, and the bench's polls left out. */
+function totalRows(cases: Priced[]): Row[] {
+  return cases.map(({ name, stretches, runs }) => {
+    const count = stretches.length * runs;
+    const { wru, rru } = dynamoUnits(stretches.map((s) => s.work!));
+    const polls = dynamoUnits(stretches.map((s) => s.polls!));
+    const calls = stretches.reduce((sum, s) => sum + s.pollCalls, 0);
+    return {
+      priced: name,
+      runs: count,
+      "WRU per run": units(wru / count),
+      "RRU per run": units(rru / count),
+      "$ per run": usd(dollars(wru, rru) / count),
+      "WRU per 1,000 runs": units((wru / count) * 1000),
+      "RRU per 1,000 runs": units((rru / count) * 1000),
+      "$ per 1,000 runs": usd((dollars(wru, rru) / count) * 1000),
+      "bench's polls left out, per run": calls > 0 ? `${units(calls / count)} polls, ${units(polls.rru / count)} RRU` : "–",
+    };
+  });
+}
+
+/** What the meter priced less exactly, or kept apart (cancelled transactions), if anything. */
+function meterNotes(cases: Priced[]): void {
+  const reports = cases.flatMap(({ stretches }) => stretches.map((s) => s.work!));
+  const notes = new Map<string, number>();
+  for (const report of reports) for (const [reason, count] of Object.entries(report.approximations)) notes.set(reason, (notes.get(reason) ?? 0) + count);
+  const cancelled = reports.reduce((sum, report) => ({ transactions: sum.transactions + report.cancelled.transactions, wru: sum.wru + report.cancelled.wru }), {
+    transactions: 0,
+    wru: 0,
+  });
+  if (cancelled.transactions > 0) notes.set(`cancelled transactions, not in the totals (${units(cancelled.wru)} WRU)`, cancelled.transactions);
+  if (notes.size > 0) console.log(`\nThe meter's notes: ${[...notes].map(([reason, count]) => `${reason} (${count})`).join("; ")}`);
+}
+
+const pricing = `DynamoDB on demand, ${AWS_PRICES.region}: $${AWS_PRICES.write * 1e6} per million WRU, $${AWS_PRICES.read * 1e6} per million RRU, since ${AWS_PRICES.since}`;
+
+/** A backtest's case from its label in `endToEndBacktest`'s rows. */
+const backtestCase = (label: string) =>
+  label.startsWith("candles imported")
+    ? "candles imported first"
+    : label.includes("emptied")
+      ? "candle cache emptied"
+      : label.includes("polled")
+        ? "stored, progress polled"
+        : "stored, end from the socket";
+
 // 3. Through the HTTP API of the embedded runtime.
 const runtime = await embeddedRuntime();
+const { db } = runtime.runtime.services;
+// Before the backtests write what they price: the meter prices a write over an item by the item it saw.
+const meters = METER ? { work: meterOf(db, () => servingPoll.getStore() !== true), polls: meterOf(db, () => servingPoll.getStore() === true) } : undefined;
 try {
   if (!process.argv.includes("--sweeps")) {
+    const cut = meters && stretches(runtime.client, meters, (method, path) => method === "POST" && path === "/api/v1/trading/sessions");
     const endToEnd = await endToEndBacktest(runtime);
     table("One-year 1-minute backtest through the HTTP API (embedded runtime, DynamoDB Local on disk)", endToEnd.runs);
     table("Its stages (the state machine's tasks as the local runner ran them; waits: the runner's and the client's polling)", endToEnd.stages);
     table("Inside them: the storage calls (summed; concurrent calls and the progress polls' reads included)", endToEnd.storage);
+    if (cut) {
+      // One stretch per backtest, in the order of its rows (each opens with the POST of its session).
+      const priced = await cut.end();
+      const cases = new Map<string, Stretch[]>();
+      for (const [at, run] of endToEnd.runs.entries()) {
+        const name = backtestCase(String(run.run));
+        cases.set(name, [...(cases.get(name) ?? []), priced[at]!]);
+      }
+      const backtests = [...cases].map(([name, stretches]) => ({ name, stretches, runs: 1 }));
+      table(`The one-year 1-minute backtest priced as AWS bills: write / read request units per run, by kind (${pricing})`, kindRows(backtests));
+      table("Per run and per 1,000 runs", totalRows(backtests));
+      meterNotes(backtests);
+    }
   }
   // 4. Parameter sweeps through the same runtime.
   if (!process.argv.includes("--e2e")) {
     const concurrency = runtime.runtime.services.trading.backtests.sweepConcurrency;
-    table("Parameter sweeps of the SMA crossover (embedded runtime, the sweep machine's Map at SWEEP_MAX_CONCURRENCY)", await sweeps(runtime, concurrency));
+    const cut =
+      meters &&
+      stretches(runtime.client, meters, (method, path) => method === "POST" && (path === "/api/v1/trading/sessions" || path === "/api/v1/backtest/sweeps"));
+    const rows = await sweeps(runtime, concurrency);
+    table("Parameter sweeps of the SMA crossover (embedded runtime, the sweep machine's Map at SWEEP_MAX_CONCURRENCY)", rows);
+    if (cut) {
+      // The timed sweeps, in the order of their rows: each case's second POST (its first, of one run, imports the candles).
+      const timed = (await cut.end()).filter((stretch) => stretch.request.endsWith("/sweeps") && stretch.answer.runs > 1);
+      const priced = rows.map((row, at) => ({ name: String(row.sweep), stretches: [timed[at]!], runs: Number(row.runs) }));
+      table(`The sweeps priced as AWS bills: write / read request units per run, by kind (${pricing})`, kindRows(priced));
+      table("Per run and per 1,000 runs", totalRows(priced));
+      meterNotes(priced);
+    }
   }
 } finally {
+  meters?.work.detach();
+  meters?.polls.detach();
   await runtime.stop();
 }
