@@ -228,7 +228,6 @@ export class SessionWorker {
       started_at: now,
       sessions: 0,
       feeds: [],
-      last_bar: {},
       bars: 0,
       ...(options.clockSpeed && options.clockSpeed !== 1 ? { speed: options.clockSpeed } : {}),
     };
@@ -268,7 +267,6 @@ export class SessionWorker {
     this.driven.clear();
     await inParallel(held, FEED_CONCURRENCY, async (id) => void (await this.leases.release(id, this.taskId)));
     this.heartbeat.sessions = 0;
-    this.heartbeat.last_bar = {};
     await this.leases.beat(this.taskId, this.heartbeat, this.wall() - 1);
     if (this.others.length > 0) await this.store.beat(combineBeats(this.others)!);
   }
@@ -606,7 +604,6 @@ export class SessionWorker {
     this.catchingUp.delete(id);
     this.unsaved.delete(id);
     this.runCache.forget(id);
-    delete this.heartbeat.last_bar[id];
   }
 
   /**
@@ -842,7 +839,6 @@ export class SessionWorker {
       if (!fed) return;
       sessionBars += fed.bars;
       this.heartbeat.bars += fed.bars;
-      this.heartbeat.last_bar[id] = mine[mine.length - 1]!.close_ms;
       await this.publish(driven.session, fed.events, fed.engine);
     });
     // The candles are stored while the sessions are fed: no feed reads them (a run taken up catches up from `recent`).

@@ -212,7 +212,7 @@ export async function engineStatus(deps: ViewDeps, actor: Actor, id: string) {
       return { channel_id: channelId, state: view.state ?? "running", halted: view.halt !== null, halt_reason: view.halt };
     }),
     updated_at: run?.updated_at ?? null,
-    worker: isWorkerDriven(session) ? workerStatus(await deps.workerBeat(), deps.now(), session.id) : null,
+    worker: isWorkerDriven(session) ? workerStatus(await deps.workerBeat(), deps.now(), run?.progress?.cursor_ms) : null,
   };
 }
 

@@ -6,11 +6,13 @@ export interface WorkerBeat {
   /** Epoch ms of the beat. */
   at: number;
   started_at: number;
-  /** Sessions it drives and the (symbol, period) feeds it is subscribed to. */
+  /**
+   * How many sessions it drives and the (symbol, period) feeds it is subscribed to: nothing per
+   * session (a heartbeat stays small whatever the sessions; a session's last bar is its run's
+   * `progress.cursor_ms`).
+   */
   sessions: number;
   feeds: string[];
-  /** Close time (epoch ms) of the last bar it fed, per session. */
-  last_bar: Record<string, number>;
   /** Bars fed since it started. */
   bars: number;
   /** How many times faster than the wall clock the market's clock runs (the embedded runtime's accelerated clock); 1 when absent. */
@@ -29,7 +31,7 @@ export interface WorkerLease {
   since: number;
 }
 
-/** The beats of several worker tasks as one: the latest beat, the earliest start, their sessions, feeds, bars and last bars together. */
+/** The beats of several worker tasks as one: the latest beat, the earliest start, their sessions, feeds and bars together. */
 export function combineBeats(beats: readonly WorkerBeat[]): WorkerBeat | undefined {
   if (beats.length <= 1) return beats[0];
   return {
@@ -37,7 +39,6 @@ export function combineBeats(beats: readonly WorkerBeat[]): WorkerBeat | undefin
     started_at: Math.min(...beats.map((beat) => beat.started_at)),
     sessions: beats.reduce((sum, beat) => sum + beat.sessions, 0),
     feeds: [...new Set(beats.flatMap((beat) => beat.feeds))].sort(),
-    last_bar: Object.assign({}, ...beats.map((beat) => beat.last_bar)),
     bars: beats.reduce((sum, beat) => sum + beat.bars, 0),
     ...(beats[0]!.speed !== undefined ? { speed: beats[0]!.speed } : {}),
   };
@@ -53,14 +54,18 @@ export const WorkerStatusView = z
     last_heartbeat: z.string().nullable(),
     sessions: z.int(),
     feeds: z.array(z.string()),
-    last_bar_at: z.string().nullable().describe("Close time of the last bar it fed this session"),
+    last_bar_at: z.string().nullable().describe("Close time of the last bar fed to this session's run, as saved (null before its first)"),
   })
   .meta({ id: "WorkerStatus" });
 
-/** The worker as the status endpoints show it: alive, when it last beat, and what it drives. Times are the market's clock, so staleness scales with its speed. */
-export function workerStatus(beat: WorkerBeat | undefined, now: number, sessionId?: string) {
-  if (!beat) return { alive: false, last_heartbeat: null, sessions: 0, feeds: [] as string[], last_bar_at: null };
-  const lastBar = sessionId !== undefined ? beat.last_bar[sessionId] : undefined;
+/**
+ * The worker as the status endpoints show it: alive, when it last beat, and what it drives, with
+ * `lastBarMs` (a session's run's last bar, its `progress.cursor_ms`) when asked for a session.
+ * Times are the market's clock, so staleness scales with its speed.
+ */
+export function workerStatus(beat: WorkerBeat | undefined, now: number, lastBarMs?: number) {
+  const lastBar = lastBarMs !== undefined && lastBarMs > 0 ? lastBarMs : undefined;
+  if (!beat) return { alive: false, last_heartbeat: null, sessions: 0, feeds: [] as string[], last_bar_at: lastBar !== undefined ? iso(lastBar) : null };
   return {
     alive: now - beat.at <= WORKER_STALE_MS * (beat.speed ?? 1),
     last_heartbeat: iso(beat.at),
