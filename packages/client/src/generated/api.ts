@@ -6598,7 +6598,7 @@ export interface components {
                 last_heartbeat: string | null;
                 sessions: number;
                 feeds: string[];
-                /** @description Close time of the last bar it fed this session */
+                /** @description Close time of the last bar fed to this session's run, as saved (null before its first) */
                 last_bar_at: string | null;
             } | null;
         };
@@ -7006,7 +7006,7 @@ export interface components {
                 last_heartbeat: string | null;
                 sessions: number;
                 feeds: string[];
-                /** @description Close time of the last bar it fed this session */
+                /** @description Close time of the last bar fed to this session's run, as saved (null before its first) */
                 last_bar_at: string | null;
             };
         };
