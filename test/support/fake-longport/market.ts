@@ -87,6 +87,18 @@ const DEFAULTS: Record<MarketCode, { currency: string; lotSize: number; board: s
 export const dec = (n: number, places = 4) => String(Number(n.toFixed(places)));
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
+/** A quote's fields as a quote answer and a quote push both carry them. */
+const quoteFields = (q: QuoteState) => ({
+  last_done: dec(q.lastDone),
+  open: dec(q.open),
+  high: dec(q.high),
+  low: dec(q.low),
+  timestamp: seconds(q.timestamp),
+  volume: q.volume,
+  turnover: dec(q.turnover, 2),
+  trade_status: q.tradeStatus,
+});
+
 /**
  * The fake's market: securities, their quote, depth and trades, stored candlesticks, the trading
  * calendar. `trade()` is the one way prices move; it emits a trade push and then a quote push, as
@@ -269,19 +281,7 @@ export class FakeMarket {
   securityQuote(symbol: string): Record<string, unknown> | undefined {
     const s = this.securities.get(symbol);
     if (!s) return undefined;
-    const q = s.quote;
-    return {
-      symbol,
-      last_done: dec(q.lastDone),
-      prev_close: dec(q.prevClose),
-      open: dec(q.open),
-      high: dec(q.high),
-      low: dec(q.low),
-      timestamp: seconds(q.timestamp),
-      volume: q.volume,
-      turnover: dec(q.turnover, 2),
-      trade_status: q.tradeStatus,
-    };
+    return { symbol, prev_close: dec(s.quote.prevClose), ...quoteFields(s.quote) };
   }
 
   depthBody(s: SecurityState | string): { ask: unknown[]; bid: unknown[] } {
@@ -299,18 +299,10 @@ export class FakeMarket {
   }
 
   private pushQuoteBody(s: SecurityState, currentVolume: number, currentTurnover: number, session: number): Record<string, unknown> {
-    const q = s.quote;
     return {
       symbol: s.spec.symbol,
       sequence: ++s.sequence,
-      last_done: dec(q.lastDone),
-      open: dec(q.open),
-      high: dec(q.high),
-      low: dec(q.low),
-      timestamp: seconds(q.timestamp),
-      volume: q.volume,
-      turnover: dec(q.turnover, 2),
-      trade_status: q.tradeStatus,
+      ...quoteFields(s.quote),
       trade_session: session,
       current_volume: currentVolume,
       current_turnover: dec(currentTurnover, 2),
