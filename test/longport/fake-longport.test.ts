@@ -6,23 +6,11 @@ import { Command, type FakeLongport, LongportErrors, Period, startFakeLongport, 
 import { AuthRequest, AuthResponse, ErrorBody, Heartbeat } from "../support/fake-longport/messages";
 import { decode, encode } from "../support/fake-longport/protobuf";
 import { signatureHeader } from "../support/fake-longport/signature";
+import { sleep, until } from "./adapter-harness";
 
 // The real SDK, longport@3.0.18 (native). Its typings declare the enums `const`, which isolated
 // modules cannot read, so the tests take them from the loaded module.
 const sdk: any = createRequire(import.meta.url)("longport");
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `read` until it returns something (not undefined/false); throws after `ms`. */
-async function until<T>(read: () => T | undefined | false, ms = 8_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = read();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await sleep(20);
-  }
-}
 
 /** The SDK's error text for a call that must fail. */
 async function errorOf(call: Promise<unknown>): Promise<string> {
