@@ -164,7 +164,13 @@ describe("the channel state machine", () => {
     const statuses = (await api.json("GET", `/api/v1/trading/sessions/${id}/logs?limit=500`, 200, { token: owner.token })).items.filter(
       (e: any) => e.type === "channel_status",
     );
-    expect(statuses.map((e: any) => `${e.data.previous}>${e.data.status}`)).toEqual(["running>paused", "paused>stopped", "stopped>running"]);
+    // The session's start started every channel (recorded with the run it made), then the channel's own changes.
+    expect(statuses.map((e: any) => `${e.channel_id ?? ""}:${e.data.previous}>${e.data.status}`)).toEqual([
+      ...preset.channels.map((c) => `${c.channel_id}:stopped>running`),
+      "balanced:running>paused",
+      "balanced:paused>stopped",
+      "balanced:stopped>running",
+    ]);
     const updates = pushed.filter((p) => p.connection === "machine" && p.message.type === "channel_update" && p.message.data.cause === "status_change");
     expect(updates.slice(-3).map((p) => [p.message.data.channel_id, p.message.data.status])).toEqual([
       ["balanced", "paused"],

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DynamoWorkerStore } from "../../packages/adapters/src/stores/worker-store";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
+import { emitSessionStatus } from "../../packages/core/src/trading/channel-status";
 import { recentBars } from "../../packages/core/src/trading/warm-up";
 import type { SessionWorker } from "../../packages/worker/src/session-worker";
 import { barsSessionConfig, WorkerHarness } from "../support/worker-harness";
@@ -67,6 +68,8 @@ describe("the session worker", () => {
     const history = await recentBars(await h.api.services.marketData(), "AAPL.US", "1m", need!.bars, Date.parse("2024-03-15T13:30:00Z"));
     expect(history.map((bar) => new Date(bar.timestamp).toISOString())).toEqual(Array.from({ length: 9 }, (_, i) => `2024-03-14T19:${51 + i}:00.000Z`));
     engine.warmUp(need!, history);
+    // The session's start is its channel's, recorded with the run the worker made at the open.
+    emitSessionStatus(engine, { action: "start", previous: "created", status: "running" }, Date.parse("2024-03-15T13:30:00Z"));
     let fed = 0;
     for (let i = 0; i < batch.length; i++) {
       const ts = batch.timestamp[i]! * 1000;
@@ -215,7 +218,6 @@ describe("the session worker", () => {
     await worker.refresh();
     expect((await after.subscriptions()).map((s) => s.symbol)).toContain("AAPL.US");
     expect(await before.subscriptions()).toEqual([]);
-    // (Quiet bars' saves are held up to the fifth: docs/session-worker.md "Quiet bars".)
     await minutes(worker, 5);
     expect((await h.api.services.trading.sessions.runs.get(sessionId))!.progress!.bars).toBe(fed + 5);
     await h.api.json("PUT", "/api/v1/settings/data-source", 200, { token: admin, body: { type: "simulated", provider_config: { enable_overnight: false } } });

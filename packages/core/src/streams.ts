@@ -73,8 +73,12 @@ export const ChannelUpdateData = z
     channel_id: z.string(),
     status: ChannelStatusValue,
     metrics: z.object({ total_pnl: z.number(), win_rate: z.number(), total_trades: z.int() }),
-    cause: z.enum(["fill", "status_change"]),
-    sequence: z.int().describe("The event that caused it"),
+    cause: z
+      .enum(["fill", "status_change"])
+      .describe(
+        "`fill`: after an `order_filled`; `status_change`: after a `channel_status` event (the channel's own start, pause, resume or stop, or its session's, which names `session_action`)",
+      ),
+    sequence: z.int().describe("The sequence of the event that caused it (`order_filled` or `channel_status`), pushed just before it"),
   })
   .meta({ id: "ChannelUpdateData" });
 export type ChannelUpdateData = z.infer<typeof ChannelUpdateData>;

@@ -43,9 +43,12 @@ export interface components {
                 win_rate: number;
                 total_trades: number;
             };
-            /** @enum {string} */
+            /**
+             * @description `fill`: after an `order_filled`; `status_change`: after a `channel_status` event (the channel's own start, pause, resume or stop, or its session's, which names `session_action`)
+             * @enum {string}
+             */
             cause: "fill" | "status_change";
-            /** @description The event that caused it */
+            /** @description The sequence of the event that caused it (`order_filled` or `channel_status`), pushed just before it */
             sequence: number;
         };
         /** @enum {string} */

@@ -98,15 +98,9 @@ export async function sessionAction(deps: ChannelDeps, actor: Actor, sessionId: 
       await publishDelivered(deps, session, delivered);
     }
   }
+  // What the change did to each channel is in the run's log as `channel_status` events (written by
+  // `transition`, or with the run made above), pushed with their `channel_update`s.
   const channels = await listChannels(deps, actor, sessionId);
-  await publish(
-    deps,
-    sessionId,
-    channels.channels.map((c) => ({
-      type: "channel_update",
-      data: { channel_id: c.channel_id, status: c.status, metrics: c.metrics, cause: "status_change" },
-    })),
-  );
   return {
     session_id: sessionId,
     status: session.status,

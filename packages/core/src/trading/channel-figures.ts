@@ -1,21 +1,11 @@
-import type { ChannelRunState, EngineView, TradingEngine } from "../engine/engine";
+import type { EngineView, TradingEngine } from "../engine/engine";
 import { iso } from "../time";
 import type { ChannelMetrics, ChannelRiskReport } from "./channel-schemas";
 import { grossExposure, r2, r6, riskUtilization } from "./session-figures";
-import type { StoredSession } from "./sessions";
+
+export { effectiveStatus } from "./channel-status";
 
 /** A channel's figures as its engine has them: status, brief metrics, full metrics and the risk report. Pure. */
-
-/**
- * What a channel is doing, as shown: its engine state while the session is live; `paused` for a
- * running channel of a paused session; `stopped` while the session is not running or paused
- * (nothing trades it).
- */
-export function effectiveStatus(session: Pick<StoredSession, "status">, state: ChannelRunState | null): ChannelRunState {
-  if (session.status !== "running" && session.status !== "paused") return "stopped";
-  if (session.status === "paused" && state === "running") return "paused";
-  return state ?? "running";
-}
 
 /** The brief figures a channel's status carries. */
 export function brief(view: EngineView) {

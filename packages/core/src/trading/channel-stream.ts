@@ -16,7 +16,7 @@ import { owned, type SessionDeps, type StoredSession } from "./sessions";
  */
 
 /** `channel_update` data of a channel. */
-function channelUpdate(engine: TradingEngine, session: Pick<StoredSession, "status">, channelId: string, cause: "status_change" | "fill", sequence: number) {
+function channelUpdate(engine: TradingEngine, session: { status: string }, channelId: string, cause: "status_change" | "fill", sequence: number) {
   const view = engine.view(channelId);
   return { channel_id: channelId, status: effectiveStatus(session, view.state), metrics: brief(view), cause, sequence };
 }
@@ -31,9 +31,12 @@ export function streamMessagesOf(engine: TradingEngine, session: Pick<StoredSess
   for (const event of events) {
     out.push({ type: event.type, data: { ...event.data, channel_id: event.channel_id, sequence: event.sequence, event_time: iso(event.time) } });
     if (event.channel_id && (event.type === "channel_status" || event.type === "order_filled")) {
+      // A session's start, pause, resume or stop names the status it moved the session to: the
+      // worker that pushes it may not have read the session's new status yet.
+      const status = typeof event.data.session_status === "string" ? { status: event.data.session_status } : session;
       out.push({
         type: "channel_update",
-        data: channelUpdate(engine, session, event.channel_id, event.type === "order_filled" ? "fill" : "status_change", event.sequence),
+        data: channelUpdate(engine, status, event.channel_id, event.type === "order_filled" ? "fill" : "status_change", event.sequence),
       });
     }
   }

@@ -9,6 +9,7 @@ import { feedsOf } from "./session-config";
 import { venueOf, type StoredSession } from "./sessions";
 import type { ViewDeps } from "./deps";
 import { iso } from "../time";
+import { emitSessionStatus } from "./channel-status";
 
 /**
  * The run of a simulation or live session (ENGINE.md §5): the session's own run (its id is the
@@ -68,6 +69,8 @@ export const LiveRuns = {
     if (!run) {
       const setup = { ...(await deps.setupFor(session, runId)), venue: venueOf(session) };
       const { engine, cursor } = await warmedUp(deps, new TradingEngine(setup));
+      // The session's start is each channel's: recorded with the run it makes (docs/channels.md "Channel status events").
+      emitSessionStatus(engine, { action: "start", previous: "created", status: session.status }, deps.now());
       const fresh: StoredRun = {
         run_id: runId,
         session_id: session.id,

@@ -12,6 +12,7 @@ import type { RunStore } from "./runs";
 import { normalizeConfig, riskGiven, SessionConfig, sizingIssues, strategyNameOf, strategyParamsOf } from "./session-config";
 import { closingFigures } from "./closing";
 import { engineOf } from "./run-update";
+import { recordSessionStatus } from "./channel-status";
 
 /** How a session trades: over stored candles, at simulated prices through the paper broker, or live through LongPort. */
 export const TradingMode = z.enum(["backtest", "simulation", "live"]).meta({ id: "TradingMode" });
@@ -256,6 +257,7 @@ export async function owned(deps: SessionDeps, actor: Actor, id: string): Promis
   const session = await deps.sessions.get(id);
   if (!session) throw sessionNotFound(id);
   if (session.user_id !== actor.id && actor.user_type !== "admin") throw forbidden(`Trading session ${id} belongs to another user`);
+  if (actor.session_ids && !actor.session_ids.includes(id)) throw forbidden(`This API key is limited to other sessions than ${id}`);
   return session;
 }
 
@@ -342,7 +344,8 @@ function normalizeSymbols(symbols: string[]): string[] {
 
 /** A user's sessions, newest first, `offset` skipped, at most `limit`. */
 export async function list(deps: SessionDeps, actor: Actor, query: SessionListQuery): Promise<StoredSession[]> {
-  const all = await deps.sessions.listByUser(actor.id, query.status);
+  const listed = await deps.sessions.listByUser(actor.id, query.status);
+  const all = actor.session_ids ? listed.filter((session) => actor.session_ids!.includes(session.id)) : listed;
   return all.slice(query.offset, query.offset + query.limit);
 }
 
@@ -364,8 +367,9 @@ export async function transition(
   action: SessionAction,
 ): Promise<StoredSession> {
   if (action === "start" && deps.accounts) return startFunded(deps, deps.accounts, actor, id);
-  let session = await applyTransition(deps, actor, id, action);
-  if (isWorkerDriven(session)) await notifyWorker(deps, session.id, "lifecycle", action);
+  const seen: { previous?: SessionStatus } = {};
+  let session = await applyTransition(deps, actor, id, action, {}, seen);
+  if (isWorkerDriven(session)) await lifecycleChanged(deps, session, action, seen.previous!);
   // A stopped session shows what it ended with: its run as of the latest snapshot.
   const run = action === "stop" && session.run_id && deps.runs ? await deps.runs.get(session.run_id) : undefined;
   if (run) {
@@ -381,19 +385,42 @@ async function startFunded(deps: SessionDeps, accounts: SessionAccountPort, acto
   // The state machine's refusal comes before the account's.
   const fundedBy = before.trading_mode !== "backtest" && TRANSITIONS.start.from.includes(before.status) ? await accounts.reserve(before) : null;
   let session: StoredSession;
+  const seen: { previous?: SessionStatus } = {};
   try {
-    session = await applyTransition(deps, actor, id, "start", fundedBy !== null ? { funded_by: fundedBy } : {});
+    session = await applyTransition(deps, actor, id, "start", fundedBy !== null ? { funded_by: fundedBy } : {}, seen);
   } catch (error) {
     await accounts.release(before);
     throw error;
   }
-  if (isWorkerDriven(session)) await notifyWorker(deps, session.id, "lifecycle", "start");
+  if (isWorkerDriven(session)) await lifecycleChanged(deps, session, "start", seen.previous!);
   return session;
 }
 
-function applyTransition(deps: SessionDeps, actor: Actor, id: string, action: SessionAction, patch: Partial<StoredSession> = {}): Promise<StoredSession> {
+/**
+ * Tells the worker of a live session's lifecycle change, and records what it did to each channel
+ * on the session's run as `channel_status` events (docs/channels.md "Channel status events"),
+ * which go to the worker like an input's, to be pushed. A session without a run yet (its first
+ * start) has them written when the run is made.
+ */
+async function lifecycleChanged(deps: SessionDeps & { runs?: Pick<RunStore, "get"> }, session: StoredSession, action: SessionAction, previous: SessionStatus) {
+  await notifyWorker(deps, session.id, "lifecycle", action);
+  const runs = deps.runs as RunStore | undefined;
+  if (!session.run_id || !runs?.save) return;
+  const events = await recordSessionStatus({ runs, now: deps.now }, session.run_id, { action, previous, status: session.status });
+  await notifyWorker(deps, session.id, "input", "channel_status", events);
+}
+
+function applyTransition(
+  deps: SessionDeps,
+  actor: Actor,
+  id: string,
+  action: SessionAction,
+  patch: Partial<StoredSession> = {},
+  seen: { previous?: SessionStatus } = {},
+): Promise<StoredSession> {
   return mutate(deps, actor, id, (session) => {
     const rule = TRANSITIONS[action];
+    seen.previous = session.status;
     if (session.trading_mode === "backtest" && (action === "start" || action === "resume")) {
       throw invalidTransition(session, action, "a backtest session runs through POST /api/v1/backtest/start");
     }
