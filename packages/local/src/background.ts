@@ -52,20 +52,25 @@ export function localWorkflowTasks(services: () => Promise<Services>): Required<
 
 /**
  * The EventBridge schedules' stand-in: a timer per schedule at its local interval, which on an
- * accelerated clock keeps market time's pace (one clock per runtime). Answers the stop.
+ * accelerated clock keeps market time's pace (one clock per runtime). Answers the stop, which
+ * clears the timers and waits for the runs in flight (a stop never pulls the table from under one).
  */
-export function startLocalSchedules(handlers: Record<RegisteredSchedule, () => Promise<unknown>>, clockSpeed: number | undefined): () => void {
+export function startLocalSchedules(handlers: Record<RegisteredSchedule, () => Promise<unknown>>, clockSpeed: number | undefined): () => Promise<void> {
+  const inFlight = new Set<Promise<unknown>>();
   const timers = (Object.keys(Schedules) as RegisteredSchedule[]).map((name) => {
     const timer = setInterval(
       () => {
-        handlers[name]().catch((error) => log.error("Scheduled handler failed", { schedule: name, error: String(error) }));
+        const run = handlers[name]().catch((error) => log.error("Scheduled handler failed", { schedule: name, error: String(error) }));
+        inFlight.add(run);
+        void run.finally(() => inFlight.delete(run));
       },
       marketPacedInterval(Schedules[name].localIntervalMs, clockSpeed),
     );
     timer.unref();
     return timer;
   });
-  return () => {
+  return async () => {
     for (const timer of timers) clearInterval(timer);
+    await Promise.allSettled([...inFlight]);
   };
 }

@@ -61,14 +61,30 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   const emulator = emulatorDirectory();
   const storage = options.dataDir ? ["-sharedDb", "-dbPath", options.dataDir] : ["-sharedDb", "-inMemory"];
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const child = spawn(
-    "java",
-    ["-Xmx1g", `-Djava.library.path=${join(emulator, "DynamoDBLocal_lib")}`, "-jar", join(emulator, "DynamoDBLocal.jar"), "-port", String(port), ...storage],
-    { cwd: emulator, stdio: ["ignore", "ignore", "pipe"] },
-  );
+  const javaArgs = [
+    "-Xmx1g",
+    `-Djava.library.path=${join(emulator, "DynamoDBLocal_lib")}`,
+    "-jar",
+    join(emulator, "DynamoDBLocal.jar"),
+    "-port",
+    String(port),
+    ...storage,
+  ];
+  // Ctrl-C in a terminal sends SIGINT to every process of the foreground group, the emulator included:
+  // it would stop while the service still writes to it (ECONNREFUSED during the service's own stop).
+  // The emulator is started with SIGINT and SIGHUP ignored (`trap ''` before `exec`: an ignored signal
+  // stays ignored across exec, and the JVM installs no handler for a signal ignored at its start), so
+  // the runtime that owns it stops it, with SIGTERM, after the service (stop() below). The same pid is
+  // java's (exec), and a SIGKILL of the group still takes it.
+  const child = spawn("sh", ["-c", `trap '' INT HUP; exec java "$@"`, "java", ...javaArgs], { cwd: emulator, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk) => (stderr = (stderr + chunk).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // Whatever ends this process (an uncaught error, process.exit) ends the emulator too: it no longer
+  // dies with the terminal's Ctrl-C, so nothing else would.
+  const killOnExit = () => child.kill("SIGTERM");
+  process.once("exit", killOnExit);
+  void exited.then(() => process.off("exit", killOnExit));
   const deadline = Date.now() + 60_000;
   while (!(await canConnect(port))) {
     if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode}): ${stderr}`);

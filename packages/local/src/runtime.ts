@@ -169,15 +169,20 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       urls,
       generatedAdminPassword,
       async stop() {
-        stopSchedules();
+        await stopSchedules();
         await sessionWorker?.stop();
         await queueRunner?.stop();
         await workflows.stop();
         await gateway.close();
         await new Promise<void>((done) => {
           runningServer.close(() => done());
-          runningServer.closeAllConnections?.();
+          // Idle keep-alive connections go now; a request still being answered gets a moment to finish.
+          runningServer.closeIdleConnections();
+          setTimeout(() => runningServer.closeAllConnections(), 2_000).unref();
         });
+      // The work in flight first (each piece finishes or checkpoints what it holds: a schedule's run, the
+      // session worker's step and its leases, the queue's messages, a backtest's task), then the sockets and
+      // the port, then the table's client, and DynamoDB Local last: nothing writes to it once it stops.
         services.db.raw.destroy();
         await runningDynamo?.stop();
       },

@@ -111,6 +111,9 @@ export class LocalWorkflowRunner implements WorkflowStarter {
 
   /** Aborts every execution and waits for the tasks in flight, so nothing touches the services after. */
   async stop(): Promise<void> {
+      // Aborted by the runtime's stop: the work is checkpointed and recovered at the next start, not a failure.
+      if (ended.status === "ABORTED" && this.stopped)
+        return log.info("Workflow execution paused by the stop; it resumes at the next start", { workflow, execution: executionName });
     this.stopped = true;
     for (const execution of this.executions.values()) execution.abort();
     await Promise.allSettled([...this.executions.values()].map((execution) => execution.outcome));
