@@ -381,11 +381,18 @@ export class TradingEngine implements EngineCore {
    * already breaches halts it and raises its alert at the change's instant, not at the open of
    * the next bar fed (which may be earlier: a live bar reaches the run after it closed).
    */
-  setLimits(channelId: string, limits: Limits, at: number): void {
+  setLimits(channelId: string, limits: Limits, at: number, before?: Limits): void {
     const channel = this.channel(channelId);
     this.time = Math.max(this.time, at);
+    // `before`: the limits the change replaces, when the engine was restored with the new ones already.
+    const previous = before ?? channel.setup.limits;
     channel.setup = { ...channel.setup, limits };
-    this.emit("risk_event", channelId, { kind: "limits_changed", limits });
+    // The log's line says what changed ("Risk limits changed: max_drawdown 0.2 → 0.05"), as every risk_event carries its message.
+    const changed = (Object.keys(limits) as (keyof Limits)[]).filter((key) => previous[key] !== limits[key]);
+    const message = changed.length
+      ? `Risk limits changed: ${changed.map((key) => `${key} ${previous[key]} → ${limits[key]}`).join(", ")}`
+      : "Risk limits set again, unchanged";
+    this.emit("risk_event", channelId, { kind: "limits_changed", limits, previous, message });
     monitor(this);
   }
 

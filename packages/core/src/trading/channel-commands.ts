@@ -27,13 +27,13 @@ function sameLimits(setup: EngineSetup, channelId: string, limits: Risk.Limits):
   return current !== undefined && (Object.keys(limits) as (keyof Risk.Limits)[]).every((k) => current[k] === limits[k]);
 }
 
-/** Applies one command to an engine at `at`. */
-export function applyCommand(engine: TradingEngine, command: ChannelCommand, at: number): void {
+/** Applies one command to an engine at `at`; `before` is the setup the commands change (the limits a change replaces are logged). */
+export function applyCommand(engine: TradingEngine, command: ChannelCommand, at: number, before?: EngineSetup): void {
   switch (command.kind) {
     case "set_channel_state":
       return engine.setChannelState(command.channel_id, command.state, at);
     case "set_channel_limits":
-      return engine.setLimits(command.channel_id, command.limits, at);
+      return engine.setLimits(command.channel_id, command.limits, at, before?.channels.find((c) => c.channel_id === command.channel_id)?.limits);
     case "acknowledge_alert":
       return engine.acknowledgeAlert(command.channel_id, command.alert_sequence, command.by, at);
   }
@@ -55,7 +55,7 @@ export async function deliver(deps: ViewDeps, runId: string, commands: ChannelCo
       const setup = effective.reduce(setupAfter, run.setup);
       const engine = engineOf(run, setup);
       const at = deps.now();
-      for (const command of effective) applyCommand(engine, command, at);
+      for (const command of effective) applyCommand(engine, command, at, run.setup);
       return { engine, value: null, setup };
     },
     () => notFound("SESSION_NOT_FOUND", `The run ${runId} does not exist`),

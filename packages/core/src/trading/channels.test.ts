@@ -7,7 +7,7 @@ import { CHANNEL_TRANSITIONS } from "./channel-actions";
 import { applyCommand, deliver } from "./channel-commands";
 import { effectiveStatus } from "./channel-figures";
 import { streamMessagesOf } from "./channel-stream";
-import type { StoredRun } from "./runs";
+import { messageOf, type StoredRun } from "./runs";
 import type { ViewDeps } from "./deps";
 
 const setup = () => singleStrategySetup({ symbols: ["AAPL.US"], risk: riskDefaults() });
@@ -95,6 +95,9 @@ describe("a limit change on a live run", () => {
     const changed = events.find((e) => e.type === "risk_event" && e.data.kind === "limits_changed")!;
     const alert = events.find((e) => e.type === "alert")!;
     expect(new Date(changed.time).toISOString()).toBe("2026-11-20T18:05:02.000Z");
+    // The session log's line names the change (it read "[main] undefined").
+    const before = run.setup.channels[0]!.limits.max_drawdown;
+    expect(messageOf(changed)).toBe(`[main] Risk limits changed: max_drawdown ${before} → 0.002`);
     expect(alert.data).toMatchObject({ level: "critical", type: "risk_limit", reason: "MAX_DRAWDOWN_BREACHED" });
     expect(alert.time).toBeGreaterThanOrEqual(changed.time);
     expect(alert.sequence).toBeGreaterThan(changed.sequence);

@@ -8,7 +8,9 @@ import { log } from "@tp/core/log";
 export function dataSyncPollHandler(services: () => Promise<Pick<Services, "dataSync">>) {
   return async (): Promise<{ sync_state: string; started: boolean }> => {
     const result = await DataSync.poll((await services()).dataSync);
-    log.info("Polling gap fill", { source: "data-sync", ...result });
+    // Logged when it starts a gap fill; a poll that finds nothing to do (not ready, no subscriptions) says nothing,
+    // which under npm start's accelerated clock would be a line every few seconds.
+    if (result.started) log.info("Polling gap fill", { source: "data-sync", ...result });
     return result;
   };
 }
