@@ -1,7 +1,7 @@
 import { RemovalPolicy } from "aws-cdk-lib";
 import type { IGrantable } from "aws-cdk-lib/aws-iam";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
-import { Table, type StackContext } from "sst/constructs";
+import { Script, Table, type StackContext } from "sst/constructs";
 import { Table as Layout } from "../packages/adapters/src/dynamo/table";
 import { isProductionStage } from "../packages/adapters/src/config";
 
@@ -56,6 +56,15 @@ export function Storage({ stack, app }: StackContext) {
     },
   };
   if (captchaTestCode) stack.addOutputs({ CaptchaTestCodeSecretArn: captchaTestCode.secretArn });
+
+  // Stored shapes brought to the newest on every deploy (packages/adapters/src/dynamo/migrations.ts), before the stacks that use the table are updated.
+  const migrations = {
+    handler: "packages/functions/src/deploy/migrate.handler",
+    timeout: 900,
+    environment: { TABLE_NAME: table.tableName },
+    permissions: [table],
+  };
+  new Script(stack, "Migrations", { onCreate: migrations, onUpdate: migrations });
 
   stack.addOutputs({ TableName: table.tableName });
   return { table, secrets };

@@ -87,6 +87,7 @@ describe("the functions as sst deploy builds them", () => {
       "ws/socket",
       "schedule/data-sync-poll",
       "schedule/day-rollover",
+      "deploy/migrate",
     ]) {
       expect(bundles.has(handler), handler).toBe(true);
     }
@@ -204,6 +205,13 @@ describe("the functions as sst deploy builds them", () => {
         ),
       ).sort(),
     ).toEqual(["fail", "finalize", "plan", "sweepHandlers"]);
+  });
+
+  it("runs the deploy's migrations against the table, once: a second deploy finds them recorded", { timeout: 60_000 }, async () => {
+    const first = await inFreshProcess(bundles.get("deploy/migrate")!, `console.log(JSON.stringify(await bundle.handler({}, {})));`);
+    expect(first).toEqual({ applied: [{ id: "2026-11-29-shard-live-lists", items: 0 }] });
+    const again = await inFreshProcess(bundles.get("deploy/migrate")!, `console.log(JSON.stringify(await bundle.handler({}, {})));`);
+    expect(again).toEqual({ applied: [] });
   });
 
   it("runs the day rollover on a schedule's event: nothing due without running sessions", { timeout: 60_000 }, async () => {

@@ -1,6 +1,23 @@
 import type { Key } from "./repository";
 
 /**
+ * The partitions a per-session list is spread over (the live sessions' markers, the worker's
+ * leases): a session's writes land on one of them, chosen by its id, so at 10,000 sessions a
+ * partition takes about 600 of them, far from DynamoDB's 1,000 write units a second per key;
+ * a reader lists them all in one PartiQL statement (`Repository.queryPartitions`).
+ */
+export const LIVE_SHARDS = 16;
+
+/** The shard of a session's id: FNV-1a of its characters, modulo `LIVE_SHARDS` (stable across processes and versions). */
+export function shardOf(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let at = 0; at < id.length; at++) hash = Math.imul(hash ^ id.charCodeAt(at), 0x01000193);
+  return (hash >>> 0) % LIVE_SHARDS;
+}
+
+const shards = (prefix: string): readonly string[] => Array.from({ length: LIVE_SHARDS }, (_, shard) => `${prefix}#${shard}`);
+
+/**
  * Every key string of the single table is built here and nowhere else. Each entry names an
  * access pattern; docs/data-model.md lists them with their index and paging.
  */
@@ -128,9 +145,13 @@ export const Keys = {
 
   /** A trading session. */
   tradingSession: (sessionId: string): Key => ({ pk: `SESSION#${sessionId}`, sk: "SESSION" }),
-  /** One marker per simulation or live session that is running or paused: the session worker lists them. */
-  liveSessionsPartition: "SESSIONS#LIVE",
-  liveSession: (sessionId: string): Key => ({ pk: "SESSIONS#LIVE", sk: sessionId }),
+  /**
+   * One marker per simulation or live session that is running or paused, carrying the session's
+   * version: the session worker lists them and reads again only the sessions whose version moved.
+   * Spread over `LIVE_SHARDS` partitions by the session's id, so no key takes every session's writes.
+   */
+  liveSessionsPartitions: shards("SESSIONS#LIVE"),
+  liveSession: (sessionId: string): Key => ({ pk: `SESSIONS#LIVE#${shardOf(sessionId)}`, sk: sessionId }),
   /** One marker per playing driven run (a replay, a running historical MTF session): the session worker's playing loop lists them. */
   playingReplaysPartition: "REPLAYS#PLAYING",
   playingReplay: (runId: string): Key => ({ pk: "REPLAYS#PLAYING", sk: runId }),
@@ -150,9 +171,9 @@ export const Keys = {
   quoteRelayBars: (): Key => ({ pk: "QUOTE_RELAY", sk: "BARS" }),
   /** The quote lease: the worker task that holds the provider's quote connection. */
   quoteLease: (): Key => ({ pk: "WORKER#QUOTE", sk: "LEASE" }),
-  /** One lease per live session: the worker task that feeds it. */
-  workerLeasesPartition: "WORKER#LEASES",
-  workerLease: (sessionId: string): Key => ({ pk: "WORKER#LEASES", sk: sessionId }),
+  /** One lease per live session: the worker task that feeds it (spread over `LIVE_SHARDS` partitions as the live markers are). */
+  workerLeasesPartitions: shards("WORKER#LEASES"),
+  workerLease: (sessionId: string): Key => ({ pk: `WORKER#LEASES#${shardOf(sessionId)}`, sk: sessionId }),
   /** gsi1: a user's sessions by creation (`created_at#id`), read backwards for newest first. */
   sessionsOfUser: (userId: string) => `USER#${userId}#SESSIONS`,
   sessionOfUser: (userId: string, createdAt: string, sessionId: string): Key => ({ pk: `USER#${userId}#SESSIONS`, sk: `${createdAt}#${sessionId}` }),

@@ -47,9 +47,9 @@ export class DynamoLeaseStore {
     return beats.filter((beat) => beat.alive_until >= now);
   }
 
-  /** Every lease (one per live session that some task took). */
+  /** Every lease (one per live session that some task took), over the shards in one statement. */
   leases(): Promise<WorkerLease[]> {
-    return this.leaseItems.queryAll(Keys.workerLeasesPartition);
+    return this.leaseItems.queryPartitions(Keys.workerLeasesPartitions);
   }
 
   /** Takes a session's lease from `from` (its owner as read; undefined when there was no lease); false when another task changed it first. */

@@ -32,7 +32,9 @@ import { eventsMatching, newer, RunBlocks, type OrderItem } from "./run-blocks";
  */
 export class DynamoSessionStore implements SessionStore {
   private readonly sessions: Repository<StoredSession>;
-  private readonly markers: Repository<{ session_id: string }>;
+  private readonly markers: Repository<LiveMarker>;
+  /** The listed sessions as this process last read them: a refresh reads again only those whose marker names another version. */
+  private readonly listed = new Map<string, StoredSession>();
 
   constructor(
     db: Db,
@@ -46,7 +48,7 @@ export class DynamoSessionStore implements SessionStore {
         gsi2: (s) => Keys.sessionOfUserByStatus(s.user_id, s.status, s.created_at, s.id),
       },
     });
-    this.markers = new Repository<{ session_id: string }>(db, { type: "LiveSessionMarker", key: (m) => Keys.liveSession(m.session_id) });
+    this.markers = new Repository<LiveMarker>(db, { type: "LiveSessionMarker", key: (m) => Keys.liveSession(m.session_id) });
   }
 
   async create(session: StoredSession): Promise<void> {
@@ -56,7 +58,9 @@ export class DynamoSessionStore implements SessionStore {
   /** The marker step that keeps the live list in line with the session, written in the session's transaction. */
   private markerStep(session: StoredSession): TransactionStep {
     const key = Keys.liveSession(session.id);
-    return isListed(session) ? { put: { pk: key.pk, sk: key.sk, _type: "LiveSessionMarker", session_id: session.id } } : { delete: key };
+    return isListed(session)
+      ? { put: { pk: key.pk, sk: key.sk, _type: "LiveSessionMarker", session_id: session.id, version: session.version } }
+      : { delete: key };
   }
 
   get(id: string) {
@@ -67,10 +71,19 @@ export class DynamoSessionStore implements SessionStore {
     return transactIfUnchanged(this.sessions.db, [{ put: this.sessions.toItem(session), ifVersion: expectedVersion }, this.markerStep(session)]);
   }
 
+  /**
+   * The running, paused and stopping sessions: their markers (one statement over the shards), and
+   * of the sessions only those whose version this process has not read yet; the others as it read
+   * them (a session changes only with its marker, in one transaction).
+   */
   async listLive(): Promise<StoredSession[]> {
-    const markers = await this.markers.queryAll(Keys.liveSessionsPartition);
-    const sessions = await this.sessions.getMany(markers.map((marker) => Keys.tradingSession(marker.session_id)));
-    return sessions.filter(isListed);
+    const markers = await this.markers.queryPartitions(Keys.liveSessionsPartitions);
+    const stale = markers.filter((marker) => this.listed.get(marker.session_id)?.version !== marker.version);
+    const read = await this.sessions.getMany(stale.map((marker) => Keys.tradingSession(marker.session_id)));
+    const marked = new Set(markers.map((marker) => marker.session_id));
+    for (const id of this.listed.keys()) if (!marked.has(id)) this.listed.delete(id);
+    for (const session of read) this.listed.set(session.id, session);
+    return markers.flatMap((marker) => this.listed.get(marker.session_id) ?? []).filter(isListed);
   }
 
   listByUser(userId: string, status?: SessionStatus) {
@@ -86,6 +99,12 @@ export class DynamoSessionStore implements SessionStore {
     await this.sessions.delete(Keys.tradingSession(session.id));
     await this.markers.delete(Keys.liveSession(session.id));
   }
+}
+
+/** A live session's marker: its id and the version of the session item written with it. */
+interface LiveMarker {
+  session_id: string;
+  version: number;
 }
 
 /** A run's state item: its snapshot and progress gzipped into one binary attribute, its setup into another. */
