@@ -10,6 +10,11 @@ import { PaperAccounts } from "../../packages/core/src/paper/accounts";
  * the broker, and a crash between sending an order and saving that it was sent sends nothing twice.
  */
 let worker: SessionWorker;
+/** A step's command intake, then its exchange with the broker (what `tick` does around the feed): the API's commands tell the worker which runs changed. */
+const route = async () => {
+  await worker.takeCommands();
+  await worker.routeOrders();
+};
 let sessionId: string;
 let userId: string;
 const h = WorkerHarness.forSuite("2024-03-15T13:30:00Z", {
@@ -90,33 +95,33 @@ describe("a session whose venue is its broker", () => {
     };
     try {
       h.clock += 30_000;
-      await expect(worker.routeOrders()).rejects.toThrow("killed");
+      await expect(route()).rejects.toThrow("killed");
     } finally {
       runs.save = save;
     }
     expect((await order(placed.id)).status).toBe("pending");
-    await worker.routeOrders();
+    await route();
     const atBroker = (await paper().todayOrders({ symbol: "AAPL.US" })).filter((o) => o.remark === placed.id);
     expect(atBroker).toHaveLength(1);
     expect(await order(placed.id)).toMatchObject({ status: "filled", filled_quantity: "5", venue_order_id: atBroker[0]!.order_id });
     // Routing again finds nothing left to do.
     const before = (await runs.get(sessionId))!.version;
-    await worker.routeOrders();
+    await route();
     expect((await runs.get(sessionId))!.version).toBe(before);
   });
 
   it("replaces a resting order at the broker, and asks the broker to cancel it and ends it when the broker has", async () => {
     const resting = await place({ side: "buy", order_type: "limit", price: "1", quantity: "1" });
-    await worker.routeOrders();
+    await route();
     const venueId = (await order(resting.id)).venue_order_id;
     expect(venueId).toEqual(expect.any(String));
     const replaced = await h.api.json("PUT", `/api/v1/trading/orders/${resting.id}`, 200, { token: h.token, body: { price: "2", quantity: "3" } });
     expect(replaced).toMatchObject({ replaced: true, denials: [], order: { price: "2", quantity: "3" } });
-    await worker.routeOrders();
+    await route();
     expect(await paper().orderDetail(venueId)).toMatchObject({ price: "2", quantity: "3" });
     const asked = await h.api.json("POST", `/api/v1/trading/orders/${resting.id}/cancel`, 200, { token: h.token });
     expect(asked).toMatchObject({ status: "pending", cancel_requested: true });
-    await worker.routeOrders();
+    await route();
     expect(await order(resting.id)).toMatchObject({ status: "cancelled", cancelled_at: expect.any(String) });
     const [atBroker] = (await paper().todayOrders({ symbol: "AAPL.US" })).filter((o) => o.remark === resting.id);
     expect(atBroker!.status).toBe("CanceledStatus");
@@ -129,7 +134,7 @@ describe("a session whose venue is its broker", () => {
     await accounts.release(session);
     const placed = await place({ side: "sell", quantity: "15" });
     h.clock += 30_000;
-    await worker.routeOrders();
+    await route();
     const rejected = await order(placed.id);
     expect(rejected.status).toBe("rejected");
     expect(rejected.denials[0]).toMatchObject({ reason: "VENUE_REJECTED" });
@@ -142,7 +147,7 @@ describe("a session whose venue is its broker", () => {
 describe("stopping a session at its broker", () => {
   it("cancels the orders it still has there before letting it go, and keeps it until then", async () => {
     const resting = await place({ side: "buy", order_type: "limit", price: "1", quantity: "2" });
-    await worker.routeOrders();
+    await route();
     const venueId = (await order(resting.id)).venue_order_id;
     expect(venueId).toEqual(expect.any(String));
     const stopped = await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/stop`, 200, { token: h.token });

@@ -22,7 +22,8 @@ const config = barsSessionConfig;
 describe("the session worker", () => {
   let sessionId: string;
 
-  it("drives a running simulation session on closed 1-minute bars, survives a restart, and matches an uninterrupted engine", async () => {
+  // Two hours of minutes, each saved in its step: a minute or so on DynamoDB Local when the machine is busy.
+  it("drives a running simulation session on closed 1-minute bars, survives a restart, and matches an uninterrupted engine", { timeout: 120_000 }, async () => {
     const session = await h.api.json("POST", "/api/v1/trading/sessions", 201, {
       token: h.token,
       body: { session_name: "live AAPL", trading_mode: "simulation", asset_mode: "simulated", initial_capital: "100000", config },

@@ -4,9 +4,6 @@ import { engineOf } from "@tp/core/trading/run-update";
 import type { RunSave, RunStore, StoredRun } from "@tp/core/trading/runs";
 import { TurnBatch } from "@tp/core/turn-batch";
 
-/** Saves of a run held in a row at most: its state is written at least every `HOLD_SAVES + 1` bars. */
-export const HOLD_SAVES = 4;
-
 /**
  * The runs the worker fed, kept in memory while the stored version still matches (crash-only:
  * the table is the truth, this a cache; docs/session-worker.md "Each step"). `get` answers the run
@@ -21,28 +18,15 @@ export const HOLD_SAVES = 4;
  * run object instead of restoring the snapshot). That holds because the worker's feeds are this
  * store's only writers, one feed per session at a time: each save is of one step, whose engine is
  * the one handed out for it.
- *
- * A save whose bars caused no event may be **held** (docs/session-worker.md "Quiet bars"): when
- * `mayHold` allows it and fewer than `HOLD_SAVES` are held already, the run is kept here as fed and
- * answered as saved while the table keeps the version it had; the run's next save that is written
- * (one with events, the `HOLD_SAVES + 1`-th, or `release`) carries them all, conditional on that
- * stored version. A held run that another writer changed meanwhile loses that save, is dropped,
- * and its feed is redone on the run as stored, from the bars after its cursor.
  */
 export class RunCache implements RunStore {
   private readonly saved = new Map<string, StoredRun>();
   private readonly engines = new Map<string, { run: StoredRun; engine: TradingEngine }>();
   private readonly handedOut = new Map<string, TradingEngine>();
-  /** The runs whose latest saves are held here: the version the table has, and how many saves were held on it. */
-  private readonly held = new Map<string, { stored: number; saves: number }>();
   /** The saves of the feeds that reach them together (a step's sessions, fed side by side) go to the store as one `saveMany`. */
   private readonly saves: TurnBatch<RunSave, boolean>;
 
-  constructor(
-    private readonly store: RunStore,
-    /** Whether a save of `run` without events may be held (never, by default). */
-    private readonly mayHold: (run: StoredRun) => boolean = () => false,
-  ) {
+  constructor(private readonly store: RunStore) {
     this.saves = new TurnBatch((saves) =>
       store.saveMany ? store.saveMany(saves) : Promise.allSettled(saves.map(({ run, expectedVersion, events }) => store.save(run, expectedVersion, events))),
     );
@@ -59,6 +43,11 @@ export class RunCache implements RunStore {
   async progress(runId: string) {
     const cached = this.saved.get(runId);
     return cached ? cached.progress : this.store.progress(runId);
+  }
+
+  /** The run as this worker last saved or read it, without a read (undefined when it has none). */
+  peek(runId: string): StoredRun | undefined {
+    return this.saved.get(runId);
   }
 
   /** The run as this worker last saved it and the engine that made it, while no feed has it in hand (the step's `channel_metrics` read them). */
@@ -79,46 +68,15 @@ export class RunCache implements RunStore {
   async save(run: StoredRun, expectedVersion: number, events: EngineEvent[]): Promise<boolean> {
     const id = run.run_id;
     const engine = this.handedOut.get(id);
-    const held = this.held.get(id);
     this.drop(id);
-    if (events.length === 0 && expectedVersion > 0 && (held?.saves ?? 0) < HOLD_SAVES && this.mayHold(run)) {
-      this.held.set(id, { stored: held?.stored ?? expectedVersion, saves: (held?.saves ?? 0) + 1 });
-      this.keep(run, engine);
-      return true;
-    }
-    this.held.delete(id);
-    const done = await this.saves.add({ run, expectedVersion: held?.stored ?? expectedVersion, events });
+    const done = await this.saves.add({ run, expectedVersion, events });
     if (done) this.keep(run, engine);
     return done;
   }
 
-  /**
-   * Writes the held saves (together, as one `saveMany`) of the runs `which` picks (all by default);
-   * a run whose save lost is dropped. The runs whose held saves are now in the table.
-   */
-  async release(which: (runId: string) => boolean = () => true): Promise<string[]> {
-    const due = [...this.held].filter(([id]) => which(id));
-    const written = await Promise.all(
-      due.map(async ([id, { stored }]) => {
-        this.held.delete(id);
-        const run = this.saved.get(id);
-        if (run && (await this.saves.add({ run, expectedVersion: stored, events: [] }))) return [id];
-        this.forget(id);
-        return [];
-      }),
-    );
-    return written.flat();
-  }
-
-  /** Whether the run's latest save is held here (not yet in the table). */
-  holds(runId: string): boolean {
-    return this.held.has(runId);
-  }
-
-  /** Forgets a run (its session let go, or a feed of it failed), with what it held: the next `get` reads the table. */
+  /** Forgets a run (its session let go, a feed of it failed, a command changed it): the next `get` reads the table. */
   forget(runId: string): void {
     this.drop(runId);
-    this.held.delete(runId);
   }
 
   private drop(runId: string): void {

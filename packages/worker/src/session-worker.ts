@@ -29,7 +29,7 @@ import { log } from "@tp/core/log";
 import { inParallel } from "@tp/core/in-parallel";
 import { batchedChannels, FEED_CONCURRENCY, feedKey, inFeedOrder } from "./feeding";
 import { LEASE_MS, planLeases } from "./leases";
-import { HOLD_SAVES, RunCache } from "./run-cache";
+import { RunCache } from "./run-cache";
 
 export interface SessionWorkerOptions {
   /**
@@ -122,6 +122,16 @@ const candlestickOf = ({ bar }: ClosedBar): Candlestick => ({
   trade_session: "Intraday",
 });
 
+/** The broker account a session trades (its orders share that account's reads and rate limit): the owner's at the provider, a simulated account, or the session's own paper account. */
+const accountOf = (session: StoredSession): string =>
+  session.trading_mode === "live" ? `live:${session.user_id}` : session.funded_by !== undefined ? `paper:${session.funded_by}` : `session:${session.id}`;
+
+/**
+ * How often a broker-venue session's run is read when nothing said it has orders out (ms of the
+ * wall clock): the net under a change no command announced to this task.
+ */
+export const VENUE_RECHECK_MS = 30_000;
+
 /** How often a live account is reconciled with its sessions' books (ms of the wall clock; also when the worker takes them up). */
 export const RECONCILE_MS = 180_000;
 
@@ -165,12 +175,6 @@ export class SessionWorker {
   private pendingSince: number | null = null;
   /** Sessions taken up whose run existed: their first feed is every recent bar after the run's cursor. */
   private readonly catchingUp = new Set<string>();
-  /** The bars fed to each session since its last save that reached the table (its saves held: docs/session-worker.md "Quiet bars"). */
-  private readonly unsaved = new Map<string, ClosedBar[]>();
-  /** Runs whose save must reach the table now (`release` feeding them their held bars again). */
-  private readonly writing = new Set<string>();
-  /** The close of the engine's day of each setup last asked (`mayHold`'s memo: setups are replaced, never changed). */
-  private readonly dayEnds = new WeakMap<StoredRun["setup"], { day: number; ms: number }>();
   private readonly taskId: string;
   private readonly wall: () => number;
   /** The runs this task fed, as it saved them (docs/session-worker.md "Each step"); its feeds read them through `feedDeps`. */
@@ -209,6 +213,10 @@ export class SessionWorker {
   private readonly reconciledAt = new Map<OrderGateway, number>();
   /** The last account mismatch alerted per session, so a lasting one is alerted once. */
   private readonly venueMismatches = new Map<string, string>();
+  /** Broker-venue sessions whose run had orders pending when last read; those an input command changed since the last step; when (wall ms) each run was last read for its venue. */
+  private readonly ordersOut = new Set<string>();
+  private commanded = new Set<string>();
+  private readonly venueReadAt = new Map<string, number>();
 
   constructor(
     private readonly services: Services,
@@ -218,7 +226,7 @@ export class SessionWorker {
     this.wall = options.wall ?? Date.now;
     this.store = new DynamoWorkerStore(services.db);
     this.leases = new DynamoLeaseStore(services.db, this.wall);
-    this.runCache = new RunCache(services.trading.sessions.runs, (run) => this.mayHold(run));
+    this.runCache = new RunCache(services.trading.sessions.runs);
     this.feedDeps = { ...services.trading.sessions, runs: this.runCache };
     this.channelDeps = batchedChannels(services.trading.channels);
     // The heartbeat is on the market's clock, as the status endpoints that read it are.
@@ -261,7 +269,6 @@ export class SessionWorker {
     this.market?.setOnCandlestick(null);
     for (const gateway of this.listening) gateway.setOnOrderChanged?.(null);
     this.listening.clear();
-    await this.release();
     if (this.holdsQuotes) await this.leases.releaseQuoteLease(this.taskId);
     const held = [...this.driven.keys()];
     this.driven.clear();
@@ -299,6 +306,7 @@ export class SessionWorker {
       for (const { receipt, command } of received) {
         if (command.kind === "lifecycle") lifecycle = true;
         else {
+          this.commanded.add(command.session_id);
           const session = this.driven.get(command.session_id)?.session ?? (await this.services.trading.sessions.sessions.get(command.session_id));
           if (session) await this.publish(session, command.events);
         }
@@ -313,41 +321,76 @@ export class SessionWorker {
    * Sessions whose orders go to their broker (`venue: broker`, docs/session-worker.md): their
    * pending orders are sent, cancels forwarded, and what the broker did read back into the run
    * (fills by trade id, ends), every step; repeatable, so a crash anywhere sends nothing twice.
+   * A session's run is read from the table only when it may have something to exchange
+   * (`venueReadDue`), the runs together; each account's sessions are exchanged one after another
+   * (they share its reads and its rate limit), the accounts side by side.
    */
   async routeOrders(): Promise<void> {
     const deps = this.services.trading.sessions;
+    const wall = this.wall();
+    const commanded = this.commanded;
+    this.commanded = new Set();
+    const due: { id: string; session: StoredSession; gateway: OrderGateway | null; reconcile: boolean }[] = [];
+    for (const [id, driven] of this.driven) {
+      if (driven.venue !== "broker") continue;
+      const gateway = driven.session.trading_mode === "live" ? await this.gatewayOf(driven.session) : null;
+      const reconcile = gateway !== null && wall - (this.reconciledAt.get(gateway) ?? Number.NEGATIVE_INFINITY) >= RECONCILE_MS;
+      if (reconcile || this.venueReadDue(id, driven.session, commanded.has(id), wall)) due.push({ id, session: driven.session, gateway, reconcile });
+    }
+    const runs = new Map<string, StoredRun | undefined>();
+    await inParallel(due, FEED_CONCURRENCY, async ({ id }) => void runs.set(id, await deps.runs.get(id)));
     // The step's reads of each account, shared by the sessions trading it (`VenueReads`).
     const reads = new Map<OrderGateway, VenueReads>();
     // The live accounts due for reconciliation, and the books of their sessions as this step left them.
     const reconciling = new Map<OrderGateway, { session: StoredSession; run: StoredRun }[]>();
-    for (const [id, driven] of this.driven) {
-      if (driven.venue !== "broker") continue;
-      const stopping = driven.session.status === "stopped";
-      let run = await deps.runs.get(id);
-      if (stopping && run?.snapshot?.pending.some((order) => !order.cancel_requested)) run = await this.cancelAll(driven.session);
-      const live = driven.session.trading_mode === "live";
-      const gateway = live ? await this.gatewayOf(driven.session) : null;
-      const due = gateway !== null && this.wall() - (this.reconciledAt.get(gateway) ?? Number.NEGATIVE_INFINITY) >= RECONCILE_MS;
-      if (due && run?.snapshot) reconciling.set(gateway!, [...(reconciling.get(gateway!) ?? []), { session: driven.session, run }]);
-      // A session with nothing pending has nothing to exchange, unless reconciliation reads its ended orders' late fills.
-      if (!run?.snapshot || (run.snapshot.pending.length === 0 && !(due && (run.snapshot.ended?.length ?? 0) > 0))) {
-        if (stopping) await this.settle(driven.session);
-        continue;
+    const accounts = new Map<string, typeof due>();
+    for (const entry of due) accounts.set(accountOf(entry.session), [...(accounts.get(accountOf(entry.session)) ?? []), entry]);
+    await inParallel([...accounts.values()], accounts.size, async (sessions) => {
+      for (const { id, session, gateway, reconcile } of sessions) {
+        const stopping = session.status === "stopped";
+        let run = runs.get(id);
+        this.venueReadAt.set(id, wall);
+        if (stopping && run?.snapshot?.pending.some((order) => !order.cancel_requested)) run = await this.cancelAll(session);
+        if (reconcile && run?.snapshot) reconciling.set(gateway!, [...(reconciling.get(gateway!) ?? []), { session, run }]);
+        this.noteOrdersOut(id, run);
+        // A session with nothing pending has nothing to exchange, unless reconciliation reads its ended orders' late fills.
+        if (!run?.snapshot || (run.snapshot.pending.length === 0 && !(reconcile && (run.snapshot.ended?.length ?? 0) > 0))) {
+          if (stopping) await this.settle(session);
+          continue;
+        }
+        if (this.wall() < (this.sendAfter.get(id)?.until ?? 0)) continue;
+        const venue = gateway ?? (await this.gatewayOf(session));
+        if (!reads.has(venue)) reads.set(venue, new VenueReads(venue));
+        const done = await this.exchangeWithVenue(session, run, reads.get(venue)!, reconcile);
+        if (done && reconcile) reconciling.set(gateway!, [...reconciling.get(gateway!)!.filter((entry) => entry.session.id !== id), { session, run: done.run }]);
+        if (done === null) continue;
+        this.noteOrdersOut(id, done.run);
+        if (done && session.funded_by !== undefined) await this.reconcile(session, session.funded_by, done);
+        if (stopping && done?.run.snapshot?.pending.length === 0) await this.settle(session);
       }
-      if (this.wall() < (this.sendAfter.get(id)?.until ?? 0)) continue;
-      const venue = gateway ?? (await this.gatewayOf(driven.session));
-      if (!reads.has(venue)) reads.set(venue, new VenueReads(venue));
-      const done = await this.exchangeWithVenue(driven.session, run, reads.get(venue)!, due);
-      if (done && due)
-        reconciling.set(gateway!, [...reconciling.get(gateway!)!.filter((entry) => entry.session.id !== id), { session: driven.session, run: done.run }]);
-      if (done === null) continue;
-      if (done && driven.session.funded_by !== undefined) await this.reconcile(driven.session, driven.session.funded_by, done);
-      if (stopping && done?.run.snapshot?.pending.length === 0) await this.settle(driven.session);
-    }
+    });
     for (const [gateway, sessions] of reconciling) {
       if (!reads.has(gateway)) reads.set(gateway, new VenueReads(gateway));
       await this.reconcileVenue(reads.get(gateway)!, sessions);
     }
+  }
+
+  /**
+   * Whether a broker-venue session's run is read this step: it is stopping, an API command changed
+   * it, it had orders pending when last read or when this task's feed last saved it (a strategy's
+   * order), or `VENUE_RECHECK_MS` passed since it was last read (a change no command announced).
+   * A session with nothing out costs no read (docs/session-worker.md "Orders at the broker").
+   */
+  private venueReadDue(id: string, session: StoredSession, commanded: boolean, wall: number): boolean {
+    if (session.status === "stopped" || commanded || this.ordersOut.has(id)) return true;
+    if ((this.runCache.peek(id)?.snapshot?.pending.length ?? 0) > 0) return true;
+    return wall - (this.venueReadAt.get(id) ?? Number.NEGATIVE_INFINITY) >= VENUE_RECHECK_MS;
+  }
+
+  /** Remembers whether the run, as just read or saved, has orders pending at (or on their way to) its venue. */
+  private noteOrdersOut(id: string, run: StoredRun | undefined): void {
+    if ((run?.snapshot?.pending.length ?? 0) > 0) this.ordersOut.add(id);
+    else this.ordersOut.delete(id);
   }
 
   /**
@@ -564,10 +607,6 @@ export class SessionWorker {
       leases,
       tasks,
     );
-    // What a session let go, paused or stopped holds is written first: its run stays as this task fed it.
-    const givenUp = new Set(plan.release);
-    const running = new Set(live.filter((session) => session.status === "running").map((session) => session.id));
-    await this.release((id) => givenUp.has(id) || !running.has(id));
     for (const id of plan.release) {
       this.letGo(id);
       await this.leases.release(id, this.taskId);
@@ -593,7 +632,6 @@ export class SessionWorker {
       const feeds = isActiveOnWorker(session) ? liveFeedsOf(session).map((f) => feedKey(f.symbol, f.timeframe)) : [];
       this.driven.set(session.id, { session, feeds, venue });
     }
-    await this.release((id) => !held.has(id));
     for (const id of [...this.driven.keys()]) if (!held.has(id)) this.letGo(id);
     await this.resubscribe();
   }
@@ -601,8 +639,9 @@ export class SessionWorker {
   /** Stops driving a session (it ended, or another task takes it). */
   private letGo(id: string): void {
     this.driven.delete(id);
+    this.ordersOut.delete(id);
+    this.venueReadAt.delete(id);
     this.catchingUp.delete(id);
-    this.unsaved.delete(id);
     this.runCache.forget(id);
   }
 
@@ -808,15 +847,13 @@ export class SessionWorker {
     this.pendingBars = [];
     this.pendingCandles = [];
     this.pendingSince = null;
-    // A step without bars writes what was held (docs/session-worker.md "Quiet bars").
     if (bars.length === 0) {
-      // (Candles to store without a bar to feed: a provider's correction of a bar closed by the calendar.)
-      await Promise.all([this.release(), this.storeCandles(candles)]);
+      // Candles to store without a bar to feed: a provider's correction of a bar closed by the calendar.
+      await this.storeCandles(candles);
       return { sessionBars: 0, lagMs: 0 };
     }
     const due = [...this.driven].filter(([, driven]) => driven.session.status === "running");
     let sessionBars = 0;
-    const fedNow = new Set<string>();
     // Sessions are independent (each its own run and topic): all are fed at once, each one's events in order; their saves meet in one `saveMany` (run-cache.ts).
     const feeding = inParallel(due, due.length, async ([id, driven]) => {
       const catchingUp = this.catchingUp.has(id);
@@ -824,18 +861,12 @@ export class SessionWorker {
         ? driven.feeds.flatMap((key) => this.recent.get(key) ?? []).sort(inFeedOrder)
         : bars.filter((b) => driven.feeds.includes(feedKey(b.bar.symbol, b.timeframe)));
       if (mine.length === 0) return;
-      fedNow.add(id);
-      // The bars of its held saves come first: a run another writer saved meanwhile is fed them again, after its cursor.
-      const unsaved = this.unsaved.get(id);
-      const fedBars = unsaved ? [...unsaved, ...mine] : mine;
-      const fed = await LiveRuns.feed(this.feedDeps, id, fedBars, (run) => this.runCache.engineOf(run)).catch((error) => {
+      const fed = await LiveRuns.feed(this.feedDeps, id, mine, (run) => this.runCache.engineOf(run)).catch((error) => {
         // A feed that failed may have left its engine half fed: the run is read from the table next time.
         this.runCache.forget(id);
         throw error;
       });
       this.catchingUp.delete(id);
-      if (this.runCache.holds(id)) this.unsaved.set(id, fedBars);
-      else this.unsaved.delete(id);
       if (!fed) return;
       sessionBars += fed.bars;
       this.heartbeat.bars += fed.bars;
@@ -843,50 +874,7 @@ export class SessionWorker {
     });
     // The candles are stored while the sessions are fed: no feed reads them (a run taken up catches up from `recent`).
     await Promise.all([this.storeCandles(candles), feeding]);
-    // The held runs of sessions this step did not feed (paused, or no bar of theirs closed) are written.
-    await this.release((id) => !fedNow.has(id));
     return { sessionBars, lagMs: since === null ? 0 : this.wall() - since };
-  }
-
-  /**
-   * Writes the held saves of the sessions `which` picks (all by default). A run that another writer
-   * saved meanwhile (its held save lost) is fed the bars of its held saves again, after its cursor as
-   * stored, and written, its events published.
-   */
-  private async release(which: (sessionId: string) => boolean = () => true): Promise<void> {
-    for (const id of await this.runCache.release(which)) this.unsaved.delete(id);
-    const lost = [...this.unsaved].filter(([id]) => which(id) && !this.runCache.holds(id));
-    await inParallel(lost, lost.length, async ([id, bars]) => {
-      this.writing.add(id);
-      try {
-        const fed = await LiveRuns.feed(this.feedDeps, id, bars, (run) => this.runCache.engineOf(run));
-        this.unsaved.delete(id);
-        const session = this.driven.get(id)?.session;
-        if (fed && session) await this.publish(session, fed.events, fed.engine);
-      } catch (error) {
-        this.runCache.forget(id);
-        log.error("Worker could not feed a run its held bars again", { source: "session-worker", session_id: id, error: String(error) });
-      } finally {
-        this.writing.delete(id);
-      }
-    });
-  }
-
-  /**
-   * Whether a save of `run` whose bars caused no event may be held (docs/session-worker.md "Quiet
-   * bars"): its session is one this task feeds on its bars, the table's run is fewer than
-   * `HOLD_SAVES` bars behind, and the bar did not reach its engine's day's close (the day rollover,
-   * another process, must find the day's last bar saved).
-   */
-  private mayHold(run: StoredRun): boolean {
-    const day = run.snapshot?.day ?? -1;
-    // Not a session trading at its broker: each step's exchange with the broker reads its run from the table.
-    if (day < 0 || !run.progress || this.driven.get(run.run_id)?.venue !== "bars" || this.writing.has(run.run_id)) return false;
-    // Nor one that would leave the table's run more than HOLD_SAVES bars behind (a feed again after another writer overtook held saves).
-    if ((this.unsaved.get(run.run_id)?.length ?? 0) >= HOLD_SAVES) return false;
-    let close = this.dayEnds.get(run.setup);
-    if (close?.day !== day) this.dayEnds.set(run.setup, (close = { day, ms: dayCloseOf(run, day) }));
-    return run.progress.cursor_ms < close.ms;
   }
 
   /** The playing loop (docs/mtf-and-replay.md): each playing replay or running historical MTF session advances by the steps its speed owes, its events streamed. */

@@ -495,8 +495,10 @@ function condition(step: TransactionStep): Condition {
  */
 export async function transact(db: Db, steps: TransactionStep[]): Promise<void> {
   try {
-    await sendTransaction(db, steps);
+    await sendSteps(db, steps);
   } catch (error) {
+    const step = steps[0]!;
+    if (steps.length === 1 && error instanceof ConditionalCheckFailedException && "put" in step && step.onConflict) throw step.onConflict();
     if (error instanceof TransactionCanceledException) {
       const reasons = error.CancellationReasons ?? [];
       const failed = reasons.findIndex((reason) => reason.Code === "ConditionalCheckFailed");
@@ -505,6 +507,21 @@ export async function transact(db: Db, steps: TransactionStep[]): Promise<void> 
     }
     throw error;
   }
+}
+
+/**
+ * The steps as one write: a single step as a plain PutItem or DeleteItem with its condition
+ * (DynamoDB bills an item written in a transaction twice: docs/aws-costs.md), more as one
+ * TransactWriteItems; the SDK's errors as they are.
+ */
+function sendSteps(db: Db, steps: TransactionStep[]) {
+  if (steps.length !== 1) return sendTransaction(db, steps);
+  const step = steps[0]!;
+  return "put" in step
+    ? db.client.send(new PutCommand({ TableName: db.tableName, Item: step.put, ...condition(step) }))
+    : db.client.send(
+        new DeleteCommand({ TableName: db.tableName, Key: { [Table.partitionKey]: step.delete.pk, [Table.sortKey]: step.delete.sk }, ...condition(step) }),
+      );
 }
 
 /** The steps as one TransactWriteItems call, the SDK's errors as they are. */
@@ -528,7 +545,8 @@ function sendTransaction(db: Db, steps: TransactionStep[]) {
 
 /** Whether an error is a transaction cancelled because one of its conditions failed. */
 const conditionFailed = (error: unknown) =>
-  error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === "ConditionalCheckFailed");
+  error instanceof ConditionalCheckFailedException ||
+  (error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === "ConditionalCheckFailed"));
 
 /**
  * Writes groups of steps, each group all or nothing and conditional on its own steps (one run's
@@ -542,8 +560,10 @@ const conditionFailed = (error: unknown) =>
  */
 export async function transactGroups(db: Db, groups: readonly TransactionStep[][]): Promise<PromiseSettledResult<boolean>[]> {
   const outcomes: PromiseSettledResult<boolean>[] = groups.map(() => ({ status: "rejected", reason: new Error("not written") }));
+  // A group of one step is written alone, as a plain conditional write (billed once, not twice as in a transaction).
+  const singles = groups.flatMap((group, index) => (group.length === 1 ? [index] : []));
   const packs = packed(
-    groups.map((_, index) => index),
+    groups.flatMap((group, index) => (group.length === 1 ? [] : [index])),
     (index) => groups[index]!.length,
     (index) => groups[index]!.reduce((sum, step) => sum + approximateBytes("put" in step ? step.put : step.delete), 0),
   );
@@ -575,6 +595,9 @@ export async function transactGroups(db: Db, groups: readonly TransactionStep[][
     }
     const alone = await Promise.allSettled(left.map((index) => transactIfUnchanged(db, groups[index]!)));
     for (const [at, index] of left.entries()) outcomes[index] = alone[at]!;
+  });
+  await inParallel(singles, BATCH_WRITE_CONCURRENCY, async (index) => {
+    [outcomes[index]] = await Promise.allSettled([transactIfUnchanged(db, groups[index]!)]);
   });
   return outcomes;
 }
