@@ -362,7 +362,8 @@ export class SessionWorker {
         const venue = gateway ?? (await this.gatewayOf(session));
         if (!reads.has(venue)) reads.set(venue, new VenueReads(venue));
         const done = await this.exchangeWithVenue(session, run, reads.get(venue)!, reconcile);
-        if (done && reconcile) reconciling.set(gateway!, [...reconciling.get(gateway!)!.filter((entry) => entry.session.id !== id), { session, run: done.run }]);
+        if (done && reconcile)
+          reconciling.set(gateway!, [...reconciling.get(gateway!)!.filter((entry) => entry.session.id !== id), { session, run: done.run }]);
         if (done === null) continue;
         this.noteOrdersOut(id, done.run);
         if (done && session.funded_by !== undefined) await this.reconcile(session, session.funded_by, done);
