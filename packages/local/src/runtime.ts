@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import { configFromEnv } from "@tp/adapters/config";
 import { ensureTable } from "@tp/adapters/dynamo/db";
+import { migrate } from "@tp/adapters/dynamo/migrations";
 import { createServices, type Services } from "@tp/adapters/services";
 import { createApp } from "@tp/api";
 import { ensureAdministrator } from "@tp/core/users";
@@ -94,6 +95,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const services: Services = createServices(config, { workflows, ...(marketNow ? { marketNow } : {}) });
     await ensureTable(services.db);
 
+    // A data directory kept from an older version has its stored shapes brought to the newest (docs/data-model.md "Migrations").
+    await migrate(services.db);
     const username = env.ADMIN_USERNAME || "admin";
     const existing = await services.auth.users.findByUsername(username);
     let generatedAdminPassword: string | undefined;
@@ -175,14 +178,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         await workflows.stop();
         await gateway.close();
         await new Promise<void>((done) => {
+      // The work in flight first (each piece finishes or checkpoints what it holds: a schedule's run, the
+      // session worker's step and its leases, the queue's messages, a backtest's task), then the sockets and
+      // the port, then the table's client, and DynamoDB Local last: nothing writes to it once it stops.
           runningServer.close(() => done());
           // Idle keep-alive connections go now; a request still being answered gets a moment to finish.
           runningServer.closeIdleConnections();
           setTimeout(() => runningServer.closeAllConnections(), 2_000).unref();
         });
-      // The work in flight first (each piece finishes or checkpoints what it holds: a schedule's run, the
-      // session worker's step and its leases, the queue's messages, a backtest's task), then the sockets and
-      // the port, then the table's client, and DynamoDB Local last: nothing writes to it once it stops.
         services.db.raw.destroy();
         await runningDynamo?.stop();
       },
