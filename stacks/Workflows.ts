@@ -3,15 +3,22 @@ import { ArnFormat, Duration } from "aws-cdk-lib";
 import { Alarm, ComparisonOperator, TreatMissingData, type Metric } from "aws-cdk-lib/aws-cloudwatch";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
-import { DefinitionBody, LogLevel, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
+import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from "aws-cdk-lib/aws-stepfunctions";
 import { Function, use, type StackContext } from "sst/constructs";
 import { useProject } from "sst/project.js";
-import { WorkflowNames, placeholdersOf, stateMachineArnVariable, type WorkflowName } from "../packages/core/src/workflows";
+import {
+  WorkflowExecutionTypes,
+  WorkflowNames,
+  distributedMaps,
+  placeholdersOf,
+  stateMachineArnVariable,
+  type WorkflowName,
+} from "../packages/core/src/workflows";
 import { Workflows as WorkflowRegistry, pascalName as pascal } from "../packages/core/src/registry";
 import { Queues } from "./Queues";
 import { Storage } from "./Storage";
 import { Alarms } from "./Alarms";
-import { buildProps } from "./functions";
+import { buildProps, workflowReservedConcurrency } from "./functions";
 import { sweepMaxConcurrency } from "./stage";
 
 /**
@@ -30,12 +37,17 @@ export function Workflows({ stack, app }: StackContext) {
   // Every task's function first: a machine may name another workflow's tasks (a sweep runs each
   // of its backtests with the backtest's own functions).
   const byPlaceholder = new Map<string, Function>();
+  const concurrency = workflowReservedConcurrency(app.stage);
+  const reserved = (workflow: WorkflowName, task: string) =>
+    concurrency[`${workflow}.${task}`] === undefined ? {} : { reservedConcurrentExecutions: concurrency[`${workflow}.${task}`] };
   for (const workflow of WorkflowNames) {
     const { tasks, taskModule, taskTimeoutSeconds } = WorkflowRegistry[workflow];
     for (const [task, placeholder] of Object.entries(tasks)) {
       const fn = new Function(stack, `${pascal(workflow)}${pascal(task)}Task`, {
         handler: `${taskModule}.${task}`,
         timeout: taskTimeoutSeconds,
+        // A cap (and a share of the account's concurrency kept) for each task: sweeps cannot take what the API needs.
+        ...reserved(workflow, task),
         ...buildProps({ provider: true }),
         // SWEEP_MAX_CONCURRENCY: the sweep's Plan answers it as the Map's MaxConcurrency.
         environment: {
@@ -58,14 +70,16 @@ export function Workflows({ stack, app }: StackContext) {
     const definitionSubstitutions = Object.fromEntries(
       placeholdersOf(workflow).map((placeholder) => [placeholder, byPlaceholder.get(placeholder)!.functionArn]),
     );
-    const definitionText = JSON.stringify(WorkflowRegistry[workflow].definition);
     // A Distributed Map runs its items as child executions of the machine itself: its name is
     // fixed so its role can name its own ARN without a circular reference.
-    const distributed = definitionText.includes('"DISTRIBUTED"');
+    const children = distributedMaps(workflow);
+    const distributed = Object.keys(children).length > 0;
     const stateMachineName = distributed ? app.logicalPrefixedName(workflow) : undefined;
     const stateMachine = new StateMachine(stack, `${name}StateMachine`, {
       definitionBody: DefinitionBody.fromFile(join(useProject().paths.root, WorkflowRegistry[workflow].file)),
       definitionSubstitutions,
+      // Standard or Express as decided per workflow (docs/workflows.md "Standard or Express"); the children's type is in the ASL file.
+      stateMachineType: StateMachineType[WorkflowExecutionTypes[workflow].machine],
       ...(stateMachineName ? { stateMachineName } : {}),
       tracingEnabled: true,
       logs: {
@@ -89,12 +103,14 @@ export function Workflows({ stack, app }: StackContext) {
           ],
         }),
       );
+      // Child executions are named under `execution:<name>/…`; Express executions' ARNs say `express:`, so theirs are granted too.
+      const childResources = ["execution", ...(Object.values(children).includes("EXPRESS") ? ["express"] : [])];
       stateMachine.addToRolePolicy(
         new PolicyStatement({
           actions: ["states:DescribeExecution", "states:StopExecution"],
-          resources: [
-            stack.formatArn({ service: "states", resource: "execution", resourceName: `${stateMachineName}/*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
-          ],
+          resources: childResources.map((resource) =>
+            stack.formatArn({ service: "states", resource, resourceName: `${stateMachineName}/*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+          ),
         }),
       );
     }

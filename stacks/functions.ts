@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import type { Plugin } from "esbuild";
 import type { FunctionProps } from "sst/constructs";
+import { sweepMaxConcurrency } from "./stage";
 
 /**
  * zod re-exports every locale (`z.locales`, `z.core.locales`: about 260 KB minified, most of a
@@ -152,7 +153,7 @@ const SWAGGER_FILES: NonNullable<FunctionProps["copyFiles"]> = [
 ];
 
 /** HTTP groups that never reach the market-data or brokerage provider. */
-const PROVIDER_FREE_GROUPS = new Set(["system", "auth", "users", "strategies", "indicators", "risk", "channel-presets", "flows"]);
+const PROVIDER_FREE_GROUPS = new Set(["system", "auth", "api-keys", "audit", "users", "strategies", "indicators", "risk", "channel-presets", "flows"]);
 
 /** What a function needs besides its handler: the provider SDK, the captcha font, the docs assets. */
 export function buildProps(needs: { provider?: boolean; captcha?: boolean; docs?: boolean }): Pick<FunctionProps, "architecture" | "copyFiles" | "nodejs"> {
@@ -170,4 +171,29 @@ const NOT_A_GROUP = new Set(["docs"]);
 /** The build of an HTTP function. */
 export function httpBuildProps(group: string) {
   return buildProps({ provider: !PROVIDER_FREE_GROUPS.has(group) && !NOT_A_GROUP.has(group), captcha: group === "auth", docs: group === "docs" });
+}
+
+/**
+ * Reserved concurrency of the workflow task functions, by `<workflow>.<task>` (docs/operations.md
+ * "Sweeps"): each is capped, and what it reserves is kept from the functions without a
+ * reservation (the API's), so a sweep cannot starve the API. With S the stage's sweep width
+ * (`sweepMaxConcurrency`): a chunk 2 S (two sweeps at full width, or one and the backtests
+ * started alone), Prepare and Finalize S (a run's child calls them one after the other), the
+ * failure task and the sweep's own three tasks (one call per sweep at a time) 5. Above the cap a
+ * task is throttled and the state machine retries it (`Lambda.TooManyRequestsException`).
+ * `WORKFLOW_RESERVED_CONCURRENCY=0` at deploy time reserves nothing (an account whose
+ * concurrency limit is too low to keep 100 unreserved beside them).
+ */
+export function workflowReservedConcurrency(stage: string): Record<string, number> {
+  if (process.env.WORKFLOW_RESERVED_CONCURRENCY?.trim() === "0") return {};
+  const width = sweepMaxConcurrency(stage);
+  return {
+    "backtest.runChunk": 2 * width,
+    "backtest.prepare": width,
+    "backtest.finalize": width,
+    "backtest.fail": 5,
+    "sweep.plan": 5,
+    "sweep.finalize": 5,
+    "sweep.fail": 5,
+  };
 }

@@ -15,6 +15,7 @@ import config from "../../sst.config";
 import { groupRoutes } from "../../packages/api/src/routes";
 import { Table } from "../../packages/adapters/src/dynamo/table";
 import { QueueNames } from "../../packages/core/src/jobs";
+import { WorkflowExecutionTypes } from "../../packages/core/src/workflows";
 
 let storage: Template;
 let realtime: Template;
@@ -24,6 +25,7 @@ let dataSync: Template;
 let alarms: Template;
 let monitoring: Template;
 let consoleSite: Template;
+let workflows: Template;
 
 beforeAll(async () => {
   await initProject({ stage: "test" });
@@ -37,6 +39,7 @@ beforeAll(async () => {
   alarms = Template.fromStack(getStack(Alarms));
   monitoring = Template.fromStack(getStack(Monitoring));
   consoleSite = Template.fromStack(getStack(Console));
+  workflows = Template.fromStack(getStack(Workflows));
 }, 300_000);
 
 describe("Storage stack", () => {
@@ -247,6 +250,37 @@ describe("operations through CloudWatch", () => {
     realtime.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
       DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 }),
     });
+  });
+});
+
+describe("sweeps beside the API", () => {
+  it("reserves concurrency for each workflow task function (a cap), none for the API's functions", () => {
+    // Stage "test": sweeps 10 wide, so a chunk 20, Prepare and Finalize 10, the failure task and the sweep's tasks 5.
+    const expected: Record<string, number> = {
+      BacktestRunChunkTask: 20,
+      BacktestPrepareTask: 10,
+      BacktestFinalizeTask: 10,
+      BacktestFailTask: 5,
+      SweepPlanTask: 5,
+      SweepFinalizeTask: 5,
+      SweepFailTask: 5,
+    };
+    const tasks = Object.entries(workflows.findResources("AWS::Lambda::Function", { Properties: { Timeout: 120 } }));
+    const reserved = Object.fromEntries(tasks.map(([id, fn]) => [id.replace(/[0-9A-F]{8}$/, ""), fn.Properties.ReservedConcurrentExecutions]));
+    expect(reserved).toEqual(expected);
+    // What they reserve, 60, is kept from an account's default 1,000, leaving the API at least 940.
+    expect(Object.values(expected).reduce((sum, n) => sum + n, 0)).toBe(60);
+    const apiFunctions = Object.values(api.findResources("AWS::Lambda::Function"));
+    expect(apiFunctions.length).toBeGreaterThan(0);
+    for (const fn of apiFunctions) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it("deploys the sweep as a Standard state machine whose runs are Express children", () => {
+    const sweep = Object.values(workflows.findResources("AWS::StepFunctions::StateMachine")).find(
+      (machine: any) => machine.Properties.StateMachineName === "test-trading-platform-sweep",
+    ) as any;
+    expect(sweep.Properties.StateMachineType).toBe("STANDARD");
+    expect(WorkflowExecutionTypes.sweep.children).toEqual({ RunBacktests: "EXPRESS" });
   });
 });
 

@@ -8,7 +8,7 @@ import { App, getStack } from "sst/constructs";
 import { Api } from "../../stacks/Api";
 import { Workflows } from "../../stacks/Workflows";
 import config from "../../sst.config";
-import { WorkflowDefinitions, WorkflowTasks } from "../../packages/core/src/workflows";
+import { WorkflowDefinitions, WorkflowExecutionTypes, WorkflowTasks } from "../../packages/core/src/workflows";
 
 let app: App;
 let workflows: Template;
@@ -167,7 +167,8 @@ describe("Workflows stack", () => {
       ItemsPath: "$.runs",
       MaxConcurrencyPath: "$.max_concurrency",
       ItemSelector: { "backtest_id.$": "$$.Map.Item.Value" },
-      ItemProcessor: { ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" } },
+      // Express children: each run's child is one pass (Prepare, at most one chunk, Finalize), under Express's 5 minutes.
+      ItemProcessor: { ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "EXPRESS" } },
       ResultPath: null,
       Next: "Plan",
     });
@@ -177,6 +178,17 @@ describe("Workflows stack", () => {
     );
     // A failed run is recorded and the sweep goes on.
     expect(inner.RunFailed.Type).toBe("Succeed");
+    // The cut: after a chunk, a run not done ends its child (RunYield) and Plan answers it again; no Wait inside a child.
+    expect(inner.RunChunk.Next).toBe("RunAfterChunk");
+    expect(inner.RunAfterChunk.Choices.map((choice: any) => [choice.StringEquals, choice.Next])).toEqual([
+      ["running", "RunYield"],
+      ["importing", "RunYield"],
+      ["paused", "RunPaused"],
+      ["stopped", "RunFinalize"],
+      ["done", "RunFinalize"],
+    ]);
+    expect(inner.RunYield.Type).toBe("Succeed");
+    expect(Object.values(inner).some((state: any) => state.Type === "Wait")).toBe(false);
     expect(deployed.States.RouteByStatus.Choices.map((choice: any) => [choice.StringEquals, choice.Next])).toEqual([
       ["importing", "WaitForImports"],
       ["running", "RunBacktests"],
@@ -190,9 +202,18 @@ describe("Workflows stack", () => {
     const text = JSON.stringify(statements);
     expect(text).toContain("stateMachine:test-trading-platform-sweep");
     expect(text).toContain("execution:test-trading-platform-sweep/*");
+    expect(text).toContain("express:test-trading-platform-sweep/*");
     const actions = statements.flatMap((statement: any) => [statement.Action].flat());
     expect(actions).toEqual(expect.arrayContaining(["states:StartExecution", "states:DescribeExecution", "states:StopExecution"]));
     workflows.hasResourceProperties("AWS::Logs::LogGroup", { LogGroupName: "/aws/vendedlogs/states/test-trading-platform-sweep", RetentionInDays: 30 });
+  });
+
+  it("deploys both machines as Standard workflows, the types WorkflowExecutionTypes declares", () => {
+    for (const workflow of ["backtest", "sweep"] as const) {
+      const [, machine] = machineOf(workflow);
+      expect(machine.Properties.StateMachineType).toBe(WorkflowExecutionTypes[workflow].machine);
+      expect(machine.Properties.StateMachineType).toBe("STANDARD");
+    }
   });
 
   it("alarms on any failed, timed-out or aborted execution", () => {

@@ -1,6 +1,14 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { WorkflowDefinitions, WorkflowNames, WorkflowTasks, stateMachineArnVariable } from "./workflows";
+import {
+  WorkflowDefinitions,
+  WorkflowExecutionTypes,
+  WorkflowNames,
+  WorkflowTasks,
+  distributedMaps,
+  stateExecutionTypes,
+  stateMachineArnVariable,
+} from "./workflows";
 
 describe("workflow definitions", () => {
   it.each(WorkflowNames)("%s: the file the stack deploys is the definition the embedded runtime runs", (workflow) => {
@@ -16,6 +24,17 @@ describe("workflow definitions", () => {
         .map((placeholder) => `\${${placeholder}}`)
         .sort(),
     );
+  });
+
+  it.each(WorkflowNames)("%s: its Distributed Maps' child types are the ones declared in WorkflowExecutionTypes", (workflow) => {
+    expect(distributedMaps(workflow)).toEqual(WorkflowExecutionTypes[workflow].children);
+  });
+
+  it("runs the sweep's own states in its Standard execution and each run's states in an Express child", () => {
+    const types = stateExecutionTypes("sweep");
+    expect([types.Plan, types.RunBacktests, types.Finalize]).toEqual(["STANDARD", "STANDARD", "STANDARD"]);
+    expect([types.RunPrepare, types.RunChunk, types.RunAfterChunk, types.RunYield, types.RunFinalize]).toEqual(Array(5).fill("EXPRESS"));
+    expect(new Set(Object.values(stateExecutionTypes("backtest")))).toEqual(new Set(["STANDARD"]));
   });
 
   it("names the ARN variable after the workflow", () => {

@@ -34,6 +34,74 @@ export const WorkflowDefinitions: Record<WorkflowName, { file: string; definitio
   sweep: { file: "packages/core/src/workflows/sweep.asl.json", definition: sweepDefinition },
 };
 
+/**
+ * Step Functions' two kinds of execution: Standard bills each state transition ($25 per million),
+ * Express each execution ($1 per million) and its duration by memory (docs/workflows.md
+ * "Standard or Express"). An Express execution ends after EXPRESS_MAX_SECONDS.
+ */
+export type ExecutionType = "STANDARD" | "EXPRESS";
+
+/** How long an Express execution may run: Step Functions' limit, 5 minutes. */
+export const EXPRESS_MAX_SECONDS = 300;
+
+/**
+ * Each workflow's execution type, and the child execution type of each of its Distributed Map
+ * states (by state name), decided per workflow with the prices in docs/workflows.md. The stack
+ * deploys the machine's type, the ASL file's `ProcessorConfig.ExecutionType` says the children's
+ * (a test checks they agree) and the local runner reports which kind each state ran in.
+ */
+export const WorkflowExecutionTypes = {
+  // Waits for imports and runs chunk after chunk (longer than 5 minutes), started once per name.
+  backtest: { machine: "STANDARD", children: {} },
+  // The sweep waits for imports and runs for up to a day; each run, one chunk per child, is an Express child.
+  sweep: { machine: "STANDARD", children: { RunBacktests: "EXPRESS" } },
+} as const satisfies Record<WorkflowName, { machine: ExecutionType; children: Record<string, ExecutionType> }>;
+
+interface AslState {
+  Type: string;
+  ItemProcessor?: { ProcessorConfig?: { Mode?: string; ExecutionType?: ExecutionType }; States: Record<string, AslState> };
+  Iterator?: { States: Record<string, AslState> };
+  Branches?: { States: Record<string, AslState> }[];
+}
+
+/**
+ * The kind of execution each state of a workflow's definition runs in, by state name: the
+ * machine's for its own states (and an inline Map's or a Parallel's, which run inside it), the
+ * child type of the Distributed Map a state sits in (its `ProcessorConfig.ExecutionType`).
+ */
+export function stateExecutionTypes(workflow: WorkflowName): Record<string, ExecutionType> {
+  const types: Record<string, ExecutionType> = {};
+  const visit = (states: Record<string, AslState>, type: ExecutionType) => {
+    for (const [name, state] of Object.entries(states)) {
+      types[name] = type;
+      const processor = state.ItemProcessor ?? state.Iterator;
+      if (state.Type === "Map" && processor) {
+        const config = state.ItemProcessor?.ProcessorConfig;
+        visit(processor.States, config?.Mode === "DISTRIBUTED" ? (config.ExecutionType ?? "STANDARD") : type);
+      }
+      for (const branch of state.Branches ?? []) visit(branch.States, type);
+    }
+  };
+  visit((WorkflowDefinitions[workflow].definition as { States: Record<string, AslState> }).States, WorkflowExecutionTypes[workflow].machine);
+  return types;
+}
+
+/** A workflow's Distributed Map states and their child execution type, as its ASL file declares them. */
+export function distributedMaps(workflow: WorkflowName): Record<string, ExecutionType> {
+  const maps: Record<string, ExecutionType> = {};
+  const visit = (states: Record<string, AslState>) => {
+    for (const [name, state] of Object.entries(states)) {
+      const config = state.ItemProcessor?.ProcessorConfig;
+      if (state.Type === "Map" && config?.Mode === "DISTRIBUTED") maps[name] = config.ExecutionType ?? "STANDARD";
+      const processor = state.ItemProcessor ?? state.Iterator;
+      if (processor) visit(processor.States);
+      for (const branch of state.Branches ?? []) visit(branch.States);
+    }
+  };
+  visit((WorkflowDefinitions[workflow].definition as { States: Record<string, AslState> }).States);
+  return maps;
+}
+
 /** The task placeholders (`${...}`) a workflow's definition names, its own and other workflows' (found in the file as written). */
 export function placeholdersOf(workflow: WorkflowName): string[] {
   const text = JSON.stringify(WorkflowDefinitions[workflow].definition);

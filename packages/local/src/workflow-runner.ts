@@ -1,6 +1,16 @@
 import { ExecutionError, ExecutionTimeoutError, StateMachine, type StateMachineDefinition } from "aws-local-stepfunctions";
 import { Workflows } from "@tp/core/registry";
-import { ExecutionName, type WorkflowInput, type WorkflowName, type WorkflowStarter, type WorkflowTaskName } from "@tp/core/workflows";
+import {
+  EXPRESS_MAX_SECONDS,
+  ExecutionName,
+  distributedMaps,
+  stateExecutionTypes,
+  type ExecutionType,
+  type WorkflowInput,
+  type WorkflowName,
+  type WorkflowStarter,
+  type WorkflowTaskName,
+} from "@tp/core/workflows";
 import { log } from "@tp/core/log";
 
 // aws-local-stepfunctions calls Promise.withResolvers (Node 22); the embedded runtime also runs on Node 20.
@@ -31,9 +41,16 @@ export type ExecutionOutcome =
 export interface LocalWorkflowRunnerOptions {
   /** How long every Wait state waits (ms), instead of its `Seconds` (200 ms unless given). */
   waitMs?: number;
-  /** Told of every task when it ends (the benchmark's stage times). */
-  observe?: (task: { workflow: WorkflowName; state: string; ms: number; input: unknown }) => void;
+  /** Told of every task when it ends (the benchmark's stage times), with the kind of execution it ran in. */
+  observe?: (task: { workflow: WorkflowName; state: string; ms: number; input: unknown; execution: ExecutionType }) => void;
+  /** Told of what Step Functions bills: every state entered, every Distributed Map child ended (bench/backtest.ts prices them). */
+  meter?: (usage: WorkflowUsage) => void;
 }
+
+/** A billed step: a state entered (a Standard transition), or a Distributed Map's child execution ended, with its duration. */
+export type WorkflowUsage =
+  | { kind: "state"; workflow: WorkflowName; state: string; execution: ExecutionType }
+  | { kind: "child"; workflow: WorkflowName; map: string; execution: ExecutionType; ms: number };
 
 interface Execution {
   abort: () => void;
@@ -82,6 +99,7 @@ export class LocalWorkflowRunner implements WorkflowStarter {
       noThrowOnAbort: true,
       context: { Execution: { Id: `local:${key}`, Name: executionName } },
     });
+    void this.follow(workflow, run.eventLogs);
     let aborted = false;
     const outcome = run.result.then(
       (output): ExecutionOutcome => (output === null && aborted ? { status: "ABORTED" } : { status: "SUCCEEDED", output }),
@@ -93,6 +111,9 @@ export class LocalWorkflowRunner implements WorkflowStarter {
     );
     void outcome.then((ended) => {
       if (ended.status === "SUCCEEDED") return;
+      // Aborted by the runtime's stop: the work is checkpointed and recovered at the next start, not a failure.
+      if (ended.status === "ABORTED" && this.stopped)
+        return log.info("Workflow execution paused by the stop; it resumes at the next start", { workflow, execution: executionName });
       log.error("Workflow execution did not succeed", { workflow, execution: executionName, ...ended });
     });
     this.executions.set(key, {
@@ -111,9 +132,6 @@ export class LocalWorkflowRunner implements WorkflowStarter {
 
   /** Aborts every execution and waits for the tasks in flight, so nothing touches the services after. */
   async stop(): Promise<void> {
-      // Aborted by the runtime's stop: the work is checkpointed and recovered at the next start, not a failure.
-      if (ended.status === "ABORTED" && this.stopped)
-        return log.info("Workflow execution paused by the stop; it resumes at the next start", { workflow, execution: executionName });
     this.stopped = true;
     for (const execution of this.executions.values()) execution.abort();
     await Promise.allSettled([...this.executions.values()].map((execution) => execution.outcome));
@@ -126,6 +144,7 @@ export class LocalWorkflowRunner implements WorkflowStarter {
     if (existing) return existing;
     const definition = Workflows[workflow].definition as Definition;
     const byPlaceholder = this.placeholders();
+    const types = stateExecutionTypes(workflow);
     const handlers: Record<string, LocalTaskHandler> = {};
     const waits: string[] = [];
     const visit = (states: Definition["States"]) => {
@@ -136,11 +155,12 @@ export class LocalWorkflowRunner implements WorkflowStarter {
         if (state.Type !== "Task") continue;
         const handler = byPlaceholder.get(state.Resource ?? "");
         if (!handler) throw new Error(`Task state ${stateName} of workflow ${workflow} names ${state.Resource}, which no task declares`);
+        const execution = types[stateName]!;
         handlers[stateName] = (input) => {
           const observe = this.options.observe;
           if (!observe) return this.track(handler(input));
           const started = performance.now();
-          return this.track(handler(input).finally(() => observe({ workflow, state: stateName, ms: performance.now() - started, input })));
+          return this.track(handler(input).finally(() => observe({ workflow, state: stateName, ms: performance.now() - started, input, execution })));
         };
       }
     };
@@ -164,6 +184,36 @@ export class LocalWorkflowRunner implements WorkflowStarter {
     }
     this.byPlaceholder = byPlaceholder;
     return byPlaceholder;
+  }
+
+  /**
+   * Reads an execution's events: meters its states and Distributed Map children, and logs an
+   * Express child that ran past Step Functions' limit (on AWS it would have timed out, and failed the Map).
+   */
+  private async follow(workflow: WorkflowName, events: ReturnType<StateMachine["run"]>["eventLogs"]): Promise<void> {
+    const types = stateExecutionTypes(workflow);
+    const children = distributedMaps(workflow);
+    const childStarts = new Map<string, number>();
+    const meter = this.options.meter;
+    for await (const event of events) {
+      if (event.type === "StateEntered") meter?.({ kind: "state", workflow, state: event.state.name, execution: types[event.state.name]! });
+      if (event.type !== "MapIterationStarted" && event.type !== "MapIterationSucceeded" && event.type !== "MapIterationFailed") continue;
+      const map = event.parentState.name;
+      const execution = children[map];
+      // Only a Distributed Map's iterations are child executions (an inline Map's run in the execution itself).
+      if (!execution) continue;
+      const child = `${map}:${event.index}`;
+      if (event.type === "MapIterationStarted") {
+        childStarts.set(child, event.timestamp);
+        continue;
+      }
+      const ms = event.timestamp - (childStarts.get(child) ?? event.timestamp);
+      childStarts.delete(child);
+      meter?.({ kind: "child", workflow, map, execution, ms });
+      if (execution === "EXPRESS" && ms > EXPRESS_MAX_SECONDS * 1000) {
+        log.error("An Express child execution ran past Step Functions' 5 minutes", { workflow, map, index: event.index, ms });
+      }
+    }
   }
 
   private track<T>(task: Promise<T>): Promise<T> {
