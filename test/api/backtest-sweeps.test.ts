@@ -1,10 +1,12 @@
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Keys } from "../../packages/adapters/src/dynamo/keys";
 import { Backtests, Sweeps } from "../../packages/core/src/backtests/index";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
 import { referenceCase, REFERENCE_RISK } from "../../packages/core/src/engine/testing/reference";
 import { backtestHandlers } from "../../packages/functions/src/workflow/backtest";
 import { sweepHandlers } from "../../packages/functions/src/workflow/sweep";
-import { LocalWorkflowRunner } from "../../packages/local/src/workflow-runner";
+import { LocalWorkflowRunner, type WorkflowUsage } from "../../packages/local/src/workflow-runner";
 import { createTestApi, type TestApi } from "../support/harness";
 import { expectSameResults } from "../support/backtest-results";
 
@@ -15,6 +17,8 @@ import { expectSameResults } from "../support/backtest-results";
  */
 let api: TestApi;
 let runner: LocalWorkflowRunner;
+/** What the runner metered (Step Functions' billed steps). */
+const usage: WorkflowUsage[] = [];
 const ref = referenceCase("AAPL.US");
 const day = (ms: number) => new Date(ms + 43_200_000).toISOString().slice(0, 10);
 const WINDOW = { start_date: day(ref.bars[0]!.timestamp), end_date: day(ref.bars[Math.floor(ref.bars.length * 0.7)]!.timestamp) };
@@ -28,7 +32,7 @@ const GRID = { fast_period: [5, 10], slow_period: { min: 20, max: 30, step: 10 }
 
 beforeAll(async () => {
   const handlers = { backtest: () => backtestHandlers(() => Promise.resolve(api.services)), sweep: () => sweepHandlers(() => Promise.resolve(api.services)) };
-  runner = new LocalWorkflowRunner(handlers);
+  runner = new LocalWorkflowRunner(handlers, { meter: (step) => usage.push(step) });
   api = await createTestApi({ SWEEP_MAX_CONCURRENCY: "3" }, { workflows: runner });
   const candles = ref.bars.map((b) => ({ ...b, timestamp: b.timestamp / 1000, turnover: 0, trade_session: "Intraday" as const }));
   await api.services.candles.upsert("AAPL.US", "1d", CandleBatches.fromCandles(candles));
@@ -155,6 +159,94 @@ describe("parameter sweeps", () => {
       expect(oos.bars_processed).toBeGreaterThan(0);
     }
     for (const other of rest) expect(other.out_of_sample).toBeNull();
+  });
+
+  it("stores the grid's runs to expire 30 days after the plan created them, keeps the best and the out-of-sample runs, and reads a run past its ttl as gone", async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const { sweepId } = await startSweep(user.token, { out_of_sample: { ...OUT_OF_SAMPLE, top: 1 } });
+    expect(await settled(user.token, sweepId)).toMatchObject({ status: "completed", runs_done: 4, out_of_sample_done: 1 });
+    const result = await api.json("GET", `/api/v1/backtest/sweeps/${sweepId}/result`, 200, { token: user.token });
+    // SWEEP_RUN_TTL_DAYS unset: 30 days from the plan.
+    const expiresAt = Date.parse(result.runs_expire_at) / 1000;
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 30 * 86_400);
+    expect(expiresAt).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 30 * 86_400);
+    const { db } = api.services;
+    const stored = async (id: string) => (await db.client.send(new GetCommand({ TableName: db.tableName, Key: Keys.backtest(id) }))).Item;
+    const [best, ...others] = result.ranking;
+    expect(others).toHaveLength(3);
+    // The best run (out_of_sample.top of them) and its out-of-sample run carry no ttl; the other runs carry the sweep's instant.
+    expect((await stored(best.backtest_id))!.ttl).toBeUndefined();
+    expect((await stored(best.out_of_sample.backtest_id))!.ttl).toBeUndefined();
+    for (const other of others) expect((await stored(other.backtest_id))!.ttl).toBe(expiresAt);
+
+    // Past its ttl (DynamoDB deletes within days: reads must not wait for it), a run is gone: 404, and the result leaves it out.
+    const gone = others[0].backtest_id;
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: Keys.backtest(gone),
+        UpdateExpression: "SET #ttl = :past",
+        ExpressionAttributeNames: { "#ttl": "ttl" },
+        ExpressionAttributeValues: { ":past": Math.floor(Date.now() / 1000) - 1 },
+      }),
+    );
+    expect(await stored(gone)).toBeDefined();
+    const missing = await api.json("GET", `/api/v1/backtest/${gone}/progress`, 404, { token: user.token });
+    expect(missing.error_code).toBe("BACKTEST_NOT_FOUND");
+    const after = await api.json("GET", `/api/v1/backtest/sweeps/${sweepId}/result`, 200, { token: user.token });
+    expect(after.runs_total).toBe(4);
+    expect(after.ranking.map((r: { backtest_id: string }) => r.backtest_id)).toEqual(
+      result.ranking.map((r: { backtest_id: string }) => r.backtest_id).filter((id: string) => id !== gone),
+    );
+    expect(after.not_ranked.map((r: { backtest_id: string }) => r.backtest_id)).not.toContain(gone);
+  });
+
+  it("runs each run as one Express child of the Standard sweep: Prepare, its one chunk, Finalize", async () => {
+    usage.length = 0;
+    const { sweepId } = await startSweep(user.token);
+    expect(await settled(user.token, sweepId)).toMatchObject({ status: "completed", runs_done: 4 });
+    const children = usage.filter((step) => step.kind === "child");
+    expect(children.map((child) => [child.workflow, child.map, child.execution])).toEqual(Array(4).fill(["sweep", "RunBacktests", "EXPRESS"]));
+    const states = usage.filter((step): step is Extract<WorkflowUsage, { kind: "state" }> => step.kind === "state");
+    const inChildren = states.filter((step) => step.execution === "EXPRESS").map((step) => step.state);
+    // Each child: RunPrepare, RunRoute, RunChunk, RunAfterChunk, RunFinalize, RunDone (the daily bars fit in one chunk).
+    expect(inChildren.filter((state) => state === "RunPrepare")).toHaveLength(4);
+    expect(inChildren).toHaveLength(4 * 6);
+    expect(inChildren).not.toContain("RunYield");
+    // The sweep's own: Plan, RouteByStatus, RunBacktests, Plan, RouteByStatus, Finalize, Done.
+    expect(states.filter((step) => step.execution === "STANDARD").map((step) => step.state)).toEqual([
+      "Plan",
+      "RouteByStatus",
+      "RunBacktests",
+      "Plan",
+      "RouteByStatus",
+      "Finalize",
+      "Done",
+    ]);
+  });
+
+  it("cuts a run longer than a chunk into children: it yields after each chunk and goes on in the next round, to the same ranking", async () => {
+    const deps = api.services.trading.backtests;
+    const chunkBars = deps.chunkBars;
+    // About a third of the window's bars per chunk: every run takes three children.
+    deps.chunkBars = 120;
+    usage.length = 0;
+    try {
+      const { sweepId } = await startSweep(user.token);
+      expect(await settled(user.token, sweepId)).toMatchObject({ status: "completed", runs_done: 4 });
+      const result = await api.json("GET", `/api/v1/backtest/sweeps/${sweepId}/result`, 200, { token: user.token });
+      const rounds = usage.filter((step) => step.kind === "state" && step.state === "RunBacktests").length;
+      const yields = usage.filter((step) => step.kind === "state" && step.state === "RunYield").length;
+      const children = usage.filter((step) => step.kind === "child").length;
+      expect(rounds).toBeGreaterThanOrEqual(3);
+      expect(children).toBe(4 + yields);
+      expect(yields).toBeGreaterThanOrEqual(2 * 4);
+      // The same runs as uncut: each chunk goes on from the checkpoint the last one wrote.
+      if (ranking)
+        expect(result.ranking.map((r: { parameters: object; value: number }) => [r.parameters, r.value])).toEqual(ranking.map((r) => [r.parameters, r.value]));
+    } finally {
+      deps.chunkBars = chunkBars;
+    }
   });
 
   it("pauses every run at a checkpoint, resumes to the unpaused ranking, and stops with what completed", async () => {

@@ -1,4 +1,4 @@
-import type { SweepControlDeps, SweepDeps } from "@tp/core/backtests/sweeps";
+import { SWEEP_RUN_TTL_DAYS, type SweepControlDeps, type SweepDeps } from "@tp/core/backtests/sweeps";
 import { Fees } from "@tp/core/fees/index";
 import type { ImportDeps } from "@tp/core/imports/index";
 import type { CandleStore } from "@tp/core/candles/index";
@@ -169,7 +169,7 @@ export function createBacktestControl(
   db: Db,
   base: { now: () => number; newId: () => string },
   deps: { candles: CandleStore; marketData: () => Promise<MarketData>; workflows: WorkflowStarter },
-): SweepControlDeps & Pick<SweepDeps, "sweepConcurrency"> {
+): SweepControlDeps & Pick<SweepDeps, "sweepConcurrency" | "sweepRunTtlDays"> {
   const runs = new DynamoRunStore(db);
   return {
     sessions: new DynamoSessionStore(db, runs),
@@ -178,6 +178,7 @@ export function createBacktestControl(
     backtests: new DynamoBacktestStore(db),
     sweeps: new DynamoSweepStore(db),
     sweepConcurrency: config.sweepMaxConcurrency,
+    sweepRunTtlDays: config.sweepRunTtlDays ?? SWEEP_RUN_TTL_DAYS,
     candles: deps.candles,
     workflows: deps.workflows,
     fx: ratesPerUsd(config),

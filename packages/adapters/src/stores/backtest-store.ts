@@ -8,7 +8,8 @@ const ACTIVE = new Set(["queued", "importing", "running", "pausing", "stopping"]
 /**
  * Backtests on the single table: one item per backtest; while it is active it also sits in the
  * sparse gsi2 partition `Keys.activeBacktests` (the embedded runtime's recovery list).
- * Replacements are conditional on `version`.
+ * Replacements are conditional on `version`. A sweep's run carries the table's `ttl` while it
+ * may expire (`expires_at`; reads treat it as gone after that, before DynamoDB deletes it).
  */
 export class DynamoBacktestStore implements BacktestStore {
   private readonly backtests: Repository<StoredBacktest>;
@@ -21,6 +22,7 @@ export class DynamoBacktestStore implements BacktestStore {
         gsi1: (b) => Keys.backtestOfSession(b.session_id, b.created_at, b.id),
         gsi2: (b) => (ACTIVE.has(b.status) ? Keys.activeBacktest(b.created_at, b.id) : undefined),
       },
+      expiresAt: (b) => b.expires_at,
     });
   }
 

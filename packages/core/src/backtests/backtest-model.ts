@@ -232,6 +232,11 @@ export interface StoredBacktest extends Controlled {
   candles_ready?: boolean;
   /** Recorded by prepare when it creates the run, so every chunk adjusts by the same actions (absent on backtests prepared before adjustment). */
   price_adjustment?: PriceAdjustment;
+  /**
+   * A sweep's run: when (epoch seconds) its items expire, this one and its run's (SWEEP_RUN_TTL_DAYS
+   * after the sweep created it; docs/operations.md "Sweeps"). Absent: kept.
+   */
+  expires_at?: number;
 }
 
 /** Storage port of backtests. */

@@ -173,6 +173,8 @@ async function createRun(
     progress: { cursor_ms: 0, bars: 0, bars_total: barsTotal, done: false },
     version: 1,
     updated_at: iso(deps.now()),
+    // A sweep's run expires with its backtest: the run store writes the instant on every item of the run.
+    ...(backtest.expires_at === undefined ? {} : { expires_at: backtest.expires_at }),
   };
   return { run, events: engine.drainEvents() };
 }

@@ -322,7 +322,8 @@ export async function result(deps: SweepControlDeps, actor: Actor, id: string): 
     }),
     not_ranked: sweep.runs
       .map((run, index) => ({ run, backtest: inSample[index] }))
-      .filter(({ run }) => !rankedIds.has(run.backtest_id))
+      // A run created and no longer stored has expired (runs_expire_at): it is gone, not stopped.
+      .filter(({ run, backtest }) => !rankedIds.has(run.backtest_id) && !(backtest === undefined && sweep.runs_created && sweep.runs_expire_at))
       .map(({ run, backtest }) => ({
         backtest_id: run.backtest_id,
         parameters: run.parameters,
@@ -331,6 +332,7 @@ export async function result(deps: SweepControlDeps, actor: Actor, id: string): 
       })),
     skipped: sweep.skipped,
     completed_at: sweep.finished_at,
+    runs_expire_at: sweep.runs_expire_at ? iso(sweep.runs_expire_at * 1000) : null,
   };
 }
 

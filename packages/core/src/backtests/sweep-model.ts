@@ -108,6 +108,8 @@ export interface StoredSweep extends Controlled {
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+  /** When (epoch seconds) the runs not kept expire: set when the plan creates them; null or absent, never. */
+  runs_expire_at?: number | null;
 }
 
 /** Storage port of sweeps. */
@@ -123,8 +125,17 @@ export interface SweepStore {
 
 /** Sweeps' control side (the HTTP endpoints). */
 export type SweepControlDeps = BacktestControlDeps & { sweeps: SweepStore };
-/** Sweeps' workflow tasks: the backtests' task deps plus the store and the Map's concurrency (the stage's setting). */
-export type SweepDeps = BacktestDeps & { sweeps: SweepStore; sweepConcurrency: number };
+/**
+ * Sweeps' workflow tasks: the backtests' task deps plus the store, the Map's concurrency (the
+ * stage's setting) and how many days a sweep's runs are kept (SWEEP_RUN_TTL_DAYS; 0: for ever).
+ */
+export type SweepDeps = BacktestDeps & { sweeps: SweepStore; sweepConcurrency: number; sweepRunTtlDays: number };
+
+/** Days a sweep's runs are kept unless configured (SWEEP_RUN_TTL_DAYS): long enough to look into any run of a recent sweep. */
+export const SWEEP_RUN_TTL_DAYS = 30;
+
+/** Best runs of a sweep's ranking kept past the retention when it has no out-of-sample phase (with one: its `top`). */
+export const SWEEP_KEPT_RUNS = 5;
 
 export const SweepStarted = z
   .object({
@@ -190,6 +201,12 @@ export const SweepResult = z
     ),
     skipped: z.array(z.object({ parameters: z.record(z.string(), ParameterValue), reason: z.string() })),
     completed_at: z.string().nullable(),
+    runs_expire_at: z
+      .string()
+      .nullable()
+      .describe(
+        "When the runs the result does not keep expire (SWEEP_RUN_TTL_DAYS after they were created): each with its events and orders is then gone, and the ranking and not_ranked list only what is left; the best runs (out_of_sample.top of them, or 5) and the out-of-sample runs are kept. Null: kept for ever",
+      ),
   })
   .meta({ id: "SweepResult" });
 export type SweepResult = z.infer<typeof SweepResult>;

@@ -5,9 +5,9 @@ import { iso } from "../time";
 import type { SweepFailureInput, SweepTaskInput, SweepTaskOutput } from "../workflows";
 import { TERMINAL } from "./control";
 import type { StoredBacktest } from "./backtest-model";
-import { endWithSweep, plan as planBacktest } from "./backtest-control";
+import { endWithSweep, plan as planBacktest, runIdOf, updateBacktest } from "./backtest-control";
 import { importMissing, importsDone } from "./candle-coverage";
-import type { Point, StoredSweep, SweepDeps } from "./sweep-model";
+import { SWEEP_KEPT_RUNS, type Point, type StoredSweep, type SweepDeps } from "./sweep-model";
 import { ended, ranked, requestOf, runsOf, sweepNotFound, updateSweep } from "./sweep-control";
 
 /**
@@ -22,7 +22,10 @@ const out = (sweep: StoredSweep, status: SweepTaskOutput["status"], runs: string
   max_concurrency: Math.max(1, deps?.sweepConcurrency ?? 1),
 });
 
-/** The stored backtests of one phase's runs: planned again exactly as at the start, with their ids, the sweep's id and the counted bars. */
+/**
+ * The stored backtests of one phase's runs: planned again exactly as at the start, with their ids,
+ * the sweep's id, the counted bars and, for runs that may expire, when (`expires_at`).
+ */
 function backtestsOf(
   deps: SweepDeps,
   sweep: StoredSweep,
@@ -30,6 +33,7 @@ function backtestsOf(
   runs: { backtest_id: string; parameters: Point }[],
   barsTotal: number,
   window?: { start_date: string; end_date: string },
+  expiresAt?: number,
 ): StoredBacktest[] {
   return runs.map((run) =>
     planBacktest(deps, session, requestOf(sweep.base, run.parameters, window), {
@@ -37,9 +41,13 @@ function backtestsOf(
       sweep_id: sweep.id,
       candles_ready: true,
       bars_total: barsTotal,
+      ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
     }),
   );
 }
+
+/** When a sweep's runs created now expire (epoch seconds): `sweepRunTtlDays` from now; undefined when they are kept for ever (0). */
+const runsExpireAt = (deps: SweepDeps) => (deps.sweepRunTtlDays > 0 ? Math.floor(deps.now() / 1000) + Math.round(deps.sweepRunTtlDays * 86_400) : undefined);
 
 /**
  * Plan: on the first pass imports what is missing of each symbol's candles (for the window and
@@ -89,10 +97,13 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
     }
     if (!(await importsDone(deps, sweep.import_task_ids))) return out(sweep, "importing");
     const bars = (await importMissing(deps, sweep.user_id, [], first.window, feeds)).bars;
-    await deps.backtests.createMany(backtestsOf(deps, sweep, session, sweep.runs, bars));
+    // The grid's runs expire (unless the result keeps them, at Finalize); the out-of-sample runs are kept.
+    const expiresAt = runsExpireAt(deps);
+    await deps.backtests.createMany(backtestsOf(deps, sweep, session, sweep.runs, bars, undefined, expiresAt));
     sweep = (await updateSweep(deps, sweep.id, (s) => ({
       ...s,
       runs_created: true,
+      runs_expire_at: expiresAt ?? null,
       status: s.status === "queued" || s.status === "importing" ? "running" : s.status,
       message: "Running",
     })))!;
@@ -154,7 +165,28 @@ export async function finalize(deps: SweepDeps, input: SweepTaskInput): Promise<
     return { ...s, status, finished_at: now, message: status === "stopped" ? "Stopped" : "Completed" };
   });
   const latest = done ?? (await deps.sweeps.get(sweep.id))!;
+  if (latest.status === "completed" || latest.status === "stopped") await keepBest(deps, latest);
   return out(latest, latest.status === "completed" ? "done" : latest.status === "paused" ? "paused" : "stopped");
+}
+
+/**
+ * The runs the result keeps past the retention: the best of the ranking (as many as the
+ * out-of-sample phase runs again, or SWEEP_KEPT_RUNS) lose their expiry, their run's items first
+ * (`RunStore.keepForever`), then their backtest. Idempotent: a retried Finalize finds them kept.
+ */
+async function keepBest(deps: SweepDeps, sweep: StoredSweep): Promise<void> {
+  if (!sweep.runs_expire_at) return;
+  const { inSample } = await runsOf(deps, sweep);
+  const best = ranked(sweep, inSample).slice(0, sweep.out_of_sample?.top ?? SWEEP_KEPT_RUNS);
+  for (const { backtest } of best) {
+    if (backtest.expires_at === undefined) continue;
+    await deps.runs.keepForever?.(runIdOf(backtest));
+    await updateBacktest(deps, backtest.id, (b) => {
+      if (b.expires_at === undefined) return undefined;
+      const { expires_at: _kept, ...kept } = b;
+      return kept;
+    });
+  }
 }
 
 /** Failure: records why the sweep's workflow failed. */

@@ -323,6 +323,8 @@ export interface StoredRun {
   progress: RunProgress | null;
   version: number;
   updated_at: string;
+  /** When (epoch seconds) the run's items may expire: a sweep's run (its backtest's `expires_at`); absent, kept. */
+  expires_at?: number;
 }
 
 export interface RunProgress {
@@ -391,4 +393,6 @@ export interface RunStore {
   order(orderId: string): Promise<TradingOrderResponse | undefined>;
   /** Removes a run's state, events and orders. */
   delete(runId: string): Promise<void>;
+  /** Keeps a run written to expire (`StoredRun.expires_at`): its items' expiry removed (a sweep's best runs, docs/operations.md "Sweeps"). */
+  keepForever?(runId: string): Promise<void>;
 }
