@@ -86,7 +86,7 @@ describe("packages/api/asyncapi.json (the sockets' contract)", () => {
   });
 
   it("is served at /asyncapi.json by the docs function's app as written", async () => {
-    const response = await createDocsApp({ config: testConfig(), principals: undefined as never }).request("/asyncapi.json");
+    const response = await createDocsApp({ config: testConfig(), principals: undefined as never, audit: undefined as never }).request("/asyncapi.json");
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual(written());
   });

@@ -1,8 +1,8 @@
 import { hkdfSync } from "node:crypto";
-import type { AuthConfig } from "@tp/core/auth";
+import { API_KEY_RATE, type AuthConfig } from "@tp/core/auth";
+import { AUDIT_RETENTION_DAYS } from "@tp/core/audit";
 import { QueueNames, SESSION_COMMANDS_QUEUE, queueUrlVariable, type QueueName } from "@tp/core/jobs";
 import { CANDLE_CACHE_CANDLES } from "./stores/candle-cache";
-import { SWEEP_RUN_TTL_DAYS } from "@tp/core/backtests/sweeps";
 import { BACKTEST_CHUNK_BARS, SWEEP_MAX_CONCURRENCY, WorkflowNames, stateMachineArnVariable, type WorkflowName } from "@tp/core/workflows";
 
 /** Everything the services need from their runtime; read from the environment only in composition roots. */
@@ -61,10 +61,10 @@ export interface ServiceConfig {
   backtestChunkBars: number;
   /** Backtests of a sweep run at once (the sweep machine's Map; the Workflows stack sets it per stage). */
   sweepMaxConcurrency: number;
-  /** Days a sweep's runs are kept before they expire (SWEEP_RUN_TTL_DAYS, default 30; 0: for ever; docs/operations.md "Sweeps"). */
-  sweepRunTtlDays?: number;
   /** Regular-session candles a process keeps decoded for backtests' reads (`CandleCache`; 0: none). */
   candleCacheCandles: number;
+  /** Days an audit entry is kept (AUDIT_RETENTION_DAYS, default 400: the item's ttl). */
+  auditRetentionDays?: number;
 }
 
 /**
@@ -135,7 +135,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
     },
     backtestChunkBars: number(env.BACKTEST_CHUNK_BARS, BACKTEST_CHUNK_BARS),
     sweepMaxConcurrency: number(env.SWEEP_MAX_CONCURRENCY, SWEEP_MAX_CONCURRENCY),
-    sweepRunTtlDays: number(env.SWEEP_RUN_TTL_DAYS, SWEEP_RUN_TTL_DAYS),
     candleCacheCandles: number(env.CANDLE_CACHE_CANDLES, CANDLE_CACHE_CANDLES),
     auth: {
       jwtSecret,
@@ -149,6 +148,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
         .split(",")
         .map((address) => address.trim())
         .filter(Boolean),
+      apiKeyRatePerSecond: number(env.API_KEY_RATE_PER_SECOND, API_KEY_RATE.perSecond),
+      apiKeyBurst: number(env.API_KEY_BURST, API_KEY_RATE.burst),
     },
+    auditRetentionDays: number(env.AUDIT_RETENTION_DAYS, AUDIT_RETENTION_DAYS),
   };
 }

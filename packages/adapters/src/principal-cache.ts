@@ -1,7 +1,8 @@
 import { tokenSeconds } from "@tp/core/time";
 import { Lru } from "./lru";
-import { Auth, type AuthConfig, type RevocationStore, type TokenClaims } from "@tp/core/auth";
-import { unauthorized } from "@tp/core/errors";
+import { API_KEY_RATE, Auth, type AuthConfig, type Principal, type RevocationStore, type TokenClaims } from "@tp/core/auth";
+import { ApiKeys, TokenBucket, type ApiKey, type ApiKeyStore } from "@tp/core/api-keys";
+import { DomainError, unauthorized } from "@tp/core/errors";
 import type { User } from "@tp/core/users";
 
 interface Entry {
@@ -11,6 +12,15 @@ interface Entry {
   checkedAt: number;
   /** The re-read under way: requests with the same token meanwhile wait for it instead of reading again. */
   rechecking?: Promise<void>;
+}
+
+/** A key as this instance last read it, its user, and its token bucket. */
+interface KeyEntry {
+  key?: ApiKey;
+  user?: User;
+  checkedAt: number;
+  rechecking?: Promise<void>;
+  bucket: TokenBucket;
 }
 
 /**
@@ -23,6 +33,7 @@ interface Entry {
  */
 export class PrincipalCache {
   private readonly entries: Lru<string, Entry>;
+  private readonly keyEntries: Lru<string, KeyEntry>;
 
   constructor(
     private readonly config: AuthConfig,
@@ -30,11 +41,68 @@ export class PrincipalCache {
     private readonly now: () => number,
     private readonly recheckMs = 5000,
     max = 20_000,
+    private readonly keys?: ApiKeyStore,
   ) {
     this.entries = new Lru(max);
+    this.keyEntries = new Lru(max);
   }
 
-  async resolve(token: string): Promise<{ user: User; claims: TokenClaims }> {
+  /**
+   * The principal of a credential: a sign-in token, or an API key (`tpk_...`), which is checked
+   * against its stored hash, re-read like a token's revocation every `recheckMs`, and spends one
+   * request of the key's token bucket (429 `API_KEY_RATE_LIMITED` with `retry_after` when empty).
+   */
+  async resolve(token: string): Promise<Omit<Principal, "token">> {
+    if (ApiKeys.isKey(token)) return this.resolveKey(token);
+    return this.resolveToken(token);
+  }
+
+  private async resolveKey(credential: string): Promise<Omit<Principal, "token">> {
+    if (!this.keys) throw unauthorized("API keys are not accepted here");
+    const id = ApiKeys.idOf(credential);
+    const nowMs = this.now();
+    let entry = this.keyEntries.get(id);
+    if (!entry) {
+      entry = {
+        checkedAt: -Infinity,
+        bucket: new TokenBucket(this.config.apiKeyBurst ?? API_KEY_RATE.burst, this.config.apiKeyRatePerSecond ?? API_KEY_RATE.perSecond, nowMs),
+      };
+      this.keyEntries.set(id, entry);
+    }
+    if (nowMs - entry.checkedAt > this.recheckMs) await (entry.rechecking ??= this.recheckKey(id, entry, nowMs));
+    const key = ApiKeys.check(entry.key, credential, nowMs);
+    const claims: TokenClaims = {
+      sub: key.user_id,
+      role: entry.user?.user_type ?? "user",
+      jti: `key:${key.id}`,
+      iat: Math.floor(Date.parse(key.created_at) / 1000),
+      exp: Math.floor(Date.parse(key.expires_at) / 1000),
+    };
+    const user = Auth.checkPrincipal(claims, { user: entry.user, revoked: false });
+    const wait = entry.bucket.take(nowMs);
+    if (wait > 0)
+      throw new DomainError(429, "API_KEY_RATE_LIMITED", `This API key's rate limit is spent; try again in ${wait} s`, { retry_after: wait, key_id: key.id });
+    return { user: ApiKeys.actingUser(user, key), claims, key: ApiKeys.grantOf(key) };
+  }
+
+  private async recheckKey(id: string, entry: KeyEntry, nowMs: number): Promise<void> {
+    try {
+      const loaded = await this.keys!.loadWithUser(id, entry.key?.user_id);
+      entry.key = loaded.key;
+      entry.user = loaded.user;
+      entry.checkedAt = nowMs;
+    } finally {
+      entry.rechecking = undefined;
+    }
+  }
+
+  /** Marks a key revoked here at once (its item tells the other instances within `recheckMs`). */
+  revokeKeyLocally(id: string): void {
+    const entry = this.keyEntries.get(id);
+    if (entry?.key) entry.key = { ...entry.key, revoked_at: entry.key.revoked_at ?? new Date(this.now()).toISOString() };
+  }
+
+  private async resolveToken(token: string): Promise<{ user: User; claims: TokenClaims }> {
     const nowMs = this.now();
     let entry = this.entries.get(token);
     if (!entry) {
@@ -71,5 +139,6 @@ export class PrincipalCache {
   /** Forces a re-read of every cached session of a user on its next request. */
   invalidateUser(userId: string): void {
     for (const entry of this.entries.values()) if (entry.claims.sub === userId) entry.checkedAt = -Infinity;
+    for (const entry of this.keyEntries.values()) if (entry.key?.user_id === userId) entry.checkedAt = -Infinity;
   }
 }

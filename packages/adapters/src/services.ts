@@ -14,7 +14,10 @@ import type { ServiceConfig } from "./config";
 import { createDb, type Db } from "./dynamo/db";
 import { PrincipalCache } from "./principal-cache";
 import { withSharedGets } from "./dynamo/shared-reads";
-import { DynamoCaptchaStore, DynamoLoginAttemptStore, DynamoRevocationStore } from "./stores/auth-stores";
+import { DynamoApiKeyStore, DynamoCaptchaStore, DynamoLoginAttemptStore, DynamoRevocationStore } from "./stores/auth-stores";
+import { DynamoAuditStore } from "./stores/audit-store";
+import type { ApiKeyDeps } from "@tp/core/api-keys";
+import { AUDIT_RETENTION_DAYS, type AuditDeps } from "@tp/core/audit";
 import { DynamoUserStore } from "./stores/user-store";
 import { DynamoFlowStore } from "./stores/flow-store";
 import { DynamoConnectionStore } from "./stores/connection-store";
@@ -57,6 +60,10 @@ export interface Services {
   auth: AuthDeps;
   users: UsersDeps;
   principals: PrincipalCache;
+  /** Users' API keys (docs/security.md "API keys"). */
+  apiKeys: ApiKeyDeps;
+  /** The audit trail of commands (docs/security.md "Audit trail"). */
+  audit: AuditDeps;
   cache: ReadThroughCache;
   realtime: RealtimeDeps;
   candles: CandleStore;
@@ -171,8 +178,20 @@ function revocations(c: ServiceContext): DynamoRevocationStore {
   return once(c, revocations, () => new DynamoRevocationStore(c.db));
 }
 
+function apiKeyStore(c: ServiceContext): DynamoApiKeyStore {
+  return once(c, apiKeyStore, () => new DynamoApiKeyStore(c.db));
+}
+
 export function principals(c: ServiceContext): PrincipalCache {
-  return once(c, principals, () => new PrincipalCache(c.config.auth, revocations(c), c.now, c.config.principalRecheckMs));
+  return once(c, principals, () => new PrincipalCache(c.config.auth, revocations(c), c.now, c.config.principalRecheckMs, undefined, apiKeyStore(c)));
+}
+
+export function apiKeys(c: ServiceContext): ApiKeyDeps {
+  return once(c, apiKeys, () => ({ keys: apiKeyStore(c), now: c.now }));
+}
+
+export function audit(c: ServiceContext): AuditDeps {
+  return once(c, audit, () => ({ store: new DynamoAuditStore(c.db), now: c.now, retentionDays: c.config.auditRetentionDays ?? AUDIT_RETENTION_DAYS }));
 }
 
 export function auth(c: ServiceContext): AuthDeps {
@@ -454,6 +473,8 @@ export function allServices(c: ServiceContext): Services {
     auth: auth(c),
     users: users(c),
     principals: principals(c),
+    apiKeys: apiKeys(c),
+    audit: audit(c),
     cache: cache(c),
     jobs: jobs(c),
     sessionCommands: sessionCommands(c),

@@ -18,7 +18,7 @@ const openApiInfo = {
     title: "Trading platform API",
     version: "0.1.0",
     description:
-      "Serverless trading-platform service. Log in with GET /api/v1/captcha then POST /api/v1/login, and send `Authorization: Bearer <access_token>`. Errors carry `detail`, `error_code`, `timestamp`, `path`; 422 lists every problem in `detail`.",
+      "Serverless trading-platform service. Log in with GET /api/v1/captcha then POST /api/v1/login, and send `Authorization: Bearer <access_token>` (or an API key, as `Authorization: Bearer <key>` or `X-API-Key: <key>`). Errors carry `detail`, `error_code`, `timestamp`, `path`; 422 lists every problem in `detail`.",
   },
 };
 
@@ -27,6 +27,8 @@ function registerSecurity(app: Group) {
     type: "http",
     scheme: "bearer",
     bearerFormat: "JWT",
+    description:
+      "A sign-in token (POST /api/v1/login) or an API key (tpk_…, POST /api/v1/auth/api-keys); a key may also be sent as `X-API-Key: <key>`. A key's requests are limited to its scopes, its sessions and its rate (docs/security.md).",
   });
 }
 

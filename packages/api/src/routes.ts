@@ -11,6 +11,8 @@ export const groupRoutes = {
   // in "/") reach the groups that serve them, and unknown paths get the service's own 404.
   fallback: ["$default"],
   auth: ["GET /api/v1/captcha", "POST /api/v1/login", "POST /api/v1/logout", "GET /api/v1/me"],
+  "api-keys": ["ANY /api/v1/auth/api-keys", "ANY /api/v1/auth/api-keys/{proxy+}"],
+  audit: ["GET /api/v1/audit"],
   users: ["ANY /api/v1/users", "ANY /api/v1/users/{proxy+}"],
   brokers: ["ANY /api/v1/brokers", "ANY /api/v1/brokers/{proxy+}"],
   "data-sources": ["ANY /api/v1/data-sources", "ANY /api/v1/data-sources/{proxy+}"],

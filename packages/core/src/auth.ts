@@ -5,6 +5,7 @@ import { DomainError, tooManyRequests, unauthorized } from "./errors";
 import { Passwords } from "./passwords";
 import { Users, UserResponse, type User, type UserStore, type UserType } from "./users";
 import { tokenSeconds } from "./time";
+import type { ApiKeyGrant } from "./api-keys";
 
 export const LoginRequest = z
   .object({
@@ -34,6 +35,18 @@ export interface TokenClaims {
   jti: string;
   iat: number;
   exp: number;
+}
+
+/**
+ * Who a request acts as, whichever credential it came with: a sign-in token's user, or an API
+ * key's (`key` set; `user` is the key's acting user, `ApiKeys.actingUser`; `claims.jti` is
+ * `key:<id>`, `iat` its creation, `exp` its expiry).
+ */
+export interface Principal {
+  user: User;
+  claims: TokenClaims;
+  token: string;
+  key?: ApiKeyGrant;
 }
 
 /** Storage port for one-time captcha challenges. */
@@ -72,7 +85,13 @@ export interface AuthConfig {
   captchaTestCode?: string;
   /** Client addresses whose failed logins never lock (an administrator's trusted path). */
   trustedAddresses: string[];
+  /** An API key's token bucket: requests a second it refills (API_KEY_RATE_PER_SECOND, default 10). */
+  apiKeyRatePerSecond?: number;
+  /** An API key's token bucket: requests it takes at once (API_KEY_BURST, default 40). */
+  apiKeyBurst?: number;
 }
+
+export const API_KEY_RATE = { perSecond: 10, burst: 40 };
 
 /** Where a login comes from, as the edge saw it. */
 export interface LoginContext {

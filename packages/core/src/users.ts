@@ -100,6 +100,8 @@ export interface UsersDeps {
 export interface Actor {
   id: string;
   user_type: UserType;
+  /** An API key limited to sessions acts on those only (docs/security.md "API keys"). */
+  session_ids?: readonly string[];
 }
 
 const isAdmin = (actor: Actor) => actor.user_type === "admin";

@@ -33,6 +33,23 @@ export const Keys = {
   captcha: (captchaId: string): Key => ({ pk: `CAPTCHA#${captchaId}`, sk: "CAPTCHA" }),
   loginAttempts: (username: string): Key => ({ pk: `LOGIN#${username.toLowerCase()}`, sk: "ATTEMPTS" }),
   revokedToken: (jti: string): Key => ({ pk: `REVOKED#${jti}`, sk: "TOKEN" }),
+  /** An API key by its id (the key carries its id, so a request reads its item at once). */
+  apiKey: (keyId: string): Key => ({ pk: `APIKEY#${keyId}`, sk: "APIKEY" }),
+  /** gsi1: a user's API keys by creation (`created_at#id`); read backwards for newest first. */
+  apiKeysOfUser: (userId: string) => `USER#${userId}#APIKEYS`,
+  apiKeyOfUser: (userId: string, createdAt: string, keyId: string): Key => ({ pk: `USER#${userId}#APIKEYS`, sk: `${createdAt}#${keyId}` }),
+  /**
+   * Audit entries: one partition per user per UTC day, sorted by entry id (its instant first), so a
+   * user's busy bot writes to its own partition and no key takes every command; gsi1 lists a
+   * session's entries; gsi2 a day's entries over `AUDIT_DAY_SHARDS` partitions (by entry id), for
+   * an administrator's view of everyone.
+   */
+  auditOfUserDay: (userId: string, day: string) => `AUDIT#USER#${userId}#${day}`,
+  auditEntry: (userId: string, day: string, entryId: string): Key => ({ pk: `AUDIT#USER#${userId}#${day}`, sk: entryId }),
+  auditOfSession: (sessionId: string) => `AUDIT#SESSION#${sessionId}`,
+  auditBySession: (sessionId: string, entryId: string): Key => ({ pk: `AUDIT#SESSION#${sessionId}`, sk: entryId }),
+  auditOfDayShard: (day: string, shard: number) => `AUDIT#DAY#${day}#${shard}`,
+  auditByDay: (day: string, shard: number, entryId: string): Key => ({ pk: `AUDIT#DAY#${day}#${shard}`, sk: entryId }),
 
   broker: (brokerId: string): Key => ({ pk: `BROKER#${brokerId}`, sk: "BROKER" }),
   /** gsi1: a user's brokers (their broker accounts), in creation order. */

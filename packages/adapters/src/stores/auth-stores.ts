@@ -1,3 +1,4 @@
+import { KEY_KEPT_DAYS, type ApiKey, type ApiKeyStore } from "@tp/core/api-keys";
 import type { CaptchaStore, LoginAttemptStore, RevocationStore } from "@tp/core/auth";
 import type { User } from "@tp/core/users";
 import type { Db } from "../dynamo/db";
@@ -99,5 +100,46 @@ export class DynamoRevocationStore implements RevocationStore {
     const storedUser = stored.find((item) => Repository.isAt(item, userKey) && !this.users.isExpired(item));
     const revoked = stored.some((item) => Repository.isAt(item, revokedKey) && !this.revoked.isExpired(item));
     return { user: storedUser ? this.users.fromItem(storedUser) : undefined, revoked };
+  }
+}
+
+/** API keys: one item per key (its secret's hash, never the secret), listed per user on gsi1, dropped `KEY_KEPT_DAYS` after expiry. */
+export class DynamoApiKeyStore implements ApiKeyStore {
+  private readonly keys: Repository<ApiKey>;
+  private readonly users: Repository<User>;
+  constructor(db: Db) {
+    this.keys = new Repository<ApiKey>(db, {
+      type: "ApiKey",
+      key: (key) => Keys.apiKey(key.id),
+      indexes: { gsi1: (key) => Keys.apiKeyOfUser(key.user_id, key.created_at, key.id) },
+      expiresAt: (key) => Math.floor(Date.parse(key.expires_at) / 1000) + KEY_KEPT_DAYS * 86_400,
+    });
+    this.users = new Repository<User>(db, { type: "User", key: (user) => Keys.user(user.id) });
+  }
+  async create(key: ApiKey) {
+    await this.keys.put(key, { ifAbsent: true });
+  }
+  get(id: string) {
+    return this.keys.get(Keys.apiKey(id));
+  }
+  async listByUser(userId: string) {
+    return this.keys.queryAll(Keys.apiKeysOfUser(userId), { index: "gsi1", ascending: false });
+  }
+  async revoke(id: string, at: string) {
+    const key = await this.keys.get(Keys.apiKey(id));
+    if (!key) return undefined;
+    return this.keys.put({ ...key, revoked_at: at });
+  }
+  async loadWithUser(id: string, userId?: string) {
+    if (!userId) {
+      const key = await this.get(id);
+      return { key, user: key ? await this.users.get(Keys.user(key.user_id)) : undefined };
+    }
+    const keyKey = Keys.apiKey(id);
+    const userKey = Keys.user(userId);
+    const stored = await batchGetStored(this.keys.db, [keyKey, userKey]);
+    const storedKey = stored.find((item) => Repository.isAt(item, keyKey) && !this.keys.isExpired(item));
+    const storedUser = stored.find((item) => Repository.isAt(item, userKey) && !this.users.isExpired(item));
+    return { key: storedKey ? this.keys.fromItem(storedKey) : undefined, user: storedUser ? this.users.fromItem(storedUser) : undefined };
   }
 }

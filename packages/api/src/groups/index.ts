@@ -2,6 +2,8 @@ import type { Services } from "@tp/adapters/services";
 import type { Group } from "../http/group";
 import type { RoutedGroup } from "../routes";
 import { authGroup } from "./auth";
+import { apiKeysGroup } from "./api-keys";
+import { auditGroup } from "./audit";
 import { stockDataGroup } from "./stock-data";
 import { stockImportGroup } from "./stock-import";
 import { stockCalendarGroup } from "./stock-calendar";
@@ -33,6 +35,8 @@ import { simulationGroup } from "./simulation";
 export const groups = {
   system: systemGroup,
   auth: authGroup,
+  "api-keys": apiKeysGroup,
+  audit: auditGroup,
   users: usersGroup,
   "stock-data": stockDataGroup,
   "stock-import": stockImportGroup,

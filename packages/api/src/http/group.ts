@@ -1,9 +1,10 @@
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { TokenClaims } from "@tp/core/auth";
+import { checkScope } from "@tp/core/api-keys";
+import type { Principal } from "@tp/core/auth";
 import { forbidden, unauthorized } from "@tp/core/errors";
-import type { User } from "@tp/core/users";
 import type { Services } from "@tp/adapters/services";
+import { auditTrail, routePatternOf } from "./audit";
 import { inputBounds } from "./bounds";
 import { cors } from "./cors";
 import { requestHeader, requestId } from "./edge";
@@ -13,18 +14,20 @@ import { ErrorBody, notFoundHandler, onError, validationHook } from "./errors";
 export interface AppEnv {
   Variables: {
     requestId: string;
-    principal: { user: User; claims: TokenClaims; token: string };
+    /** Who the request acts as: a sign-in token's user or an API key's (`key` set). */
+    principal: Principal;
     /** The version a PUT's `If-Match` named, checked current when the request came in (etag.ts). */
     ifMatchVersion?: number;
   };
 }
 
 /**
- * The services a group is built with: the configuration and the principals (CORS and bearer
- * tokens, which every deployed app needs) and the group's own, `K`. A group names what it uses,
- * so its Lambda function composes (and bundles) only those (packages/functions/src/http).
+ * The services a group is built with: the configuration, the principals and the audit trail (CORS,
+ * bearer tokens and API keys, the record of commands, which every deployed app needs) and the
+ * group's own, `K`. A group names what it uses, so its Lambda function composes (and bundles) only
+ * those (packages/functions/src/http).
  */
-export type GroupServices<K extends keyof Services = never> = Pick<Services, "config" | "principals" | K>;
+export type GroupServices<K extends keyof Services = never> = Pick<Services, "config" | "principals" | "audit" | K>;
 
 /** A new endpoint group: every group answers invalid input with the same 422. */
 export function createGroup() {
@@ -42,11 +45,13 @@ export function withConventions(app: Group, services: GroupServices): Group {
     "*",
     cors({
       origins: services.config.corsOrigins,
-      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", "If-Match"],
+      allowHeaders: ["Authorization", "X-API-Key", "Content-Type", "X-Request-Id", "If-Match"],
       exposeHeaders: ["X-Request-Id", "Retry-After", "ETag"],
       maxAgeSeconds: 600,
     }),
   );
+  // Every command, refused ones included: after CORS (a preflight is none), around everything after.
+  app.use("*", auditTrail(services.audit));
   // After CORS, so a refused request's answer is readable by the browser that sent it.
   app.use("*", inputBounds);
   app.use("*", conditionalRequests(app));
@@ -56,19 +61,25 @@ export function withConventions(app: Group, services: GroupServices): Group {
 }
 
 /**
- * Requires a valid bearer token in the `Authorization` header; puts the principal on the context.
- * A `?token=` query parameter is not read here: tokens in URLs end up in proxy logs and Referer
- * headers, so only the WebSocket upgrade (which cannot send headers from a browser) takes one.
+ * Requires a credential: a sign-in token or an API key as `Authorization: Bearer <...>`, or an API
+ * key as `X-API-Key: <key>`; puts the principal on the context. A key's request must be within its
+ * scopes for the route (403 naming the scope, `checkScope`), its sessions (checked where sessions
+ * are owned) and its rate (429, in `principals.resolve`). A `?token=` query parameter is not read
+ * here: tokens in URLs end up in proxy logs and Referer headers, so only the WebSocket upgrade
+ * (which cannot send headers from a browser) takes one.
  */
 export function requireAuth(services: GroupServices): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const header = requestHeader(c, "Authorization") ?? "";
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const token = match?.[1];
+    const token = requestHeader(c, "X-API-Key")?.trim() || /^Bearer\s+(\S+)$/i.exec(header)?.[1];
     if (!token)
-      throw unauthorized("Not authenticated: send Authorization: Bearer <access_token> (a ?token= query parameter is accepted only on WebSocket connections)");
-    const { user, claims } = await services.principals.resolve(token);
-    c.set("principal", { user, claims, token });
+      throw unauthorized(
+        "Not authenticated: send Authorization: Bearer <access_token or API key>, or X-API-Key: <API key> (a ?token= query parameter is accepted only on WebSocket connections)",
+      );
+    const principal = await services.principals.resolve(token);
+    // Set before the scope check, so a refused command is recorded with who sent it.
+    c.set("principal", { ...principal, token });
+    if (principal.key) checkScope(principal.key, c.req.method, routePatternOf(c));
     await next();
   };
 }

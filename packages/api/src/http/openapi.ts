@@ -64,6 +64,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   channels: "Multi-channel sessions: channels, risk limits, alerts, configuration versions, catch-up updates",
   mtf: "Multi-timeframe sessions",
   replay: "Replays of a session over stored candles",
+  "api-keys": "API keys for bots: scopes, expiry, sessions; shown once, stored hashed",
+  audit: "The audit trail: every command, who sent it and how it ended",
 };
 
 /**
@@ -187,8 +189,17 @@ function finishParameters(operation: Operation) {
   }
 }
 
+/** What every operation that takes a credential may answer besides its own, since an API key may send it (docs/security.md "API keys"). */
+const KEY_RATE_LIMITED = "API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds";
+const KEY_SCOPE = "ACCESS_DENIED: an API key without the scope the route needs (`required_scope` names it)";
+
 function finishResponses(operation: Operation, path: string, problems: string[]) {
   const responses = operation.responses;
+  if (operation.security?.length) {
+    const limited = responses["429"];
+    responses["429"] = limited ? { ...limited, description: `${limited.description}; or ${KEY_RATE_LIMITED}` } : { description: KEY_RATE_LIMITED };
+    responses["403"] ??= { description: KEY_SCOPE };
+  }
   responses["422"] ??= { description: "Invalid input: `detail` lists every problem (loc, msg, type)" };
   if (operation.requestBody) responses["413"] ??= { description: "The body is larger than the service takes (`max_bytes`)" };
   for (const [status, response] of Object.entries(responses)) {

@@ -143,6 +143,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's API keys, newest first (never their secrets) */
+        get: operations["getAuthApiKeys"];
+        put?: never;
+        /**
+         * Create an API key (the key is in this answer only)
+         * @description Scopes: `read` (GET requests and the POSTs that only read), `trade` (every other command: orders, sessions, channels, risk, settings...), `backtest` (backtests and sweeps), `admin` (administrators only: everything). `session_ids` limits the key to those sessions (403 on others). The key expires at `expires_at` or after `expires_in_days` (default 90, at most 365); the table keeps its SHA-256 only.
+         */
+        post: operations["postAuthApiKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API key: refused at once on this instance, within AUTH_RECHECK_MS on others */
+        delete: operations["deleteAuthApiKeysByKeyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit entries, newest first (paged): administrators everyone's, others their own
+         * @description Every command (POST, PUT, PATCH, DELETE but the read-only POSTs) by a signed-in user or an API key, refused ones included, with who sent it, what it named and how it ended. Filters: `user_id` (administrators), `session_id`, `kind`, `from`/`to` (at most 31 days apart; default the last 7 days). Entries are kept AUDIT_RETENTION_DAYS (400).
+         */
+        get: operations["getAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users": {
         parameters: {
             query?: never;
@@ -3884,6 +3942,97 @@ export interface components {
             success: boolean;
             message: string;
         };
+        ApiKeyCreated: {
+            id: string;
+            user_id: string;
+            name: string;
+            /** @description The key's first characters (tpk_<id>) */
+            prefix: string;
+            scopes: ("read" | "trade" | "backtest" | "admin")[];
+            session_ids: string[] | null;
+            created_at: string;
+            expires_at: string;
+            revoked_at: string | null;
+            /** @enum {string} */
+            status: "active" | "expired" | "revoked";
+            /** @description The key itself: shown this once, never again. Send it as `Authorization: Bearer <key>` or `X-API-Key: <key>` */
+            key: string;
+        };
+        ApiKeyCreate: {
+            /** @description What the key is for (shown in the list) */
+            name: string;
+            scopes: ("read" | "trade" | "backtest" | "admin")[];
+            /**
+             * Format: date-time
+             * @description When the key stops working (at most 365 days ahead)
+             */
+            expires_at?: string;
+            /** @description Days until the key stops working, instead of expires_at (default 90) */
+            expires_in_days?: number;
+            /** @description The trading sessions the key may act on; left out: every session of its user */
+            session_ids?: string[];
+        };
+        ApiKeyList: {
+            items: components["schemas"]["ApiKeyResponse"][];
+            total: number;
+        };
+        ApiKeyResponse: {
+            id: string;
+            user_id: string;
+            name: string;
+            /** @description The key's first characters (tpk_<id>) */
+            prefix: string;
+            scopes: ("read" | "trade" | "backtest" | "admin")[];
+            session_ids: string[] | null;
+            created_at: string;
+            expires_at: string;
+            revoked_at: string | null;
+            /** @enum {string} */
+            status: "active" | "expired" | "revoked";
+        };
+        AuditPage: {
+            /** @description Newest first */
+            items: components["schemas"]["AuditEntry"][];
+            /** @description Pass as `cursor` for the older entries; null on the last page */
+            next_cursor: string | null;
+        };
+        AuditEntry: {
+            /** @description The entry's id: its instant and a sequence, in the order entries are listed */
+            id: string;
+            /** @description When the command came in (UTC) */
+            at: string;
+            /** @description Who sent it: the user, or the owner of the key */
+            user_id: string;
+            /** @description The API key it came with; null for a sign-in token */
+            key_id: string | null;
+            /**
+             * @description What the command acted on (by its route: docs/security.md lists which routes are which)
+             * @enum {string}
+             */
+            kind: "order" | "session" | "channel" | "risk" | "backtest" | "settings" | "user" | "broker" | "assets" | "key" | "auth" | "configuration" | "data" | "kill-switch" | "webhook" | "other";
+            method: string;
+            /** @description The route's pattern, as the OpenAPI document names it */
+            route: string;
+            path: string;
+            /** @description The ids the command named or made: path parameters, a body's session_id, the created resource's id */
+            target_ids: {
+                [key: string]: string;
+            };
+            session_id: string | null;
+            /** @description The body's fields, secrets and credentials replaced by [redacted], long values shortened */
+            summary: {
+                [key: string]: unknown;
+            };
+            request_id: string;
+            /** @description The HTTP status it was answered with */
+            status: number;
+            /**
+             * @description succeeded: 2xx and 3xx; refused: 4xx; failed: 5xx
+             * @enum {string}
+             */
+            outcome: "succeeded" | "refused" | "failed";
+            error_code: string | null;
+        };
         UserCreate: {
             username: string;
             /** Format: email */
@@ -6821,8 +6970,6 @@ export interface components {
                 reason: string;
             }[];
             completed_at: string | null;
-            /** @description When the runs the result does not keep expire (SWEEP_RUN_TTL_DAYS after they were created): each with its events and orders is then gone, and the ranking and not_ranked list only what is left; the best runs (out_of_sample.top of them, or 5) and the out-of-sample runs are kept. Null: kept for ever */
-            runs_expire_at: string | null;
         };
         SweepControlResult: {
             success: boolean;
@@ -7908,6 +8055,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getMe: {
@@ -7966,6 +8125,352 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    getAuthApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Administrators only: another user's keys */
+                user_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys */
+            200: {
+                headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED: not your key, the admin scope asked for by a non-administrator, or the request came with an API key (keys are managed with a sign-in token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    postAuthApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyCreate"];
+            };
+        };
+        responses: {
+            /** @description The key, shown this once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED: not your key, the admin scope asked for by a non-administrator, or the request came with an API key (keys are managed with a sign-in token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description TOO_MANY_API_KEYS: a user holds at most 50 keys */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "TOO_MANY_API_KEYS";
+                    };
+                };
+            };
+            /** @description The body is larger than the service takes (`max_bytes`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    deleteAuthApiKeysByKeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED: not your key, the admin scope asked for by a non-administrator, or the request came with an API key (keys are managed with a sign-in token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description API_KEY_NOT_FOUND: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    getAudit: {
+        parameters: {
+            query?: {
+                /** @description Whose commands (administrators: anyone's; others: their own, the default) */
+                user_id?: string;
+                session_id?: string;
+                /** @description What the command acted on (by its route: docs/security.md lists which routes are which) */
+                kind?: "order" | "session" | "channel" | "risk" | "backtest" | "settings" | "user" | "broker" | "assets" | "key" | "auth" | "configuration" | "data" | "kill-switch" | "webhook" | "other";
+                /** @description From this instant (default: 7 days before `to`) */
+                from?: string;
+                /** @description Up to this instant (default: now) */
+                to?: string;
+                limit?: number;
+                /** @description `next_cursor` of the page before */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries */
+            200: {
+                headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED: another user's entries asked for by a non-administrator, or an API key without the read scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getUsers: {
@@ -8021,6 +8526,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -8108,6 +8625,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getUsersByUserId: {
@@ -8177,6 +8706,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -8283,6 +8824,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     deleteUsersByUserId: {
@@ -8350,6 +8903,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -8425,6 +8990,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getStockData: {
@@ -8492,6 +9069,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -8573,6 +9162,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -8663,6 +9264,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getStockCodes: {
@@ -8718,6 +9331,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -8782,6 +9407,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -8881,6 +9518,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getStockImportImportStatusByTaskId: {
@@ -8950,6 +9599,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -9032,6 +9693,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -9133,7 +9806,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9141,7 +9814,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "PROVIDER_RATE_LIMITED";
+                        error_code: "API_KEY_RATE_LIMITED" | "PROVIDER_RATE_LIMITED";
                     };
                 };
             };
@@ -9269,7 +9942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9277,7 +9950,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "PROVIDER_RATE_LIMITED";
+                        error_code: "API_KEY_RATE_LIMITED" | "PROVIDER_RATE_LIMITED";
                     };
                 };
             };
@@ -9415,7 +10088,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9423,7 +10096,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "PROVIDER_RATE_LIMITED";
+                        error_code: "API_KEY_RATE_LIMITED" | "PROVIDER_RATE_LIMITED";
                     };
                 };
             };
@@ -9550,7 +10223,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9558,7 +10231,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "PROVIDER_RATE_LIMITED";
+                        error_code: "API_KEY_RATE_LIMITED" | "PROVIDER_RATE_LIMITED";
                     };
                 };
             };
@@ -9659,6 +10332,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postBrokers: {
@@ -9743,6 +10428,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getBrokersByBrokerId: {
@@ -9812,6 +10509,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -9930,6 +10639,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     deleteBrokersByBrokerId: {
@@ -10012,6 +10733,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postBrokersTestByBrokerId: {
@@ -10079,6 +10812,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -10151,6 +10896,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -10257,6 +11014,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postBrokersFeeConfigCalculateByBrokerId: {
@@ -10343,6 +11112,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getDataSources: {
@@ -10398,6 +11179,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -10473,6 +11266,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getDataSourcesByDataSourceId: {
@@ -10542,6 +11347,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -10648,6 +11465,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     deleteDataSourcesByDataSourceId: {
@@ -10715,6 +11544,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -10788,6 +11629,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getAssets: {
@@ -10858,6 +11711,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -10965,6 +11830,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postAssets: {
@@ -11061,6 +11938,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     deleteAssets: {
@@ -11129,6 +12018,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -11209,6 +12110,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getAssetsSimulated: {
@@ -11279,6 +12192,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -11398,6 +12323,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postAssetsSimulated: {
@@ -11494,6 +12431,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getAssetsSimulatedOverview: {
@@ -11568,6 +12517,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -11655,6 +12616,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postAssetsSyncToSimulated: {
@@ -11738,6 +12711,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postAssetsSyncFromProvider: {
@@ -11803,6 +12788,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -11876,6 +12873,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -11960,6 +12969,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -12067,6 +13088,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     deleteAssetsPositionsByPositionId: {
@@ -12133,6 +13166,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -12206,6 +13251,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -12305,6 +13362,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -12424,6 +13493,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     deleteAssetsSimulatedPositionsByPositionId: {
@@ -12505,6 +13586,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getStrategiesWithSlash: {
@@ -12560,6 +13653,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -12621,6 +13726,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getStrategiesMetadataAll: {
@@ -12676,6 +13793,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -12736,6 +13865,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -12811,6 +13952,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postStrategiesValidate: {
@@ -12880,6 +14033,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -12955,6 +14120,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getStrategiesRiskConfigByStrategyName: {
@@ -13024,6 +14201,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -13099,6 +14288,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getStrategiesTemplateByStrategyName: {
@@ -13171,6 +14372,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getIndicatorsWithSlash: {
@@ -13229,6 +14442,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getIndicators: {
@@ -13284,6 +14509,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -13359,6 +14596,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getRiskPresets: {
@@ -13414,6 +14663,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -13489,6 +14750,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getRiskDefault: {
@@ -13544,6 +14817,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -13605,6 +14890,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getRiskAggressive: {
@@ -13660,6 +14957,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -13735,6 +15044,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getChannelPresetsPresets: {
@@ -13790,6 +15111,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -13865,6 +15198,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postChannelPresetsValidate: {
@@ -13937,6 +15282,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getFlowsNodeTypes: {
@@ -13995,6 +15352,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getFlows: {
@@ -14050,6 +15419,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -14125,6 +15506,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getFlowsByFlowId: {
@@ -14194,6 +15587,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -14312,6 +15717,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     deleteFlowsByFlowId: {
@@ -14382,6 +15799,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postFlowsValidateByFlowId: {
@@ -14449,6 +15878,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -14534,6 +15975,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getSettingsDataSource: {
@@ -14589,6 +16042,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -14693,6 +16158,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getSettingsProvider: {
@@ -14748,6 +16225,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -14852,6 +16341,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postSettingsProviderRefreshToken: {
@@ -14920,7 +16421,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14928,7 +16429,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "PROVIDER_RATE_LIMITED";
+                        error_code: "API_KEY_RATE_LIMITED" | "PROVIDER_RATE_LIMITED";
                     };
                 };
             };
@@ -15026,6 +16527,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     putSettingsBrokerNetwork: {
@@ -15115,6 +16628,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getSettingsAssetMode: {
@@ -15170,6 +16695,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -15262,6 +16799,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestPullStaticInfo: {
@@ -15331,6 +16880,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -15406,6 +16967,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestPullDepth: {
@@ -15475,6 +17048,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -15550,6 +17135,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestPullIntraday: {
@@ -15619,6 +17216,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -15694,6 +17303,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestPullTradingDays: {
@@ -15766,6 +17387,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestPullTradingSession: {
@@ -15819,6 +17452,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -15894,6 +17539,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestPullHistoryCandlesticks: {
@@ -15966,6 +17623,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestSubscriptionSubscriptions: {
@@ -16019,6 +17688,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -16094,6 +17775,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestSubscriptionUnsubscribe: {
@@ -16163,6 +17856,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -16238,6 +17943,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestSubscriptionRealtimeDepth: {
@@ -16307,6 +18024,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -16382,6 +18111,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getApiTestTradeSupportedOrderTypesByMarket: {
@@ -16442,6 +18183,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getApiTestTradeOrderTypeFieldsByOrderType: {
@@ -16499,6 +18252,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -16574,6 +18339,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestTradeReplaceOrder: {
@@ -16643,6 +18420,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -16718,6 +18507,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestTradeTodayExecutions: {
@@ -16787,6 +18588,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -16862,6 +18675,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestTradeOrderDetail: {
@@ -16931,6 +18756,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -17006,6 +18843,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestTradeAccountBalance: {
@@ -17075,6 +18924,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -17150,6 +19011,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postApiTestTradeHistoryOrders: {
@@ -17222,6 +19095,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getTradingSessions: {
@@ -17281,6 +19166,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -17356,6 +19253,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getTradingSessionsBySessionId: {
@@ -17425,6 +19334,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -17543,6 +19464,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     deleteTradingSessionsBySessionId: {
@@ -17622,6 +19555,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -17707,7 +19652,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17715,7 +19660,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "PROVIDER_RATE_LIMITED";
+                        error_code: "API_KEY_RATE_LIMITED" | "PROVIDER_RATE_LIMITED";
                     };
                 };
             };
@@ -17837,6 +19782,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postTradingSessionsPauseBySessionId: {
@@ -17916,6 +19873,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -18001,6 +19970,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getTradingSessionsOrdersBySessionId: {
@@ -18079,6 +20060,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getTradingSessionsPositionsBySessionId: {
@@ -18154,6 +20147,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getTradingSessionsPositionsLatestBySessionId: {
@@ -18223,6 +20228,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -18304,6 +20321,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getTradingSessionsPerformanceBySessionId: {
@@ -18379,6 +20408,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getTradingSessionsEngineStatusBySessionId: {
@@ -18448,6 +20489,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -18523,6 +20576,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getRiskSessionsSummaryBySessionId: {
@@ -18592,6 +20657,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -18670,6 +20747,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getRiskSessionsEventsBySessionId: {
@@ -18745,6 +20834,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getTradingSessionsRiskRecommendationsBySessionId: {
@@ -18814,6 +20915,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -18889,6 +21002,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postTradingSessionsRiskResetDailyBySessionId: {
@@ -18959,6 +21084,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postRiskSessionsResetDailyBySessionId: {
@@ -19026,6 +21163,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -19162,6 +21311,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postTradingOrdersValidate: {
@@ -19243,6 +21404,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -19354,6 +21527,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: try again after `retry_after` seconds */
             503: {
                 headers: {
@@ -19448,6 +21633,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getTradingOrdersByOrderId: {
@@ -19517,6 +21714,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -19635,6 +21844,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postBacktestSweeps: {
@@ -19731,6 +21952,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: try again after `retry_after` seconds */
             503: {
                 headers: {
@@ -19812,6 +22045,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -19899,6 +22144,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postBacktestSweepsPauseBySweepId: {
@@ -19978,6 +22235,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -20063,6 +22332,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postBacktestSweepsStopBySweepId: {
@@ -20142,6 +22423,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -20241,6 +22534,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description SERVICE_UNAVAILABLE: try again after `retry_after` seconds */
             503: {
                 headers: {
@@ -20322,6 +22627,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -20407,6 +22724,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postBacktestResumeByBacktestId: {
@@ -20489,6 +22818,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postBacktestStopByBacktestId: {
@@ -20568,6 +22909,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -20655,6 +23008,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getDataSyncStatus: {
@@ -20710,6 +23075,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -20769,6 +23146,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postDataSyncStop: {
@@ -20822,6 +23211,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -20909,6 +23310,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -21010,6 +23423,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postDataSyncStopBySymbol: {
@@ -21108,6 +23533,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getSessionsSummaryBySessionId: {
@@ -21189,6 +23626,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -21300,6 +23749,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -21405,6 +23866,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -21516,6 +23989,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -21624,6 +24109,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -21729,6 +24226,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -21841,6 +24350,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -21947,6 +24468,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -22059,6 +24592,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -22165,6 +24710,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -22287,6 +24844,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -22403,6 +24972,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -22525,6 +25106,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -22641,6 +25234,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -22763,6 +25368,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -22879,6 +25496,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -23001,6 +25630,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -23117,6 +25758,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -23272,6 +25925,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -23424,6 +26089,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -23530,6 +26207,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -23642,6 +26331,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -23747,6 +26448,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -23858,6 +26571,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -23966,6 +26691,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -24071,6 +26808,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -24188,6 +26937,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -24302,6 +27063,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -24409,6 +27182,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -24513,6 +27298,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -24650,6 +27447,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -24784,6 +27593,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -24892,6 +27713,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -25006,6 +27839,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -25114,6 +27959,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -25228,6 +28085,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -25333,6 +28202,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -25444,6 +28325,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -25552,6 +28445,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -25657,6 +28562,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -25778,7 +28695,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25786,7 +28703,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "PROVIDER_RATE_LIMITED";
+                        error_code: "API_KEY_RATE_LIMITED" | "PROVIDER_RATE_LIMITED";
                     };
                 };
             };
@@ -25932,6 +28849,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -26047,6 +28976,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -26168,6 +29109,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description INTERNAL_ERROR: a fault of the service; quote `trace_id` */
             500: {
                 headers: {
@@ -26254,6 +29207,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postTradingMtfSessions: {
@@ -26323,6 +29288,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -26408,7 +29385,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -26416,7 +29393,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "PROVIDER_RATE_LIMITED";
+                        error_code: "API_KEY_RATE_LIMITED" | "PROVIDER_RATE_LIMITED";
                     };
                 };
             };
@@ -26538,6 +29515,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postTradingMtfSessionsPauseBySessionId: {
@@ -26620,6 +29609,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postTradingMtfSessionsResumeBySessionId: {
@@ -26699,6 +29700,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -26800,6 +29813,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     deleteTradingMtfSessionsBySessionId: {
@@ -26882,6 +29907,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getTradingMtfSessionsStatusBySessionId: {
@@ -26951,6 +29988,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -27028,6 +30077,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -27114,6 +30175,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -27215,6 +30288,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     getTradingSessionsReplayStatusBySessionId: {
@@ -27284,6 +30369,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -27383,6 +30480,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
             /** @description ORDER_GATEWAY_UNAVAILABLE: try again after `retry_after` seconds */
             503: {
                 headers: {
@@ -27465,6 +30574,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -27572,6 +30693,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postAssetsWithSlash: {
@@ -27668,6 +30801,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     deleteAssetsWithSlash: {
@@ -27736,6 +30881,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -27809,6 +30966,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };
@@ -27928,6 +31097,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
         };
     };
     postAssetsSimulatedWithSlash: {
@@ -28021,6 +31202,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
                     };
                 };
             };

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { handle } from "hono/aws-lambda";
-import { principals, type ServiceContext } from "@tp/adapters/services";
+import { audit, principals, type ServiceContext } from "@tp/adapters/services";
 import { createSingleGroupApp, type Group, type GroupServices } from "@tp/api/http/group";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
@@ -18,7 +18,7 @@ export function httpHandler<S extends GroupServices>(
   compose: (context: ServiceContext) => Omit<S, keyof GroupServices>,
   options: { app?: boolean } = {},
 ): Handler {
-  const services = lambdaComposition((c) => ({ config: c.config, principals: principals(c), ...compose(c) }) as S);
+  const services = lambdaComposition((c) => ({ config: c.config, principals: principals(c), audit: audit(c), ...compose(c) }) as S);
   let handler: Handler | undefined;
   return observed("http", async (event, context) => {
     if (!handler) {
