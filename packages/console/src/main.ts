@@ -8,6 +8,8 @@ import { sessionPage, sessionsPage } from "./pages/sessions";
 import { accountsPage } from "./pages/accounts";
 import { symbolPage } from "./pages/symbols";
 import { settingsPage } from "./pages/settings";
+import { apiKeysPage } from "./pages/api-keys";
+import { auditPage } from "./pages/audit";
 
 /** A page: renders into `main` and returns what to do when the user leaves it (close sockets, stop timers). */
 export type Page = (main: HTMLElement, params: Record<string, string>) => void | (() => void) | Promise<void | (() => void)>;
@@ -22,6 +24,8 @@ const routes: [RegExp, Page, string][] = [
   [/^\/symbols\/(?<symbol>[^/]+)$/, symbolPage, "Market data"],
   [/^\/symbols$/, symbolPage, "Market data"],
   [/^\/settings$/, settingsPage, "Settings and users"],
+  [/^\/api-keys$/, apiKeysPage, "API keys"],
+  [/^\/audit$/, auditPage, "Audit trail"],
 ];
 
 const NAV: [string, string][] = [
@@ -30,6 +34,8 @@ const NAV: [string, string][] = [
   ["/accounts", "Accounts"],
   ["/symbols/AAPL.US", "Market data"],
   ["/settings", "Settings"],
+  ["/api-keys", "API keys"],
+  ["/audit", "Audit"],
 ];
 
 let leave: (() => void) | void;
