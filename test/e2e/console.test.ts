@@ -31,6 +31,12 @@ let base: string;
 let token: string;
 let backtestId: string;
 const pageErrors: string[] = [];
+let liveSessionId: string;
+let sweepId: string;
+/** An id as the API makes them: never shown where a name or a figure belongs. */
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+/** Money as the console shows it: the currency, then the amount to the cent. */
+const MONEY = /^[+-]?-?USD [\d,]+\.\d{2}$/;
 
 afterAll(async () => {
   await browser?.close();
@@ -117,8 +123,16 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(session.status).toBe(201);
     await page.goto(`${base}/console/sessions/${session.body.id}`);
     await page.locator("[data-socket=open]").waitFor({ timeout: 30_000 });
+    liveSessionId = session.body.id;
     expect(await page.locator("[data-table=orders] tbody tr").count()).toBe(0);
+    // Before the start every channel is stopped; after it the socket's channel_status events say running, without a reload.
+    const channelStates = () => page.locator("[data-channel-status]").allTextContents();
+    await page.locator("[data-channel-status]").first().waitFor({ timeout: 15_000 });
+    expect(new Set(await channelStates())).toEqual(new Set(["stopped"]));
     await page.getByRole("button", { name: "Start", exact: true }).click();
+    await expect.poll(channelStates, { timeout: 60_000 }).toEqual((await channelStates()).map(() => "running"));
+    await page.locator(".events li[data-type=channel_status]").first().waitFor({ timeout: 30_000 });
+    expect(await page.locator(".events li[data-type=channel_status] .content").first().textContent()).toMatch(/stopped → running \(session start\)/);
     await page
       .locator(".events li[data-type=order_filled]")
       .first()
@@ -128,6 +142,26 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
         throw new Error(`${error}\n${service!.output().slice(-3000)}`);
       });
     expect(await page.locator("[data-table=orders] tbody tr").count()).toBeGreaterThan(0);
+    // Read at a glance: the fill's content in the events, the summary's figures with their currency, the equity chart drawn.
+    const fillLine = (await page.locator(".events li[data-type=order_filled] .content").first().textContent())!;
+    expect(fillLine).toMatch(/^(\[\S+\] )?(buy|sell) \d+ AAPL\.US filled at \d+(\.\d+)?, commission USD \d+\.\d{2}$/);
+    expect(await page.locator(".events li[data-type=order_filled] time").first().textContent()).toMatch(/^\d{2}:\d{2}:\d{2} (EDT|EST)$/);
+    await expect.poll(() => page.locator("[data-figure=equity] strong").textContent(), { timeout: 15_000 }).toMatch(MONEY);
+    for (const figure of ["total_pnl", "unrealized_pnl", "realized_pnl", "fees_paid"])
+      expect(await page.locator(`[data-figure=${figure}] strong`).textContent(), figure).toMatch(MONEY);
+    for (const figure of ["total_return", "max_drawdown"])
+      expect(await page.locator(`[data-figure=${figure}] strong`).textContent()).toMatch(/^-?\d+\.\d{2}%$/);
+    expect(await page.locator("[data-table=cash] tbody td:nth-child(2)").first().textContent()).toMatch(MONEY);
+    await expect.poll(() => page.locator("[data-table=positions] tbody tr").count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(await page.locator("[data-table=positions] tbody td:nth-child(7)").first().textContent()).toMatch(MONEY);
+    await expect.poll(() => drawn(page, "[data-chart=session-equity]"), { timeout: 30_000 }).toBe(true);
+    // The start's point, then one at each refresh and each channel_metrics push.
+    await expect
+      .poll(async () => Number(await page.locator("[data-chart=session-equity]").getAttribute("data-points")), { timeout: 60_000 })
+      .toBeGreaterThan(1);
+    expect(await page.locator(".events").textContent()).not.toMatch(UUID);
+    expect(await page.locator("[data-section=summary]").textContent()).not.toMatch(UUID);
+    expect(await page.locator("[data-channel-figures]").first().textContent()).toMatch(/^P&L [+-]?-?USD [\d,]+\.\d{2} · win rate \d+\.\d{2}% · \d+ trades$/);
     const orders = await callAs(base, token, "GET", `/api/v1/trading/sessions/${session.body.id}/orders`);
     const shown = await page.locator("[data-table=orders] tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-order")));
     expect(shown).toEqual(
@@ -199,6 +233,14 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     // Opening a result remembers it: the backtests page offers the last two for comparison.
     await page.goto(`${base}/console/backtests/${secondId}`);
     await page.locator("[data-chart=equity] canvas").first().waitFor();
+    // Daily bars' fills are on a date, not at "5:00:00 AM"; their commission is money.
+    expect(second.fills.length).toBeGreaterThan(0);
+    await page.locator("[data-table=fills] tbody tr").first().waitFor({ timeout: 30_000 });
+    const dailyTimes = await page.locator("[data-table=fills] tbody td:nth-child(1)").allTextContents();
+    expect(dailyTimes.length).toBeGreaterThan(0);
+    for (const time of dailyTimes) expect(time).toMatch(/^[A-Z][a-z]{2} \d{2}, 2024$/);
+    expect(await page.locator("[data-table=fills] tbody td:nth-child(6)").first().textContent()).toMatch(MONEY);
+    await shot(page, "09-backtest-daily");
     await page.goto(`${base}/console/backtests`);
     await page.getByRole("link", { name: "Compare the last two" }).click();
     await page.waitForURL(`${base}/console/backtests/compare?ids=${backtestId},${secondId}`);
@@ -235,6 +277,62 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     await expect
       .poll(() => row("Final capital"), { timeout: 15_000 })
       .toEqual([second.final_capital, first.final_capital, signed(new Decimal(first.final_capital).minus(second.final_capital).toFixed())]);
+  });
+
+  it("shows a sweep's ranking, each run linked to its backtest, and the parameter heat map", { timeout: 300_000 }, async () => {
+    const api = new ApiClient(base);
+    api.token = token;
+    const session = await api.expect("POST", "/api/v1/trading/sessions", 201, {
+      session_name: "sweep",
+      trading_mode: "backtest",
+      asset_mode: "simulated",
+      initial_capital: 100000,
+      config: {},
+    });
+    const started = await api.expect("POST", "/api/v1/backtest/sweeps", 200, {
+      session_id: session.id,
+      strategy_name: "ma_crossover",
+      strategy_config: { execution: { timeframe: "1d" } },
+      parameters: { fast_period: [3, 5], slow_period: [10, 20] },
+      symbols: ["AAPL.US"],
+      start_date: "2024-01-02",
+      end_date: "2024-04-30",
+      initial_capital: 100000,
+      metric: "total_return",
+    });
+    sweepId = started.sweep_id;
+    const until = Date.now() + 240_000;
+    let progress: any;
+    for (;;) {
+      progress = await api.expect("GET", `/api/v1/backtest/sweeps/${sweepId}`, 200);
+      if (!progress.is_running && progress.stage === "done") break;
+      if (Date.now() > until) throw new Error(`the sweep did not end: ${JSON.stringify(progress)}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const result = await api.expect("GET", `/api/v1/backtest/sweeps/${sweepId}/result`, 200);
+    expect(result.ranking.length, JSON.stringify({ progress, result }).slice(0, 3000)).toBe(4);
+
+    await page.goto(`${base}/console/sweeps/${sweepId}`);
+    await page.locator("[data-table=ranking] tbody tr").first().waitFor({ timeout: 30_000 });
+    expect(await page.locator("[data-table=ranking] [data-run]").evaluateAll((links) => links.map((a) => a.getAttribute("data-run")))).toEqual(
+      result.ranking.map((run: { backtest_id: string }) => run.backtest_id),
+    );
+    expect(await page.locator("[data-table=ranking] tbody td:first-child").allTextContents()).toEqual(["1", "2", "3", "4"]);
+    // The heat map: fast period by slow period, each cell the run's total return.
+    const cells = page.locator("[data-chart=sweep-heatmap] td[data-value]");
+    expect(await cells.count()).toBe(4);
+    expect(await page.locator("[data-chart=sweep-heatmap] tbody th").allTextContents()).toEqual(["3", "5"]);
+    expect(await page.locator("[data-chart=sweep-heatmap] figcaption").textContent()).toContain("fast_period (rows) and slow_period (columns)");
+    const best = result.ranking[0] as { backtest_id: string; value: number; parameters: { fast_period: number; slow_period: number } };
+    const bestCell = page.locator(`[data-chart=sweep-heatmap] td a[href$="/backtests/${best.backtest_id}"]`);
+    expect(await bestCell.count()).toBe(1);
+    await shot(page, "12-sweep");
+    // Each run reaches its backtest's page; the sweeps page lists the sweep opened.
+    await page.locator(`[data-table=ranking] [data-run="${best.backtest_id}"]`).click();
+    await page.waitForURL(`${base}/console/backtests/${best.backtest_id}`);
+    await expect.poll(() => drawn(page, "[data-chart=equity]"), { timeout: 15_000 }).toBe(true);
+    await page.goto(`${base}/console/sweeps`);
+    expect(await page.locator(`a[href$="/sweeps/${sweepId}"]`).count()).toBe(1);
   });
 
   it("creates a multi-channel session from a channel preset, its problems said next to the fields", { timeout: 120_000 }, async () => {
@@ -277,7 +375,43 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(session.body.config.symbols).toEqual(["AAPL.US", "MSFT.US"]);
     const channels = page.locator("section[aria-label=Channels] tbody tr td:first-child");
     await expect.poll(() => channels.allTextContents(), { timeout: 15_000 }).toEqual(channelIds);
+    // Each channel's capital as a share, the configuration history naming who made it and what it is.
+    expect(await page.locator("section[aria-label=Channels] tbody tr td:nth-child(4)").first().textContent()).toMatch(/^\d+% of capital$/);
+    const history = page.locator("[data-table=history] tbody tr");
+    await history.first().waitFor({ timeout: 15_000 });
+    expect(await history.locator("td:nth-child(3)").allTextContents()).toEqual(["admin"]);
+    expect(await history.locator("td:nth-child(4)").first().textContent()).not.toBe("–");
+    expect(await page.locator("[data-table=history]").textContent()).not.toMatch(UUID);
     await shot(page, "11-preset-session");
+
+    // The sessions list: each session's mode as it is, the strategy from the catalog, a backtest session's runs reachable.
+    const mtf = await callAs(base, token, "POST", "/api/v1/trading/mtf/sessions", {
+      session_name: "mtf study",
+      mode: "historical",
+      initial_capital: "100000",
+      symbols: ["AAPL.US"],
+      director: { strategy_name: "trend_director", timeframe: "1h", parameters: { fast_period: 3, slow_period: 8 } },
+      executors: [{ strategy_name: "pullback_executor", timeframe: "5m", parameters: { rsi_period: 5 } }],
+      start_date: "2024-04-01",
+      end_date: "2024-04-05",
+    });
+    expect(mtf.status).toBe(201);
+    await page.goto(`${base}/console/sessions`);
+    await page.locator("[data-table=sessions] tbody tr").first().waitFor({ timeout: 15_000 });
+    expect(await page.locator(`[data-mode="${mtf.body.id}"]`).textContent()).toBe("MTF · historical");
+    expect(await page.locator(`[data-mode="${sessionId}"]`).textContent()).toBe(`simulation · ${channelIds.length} channels`);
+    expect(await page.locator("[data-table=sessions]").textContent()).not.toContain("multi_channel");
+    const strategy = page.getByRole("form", { name: "New session", exact: true }).getByLabel("Strategy");
+    expect(await strategy.evaluate((element) => element.tagName)).toBe("SELECT");
+    const catalog = (await callAs(base, token, "GET", "/api/v1/strategies")).body as { strategies: { strategy_id: string }[] };
+    expect(await strategy.locator("option").evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))).toEqual(
+      catalog.strategies.map((s) => s.strategy_id),
+    );
+    expect(await strategy.inputValue()).toBe("ma_crossover");
+    const backtestRun = page.locator(`[data-table=sessions] a[href$="/backtests/${backtestId}"]`);
+    expect(await backtestRun.count()).toBeGreaterThan(0);
+    await backtestRun.first().click();
+    await page.waitForURL(`${base}/console/backtests/${backtestId}`);
   });
 
   it("edits the settings in forms by keyboard, with the service's problems next to their fields", { timeout: 120_000 }, async () => {
@@ -322,7 +456,12 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     await source.getByText("Data source: simulated.").waitFor({ timeout: 15_000 });
     const dataSource = (await callAs(base, token, "GET", "/api/v1/settings/data-source")).body;
     expect(dataSource.type).toBe("simulated");
-    expect(await source.locator("[data-field=version]").textContent()).toBe(String(dataSource.version));
+    // Never "Settings version 0": how often it changed, in words.
+    expect(await source.locator("[data-field=version]").textContent()).toBe(
+      dataSource.version === 0
+        ? "Never changed: the service's defaults."
+        : `Changed ${dataSource.version} time${dataSource.version === 1 ? "" : "s"} (version ${dataSource.version}).`,
+    );
     const assetMode = page.getByRole("form", { name: "Asset mode" });
     await assetMode.getByLabel("Asset mode").selectOption("real");
     await assetMode.getByRole("button", { name: "Save asset mode" }).click();
@@ -377,6 +516,8 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
       ["backtests", "/backtests", "form[aria-label='New backtest']"],
       ["backtest-result", `/backtests/${backtestId}`, "[data-chart=equity] canvas"],
       ["sessions", "/sessions", "caption"],
+      ["session", `/sessions/${liveSessionId}`, "[data-figure=equity]"],
+      ["sweep", `/sweeps/${sweepId}`, "[data-table=ranking] table"],
       ["accounts", "/accounts", "section[aria-label='Simulated account'] table"],
       ["symbol", "/symbols/AAPL.US", ".heatmap"],
       ["settings", "/settings", "section[aria-label='Users'] table"],
@@ -390,6 +531,8 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
         await page.goto(`${base}/console${path}`);
         await page.locator(ready).first().waitFor({ timeout: 30_000 });
         await shot(page, `20-${name}${suffix}`);
+        // The real account is created from a form, not by being told to POST.
+        if (name === "accounts") expect(await page.locator("main, #app").first().textContent()).not.toContain("POST");
         expect(await page.evaluate("document.documentElement.scrollWidth"), `${name} at ${width}px`).toBeLessThanOrEqual(width);
       }
     }

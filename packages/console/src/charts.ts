@@ -1,5 +1,6 @@
 import {
   AreaSeries,
+  BaselineSeries,
   CandlestickSeries,
   HistogramSeries,
   LineSeries,
@@ -47,18 +48,21 @@ export function equityChart(points: { date: string; equity: string }[]): HTMLEle
     peak = Math.max(peak, point.value);
     return { time: point.time, value: peak > 0 ? ((point.value - peak) / peak) * 100 : 0 };
   });
+  // The drawdown has an axis of its own, on the left, in percent: never read on the equity's price axis.
+  chart.applyOptions({ leftPriceScale: { visible: true, borderVisible: true } });
   chart
     .addSeries(AreaSeries, {
-      priceScaleId: "drawdown",
+      priceScaleId: "left",
+      priceFormat: { type: "custom", formatter: (value: number) => `${value.toFixed(1)}%`, minMove: 0.01 },
       lineColor: "#dc2626",
       topColor: "rgba(220,38,38,0.05)",
       bottomColor: "rgba(220,38,38,0.35)",
       title: "Drawdown %",
     })
     .setData(drawdown);
-  // Equity above, the drawdown in the bottom quarter: the two scales do not overlap.
+  // Equity above on the right axis, the drawdown in the bottom quarter on the left one: the two do not overlap.
   chart.priceScale("right").applyOptions({ scaleMargins: { top: 0.05, bottom: 0.3 } });
-  chart.priceScale("drawdown").applyOptions({ scaleMargins: { top: 0.75, bottom: 0 } });
+  chart.priceScale("left").applyOptions({ scaleMargins: { top: 0.75, bottom: 0 } });
   chart.timeScale().fitContent();
   return element;
 }
@@ -114,4 +118,42 @@ export function candleChart(label: string, candles: Candle[], markers: { time: s
   }
   chart.timeScale().fitContent();
   return element;
+}
+
+/** A point of a live session's equity: when (epoch seconds) and the equity and P&L then. */
+export type EquityPoint = { time: UTCTimestamp; equity: number; pnl: number };
+
+/**
+ * A live session's equity (right axis) and total P&L (left axis, a baseline at zero) over time,
+ * growing as points come (`add`): the session page feeds it from the session's socket.
+ */
+export function liveEquityChart(currency: string): { element: HTMLElement; add(points: EquityPoint[]): void; size(): number } {
+  const { element, chart } = box(`Equity and P&L (${currency})`, 280);
+  element.dataset.chart = "session-equity";
+  chart.applyOptions({ leftPriceScale: { visible: true, borderVisible: true } });
+  const equity = chart.addSeries(LineSeries, { color: "#2563eb", lineWidth: 2, title: "Equity" });
+  const pnl = chart.addSeries(BaselineSeries, {
+    priceScaleId: "left",
+    baseValue: { type: "price", price: 0 },
+    topLineColor: "#16a34a",
+    bottomLineColor: "#dc2626",
+    topFillColor1: "rgba(22,163,74,0.2)",
+    topFillColor2: "rgba(22,163,74,0.02)",
+    bottomFillColor1: "rgba(220,38,38,0.02)",
+    bottomFillColor2: "rgba(220,38,38,0.2)",
+    title: "P&L",
+  });
+  const byTime = new Map<number, EquityPoint>();
+  return {
+    element,
+    add(points) {
+      for (const point of points) byTime.set(point.time, point);
+      const all = [...byTime.values()].sort((a, b) => a.time - b.time);
+      equity.setData(all.map((p) => ({ time: p.time, value: p.equity })));
+      pnl.setData(all.map((p) => ({ time: p.time, value: p.pnl })));
+      chart.timeScale().fitContent();
+      element.dataset.points = String(all.length);
+    },
+    size: () => byTime.size,
+  };
 }

@@ -4,12 +4,14 @@ import { h } from "./ui";
 import { signInPage } from "./pages/sign-in";
 import { backtestsPage, backtestResultPage } from "./pages/backtests";
 import { comparePage } from "./pages/compare";
-import { sessionPage, sessionsPage } from "./pages/sessions";
+import { sessionsPage } from "./pages/sessions";
+import { sessionPage } from "./pages/session-page";
 import { accountsPage } from "./pages/accounts";
 import { symbolPage } from "./pages/symbols";
 import { settingsPage } from "./pages/settings";
 import { apiKeysPage } from "./pages/api-keys";
 import { auditPage } from "./pages/audit";
+import { sweepPage, sweepsPage } from "./pages/sweeps";
 
 /** A page: renders into `main` and returns what to do when the user leaves it (close sockets, stop timers). */
 export type Page = (main: HTMLElement, params: Record<string, string>) => void | (() => void) | Promise<void | (() => void)>;
@@ -18,6 +20,8 @@ const routes: [RegExp, Page, string][] = [
   [/^\/backtests\/compare$/, comparePage, "Compare backtests"],
   [/^\/backtests\/(?<backtest_id>[^/]+)$/, backtestResultPage, "Backtest"],
   [/^\/backtests$/, backtestsPage, "Backtests"],
+  [/^\/sweeps\/(?<sweep_id>[^/]+)$/, sweepPage, "Sweep"],
+  [/^\/sweeps$/, sweepsPage, "Sweeps"],
   [/^\/sessions\/(?<session_id>[^/]+)$/, sessionPage, "Session"],
   [/^\/sessions$/, sessionsPage, "Sessions"],
   [/^\/accounts$/, accountsPage, "Accounts"],
@@ -30,6 +34,7 @@ const routes: [RegExp, Page, string][] = [
 
 const NAV: [string, string][] = [
   ["/backtests", "Backtests"],
+  ["/sweeps", "Sweeps"],
   ["/sessions", "Sessions"],
   ["/accounts", "Accounts"],
   ["/symbols/AAPL.US", "Market data"],

@@ -1,5 +1,6 @@
 import Decimal from "decimal.js";
 import type { components } from "@tp/client";
+import { money } from "./format";
 import { num, percent } from "./ui";
 
 export type BacktestResult = components["schemas"]["BacktestResult"];
@@ -26,11 +27,12 @@ export const METRICS: { label: string; kind: Kind; of: (result: BacktestResult) 
 
 const missing = (value: Value): value is null | undefined | "" => value === null || value === undefined || value === "";
 
-/** A metric as shown: ratios in percent, money as the API answers it (a decimal string). */
-export function shown(kind: Kind, value: Value): string {
+/** A metric as shown: ratios in percent, money as the API answers it (a decimal string), with its currency when given. */
+export function shown(kind: Kind, value: Value, currency?: string): string {
   if (missing(value)) return "–";
   if (kind === "ratio") return percent(Number(value));
   if (kind === "number") return num(Number(value));
+  if (kind === "money" && currency) return money(value, currency);
   return String(value);
 }
 

@@ -1,6 +1,9 @@
 import type { components } from "@tp/client";
+import Decimal from "decimal.js";
+import { isApiError } from "@tp/client";
 import { api, unwrap } from "../app";
-import { actionButton, describeError, h, statusLine, table } from "../ui";
+import { currencyOfSymbol, money, signedMoney } from "../format";
+import { actionButton, describeError, field, fields, h, onSubmit, statusLine, table } from "../ui";
 
 type Simulated = components["schemas"]["SimulatedAssetResponse"];
 type Money = Partial<Record<"USD" | "HKD" | "CNY" | "SGD", string>> | null | undefined;
@@ -44,13 +47,14 @@ export async function accountsPage(main: HTMLElement): Promise<void> {
       real.append(
         table(
           ["Currency", "Cash"],
-          currencies(cash).map((c) => [c, cash[c as "USD"] ?? "0"]),
+          currencies(cash).map((c) => [c, money(cash[c as "USD"] ?? "0", c)]),
           "Cash",
         ),
         positionsTable(positions),
       );
     } catch (error) {
-      real.append(h("p", { class: "muted" }, `No real account yet (${describeError(error)}). Sync from the broker or the provider to fill it.`));
+      if (isApiError(error) && error.status === 404) real.append(h("p", { class: "muted" }, "No real account yet."), await createRealAccount(load));
+      else real.append(h("p", { class: "muted" }, describeError(error)));
     }
     try {
       const account = unwrap(await api.GET("/api/v1/assets/simulated")) as Simulated;
@@ -62,9 +66,9 @@ export async function accountsPage(main: HTMLElement): Promise<void> {
           ["Currency", "Cash", "Free", "In sessions"],
           currencies(account.cash_by_currency, free).map((c) => [
             c,
-            account.cash_by_currency?.[c as "USD"] ?? "0",
-            free?.[c as "USD"] ?? "0",
-            inSessions?.[c as "USD"] ?? "0",
+            money(account.cash_by_currency?.[c as "USD"] ?? "0", c),
+            money(free?.[c as "USD"] ?? "0", c),
+            money(inSessions?.[c as "USD"] ?? "0", c),
           ]),
           "Cash",
         ),
@@ -77,13 +81,49 @@ export async function accountsPage(main: HTMLElement): Promise<void> {
   await load();
 }
 
-/** Positions with their P&L at the last price (cost and price as the API gives them, decimal strings). */
+/**
+ * The real account's form when there is none: its cash and currency, created for the caller
+ * (`POST /api/v1/assets`), or filled by a sync (the buttons above).
+ */
+async function createRealAccount(reload: () => Promise<void>): Promise<HTMLFormElement> {
+  const status = statusLine();
+  const cash = h("input", { name: "cash_assets", type: "number", step: "any", value: "0" });
+  const currency = h(
+    "select",
+    { name: "currency" },
+    ["USD", "HKD", "CNY", "SGD"].map((code) => h("option", { value: code }, code)),
+  );
+  const form = h(
+    "form",
+    { "aria-label": "Create the real account", novalidate: true },
+    h("p", {}, "Create it with the cash you hold, or sync it from the broker or the provider above."),
+    fields(field("Cash", cash), field("Currency", currency)),
+    h("button", { type: "submit" }, "Create the real account"),
+    status,
+  );
+  onSubmit(form, status, async () => {
+    const me = unwrap(await api.GET("/api/v1/me"));
+    unwrap(await api.POST("/api/v1/assets", { body: { user_id: me.id, cash_assets: cash.value, currency: currency.value as "USD" } }));
+    await reload();
+    return "Real account created.";
+  });
+  return form;
+}
+
+/** Positions with their P&L at the last price (cost and price as the API gives them, decimal strings; the P&L exact). */
 function positionsTable(positions: Record<string, string>[]): HTMLTableElement {
   return table(
     ["Symbol", "Quantity", "Cost", "Price", "P&L"],
     positions.map((p) => {
-      const pnl = p.current_price ? ((Number(p.current_price) - Number(p.cost_price)) * Number(p.quantity)).toFixed(2) : "–";
-      return [p.symbol, p.quantity, p.cost_price, p.current_price ?? "–", pnl];
+      const currency = p.currency ?? currencyOfSymbol(p.symbol);
+      const pnl = p.current_price ? new Decimal(p.current_price).minus(p.cost_price ?? "0").times(p.quantity ?? "0") : null;
+      return [
+        p.symbol,
+        p.quantity,
+        money(p.cost_price, currency),
+        p.current_price ? money(p.current_price, currency) : "–",
+        pnl ? signedMoney(pnl.toString(), currency) : "–",
+      ];
     }),
     `Positions (${positions.length})`,
   );

@@ -4,6 +4,7 @@ import { candleChart, equityChart, type Candle } from "../charts";
 import { METRICS, shown } from "../metrics";
 import { actionButton, field, fields, h, statusLine, symbolList, table, when } from "../ui";
 import { recentBacktests, rememberBacktest, runLabel } from "./compare";
+import { currencyOfSymbol, marketTime, money, signedMoney, tradingDay, zoneOf } from "../format";
 
 type Strategy = components["schemas"]["StrategyMetadata"];
 type Parameter = components["schemas"]["ParameterDefinition"];
@@ -187,7 +188,7 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
       );
       const id = started.backtest_id;
       if (!id) return status.say(started.message, "error");
-      rememberBacktest(id, `${strategy.value} on ${symbols.value}, ${start.value} to ${end.value}`);
+      rememberBacktest(id, `${strategy.value} on ${symbols.value}, ${start.value} to ${end.value}`, { session_id: session.id, status: "running" });
       status.say(`Backtest ${id} started.`);
       controls.hidden = false;
       controls.replaceChildren(
@@ -235,7 +236,7 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
     .then(unwrap)
     .catch((error: unknown) => void status.fail(error));
   if (!result) return;
-  rememberBacktest(id, runLabel(result));
+  rememberBacktest(id, runLabel(result), { session_id: result.session_id, status: result.status });
   main.append(
     h(
       "p",
@@ -246,7 +247,9 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
     h(
       "section",
       { class: "metrics", "aria-label": "Metrics" },
-      METRICS.map((metric) => h("div", {}, h("span", {}, metric.label), h("strong", {}, shown(metric.kind, metric.of(result))))),
+      METRICS.map((metric) =>
+        h("div", {}, h("span", {}, metric.label), h("strong", {}, shown(metric.kind, metric.of(result), currencyOfSymbol(result.symbols[0])))),
+      ),
     ),
     equityChart(result.equity_curve),
   );
@@ -282,6 +285,10 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
       ),
     );
   }
+  // Daily bars' fills and trades are on a trading day (a date); intraday ones at the market's time, its zone named.
+  const zone = zoneOf(result.symbols[0]);
+  const at = (time: string) => (result.timeframe === "1d" ? tradingDay(time, zone) : marketTime(time, zone));
+  const currency = (symbol: string) => currencyOfSymbol(symbol);
   main.append(
     table(
       ["Symbol", "Direction", "Quantity", "Entry", "Entry price", "Exit", "Exit price", "Exit by", "P&L", "Fees"],
@@ -289,13 +296,13 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
         t.symbol,
         t.direction,
         t.quantity,
-        when(t.entry_time),
+        at(t.entry_time),
         t.entry_price,
-        when(t.exit_time),
+        at(t.exit_time),
         t.exit_price,
         EXIT_LABEL[t.exit_reason],
-        t.pnl,
-        t.fees,
+        signedMoney(t.pnl, currency(t.symbol)),
+        money(t.fees, currency(t.symbol)),
       ]),
       `Trades (${result.trades.length})`,
     ),
@@ -305,12 +312,12 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
       table(
         ["Time", "Symbol", "Side", "Quantity", "Price", "Commission", "Order", "Type", "Exit"],
         result.fills.map((f) => [
-          when(f.timestamp),
+          at(f.timestamp),
           f.symbol,
           f.side,
           f.quantity,
           f.price,
-          f.commission,
+          money(f.commission, currency(f.symbol)),
           f.order_id,
           f.order_type,
           f.exit_reason ? `${EXIT_LABEL[f.exit_reason]} at ${f.trigger_price}` : "",

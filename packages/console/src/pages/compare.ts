@@ -4,7 +4,8 @@ import { type BacktestResult, difference, METRICS, shown } from "../metrics";
 import { FieldProblems, field, fields, h, onSubmit, statusLine, when } from "../ui";
 
 const RECENT_KEY = "tp-console-backtests";
-type Recent = { id: string; label: string; at: string };
+/** A remembered backtest: its session and how it ended when it was last seen (older entries have neither). */
+type Recent = { id: string; label: string; at: string; session_id?: string; status?: string };
 
 /**
  * The backtests this browser started or opened, newest first (the API lists no backtests: a
@@ -19,8 +20,10 @@ export function recentBacktests(): Recent[] {
   }
 }
 
-export function rememberBacktest(id: string, label: string): void {
-  const entries = [{ id, label, at: new Date().toISOString() }, ...recentBacktests().filter((entry) => entry.id !== id)].slice(0, 20);
+export function rememberBacktest(id: string, label: string, about: { session_id?: string; status?: string } = {}): void {
+  const known = recentBacktests().find((entry) => entry.id === id);
+  const entry = { ...known, id, label, at: new Date().toISOString(), ...about };
+  const entries = [entry, ...recentBacktests().filter((other) => other.id !== id)].slice(0, 20);
   localStorage.setItem(RECENT_KEY, JSON.stringify(entries));
 }
 

@@ -47,11 +47,34 @@ function sessionForm(title: string, defaultName: string, symbolsHelp: string) {
   return { form, status, basics, symbols, create };
 }
 
-/** A one-channel session running one strategy (its parameters take their defaults) on 1-minute bars. */
-export function strategySessionForm(): HTMLFormElement {
+/**
+ * A one-channel session running one strategy (its parameters take their defaults) on 1-minute bars,
+ * the strategy chosen from the catalog (`GET /strategies`), not typed.
+ */
+export async function strategySessionForm(): Promise<HTMLFormElement> {
   const { form, status, basics, create } = sessionForm("New session", "console session", "Comma-separated, like AAPL.US, 700.HK");
-  const strategy = h("input", { name: "config.strategy_name", value: "ma_crossover" });
-  form.append(fields(...basics, field("Strategy", strategy)), h("button", { type: "submit" }, "Create session"), status);
+  const strategy = h("select", { name: "config.strategy_name" });
+  const about = h("small", { class: "muted", "data-field": "strategy-description" });
+  try {
+    const catalog = unwrap(await api.GET("/api/v1/strategies")).strategies;
+    strategy.append(
+      ...catalog.map((s) =>
+        h(
+          "option",
+          { value: s.strategy_id, selected: s.strategy_id === "ma_crossover", "data-description": s.description },
+          `${s.display_name} (${s.category})`,
+        ),
+      ),
+    );
+  } catch (error) {
+    status.fail(error);
+  }
+  const describe = () => {
+    about.textContent = strategy.selectedOptions[0]?.dataset.description ?? "";
+  };
+  strategy.addEventListener("change", describe);
+  describe();
+  form.append(fields(...basics, field("Strategy", strategy)), about, h("button", { type: "submit" }, "Create session"), status);
   onSubmit(form, status, () => create({ strategy_name: strategy.value, timeframe: "1m" }));
   return form;
 }

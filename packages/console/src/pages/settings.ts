@@ -40,15 +40,18 @@ function dataSourceForm(): Promise<HTMLFormElement> {
   return settingsForm("Data source", async (form, status) => {
     const current = unwrap(await api.GET("/api/v1/settings/data-source"));
     const type = select("type", ["simulated", "longport"], current.type);
-    const version = h("span", { "data-field": "version" }, String(current.version));
+    // Version 0 is the defaults, never changed: said so, not "version 0".
+    const versionText = (version: number) =>
+      version === 0 ? "Never changed: the service's defaults." : `Changed ${version} time${version === 1 ? "" : "s"} (version ${version}).`;
+    const version = h("span", { "data-field": "version" }, versionText(current.version));
     form.append(
       field("Provider", type, "LongPort needs its credentials stored first (the LongPort form)"),
-      h("p", { class: "muted" }, "Settings version ", version),
+      h("p", { class: "muted" }, version),
       h("button", { type: "submit" }, "Save data source"),
     );
     onSubmit(form, status, async () => {
       const saved = unwrap(await api.PUT("/api/v1/settings/data-source", { body: { type: type.value as "simulated" | "longport" } }));
-      version.textContent = String(saved.version);
+      version.textContent = versionText(saved.version);
       return `Data source: ${saved.type}.`;
     });
   });

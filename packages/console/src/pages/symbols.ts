@@ -100,13 +100,36 @@ export async function symbolPage(main: HTMLElement, params: Record<string, strin
           h("span", { class: "day holiday" }),
           " holiday or weekend",
         ),
+        // One row per month, labelled, each day's cell showing its day of the month (its date in full on hover).
         h(
           "div",
-          { class: "heatmap" },
-          calendar.entries.map((entry, index) => {
-            const kind = kinds[index]!;
-            return h("span", { class: `day ${kind}`, title: `${entry.date}: ${kind}${entry.name ? ` (${entry.name})` : ""}` });
-          }),
+          { class: "heatmap-months" },
+          [...new Set(calendar.entries.map((entry) => entry.date.slice(0, 7)))].map((month) =>
+            h(
+              "div",
+              { class: "heatmap-month", "data-month": month },
+              h(
+                "span",
+                { class: "month-label" },
+                new Date(`${month}-01T00:00:00Z`).toLocaleDateString("en-US", { month: "short", year: "numeric", timeZone: "UTC" }),
+              ),
+              h(
+                "div",
+                { class: "heatmap" },
+                calendar.entries.flatMap((entry, index) => {
+                  if (!entry.date.startsWith(month)) return [];
+                  const kind = kinds[index]!;
+                  return [
+                    h(
+                      "span",
+                      { class: `day ${kind}`, "data-date": entry.date, title: `${entry.date}: ${kind}${entry.name ? ` (${entry.name})` : ""}` },
+                      String(Number(entry.date.slice(8))),
+                    ),
+                  ];
+                }),
+              ),
+            ),
+          ),
         ),
         missing.missing_dates.length === 0
           ? ""
