@@ -197,6 +197,8 @@ export class SessionWorker {
   /** When (wall ms) the step last wrote the heartbeats. */
   private beatAt = Number.NEGATIVE_INFINITY;
   private readonly metricsVersion = new Map<string, number>();
+  /** The figures of each session's last `channel_metrics` push (without their instant). */
+  private readonly metricsFigures = new Map<string, string>();
   /** The market data the worker is subscribed on (`follow`). */
   private market: MarketData | null = null;
   /** Whether this task holds the quote lease (`holdQuoteLease`). */
@@ -643,6 +645,7 @@ export class SessionWorker {
     this.ordersOut.delete(id);
     this.venueReadAt.delete(id);
     this.catchingUp.delete(id);
+    this.metricsFigures.delete(id);
     this.runCache.forget(id);
   }
 
@@ -922,10 +925,11 @@ export class SessionWorker {
 
   /**
    * Every `metricsMs`, `channel_metrics` of each running session whose run changed since its last
-   * push and that a socket listens to (a snapshot nobody receives is not journalled: it would be a
-   * feed write per session and bar, docs/aws-costs.md; a client that connects later gets them at the
-   * next push, and `GET …/channels/{id}/metrics` any time): from the engine this task kept with the
-   * run it saved, else the run read.
+   * push, whose figures moved, and that a socket listens to (a snapshot nobody receives, or the
+   * same figures again, is not journalled: it would be a feed write per session and bar,
+   * docs/aws-costs.md; a client that connects when nobody listened gets them at the next push, and
+   * `GET …/channels/{id}/metrics` any time): from the engine this task kept with the run it saved,
+   * else the run read.
    */
   private async pushMetrics(): Promise<void> {
     const now = this.services.now();
@@ -937,13 +941,22 @@ export class SessionWorker {
       const kept = this.runCache.kept(id);
       if (kept && this.metricsVersion.get(id) === kept.run.version) return;
       // Whether anyone listens, asked before the run is read (the cheaper of the two reads).
-      if ((await deps.realtime.connections.byTopic(`session:${id}`)).length === 0) return;
+      if ((await deps.realtime.connections.byTopic(`session:${id}`)).length === 0) {
+        // The next client to listen gets the figures at the next push, moved or not.
+        this.metricsFigures.delete(id);
+        return;
+      }
       const run = kept?.run ?? (await deps.runs.get(id));
       if (!run || this.metricsVersion.get(id) === run.version) return;
       this.metricsVersion.set(id, run.version);
       const engine = kept?.engine ?? engineOf(run);
       // Stamped with the market's clock, as every other event is (the accelerated clock's, in npm start).
-      await Channels.publish(deps, id, Channels.metricsMessagesOf(engine, this.services.trading.sessions.now()));
+      const messages = Channels.metricsMessagesOf(engine, this.services.trading.sessions.now());
+      // Figures that did not move since the last push (a flat channel's quiet bars) are not journalled again.
+      const figures = JSON.stringify(messages.map(({ data: { timestamp: _at, ...figures } }) => figures));
+      if (this.metricsFigures.get(id) === figures) return;
+      this.metricsFigures.set(id, figures);
+      await Channels.publish(deps, id, messages);
     });
   }
 
