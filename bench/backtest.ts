@@ -26,6 +26,9 @@
  *     progress polls (a backtest's every `BENCH_POLL_MS`, a sweep's every 20 ms, each a read of
  *     every run of the sweep; counted and priced apart) and the table-backed stand-in for SQS
  *     (`QueuedMessage` items and the polls of an empty queue, `QUEUE`), which AWS bills as SQS.
+ *     And Step Functions (bench/support/step-functions.ts): the state transitions of the Standard
+ *     executions, the Express children's requests and GB-seconds as the local runner ran them,
+ *     beside what Standard children would have cost.
  *
  *   npx tsx bench/backtest.ts             (about two minutes)
  *   npx tsx bench/backtest.ts --markdown  (tables as Markdown, for docs/benchmarks.md)
@@ -57,6 +60,8 @@ import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
 import { embeddedRuntime, endToEndBacktest, sweeps } from "./support/backtest-api";
 import { markdownTable, printTable } from "./support/table";
 import { AWS_PRICES, AwsMeter, dollars, type MeterReport, type Tally } from "./support/aws-meter";
+import { STEP_FUNCTIONS_PRICES, priceWorkflows, type StepFunctionsBill } from "./support/step-functions";
+import type { WorkflowUsage } from "../packages/local/src/workflow-runner";
 import type { ApiClient } from "../test/support/api-client";
 import { seededRandom } from "../packages/core/src/indicators/testing/random-bars";
 
@@ -289,14 +294,22 @@ interface Stretch {
   work?: MeterReport;
   polls?: MeterReport;
   pollCalls: number;
+  /** Step Functions' part: what the local runner metered in the stretch, priced. */
+  sfn?: StepFunctionsBill;
+  usageFrom: number;
 }
 
 /** Cuts the meters' reports at the client's requests `cuts` names (the work between two is the first one's). */
-function stretches(client: ApiClient, meters: { work: AwsMeter; polls: AwsMeter }, cuts: (method: string, path: string) => boolean) {
+function stretches(
+  client: ApiClient,
+  meters: { work: AwsMeter; polls: AwsMeter },
+  usage: readonly WorkflowUsage[],
+  cuts: (method: string, path: string) => boolean,
+) {
   const done: Stretch[] = [];
   let open: Stretch | undefined;
   const close = () => {
-    if (open) done.push(Object.assign(open, { work: meters.work.report(), polls: meters.polls.report() }));
+    if (open) done.push(Object.assign(open, { work: meters.work.report(), polls: meters.polls.report(), sfn: priceWorkflows(usage.slice(open.usageFrom)) }));
     open = undefined;
     meters.work.reset();
     meters.polls.reset();
@@ -308,7 +321,7 @@ function stretches(client: ApiClient, meters: { work: AwsMeter; polls: AwsMeter 
       return expect.call(client, method, path, status, body);
     }
     close();
-    const stretch: Stretch = (open = { request: `${method} ${path}`, pollCalls: 0 });
+    const stretch: Stretch = (open = { request: `${method} ${path}`, pollCalls: 0, usageFrom: usage.length });
     stretch.answer = await expect.call(client, method, path, status, body);
     return stretch.answer;
   }) as ApiClient["expect"];
@@ -390,6 +403,35 @@ function totalRows(cases: Priced[]): Row[] {
   });
 }
 
+/**
+ * One row per case: Step Functions per run (Standard transitions, Express children and their
+ * GB-seconds), in dollars per 1,000 runs as deployed and had the children been Standard, and
+ * with DynamoDB's dollars beside.
+ */
+function stepFunctionRows(cases: Priced[]): Row[] {
+  return cases.map(({ name, stretches, runs }) => {
+    const count = stretches.length * runs;
+    const bills = stretches.map((s) => s.sfn!);
+    const sum = (pick: (bill: StepFunctionsBill) => number) => bills.reduce((total, bill) => total + pick(bill), 0);
+    const { wru, rru } = dynamoUnits(stretches.map((s) => s.work!));
+    const dynamo = dollars(wru, rru);
+    const children = sum((b) => b.children);
+    return {
+      priced: name,
+      runs: count,
+      "Standard transitions per run": units(sum((b) => b.transitions) / count),
+      "Express children per run": units(sum((b) => b.expressRequests) / count),
+      "child s (mean, local)": children > 0 ? (sum((b) => b.childMs) / children / 1000).toFixed(2) : "–",
+      "Express GB-s per run": sum((b) => b.expressGbSeconds) > 0 ? (sum((b) => b.expressGbSeconds) / count).toFixed(4) : "–",
+      "$ per 1,000 runs": usd((sum((b) => b.dollars) / count) * 1000),
+      "$ per 1,000 runs, children Standard": children > 0 ? usd((sum((b) => b.dollarsChildrenStandard) / count) * 1000) : "–",
+      "DynamoDB + Step Functions, $ per 1,000 runs": usd(((dynamo + sum((b) => b.dollars)) / count) * 1000),
+    };
+  });
+}
+
+const sfnPricing = `Step Functions, ${STEP_FUNCTIONS_PRICES.region}: $${STEP_FUNCTIONS_PRICES.standardTransition * 1e6} per million Standard transitions, Express $${STEP_FUNCTIONS_PRICES.expressRequest * 1e6} per million requests + $${STEP_FUNCTIONS_PRICES.expressGbSecond} per GB-s at ${STEP_FUNCTIONS_PRICES.expressMemoryMb} MB`;
+
 /** What the meter priced less exactly, or kept apart (cancelled transactions), if anything. */
 function meterNotes(cases: Priced[]): void {
   const reports = cases.flatMap(({ stretches }) => stretches.map((s) => s.work!));
@@ -422,7 +464,7 @@ const { db } = runtime.runtime.services;
 const meters = METER ? { work: meterOf(db, () => servingPoll.getStore() !== true), polls: meterOf(db, () => servingPoll.getStore() === true) } : undefined;
 try {
   if (!process.argv.includes("--sweeps")) {
-    const cut = meters && stretches(runtime.client, meters, (method, path) => method === "POST" && path === "/api/v1/trading/sessions");
+    const cut = meters && stretches(runtime.client, meters, runtime.workflowUsage, (method, path) => method === "POST" && path === "/api/v1/trading/sessions");
     const endToEnd = await endToEndBacktest(runtime);
     table("One-year 1-minute backtest through the HTTP API (embedded runtime, DynamoDB Local on disk)", endToEnd.runs);
     table("Its stages (the state machine's tasks as the local runner ran them; waits: the runner's and the client's polling)", endToEnd.stages);
@@ -438,6 +480,7 @@ try {
       const backtests = [...cases].map(([name, stretches]) => ({ name, stretches, runs: 1 }));
       table(`The one-year 1-minute backtest priced as AWS bills: write / read request units per run, by kind (${pricing})`, kindRows(backtests));
       table("Per run and per 1,000 runs", totalRows(backtests));
+      table(`Step Functions per run and per 1,000 runs (${sfnPricing})`, stepFunctionRows(backtests));
       meterNotes(backtests);
     }
   }
@@ -446,7 +489,12 @@ try {
     const concurrency = runtime.runtime.services.trading.backtests.sweepConcurrency;
     const cut =
       meters &&
-      stretches(runtime.client, meters, (method, path) => method === "POST" && (path === "/api/v1/trading/sessions" || path === "/api/v1/backtest/sweeps"));
+      stretches(
+        runtime.client,
+        meters,
+        runtime.workflowUsage,
+        (method, path) => method === "POST" && (path === "/api/v1/trading/sessions" || path === "/api/v1/backtest/sweeps"),
+      );
     const rows = await sweeps(runtime, concurrency);
     table("Parameter sweeps of the SMA crossover (embedded runtime, the sweep machine's Map at SWEEP_MAX_CONCURRENCY)", rows);
     if (cut) {
@@ -455,6 +503,7 @@ try {
       const priced = rows.map((row, at) => ({ name: String(row.sweep), stretches: [timed[at]!], runs: Number(row.runs) }));
       table(`The sweeps priced as AWS bills: write / read request units per run, by kind (${pricing})`, kindRows(priced));
       table("Per run and per 1,000 runs", totalRows(priced));
+      table(`Step Functions per run and per 1,000 runs (${sfnPricing})`, stepFunctionRows(priced));
       meterNotes(priced);
     }
   }

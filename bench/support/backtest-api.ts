@@ -5,6 +5,7 @@ import WebSocket from "ws";
 import type { DynamoCandleStore } from "../../packages/adapters/src/stores/candle-store";
 import { ApiClient } from "../../test/support/api-client";
 import { startLocalRuntime, type LocalRuntime } from "../../packages/local/src/runtime";
+import type { WorkflowUsage } from "../../packages/local/src/workflow-runner";
 import { profiled } from "./profile";
 
 type Row = Record<string, string | number>;
@@ -17,13 +18,22 @@ interface TaskTime {
 }
 
 /** The embedded runtime (`npm start`'s, in this process so its workflow tasks can be timed), logged in as the administrator. */
-export async function embeddedRuntime(): Promise<{ runtime: LocalRuntime; client: ApiClient; tasks: TaskTime[]; stop: () => Promise<void> }> {
+export async function embeddedRuntime(): Promise<{
+  runtime: LocalRuntime;
+  client: ApiClient;
+  tasks: TaskTime[];
+  /** What Step Functions would bill, as the local runner metered it (bench/support/step-functions.ts prices it). */
+  workflowUsage: WorkflowUsage[];
+  stop: () => Promise<void>;
+}> {
   const dataDir = mkdtempSync(join(tmpdir(), "tp-bench-backtest-"));
   const tasks: TaskTime[] = [];
+  const workflowUsage: WorkflowUsage[] = [];
   const runtime = await startLocalRuntime({
     env: { ...process.env, DATA_DIR: dataDir, PORT: "0", CAPTCHA_TEST_CODE: "bench", SESSION_WORKER: "off" },
     log: () => undefined,
     observeTasks: (task) => tasks.push(task),
+    meterWorkflows: (step) => workflowUsage.push(step),
   });
   const client = new ApiClient(runtime.urls.base);
   await client.loginAdmin(dataDir, "bench");
@@ -31,6 +41,7 @@ export async function embeddedRuntime(): Promise<{ runtime: LocalRuntime; client
     runtime,
     client,
     tasks,
+    workflowUsage,
     stop: async () => {
       await runtime.stop();
       rmSync(dataDir, { recursive: true, force: true });

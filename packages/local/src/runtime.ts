@@ -30,6 +30,8 @@ export interface LocalRuntimeOptions {
   marketNow?: () => number;
   /** Told of every workflow task when it ends (benchmarks time the stages with it). */
   observeTasks?: LocalWorkflowRunnerOptions["observe"];
+  /** Told of what Step Functions would bill: every state entered, every Distributed Map child (benchmarks price them). */
+  meterWorkflows?: LocalWorkflowRunnerOptions["meter"];
 }
 
 export interface LocalRuntime {
@@ -88,7 +90,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     );
     // Step Functions' stand-in; its handlers need the services, which need it: they are asked for on the first start.
     const built = () => Promise.resolve(services);
-    const workflows = new LocalWorkflowRunner(localWorkflowTasks(built), options.observeTasks ? { observe: options.observeTasks } : {});
+    const workflows = new LocalWorkflowRunner(localWorkflowTasks(built), { observe: options.observeTasks, meter: options.meterWorkflows });
     // SIMULATED_CLOCK_SPEED / SIMULATED_CLOCK_START: the market side runs on an accelerated clock.
     const marketClock = simulatedClockFromEnv(env);
     const marketNow = options.marketNow ?? (marketClock ? () => marketClock.clock.now() : undefined);
