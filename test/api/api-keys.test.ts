@@ -201,3 +201,35 @@ describe("API key rate limits", () => {
     await limitedApi.json("GET", "/api/v1/me", 429, { token: key });
   });
 });
+
+describe("API keys limited to sessions, on backtests", () => {
+  it("reaches the backtests of its sessions only, and starts none on another", async () => {
+    const backtestApi = await createTestApi({}, { workflows: { start: async () => undefined } });
+    const owner = await backtestApi.createUser();
+    const session = (name: string) =>
+      backtestApi.json("POST", "/api/v1/trading/sessions", 201, {
+        token: owner.token,
+        body: { session_name: name, trading_mode: "backtest", asset_mode: "simulated", initial_capital: 100000, config: {} },
+      });
+    const [allowed, other] = [await session("allowed"), await session("other")];
+    const request = (sessionId: string) => ({
+      session_id: sessionId,
+      strategy_name: "ma_crossover",
+      strategy_config: { fast_period: 10, slow_period: 30 },
+      symbols: ["AAPL.US"],
+      start_date: "2024-01-01",
+      end_date: "2024-03-31",
+      initial_capital: 100000,
+    });
+    const theirs = await backtestApi.json("POST", "/api/v1/backtest/start", 200, { token: owner.token, body: request(other.id) });
+    const { key } = await backtestApi.json("POST", KEYS, 201, {
+      token: owner.token,
+      body: { name: "tester", scopes: ["backtest"], session_ids: [allowed.id] },
+    });
+    const mine = await backtestApi.json("POST", "/api/v1/backtest/start", 200, { token: key, body: request(allowed.id) });
+    await backtestApi.json("GET", `/api/v1/backtest/${mine.backtest_id}/progress`, 200, { token: key });
+    const refused = await backtestApi.json("GET", `/api/v1/backtest/${theirs.backtest_id}/progress`, 403, { token: key });
+    expect(refused.detail).toContain("limited to other sessions");
+    await backtestApi.json("POST", "/api/v1/backtest/start", 403, { token: key, body: request(other.id) });
+  });
+});

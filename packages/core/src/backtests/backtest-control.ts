@@ -28,6 +28,7 @@ async function ownedBacktest(deps: BacktestControlDeps, actor: Actor, id: string
   const backtest = await deps.backtests.get(id);
   if (!backtest) throw backtestNotFound(id);
   if (backtest.user_id !== actor.id && actor.user_type !== "admin") throw forbidden(`Backtest ${id} belongs to another user`);
+  if (actor.session_ids && !actor.session_ids.includes(backtest.session_id)) throw forbidden(`This API key is limited to other sessions than backtest ${id}'s`);
   return backtest;
 }
 

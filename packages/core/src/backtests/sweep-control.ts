@@ -34,6 +34,7 @@ async function ownedSweep(deps: SweepControlDeps, actor: Actor, id: string): Pro
   const sweep = await deps.sweeps.get(id);
   if (!sweep) throw sweepNotFound(id);
   if (sweep.user_id !== actor.id && actor.user_type !== "admin") throw forbidden(`Sweep ${id} belongs to another user`);
+  if (actor.session_ids && !actor.session_ids.includes(sweep.session_id)) throw forbidden(`This API key is limited to other sessions than sweep ${id}'s`);
   return sweep;
 }
 
