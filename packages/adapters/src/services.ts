@@ -300,6 +300,7 @@ export function realtime(c: ServiceContext): RealtimeDeps {
       connections: new DynamoConnectionStore(c.db),
       pusher: new ApiGatewayPusher(() => c.config.websocketManagementEndpoint),
       now: c.now,
+      marketNow: c.marketNow,
       authenticate: async (token: string) => ({ userId: (await principals(c).resolve(token)).user.id }),
       // Someone else's session: 403; an unknown one: 404 (the same rules as the session endpoints).
       authorizeSession: async (userId: string, sessionId: string) => {
@@ -418,7 +419,7 @@ function brokerServices(c: ServiceContext): BrokerServices {
     createBrokerServices(
       c.config,
       c.db,
-      { now: c.now, newId: c.newId },
+      { now: c.now, marketNow: c.marketNow, newId: c.newId },
       userStore(c),
       marketData(c),
       { paperAccount: paperBroker(c), activeProvider: () => providers(c).active(), paper: paperAccounts(c) },

@@ -30,7 +30,10 @@ export interface ConnectionPusher {
 export interface RealtimeDeps {
   connections: ConnectionStore;
   pusher: ConnectionPusher;
+  /** The wall clock: a connection's times and its expiry (DynamoDB's TTL reads real time). */
   now: () => number;
+  /** The market's clock, which every push is stamped with (npm start's accelerated clock; else `now`): the answers to a client's messages too. */
+  marketNow?: () => number;
   /** Resolves an access token to its user id; throws a 401 DomainError when invalid. */
   authenticate: (token: string) => Promise<{ userId: string }>;
   /**
@@ -130,7 +133,8 @@ export const Realtime = {
     } catch {
       type = undefined;
     }
-    const timestamp = new Date(deps.now()).toISOString();
+    // On the clock of the pushes around it: a client that orders what it receives by timestamp sees a pong in place.
+    const timestamp = new Date((deps.marketNow ?? deps.now)()).toISOString();
     const reply = type === "ping" ? { type: "pong", data: {}, timestamp } : { type: "error", data: { message: 'Send JSON like {"type":"ping"}' }, timestamp };
     const outcome = await deps.pusher.post(connectionId, JSON.stringify(reply));
     if (outcome === "gone") await deps.connections.remove(connectionId);

@@ -39,7 +39,8 @@ export interface BrokerServices {
 export function createBrokerServices(
   config: ServiceConfig,
   db: Db,
-  clock: { now: () => number; newId: () => string },
+  /** `marketNow`: the market's clock (npm start's accelerated one), which the assets read: their positions and prices are the market's. */
+  clock: { now: () => number; marketNow?: () => number; newId: () => string },
   users: UserStore,
   marketData: () => Promise<MarketData>,
   /** The accounts asset sync reads: the paper broker's, and the selected provider's. */
@@ -72,7 +73,8 @@ export function createBrokerServices(
       paper: accounts.paper,
       rates: new ConfiguredExchangeRates(parseRatesPerUsd(config.fxRatesPerUsd)),
       prices: overrides.prices ?? new MarketDataPrices(marketData),
-      now,
+      // An overview's as_of and a sync's times on the clock of the positions and prices they show.
+      now: clock.marketNow ?? now,
       newId,
       userExists,
     },
