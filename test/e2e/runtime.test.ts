@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import WebSocket from "ws";
 import { callAs } from "../support/api-client";
 import { startService, type RunningService } from "../support/local-process";
@@ -90,6 +91,52 @@ describe("the embedded runtime (npm start)", () => {
     const users = await call(service.base, "GET", "/api/v1/users", undefined, again);
     expect(users.body.map((user: any) => user.username).sort()).toEqual(["admin", "dora", "eve"]);
     await login(service.base, "dora", "dora-password");
+  }, 240_000);
+
+  it("keeps one clock under SIMULATED_CLOCK_SPEED: a pong and an overview on the market's, and created_at never going back across a restart", async () => {
+    const clockEnv = {
+      DATA_DIR: mkdtempSync(join(tmpdir(), "tp-e2e-clock-")),
+      DYNAMODB_ENDPOINT: inject("dynamoEndpoint"),
+      TABLE_NAME: `test-runtime-clock-${randomUUID()}`,
+      ADMIN_PASSWORD: "clock-admin-password-1",
+      CAPTCHA_TEST_CODE: "e2e-code",
+      SIMULATED_CLOCK_SPEED: "600",
+      SIMULATED_CLOCK_START: "2024-03-15T19:00:00Z",
+    };
+    const marketDay = (iso: string) => iso.startsWith("2024-03-15");
+    const newSession = async (base: string, token: string, name: string) =>
+      (
+        await call(
+          base,
+          "POST",
+          "/api/v1/trading/sessions",
+          { session_name: name, trading_mode: "simulation", asset_mode: "simulated", initial_capital: "1000", config: {} },
+          token,
+        )
+      ).body;
+    service = await startService(clockEnv);
+    let token = await login(service.base, "admin", clockEnv.ADMIN_PASSWORD);
+    const first = await newSession(service.base, token, "before the restart");
+    expect(marketDay(first.created_at)).toBe(true);
+    // The socket answers a ping on the clock of its pushes (it was the wall clock's), and an overview is as of the market's time.
+    const pong = await exchange(`${service.base.replace("http://", "ws://")}/ws/trading/${first.id}?token=${token}`, { type: "ping" });
+    expect(pong.type).toBe("pong");
+    expect(marketDay(pong.timestamp), pong.timestamp).toBe(true);
+    const overview = await call(service.base, "GET", "/api/v1/assets/simulated/overview", undefined, token);
+    expect(overview.status).toBe(200);
+    expect(marketDay(overview.body.as_of), overview.body.as_of).toBe(true);
+    // 2 s at 600x: 20 market minutes on.
+    await new Promise((done) => setTimeout(done, 2_000));
+    expect(await service.stop()).toBe(0);
+
+    // Started again with the same SIMULATED_CLOCK_START: the clock goes on from where it was, not from 19:00 again.
+    service = await startService(clockEnv);
+    expect(service.output()).toContain("(not from SIMULATED_CLOCK_START 2024-03-15T19:00:00.000Z: this data directory's clock already went past it");
+    token = await login(service.base, "admin", clockEnv.ADMIN_PASSWORD);
+    const second = await newSession(service.base, token, "after the restart");
+    expect(Date.parse(second.created_at)).toBeGreaterThan(Date.parse(first.created_at) + 15 * 60_000);
+    expect(await service.stop()).toBe(0);
+    service = undefined;
   }, 240_000);
 
   it("says which variable to set, in one line and without a stack, when its port is taken", async () => {

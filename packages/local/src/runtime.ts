@@ -17,7 +17,7 @@ import { LocalWorkflowRunner, type LocalWorkflowRunnerOptions } from "./workflow
 import { Backtests, Sweeps } from "@tp/core/backtests/index";
 import { keyFile } from "./secrets";
 import { mountConsole } from "./console";
-import { simulatedClockFromEnv } from "./simulated-clock";
+import { keepClockMark, readClockMark, simulatedClockFromEnv } from "./simulated-clock";
 import { localBatchSizes, localQueueHandlers, localScheduleHandlers, localWorkflowTasks, startLocalSchedules } from "./background";
 import { SessionWorker } from "@tp/worker/session-worker";
 import { log } from "@tp/core/log";
@@ -91,8 +91,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // Step Functions' stand-in; its handlers need the services, which need it: they are asked for on the first start.
     const built = () => Promise.resolve(services);
     const workflows = new LocalWorkflowRunner(localWorkflowTasks(built), { observe: options.observeTasks, meter: options.meterWorkflows });
-    // SIMULATED_CLOCK_SPEED / SIMULATED_CLOCK_START: the market side runs on an accelerated clock.
-    const marketClock = simulatedClockFromEnv(env);
+    // SIMULATED_CLOCK_SPEED / SIMULATED_CLOCK_START: the market side runs on an accelerated clock, never
+    // from before the instant this data directory's clock reached (created_at never goes backwards).
+    const marketClock = simulatedClockFromEnv(env, Date.now, readClockMark(dataDir));
     const marketNow = options.marketNow ?? (marketClock ? () => marketClock.clock.now() : undefined);
     const services: Services = createServices(config, { workflows, ...(marketNow ? { marketNow } : {}) });
     await ensureTable(services.db);
@@ -135,6 +136,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     }
     // The accelerated clock starts from its start now that everything is up (starting took seconds, minutes of market time).
     marketClock?.clock.restart();
+    // The instant the clock reached, kept in the data directory every wall second and at the stop (docs/operations.md).
+    const stopClockMark = marketClock ? keepClockMark(dataDir, marketClock.clock) : undefined;
     // The session worker runs in-process: it drives running simulation and live sessions (SESSION_WORKER=off leaves it out).
     const sessionWorker =
       env.SESSION_WORKER === "off"
@@ -159,7 +162,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     }
     if (marketClock)
       print(
-        `Simulated clock: ${marketClock.speed}x from ${new Date(marketClock.start).toISOString()} (now ${new Date(marketClock.clock.now()).toISOString()})`,
+        `Simulated clock: ${marketClock.speed}x from ${new Date(marketClock.start).toISOString()} (now ${new Date(marketClock.clock.now()).toISOString()})` +
+          (marketClock.asked === undefined
+            ? ""
+            : ` (not from ${env.SIMULATED_CLOCK_START?.trim() ? "SIMULATED_CLOCK_START " : ""}${new Date(marketClock.asked).toISOString()}: this data directory's clock already went past it and never goes back; a fresh DATA_DIR starts anywhere)`),
       );
     // The URLs come last: "WebSocket:" tells scripts the service is ready.
     print(`API:       ${urls.api}`);
@@ -173,16 +179,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       port,
       urls,
       generatedAdminPassword,
+      // The work in flight first (each piece finishes or checkpoints what it holds: a schedule's run, the
+      // session worker's step and its leases, the queue's messages, a backtest's task), then the sockets and
+      // the port, then the table's client, and DynamoDB Local last: nothing writes to it once it stops.
       async stop() {
         await stopSchedules();
         await sessionWorker?.stop();
+        stopClockMark?.();
         await queueRunner?.stop();
         await workflows.stop();
         await gateway.close();
         await new Promise<void>((done) => {
-      // The work in flight first (each piece finishes or checkpoints what it holds: a schedule's run, the
-      // session worker's step and its leases, the queue's messages, a backtest's task), then the sockets and
-      // the port, then the table's client, and DynamoDB Local last: nothing writes to it once it stops.
           runningServer.close(() => done());
           // Idle keep-alive connections go now; a request still being answered gets a moment to finish.
           runningServer.closeIdleConnections();
