@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configFromEnv } from "../../packages/adapters/src/config";
 import { Keys } from "../../packages/adapters/src/dynamo/keys";
 import { Backtests, Sweeps } from "../../packages/core/src/backtests/index";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
@@ -199,6 +200,14 @@ describe("parameter sweeps", () => {
       result.ranking.map((r: { backtest_id: string }) => r.backtest_id).filter((id: string) => id !== gone),
     );
     expect(after.not_ranked.map((r: { backtest_id: string }) => r.backtest_id)).not.toContain(gone);
+  });
+
+  it("keeps a sweep's runs SWEEP_RUN_TTL_DAYS days, 30 unless configured", () => {
+    const secret = new Uint8Array(32);
+    expect(configFromEnv({}, secret).sweepRunTtlDays).toBe(30);
+    expect(configFromEnv({ SWEEP_RUN_TTL_DAYS: "7" }, secret).sweepRunTtlDays).toBe(7);
+    expect(configFromEnv({ SWEEP_RUN_TTL_DAYS: "0" }, secret).sweepRunTtlDays).toBe(0);
+    expect(api.services.trading.backtests.sweepRunTtlDays).toBe(30);
   });
 
   it("runs each run as one Express child of the Standard sweep: Prepare, its one chunk, Finalize", async () => {

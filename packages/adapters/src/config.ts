@@ -3,7 +3,7 @@ import { API_KEY_RATE, type AuthConfig } from "@tp/core/auth";
 import { AUDIT_RETENTION_DAYS } from "@tp/core/audit";
 import { QueueNames, SESSION_COMMANDS_QUEUE, queueUrlVariable, type QueueName } from "@tp/core/jobs";
 import { CANDLE_CACHE_CANDLES } from "./stores/candle-cache";
-import { BACKTEST_CHUNK_BARS, SWEEP_MAX_CONCURRENCY, WorkflowNames, stateMachineArnVariable, type WorkflowName } from "@tp/core/workflows";
+import { BACKTEST_CHUNK_BARS, SWEEP_MAX_CONCURRENCY, SWEEP_RUN_TTL_DAYS, WorkflowNames, stateMachineArnVariable, type WorkflowName } from "@tp/core/workflows";
 
 /** Everything the services need from their runtime; read from the environment only in composition roots. */
 /** How a process reaches the provider's one quote connection (`ServiceConfig.quoteConnection`). */
@@ -61,6 +61,8 @@ export interface ServiceConfig {
   backtestChunkBars: number;
   /** Backtests of a sweep run at once (the sweep machine's Map; the Workflows stack sets it per stage). */
   sweepMaxConcurrency: number;
+  /** Days a sweep's runs are kept before they expire (SWEEP_RUN_TTL_DAYS, default 30; 0: for ever; docs/operations.md "Sweeps"). */
+  sweepRunTtlDays?: number;
   /** Regular-session candles a process keeps decoded for backtests' reads (`CandleCache`; 0: none). */
   candleCacheCandles: number;
   /** Days an audit entry is kept (AUDIT_RETENTION_DAYS, default 400: the item's ttl). */
@@ -135,6 +137,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, jwtSecret: Uint8Array, enc
     },
     backtestChunkBars: number(env.BACKTEST_CHUNK_BARS, BACKTEST_CHUNK_BARS),
     sweepMaxConcurrency: number(env.SWEEP_MAX_CONCURRENCY, SWEEP_MAX_CONCURRENCY),
+    sweepRunTtlDays: number(env.SWEEP_RUN_TTL_DAYS, SWEEP_RUN_TTL_DAYS),
     candleCacheCandles: number(env.CANDLE_CACHE_CANDLES, CANDLE_CACHE_CANDLES),
     auth: {
       jwtSecret,

@@ -165,3 +165,6 @@ export const BACKTEST_CHUNK_BARS = 250_000;
 
 /** Backtests of a sweep run at once in the embedded runtime (env SWEEP_MAX_CONCURRENCY; on AWS the Workflows stack sets it per stage). */
 export const SWEEP_MAX_CONCURRENCY = 4;
+
+/** Days a sweep's runs are kept unless configured (SWEEP_RUN_TTL_DAYS; docs/operations.md "Sweeps"): long enough to look into any run of a recent sweep. */
+export const SWEEP_RUN_TTL_DAYS = 30;

@@ -131,8 +131,8 @@ export type SweepControlDeps = BacktestControlDeps & { sweeps: SweepStore };
  */
 export type SweepDeps = BacktestDeps & { sweeps: SweepStore; sweepConcurrency: number; sweepRunTtlDays: number };
 
-/** Days a sweep's runs are kept unless configured (SWEEP_RUN_TTL_DAYS): long enough to look into any run of a recent sweep. */
-export const SWEEP_RUN_TTL_DAYS = 30;
+/** Days a sweep's runs are kept unless configured (SWEEP_RUN_TTL_DAYS), defined beside the other workflow settings. */
+export { SWEEP_RUN_TTL_DAYS } from "../workflows";
 
 /** Best runs of a sweep's ranking kept past the retention when it has no out-of-sample phase (with one: its `top`). */
 export const SWEEP_KEPT_RUNS = 5;
