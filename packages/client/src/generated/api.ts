@@ -6970,6 +6970,8 @@ export interface components {
                 reason: string;
             }[];
             completed_at: string | null;
+            /** @description When the runs the result does not keep expire (SWEEP_RUN_TTL_DAYS after they were created): each with its events and orders is then gone, and the ranking and not_ranked list only what is left; the best runs (out_of_sample.top of them, or 5) and the out-of-sample runs are kept. Null: kept for ever */
+            runs_expire_at: string | null;
         };
         SweepControlResult: {
             success: boolean;
