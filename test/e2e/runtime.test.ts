@@ -114,6 +114,8 @@ describe("the embedded runtime (npm start)", () => {
           token,
         )
       ).body;
+    // The first test leaves its restarted runtime to afterAll: stopped here, before this one takes the slot.
+    await service?.stop();
     service = await startService(clockEnv);
     let token = await login(service.base, "admin", clockEnv.ADMIN_PASSWORD);
     const first = await newSession(service.base, token, "before the restart");
