@@ -16,7 +16,15 @@ beforeAll(async () => {
 });
 
 const session = (id: string, version: number): StoredSession =>
-  ({ id, user_id: "u1", status: "running", trading_mode: "simulation", created_at: "2026-11-29T00:00:00.000Z", version, config: { channels: [] } }) as unknown as StoredSession;
+  ({
+    id,
+    user_id: "u1",
+    status: "running",
+    trading_mode: "simulation",
+    created_at: "2026-11-29T00:00:00.000Z",
+    version,
+    config: { channels: [] },
+  }) as unknown as StoredSession;
 
 describe("the live lists' migration (2026-11-29-shard-live-lists)", () => {
   it("moves each marker into its shard with its session's version, and each lease into its shard; a second run moves nothing", async () => {

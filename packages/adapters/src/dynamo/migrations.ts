@@ -33,7 +33,14 @@ const shardLiveLists: Migration = {
   async run(db) {
     let moved = 0;
     const markers = await itemsOf<{ session_id: string }>(db, "SESSIONS#LIVE");
-    const sessions = new Map((await batchGetStored(db, markers.map((m) => Keys.tradingSession(m.session_id)))).map((item) => [String(item.id), item]));
+    const sessions = new Map(
+      (
+        await batchGetStored(
+          db,
+          markers.map((m) => Keys.tradingSession(m.session_id)),
+        )
+      ).map((item) => [String(item.id), item]),
+    );
     for (const { session_id } of markers) {
       const session = sessions.get(session_id);
       const key = Keys.liveSession(session_id);
@@ -44,7 +51,10 @@ const shardLiveLists: Migration = {
     }
     for (const lease of await itemsOf<{ session_id: string }>(db, "WORKER#LEASES")) {
       const key = Keys.workerLease(lease.session_id);
-      await transactIfUnchanged(db, [{ put: { ...lease, pk: key.pk, sk: key.sk, _type: "WorkerLease" } }, { delete: { pk: "WORKER#LEASES", sk: lease.session_id } }]);
+      await transactIfUnchanged(db, [
+        { put: { ...lease, pk: key.pk, sk: key.sk, _type: "WorkerLease" } },
+        { delete: { pk: "WORKER#LEASES", sk: lease.session_id } },
+      ]);
       moved++;
     }
     return moved;

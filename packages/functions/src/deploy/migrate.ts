@@ -6,7 +6,7 @@ import { migrate } from "@tp/adapters/dynamo/migrations";
  * before the stacks that use the table): applies the migrations the table has not recorded.
  */
 export async function handler(): Promise<{ applied: { id: string; items: number }[] }> {
-  const db = createDb({ tableName: process.env.TABLE_NAME! });
+  const db = createDb({ tableName: process.env.TABLE_NAME!, endpoint: process.env.DYNAMODB_ENDPOINT || undefined });
   const applied = await migrate(db);
   return { applied: applied.map(({ id, items }) => ({ id, items })) };
 }
