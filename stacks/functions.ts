@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Plugin } from "esbuild";
 import type { FunctionProps } from "sst/constructs";
@@ -112,6 +113,25 @@ export const lambdaCredentials: Plugin = {
 };
 
 /**
+ * A schema's `.describe("…")` text is read only where the OpenAPI and AsyncAPI documents are
+ * written (scripts/openapi.ts; the docs function serves the written file), yet it rode in every
+ * bundle (about 10 KB of the backtest function's). In the functions' builds a description that is
+ * one plain string literal is left empty; other calls stay as written.
+ */
+export const zodWithoutDescriptions: Plugin = {
+  name: "zod-without-descriptions",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]packages[\\/][^\\/]+[\\/]src[\\/].*\.ts$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      return { contents: source.replace(PLAIN_DESCRIBE, '.describe("")'), loader: "ts" };
+    });
+  },
+};
+
+/** `.describe(` with one plain string literal (no interpolation), then `)`, across lines. */
+const PLAIN_DESCRIBE = /\.describe\(\s*(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`$\\]*`)\s*,?\s*\)/g;
+
+/**
  * How functions are built. `longport` is a native module (a `.node` binary esbuild cannot
  * bundle): it is left out of every bundle, and only the functions that can talk to the provider
  * get it, copied with the x64 binary beside the bundle (the registry has no arm64 build of the
@@ -127,7 +147,7 @@ export const NODEJS = {
   esbuild: {
     external: ["longport"],
     keepNames: false,
-    plugins: [zodEnglishOnly, zodWithoutFromJsonSchema, zodWithoutJsonSchema, xrayWithoutSemver, lambdaCredentials],
+    plugins: [zodEnglishOnly, zodWithoutFromJsonSchema, zodWithoutJsonSchema, xrayWithoutSemver, lambdaCredentials, zodWithoutDescriptions],
   },
 } as const satisfies FunctionProps["nodejs"];
 
