@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configFromEnv } from "../../packages/adapters/src/config";
 import { Keys } from "../../packages/adapters/src/dynamo/keys";
@@ -179,6 +179,18 @@ describe("parameter sweeps", () => {
     expect((await stored(best.backtest_id))!.ttl).toBeUndefined();
     expect((await stored(best.out_of_sample.backtest_id))!.ttl).toBeUndefined();
     for (const other of others) expect((await stored(other.backtest_id))!.ttl).toBe(expiresAt);
+    // So do their runs' own items (state, event and order blocks, order items), the kept runs' none (Finalize's keepForever).
+    const runTtls = async (id: string) => {
+      const state = (await db.client.send(new GetCommand({ TableName: db.tableName, Key: Keys.runState(id) }))).Item!;
+      const blocks = await db.client.send(
+        new QueryCommand({ TableName: db.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": Keys.runBlocks(id) } }),
+      );
+      expect(blocks.Items!.length).toBeGreaterThan(0);
+      return [...new Set([state.ttl, ...blocks.Items!.map((item) => item.ttl)])];
+    };
+    expect(await runTtls(best.backtest_id)).toEqual([undefined]);
+    expect(await runTtls(best.out_of_sample.backtest_id)).toEqual([undefined]);
+    for (const other of others) expect(await runTtls(other.backtest_id)).toEqual([expiresAt]);
 
     // Past its ttl (DynamoDB deletes within days: reads must not wait for it), a run is gone: 404, and the result leaves it out.
     const gone = others[0].backtest_id;

@@ -11,6 +11,8 @@ export interface OrderItem extends TradingOrderResponse {
   sequence: number;
   /** Sequence of the last event that changed it (absent on records written before blocks: `sequence`). */
   changed?: number;
+  /** When (epoch seconds) the item expires: its run's (`StoredRun.expires_at`, a sweep's run); absent, kept. */
+  expires_at?: number;
 }
 
 /** The most a block carries, gzipped (DynamoDB's item limit is 400 KB, the block's other attributes included). */
@@ -35,6 +37,8 @@ interface BlockItem {
   part: number;
   count: number;
   body: Uint8Array;
+  /** When (epoch seconds) the block expires: its run's (`StoredRun.expires_at`); absent, kept. */
+  expires_at?: number;
 }
 
 const keyOf = (b: BlockItem) =>
@@ -84,7 +88,7 @@ export class RunBlocks {
   private readonly blocks: Repository<BlockItem>;
 
   constructor(db: Db) {
-    this.blocks = new Repository<BlockItem>(db, { type: "RunBlock", key: keyOf });
+    this.blocks = new Repository<BlockItem>(db, { type: "RunBlock", key: keyOf, expiresAt: (b) => b.expires_at });
   }
 
   /**
@@ -92,17 +96,17 @@ export class RunBlocks {
    * placed or filled an order: two to four events in one item where each was an item); undefined
    * when they do not fit in one.
    */
-  eventsItem(runId: string, version: number, events: EngineEvent[]): Record<string, unknown> | undefined {
+  eventsItem(runId: string, version: number, events: EngineEvent[], expiresAt?: number): Record<string, unknown> | undefined {
     if (events.length === 0) return undefined;
     const body = gzipJson(events);
     if (body.byteLength > BLOCK_BYTES) return undefined;
     const first = events[0]!.sequence;
     const last = events[events.length - 1]!.sequence;
-    return this.blocks.toItem({ run_id: runId, kind: "events", first, last, version, part: 0, count: events.length, body });
+    return this.blocks.toItem({ run_id: runId, kind: "events", first, last, version, part: 0, count: events.length, body, expires_at: expiresAt });
   }
 
   /** Writes the events and order records of one save, committed (or about to be) at `version`. */
-  async write(runId: string, version: number, events: EngineEvent[], orders: OrderItem[]): Promise<void> {
+  async write(runId: string, version: number, events: EngineEvent[], orders: OrderItem[], expiresAt?: number): Promise<void> {
     if (events.length === 0 && orders.length === 0) return;
     const first = events[0]?.sequence ?? 0;
     const items: BlockItem[] = [
@@ -127,7 +131,7 @@ export class RunBlocks {
         body,
       })),
     ];
-    await this.blocks.putMany(items);
+    await this.blocks.putMany(expiresAt === undefined ? items : items.map((item) => ({ ...item, expires_at: expiresAt })));
   }
 
   /**
@@ -207,6 +211,12 @@ export class RunBlocks {
   async delete(runId: string): Promise<void> {
     const blocks = await this.blocks.queryAll(Keys.runBlocks(runId), { projection: ["run_id", "kind", "first", "version", "part"] });
     await this.blocks.deleteMany(blocks.map(keyOf));
+  }
+
+  /** Writes the run's blocks that expire again without their expiry (`DynamoRunStore.keepForever`). */
+  async keepForever(runId: string): Promise<void> {
+    const expiring = (await this.blocks.queryAll(Keys.runBlocks(runId))).filter((block) => block.expires_at !== undefined);
+    await this.blocks.putMany(expiring.map(({ expires_at: _expiresAt, ...block }) => block));
   }
 }
 

@@ -134,6 +134,8 @@ interface RunItem {
    * over or when the open ones would pass `OPEN_ORDERS` or `OPEN_BYTES`, and changes there after.
    */
   open?: Uint8Array;
+  /** When (epoch seconds) the run's items expire (`StoredRun.expires_at`, a sweep's run); absent, kept. */
+  expires_at?: number;
 }
 
 /** The events a run's item carries at most in its tail: a save that would pass it writes them as a block instead. */
@@ -205,6 +207,7 @@ const runOf = (item: RunItem): StoredRun => {
     progress: progress ?? null,
     version: item.version,
     updated_at: item.updated_at,
+    ...(item.expires_at === undefined ? {} : { expires_at: item.expires_at }),
   };
 };
 
@@ -238,7 +241,7 @@ export class DynamoRunStore implements RunStore {
 
   constructor(private readonly db: Db) {
     this.blocks = new RunBlocks(db);
-    this.states = new Repository<RunItem>(db, { type: "RunState", key: (r) => Keys.runState(r.run_id) });
+    this.states = new Repository<RunItem>(db, { type: "RunState", key: (r) => Keys.runState(r.run_id), expiresAt: (r) => r.expires_at });
     this.events_ = new Repository<StoredEvent>(db, {
       type: "RunEvent",
       key: (e) => Keys.runEvent(e.run_id, e.sequence),
@@ -250,6 +253,7 @@ export class DynamoRunStore implements RunStore {
     this.orders_ = new Repository<OrderItem>(db, {
       type: "RunOrder",
       key: (o) => Keys.runOrder(o.id),
+      expiresAt: (o) => o.expires_at,
       indexes: {
         gsi1: (o) => Keys.runOrderBySequence(o.run_id, o.sequence),
         gsi2: (o) => Keys.runOrderByStatus(o.run_id, o.status, o.sequence),
@@ -419,6 +423,7 @@ export class DynamoRunStore implements RunStore {
       progress: run.progress,
       version: run.version,
       updated_at: run.updated_at,
+      ...(run.expires_at === undefined ? {} : { expires_at: run.expires_at }),
     };
     const guard = (put: RunItem): TransactionStep =>
       expectedVersion === 0 ? { put: this.states.toItem(put), ifAbsent: true } : { put: this.states.toItem(put), ifVersion: expectedVersion };
@@ -447,12 +452,12 @@ export class DynamoRunStore implements RunStore {
       const newest = events.length === 0 ? tail : tail.length === 0 ? events : [...tail, ...events];
       const body = newest.length === 0 || newest.length > TAIL_EVENTS ? undefined : gzipJson(newest);
       const kept = newest.length === 0 || (body !== undefined && body.byteLength <= TAIL_BYTES);
-      const block = kept ? undefined : this.blocks.eventsItem(run.run_id, run.version, newest);
+      const block = kept ? undefined : this.blocks.eventsItem(run.run_id, run.version, newest, run.expires_at);
       if (kept || block) {
         if (kept && body) item.tail = body;
         if (openBody) item.open = openBody;
         return {
-          steps: [guard(item), ...(block ? [{ put: block }] : []), ...written.map((o) => ({ put: this.orders_.toItem(o) }))],
+          steps: [guard(item), ...(block ? [{ put: block }] : []), ...written.map((o) => ({ put: this.orders_.toItem(expiring(o, run.expires_at)) }))],
           orders: written,
           carried: { body: { tail: kept ? body : undefined, open: openBody }, tail: kept ? newest : [], open: riding },
         };
@@ -477,7 +482,8 @@ export class DynamoRunStore implements RunStore {
     { soleWriter }: SaveOptions,
   ) {
     // What the run's item carried (committed at the version this save replaces) goes to blocks first: the item is written without it.
-    if (carried.events.length > 0 || carried.orders.length > 0) await this.blocks.write(run.run_id, carried.version, carried.events, carried.orders);
+    if (carried.events.length > 0 || carried.orders.length > 0)
+      await this.blocks.write(run.run_id, carried.version, carried.events, carried.orders, run.expires_at);
     const outbox = soleWriter ? undefined : gzipJson(events);
     if (!outbox || outbox.byteLength + item.state.byteLength + (item.setup?.byteLength ?? 0) > OUTBOX_BYTES) {
       // Their blocks written first, then the run, conditionally. A retried chunk writes the same
@@ -486,11 +492,11 @@ export class DynamoRunStore implements RunStore {
       // loser's blocks under the winner's keys: only a run's one writer, or events too many to
       // ride in the run's item (DynamoDB's 400 KB), take this way; a backtest's chunk has one
       // writer, its workflow).
-      await this.blocks.write(run.run_id, run.version, events, orderItems);
+      await this.blocks.write(run.run_id, run.version, events, orderItems, run.expires_at);
       return transactIfUnchanged(this.db, [guard(item)]);
     }
     if (!(await transactIfUnchanged(this.db, [guard({ ...item, outbox })]))) return false;
-    await this.blocks.write(run.run_id, run.version, events, orderItems);
+    await this.blocks.write(run.run_id, run.version, events, orderItems, run.expires_at);
     // Only while no later save replaced it (a later writer read it through `get`, which wrote the events).
     await transactIfUnchanged(this.db, [{ put: this.states.toItem(item), ifVersion: run.version }]);
     return true;
@@ -498,7 +504,7 @@ export class DynamoRunStore implements RunStore {
 
   /** Writes the blocks of a committed save's outbox (idempotent: the same blocks again). */
   private async writeEvents(run: StoredRun, events: EngineEvent[]) {
-    await this.blocks.write(run.run_id, run.version, events, await this.orderChanges(run, events));
+    await this.blocks.write(run.run_id, run.version, events, await this.orderChanges(run, events), run.expires_at);
   }
 
   /**
@@ -622,6 +628,23 @@ export class DynamoRunStore implements RunStore {
     return blocked ? withoutSequence(blocked) : undefined;
   }
 
+  /**
+   * Keeps a run written to expire (a sweep's best runs, docs/operations.md "Sweeps"): its item,
+   * blocks and order items written again without their expiry. Nothing else writes a finished
+   * backtest's run, so the writes need no condition.
+   */
+  async keepForever(runId: string): Promise<void> {
+    const item = await this.states.get(Keys.runState(runId));
+    if (!item || item.expires_at === undefined) return;
+    await this.blocks.keepForever(runId);
+    const orders = (await this.orders_.queryAll(Keys.runOrders(runId), { index: "gsi1" })).filter((o) => o.expires_at !== undefined);
+    await this.orders_.putMany(orders.map(({ expires_at: _expiresAt, ...order }) => order));
+    // The run's item last: a Finalize retried after a crash finds it still expiring and keeps the rest again.
+    const { expires_at: _expiresAt, ...kept } = item;
+    await this.states.put(kept);
+    this.carried.delete(runId);
+  }
+
   async delete(runId: string): Promise<void> {
     this.writtenOrders.delete(runId);
     const orders = await this.orders_.queryAll(Keys.runOrders(runId), { index: "gsi1", projection: ["id"] });
@@ -647,7 +670,10 @@ function ordersToRead(run: StoredRun, events: EngineEvent[]): string[] {
   return [...changed].filter((id) => !created.has(id));
 }
 
-const withoutSequence = ({ sequence: _sequence, changed: _changed, ...order }: OrderItem): TradingOrderResponse => order;
+const withoutSequence = ({ sequence: _sequence, changed: _changed, expires_at: _expiresAt, ...order }: OrderItem): TradingOrderResponse => order;
+
+/** An order record to write for a run that expires: with the run's expiry. */
+const expiring = (order: OrderItem, expiresAt: number | undefined): OrderItem => (expiresAt === undefined ? order : { ...order, expires_at: expiresAt });
 
 /** The sequence a cursor of the events' or orders' query stands after (its sort key, on the table or on `index`). */
 function sequenceOf(cursor: string | undefined, index: "gsi1" | "gsi2" | undefined): number | undefined {

@@ -47,7 +47,11 @@ function backtestsOf(
 }
 
 /** When a sweep's runs created now expire (epoch seconds): `sweepRunTtlDays` from now; undefined when they are kept for ever (0). */
-const runsExpireAt = (deps: SweepDeps) => (deps.sweepRunTtlDays > 0 ? Math.floor(deps.now() / 1000) + Math.round(deps.sweepRunTtlDays * 86_400) : undefined);
+/**
+ * When the grid's runs expire: on the wall clock, which DynamoDB's TTL and every read's expiry
+ * check go by, not the market's (`deps.now`: npm start's simulated clock, a test's 2024).
+ */
+const runsExpireAt = (deps: SweepDeps) => (deps.sweepRunTtlDays > 0 ? Math.floor(Date.now() / 1000) + Math.round(deps.sweepRunTtlDays * 86_400) : undefined);
 
 /**
  * Plan: on the first pass imports what is missing of each symbol's candles (for the window and
