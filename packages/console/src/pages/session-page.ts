@@ -17,6 +17,12 @@ type Data = Record<string, unknown>;
 const text = (data: Data, name: string): string => (data[name] === undefined || data[name] === null ? "" : String(data[name]));
 
 /** An order as a line names it: what it trades when the event says, never its id (the orders table has the rows). */
+/** A price as the engine computed it, without binary floating point's noise (143.31900000000002 → 143.319). */
+const priceOf = (data: Data, name: string): string => {
+  const value = Number(data[name]);
+  return Number.isFinite(value) ? String(Number(value.toPrecision(12))) : text(data, name);
+};
+
 const orderName = (data: Data): string =>
   data.symbol ? `order ${[text(data, "side"), text(data, "quantity"), text(data, "symbol")].filter(Boolean).join(" ")}` : "an order";
 
@@ -29,15 +35,17 @@ export function describeMessage(type: string, data: Data, currency: string): str
   const cash = (name: string) => money(text(data, name) || null, text(data, "currency") || currency);
   switch (type) {
     case "order_submitted":
-      return `${channel}${text(data, "side")} ${text(data, "quantity")} ${text(data, "symbol")} ${text(data, "order_type")}${data.limit_price ? ` at ${text(data, "limit_price")}` : ""} submitted${data.reason ? ` (${text(data, "reason")})` : ""}`;
+      return `${channel}${text(data, "side")} ${text(data, "quantity")} ${text(data, "symbol")} ${text(data, "order_type")}${data.limit_price ? ` at ${priceOf(data, "limit_price")}` : ""} submitted${data.reason ? ` (${text(data, "reason")})` : ""}`;
     case "order_filled":
-      return `${channel}${text(data, "side")} ${text(data, "quantity")} ${text(data, "symbol")} filled at ${text(data, "price")}, commission ${cash("commission")}`;
+      return `${channel}${text(data, "side")} ${text(data, "quantity")} ${text(data, "symbol")} filled at ${priceOf(data, "price")}, commission ${cash("commission")}`;
     case "order_denied":
       return `${channel}denied ${text(data, "side")} ${text(data, "quantity")} ${text(data, "symbol")}: ${text(data, "message")}`;
     case "order_rejected":
       return `${channel}${orderName(data)} rejected: ${text(data, "message")}`;
     case "order_cancelled":
       return `${channel}${orderName(data)} cancelled: ${text(data, "reason")}`;
+    case "order_cancel_requested":
+      return `${channel}cancel of ${orderName(data)} requested${data.reason ? ` (${text(data, "reason")})` : ""}`;
     case "order_routed":
       return `${channel}${orderName(data)} sent to the broker`;
     case "order_replaced":
@@ -69,8 +77,11 @@ export function describeMessage(type: string, data: Data, currency: string): str
     case "signal":
       return `${channel}signal ${text(data, "side")} ${text(data, "symbol")} to weight ${text(data, "target_weight")}`;
     default:
+      // Every field in words but the ids (an order's id carries its session's UUID: nothing a reader looks for).
       return Object.entries(data)
-        .filter(([name, value]) => !["sequence", "event_time", "channel_id"].includes(name) && (typeof value === "string" || typeof value === "number"))
+        .filter(
+          ([name, value]) => !["sequence", "event_time"].includes(name) && !name.endsWith("_id") && (typeof value === "string" || typeof value === "number"),
+        )
         .map(([name, value]) => `${name.replace(/_/g, " ")} ${String(value)}`)
         .join(" · ");
   }
