@@ -46,7 +46,7 @@ export const groupRoutes = {
   ],
   // More specific than trading's keys: orders on the simulated venue need the paper broker, which the trading function does not carry.
   simulation: ["POST /api/v1/trading/simulation/orders"],
-  backtest: ["ANY /api/v1/backtest/{proxy+}"],
+  backtest: ["GET /api/v1/backtest", "ANY /api/v1/backtest/{proxy+}"],
   "data-sync": ["ANY /api/v1/data-sync/{proxy+}"],
   // Multi-channel sessions under both of the interface's prefixes.
   channels: ["ANY /api/v1/sessions/{proxy+}", "ANY /api/v1/channels/sessions/{proxy+}"],

@@ -255,6 +255,7 @@ export const Keys = {
 
   /** A backtest; gsi1 lists a session's backtests by creation; gsi2 (sparse) holds the active ones. */
   backtest: (backtestId: string): Key => ({ pk: `BACKTEST#${backtestId}`, sk: "BACKTEST" }),
+  backtestsOfSession: (sessionId: string) => `SESSION#${sessionId}#BACKTESTS`,
   backtestOfSession: (sessionId: string, createdAt: string, backtestId: string): Key => ({
     pk: `SESSION#${sessionId}#BACKTESTS`,
     sk: `${createdAt}#${backtestId}`,

@@ -49,4 +49,8 @@ export class DynamoBacktestStore implements BacktestStore {
   getMany(ids: string[]) {
     return this.backtests.getMany(ids.map(Keys.backtest));
   }
+
+  listBySession(sessionId: string, page: { limit: number; cursor?: string }) {
+    return this.backtests.query(Keys.backtestsOfSession(sessionId), { index: "gsi1", ascending: false, limit: page.limit, cursor: page.cursor });
+  }
 }

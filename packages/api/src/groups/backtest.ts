@@ -23,6 +23,21 @@ export function backtestGroup(services: GroupServices & { trading: { backtests: 
 
   app.openapi(
     createRoute({
+      method: "get",
+      path: "/api/v1/backtest",
+      tags,
+      summary: "A session's backtests, newest first (its runs reachable from the session)",
+      description:
+        "Every backtest of the session, a sweep's runs among them (`sweep_id`), newest first, `limit` at a time; `cursor` from the answer before for the next page. The session's owner's, or an administrator's.",
+      security: bearer,
+      request: { query: Backtests.BacktestListQuery },
+      responses: { 200: json(Backtests.BacktestList, "The session's backtests"), ...errorResponses({ auth: true, notFound: ["SESSION_NOT_FOUND"] }) },
+    }),
+    async (c) => c.json(await Backtests.list(deps, c.get("principal").user, c.req.valid("query")), 200),
+  );
+
+  app.openapi(
+    createRoute({
       method: "post",
       path: "/api/v1/backtest/start",
       tags,

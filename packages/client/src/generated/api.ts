@@ -2517,6 +2517,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/backtest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's backtests, newest first (its runs reachable from the session)
+         * @description Every backtest of the session, a sweep's runs among them (`sweep_id`), newest first, `limit` at a time; `cursor` from the answer before for the next page. The session's owner's, or an administrator's.
+         */
+        get: operations["getBacktest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/backtest/start": {
         parameters: {
             query?: never;
@@ -6978,6 +6998,25 @@ export interface components {
             message: string;
             sweep_id: string;
             status: components["schemas"]["BacktestStatus"];
+        };
+        BacktestList: {
+            session_id: string;
+            backtests: components["schemas"]["BacktestListItem"][];
+            /** @description Pass as `cursor` for the next page; null on the last */
+            cursor: string | null;
+        };
+        BacktestListItem: {
+            backtest_id: string;
+            status: components["schemas"]["BacktestStatus"];
+            strategy_name: string;
+            symbols: string[];
+            start_date: string;
+            end_date: string;
+            created_at: string;
+            finished_at: string | null;
+            message: string;
+            /** @description The parameter sweep the backtest is a run of; null for a backtest started alone */
+            sweep_id: string | null;
         };
         BacktestResponse: {
             success: boolean;
@@ -22413,6 +22452,95 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "INVALID_STATE_TRANSITION";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    getBacktest: {
+        parameters: {
+            query: {
+                /** @description The session whose backtests are listed (its owner's, or an administrator's) */
+                session_id: string;
+                /** @description At most this many, newest first */
+                limit?: number;
+                /** @description The `cursor` of the page before */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's backtests */
+            200: {
+                headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BacktestList"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description SESSION_NOT_FOUND: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "SESSION_NOT_FOUND";
                     };
                 };
             };

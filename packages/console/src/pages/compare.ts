@@ -8,8 +8,8 @@ const RECENT_KEY = "tp-console-backtests";
 type Recent = { id: string; label: string; at: string; session_id?: string; status?: string };
 
 /**
- * The backtests this browser started or opened, newest first (the API lists no backtests: a
- * backtest is reached by its id). Kept in `localStorage`, at most 20.
+ * The backtests this browser started or opened, newest first, across sessions (the API lists a
+ * session's backtests, not a user's): what the comparison offers. Kept in `localStorage`, at most 20.
  */
 export function recentBacktests(): Recent[] {
   try {

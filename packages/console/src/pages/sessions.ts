@@ -2,7 +2,6 @@ import type { components } from "@tp/client";
 import { api, href, unwrap } from "../app";
 import { currencyOfSymbol, marketTime, money, zoneOf } from "../format";
 import { h, statusLine, table } from "../ui";
-import { recentBacktests } from "./compare";
 import { presetSessionForm, strategySessionForm } from "./new-session";
 
 export type Session = components["schemas"]["TradingSessionResponse"];
@@ -31,27 +30,33 @@ export function modeOf(session: Session, mtf?: MtfSession): { mode: string; stra
   return { mode: session.trading_mode, strategy: session.strategy_name === "multi_channel" ? "–" : session.strategy_name };
 }
 
+type Listed = components["schemas"]["BacktestListItem"];
+
+/** Backtests linked per session at most (the newest; a sweep's runs counted, not listed: its page has them). */
+const RUN_LINKS = 5;
+
 /**
- * The runs of a session a trader can open: for a backtest session, its latest backtest (the run its
- * views read, whatever its end) and every backtest of it this browser started or opened (the API
- * lists no past backtests of a session, docs/console.md); for the others, the session's own page.
+ * The runs of a session a trader can open: for a backtest session, its backtests newest first
+ * (`GET /backtest?session_id=`: the latest is the run its views read, whatever its end), a sweep's
+ * runs counted; for the others, the session's own page.
  */
-export function runLinks(session: Session, latestRun: string | null | undefined): HTMLElement {
+export function runLinks(session: Session, backtests: Listed[] | undefined, more = false): HTMLElement {
   if (session.trading_mode !== "backtest") return h("a", { href: href(`/sessions/${encodeURIComponent(session.id)}`) }, "live page");
-  const known = recentBacktests().filter((entry) => entry.session_id === session.id);
-  const ids = [...new Set([...(latestRun ? [latestRun] : []), ...known.map((entry) => entry.id)])];
-  if (ids.length === 0) return h("span", { class: "muted" }, "no backtest yet");
-  return h(
-    "span",
-    { class: "runs", "data-runs": session.id },
-    ids.map((id, index) =>
-      h(
-        "a",
-        { href: href(`/backtests/${encodeURIComponent(id)}`), title: id },
-        `${index === 0 && latestRun === id ? "latest" : "backtest"} ${id.slice(0, 8)}${known.find((entry) => entry.id === id)?.status ? ` (${known.find((entry) => entry.id === id)!.status})` : ""}`,
+  const alone = (backtests ?? []).filter((b) => b.sweep_id === null);
+  const swept = (backtests ?? []).length - alone.length;
+  if (alone.length === 0 && swept === 0) return h("span", { class: "muted" }, "no backtest yet");
+  return h("span", { class: "runs", "data-runs": session.id }, [
+    ...alone
+      .slice(0, RUN_LINKS)
+      .map((b, index) =>
+        h(
+          "a",
+          { href: href(`/backtests/${encodeURIComponent(b.backtest_id)}`), title: b.backtest_id },
+          `${index === 0 ? "latest" : "backtest"} ${b.start_date} → ${b.end_date} (${b.status})`,
+        ),
       ),
-    ),
-  );
+    ...(swept > 0 ? [h("span", { class: "muted" }, `${swept}${more ? "+" : ""} sweep run${swept === 1 && !more ? "" : "s"}`)] : []),
+  ]);
 }
 
 /** /console/sessions: the caller's sessions (mode as it is, runs reachable), a new one from a strategy, and a new one from a channel preset. */
@@ -68,14 +73,14 @@ export async function sessionsPage(main: HTMLElement): Promise<void> {
         .catch(() => [] as MtfSession[]),
     ]);
     const mtfById = new Map(mtf.map((s) => [s.id, s]));
-    // A backtest session's latest run is the run its views read (engine/status names it), completed or failed.
-    const latest = new Map<string, string | null>();
+    // A backtest session's runs, newest first: the first is the run its views read, completed or failed.
+    const runs = new Map<string, { backtests: Listed[]; more: boolean }>();
     await Promise.all(
       sessions
         .filter((s) => s.trading_mode === "backtest" && !mtfById.has(s.id))
         .map(async (s) => {
-          const engine = await api.GET("/api/v1/trading/sessions/{session_id}/engine/status", { params: { path: { session_id: s.id } } }).catch(() => null);
-          latest.set(s.id, engine?.data?.run_id ?? null);
+          const listed = await api.GET("/api/v1/backtest", { params: { query: { session_id: s.id, limit: 20 } } }).catch(() => null);
+          runs.set(s.id, { backtests: listed?.data?.backtests ?? [], more: Boolean(listed?.data?.cursor) });
         }),
     );
     main.append(
@@ -93,7 +98,7 @@ export async function sessionsPage(main: HTMLElement): Promise<void> {
               s.status,
               money(s.initial_capital, currencyOfSession(s)),
               marketTime(s.created_at, zoneOfSession(s)),
-              runLinks(s, latest.get(s.id)),
+              runLinks(s, runs.get(s.id)?.backtests, runs.get(s.id)?.more),
             ];
           }),
           `Sessions (${sessions.length})`,

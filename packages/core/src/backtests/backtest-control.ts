@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { Calendar } from "../market/calendar";
 import { ACTIVE, paused, resumed, stageOf, stopped, TERMINAL, transition, updateVersioned } from "./control";
-import { conflict, DomainError, forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
+import { conflict, DomainError, forbidden, notFound, parseOrThrow, ValidationError, type ValidationIssue } from "../errors";
 import { marketOf, Markets, normalizeSymbol } from "../market/market";
 import { dayNumberOf, isoDateOf, utcToZoned, zonedTimeToUtc } from "../market/zoned-time";
 import { Strategies } from "../strategies/index";
@@ -9,7 +9,15 @@ import { iso } from "../time";
 import type { Actor } from "../users";
 import { feedsOf, normalizeConfig, sizingIssues, strategyNameOf, type SessionConfig } from "../trading/session-config";
 import { owned, type StoredSession } from "../trading/sessions";
-import { type BacktestControlDeps, type BacktestProgress, BacktestRequest, type BacktestResult, type StoredBacktest } from "./backtest-model";
+import {
+  type BacktestControlDeps,
+  type BacktestList,
+  BacktestListQuery,
+  type BacktestProgress,
+  BacktestRequest,
+  type BacktestResult,
+  type StoredBacktest,
+} from "./backtest-model";
 import { listsOf, NO_ADJUSTMENT } from "./backtest-result";
 
 /**
@@ -394,6 +402,32 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
 export const executionName = (backtest: Pick<StoredBacktest, "id" | "executions">) => `${backtest.id}-${backtest.executions}`;
 
 /** The interface's progress view. */
+/**
+ * A session's backtests, newest first, a page at a time (its runs reachable from the session:
+ * docs/backtests.md "Listing a session's backtests"); the session's owner's, or an administrator's.
+ */
+export async function list(deps: BacktestControlDeps, actor: Actor, input: unknown): Promise<z.infer<typeof BacktestList>> {
+  const query = parseOrThrow(BacktestListQuery, input, ["query"]);
+  await owned(deps, actor, query.session_id);
+  const page = await deps.backtests.listBySession(query.session_id, { limit: query.limit, cursor: query.cursor });
+  return {
+    session_id: query.session_id,
+    backtests: page.items.map((b) => ({
+      backtest_id: b.id,
+      status: b.status,
+      strategy_name: b.strategy_name,
+      symbols: b.symbols,
+      start_date: b.start_date,
+      end_date: b.end_date,
+      created_at: b.created_at,
+      finished_at: b.finished_at,
+      message: b.message,
+      sweep_id: b.sweep_id ?? null,
+    })),
+    cursor: page.cursor ?? null,
+  };
+}
+
 export async function progress(deps: BacktestControlDeps, actor: Actor, id: string): Promise<z.infer<typeof BacktestProgress>> {
   return progressOf(deps, await ownedBacktest(deps, actor, id));
 }

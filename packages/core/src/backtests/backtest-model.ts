@@ -70,6 +70,38 @@ export const BacktestProgress = z
   })
   .meta({ id: "BacktestProgressResponse" });
 
+/** `GET /backtest`'s query: a session's backtests, a page at a time. */
+export const BacktestListQuery = z.object({
+  session_id: z.string().min(1).max(128).describe("The session whose backtests are listed (its owner's, or an administrator's)"),
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe("At most this many, newest first"),
+  cursor: z.string().max(2048).optional().describe("The `cursor` of the page before"),
+});
+
+/** A backtest as a session's list shows it: what ran, over what, and how it ended (its result and progress have their own endpoints). */
+export const BacktestListItem = z
+  .object({
+    backtest_id: z.string(),
+    status: BacktestStatus,
+    strategy_name: z.string(),
+    symbols: z.array(z.string()),
+    start_date: z.string(),
+    end_date: z.string(),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+    message: z.string(),
+    sweep_id: z.string().nullable().describe("The parameter sweep the backtest is a run of; null for a backtest started alone"),
+  })
+  .meta({ id: "BacktestListItem" });
+
+/** A session's backtests, newest first. */
+export const BacktestList = z
+  .object({
+    session_id: z.string(),
+    backtests: z.array(BacktestListItem),
+    cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last"),
+  })
+  .meta({ id: "BacktestList" });
+
 /** Answer of pause, resume and stop. */
 export const BacktestControlResult = z
   .object({ success: z.boolean(), message: z.string(), backtest_id: z.string(), status: BacktestStatus })
@@ -251,6 +283,8 @@ export interface BacktestStore {
   createMany(backtests: StoredBacktest[]): Promise<void>;
   /** The backtests of these ids that exist. */
   getMany(ids: string[]): Promise<StoredBacktest[]>;
+  /** A session's backtests, newest first, a page at a time (`cursor` from the page before). */
+  listBySession(sessionId: string, page: { limit: number; cursor?: string }): Promise<{ items: StoredBacktest[]; cursor?: string }>;
 }
 
 /** What a run of a sweep reads of its sweep: the control flags. */
