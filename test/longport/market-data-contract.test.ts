@@ -367,6 +367,8 @@ describe("MarketData through LongPort: an outage", () => {
       expect((await market.quote(["AAPL.US"])).map((quote) => quote.symbol)).toEqual(["AAPL.US"]);
       fake.setSocketsDown(true, "quote");
       fake.dropSockets("quote", "close");
+      // Once the SDK knows the socket is gone (it tries to reconnect): a call made while the close is still on its way fails at once instead.
+      await until(() => fake.refusedUpgrades("quote") > 0);
       const started = Date.now();
       // The SDK would wait for the gateway as long as it is down; the adapter's timeout bounds the call.
       expect(await failureOf(market.quote(["AAPL.US"]))).toEqual({ status: 504, code: "PROVIDER_TIMEOUT", extra: { provider: "longport" } });

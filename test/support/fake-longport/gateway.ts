@@ -72,6 +72,8 @@ export class Gateway {
   readonly connections = new Set<Connection>();
   /** While true, WebSocket upgrades are refused (HTTP 503), so the SDK's reconnects fail. */
   down = false;
+  /** Upgrades refused while down: the SDK's attempts to reconnect. */
+  refused = 0;
   private readonly sessions = new Map<string, { appKey: string; expiresAt: number }>();
 
   constructor(private readonly options: GatewayOptions) {}

@@ -99,6 +99,8 @@ export interface FakeLongport {
   setSocketsDown(down: boolean, kind?: GatewayKind | "all"): void;
   /** Authenticated sockets now open on a gateway. */
   openSockets(kind: GatewayKind): number;
+  /** WebSocket upgrades a gateway refused while down (the SDK's reconnect attempts). */
+  refusedUpgrades(kind: GatewayKind): number;
   close(): Promise<void>;
 }
 
@@ -177,6 +179,7 @@ export async function startFakeLongport(options: FakeLongportOptions = {}): Prom
     const path = (request.url ?? "").split("?")[0].replace(/\/+$/, "");
     const gateway = path === "/quote" ? quote : path === "/trade" ? trade : undefined;
     if (!gateway || gateway.down) {
+      if (gateway) gateway.refused++;
       socket.end(`HTTP/1.1 ${gateway ? "503 Service Unavailable" : "404 Not Found"}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
@@ -218,6 +221,7 @@ export async function startFakeLongport(options: FakeLongportOptions = {}): Prom
       for (const g of kinds(kind)) g.down = down;
     },
     openSockets: (kind) => gateways[kind].authenticated().length,
+    refusedUpgrades: (kind) => gateways[kind].refused,
     close: async () => {
       for (const g of [quote, trade]) g.drop("terminate");
       wss.close();
