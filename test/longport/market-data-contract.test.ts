@@ -4,7 +4,7 @@ import { LongportMarketData } from "../../packages/adapters/src/provider/longpor
 import type { CalcIndex } from "../../packages/core/src/provider/quote-enums";
 import type { PushCandlestickEvent, PushDepthEvent, PushQuoteEvent, PushTradesEvent } from "../../packages/core/src/provider/quote-types";
 import { Command, type FakeLongport, Period, startFakeLongport } from "../support/fake-longport/index";
-import { failureOf, settingsFor, until } from "./adapter-harness";
+import { failureOf, settingsFor, sleep, until } from "./adapter-harness";
 
 /**
  * The `MarketData` port's contract, through the project's LongportMarketData and the real
@@ -338,6 +338,8 @@ describe("MarketData through LongPort: faults as the port reports them", () => {
   it("a dropped socket: a call made meanwhile waits for the SDK's reconnection and answers; the subscription's pushes flow again", async () => {
     const dropped = Date.now();
     expect(fake.dropSockets("quote")).toBe(1);
+    // Once the SDK has seen the socket go (within milliseconds; a call sent while the drop is on its way can fail at once), well before it reconnects 2 s after the drop.
+    await sleep(300);
     expect((await market.quote(["AAPL.US"])).map((quote) => quote.symbol)).toEqual(["AAPL.US"]);
     expect(Date.now() - dropped).toBeGreaterThanOrEqual(1_500);
     fake.pushTrade("AAPL.US", { price: 190.4, volume: 7 });
