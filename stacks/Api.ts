@@ -22,6 +22,7 @@ const GROUP_GRANTS: Record<string, { queues?: readonly QueueName[]; sockets?: bo
   "stock-import": { queues: ["stock-import"] },
   "data-sync": { queues: ["data-sync"], sockets: true },
   backtest: { workflows: true },
+  sweeps: { workflows: true },
   // Session starts, stops, orders and risk changes tell the session worker (its FIFO command queue).
   trading: { sessionCommands: true },
   // Channel commands push their events and channel updates to the session's socket. These functions

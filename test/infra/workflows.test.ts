@@ -238,8 +238,8 @@ describe("Workflows stack", () => {
     const starts = Object.values(api.findResources("AWS::IAM::Policy"))
       .flatMap((policy: any) => policy.Properties.PolicyDocument.Statement)
       .filter((statement: any) => [statement.Action].flat().includes("states:StartExecution"));
-    // The backtest group's function alone.
-    expect(starts.length).toBe(1);
+    // The backtest group's function and the sweeps group's.
+    expect(starts.length).toBe(2);
     for (const statement of starts) {
       expect([statement.Action].flat()).toEqual(["states:StartExecution"]);
       expect([statement.Resource].flat()).toHaveLength(2);

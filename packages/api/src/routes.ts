@@ -47,6 +47,8 @@ export const groupRoutes = {
   // More specific than trading's keys: orders on the simulated venue need the paper broker, which the trading function does not carry.
   simulation: ["POST /api/v1/trading/simulation/orders"],
   backtest: ["GET /api/v1/backtest", "ANY /api/v1/backtest/{proxy+}"],
+  // More specific than backtest's keys: parameter sweeps have a function of their own.
+  sweeps: ["ANY /api/v1/backtest/sweeps", "ANY /api/v1/backtest/sweeps/{proxy+}"],
   "data-sync": ["ANY /api/v1/data-sync/{proxy+}"],
   // Multi-channel sessions under both of the interface's prefixes.
   channels: ["ANY /api/v1/sessions/{proxy+}", "ANY /api/v1/channels/sessions/{proxy+}"],

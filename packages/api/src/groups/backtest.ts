@@ -2,7 +2,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { Backtests, type Sweeps } from "@tp/core/backtests/index";
 import { type AppEnv, bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 import { checkingFurther } from "../http/errors";
-import { sweepRoutes } from "./sweeps";
 
 const BacktestIdParam = z.object({ backtest_id: z.string().min(1).max(128) });
 const tags = ["backtest"];
@@ -18,8 +17,6 @@ export function backtestGroup(services: GroupServices & { trading: { backtests: 
   const app = createGroup();
   app.use("/api/v1/backtest/*", requireAuth(services));
   const deps = services.trading.backtests;
-  // Before the backtest routes: /backtest/sweeps/... is a sweep's, never a backtest id's.
-  sweepRoutes(app, deps);
 
   app.openapi(
     createRoute({

@@ -22,6 +22,7 @@ import { apiTestMarketGroup } from "./api-test-market";
 import { apiTestTradeGroup } from "./api-test-trade";
 import { tradingGroup } from "./trading";
 import { backtestGroup } from "./backtest";
+import { sweepsGroup } from "./sweeps";
 import { dataSyncGroup } from "./data-sync";
 import { channelsGroup } from "./channels";
 import { mtfGroup } from "./mtf";
@@ -53,6 +54,8 @@ export const groups = {
   "api-test-market": apiTestMarketGroup,
   "api-test-trade": apiTestTradeGroup,
   trading: tradingGroup,
+  // Before backtest: /api/v1/backtest/sweeps/... is a sweep's, never a backtest id's.
+  sweeps: sweepsGroup,
   backtest: backtestGroup,
   "data-sync": dataSyncGroup,
   channels: channelsGroup,

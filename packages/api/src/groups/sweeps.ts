@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Sweeps } from "@tp/core/backtests/index";
-import { type AppEnv, bearer, errorResponse, errorResponses, json, jsonBody, type createGroup } from "../http/group";
+import { type AppEnv, bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 import { checkingFurther } from "../http/errors";
 
 const SweepIdParam = z.object({ sweep_id: z.string().min(1).max(128) });
@@ -9,11 +9,15 @@ const owned = { auth: true, notFound: true } as const;
 const transitionConflict = { 409: errorResponse("INVALID_STATE_TRANSITION: not allowed in the sweep's state (`current_status` names it)") };
 
 /**
- * Parameter sweeps (docs/backtests.md "Parameter sweeps"), on the backtest group's app (its
- * function and its authentication): a grid of a strategy's parameters, each point a backtest,
- * fanned out by the sweep state machine, ranked by a metric, the best run again out of sample.
+ * Parameter sweeps (docs/backtests.md "Parameter sweeps"): a grid of a strategy's parameters, each
+ * point a backtest, fanned out by the sweep state machine, ranked by a metric, the best run again
+ * out of sample. A group of its own (its own function, beside the backtest group's): mounted before
+ * the backtest group, since `/api/v1/backtest/sweeps/...` is a sweep's, never a backtest id's.
  */
-export function sweepRoutes(app: ReturnType<typeof createGroup>, deps: Sweeps.SweepControlDeps) {
+export function sweepsGroup(services: GroupServices & { trading: { backtests: Sweeps.SweepControlDeps } }) {
+  const app = createGroup();
+  for (const path of ["/api/v1/backtest/sweeps", "/api/v1/backtest/sweeps/*"]) app.use(path, requireAuth(services));
+  const deps = services.trading.backtests;
   app.openapi(
     createRoute({
       method: "post",
@@ -97,4 +101,5 @@ export function sweepRoutes(app: ReturnType<typeof createGroup>, deps: Sweeps.Sw
       async (c) => c.json(await run(deps, c.get("principal").user, c.req.valid("param").sweep_id), 200),
     );
   }
+  return app;
 }

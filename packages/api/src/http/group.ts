@@ -70,6 +70,9 @@ export function withConventions(app: Group, services: GroupServices): Group {
  */
 export function requireAuth(services: GroupServices): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    // Resolved once per request: on the embedded app, groups whose paths overlap (sweeps inside
+    // backtest's, mtf inside trading's) each mount this, and a key's rate is spent once.
+    if (c.get("principal")) return next();
     const header = requestHeader(c, "Authorization") ?? "";
     const token = requestHeader(c, "X-API-Key")?.trim() || /^Bearer\s+(\S+)$/i.exec(header)?.[1];
     if (!token)
