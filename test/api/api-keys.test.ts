@@ -1,7 +1,8 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../packages/core/src/provider/clock";
+import { Realtime } from "../../packages/core/src/realtime";
 import { createTestApi, type TestApi } from "../support/harness";
 
 /** Tuesday 13 April 2027, 10:35:30 in New York: the US regular session (after real time, so sign-in tokens issued now stay valid). */
@@ -142,6 +143,21 @@ describe("API keys", () => {
     expect(listed.map((session: { id: string }) => session.id)).toEqual([allowed.id]);
     // The user's own sign-in still sees both.
     expect((await api.json("GET", "/api/v1/trading/sessions", 200, { token: user.token })).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("lets a key watch only its sessions' streams, and only with the read scope", async () => {
+    const allowed = await api.json("POST", "/api/v1/trading/sessions", 201, { token: user.token, body: sessionBody("watched") });
+    const other = await api.json("POST", "/api/v1/trading/sessions", 201, { token: user.token, body: sessionBody("not watched") });
+    const reader = await createKey(["read"], { session_ids: [allowed.id] });
+    const backtester = await createKey(["backtest"]);
+    const connect = (sessionId: string, token: string) =>
+      Realtime.connect(api.services.realtime, { connectionId: `c-${randomUUID()}`, path: `/ws/trading/${sessionId}`, query: { token } });
+
+    expect(await connect(allowed.id, reader.key)).toMatchObject({ topic: `session:${allowed.id}`, user_id: user.id });
+    await expect(connect(other.id, reader.key)).rejects.toMatchObject({ status: 403, message: expect.stringContaining("limited to other sessions") });
+    await expect(connect(allowed.id, backtester.key)).rejects.toMatchObject({ status: 403, extra: { required_scope: "read" } });
+    // The user's sign-in token watches either.
+    expect(await connect(other.id, user.token)).toMatchObject({ topic: `session:${other.id}` });
   });
 
   it("grants the admin scope to administrators only, and a key never manages keys", async () => {

@@ -8,7 +8,7 @@ import type { JobQueue } from "@tp/core/jobs";
 import type { MarketData } from "@tp/core/provider/market-data";
 import type { RealtimeDeps } from "@tp/core/realtime";
 import type { FlowLibraryDeps } from "@tp/core/flows/flow-library";
-import type { UserStore, UsersDeps } from "@tp/core/users";
+import type { Actor, UserStore, UsersDeps } from "@tp/core/users";
 import { ReadThroughCache } from "./cache";
 import type { ServiceConfig } from "./config";
 import { createDb, type Db } from "./dynamo/db";
@@ -301,12 +301,12 @@ export function realtime(c: ServiceContext): RealtimeDeps {
       pusher: new ApiGatewayPusher(() => c.config.websocketManagementEndpoint),
       now: c.now,
       marketNow: c.marketNow,
-      authenticate: async (token: string) => ({ userId: (await principals(c).resolve(token)).user.id }),
-      // Someone else's session: 403; an unknown one: 404 (the same rules as the session endpoints).
-      authorizeSession: async (userId: string, sessionId: string) => {
-        const principal = { id: userId, user_type: (await userStore(c).get(userId))?.user_type ?? "user" };
-        await ownedSession({ sessions, now: c.now, newId: c.newId }, principal, sessionId);
+      authenticate: async (token: string) => {
+        const { user, key } = await principals(c).resolve(token);
+        return { actor: user, ...(key ? { key } : {}) };
       },
+      // Someone else's session or one outside a key's sessions: 403; an unknown one: 404 (the same rules as the session endpoints).
+      authorizeSession: (actor: Actor, sessionId: string) => ownedSession({ sessions, now: c.now, newId: c.newId }, actor, sessionId).then(() => undefined),
     };
   });
 }

@@ -1,4 +1,6 @@
+import { type ApiKeyGrant, checkScope } from "./api-keys";
 import { badRequest } from "./errors";
+import type { Actor } from "./users";
 import { jsonArrays } from "./json-parts";
 
 /** A WebSocket connection subscribed to one topic (`logs:<symbol>`, `session:<id>`). */
@@ -34,13 +36,16 @@ export interface RealtimeDeps {
   now: () => number;
   /** The market's clock, which every push is stamped with (npm start's accelerated clock; else `now`): the answers to a client's messages too. */
   marketNow?: () => number;
-  /** Resolves an access token to its user id; throws a 401 DomainError when invalid. */
-  authenticate: (token: string) => Promise<{ userId: string }>;
   /**
-   * Whether the user may listen to a session's topic: throws 404 `SESSION_NOT_FOUND` for an
-   * unknown session and 403 `ACCESS_DENIED` for someone else's.
+   * Resolves a sign-in token or an API key to who acts (a key's user, limited to its sessions) and,
+   * for a key, its grant; throws a 401 DomainError when invalid.
    */
-  authorizeSession: (userId: string, sessionId: string) => Promise<void>;
+  authenticate: (token: string) => Promise<{ actor: Actor; key?: ApiKeyGrant }>;
+  /**
+   * Whether the actor may listen to a session's topic: throws 404 `SESSION_NOT_FOUND` for an
+   * unknown session and 403 `ACCESS_DENIED` for someone else's or one outside a key's sessions.
+   */
+  authorizeSession: (actor: Actor, sessionId: string) => Promise<void>;
 }
 
 /** What a socket's path asks for. */
@@ -50,6 +55,9 @@ export interface TopicRequest {
   /** The session a session stream watches. */
   sessionId?: string;
 }
+
+/** The route pattern a session stream's scope is checked against (the AsyncAPI document's channel). */
+const SESSION_STREAM_ROUTE = "/ws/trading/{session_id}";
 
 const CONNECTION_LIFETIME_SECONDS = 2 * 3600;
 
@@ -106,8 +114,11 @@ export const Realtime = {
     if (request.requiresAuth) {
       const token = input.query.token;
       if (!token) throw badRequest("UNAUTHORIZED", "Query parameter 'token' is required");
-      userId = (await deps.authenticate(token)).userId;
-      if (request.sessionId !== undefined) await deps.authorizeSession(userId, request.sessionId);
+      const { actor, key } = await deps.authenticate(token);
+      // Watching a stream reads: a key needs `read` (or `admin`), as a GET of the session would.
+      if (key) checkScope(key, "GET", SESSION_STREAM_ROUTE);
+      if (request.sessionId !== undefined) await deps.authorizeSession(actor, request.sessionId);
+      userId = actor.id;
     }
     const connection: Connection = {
       connection_id: input.connectionId,
