@@ -257,7 +257,7 @@ export async function runChunk(deps: BacktestDeps, input: BacktestTaskInput, dea
  * causes is stamped no later than the day's close, where its `day_end` is, so a run's times never
  * go back. `lastClose` is the last bar's (what progress shows as `current_time`).
  */
-function closingAtTheClose(engine: TradingEngine, lastClose: number): BarSink & { lastClose: number } {
+export function closingAtTheClose(engine: TradingEngine, lastClose: number): BarSink & { lastClose: number } {
   const memos = new Map<string, { day: number; close: number }>();
   const closeOf = (symbol: string, openMs: number, timeframe: Timeframe) => {
     const key = `${symbol}|${timeframe}`;

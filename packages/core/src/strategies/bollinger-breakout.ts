@@ -17,11 +17,16 @@ export class BollingerBreakout extends BaseStrategy<BollingerState> {
     return {
       ...this.baseState(),
       bands: new BollingerBands(this.parameters.period as number, this.parameters.std_dev as number),
+      indicators: { upper: NaN, middle: NaN, lower: NaN },
     };
   }
 
   protected evaluate(state: BollingerState, bar: Bar): Decision | undefined {
     const { upper, middle, lower } = state.bands.update(bar.close);
+    const indicators = state.indicators!;
+    indicators.upper = upper;
+    indicators.middle = middle;
+    indicators.lower = lower;
     if (Number.isNaN(middle)) return undefined;
     const halfWidth = (upper - lower) / 2;
     if (bar.close > upper) {

@@ -33,6 +33,7 @@ export class DonchianBreakout extends BaseStrategy<DonchianState> {
       entryLower: NaN,
       exitUpper: NaN,
       exitLower: NaN,
+      indicators: { entry_upper: NaN, entry_lower: NaN, exit_upper: NaN, exit_lower: NaN },
     };
   }
 
@@ -44,6 +45,11 @@ export class DonchianBreakout extends BaseStrategy<DonchianState> {
     state.entryLower = entry.lower;
     state.exitUpper = exit.upper;
     state.exitLower = exit.lower;
+    const indicators = state.indicators!;
+    indicators.entry_upper = entry.upper;
+    indicators.entry_lower = entry.lower;
+    indicators.exit_upper = exit.upper;
+    indicators.exit_lower = exit.lower;
     if (Number.isNaN(entryUpper) || Number.isNaN(exitUpper)) return undefined;
     const { entry_period, exit_period } = this.parameters;
     const range = entryUpper - entryLower || 1;

@@ -32,6 +32,7 @@ export class EmaTrend extends BaseStrategy<EmaTrendState> {
       atr: new Atr(atr_period as number),
       previousSpread: NaN,
       extreme: NaN,
+      indicators: { fast_ema: NaN, slow_ema: NaN, atr: NaN },
     };
   }
 
@@ -39,6 +40,10 @@ export class EmaTrend extends BaseStrategy<EmaTrendState> {
     const fast = state.fast.update(bar.close);
     const slow = state.slow.update(bar.close);
     const range = state.atr.update(bar.high, bar.low, bar.close);
+    const indicators = state.indicators!;
+    indicators.fast_ema = fast;
+    indicators.slow_ema = slow;
+    indicators.atr = range;
     const spread = fast - slow;
     const previous = state.previousSpread;
     state.previousSpread = spread;

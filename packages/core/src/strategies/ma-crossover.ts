@@ -30,12 +30,15 @@ export class MaCrossover extends BaseStrategy<CrossoverState> {
       fast: average(ma_type, fast_period as number),
       slow: average(ma_type, slow_period as number),
       previousSpread: NaN,
+      indicators: { fast_ma: NaN, slow_ma: NaN },
     };
   }
 
   protected evaluate(state: CrossoverState, bar: Bar): Decision | undefined {
     const fast = state.fast.update(bar.close);
     const slow = state.slow.update(bar.close);
+    state.indicators!.fast_ma = fast;
+    state.indicators!.slow_ma = slow;
     const spread = fast - slow;
     const previous = state.previousSpread;
     state.previousSpread = spread;
@@ -58,10 +61,12 @@ export class MaCrossover extends BaseStrategy<CrossoverState> {
     const fastAverage = state.fast;
     const slowAverage = state.slow;
     let previous = state.previousSpread;
+    let fast = NaN;
+    let slow = NaN;
     for (let i = from; i < to; i++) {
       const value = close[i];
-      const fast = fastAverage.update(value);
-      const slow = slowAverage.update(value);
+      fast = fastAverage.update(value);
+      slow = slowAverage.update(value);
       const spread = fast - slow;
       if (!Number.isNaN(previous) && !Number.isNaN(spread)) {
         if (previous <= 0 && spread > 0) decided(i, { stance: 1, reason: this.describe("above"), strength: Math.abs(spread / slow) * 50 });
@@ -70,6 +75,10 @@ export class MaCrossover extends BaseStrategy<CrossoverState> {
       previous = spread;
     }
     state.previousSpread = previous;
+    if (to > from) {
+      state.indicators!.fast_ma = fast;
+      state.indicators!.slow_ma = slow;
+    }
     state.bars += to - from;
   }
 

@@ -20,11 +20,16 @@ export class MacdTrend extends BaseStrategy<MacdState> {
       ...this.baseState(),
       macd: new Macd(fast_period as number, slow_period as number, signal_period as number),
       previousHistogram: NaN,
+      indicators: { macd: NaN, signal: NaN, histogram: NaN },
     };
   }
 
   protected evaluate(state: MacdState, bar: Bar): Decision | undefined {
-    const { macd, histogram } = state.macd.update(bar.close);
+    const { macd, signal, histogram } = state.macd.update(bar.close);
+    const indicators = state.indicators!;
+    indicators.macd = macd;
+    indicators.signal = signal;
+    indicators.histogram = histogram;
     const previous = state.previousHistogram;
     state.previousHistogram = histogram;
     if (Number.isNaN(histogram) || Number.isNaN(previous)) return undefined;

@@ -14,11 +14,12 @@ export class Momentum extends BaseStrategy<MomentumState> {
   }
 
   protected createSymbolState(): MomentumState {
-    return { ...this.baseState(), roc: new Roc(this.parameters.lookback_period as number) };
+    return { ...this.baseState(), roc: new Roc(this.parameters.lookback_period as number), indicators: { roc: NaN } };
   }
 
   protected evaluate(state: MomentumState, bar: Bar): Decision | undefined {
     const change = state.roc.update(bar.close);
+    state.indicators!.roc = change;
     if (Number.isNaN(change)) return undefined;
     const entry = this.parameters.entry_threshold as number;
     const exit = this.parameters.exit_threshold as number;

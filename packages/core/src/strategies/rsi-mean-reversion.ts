@@ -14,11 +14,12 @@ export class RsiMeanReversion extends BaseStrategy<RsiState> {
   }
 
   protected createSymbolState(): RsiState {
-    return { ...this.baseState(), rsi: new Rsi(this.parameters.period as number) };
+    return { ...this.baseState(), rsi: new Rsi(this.parameters.period as number), indicators: { rsi: NaN } };
   }
 
   protected evaluate(state: RsiState, bar: Bar): Decision | undefined {
     const value = state.rsi.update(bar.close);
+    state.indicators!.rsi = value;
     if (Number.isNaN(value)) return undefined;
     const oversold = this.parameters.oversold as number;
     const overbought = this.parameters.overbought as number;

@@ -132,8 +132,11 @@ export const ValidationResult = z
   .meta({ id: "StrategyConfigResponse" });
 export type ValidationResult = z.infer<typeof ValidationResult>;
 
+/** Definitions added with `register` (a test's strategy): found by name as the catalog's are, listed nowhere. */
+const registered: StrategyDefinition[] = [];
+
 const definition = (name: string): StrategyDefinition => {
-  const found = CATALOG.find((d) => d.strategy_id === name);
+  const found = CATALOG.find((d) => d.strategy_id === name) ?? registered.find((d) => d.strategy_id === name);
   if (!found) {
     throw notFound("STRATEGY_NOT_FOUND", `Strategy '${name}' does not exist; available: ${ids().join(", ")}`);
   }
@@ -146,7 +149,21 @@ const copyParameters = (d: StrategyDefinition): ParameterDefinition[] => d.param
 export const ids = (): string[] => CATALOG.map((d) => d.strategy_id);
 
 /** Whether a strategy id exists. */
-export const exists = (name: string): boolean => CATALOG.some((d) => d.strategy_id === name);
+export const exists = (name: string): boolean => CATALOG.some((d) => d.strategy_id === name) || registered.some((d) => d.strategy_id === name);
+
+/**
+ * Adds a strategy that `create`, `exists` and the engine find by its id, outside the catalog's
+ * lists; returns what takes it away again. The seam for tests that run a strategy of their own
+ * through the engine (a strategy that peeks at the next bar, for the bias checks).
+ */
+export const register = (added: StrategyDefinition): (() => void) => {
+  if (exists(added.strategy_id)) throw new Error(`strategy '${added.strategy_id}' already exists`);
+  registered.push(added);
+  return () => {
+    const index = registered.indexOf(added);
+    if (index >= 0) registered.splice(index, 1);
+  };
+};
 
 const summaryOf = (d: StrategyDefinition): StrategySummary => ({
   strategy_id: d.strategy_id,
