@@ -23,6 +23,7 @@ import { apiTestTradeGroup } from "./api-test-trade";
 import { tradingGroup } from "./trading";
 import { backtestGroup } from "./backtest";
 import { sweepsGroup } from "./sweeps";
+import { monteCarloGroup } from "./monte-carlo";
 import { dataSyncGroup } from "./data-sync";
 import { channelsGroup } from "./channels";
 import { mtfGroup } from "./mtf";
@@ -54,6 +55,8 @@ export const groups = {
   "api-test-market": apiTestMarketGroup,
   "api-test-trade": apiTestTradeGroup,
   trading: tradingGroup,
+  // Before sweeps and backtest: /api/v1/backtest/{id}/monte-carlo has a function of its own.
+  "monte-carlo": monteCarloGroup,
   // Before backtest: /api/v1/backtest/sweeps/... is a sweep's, never a backtest id's.
   sweeps: sweepsGroup,
   backtest: backtestGroup,

@@ -16,6 +16,7 @@ import {
   type BacktestProgress,
   BacktestRequest,
   type BacktestResult,
+  type BacktestSummary,
   type StoredBacktest,
 } from "./backtest-model";
 import { listsOf, NO_ADJUSTMENT } from "./backtest-result";
@@ -492,19 +493,23 @@ export async function stop(deps: BacktestControlDeps, actor: Actor, id: string) 
   return control(next, `Backtest ${id} stopping`);
 }
 
-/** The result of a finished or stopped backtest; 409 while it still runs. */
-export async function result(deps: BacktestControlDeps, actor: Actor, id: string): Promise<BacktestResult> {
+/** The caller's backtest with its result recorded (completed or stopped): 409 while it still runs or after it failed. */
+export async function finishedBacktest(deps: BacktestControlDeps, actor: Actor, id: string): Promise<StoredBacktest & { result: BacktestSummary }> {
   const backtest = await ownedBacktest(deps, actor, id);
-  if (backtest.result) {
-    const feeds = feedsOf(backtest.config).map((feed) => feed.timeframe);
-    // Results recorded before prices were adjusted were fed the stored prices.
-    const summary = { ...backtest.result, price_adjustment: backtest.result.price_adjustment ?? NO_ADJUSTMENT };
-    return { ...summary, ...(await listsOf(deps, runIdOf(backtest), { ...summary, feeds })) };
-  }
+  if (backtest.result) return backtest as StoredBacktest & { result: BacktestSummary };
   if (backtest.status === "failed") throw new DomainError(409, "BACKTEST_FAILED", `Backtest ${id} failed: ${backtest.error ?? "unknown error"}`);
   throw conflict("BACKTEST_NOT_FINISHED", `Backtest ${id} is ${backtest.status}; its result is ready when it completes or is stopped`, {
     status: backtest.status,
   });
+}
+
+/** The result of a finished or stopped backtest; 409 while it still runs. */
+export async function result(deps: BacktestControlDeps, actor: Actor, id: string): Promise<BacktestResult> {
+  const backtest = await finishedBacktest(deps, actor, id);
+  const feeds = feedsOf(backtest.config).map((feed) => feed.timeframe);
+  // Results recorded before prices were adjusted were fed the stored prices.
+  const summary = { ...backtest.result, price_adjustment: backtest.result.price_adjustment ?? NO_ADJUSTMENT };
+  return { ...summary, ...(await listsOf(deps, runIdOf(backtest), { ...summary, feeds })) };
 }
 
 /** Keeps the session's status in step with its backtest. */
