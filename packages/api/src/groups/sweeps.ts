@@ -25,7 +25,7 @@ export function sweepsGroup(services: GroupServices & { trading: { backtests: Sw
       tags,
       summary: "Start a parameter sweep: one backtest per point of a grid",
       description:
-        "The backtest request's fields (its `strategy_config` the base each point changes) plus `parameters` (per parameter a list of values or `{min, max, step}`), `metric` to rank by (default `sharpe_ratio`), `max_runs` (at most 1,000; a larger grid answers 422 stating its size) and an optional `out_of_sample` window `{start_date, end_date, top}` over which the best `top` runs (default 5) run again. Values outside the strategy's parameter ranges answer 422 naming them; points the strategy refuses as a whole (a fast period not below the slow one) are skipped and listed in the result.",
+        "The backtest request's fields (its `strategy_config` the base each point changes) plus `parameters` (per parameter a list of values or `{min, max, step}`), `metric` to rank by (default `sharpe_ratio`), `max_runs` (at most 1,000; a larger grid answers 422 stating its size) and an optional `out_of_sample` window `{start_date, end_date, top}` over which the best `top` runs (default 5) run again, or a `walk_forward` plan `{windows, mode (rolling or anchored), in_sample_days and out_of_sample_days, or ratio}`: the range cut into windows of trading days, the grid run on each in-sample part (windows × points at most `max_runs`), each window's best point on its out-of-sample part, the result's `walk_forward` listing the windows, the out-of-sample runs stitched into one curve and the walk-forward efficiency. Values outside the strategy's parameter ranges answer 422 naming them; points the strategy refuses as a whole (a fast period not below the slow one) are skipped and listed in the result.",
       security: bearer,
       request: jsonBody(Sweeps.SweepRequest),
       responses: {
@@ -69,7 +69,8 @@ export function sweepsGroup(services: GroupServices & { trading: { backtests: Sw
       method: "get",
       path: "/api/v1/backtest/sweeps/{sweep_id}/result",
       tags,
-      summary: "The runs ranked by the sweep's metric, with their parameters and metrics, and the best runs' out-of-sample metrics",
+      summary:
+        "The runs ranked by the sweep's metric, with their parameters and metrics, and the best runs' out-of-sample metrics (a walk-forward's windows, stitched curve and efficiency)",
       security: bearer,
       request: { params: SweepIdParam },
       responses: {

@@ -6,9 +6,13 @@ import { Strategies } from "../strategies/index";
 import { owned, type StoredSession } from "../trading/sessions";
 import type { Actor } from "../users";
 import { iso } from "../time";
+import { Markets, marketOf, normalizeSymbol } from "../market/market";
+import { isoDateOf } from "../market/zoned-time";
+import { allOf } from "../trading/pages";
+import { TRADING_DAYS_PER_YEAR } from "../trading/session-config";
 import { ACTIVE, paused, resumed, stageOf, stopped, transition, updateVersioned } from "./control";
 import type { BacktestControlDeps, BacktestRequest, BacktestStatus, StoredBacktest } from "./backtest-model";
-import { plan as planBacktest, requestIssues, requireBacktestSession, sessionOrNone, unknownOf, wellFormed } from "./backtest-control";
+import { plan as planBacktest, requestIssues, requireBacktestSession, runIdOf, sessionOrNone, unknownOf, wellFormed } from "./backtest-control";
 import {
   ASCENDING,
   MAX_SWEEP_RUNS,
@@ -21,6 +25,18 @@ import {
   SweepRequest,
   type SweepResult,
 } from "./sweep-model";
+import {
+  curveFigures,
+  cutWindows,
+  efficiency,
+  planIssues,
+  stitch,
+  thin,
+  tradingDaysOf,
+  type StoredWalkForward,
+  type WalkForwardPlan,
+  type WalkForwardResult,
+} from "./walk-forward";
 
 /**
  * The control side of parameter sweeps (the HTTP endpoints): the grid, starting a sweep, its
@@ -54,8 +70,12 @@ function countOf(spec: z.infer<typeof ParameterValues>): number {
   return Array.isArray(spec) ? valuesOf(spec).length : spec.max < spec.min ? 0 : Math.floor((spec.max - spec.min) / spec.step + 1e-9) + 1;
 }
 
-/** The grid's points, the first parameter changing slowest; 422 for unknown parameters, values outside the strategy's ranges, a grid over `max_runs`. */
-export function grid(request: Pick<SweepRequest, "strategy_name" | "parameters" | "max_runs">): Point[] {
+/**
+ * The grid's points, the first parameter changing slowest; 422 for unknown parameters, values
+ * outside the strategy's ranges, a grid over `max_runs` (run on each of `windows` walk-forward
+ * windows: their in-sample runs together over it).
+ */
+export function grid(request: Pick<SweepRequest, "strategy_name" | "parameters" | "max_runs">, windows = 1): Point[] {
   const issues: ValidationIssue[] = [];
   if (!Strategies.exists(request.strategy_name)) {
     throw new ValidationError([
@@ -95,10 +115,11 @@ export function grid(request: Pick<SweepRequest, "strategy_name" | "parameters" 
       if (problem) issues.push({ loc, msg: `${name} = ${JSON.stringify(value)}: ${problem.message}`, type: problem.code.toLowerCase() });
     }
   }
-  if (issues.length === 0 && size > request.max_runs) {
+  if (issues.length === 0 && size * windows > request.max_runs) {
+    const runs = windows > 1 ? `${windows} windows × ${size} points = ${size * windows} in-sample runs` : `${size} runs`;
     issues.push({
       loc: ["body", "parameters"],
-      msg: `the grid has ${size} runs, more than max_runs (${request.max_runs}; at most ${MAX_SWEEP_RUNS})`,
+      msg: `the ${windows > 1 ? "walk-forward" : "grid"} has ${runs}, more than max_runs (${request.max_runs}; at most ${MAX_SWEEP_RUNS})`,
       type: "grid_too_large",
     });
   }
@@ -131,18 +152,20 @@ function sweepIssues(
   request: Partial<SweepRequest>,
   unknown: ReadonlySet<string>,
 ): ValidationIssue[] {
-  const { parameters, metric: _metric, max_runs, out_of_sample, ...base } = request;
+  const { parameters, metric: _metric, max_runs, out_of_sample, walk_forward, ...base } = request;
   const issues: ValidationIssue[] = [];
   if (base.strategy_name !== undefined && parameters !== undefined) {
     try {
-      grid({ strategy_name: base.strategy_name, parameters, max_runs: max_runs ?? MAX_SWEEP_RUNS });
+      grid({ strategy_name: base.strategy_name, parameters, max_runs: max_runs ?? MAX_SWEEP_RUNS }, walk_forward?.windows ?? 1);
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       issues.push(...error.issues);
     }
   }
   // The strategy and its configuration are a point's (the grid reports an unknown strategy): what every run shares is checked here.
-  issues.push(...requestIssues(deps, session, { ...base, strategy_name: undefined, strategy_config: undefined }, unknown));
+  const shared = requestIssues(deps, session, { ...base, strategy_name: undefined, strategy_config: undefined }, unknown);
+  issues.push(...shared);
+  if (walk_forward) issues.push(...walkForwardIssues(deps, session, base, walk_forward, out_of_sample !== undefined, shared.length > 0, unknown));
   if (out_of_sample) {
     if (out_of_sample.start_date > out_of_sample.end_date) {
       issues.push({ loc: ["body", "out_of_sample", "end_date"], msg: "end_date is before start_date", type: "value_error" });
@@ -154,6 +177,42 @@ function sweepIssues(
     }
   }
   return issues;
+}
+
+/**
+ * The problems of a walk-forward plan: its sizes given one way and not beside `out_of_sample`, the
+ * windows it cuts of the range's trading days (each part with at least one), and each part as a
+ * backtest's range (the calendar, a session begun: `POST /backtest/start`'s checks), at
+ * `body.walk_forward.windows.<k>.<part>`. The range is not cut when its own fields have problems.
+ */
+function walkForwardIssues(
+  deps: SweepControlDeps,
+  session: StoredSession | undefined,
+  base: Partial<BacktestRequest>,
+  plan: WalkForwardPlan,
+  withOutOfSample: boolean,
+  rangeRefused: boolean,
+  unknown: ReadonlySet<string>,
+): ValidationIssue[] {
+  const issues = planIssues(plan, withOutOfSample);
+  if (issues.some((issue) => issue.loc[1] === "walk_forward") || rangeRefused || !base.symbols || !base.start_date || !base.end_date) return issues;
+  const cut = cutWindows(plan, tradingDaysOf(base.symbols, { start_date: base.start_date, end_date: base.end_date }));
+  issues.push(...cut.issues);
+  cut.windows.forEach((window, k) => {
+    for (const part of ["in_sample", "out_of_sample"] as const) {
+      const range = { symbols: base.symbols, timezone: base.timezone, start_date: window[part].start_date, end_date: window[part].end_date };
+      for (const issue of requestIssues(deps, session, range, unknown)) {
+        if (issue.loc[1] === "start_date" || issue.loc[1] === "end_date") issues.push({ ...issue, loc: ["body", "walk_forward", "windows", k, part] });
+      }
+    }
+  });
+  return issues;
+}
+
+/** A valid request's walk-forward plan with the windows it cuts; null without one. */
+function walkForwardOf(request: Pick<SweepRequest, "walk_forward" | "symbols" | "start_date" | "end_date">): StoredWalkForward | null {
+  if (!request.walk_forward) return null;
+  return { plan: request.walk_forward, windows: cutWindows(request.walk_forward, tradingDaysOf(request.symbols, request)).windows };
 }
 
 /**
@@ -170,22 +229,23 @@ export async function invalidRequest(deps: SweepControlDeps, actor: Actor, body:
 export async function start(deps: SweepControlDeps, actor: Actor, request: SweepRequest): Promise<StoredSweep> {
   const session = await owned(deps, actor, request.session_id);
   requireBacktestSession(session);
-  const { parameters, metric, max_runs, out_of_sample, ...base } = request;
+  const { parameters, metric, max_runs, out_of_sample, walk_forward: _plan, ...base } = request;
   const unknown = await unknownOf(deps, base.symbols);
   const issues = sweepIssues(deps, session, request, unknown);
+  const walkForward = issues.length === 0 ? walkForwardOf(request) : null;
   const runs: StoredSweep["runs"] = [];
   const skipped: StoredSweep["skipped"] = [];
   // A grid sweepIssues refused has no points; otherwise each is planned, also beside the request's problems (a base every point shares the faults of is one more).
   const points = issues.some((issue) => issue.loc[1] === "parameters" || issue.loc[1] === "strategy_name")
     ? []
-    : grid({ strategy_name: base.strategy_name, parameters, max_runs });
+    : grid({ strategy_name: base.strategy_name, parameters, max_runs }, request.walk_forward?.windows ?? 1);
   if (points.length > 0) {
     let firstProblem: ValidationError | undefined;
     for (const point of points) {
       try {
-        // Planned as POST /backtest/start plans it (the run is stored only when the workflow gets to it).
-        const planned = planBacktest(deps, session, requestOf(base, point), {}, unknown);
-        runs.push({ backtest_id: planned.id, parameters: point });
+        // Planned as POST /backtest/start plans it (the run is stored only when the workflow gets to it); a walk-forward's over its first in-sample part.
+        const planned = planBacktest(deps, session, requestOf(base, point, walkForward?.windows[0]?.in_sample), {}, unknown);
+        runs.push({ backtest_id: planned.id, parameters: point, ...(walkForward ? { window: 0 } : {}) });
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         firstProblem ??= error;
@@ -194,6 +254,13 @@ export async function start(deps: SweepControlDeps, actor: Actor, request: Sweep
     }
     // Every point refused: the request itself is wrong (the base configuration).
     if (runs.length === 0) issues.push(...firstProblem!.issues);
+  }
+  // A walk-forward runs the grid's points on every window's in-sample part, window after window.
+  if (walkForward) {
+    const first = [...runs];
+    for (let window = 1; window < walkForward.windows.length; window++) {
+      runs.push(...first.map((run) => ({ backtest_id: deps.newId(), parameters: run.parameters, window })));
+    }
   }
   if (issues.length > 0) throw new ValidationError(issues);
   const now = iso(deps.now());
@@ -204,6 +271,7 @@ export async function start(deps: SweepControlDeps, actor: Actor, request: Sweep
     base,
     metric,
     out_of_sample: out_of_sample ?? null,
+    walk_forward: walkForward,
     runs,
     skipped,
     oos_runs: [],
@@ -240,7 +308,8 @@ export async function progress(deps: SweepControlDeps, actor: Actor, id: string)
   const sweep = await ownedSweep(deps, actor, id);
   const { inSample, outOfSample } = await runsOf(deps, sweep);
   const count = (runs: (StoredBacktest | undefined)[], status: BacktestStatus) => runs.filter((b) => b?.status === status).length;
-  const oosTotal = sweep.out_of_sample ? (sweep.oos_created ? sweep.oos_runs.length : Math.min(sweep.out_of_sample.top, sweep.runs.length)) : 0;
+  const oosPlanned = sweep.walk_forward ? sweep.walk_forward.windows.length : sweep.out_of_sample ? Math.min(sweep.out_of_sample.top, sweep.runs.length) : 0;
+  const oosTotal = sweep.oos_created ? sweep.oos_runs.length : oosPlanned;
   const endedCount = inSample.filter(ended).length + outOfSample.filter(ended).length;
   const total = sweep.runs.length + oosTotal;
   const stage = stageOf(sweep.status, sweep.oos_created ? "out_of_sample" : "in_sample");
@@ -270,14 +339,29 @@ function valueOf(metrics: z.infer<typeof PerformanceMetrics> | undefined, metric
   return Number.isFinite(value) ? value : null;
 }
 
-/** Completed runs of the grid, best first by the metric (undefined values last, ties in grid order). */
+/**
+ * Completed runs of the grid, best first by the metric (undefined values last, ties in grid
+ * order); with a walk-forward plan window by window, each window's best first.
+ */
 export function ranked(sweep: StoredSweep, inSample: (StoredBacktest | undefined)[]) {
   const sign = ASCENDING.has(sweep.metric) ? 1 : -1;
   return sweep.runs
     .map((run, index) => ({ run, index, backtest: inSample[index] }))
     .filter((entry): entry is typeof entry & { backtest: StoredBacktest } => entry.backtest?.status === "completed" && entry.backtest.result !== null)
     .map((entry) => ({ ...entry, value: valueOf(entry.backtest.result!.performance_metrics, sweep.metric) }))
-    .sort((a, b) => (a.value === null ? (b.value === null ? 0 : 1) : b.value === null ? -1 : sign * (a.value - b.value)) || a.index - b.index);
+    .sort(
+      (a, b) =>
+        (a.run.window ?? 0) - (b.run.window ?? 0) ||
+        (a.value === null ? (b.value === null ? 0 : 1) : b.value === null ? -1 : sign * (a.value - b.value)) ||
+        a.index - b.index,
+    );
+}
+
+/** Each walk-forward window's best completed in-sample run (the argmax of the metric over the window's runs), by window. */
+export function bestOfWindows(sweep: StoredSweep, inSample: (StoredBacktest | undefined)[]) {
+  const best = new Map<number, ReturnType<typeof ranked>[number]>();
+  for (const entry of ranked(sweep, inSample)) if (!best.has(entry.run.window ?? 0)) best.set(entry.run.window ?? 0, entry);
+  return best;
 }
 
 /** The ranking; 409 SWEEP_NOT_FINISHED while the sweep runs, 409 SWEEP_FAILED after a failure. */
@@ -303,10 +387,13 @@ export async function result(deps: SweepControlDeps, actor: Actor, id: string): 
     order: ASCENDING.has(sweep.metric) ? "ascending" : "descending",
     out_of_sample: sweep.out_of_sample,
     runs_total: sweep.runs.length,
-    ranking: best.map((entry, rank) => {
+    ranking: best.map((entry, at) => {
       const oos = oosOf.get(entry.run.backtest_id);
+      // Ranks count within a walk-forward window (the ranking lists the windows in order).
+      const rank = at - best.findIndex((other) => (other.run.window ?? 0) === (entry.run.window ?? 0));
       return {
         rank: rank + 1,
+        window: entry.run.window ?? null,
         backtest_id: entry.run.backtest_id,
         parameters: entry.run.parameters,
         value: entry.value,
@@ -327,6 +414,7 @@ export async function result(deps: SweepControlDeps, actor: Actor, id: string): 
       .filter(({ run, backtest }) => !rankedIds.has(run.backtest_id) && !(backtest === undefined && sweep.runs_created && sweep.runs_expire_at))
       .map(({ run, backtest }) => ({
         backtest_id: run.backtest_id,
+        window: run.window ?? null,
         parameters: run.parameters,
         status: backtest?.status ?? "stopped",
         error: backtest?.error ?? null,
@@ -334,6 +422,88 @@ export async function result(deps: SweepControlDeps, actor: Actor, id: string): 
     skipped: sweep.skipped,
     completed_at: sweep.finished_at,
     runs_expire_at: sweep.runs_expire_at ? iso(sweep.runs_expire_at * 1000) : null,
+    walk_forward: sweep.walk_forward ? await walkForwardResult(deps, sweep, sweep.walk_forward, inSample, outOfSample) : null,
+  };
+}
+
+/** Points of the stitched curve a result carries at most. */
+const MAX_STITCHED_POINTS = 1000;
+
+/**
+ * A walk-forward's result: per window its parts, its best in-sample point and that point's
+ * out-of-sample run; the completed out-of-sample runs stitched (`stitch`: returns chained) with
+ * the curve's figures; the efficiency, the stitched annualised return over the mean of the
+ * windows' best in-sample annualised returns (docs/backtests.md "Walk-forward").
+ */
+async function walkForwardResult(
+  deps: Pick<SweepControlDeps, "runs">,
+  sweep: StoredSweep,
+  walkForward: StoredWalkForward,
+  inSample: (StoredBacktest | undefined)[],
+  outOfSample: (StoredBacktest | undefined)[],
+): Promise<WalkForwardResult> {
+  const best = bestOfWindows(sweep, inSample);
+  const completed = ranked(sweep, inSample);
+  const oosOf = new Map(sweep.oos_runs.map((r, index) => [r.window ?? 0, outOfSample[index]]));
+  const windows = walkForward.windows.map((window, k) => {
+    const top = best.get(k);
+    const oos = oosOf.get(k);
+    return {
+      window: k,
+      in_sample: window.in_sample,
+      out_of_sample: window.out_of_sample,
+      in_sample_runs: completed.filter((entry) => (entry.run.window ?? 0) === k).length,
+      best: top
+        ? {
+            backtest_id: top.run.backtest_id,
+            parameters: top.run.parameters,
+            value: top.value,
+            annualized_return: top.backtest.result!.performance_metrics.annualized_return,
+          }
+        : null,
+      out_of_sample_run: oos
+        ? {
+            backtest_id: oos.id,
+            status: oos.status,
+            value: valueOf(oos.result?.performance_metrics, sweep.metric),
+            performance_metrics: oos.result?.performance_metrics ?? null,
+          }
+        : null,
+    };
+  });
+  const initial = Number(sweep.base.initial_capital);
+  const stitchedRuns = [];
+  for (const [k, oos] of [...oosOf.entries()].sort((a, b) => a[0] - b[0])) {
+    if (oos?.status !== "completed" || !oos.result) continue;
+    const dayEnds = await allOf((cursor) => deps.runs.events(runIdOf(oos), { category: "day", limit: 1000, cursor }));
+    stitchedRuns.push({ window: k, days: dayEnds.map((e) => ({ date: isoDateOf(Number(e.data.day)), equity: Number(e.data.equity) })) });
+  }
+  const curve = stitch(initial, stitchedRuns);
+  const perYear = TRADING_DAYS_PER_YEAR[Markets[marketOf(normalizeSymbol(sweep.base.symbols[0]!))].currency] ?? 252;
+  const figures =
+    curve.length > 0
+      ? curveFigures(
+          initial,
+          curve.map((day) => day.equity),
+          perYear,
+        )
+      : null;
+  const inSampleReturns = windows.map((w) => w.best?.annualized_return).filter((r): r is number => r !== null && r !== undefined);
+  const inSampleMean = inSampleReturns.length > 0 ? Math.round((inSampleReturns.reduce((a, b) => a + b, 0) / inSampleReturns.length) * 1e6) / 1e6 : null;
+  const outOfSampleReturn = figures?.annualized_return ?? null;
+  return {
+    plan: walkForward.plan,
+    windows,
+    stitched: figures
+      ? {
+          windows: stitchedRuns.length,
+          ...figures,
+          equity_curve: thin(curve, MAX_STITCHED_POINTS).map((day) => ({ date: day.date, equity: day.equity.toFixed(2), window: day.window })),
+        }
+      : null,
+    in_sample_annualized_return: inSampleMean,
+    out_of_sample_annualized_return: outOfSampleReturn,
+    efficiency: efficiency(outOfSampleReturn, inSampleMean),
   };
 }
 

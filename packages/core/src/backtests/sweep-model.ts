@@ -4,6 +4,7 @@ import { IsoDate } from "../fees/money";
 import { ParameterValue } from "../strategies/parameter";
 import type { Controlled } from "./control";
 import { BacktestRequest, BacktestStatus, type BacktestControlDeps, type BacktestDeps } from "./backtest-model";
+import { type StoredWalkForward, WalkForwardPlan, WalkForwardResult } from "./walk-forward";
 
 /**
  * Parameter sweeps: one strategy over a grid of its parameters, each point a backtest of its own
@@ -72,6 +73,9 @@ export const SweepRequest = z
         top: z.int().min(1).max(20).default(5).describe("How many of the best runs are run again over this window"),
       })
       .optional(),
+    walk_forward: WalkForwardPlan.optional().describe(
+      'A walk-forward plan: the range cut into windows, the grid run on each in-sample part and each window\'s best point on its out-of-sample part (docs/backtests.md "Walk-forward")',
+    ),
   })
   .meta({ id: "SweepRequest" });
 export type SweepRequest = z.infer<typeof SweepRequest>;
@@ -90,10 +94,13 @@ export interface StoredSweep extends Controlled {
   base: BacktestRequest;
   metric: SweepMetric;
   out_of_sample: { start_date: string; end_date: string; top: number } | null;
-  runs: { backtest_id: string; parameters: Point }[];
+  /** The grid's runs; with a walk-forward plan, every window's (`window` its index). */
+  runs: { backtest_id: string; parameters: Point; window?: number }[];
   /** Points of the grid the strategy refuses as a whole (a fast period not below the slow one…), with why. */
   skipped: { parameters: Point; reason: string }[];
-  oos_runs: { backtest_id: string; of: string }[];
+  oos_runs: { backtest_id: string; of: string; window?: number }[];
+  /** The walk-forward plan and its windows; null or absent for a plain sweep. */
+  walk_forward?: StoredWalkForward | null;
   /** Phase of the plan: the candles checked and imported, the runs created, the out-of-sample runs created. */
   runs_created: boolean;
   oos_created: boolean;
@@ -171,7 +178,8 @@ export const SweepControlResult = z
   .meta({ id: "SweepControlResult" });
 
 const RankedRun = z.object({
-  rank: z.int(),
+  rank: z.int().describe("1 for the best (of its window, with a walk-forward plan)"),
+  window: z.int().nullable().describe("The walk-forward window of the run (0 for the first); null for a plain sweep"),
   backtest_id: z.string(),
   parameters: z.record(z.string(), ParameterValue),
   value: z.number().nullable().describe("The run's value of the metric (null when undefined, e.g. a Sharpe ratio without returns: ranked last)"),
@@ -195,9 +203,15 @@ export const SweepResult = z
     order: z.enum(["descending", "ascending"]),
     out_of_sample: z.object({ start_date: z.string(), end_date: z.string(), top: z.int() }).nullable(),
     runs_total: z.int(),
-    ranking: z.array(RankedRun).describe("Completed runs, best first"),
+    ranking: z.array(RankedRun).describe("Completed runs, best first (with a walk-forward plan: window by window, each best first)"),
     not_ranked: z.array(
-      z.object({ backtest_id: z.string(), parameters: z.record(z.string(), ParameterValue), status: BacktestStatus, error: z.string().nullable() }),
+      z.object({
+        backtest_id: z.string(),
+        window: z.int().nullable(),
+        parameters: z.record(z.string(), ParameterValue),
+        status: BacktestStatus,
+        error: z.string().nullable(),
+      }),
     ),
     skipped: z.array(z.object({ parameters: z.record(z.string(), ParameterValue), reason: z.string() })),
     completed_at: z.string().nullable(),
@@ -207,6 +221,7 @@ export const SweepResult = z
       .describe(
         "When the runs the result does not keep expire (SWEEP_RUN_TTL_DAYS after they were created): each with its events and orders is then gone, and the ranking and not_ranked list only what is left; the best runs (out_of_sample.top of them, or 5) and the out-of-sample runs are kept. Null: kept for ever",
       ),
+    walk_forward: WalkForwardResult.nullable().describe("The walk-forward's windows, stitched out-of-sample curve and efficiency; null for a plain sweep"),
   })
   .meta({ id: "SweepResult" });
 export type SweepResult = z.infer<typeof SweepResult>;

@@ -8,7 +8,7 @@ import type { StoredBacktest } from "./backtest-model";
 import { endWithSweep, plan as planBacktest, runIdOf, updateBacktest } from "./backtest-control";
 import { importMissing, importsDone } from "./candle-coverage";
 import { SWEEP_KEPT_RUNS, type Point, type StoredSweep, type SweepDeps } from "./sweep-model";
-import { ended, ranked, requestOf, runsOf, sweepNotFound, updateSweep } from "./sweep-control";
+import { bestOfWindows, ended, ranked, requestOf, runsOf, sweepNotFound, updateSweep } from "./sweep-control";
 
 /**
  * The sweep state machine's tasks: plan (imports once per symbol, creates the runs, answers the
@@ -100,10 +100,34 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
       }
     }
     if (!(await importsDone(deps, sweep.import_task_ids))) return out(sweep, "importing");
-    const bars = (await importMissing(deps, sweep.user_id, [], first.window, feeds)).bars;
     // The grid's runs expire (unless the result keeps them, at Finalize); the out-of-sample runs are kept.
     const expiresAt = runsExpireAt(deps);
-    await deps.backtests.createMany(backtestsOf(deps, sweep, session, sweep.runs, bars, undefined, expiresAt));
+    const walkForward = sweep.walk_forward;
+    if (walkForward) {
+      // Each window's runs over its in-sample part, its bars counted once for all of them.
+      const created: StoredBacktest[] = [];
+      for (const [k, window] of walkForward.windows.entries()) {
+        const part = { start_date: window.in_sample.start_date, end_date: window.in_sample.end_date };
+        const bars = (
+          await importMissing(deps, sweep.user_id, [], planBacktest(deps, session, requestOf(sweep.base, sweep.runs[0]!.parameters, part)).window, feeds)
+        ).bars;
+        created.push(
+          ...backtestsOf(
+            deps,
+            sweep,
+            session,
+            sweep.runs.filter((run) => run.window === k),
+            bars,
+            part,
+            expiresAt,
+          ),
+        );
+      }
+      await deps.backtests.createMany(created);
+    } else {
+      const bars = (await importMissing(deps, sweep.user_id, [], first.window, feeds)).bars;
+      await deps.backtests.createMany(backtestsOf(deps, sweep, session, sweep.runs, bars, undefined, expiresAt));
+    }
     sweep = (await updateSweep(deps, sweep.id, (s) => ({
       ...s,
       runs_created: true,
@@ -118,6 +142,35 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
   const pending = (runs: (StoredBacktest | undefined)[]) => runs.filter((b): b is StoredBacktest => b !== undefined && !ended(b)).map((b) => b.id);
   const left = pending(inSample);
   if (left.length > 0) return out(sweep, "running", left, deps);
+  if (sweep.walk_forward && !sweep.oos_created) {
+    // Each window's best point over the window's out-of-sample part: one round for every window.
+    const best = bestOfWindows(sweep, inSample);
+    const oosRuns: { backtest_id: string; of: string; window: number; parameters: Point }[] = [];
+    const created: StoredBacktest[] = [];
+    for (const [k, window] of sweep.walk_forward.windows.entries()) {
+      const top = best.get(k);
+      if (!top) continue;
+      const part = { start_date: window.out_of_sample.start_date, end_date: window.out_of_sample.end_date };
+      const run = { backtest_id: deps.newId(), of: top.run.backtest_id, window: k, parameters: top.run.parameters };
+      const planned = planBacktest(deps, session, requestOf(sweep.base, top.run.parameters, part));
+      const bars = (await importMissing(deps, sweep.user_id, [], planned.window, feedsOf(planned.config))).bars;
+      created.push(...backtestsOf(deps, sweep, session, [run], bars, part));
+      oosRuns.push(run);
+    }
+    await deps.backtests.createMany(created);
+    sweep = (await updateSweep(deps, sweep.id, (s) => ({
+      ...s,
+      oos_created: true,
+      oos_runs: oosRuns.map(({ backtest_id, of, window }) => ({ backtest_id, of, window })),
+      message: "Running each window's best point out of sample",
+    })))!;
+    return out(
+      sweep,
+      "running",
+      oosRuns.map((r) => r.backtest_id),
+      deps,
+    );
+  }
   if (sweep.out_of_sample && !sweep.oos_created) {
     const best = ranked(sweep, inSample).slice(0, sweep.out_of_sample.top);
     const oosRuns = best.map((entry) => ({ backtest_id: deps.newId(), of: entry.run.backtest_id, parameters: entry.run.parameters }));
@@ -181,7 +234,10 @@ export async function finalize(deps: SweepDeps, input: SweepTaskInput): Promise<
 async function keepBest(deps: SweepDeps, sweep: StoredSweep): Promise<void> {
   if (!sweep.runs_expire_at) return;
   const { inSample } = await runsOf(deps, sweep);
-  const best = ranked(sweep, inSample).slice(0, sweep.out_of_sample?.top ?? SWEEP_KEPT_RUNS);
+  // A walk-forward's result points at each window's best.
+  const best = sweep.walk_forward
+    ? [...bestOfWindows(sweep, inSample).values()]
+    : ranked(sweep, inSample).slice(0, sweep.out_of_sample?.top ?? SWEEP_KEPT_RUNS);
   for (const { backtest } of best) {
     if (backtest.expires_at === undefined) continue;
     await deps.runs.keepForever?.(runIdOf(backtest));
