@@ -46,6 +46,8 @@ import { serviceUnavailable } from "@tp/core/errors";
 import type { WorkflowStarter } from "@tp/core/workflows";
 import { createBacktestControl, createBacktestServices, createSessionServices, withChannels, withDrivers, type TradingServices } from "./trading";
 import type { SweepControlDeps } from "@tp/core/backtests/sweeps";
+import type { BiasCheckDeps } from "@tp/core/backtests/bias-check-control";
+import { createBiasChecks } from "./trading";
 import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
 import { DynamoWorkerStore } from "./stores/worker-store";
 import { owned as ownedSession } from "@tp/core/trading/sessions";
@@ -366,6 +368,13 @@ export function backtestControl(c: ServiceContext): SweepControlDeps {
   );
 }
 
+/** Bias checks of a strategy over stored candles (docs/backtests.md "Bias checks"): synchronous runs, reports stored. */
+export function biasChecks(c: ServiceContext): BiasCheckDeps {
+  return once(c, biasChecks, () =>
+    createBiasChecks(c.config, c.db, { now: c.marketNow, newId: c.newId }, { candles: candles(c), marketData: marketData(c) }),
+  );
+}
+
 /** Backtests and their workflow tasks. */
 export function tradingBacktests(c: ServiceContext): TradingServices["backtests"] {
   return once(c, tradingBacktests, () =>
@@ -389,7 +398,7 @@ export function tradingDrivers(c: ServiceContext): TradingServices["drivers"] {
 }
 
 export function trading(c: ServiceContext): TradingServices {
-  return once(c, trading, () => ({ sessions: tradingSessions(c), backtests: tradingBacktests(c), channels: tradingChannels(c), drivers: tradingDrivers(c) }));
+  return once(c, trading, () => ({ sessions: tradingSessions(c), backtests: tradingBacktests(c), channels: tradingChannels(c), drivers: tradingDrivers(c), biasChecks: biasChecks(c) }));
 }
 
 export function dataSync(c: ServiceContext): DataSyncDeps {

@@ -23,6 +23,8 @@ import type { ServiceConfig } from "./config";
 import type { Db } from "./dynamo/db";
 import { DynamoBacktestStore } from "./stores/backtest-store";
 import { DynamoSweepStore } from "./stores/sweep-store";
+import { DynamoBiasCheckStore } from "./stores/bias-check-store";
+import type { BiasCheckDeps } from "@tp/core/backtests/bias-check-control";
 import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
 import { DynamoWorkerStore } from "./stores/worker-store";
 import { DynamoReplayMarkers } from "./stores/replay-store";
@@ -37,6 +39,8 @@ export interface TradingServices {
   channels: ChannelDeps;
   /** Runs driven over stored candles: replays and historical MTF sessions (docs/mtf-and-replay.md). */
   drivers: DriverDeps;
+  /** Bias checks of a strategy over stored candles (docs/backtests.md "Bias checks"). */
+  biasChecks: BiasCheckDeps;
 }
 
 /** Units of each currency per USD: the configured rates over the reference table. */
@@ -206,4 +210,21 @@ export function withChannels(views: ViewDeps, db: Db, realtime: RealtimeDeps): C
 /** Runs driven over stored candles (replays, historical MTF sessions) over the session views: the same record as `views`; `wallNow` is the clock a playing run's speed counts seconds of. */
 export function withDrivers(views: ViewDeps, db: Db, candles: CandleStore, wallNow: () => number): DriverDeps {
   return Object.assign(views, { candles, replays: new DynamoReplayMarkers(db), wallNow });
+}
+
+/** Bias checks (docs/backtests.md "Bias checks"): the candles, the reports' store and what a run's setup looks up. No I/O happens here. */
+export function createBiasChecks(
+  config: ServiceConfig,
+  db: Db,
+  base: { now: () => number; newId: () => string },
+  deps: { candles: CandleStore; marketData: () => Promise<MarketData> },
+): BiasCheckDeps {
+  return {
+    ...base,
+    candles: deps.candles,
+    checks: new DynamoBiasCheckStore(db),
+    fx: ratesPerUsd(config),
+    fees: (brokerType) => Fees.defaults(brokerType),
+    lots: lotsFrom(deps.marketData),
+  };
 }

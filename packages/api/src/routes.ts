@@ -49,6 +49,8 @@ export const groupRoutes = {
   backtest: ["GET /api/v1/backtest", "ANY /api/v1/backtest/{proxy+}"],
   // More specific than backtest's keys: parameter sweeps have a function of their own.
   sweeps: ["ANY /api/v1/backtest/sweeps", "ANY /api/v1/backtest/sweeps/{proxy+}"],
+  // More specific than backtest's keys: bias checks have a function of their own.
+  "bias-checks": ["ANY /api/v1/backtest/bias-checks", "ANY /api/v1/backtest/bias-checks/{proxy+}"],
   // More specific than backtest's keys: Monte Carlo has a function of its own (the backtest function is at its size limit).
   "monte-carlo": ["POST /api/v1/backtest/{backtest_id}/monte-carlo"],
   "data-sync": ["ANY /api/v1/data-sync/{proxy+}"],

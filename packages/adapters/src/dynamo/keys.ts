@@ -268,4 +268,7 @@ export const Keys = {
   sweepOfSession: (sessionId: string, createdAt: string, sweepId: string): Key => ({ pk: `SESSION#${sessionId}#SWEEPS`, sk: `${createdAt}#${sweepId}` }),
   activeSweeps: "SWEEPS#ACTIVE",
   activeSweep: (createdAt: string, sweepId: string): Key => ({ pk: "SWEEPS#ACTIVE", sk: `${createdAt}#${sweepId}` }),
+
+  /** A bias check's report (docs/backtests.md "Bias checks"), read back by its id. */
+  biasCheck: (checkId: string): Key => ({ pk: `BIASCHECK#${checkId}`, sk: "BIASCHECK" }),
 };

@@ -23,6 +23,7 @@ import { apiTestTradeGroup } from "./api-test-trade";
 import { tradingGroup } from "./trading";
 import { backtestGroup } from "./backtest";
 import { sweepsGroup } from "./sweeps";
+import { biasChecksGroup } from "./bias-checks";
 import { monteCarloGroup } from "./monte-carlo";
 import { dataSyncGroup } from "./data-sync";
 import { channelsGroup } from "./channels";
@@ -57,6 +58,8 @@ export const groups = {
   trading: tradingGroup,
   // Before sweeps and backtest: /api/v1/backtest/{id}/monte-carlo has a function of its own.
   "monte-carlo": monteCarloGroup,
+  // Before sweeps and backtest: /api/v1/backtest/bias-checks/... is a bias check's, never a backtest id's.
+  "bias-checks": biasChecksGroup,
   // Before backtest: /api/v1/backtest/sweeps/... is a sweep's, never a backtest id's.
   sweeps: sweepsGroup,
   backtest: backtestGroup,

@@ -40,6 +40,8 @@ export interface BiasCheckPlan {
   starts: number;
   /** Relative to the indicator's mean absolute value over the bars compared. */
   tolerance: number;
+  /** Told each symbol's bars in the window once they are read, before any run: may refuse them (throw). */
+  beforeRuns?: (bars: Record<string, number>) => void;
 }
 
 /** A value as the report shows it: NaN and infinities as text, JSON otherwise. */
@@ -250,6 +252,7 @@ export async function checkBias(candles: Loader, plan: BiasCheckPlan): Promise<B
   const create = () => Strategies.create(plan.strategy_name, plan.parameters);
   const warmup = create().warmupBars;
   const bars = await barsOf(store, plan);
+  plan.beforeRuns?.(Object.fromEntries([...bars].map(([symbol, list]) => [symbol, list.length])));
   const columns = new Map([...bars].map(([symbol, list]) => [symbol, columnsOf(symbol, list)]));
   const full = new Map([...columns].map(([symbol, c]) => [symbol, trace(create, c, 0, true)]));
 
