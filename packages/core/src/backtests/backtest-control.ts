@@ -208,6 +208,7 @@ interface Checked {
   window?: [number, number];
   config?: SessionConfig;
   enforceRisk?: boolean;
+  benchmark?: string;
 }
 
 /**
@@ -225,16 +226,23 @@ function check(
 ): Checked {
   const symbols: string[] = [];
   const issues: ValidationIssue[] = [];
-  request.symbols?.forEach((symbol, index) => {
+  // A symbol normalised, or its problem at `loc`: malformed, of a market without a calendar here, unknown to the provider.
+  const checked = (symbol: string, loc: (string | number)[]): string | undefined => {
     try {
       const normal = normalizeSymbol(symbol);
       if (!Markets[marketOf(normal)].supported) throw new Error(`${normal}: the ${marketOf(normal)} market has no calendar here`);
       if (unknown.has(normal)) throw new Error(`${normal} is not a symbol the market-data provider knows`);
-      if (!symbols.includes(normal)) symbols.push(normal);
+      return normal;
     } catch (error) {
-      issues.push({ loc: ["body", "symbols", index], msg: (error as Error).message, type: "invalid_symbol" });
+      issues.push({ loc, msg: (error as Error).message, type: "invalid_symbol" });
+      return undefined;
     }
+  };
+  request.symbols?.forEach((symbol, index) => {
+    const normal = checked(symbol, ["body", "symbols", index]);
+    if (normal !== undefined && !symbols.includes(normal)) symbols.push(normal);
   });
+  const benchmark = request.benchmark === undefined ? undefined : checked(request.benchmark, ["body", "benchmark"]);
   const { start_date, end_date } = request;
   let timezone: string | undefined;
   let window: [number, number] | undefined;
@@ -271,7 +279,7 @@ function check(
   } else if (request.strategy_name !== undefined && request.strategy_name !== "multi_channel" && !Strategies.exists(request.strategy_name)) {
     issues.push(strategyNotFound(request.strategy_name));
   }
-  return { issues, symbols, timezone, window, config, enforceRisk };
+  return { issues, symbols, timezone, window, config, enforceRisk, benchmark };
 }
 
 /**
@@ -286,7 +294,7 @@ export function plan(
   extra: Partial<StoredBacktest> = {},
   unknown: ReadonlySet<string> = new Set(),
 ): StoredBacktest {
-  const { issues, symbols, timezone, window, config, enforceRisk } = check(deps, session, request, unknown);
+  const { issues, symbols, timezone, window, config, enforceRisk, benchmark } = check(deps, session, request, unknown);
   if (issues.length > 0 || !config || !window || !timezone) throw new ValidationError(issues);
   const now = iso(deps.now());
   return {
@@ -315,9 +323,16 @@ export function plan(
     created_at: now,
     updated_at: now,
     finished_at: null,
+    ...(benchmark === undefined ? {} : { benchmark }),
     ...extra,
   };
 }
+
+/** The symbols of a request the provider is asked about: its symbols and its benchmark. */
+export const requestSymbols = (request: Partial<Pick<BacktestRequest, "symbols" | "benchmark">>): string[] => [
+  ...(request.symbols ?? []),
+  ...(request.benchmark === undefined ? [] : [request.benchmark]),
+];
 
 /**
  * The symbols of a request the provider does not know, as `plan` takes them. `besideOthers`: the
@@ -364,7 +379,7 @@ export function requestIssues(
  */
 export async function invalidRequest(deps: BacktestControlDeps, actor: Actor, body: unknown, issues: ValidationIssue[]): Promise<ValidationError> {
   const request = wellFormed(BacktestRequest, body);
-  const [session, unknown] = await Promise.all([sessionOrNone(deps, actor, request.session_id), unknownOf(deps, request.symbols ?? [], true)]);
+  const [session, unknown] = await Promise.all([sessionOrNone(deps, actor, request.session_id), unknownOf(deps, requestSymbols(request), true)]);
   return new ValidationError([...issues, ...check(deps, session, request, unknown).issues]);
 }
 
@@ -377,7 +392,7 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
       current_status: session.status,
     });
   }
-  const backtest = plan(deps, session, request, {}, await unknownOf(deps, request.symbols));
+  const backtest = plan(deps, session, request, {}, await unknownOf(deps, requestSymbols(request)));
   const now = backtest.created_at;
   await deps.backtests.create(backtest);
   // The session follows its latest backtest: its views read this run from now on.
@@ -508,7 +523,8 @@ export async function result(deps: BacktestControlDeps, actor: Actor, id: string
   const backtest = await finishedBacktest(deps, actor, id);
   const feeds = feedsOf(backtest.config).map((feed) => feed.timeframe);
   // Results recorded before prices were adjusted were fed the stored prices.
-  const summary = { ...backtest.result, price_adjustment: backtest.result.price_adjustment ?? NO_ADJUSTMENT };
+  // Results recorded before benchmarks were measured had none.
+  const summary = { ...backtest.result, price_adjustment: backtest.result.price_adjustment ?? NO_ADJUSTMENT, benchmark: backtest.result.benchmark ?? null };
   return { ...summary, ...(await listsOf(deps, runIdOf(backtest), { ...summary, feeds })) };
 }
 

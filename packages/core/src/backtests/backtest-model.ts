@@ -43,6 +43,12 @@ export const BacktestRequest = z
     end_date: IsoDate,
     initial_capital: DecimalInput.refine((v) => new Dec(v).gt(0), "must be greater than zero").refine((v) => new Dec(v).lte("1e15"), "must be at most 1e15"),
     timezone: TimeZone.optional(),
+    benchmark: z
+      .string()
+      .min(1)
+      .max(32)
+      .optional()
+      .describe("A symbol (SPY.US, 2800.HK) the result is measured against: its daily candles imported like the run's; the result's `benchmark`"),
   })
   .meta({ id: "BacktestRequest" });
 export type BacktestRequest = z.infer<typeof BacktestRequest>;
@@ -189,6 +195,23 @@ export const PriceAdjustment = z
   .meta({ id: "PriceAdjustment" });
 export type PriceAdjustment = z.infer<typeof PriceAdjustment>;
 
+const EquityPoint = z.object({ date: z.string(), equity: z.string().describe("The day's closing equity, to the cent") });
+
+/** The result measured against the request's benchmark (docs/backtests.md "Benchmark-relative figures"; null where undefined). */
+export const BenchmarkFigures = z
+  .object({
+    symbol: z.string(),
+    total_return: z.number().nullable().describe("The benchmark's last close over its first day's open, minus 1"),
+    alpha: z.number().nullable().describe("Annualised: (mean(r) − beta × mean(b)) × trading days per year"),
+    beta: z.number().nullable().describe("cov(r, b) / var(b)"),
+    correlation: z.number().nullable(),
+    tracking_error: z.number().nullable().describe("Annualised standard deviation of r − b"),
+    information_ratio: z.number().nullable().describe("Annualised mean of r − b over the tracking error"),
+    equity_curve: z.array(EquityPoint).describe("The initial capital held in the benchmark, on the equity curve's dates"),
+  })
+  .meta({ id: "BenchmarkFigures" });
+export type BenchmarkFigures = z.infer<typeof BenchmarkFigures>;
+
 /** The result of a finished (or stopped) backtest. */
 export const BacktestResult = z
   .object({
@@ -214,7 +237,8 @@ export const BacktestResult = z
     channels: z.record(z.string(), PerformanceMetrics),
     fills: z.array(Fill),
     trades: z.array(ClosedTrade),
-    equity_curve: z.array(z.object({ date: z.string(), equity: z.string().describe("The day's closing equity, to the cent") })),
+    equity_curve: z.array(EquityPoint),
+    benchmark: BenchmarkFigures.nullable().describe("Null without a benchmark in the request"),
     warnings: z
       .array(BacktestWarning)
       .describe(
@@ -262,6 +286,8 @@ export interface StoredBacktest extends Controlled {
   sweep_id?: string;
   /** The sweep imported the candles and counted `bars_total` before creating the run: prepare skips its own look. */
   candles_ready?: boolean;
+  /** The request's benchmark, normalised: its daily candles are imported with the run's, and the result is measured against it. */
+  benchmark?: string;
   /** Recorded by prepare when it creates the run, so every chunk adjusts by the same actions (absent on backtests prepared before adjustment). */
   price_adjustment?: PriceAdjustment;
   /**

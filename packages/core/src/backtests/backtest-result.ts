@@ -7,21 +7,37 @@ import { valueIn } from "../trading/closing";
 import { allOf } from "../trading/pages";
 import { priceAnswer, type StoredEvent, type StoredRun } from "../trading/runs";
 import { iso } from "../time";
-import type { BacktestControlDeps, BacktestResult, BacktestSummary, BacktestWarning, PriceAdjustment, StoredBacktest } from "./backtest-model";
+import type {
+  BacktestControlDeps,
+  BacktestResult,
+  BacktestSummary,
+  BacktestWarning,
+  BenchmarkFigures,
+  PriceAdjustment,
+  StoredBacktest,
+} from "./backtest-model";
 
 /**
  * A backtest's result: the summary finalize stores on the backtest (metrics, final capital), and
  * the lists read back from the run's log when the result is asked for (fills, trades, equity curve).
  */
 
-const MAX_CURVE_POINTS = 500;
+/** The most points of a result's equity curves (the backtest's and its benchmark's). */
+export const MAX_CURVE_POINTS = 500;
 /** What a backtest prepared before prices were adjusted was fed: the stored prices, with no action looked up. */
 export const NO_ADJUSTMENT: PriceAdjustment = { mode: "none", actions: [] };
 /** Events read per page of the run's log for the result's lists. */
 const LOG_PAGE = 5_000;
 
 /** What finalize stores on the backtest: the result without its lists, from the run's engine as it ended. */
-export function summaryOf(backtest: StoredBacktest, run: StoredRun, engine: TradingEngine, status: "completed" | "stopped", now: string): BacktestSummary {
+export function summaryOf(
+  backtest: StoredBacktest,
+  run: StoredRun,
+  engine: TradingEngine,
+  status: "completed" | "stopped",
+  now: string,
+  benchmark: BenchmarkFigures | null = null,
+): BacktestSummary {
   const whole = engine.view(null);
   const days = run.setup.trading_days_per_year;
   const metrics = performance(whole, days);
@@ -45,6 +61,7 @@ export function summaryOf(backtest: StoredBacktest, run: StoredRun, engine: Trad
     final_cash_by_currency: whole.cash,
     performance_metrics: metrics,
     channels: Object.fromEntries(engine.channelIds().map((id) => [id, performance(engine.view(id), days)])),
+    benchmark,
     bars_processed: run.progress?.bars ?? 0,
     completed_at: now,
   };
@@ -220,7 +237,7 @@ function fillOf(event: StoredEvent) {
 }
 
 /** At most `max` points, always keeping the first and the last. */
-function downsample<T>(points: T[], max: number): T[] {
+export function downsample<T>(points: T[], max: number): T[] {
   if (points.length <= max) return points;
   const step = (points.length - 1) / (max - 1);
   return Array.from({ length: max }, (_, i) => points[Math.round(i * step)]);

@@ -18,6 +18,7 @@ import { TERMINAL } from "./control";
 import type { BacktestDeps, BacktestSummary, PriceAdjustment, StoredBacktest } from "./backtest-model";
 import { backtestNotFound, runIdOf, syncSession, updateBacktest } from "./backtest-control";
 import { summaryOf } from "./backtest-result";
+import { benchmarkOf } from "./benchmark";
 import { BarFeed, type BarSink } from "./bar-feed";
 import { importMissing, importsDone } from "./candle-coverage";
 
@@ -82,7 +83,11 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
     const { started, busy, bars } = await importMissing(
       deps,
       backtest.user_id,
-      feeds.map((feed) => ({ ...feed, from: from(feed) })),
+      [
+        ...feeds.map((feed) => ({ ...feed, from: from(feed) })),
+        // The benchmark's daily candles, read when the result is recorded: imported like the run's, never fed.
+        ...(backtest.benchmark ? [{ symbol: backtest.benchmark, timeframe: "1d" as const, from: backtest.window[0], fed: false as const }] : []),
+      ],
       backtest.window,
     );
     if (busy) return out(backtest, "importing");
@@ -293,6 +298,9 @@ export function closingAtTheClose(engine: TradingEngine, lastClose: number): Bar
  */
 async function recordResult(deps: BacktestDeps, backtest: StoredBacktest, run: StoredRun, engine: TradingEngine): Promise<StoredBacktest> {
   const now = iso(deps.now());
+  const benchmark = backtest.benchmark
+    ? await benchmarkOf(deps, { ...backtest, benchmark: backtest.benchmark }, run.run_id, engine, run.setup.trading_days_per_year)
+    : null;
   // The summary of each outcome, computed once whatever the retries of the update.
   const summaries = new Map<"completed" | "stopped", BacktestSummary>();
   let recorded: { status: "completed" | "stopped"; summary: BacktestSummary } | undefined;
@@ -301,7 +309,7 @@ async function recordResult(deps: BacktestDeps, backtest: StoredBacktest, run: S
     if (b.pause_requested && !b.stop_requested) return b.status === "paused" ? undefined : { ...b, status: "paused", message: "Paused at a checkpoint" };
     const status = run.progress?.done === true && !b.stop_requested ? "completed" : "stopped";
     let summary = summaries.get(status);
-    if (summary === undefined) summaries.set(status, (summary = summaryOf(backtest, run, engine, status, now)));
+    if (summary === undefined) summaries.set(status, (summary = summaryOf(backtest, run, engine, status, now, benchmark)));
     recorded = { status, summary };
     return { ...b, status, result: summary, finished_at: now, message: status === "completed" ? "Completed" : "Stopped" };
   });

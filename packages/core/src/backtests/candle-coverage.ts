@@ -80,12 +80,13 @@ async function coverage(
  * start, or the warm-up's first day) to the window's end, through the import worker (stored
  * candles kept): the tasks started, `busy` when another import of a symbol runs (look again
  * later), and the regular-session bars inside `window` of these feeds and of `counted` (feeds
- * only counted, not looked at for gaps).
+ * only counted, not looked at for gaps). A feed with `fed: false` (a benchmark's candles, which
+ * the run reads but never feeds its strategies) is imported and not counted.
  */
 export async function importMissing(
   deps: BacktestDeps,
   userId: string,
-  feeds: { symbol: string; timeframe: Timeframe; from: number }[],
+  feeds: { symbol: string; timeframe: Timeframe; from: number; fed?: false }[],
   window: [number, number],
   counted: { symbol: string; timeframe: Timeframe }[] = [],
 ): Promise<{ started: string[]; busy: boolean; bars: number }> {
@@ -94,7 +95,7 @@ export async function importMissing(
   for (const feed of counted) bars += (await coverage(deps, feed.symbol, feed.timeframe, window, window)).bars;
   for (const feed of feeds) {
     const { missing, bars: inWindow } = await coverage(deps, feed.symbol, feed.timeframe, [feed.from, window[1]], window);
-    bars += inWindow;
+    if (feed.fed !== false) bars += inWindow;
     if (missing.length === 0) continue;
     try {
       const task = await Imports.start(
