@@ -21,6 +21,8 @@ export const API_THROTTLE = { rate: 500, burst: 1000 };
 const GROUP_GRANTS: Record<string, { queues?: readonly QueueName[]; sockets?: boolean; workflows?: boolean; sessionCommands?: boolean }> = {
   "stock-import": { queues: ["stock-import"] },
   "data-sync": { queues: ["data-sync"], sockets: true },
+  // Test deliveries go to the webhook delivery queue.
+  webhooks: { queues: ["webhook-delivery"] },
   backtest: { workflows: true },
   sweeps: { workflows: true },
   // Session starts, stops, orders and risk changes tell the session worker (its FIFO command queue).

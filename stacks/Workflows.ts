@@ -56,8 +56,8 @@ export function Workflows({ stack, app }: StackContext) {
           ...queueEnvironment,
           SWEEP_MAX_CONCURRENCY: String(sweepMaxConcurrency(app.stage)),
         },
-        // Prepare queues the imports of missing candles.
-        permissions: [table, sendTo(["stock-import"])],
+        // Prepare queues the imports of missing candles; a backtest's or a sweep's end, its webhook deliveries.
+        permissions: [table, sendTo(["stock-import", "webhook-delivery"])],
       });
       secrets.grantRead(fn);
       byPlaceholder.set(placeholder, fn);

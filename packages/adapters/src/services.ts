@@ -52,6 +52,15 @@ import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
 import { DynamoWorkerStore } from "./stores/worker-store";
 import { owned as ownedSession } from "@tp/core/trading/sessions";
 import { CoalescingCommandSink, type SessionCommandSink, type SessionCommandSource } from "@tp/core/trading/commands";
+import type { DeliveryDeps, NotifierDeps, SessionNotifier, WebhookDeps } from "@tp/core/webhooks/index";
+import { notifyUser, sessionNotifier, workflowEnded } from "@tp/core/webhooks/notify";
+import type { StoredBacktest } from "@tp/core/backtests/backtest-model";
+import { AesGcmSecretBox } from "./crypto/aes-gcm-secret-box";
+import { EgressPolicy } from "./net/egress";
+import { EgressDestinations, HttpWebhookSender } from "./net/webhook-sender";
+import { DynamoBrokerNetworkStore } from "./stores/broker-network-store";
+import { CachedWebhookLists, DynamoWebhookStore } from "./stores/webhook-store";
+import { Lru } from "./lru";
 
 /** The record of adapters every runtime builds the same way (the composition root's output). */
 export interface Services {
@@ -96,6 +105,12 @@ export interface Services {
   assets: BrokerServices["assets"];
   /** Flows saved by users (the flow editor's documents). */
   flows: FlowLibraryDeps;
+  /** Users' webhooks: the API's side (docs/security.md "Webhooks"). */
+  webhooks: WebhookDeps;
+  /** The webhook delivery worker's side: signing, sending through the egress rules, recording, retrying. */
+  webhookDelivery: DeliveryDeps;
+  /** Where notification events go: the users' matching webhooks' queue. */
+  notifier: NotifierDeps;
   /** Trading sessions, their views and backtests. */
   trading: TradingServices;
   /** Where workflow executions (backtests) are started: Step Functions when configured, else the runtime's local runner. */
@@ -397,8 +412,20 @@ export function tradingDrivers(c: ServiceContext): TradingServices["drivers"] {
   return once(c, tradingDrivers, () => withDrivers(sessionViews(c), c.db, candles(c), c.now));
 }
 
+/**
+ * Every trading service, with the webhooks' notification hook on the sessions' streams (the
+ * runtimes that build this: the session worker, `npm start`). Functions that build only
+ * `tradingChannels` (the channel and MTF routes, the day rollover) publish without it and stay
+ * without the SQS client (docs/security.md "Webhooks", "Where events come from").
+ */
 export function trading(c: ServiceContext): TradingServices {
-  return once(c, trading, () => ({ sessions: tradingSessions(c), backtests: tradingBacktests(c), channels: tradingChannels(c), drivers: tradingDrivers(c), biasChecks: biasChecks(c) }));
+  return once(c, trading, () => ({
+    sessions: tradingSessions(c),
+    backtests: notifyingBacktests(c),
+    channels: Object.assign(tradingChannels(c), { notify: sessionNotifications(c) }),
+    drivers: tradingDrivers(c),
+    biasChecks: biasChecks(c),
+  }));
 }
 
 export function dataSync(c: ServiceContext): DataSyncDeps {
@@ -457,6 +484,83 @@ export function flows(c: ServiceContext): FlowLibraryDeps {
   return once(c, flows, () => ({ flows: new DynamoFlowStore(c.db), now: c.now, newId: c.newId }));
 }
 
+function webhookStore(c: ServiceContext): DynamoWebhookStore {
+  return once(c, webhookStore, () => new DynamoWebhookStore(c.db));
+}
+
+function webhookLists(c: ServiceContext): CachedWebhookLists {
+  return once(c, webhookLists, () => new CachedWebhookLists(webhookStore(c)));
+}
+
+/** The broker tests' egress rules (docs/security.md "Outbound connections"): the deployment's allowed hosts and the administrator's, read at each check. */
+function egress(c: ServiceContext): EgressPolicy {
+  return once(c, egress, () => {
+    const network = new DynamoBrokerNetworkStore(c.db);
+    return new EgressPolicy(async () => [...c.config.brokerAllowedHosts, ...((await network.get())?.allowed_hosts ?? [])]);
+  });
+}
+
+function webhookSecrets(c: ServiceContext): AesGcmSecretBox {
+  return once(c, webhookSecrets, () => new AesGcmSecretBox(c.config.encryptionKey));
+}
+
+export function webhooks(c: ServiceContext): WebhookDeps {
+  return once(c, webhooks, () => ({
+    store: webhookStore(c),
+    secrets: webhookSecrets(c),
+    destinations: new EgressDestinations(egress(c)),
+    queue: jobs(c),
+    now: c.now,
+    onChanged: (userId: string) => webhookLists(c).forget(userId),
+  }));
+}
+
+export function webhookDelivery(c: ServiceContext): DeliveryDeps {
+  return once(c, webhookDelivery, () => ({
+    store: webhookStore(c),
+    secrets: webhookSecrets(c),
+    sender: new HttpWebhookSender(egress(c)),
+    queue: jobs(c),
+    now: c.now,
+  }));
+}
+
+/** The notification hook's deps: users' enabled webhooks from a short-lived cache, deliveries to their queue (timestamps on the wall clock). */
+export function notifier(c: ServiceContext): NotifierDeps {
+  return once(c, notifier, () => ({ enabledWebhooks: (userId: string) => webhookLists(c).enabledOf(userId), queue: jobs(c), now: c.now }));
+}
+
+/** The sessions' streams' hook: a session's owner read once per process (it never changes), then `notifier`. */
+export function sessionNotifications(c: ServiceContext): SessionNotifier {
+  return once(c, sessionNotifications, () => {
+    const owners = new Lru<string, string>(50_000);
+    return sessionNotifier(notifier(c), async (sessionId) => {
+      const known = owners.get(sessionId);
+      if (known) return known;
+      const owner = (await sessionViews(c).sessions.get(sessionId))?.user_id;
+      if (owner) owners.set(sessionId, owner);
+      return owner;
+    });
+  });
+}
+
+/** Backtests whose end (not a sweep's run's) is told to the owner's webhooks (`backtest_completed`): the workflow's tasks' services. */
+export function notifyingBacktests(c: ServiceContext): TradingServices["backtests"] {
+  return once(c, notifyingBacktests, () =>
+    Object.assign(tradingBacktests(c), {
+      onEnded: async (backtest: StoredBacktest) => {
+        const data = {
+          strategy_name: backtest.strategy_name,
+          symbols: backtest.symbols,
+          final_capital: backtest.result?.final_capital ?? null,
+          error: backtest.error,
+        };
+        await notifyUser(notifier(c), backtest.user_id, [workflowEnded("backtest_completed", backtest, c.now(), data)]);
+      },
+    }),
+  );
+}
+
 export function pingDatabase(c: ServiceContext): () => Promise<number> {
   return once(c, pingDatabase, () => {
     const probe = new Repository<object>(c.db, { type: "HealthProbe", key: () => Keys.healthProbe() });
@@ -503,6 +607,9 @@ export function allServices(c: ServiceContext): Services {
     dataSources: dataSources(c),
     assets: assets(c),
     flows: flows(c),
+    webhooks: webhooks(c),
+    webhookDelivery: webhookDelivery(c),
+    notifier: notifier(c),
     trading: trading(c),
     workflows: workflows(c),
     pingDatabase: pingDatabase(c),

@@ -32,6 +32,15 @@ export async function retrying<T>(work: (attempt: number) => Promise<T>, options
 }
 
 /**
+ * The wait before retry number `retry` (1 for the first retry) of a schedule that grows by
+ * `factor` from `baseMs`, at most `maxMs`: deterministic, for work retried on a schedule (a
+ * webhook delivery's next try through its queue's delay) rather than racing writers.
+ */
+export function scheduledDelayMs(retry: number, schedule: { baseMs: number; factor: number; maxMs: number }): number {
+  return Math.min(schedule.maxMs, schedule.baseMs * schedule.factor ** Math.max(0, retry - 1));
+}
+
+/**
  * An update without `If-Match` that lost the race to another writer (409 `…_CHANGED`) reads
  * again and reapplies: the last writer wins (docs/api-conventions.md "Concurrent updates").
  */

@@ -1,5 +1,5 @@
 /** Queue names; the Queues stack creates one SQS queue (with a dead-letter queue) per name. */
-export const QueueNames = ["stock-import", "data-sync"] as const;
+export const QueueNames = ["stock-import", "data-sync", "webhook-delivery"] as const;
 export type QueueName = (typeof QueueNames)[number];
 
 /** The session worker's command queue (docs/session-worker.md): SQS FIFO on AWS, polled by the worker rather than feeding a Lambda. */

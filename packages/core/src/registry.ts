@@ -57,6 +57,9 @@ export interface WorkflowEntry {
 /** The worker of a queue fed to Lambda; SQS advises a visibility timeout of six times the consumer's timeout. */
 const QUEUE_WORKER_TIMEOUT_SECONDS = 300;
 
+/** A batch of webhook deliveries: ten tries of at most 10 s each, sent side by side. */
+const WEBHOOK_WORKER_TIMEOUT_SECONDS = 60;
+
 export const Queues = {
   "stock-import": {
     fifo: false,
@@ -71,6 +74,16 @@ export const Queues = {
     maxReceiveCount: IMPORT_MAX_RECEIVES,
     deadLetterRetentionDays: 14,
     consumer: { lambda: { handler: "packages/functions/src/queue/data-sync.handler", timeoutSeconds: QUEUE_WORKER_TIMEOUT_SECONDS, batchSize: 1 } },
+  },
+  // Webhook deliveries (docs/security.md "Webhooks"): one try per message; a retry is a new message
+  // with the schedule's delay, so the receive budget only catches a handler that keeps crashing.
+  "webhook-delivery": {
+    fifo: false,
+    visibilityTimeoutSeconds: WEBHOOK_WORKER_TIMEOUT_SECONDS * 6,
+    retentionDays: 1,
+    maxReceiveCount: 5,
+    deadLetterRetentionDays: 14,
+    consumer: { lambda: { handler: "packages/functions/src/queue/webhook-delivery.handler", timeoutSeconds: WEBHOOK_WORKER_TIMEOUT_SECONDS, batchSize: 10 } },
   },
   // The session worker's commands (docs/session-worker.md): one message group per session.
   [SESSION_COMMANDS_QUEUE]: {

@@ -4,6 +4,7 @@ import { Queues, Schedules, lambdaConsumerOf, type LambdaQueue, type RegisteredS
 import type { WorkflowName } from "@tp/core/workflows";
 import { dataSyncHandler } from "@tp/functions/queue/data-sync";
 import { stockImportHandler } from "@tp/functions/queue/stock-import";
+import { webhookDeliveryHandler } from "@tp/functions/queue/webhook-delivery";
 import { dataSyncPollHandler } from "@tp/functions/schedule/data-sync-poll";
 import { dayRolloverHandler } from "@tp/functions/schedule/day-rollover";
 import { backtestHandlers } from "@tp/functions/workflow/backtest";
@@ -22,6 +23,7 @@ export function localQueueHandlers(services: () => Promise<Services>): Record<La
   return {
     "stock-import": stockImportHandler(services),
     "data-sync": dataSyncHandler(services),
+    "webhook-delivery": webhookDeliveryHandler(services),
   };
 }
 

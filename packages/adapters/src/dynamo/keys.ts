@@ -59,6 +59,13 @@ export const Keys = {
     sk: `${createdAt}#${brokerId}`,
   }),
 
+  /** A user's webhooks, one partition per user (at most 20), so the notifier reads them in one Query. */
+  webhooksOfUser: (userId: string) => `USER#${userId}#WEBHOOKS`,
+  webhook: (userId: string, webhookId: string): Key => ({ pk: `USER#${userId}#WEBHOOKS`, sk: webhookId }),
+  /** A webhook's deliveries by id (its creation instant first), read backwards for newest first; each expires (ttl). */
+  webhookDeliveries: (webhookId: string) => `WEBHOOK#${webhookId}#DELIVERIES`,
+  webhookDelivery: (webhookId: string, deliveryId: string): Key => ({ pk: `WEBHOOK#${webhookId}#DELIVERIES`, sk: deliveryId }),
+
   dataSource: (dataSourceId: string): Key => ({ pk: `DATASOURCE#${dataSourceId}`, sk: "DATASOURCE" }),
   /** gsi1: every data source by priority (zero-padded) then name, so one Query returns them in list order. */
   dataSourcesPartition: "DATASOURCES",

@@ -4,6 +4,7 @@ import type { RoutedGroup } from "../routes";
 import { authGroup } from "./auth";
 import { apiKeysGroup } from "./api-keys";
 import { auditGroup } from "./audit";
+import { webhooksGroup } from "./webhooks";
 import { stockDataGroup } from "./stock-data";
 import { stockImportGroup } from "./stock-import";
 import { stockCalendarGroup } from "./stock-calendar";
@@ -40,6 +41,7 @@ export const groups = {
   auth: authGroup,
   "api-keys": apiKeysGroup,
   audit: auditGroup,
+  webhooks: webhooksGroup,
   users: usersGroup,
   "stock-data": stockDataGroup,
   "stock-import": stockImportGroup,

@@ -339,6 +339,8 @@ export interface BacktestDeps extends SessionDeps {
    * anything runs, instead of a task failing later.
    */
   unknownSymbols: (symbols: string[]) => Promise<string[]>;
+  /** Told once when a backtest (not a sweep's run) ends, completed, stopped or failed: the webhooks' notifier, where the runtime wires it. Never throws. */
+  onEnded?: (backtest: StoredBacktest) => Promise<void>;
 }
 
 /** What starting, controlling and reading backtests needs: no import worker and no lot sizes (only the workflow's tasks use those); the provider only to know which symbols it has. */

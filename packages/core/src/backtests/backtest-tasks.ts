@@ -314,13 +314,15 @@ async function recordResult(deps: BacktestDeps, backtest: StoredBacktest, run: S
     return { ...b, status, result: summary, finished_at: now, message: status === "completed" ? "Completed" : "Stopped" };
   });
   // A sweep's runs leave the session alone: it follows its own backtests, not a sweep's hundreds.
-  if (done?.result && recorded && !backtest.sweep_id)
+  if (done?.result && recorded && !backtest.sweep_id) {
     await syncSession(deps, backtest.session_id, recorded.status, {
       end_time: now,
       final_capital: recorded.summary.final_capital,
       final_capital_by_currency: recorded.summary.final_capital_by_currency,
       performance_metrics: recorded.summary.performance_metrics,
     });
+    await deps.onEnded?.(done);
+  }
   return done ?? (await deps.backtests.get(backtest.id))!;
 }
 
@@ -341,6 +343,9 @@ export async function fail(deps: BacktestDeps, input: BacktestTaskInput & { erro
     TERMINAL.includes(b.status) ? undefined : { ...b, status: "failed", error: reason, message: `Failed: ${reason}`, finished_at: iso(deps.now()) },
   );
   const backtest = failed ?? (await deps.backtests.get(input.backtest_id));
-  if (failed && !failed.sweep_id) await syncSession(deps, failed.session_id, "failed", { end_time: iso(deps.now()) });
+  if (failed && !failed.sweep_id) {
+    await syncSession(deps, failed.session_id, "failed", { end_time: iso(deps.now()) });
+    await deps.onEnded?.(failed);
+  }
   return out(backtest!, "stopped");
 }

@@ -66,8 +66,15 @@ export interface UpdateFeed {
   since(sessionId: string, sinceMs: number | null, limit: number): Promise<StreamRecord[]>;
 }
 
+/**
+ * Told of every batch of messages published on a session's stream, after they were stored and
+ * pushed: the webhooks' notifier (docs/security.md "Webhooks"), where the runtime wires it. Never throws.
+ */
+export type StreamListener = (sessionId: string, messages: readonly { type: string; data: Record<string, unknown> }[]) => Promise<void>;
+
 export interface ChannelDeps extends ViewDeps {
   configs: ChannelConfigStore;
   feed: UpdateFeed;
   realtime: RealtimeDeps;
+  notify?: StreamListener;
 }

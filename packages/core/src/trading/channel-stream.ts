@@ -6,7 +6,7 @@ import { iso } from "../time";
 import type { Actor } from "../users";
 import { brief, effectiveStatus, metricsOf } from "./channel-figures";
 import type { Delivered } from "./channel-commands";
-import type { StreamRecord, UpdateFeed } from "./channel-ports";
+import type { StreamListener, StreamRecord, UpdateFeed } from "./channel-ports";
 import { UpdatesQuery } from "./channel-schemas";
 import { owned, type SessionDeps, type StoredSession } from "./sessions";
 
@@ -52,13 +52,20 @@ export interface StreamDeps {
   feed: UpdateFeed;
   realtime: RealtimeDeps;
   now: () => number;
+  /** The notification hook (webhooks), where the runtime wires it. */
+  notify?: StreamListener;
 }
 
-/** Stores messages in the session's feed, then pushes the stored records to its socket: what `/updates` returns is exactly what was pushed. */
+/**
+ * Stores messages in the session's feed, then pushes the stored records to its socket: what
+ * `/updates` returns is exactly what was pushed. Then tells the notification hook (the one place
+ * a session's events reach the webhooks: docs/security.md "Webhooks").
+ */
 export async function publish(deps: StreamDeps, sessionId: string, messages: { type: string; data: Record<string, unknown> }[]): Promise<StreamRecord[]> {
   if (messages.length === 0) return [];
   const records = await deps.feed.append(sessionId, messages, deps.now());
   await Realtime.publishMany(deps.realtime, `session:${sessionId}`, records);
+  if (deps.notify) await deps.notify(sessionId, messages);
   return records;
 }
 

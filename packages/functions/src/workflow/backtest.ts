@@ -1,6 +1,6 @@
 import { Backtests, publishBacktestProgress } from "@tp/core/backtests/index";
 import { BacktestFailureInput, BacktestTaskInput, BacktestTaskOutput } from "@tp/core/workflows";
-import { tradingBacktests, tradingChannels, type Services } from "@tp/adapters/services";
+import { notifyingBacktests, tradingChannels, type Services } from "@tp/adapters/services";
 import type { TradingServices } from "@tp/adapters/trading";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
@@ -45,7 +45,8 @@ export function backtestHandlers(services: () => Promise<TaskServices>) {
   };
 }
 
-const tasks = backtestHandlers(lambdaComposition((c) => ({ trading: { backtests: tradingBacktests(c), channels: tradingChannels(c) }, now: c.now })));
+// A backtest's end is told to its owner's webhooks (`backtest_completed`, docs/security.md "Webhooks").
+const tasks = backtestHandlers(lambdaComposition((c) => ({ trading: { backtests: notifyingBacktests(c), channels: tradingChannels(c) }, now: c.now })));
 export const prepare = observed("workflow", tasks.prepare);
 export const runChunk = observed("workflow", tasks.runChunk);
 export const finalize = observed("workflow", tasks.finalize);

@@ -1,22 +1,54 @@
 import { Sweeps } from "@tp/core/backtests/index";
+import { TERMINAL } from "@tp/core/backtests/control";
 import { SweepFailureInput, SweepTaskInput, SweepTaskOutput } from "@tp/core/workflows";
-import { tradingBacktests, type Services } from "@tp/adapters/services";
+import { notifyUser, workflowEnded } from "@tp/core/webhooks/notify";
+import { notifier, tradingBacktests, type Services } from "@tp/adapters/services";
 import type { TradingServices } from "@tp/adapters/trading";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
 import { workflowTask } from "./task";
 
+type SweepServices = Pick<Services, "now" | "notifier"> & { trading: Pick<TradingServices, "backtests"> };
+
+/**
+ * A task that may end the sweep (Finalize, MarkFailed): when this call moved it to completed,
+ * stopped or failed, its owner's webhooks are told (`sweep_completed`, docs/security.md "Webhooks");
+ * a retried task finds it ended already and tells no one again.
+ */
+const ending =
+  <I extends { sweep_id: string }>(work: (s: SweepServices, input: I) => Promise<SweepTaskOutput>) =>
+  async (s: SweepServices, input: I): Promise<SweepTaskOutput> => {
+    const sweeps = s.trading.backtests.sweeps;
+    const before = await sweeps.get(input.sweep_id);
+    const output = await work(s, input);
+    if (!before || TERMINAL.includes(before.status)) return output;
+    const after = await sweeps.get(input.sweep_id);
+    if (after && TERMINAL.includes(after.status)) {
+      const data = { runs: after.runs.length, error: after.error };
+      await notifyUser(s.notifier, after.user_id, [workflowEnded("sweep_completed", after, s.now(), data)]);
+    }
+    return output;
+  };
+
 /** The sweep state machine's own tasks over a composition root (its runs use the backtest's tasks, `./backtest.ts`). */
-export function sweepHandlers(services: () => Promise<Pick<Services, "now"> & { trading: Pick<TradingServices, "backtests"> }>) {
+export function sweepHandlers(services: () => Promise<SweepServices>) {
   const task = { input: SweepTaskInput, output: SweepTaskOutput };
   return {
     plan: workflowTask(services, task, (s, input) => Sweeps.plan(s.trading.backtests, input)),
-    finalize: workflowTask(services, task, (s, input) => Sweeps.finalize(s.trading.backtests, input)),
-    fail: workflowTask(services, { ...task, input: SweepFailureInput }, (s, input) => Sweeps.fail(s.trading.backtests, input)),
+    finalize: workflowTask(
+      services,
+      task,
+      ending((s, input) => Sweeps.finalize(s.trading.backtests, input)),
+    ),
+    fail: workflowTask(
+      services,
+      { ...task, input: SweepFailureInput },
+      ending((s, input) => Sweeps.fail(s.trading.backtests, input)),
+    ),
   };
 }
 
-const tasks = sweepHandlers(lambdaComposition((c) => ({ trading: { backtests: tradingBacktests(c) }, now: c.now })));
+const tasks = sweepHandlers(lambdaComposition((c) => ({ trading: { backtests: tradingBacktests(c) }, notifier: notifier(c), now: c.now })));
 export const plan = observed("workflow", tasks.plan);
 export const finalize = observed("workflow", tasks.finalize);
 export const fail = observed("workflow", tasks.fail);
