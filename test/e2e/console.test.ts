@@ -35,6 +35,7 @@ let liveSessionId: string;
 let sweepId: string;
 /** An id as the API makes them: never shown where a name or a figure belongs. */
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+let walkForwardId: string;
 /** Money as the console shows it: the currency, then the amount to the cent. */
 const MONEY = /^[+-]?-?USD [\d,]+\.\d{2}$/;
 
@@ -357,6 +358,64 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(await problem("Symbols").textContent()).toBe("");
     expect(await form.getByLabel("Session name").getAttribute("aria-invalid")).toBe("true");
     expect(await page.evaluate("document.activeElement.name")).toBe("session_name");
+  it("shows a walk-forward's windows as a timeline, its stitched out-of-sample equity and each window's heat map", { timeout: 300_000 }, async () => {
+    const api = new ApiClient(base);
+    api.token = token;
+    const session = await api.expect("POST", "/api/v1/trading/sessions", 201, {
+      session_name: "walk-forward",
+      trading_mode: "backtest",
+      asset_mode: "simulated",
+      initial_capital: 100000,
+      config: {},
+    });
+    const started = await api.expect("POST", "/api/v1/backtest/sweeps", 200, {
+      session_id: session.id,
+      strategy_name: "ma_crossover",
+      strategy_config: { execution: { timeframe: "1d" } },
+      parameters: { fast_period: [3, 5], slow_period: [10, 20] },
+      symbols: ["AAPL.US"],
+      start_date: "2023-01-03",
+      end_date: "2023-12-29",
+      initial_capital: 100000,
+      metric: "total_return",
+      walk_forward: { windows: 2, mode: "rolling", in_sample_days: 60, out_of_sample_days: 30 },
+    });
+    walkForwardId = started.sweep_id;
+    const until = Date.now() + 240_000;
+    for (;;) {
+      const progress = await api.expect("GET", `/api/v1/backtest/sweeps/${walkForwardId}`, 200);
+      if (!progress.is_running && progress.stage === "done") break;
+      if (Date.now() > until) throw new Error(`the walk-forward did not end: ${JSON.stringify(progress)}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const { walk_forward } = await api.expect("GET", `/api/v1/backtest/sweeps/${walkForwardId}/result`, 200);
+    expect(walk_forward.windows).toHaveLength(2);
+
+    await page.goto(`${base}/console/sweeps/${walkForwardId}`);
+    await page.locator("[data-chart=walk-forward-timeline]").waitFor({ timeout: 30_000 });
+    // Per window an in-sample bar, then its out-of-sample bar, each titled with its dates.
+    const bars = page.locator("[data-chart=walk-forward-timeline] [data-part]");
+    expect(await bars.evaluateAll((spans) => spans.map((span) => [span.getAttribute("data-window"), span.getAttribute("data-part")]))).toEqual([
+      ["0", "in_sample"],
+      ["0", "out_of_sample"],
+      ["1", "in_sample"],
+      ["1", "out_of_sample"],
+    ]);
+    expect(await bars.nth(1).getAttribute("title")).toContain(
+      `${walk_forward.windows[0].out_of_sample.start_date} to ${walk_forward.windows[0].out_of_sample.end_date}`,
+    );
+    expect(await page.locator("[data-table=walk-forward-windows] [data-run]").evaluateAll((links) => links.map((a) => a.getAttribute("data-run")))).toEqual(
+      walk_forward.windows.map((w: { out_of_sample_run: { backtest_id: string } }) => w.out_of_sample_run.backtest_id),
+    );
+    await expect.poll(() => drawn(page, "[data-chart=walk-forward-equity]"), { timeout: 15_000 }).toBe(true);
+    // The heat map shows one window's grid: the last by default, the first when chosen.
+    expect(await page.locator("[data-chart=walk-forward-heatmap] td[data-value]").count()).toBe(4);
+    await page.locator("[data-chart=walk-forward-heatmap] select").selectOption("0");
+    const first = walk_forward.windows[0].best.backtest_id;
+    expect(await page.locator(`[data-chart=walk-forward-heatmap] td a[href$="/backtests/${first}"]`).count()).toBe(1);
+    await shot(page, "13-walk-forward");
+  });
+
 
     await form.getByLabel("Session name").fill("from the balanced preset");
     await form.getByLabel("Initial capital").fill("50000");
@@ -545,3 +604,4 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(pageErrors).toEqual([]);
   });
 });
+      ["walk-forward", `/sweeps/${walkForwardId}`, "[data-chart=walk-forward-timeline]"],

@@ -2,6 +2,7 @@ import type { components } from "@tp/client";
 import { api, go, href, unwrap } from "../app";
 import { currencyOfSymbol, money, percent } from "../format";
 import { field, h, num, onSubmit, statusLine, table, when } from "../ui";
+import { walkForwardOf, walkForwardSection } from "./walk-forward";
 
 type SweepResult = components["schemas"]["SweepResult"];
 type SweepProgress = components["schemas"]["SweepProgress"];
@@ -144,20 +145,43 @@ export function heatMap(result: SweepResult): HTMLElement {
   return figure;
 }
 
-/** /console/sweeps/{sweep_id}: the sweep's progress, then its ranking (each run linked to its backtest) and the parameter heat map. */
+/** A walk-forward's heat map: one window's grid at a time (the last by default), chosen from a list. */
+function windowHeatMap(result: SweepResult, windows: number): HTMLElement {
+  const holder = h("div", { "data-chart": "walk-forward-heatmap" });
+  const choice = h(
+    "select",
+    { name: "heatmap_window", "aria-label": "Window of the heat map" },
+    Array.from({ length: windows }, (_, k) => h("option", { value: String(k) }, `Window ${k + 1} in sample`)),
+  );
+  const draw = () => {
+    const k = Number(choice.value);
+    holder.replaceChildren(choice, heatMap({ ...result, ranking: result.ranking.filter((run) => (run as Ranked & { window?: number | null }).window === k) }));
+  };
+  choice.value = String(windows - 1);
+  choice.addEventListener("change", draw);
+  draw();
+  return holder;
+}
+
+/**
+ * /console/sweeps/{sweep_id}: the sweep's progress, then its ranking (each run linked to its
+ * backtest) and the parameter heat map; a walk-forward's windows, stitched curve and heat map by
+ * window first (walk-forward.ts).
+ */
 export async function sweepPage(main: HTMLElement, params: Record<string, string>): Promise<() => void> {
   const id = params.sweep_id!;
   const path = { params: { path: { sweep_id: id } } };
   const status = statusLine();
   const progressLine = h("p", { "data-field": "sweep-progress" });
   const body = h("div", {});
-  main.append(h("h1", {}, "Parameter sweep"), progressLine, status, body);
+  const heading = h("h1", {}, "Parameter sweep");
+  main.append(heading, progressLine, status, body);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let left = false;
   const show = async () => {
     try {
       const progress = unwrap(await api.GET("/api/v1/backtest/sweeps/{sweep_id}", path)) as SweepProgress;
-      progressLine.textContent = `${progress.status} · ${progress.stage.replace(/_/g, " ")} · ${progress.runs_done} of ${progress.runs_total} runs done${progress.runs_failed ? `, ${progress.runs_failed} failed` : ""} · ${progress.progress.toFixed(0)}%`;
+      progressLine.textContent = `${progress.status} · ${progress.stage.replace(/_/g, " ")} · ${progress.runs_done} of ${progress.runs_total} runs done${progress.runs_failed ? `, ${progress.runs_failed} failed` : ""}${progress.out_of_sample_total > 0 ? ` · ${progress.out_of_sample_done} of ${progress.out_of_sample_total} out of sample` : ""} · ${progress.progress.toFixed(0)}%`;
       const result = unwrap(await api.GET("/api/v1/backtest/sweeps/{sweep_id}/result", path)) as SweepResult;
       render(result);
       if (progress.is_running && !left) timer = setTimeout(() => void show(), 2000);
@@ -170,19 +194,35 @@ export async function sweepPage(main: HTMLElement, params: Record<string, string
     rememberSweep(id, label);
     const currency = currencyOfSymbol(result.symbols[0]);
     const names = [...new Set(result.ranking.flatMap((run) => Object.keys(run.parameters)))];
+    const walkForward = walkForwardOf(result);
+    heading.textContent = walkForward ? "Walk-forward optimisation" : "Parameter sweep";
+    const windowOf = (run: Ranked) => (run as Ranked & { window?: number | null }).window;
     body.replaceChildren(
+      ...(walkForward ? [walkForwardSection(result, walkForward)] : []),
       h(
         "p",
         { class: "muted" },
         `${label} · ranked by ${result.metric.replace(/_/g, " ")} (${result.order}) · ${result.ranking.length} of ${result.runs_total} runs ranked`,
       ),
-      heatMap(result),
+      walkForward ? windowHeatMap(result, walkForward.windows.length) : heatMap(result),
       h(
         "div",
         { "data-table": "ranking" },
         table(
-          ["Rank", ...names, result.metric.replace(/_/g, " "), "Total return", "Total P&L", "Max drawdown", "Trades", "Out of sample", "Backtest"],
+          [
+            ...(walkForward ? ["Window"] : []),
+            "Rank",
+            ...names,
+            result.metric.replace(/_/g, " "),
+            "Total return",
+            "Total P&L",
+            "Max drawdown",
+            "Trades",
+            "Out of sample",
+            "Backtest",
+          ],
           result.ranking.map((run) => [
+            ...(walkForward ? [String((windowOf(run) ?? 0) + 1)] : []),
             String(run.rank),
             ...names.map((name) => shownValue(run.parameters[name])),
             run.value === null ? "–" : num(run.value, 4),
