@@ -111,7 +111,7 @@ describe("packages/api/openapi.json (what the docs function serves)", () => {
       "CHANNEL_MANAGER_NOT_INITIALIZED",
       "CHANNEL_NOT_RUNNING",
     ]);
-    expect(codes("postSessionsChannelsStartBySessionIdAndChannelId", "409")).toEqual(["INVALID_STATE_TRANSITION"]);
+    expect(codes("postSessionsChannelsStartBySessionIdAndChannelId", "409")).toEqual(["INVALID_STATE_TRANSITION", "KILL_SWITCH_ACTIVE"]);
     expect(codes("getStockDataByCodeAndTimestamp", "404")).toEqual(["CANDLE_NOT_FOUND"]);
   });
 

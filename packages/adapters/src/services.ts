@@ -16,6 +16,8 @@ import { PrincipalCache } from "./principal-cache";
 import { withSharedGets } from "./dynamo/shared-reads";
 import { DynamoApiKeyStore, DynamoCaptchaStore, DynamoLoginAttemptStore, DynamoRevocationStore } from "./stores/auth-stores";
 import { DynamoAuditStore } from "./stores/audit-store";
+import { DynamoKillSwitchStore } from "./stores/kill-switch-store";
+import { KillSwitchGuard, type KillSwitchStore } from "@tp/core/kill-switch";
 import type { ApiKeyDeps } from "@tp/core/api-keys";
 import { AUDIT_RETENTION_DAYS, type AuditDeps } from "@tp/core/audit";
 import { DynamoUserStore } from "./stores/user-store";
@@ -75,6 +77,8 @@ export interface Services {
   apiKeys: ApiKeyDeps;
   /** The audit trail of commands (docs/security.md "Audit trail"). */
   audit: AuditDeps;
+  /** The kill switches: their state in the table and this process's view of the tripped ones (docs/security.md "Kill switch"). */
+  killSwitch: KillSwitchServices;
   cache: ReadThroughCache;
   realtime: RealtimeDeps;
   candles: CandleStore;
@@ -117,6 +121,12 @@ export interface Services {
   workflows: WorkflowStarter;
   /** Times one read of the table; throws when the database is unreachable. */
   pingDatabase: () => Promise<number>;
+}
+
+/** The kill switches' store and the process's guard over it (one per process: a trip made here holds here at once). */
+export interface KillSwitchServices {
+  store: KillSwitchStore;
+  guard: KillSwitchGuard;
 }
 
 export interface ServiceOverrides {
@@ -209,6 +219,13 @@ export function apiKeys(c: ServiceContext): ApiKeyDeps {
 
 export function audit(c: ServiceContext): AuditDeps {
   return once(c, audit, () => ({ store: new DynamoAuditStore(c.db), now: c.now, retentionDays: c.config.auditRetentionDays ?? AUDIT_RETENTION_DAYS }));
+}
+
+export function killSwitch(c: ServiceContext): KillSwitchServices {
+  return once(c, killSwitch, () => {
+    const store = new DynamoKillSwitchStore(c.db);
+    return { store, guard: new KillSwitchGuard(store, c.now) };
+  });
 }
 
 export function auth(c: ServiceContext): AuthDeps {
@@ -364,6 +381,7 @@ export function sessionViews(c: ServiceContext): TradingServices["sessions"] {
           if (active.type === "longport") return (await (await active.orderGateway(userId)).accountBalance(currency))[0]?.buy_power ?? null;
           return (await Sleeves.freeCash(paperAccounts(c), userId, currency))?.toFixed() ?? null;
         },
+        killSwitch: killSwitch(c).guard,
       },
     ),
   );
@@ -589,6 +607,7 @@ export function allServices(c: ServiceContext): Services {
     principals: principals(c),
     apiKeys: apiKeys(c),
     audit: audit(c),
+    killSwitch: killSwitch(c),
     cache: cache(c),
     jobs: jobs(c),
     sessionCommands: sessionCommands(c),

@@ -29,6 +29,7 @@ import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
 import { DynamoWorkerStore } from "./stores/worker-store";
 import { DynamoReplayMarkers } from "./stores/replay-store";
 import type { DriverDeps } from "@tp/core/trading/replay";
+import type { KillSwitchGuard } from "@tp/core/kill-switch";
 
 export interface TradingServices {
   /** Trading sessions and their views. */
@@ -91,6 +92,8 @@ export function createSessionServices(
     paper?: PaperBrokerDeps;
     /** The buying power of a user's account at the selected provider in a currency (null: not known); live sessions are checked against it when they start. */
     buyingPower?: (userId: string, currency: string) => Promise<string | null>;
+    /** The tripped kill switches, checked by every order, start and resume (docs/security.md "Kill switch"). */
+    killSwitch?: KillSwitchGuard;
   },
 ): ViewDeps {
   const runs = new DynamoRunStore(db);
@@ -104,6 +107,7 @@ export function createSessionServices(
     runs,
     ...base,
     workerBeat: () => workers.last(),
+    ...(deps.killSwitch ? { killSwitch: deps.killSwitch } : {}),
     async setupFor(session, runId) {
       const symbols = symbolsOf(session.config);
       const baseCurrency = baseCurrencyOf(session, symbols);

@@ -13,6 +13,7 @@ export const groupRoutes = {
   auth: ["GET /api/v1/captcha", "POST /api/v1/login", "POST /api/v1/logout", "GET /api/v1/me"],
   "api-keys": ["ANY /api/v1/auth/api-keys", "ANY /api/v1/auth/api-keys/{proxy+}"],
   audit: ["GET /api/v1/audit"],
+  "kill-switch": ["ANY /api/v1/kill-switch", "ANY /api/v1/kill-switch/{proxy+}"],
   webhooks: ["ANY /api/v1/webhooks", "ANY /api/v1/webhooks/{proxy+}"],
   users: ["ANY /api/v1/users", "ANY /api/v1/users/{proxy+}"],
   brokers: ["ANY /api/v1/brokers", "ANY /api/v1/brokers/{proxy+}"],

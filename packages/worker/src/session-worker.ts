@@ -26,6 +26,9 @@ import { holdingsOf, sleeveDifferences } from "@tp/core/trading/accounts";
 import { dayCloseOf, marketBarCloseOf } from "@tp/core/trading/rollover";
 import { PaperAccounts } from "@tp/core/paper/accounts";
 import { log } from "@tp/core/log";
+import { AuditTrail } from "@tp/core/audit";
+import type { KillSwitchTrip } from "@tp/core/kill-switch";
+import { tripSwitch } from "@tp/core/trading/kill-switch-actions";
 import { inParallel } from "@tp/core/in-parallel";
 import { batchedChannels, FEED_CONCURRENCY, feedKey, inFeedOrder } from "./feeding";
 import { LEASE_MS, planLeases } from "./leases";
@@ -135,6 +138,13 @@ export const VENUE_RECHECK_MS = 30_000;
 /** How often a live account is reconciled with its sessions' books (ms of the wall clock; also when the worker takes them up). */
 export const RECONCILE_MS = 180_000;
 
+/**
+ * Failures in a row of one order's cancel at its broker after which it is reported: a critical
+ * `CANCEL_FAILED` alert in the session's log and `cancel_failed` on the kill switch that asked for
+ * it (docs/security.md "Kill switch"). The cancel is still retried, backing off to `SEND_BACKOFF_MAX_MS`.
+ */
+export const CANCEL_REPORT_AFTER = 3;
+
 /** Closed bars kept per feed, for the sessions a task takes over to catch up on (docs/session-worker.md "More than one worker"). */
 export const CATCH_UP_BARS = 120;
 
@@ -219,6 +229,10 @@ export class SessionWorker {
   private readonly ordersOut = new Set<string>();
   private commanded = new Set<string>();
   private readonly venueReadAt = new Map<string, number>();
+  /** Orders whose cancel failed at their broker lately: failures in a row, when (wall ms) to send it again, whether it was reported. */
+  private readonly cancelFailures = new Map<string, { failures: number; until: number; reported: boolean }>();
+  /** The tripped kill switches as last read (kept when a read fails: a table hiccup does not lift a halt). */
+  private trips: readonly KillSwitchTrip[] = [];
 
   constructor(
     private readonly services: Services,
@@ -330,6 +344,7 @@ export class SessionWorker {
   async routeOrders(): Promise<void> {
     const deps = this.services.trading.sessions;
     const wall = this.wall();
+    const halted = await this.halted();
     const commanded = this.commanded;
     this.commanded = new Set();
     const due: { id: string; session: StoredSession; gateway: OrderGateway | null; reconcile: boolean }[] = [];
@@ -352,7 +367,10 @@ export class SessionWorker {
         const stopping = session.status === "stopped";
         let run = runs.get(id);
         this.venueReadAt.set(id, wall);
-        if (stopping && run?.snapshot?.pending.some((order) => !order.cancel_requested)) run = await this.cancelAll(session);
+        // A stopped session's orders, and those of a session a kill switch halts (an order another instance took before it knew), are cancelled, never sent.
+        const halting = !stopping && halted(session.user_id);
+        if ((stopping || halting) && run?.snapshot?.pending.some((order) => !order.cancel_requested))
+          run = await this.cancelAll(session, stopping ? "session stopped" : "kill switch");
         if (reconcile && run?.snapshot) reconciling.set(gateway!, [...(reconciling.get(gateway!) ?? []), { session, run }]);
         this.noteOrdersOut(id, run);
         // A session with nothing pending has nothing to exchange, unless reconciliation reads its ended orders' late fills.
@@ -465,8 +483,11 @@ export class SessionWorker {
         ended: snapshot.ended,
         bookVenueFees: session.funded_by !== undefined,
         marketClosed,
+        cancelDue: (orderId) => this.wall() >= (this.cancelFailures.get(orderId)?.until ?? 0),
       });
       reports = exchanged.reports;
+      for (const report of reports) if (report.ended) this.cancelFailures.delete(report.order_id);
+      if (exchanged.cancels) await this.noteCancels(session, snapshot.pending, exchanged.cancels, wall);
       // A send whose outcome is unknown, or a throttled venue: this session's sends wait (its orders are looked up by their remark first).
       if (exchanged.retryAfterMs !== undefined) this.backOff(session.id, wall, exchanged.retryAfterMs);
       else this.sendAfter.delete(session.id);
@@ -537,16 +558,134 @@ export class SessionWorker {
     }
   }
 
-  /** A stopped session's orders still at its broker are asked to cancel (`order_cancel_requested`); the run as saved. */
-  private async cancelAll(session: StoredSession): Promise<StoredRun | undefined> {
+  /** A stopped (or halted) session's orders still at its broker are asked to cancel (`order_cancel_requested`); the run as saved. */
+  private async cancelAll(session: StoredSession, reason: string): Promise<StoredRun | undefined> {
     const deps = this.services.trading.sessions;
     const done = await updateRun(deps, session.id, (run) => {
       const engine = engineOf(run);
-      for (const order of run.snapshot?.pending ?? []) engine.cancel(order.order_id, deps.now(), "session stopped");
+      for (const order of run.snapshot?.pending ?? []) if (!order.cancel_requested) engine.cancel(order.order_id, deps.now(), reason);
       return { engine, value: null };
     });
     if (done) await this.publish(session, done.events, done.engine);
     return done?.run ?? (await deps.runs.get(session.id));
+  }
+
+  /** Who a kill switch halts now, from the switches as the guard last read them (at most every 2 s: no read per bar or session). */
+  private async halted(): Promise<(userId: string) => boolean> {
+    try {
+      this.trips = await this.services.killSwitch.guard.tripped();
+    } catch (error) {
+      log.error("Kill switches not read; the last known apply", { source: "session-worker", error: String(error) });
+    }
+    const stage = this.trips.some((trip) => trip.scope === "stage");
+    const users = new Set(this.trips.map((trip) => trip.user_id));
+    return (userId) => stage || users.has(userId);
+  }
+
+  /**
+   * Counts each cancel the broker failed (busy, throttled, unreachable, its own failure): it is sent
+   * again after a backoff (1 s doubling, at most `SEND_BACKOFF_MAX_MS`); at the `CANCEL_REPORT_AFTER`th
+   * failure in a row it is reported once: a critical `CANCEL_FAILED` alert in the session's log, and
+   * `cancel_failed` on the kill switch halting the owner, if one is.
+   */
+  private async noteCancels(
+    session: StoredSession,
+    pending: readonly { order_id: string; symbol: string; side: string }[],
+    cancels: { order_id: string; venue_order_id: string; error: string | null }[],
+    wall: number,
+  ) {
+    const due: { order_id: string; venue_order_id: string; error: string; failures: number }[] = [];
+    for (const cancel of cancels) {
+      if (cancel.error === null) {
+        this.cancelFailures.delete(cancel.order_id);
+        continue;
+      }
+      const before = this.cancelFailures.get(cancel.order_id);
+      const failures = (before?.failures ?? 0) + 1;
+      const report = !before?.reported && failures >= CANCEL_REPORT_AFTER;
+      this.cancelFailures.set(cancel.order_id, { failures, until: wall + sendBackoffMs(failures, 0), reported: before?.reported === true || report });
+      log.warn("The broker failed a cancel", { source: "session-worker", session_id: session.id, order_id: cancel.order_id, failures, error: cancel.error });
+      if (report) due.push({ ...cancel, error: cancel.error, failures });
+    }
+    if (due.length === 0) return;
+    const deps = this.services.trading.sessions;
+    const done = await updateRun(deps, session.id, (run) => {
+      const engine = engineOf(run);
+      for (const failed of due)
+        engine.raiseAlert(
+          "venue",
+          "CANCEL_FAILED",
+          `the broker failed to cancel order ${failed.order_id} ${failed.failures} times in a row (${failed.error}); it is asked again, at most every ${SEND_BACKOFF_MAX_MS / 1000} s`,
+          { order_id: failed.order_id, venue_order_id: failed.venue_order_id, error: failed.error, attempts: failed.failures },
+          deps.now(),
+        );
+      return { engine, value: null };
+    });
+    if (done) await this.publish(session, done.events, done.engine);
+    const trip = await this.services.killSwitch.guard.halting(session.user_id);
+    if (!trip) return;
+    for (const failed of due) {
+      const order = pending.find((candidate) => candidate.order_id === failed.order_id);
+      await this.services.killSwitch.store.cancelFailed(trip.scope, trip.user_id, {
+        session_id: session.id,
+        order_id: failed.order_id,
+        symbol: order?.symbol ?? "",
+        side: order?.side ?? "",
+        status: "pending",
+        cancel_requested: true,
+        cancel_failed: { error: failed.error, attempts: failed.failures, at: new Date(deps.now()).toISOString() },
+      });
+    }
+  }
+
+  /**
+   * A session whose risk configuration says `trip_kill_switch` trips its owner's kill switch when its
+   * `max_daily_loss` is breached (its own or a channel's: the engine's `MAX_DAILY_LOSS_BREACHED`),
+   * unless one halts the owner already; the trip is recorded in the audit trail as the risk monitor's.
+   */
+  private async tripOnDailyLoss(session: StoredSession, events: readonly EngineEvent[]): Promise<void> {
+    const breach = events.find(
+      (event) => event.type === "risk_event" && event.data.kind === "limit_breached" && event.data.reason === "MAX_DAILY_LOSS_BREACHED",
+    );
+    if (!breach) return;
+    // Breaches are rare: the session as stored now (its risk configuration may have changed since this task read it).
+    const current = (await this.services.trading.sessions.sessions.get(session.id)) ?? session;
+    if (current.config.risk_config?.trip_kill_switch !== true || (await this.services.killSwitch.guard.halting(session.user_id))) return;
+    const values = (breach.data.values ?? {}) as Record<string, unknown>;
+    const reason = `MAX_DAILY_LOSS_BREACHED in session ${session.id}${breach.channel_id ? ` (channel ${breach.channel_id})` : ""}: daily loss ${values.daily_loss} of max_daily_loss ${values.max_daily_loss}`;
+    const deps = { ...this.services.trading.sessions, killSwitch: this.services.killSwitch.guard, switches: this.services.killSwitch.store };
+    let status = 200;
+    try {
+      await tripSwitch(deps, "user", session.user_id, { tripped_by: `risk:${session.id}`, key_id: null, reason });
+      log.error("A session's daily loss tripped its owner's kill switch", {
+        source: "session-worker",
+        session_id: session.id,
+        user_id: session.user_id,
+        reason,
+      });
+    } catch (error) {
+      status = 500;
+      log.error("The kill switch was not tripped", { source: "session-worker", session_id: session.id, error: String(error) });
+    }
+    const audit = this.services.audit;
+    const at = audit.now();
+    await AuditTrail.record(audit, {
+      id: AuditTrail.newId(at, randomUUID().replace(/-/g, "")),
+      at: new Date(at).toISOString(),
+      user_id: session.user_id,
+      key_id: null,
+      kind: "kill-switch",
+      method: "RISK",
+      route: "risk:max_daily_loss",
+      path: `/api/v1/trading/sessions/${session.id}`,
+      target_ids: { session_id: session.id },
+      session_id: session.id,
+      summary: { scope: "user", trigger: "max_daily_loss", reason },
+      request_id: "",
+      status,
+      outcome: status === 200 ? "succeeded" : "failed",
+      error_code: status === 200 ? null : "INTERNAL_ERROR",
+    }).catch((error) => log.error("Audit entry not written", { source: "session-worker", session_id: session.id, error: String(error) }));
   }
 
   /** A stopped session with nothing left at its broker leaves the worker's list. */
@@ -856,7 +995,9 @@ export class SessionWorker {
       await this.storeCandles(candles);
       return { sessionBars: 0, lagMs: 0 };
     }
-    const due = [...this.driven].filter(([, driven]) => driven.session.status === "running");
+    // A session whose owner a kill switch halts is not fed (its strategies place nothing), as if paused.
+    const halted = await this.halted();
+    const due = [...this.driven].filter(([, driven]) => driven.session.status === "running" && !halted(driven.session.user_id));
     let sessionBars = 0;
     // Sessions are independent (each its own run and topic): all are fed at once, each one's events in order; their saves meet in one `saveMany` (run-cache.ts).
     const feeding = inParallel(due, due.length, async ([id, driven]) => {
@@ -915,6 +1056,7 @@ export class SessionWorker {
    */
   private async publish(session: StoredSession, events: EngineEvent[], engine?: TradingEngine): Promise<void> {
     if (events.length === 0) return;
+    await this.tripOnDailyLoss(session, events);
     const deps = this.channelDeps;
     // The engine that wrote the events when the caller has it; otherwise (the API's inputs) the run as saved.
     const run = engine ? undefined : await deps.runs.get(session.id);

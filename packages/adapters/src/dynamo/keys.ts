@@ -51,6 +51,12 @@ export const Keys = {
   auditOfDayShard: (day: string, shard: number) => `AUDIT#DAY#${day}#${shard}`,
   auditByDay: (day: string, shard: number, entryId: string): Key => ({ pk: `AUDIT#DAY#${day}#${shard}`, sk: entryId }),
 
+  /** A kill switch's state (docs/security.md "Kill switch"): `STAGE` or `USER#<id>`, kept after release (its last trip). */
+  killSwitch: (name: string): Key => ({ pk: "KILLSWITCH", sk: name }),
+  /** The tripped switches, one small item each while tripped: every process reads them in one Query. */
+  killSwitchesTripped: "KILLSWITCH#TRIPPED",
+  killSwitchTripped: (name: string): Key => ({ pk: "KILLSWITCH#TRIPPED", sk: name }),
+
   broker: (brokerId: string): Key => ({ pk: `BROKER#${brokerId}`, sk: "BROKER" }),
   /** gsi1: a user's brokers (their broker accounts), in creation order. */
   brokersOfUser: (userId: string) => `USER#${userId}#BROKERS`,

@@ -1,5 +1,6 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
+import { KILL_SWITCH_CONFLICT } from "@tp/core/kill-switch";
 import type { Context } from "hono";
 import { ChannelActions, ChannelAlerts, ChannelConfig, ChannelReads, ChannelSchemas, ChannelStream, SessionReads } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
@@ -131,7 +132,11 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
         params: ChannelParam,
         responses: {
           400: errorResponse("CHANNEL_ALREADY_RUNNING, CHANNEL_NOT_RUNNING or CHANNEL_MANAGER_NOT_INITIALIZED"),
-          409: errorResponse("INVALID_STATE_TRANSITION (`current_status` names the state)"),
+          409: errorResponse(
+            action === "start" || action === "resume"
+              ? `INVALID_STATE_TRANSITION (\`current_status\` names the state); ${KILL_SWITCH_CONFLICT}`
+              : "INVALID_STATE_TRANSITION (`current_status` names the state)",
+          ),
         },
       },
       (c, p) => ChannelActions.channelAction(deps, actor(c), by(c), p.session_id!, p.channel_id!, action),
@@ -257,7 +262,13 @@ export function channelsGroup(services: GroupServices & { trading: Pick<TradingS
           "The session's state machine (docs/trading-sessions.md). Start also sets every channel running and brings a pending configuration version into force.",
         schema: ChannelSchemas.SessionActionResult,
         responses: {
-          409: errorResponse(action === "start" ? `INVALID_STATE_TRANSITION; ${FUNDING_CONFLICTS}` : "INVALID_STATE_TRANSITION"),
+          409: errorResponse(
+            action === "start"
+              ? `INVALID_STATE_TRANSITION; ${FUNDING_CONFLICTS}`
+              : action === "resume"
+                ? `INVALID_STATE_TRANSITION; ${KILL_SWITCH_CONFLICT}`
+                : "INVALID_STATE_TRANSITION",
+          ),
           ...(action === "start" ? providerErrorResponses() : {}),
         },
       },

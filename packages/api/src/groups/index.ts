@@ -4,6 +4,7 @@ import type { RoutedGroup } from "../routes";
 import { authGroup } from "./auth";
 import { apiKeysGroup } from "./api-keys";
 import { auditGroup } from "./audit";
+import { killSwitchGroup } from "./kill-switch";
 import { webhooksGroup } from "./webhooks";
 import { stockDataGroup } from "./stock-data";
 import { stockImportGroup } from "./stock-import";
@@ -41,6 +42,7 @@ export const groups = {
   auth: authGroup,
   "api-keys": apiKeysGroup,
   audit: auditGroup,
+  "kill-switch": killSwitchGroup,
   webhooks: webhooksGroup,
   users: usersGroup,
   "stock-data": stockDataGroup,

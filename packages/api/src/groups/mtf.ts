@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
+import { KILL_SWITCH_CONFLICT } from "@tp/core/kill-switch";
 import type { Context } from "hono";
 import { Mtf, Replay, SessionReads, Sessions } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
@@ -78,7 +79,11 @@ export function mtfGroup(services: GroupServices<"realtime"> & { trading: Pick<T
         request: { params: SessionIdParam },
         responses: {
           200: json(Mtf.MtfSessionResponse, "The session in its new state"),
-          ...(action === "start" ? { ...startConflict, ...providerErrorResponses() } : transitionConflict),
+          ...(action === "start"
+            ? { ...startConflict, ...providerErrorResponses() }
+            : action === "resume"
+              ? { 409: errorResponse(`INVALID_STATE_TRANSITION: not allowed in the current state; ${KILL_SWITCH_CONFLICT}`) }
+              : transitionConflict),
           ...errorResponses(owned),
         },
       }),

@@ -6,7 +6,7 @@ import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, req
  * Orders against the simulated venue without a session (docs/trading-sessions.md): the caller's
  * paper account, filled by the paper broker at the selected market data's prices.
  */
-export function simulationGroup(services: GroupServices<"paperBroker">) {
+export function simulationGroup(services: GroupServices<"paperBroker" | "killSwitch">) {
   const app = createGroup();
   app.use("/api/v1/trading/simulation/*", requireAuth(services));
 
@@ -25,12 +25,15 @@ export function simulationGroup(services: GroupServices<"paperBroker">) {
         400: errorResponse(
           "A refusal of the paper broker, its first problem's code (every problem in `problems`): MARKET_CLOSED, INVALID_LOT_SIZE, INVALID_ODD_LOT_QUANTITY, INSUFFICIENT_BUYING_POWER, INSUFFICIENT_POSITION, NO_LIQUIDITY, TOO_MANY_WORKING_ORDERS, ORDER_TYPE_NOT_SUPPORTED, ORDER_TYPE_NOT_ALLOWED_IN_SESSION, CURRENCY_NOT_SUPPORTED, EXPIRE_DATE_INVALID or INVALID_PARAMETER",
         ),
-        409: errorResponse("PAPER_ACCOUNT_BUSY: the account kept changing; try again"),
+        409: errorResponse(
+          "PAPER_ACCOUNT_BUSY: the account kept changing; try again. KILL_SWITCH_ACTIVE: the caller's or the stage's kill switch is tripped (`kill_switch` names it)",
+        ),
         ...errorResponses({ auth: true, unavailable: ["ORDER_GATEWAY_UNAVAILABLE"] }),
       },
     }),
     async (c) => {
       const accountId = c.get("principal").user.id;
+      await services.killSwitch.guard.check(accountId);
       return c.json(await SimulationOrders.place(services.paperBroker(accountId), accountId, c.req.valid("json")), 201);
     },
   );

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
+import { KILL_SWITCH_CONFLICT } from "@tp/core/kill-switch";
 import type { Context } from "hono";
 import * as Risk from "@tp/core/risk/risk";
 import { SessionOrders, SessionReads, SessionRisk, Sessions, TradingOrderResponse } from "@tp/core/trading/index";
@@ -27,6 +28,7 @@ const owned = { auth: true, notFound: true } as const;
 const byRun = ["SESSION_NOT_FOUND", "RUN_NOT_FOUND"] as const;
 const conflictResponse = (what: string) => ({ 409: errorResponse(what) });
 const transitionConflict = conflictResponse("INVALID_STATE_TRANSITION: the operation is not allowed in the session's state (`current_status` names it)");
+const resumeConflict = conflictResponse(`INVALID_STATE_TRANSITION: not allowed in the session's state (\`current_status\` names it); ${KILL_SWITCH_CONFLICT}`);
 const startConflict = conflictResponse(`INVALID_STATE_TRANSITION: not allowed in the session's state (\`current_status\` names it); ${FUNDING_CONFLICTS}`);
 
 type Ctx = Context<AppEnv>;
@@ -124,7 +126,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
         request: { params: SessionIdParam },
         responses: {
           200: json(Sessions.TradingSessionResponse, "The session in its new state"),
-          ...(action === "start" ? startConflict : transitionConflict),
+          ...(action === "start" ? startConflict : action === "resume" ? resumeConflict : transitionConflict),
           ...errorResponses(owned),
           // A live session's start asks the provider for its account's buying power.
           ...(action === "start" ? providerErrorResponses() : {}),
@@ -277,7 +279,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       responses: {
         201: json(TradingOrderResponse, "Placed (pending) or denied"),
         400: errorResponse("SYMBOL_NOT_IN_SESSION"),
-        409: errorResponse("SESSION_NOT_RUNNING or SESSION_NOT_TRADING"),
+        409: errorResponse(`SESSION_NOT_RUNNING or SESSION_NOT_TRADING; ${KILL_SWITCH_CONFLICT}`),
         ...errorResponses({ auth: true, notFound: ["SESSION_NOT_FOUND", "CHANNEL_NOT_FOUND"], unavailable: ["SERVICE_UNAVAILABLE"] }),
       },
     }),
@@ -311,7 +313,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       request: { params: OrderIdParam, ...jsonBody(SessionOrders.OrderReplaceRequest) },
       responses: {
         200: json(SessionOrders.OrderReplaceResult, "Replaced, or denied with the reasons"),
-        409: errorResponse("ORDER_NOT_REPLACEABLE or SESSION_NOT_TRADING"),
+        409: errorResponse(`ORDER_NOT_REPLACEABLE or SESSION_NOT_TRADING; ${KILL_SWITCH_CONFLICT}`),
         ...errorResponses(owned),
       },
     }),

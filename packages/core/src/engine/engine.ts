@@ -409,6 +409,12 @@ export class TradingEngine implements EngineCore {
     this.emit("alert", null, { level: "critical", type, reason, message, values });
   }
 
+  /** The owner's or the stage's kill switch tripped or released (docs/security.md "Kill switch"): a `kill_switch` event in the log and on the socket. */
+  killSwitch(data: { state: "tripped" | "released"; scope: string; by: string; reason: string | null }, at: number): void {
+    this.time = Math.max(this.time, at);
+    this.emit("kill_switch", null, data);
+  }
+
   /** Places an order outside the strategies; the checks' denials are returned (and logged) as data. */
   submit(request: OrderRequest, at: number): { order: EngineOrder | null; denials: Denial[] } {
     const channel = this.channel(request.channel_id);

@@ -27,6 +27,7 @@ export const EventType = z
     "bias_changed",
     "signal",
     "strategy_output",
+    "kill_switch",
   ])
   .meta({ id: "EngineEventType" });
 export type EventType = z.infer<typeof EventType>;

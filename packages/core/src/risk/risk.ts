@@ -43,6 +43,13 @@ export const Config = z
     max_order_notional: z.number().gt(0).nullable(),
     /** Whether a sell may open a short position. */
     allow_short: z.boolean(),
+    /** A simulation or live session's `max_daily_loss` breach (its own or a channel's) trips its owner's kill switch (docs/security.md "Kill switch"); absent: false. */
+    trip_kill_switch: z
+      .boolean()
+      .optional()
+      .describe(
+        "true: a breach of max_daily_loss (the session's or a channel's) in a simulation or live session trips its owner's kill switch: every session of the owner paused, their orders cancelled, new orders refused until released",
+      ),
   })
   .meta({ id: "RiskConfig" });
 export type Config = z.infer<typeof Config>;

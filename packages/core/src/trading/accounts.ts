@@ -13,7 +13,7 @@ import type { StoredSession } from "./sessions";
 
 /** How a start that the account cannot fund is refused, for the API's descriptions. */
 export const FUNDING_CONFLICTS =
-  "INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md)";
+  "INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md); KILL_SWITCH_ACTIVE (`kill_switch`): the owner's or the stage's kill switch is tripped";
 
 /** Whether a session draws its capital from its owner's simulated account. */
 export const drawsFromSimulatedAccount = (session: Pick<StoredSession, "trading_mode" | "asset_mode" | "config">) =>

@@ -60,6 +60,7 @@ export async function channelAction(deps: ChannelDeps, actor: Actor, _by: string
   const loaded = await loadChannels(deps, actor, sessionId);
   requireChannel(loaded, channelId);
   const runId = await liveRun(deps, loaded.session, `${action} a channel of`);
+  if (action === "start" || action === "resume") await deps.killSwitch?.check(loaded.session.user_id);
   const state = loaded.engine.view(channelId).state ?? "running";
   const rule = CHANNEL_TRANSITIONS[action];
   if (!rule.from.includes(state)) throw refuse(sessionId, channelId, action, state);

@@ -28,6 +28,7 @@ const CATEGORY: Record<EventType, EventCategory> = {
   risk_event: "risk",
   alert: "risk",
   alert_acknowledged: "risk",
+  kill_switch: "risk",
   position_changed: "position",
   trade_closed: "trade",
   channel_status: "status",
@@ -68,6 +69,8 @@ export function levelOf(event: EngineEvent): LogLevel {
       return event.data.kind === "limit_breached" ? "error" : "info";
     case "alert":
       return event.data.level === "critical" ? "error" : event.data.level === "warning" ? "warning" : "info";
+    case "kill_switch":
+      return event.data.state === "tripped" ? "error" : "info";
     case "day_end":
     case "strategy_output":
       return "debug";
@@ -120,6 +123,8 @@ export function messageOf(event: EngineEvent): string {
       return `${channel}Signal ${d.side} ${d.symbol} (${d.timeframe}) to weight ${d.target_weight}: ${d.reason}`;
     case "strategy_output":
       return `${channel}${d.strategy} on ${d.symbol} ${d.timeframe} bar`;
+    case "kill_switch":
+      return `${d.scope === "stage" ? "The stage's" : "The owner's"} kill switch ${d.state} by ${d.by}${d.reason ? `: ${d.reason}` : ""}`;
   }
 }
 

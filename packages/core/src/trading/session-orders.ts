@@ -92,6 +92,8 @@ export async function placeOrder(deps: ViewDeps, actor: Actor, input: unknown): 
       trading_mode: session.trading_mode,
     });
   }
+  // The switch first: a halted session is paused too, and the answer names why.
+  await deps.killSwitch?.check(session.user_id);
   if (session.status !== "running") {
     throw conflict("SESSION_NOT_RUNNING", `Session ${session.id} is ${session.status}: start or resume it before placing orders`, {
       current_status: session.status,
@@ -142,7 +144,7 @@ async function tradableOrder(deps: ViewDeps, actor: Actor, orderId: string) {
       trading_mode: session.trading_mode,
     });
   }
-  return found;
+  return { ...found, user_id: session.user_id };
 }
 
 /** 409 `code` naming the status of an order that is no longer pending. */
@@ -191,6 +193,7 @@ export const OrderReplaceResult = z
 export async function replaceOrder(deps: ViewDeps, actor: Actor, orderId: string, input: unknown): Promise<z.infer<typeof OrderReplaceResult>> {
   const body = parseOrThrow(OrderReplaceRequest, input, ["body"]);
   const found = await tradableOrder(deps, actor, orderId);
+  await deps.killSwitch?.check(found.user_id);
   if (body.price !== undefined && found.order_type === "market") {
     throw new ValidationError([{ loc: ["body", "price"], msg: `order ${orderId} is a market order: only its quantity can change`, type: "value_error" }]);
   }

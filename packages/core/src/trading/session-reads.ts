@@ -1,3 +1,4 @@
+import { KillSwitchFlag } from "../kill-switch";
 import { z } from "zod";
 import { notFound, parseOrThrow } from "../errors";
 import { LogLevel } from "../engine/events";
@@ -97,6 +98,7 @@ export const EngineStatus = z
     channels: z.array(z.object({ channel_id: z.string(), state: z.string(), halted: z.boolean(), halt_reason: z.string().nullable() })),
     updated_at: z.string().nullable(),
     worker: WorkerStatusView.nullable().describe("Simulation and live sessions: the session worker driving them (null for backtest sessions)"),
+    kill_switch: KillSwitchFlag,
   })
   .meta({ id: "SessionEngineStatus" });
 
@@ -213,6 +215,7 @@ export async function engineStatus(deps: ViewDeps, actor: Actor, id: string) {
     }),
     updated_at: run?.updated_at ?? null,
     worker: isWorkerDriven(session) ? workerStatus(await deps.workerBeat(), deps.now(), run?.progress?.cursor_ms) : null,
+    kill_switch: (await deps.killSwitch?.halting(session.user_id)) ?? null,
   };
 }
 

@@ -13,6 +13,7 @@ import { normalizeConfig, riskGiven, SessionConfig, sizingIssues, strategyNameOf
 import { closingFigures } from "./closing";
 import { engineOf } from "./run-update";
 import { recordSessionStatus } from "./channel-status";
+import type { KillSwitchGuard } from "../kill-switch";
 
 /** How a session trades: over stored candles, at simulated prices through the paper broker, or live through LongPort. */
 export const TradingMode = z.enum(["backtest", "simulation", "live"]).meta({ id: "TradingMode" });
@@ -187,6 +188,8 @@ export interface SessionDeps {
   commands?: SessionCommandSink;
   /** The accounts sessions draw their capital from (docs/accounts.md); absent where none is wired (the views' unit tests). */
   accounts?: SessionAccountPort;
+  /** The tripped kill switches (docs/security.md "Kill switch"): orders, starts and resumes are refused while one halts the owner. */
+  killSwitch?: KillSwitchGuard;
 }
 
 /** Sets a session's capital aside in the account its `asset_mode` names when it starts, and gives back what it did not use. */
@@ -366,6 +369,11 @@ export async function transition(
   id: string,
   action: SessionAction,
 ): Promise<StoredSession> {
+  // A session does not start or resume trading while a kill switch halts its owner (409 KILL_SWITCH_ACTIVE).
+  if ((action === "start" || action === "resume") && deps.killSwitch) {
+    const session = await owned(deps, actor, id);
+    if (isWorkerDriven(session)) await deps.killSwitch.check(session.user_id);
+  }
   if (action === "start" && deps.accounts) return startFunded(deps, deps.accounts, actor, id);
   const seen: { previous?: SessionStatus } = {};
   let session = await applyTransition(deps, actor, id, action, {}, seen);

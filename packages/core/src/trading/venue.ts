@@ -133,6 +133,8 @@ export interface Exchanged {
   deferred?: boolean;
   /** Set when a send's outcome is unknown (a timeout, a dropped connection) or the venue asked to wait (a rate limit): ms. */
   retryAfterMs?: number;
+  /** The cancels sent this step: `error` null when the venue took it (or said the order is over), else why it failed (busy, throttled, unreachable, its own failure). */
+  cancels?: { order_id: string; venue_order_id: string; error: string | null }[];
 }
 
 /** How long to wait before sending again after a failure that decided nothing, by what the venue said. */
@@ -155,7 +157,14 @@ export async function exchange(
   reads: VenueReads,
   pending: readonly EngineOrder[],
   now: number,
-  options: { read?: boolean; ended?: readonly EngineOrder[]; bookVenueFees?: boolean; marketClosed?: boolean } = {},
+  options: {
+    read?: boolean;
+    ended?: readonly EngineOrder[];
+    bookVenueFees?: boolean;
+    marketClosed?: boolean;
+    /** Whether an order's cancel may be sent now (false: it failed lately and waits out its backoff). */
+    cancelDue?: (orderId: string) => boolean;
+  } = {},
 ): Promise<Exchanged> {
   const gateway = reads.gateway;
   const reports = new Map<string, VenueReport>();
@@ -163,6 +172,7 @@ export async function exchange(
     reports.get(order.order_id) ?? (reports.set(order.order_id, { order_id: order.order_id, executions: [] }), reports.get(order.order_id)!);
   const atVenue = new Map<string, EngineOrder>();
   let retryAfterMs: number | undefined;
+  const cancels: NonNullable<Exchanged["cancels"]> = [];
   let sent = false;
   let deferred = false;
   /** Whether a trade call asked for now would wait too long (nothing is sent or read then: `deferred`). */
@@ -216,8 +226,10 @@ export async function exchange(
     if ((order.cancel_requested || order.venue_replace) && busy()) {
       // Its cancel or change waits for a later step; its fills are still read below.
     } else if (order.cancel_requested) {
-      await cancelAt(gateway, venueId);
-      sent = true;
+      if (options.cancelDue?.(order.order_id) ?? true) {
+        cancels.push({ order_id: order.order_id, venue_order_id: venueId, error: await cancelAt(gateway, venueId) });
+        sent = true;
+      }
     } else if (order.venue_replace) {
       try {
         await gateway.replaceOrder(replaceOptions(order, venueId));
@@ -269,6 +281,7 @@ export async function exchange(
     reports: [...reports.values()].filter((report) => report.routed || report.replaced || report.executions.length > 0 || report.ended),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     ...(deferred ? { deferred } : {}),
+    ...(cancels.length > 0 ? { cancels } : {}),
   };
 }
 
@@ -287,12 +300,18 @@ function newExecutions(order: EngineOrder, executions: readonly Execution[] | un
     .sort((a, b) => a.at - b.at);
 }
 
-/** Asks the venue to cancel; a venue that says the order is over already has answered. */
-async function cancelAt(gateway: OrderGateway, venueOrderId: string): Promise<void> {
+/**
+ * Asks the venue to cancel; null when it took the cancel, or refused it because the order is over
+ * already (an answer). A busy, throttled or unreachable venue, or its own failure, is the error's
+ * text: the cancel is asked again later (the worker backs off and reports it, docs/security.md "Kill switch").
+ */
+async function cancelAt(gateway: OrderGateway, venueOrderId: string): Promise<string | null> {
   try {
     await gateway.cancelOrder(venueOrderId);
+    return null;
   } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
+    if (refused(error)) return null;
+    return error instanceof DomainError ? `${error.code}: ${error.message}` : String(error);
   }
 }
 

@@ -1,4 +1,4 @@
 import { simulationGroup } from "@tp/api/groups/simulation";
-import { paperBroker } from "@tp/adapters/services";
+import { killSwitch, paperBroker } from "@tp/adapters/services";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(simulationGroup, (c) => ({ paperBroker: paperBroker(c) }));
+export const handler = httpHandler(simulationGroup, (c) => ({ paperBroker: paperBroker(c), killSwitch: killSwitch(c) }));

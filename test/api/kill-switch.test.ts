@@ -1,0 +1,138 @@
+import { describe, expect, it } from "vitest";
+import { createServices } from "../../packages/adapters/src/services";
+import { createApp } from "../../packages/api/src";
+import type { SessionWorker } from "../../packages/worker/src/session-worker";
+import { WorkerHarness } from "../support/worker-harness";
+
+/**
+ * The kill switch (docs/security.md "Kill switch") on the paper venue: a simulation session whose
+ * orders rest at its sleeve of the owner's simulated account. Tripping pauses the session and has
+ * every order cancelled at the paper broker; new orders are refused with 409 KILL_SWITCH_ACTIVE
+ * naming the switch, also by a service built anew over the same table; releasing lets them in again.
+ */
+let worker: SessionWorker;
+let sessionId: string;
+let userId: string;
+const route = async () => {
+  await worker.takeCommands();
+  await worker.routeOrders();
+};
+// Without protective exits: only the orders placed by hand rest at the broker.
+const config = {
+  strategy_name: "ma_crossover",
+  parameters: { fast_period: 50, slow_period: 100 },
+  symbols: ["AAPL.US"],
+  timeframe: "1m",
+  risk_config: { stop_loss_pct: null, take_profit_pct: null },
+};
+// A recent trading day (the audit entries and API keys expire by the wall clock): the US regular session opens (EST).
+const h = WorkerHarness.forSuite("2026-11-25T14:30:00Z", {
+  async setup(h) {
+    const session = await h.startSession("halted by the switch", config);
+    sessionId = session.id;
+    userId = session.user_id;
+    worker = await h.newWorker();
+    await h.minutes(worker, 3);
+  },
+});
+
+const paper = () => h.api.services.paperBroker(userId);
+const order = (id: string) => h.api.json("GET", `/api/v1/trading/orders/${id}`, 200, { token: h.token });
+const placeBody = (body: Record<string, unknown>) => ({ session_id: sessionId, symbol: "AAPL.US", side: "buy", order_type: "limit", quantity: "1", ...body });
+const simulationOrder = { symbol: "AAPL.US", side: "buy", order_type: "limit", price: "1", quantity: "1" };
+
+describe("the kill switch on the paper venue", () => {
+  it("pauses the session, cancels every order at the paper broker and refuses new orders until released", async () => {
+    const resting = [];
+    for (const price of ["1", "2"]) resting.push(await h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: placeBody({ price }) }));
+    await route();
+    for (const placed of resting) expect((await order(placed.id)).venue_order_id).toEqual(expect.any(String));
+
+    const tripped = await h.api.json("POST", "/api/v1/kill-switch", 200, { token: h.token, body: { reason: "runaway bot" } });
+    expect(tripped).toMatchObject({ scope: "user", user_id: userId, active: true, sessions_paused: [sessionId] });
+    expect(tripped.trip).toMatchObject({ scope: "user", tripped_by: userId, key_id: null, reason: "runaway bot" });
+    expect(tripped.orders.map((o: { order_id: string }) => o.order_id).sort()).toEqual(resting.map((o) => o.id).sort());
+    expect(tripped.orders.every((o: { cancel_requested: boolean }) => o.cancel_requested)).toBe(true);
+    expect((await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}`, 200, { token: h.token })).status).toBe("paused");
+
+    // The worker's next step forwards the cancels: every order ends cancelled at the paper broker.
+    await route();
+    const atBroker = (await paper().todayOrders({ symbol: "AAPL.US" })).filter((o) => resting.some((placed) => placed.id === o.remark));
+    expect(atBroker.map((o) => o.status)).toEqual(["CanceledStatus", "CanceledStatus"]);
+    for (const placed of resting) expect((await order(placed.id)).status).toBe("cancelled");
+    const state = await h.api.json("GET", "/api/v1/kill-switch", 200, { token: h.token });
+    expect(state.active).toBe(true);
+    expect(state.user.orders.map((o: { status: string; cancel_requested: boolean }) => [o.status, o.cancel_requested])).toEqual([
+      ["cancelled", false],
+      ["cancelled", false],
+    ]);
+
+    // Every order path answers 409 naming the switch.
+    const refused = await h.api.json("POST", "/api/v1/trading/orders", 409, { token: h.token, body: placeBody({ price: "3" }) });
+    expect(refused).toMatchObject({ error_code: "KILL_SWITCH_ACTIVE", kill_switch: { scope: "user", tripped_by: userId, reason: "runaway bot" } });
+    expect(refused.detail).toContain("runaway bot");
+    expect((await h.api.json("POST", "/api/v1/trading/simulation/orders", 409, { token: h.token, body: simulationOrder })).error_code).toBe(
+      "KILL_SWITCH_ACTIVE",
+    );
+    expect((await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/resume`, 409, { token: h.token })).error_code).toBe("KILL_SWITCH_ACTIVE");
+    const status = await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/engine/status`, 200, { token: h.token });
+    expect(status.kill_switch).toMatchObject({ scope: "user", reason: "runaway bot" });
+    // The session's log and socket carry the trip.
+    expect((await h.logs(sessionId)).filter((line) => line.type === "kill_switch").map((line) => line.data.state)).toEqual(["tripped"]);
+    expect(h.pushed.some((m) => m.type === "kill_switch" && m.data.state === "tripped")).toBe(true);
+  });
+
+  it("stays tripped for a service built anew over the same table (a restart)", async () => {
+    const restarted = createServices(h.api.services.config);
+    expect(await restarted.killSwitch.guard.halting(userId)).toMatchObject({ scope: "user", reason: "runaway bot" });
+    const answer = await createApp(restarted).request("/api/v1/trading/simulation/orders", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${h.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify(simulationOrder),
+    });
+    expect(answer.status).toBe(409);
+    expect((await answer.json()).error_code).toBe("KILL_SWITCH_ACTIVE");
+  });
+
+  it("accepts orders again once released, and the audit trail has the trip and the release", async () => {
+    const released = await h.api.json("POST", "/api/v1/kill-switch/release", 200, { token: h.token });
+    expect(released).toMatchObject({ active: false, released_by: userId, trip: { reason: "runaway bot" } });
+    expect((await h.api.json("GET", "/api/v1/kill-switch", 200, { token: h.token })).active).toBe(false);
+    await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/resume`, 200, { token: h.token });
+    const placed = await h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: placeBody({ price: "1" }) });
+    expect(placed.status).toBe("pending");
+    await route();
+    expect((await order(placed.id)).venue_order_id).toEqual(expect.any(String));
+    await h.api.json("POST", "/api/v1/trading/simulation/orders", 201, { token: h.token, body: simulationOrder });
+    expect((await h.logs(sessionId)).filter((line) => line.type === "kill_switch").map((line) => line.data.state)).toEqual(["tripped", "released"]);
+    const audit = await h.api.json("GET", "/api/v1/audit?kind=kill-switch", 200, { token: h.token });
+    expect(audit.items.map((entry: { route: string; outcome: string }) => [entry.route, entry.outcome])).toEqual([
+      ["/api/v1/kill-switch/release", "succeeded"],
+      ["/api/v1/kill-switch", "succeeded"],
+    ]);
+  });
+
+  it("refuses a key without the trade scope, and the stage's switch to a non-administrator", async () => {
+    const { key } = await h.api.json("POST", "/api/v1/auth/api-keys", 201, { token: h.token, body: { name: "reader", scopes: ["read"] } });
+    const byKey = await h.api.json("POST", "/api/v1/kill-switch", 403, { token: key });
+    expect(byKey).toMatchObject({ error_code: "ACCESS_DENIED", required_scope: "trade" });
+    // Reading the state needs only `read`.
+    expect((await h.api.json("GET", "/api/v1/kill-switch", 200, { token: key })).active).toBe(false);
+    expect((await h.api.json("POST", "/api/v1/kill-switch", 403, { token: h.token, body: { scope: "stage" } })).error_code).toBe("ACCESS_DENIED");
+    expect((await h.api.json("POST", "/api/v1/kill-switch/release", 403, { token: h.token, body: { scope: "stage" } })).error_code).toBe("ACCESS_DENIED");
+    expect((await h.api.json("POST", "/api/v1/kill-switch", 422, { token: h.token, body: { scope: "everyone", reason: "" } })).detail).toHaveLength(2);
+  });
+
+  it("halts every user when an administrator trips the stage's switch", async () => {
+    const admin = await h.api.adminToken();
+    const tripped = await h.api.json("POST", "/api/v1/kill-switch", 200, { token: admin, body: { scope: "stage", reason: "exchange outage" } });
+    expect(tripped).toMatchObject({ scope: "stage", user_id: null, active: true, sessions_paused: [sessionId] });
+    const refused = await h.api.json("POST", "/api/v1/trading/simulation/orders", 409, { token: h.token, body: simulationOrder });
+    expect(refused.kill_switch).toMatchObject({ scope: "stage", reason: "exchange outage" });
+    // The user sees the stage's switch with their own session in it.
+    const seen = await h.api.json("GET", "/api/v1/kill-switch", 200, { token: h.token });
+    expect(seen).toMatchObject({ active: true, user: { active: false }, stage: { active: true, sessions_paused: [sessionId] } });
+    await h.api.json("POST", "/api/v1/kill-switch/release", 200, { token: admin, body: { scope: "stage" } });
+    await h.api.json("POST", "/api/v1/trading/simulation/orders", 201, { token: h.token, body: simulationOrder });
+  });
+});
