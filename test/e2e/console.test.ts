@@ -1,4 +1,6 @@
-import { randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -70,6 +72,8 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
       TABLE_NAME: `test-console-${randomUUID()}`,
       ADMIN_PASSWORD: PASSWORD,
       CAPTCHA_TEST_CODE: "e2e-code",
+      // The webhook step's receiver listens on loopback: the operator's allow-list lets it through (docs/security.md "Webhooks").
+      BROKER_ALLOWED_HOSTS: "127.0.0.1",
       // 120 times faster from 10:00 New York time: the market stays open about three minutes of the test's time.
       SIMULATED_CLOCK_SPEED: "120",
       SIMULATED_CLOCK_START: "2024-03-15T14:00:00Z",
@@ -568,6 +572,45 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(await listed()).toMatchObject({ user_type: "admin", status: "inactive" });
     expect(await usersTable.locator("td").allTextContents()).toEqual(expect.arrayContaining(["admin", "inactive"]));
     await shot(page, "08-settings");
+  });
+
+  it("registers a webhook, shows its secret once, and a test delivery reaches a receiver signed, listed as delivered", { timeout: 60_000 }, async () => {
+    const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+    const receiver = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk) => (body += chunk));
+      request.on("end", () => (received.push({ headers: request.headers, body }), response.end("ok")));
+    });
+    await new Promise<void>((ready) => receiver.listen(0, "127.0.0.1", ready));
+    try {
+      await page.goto(`${base}/console/webhooks`);
+      await page.getByText("No webhooks yet.").waitFor();
+      const form = page.locator("form[aria-label='New webhook']");
+      await form.getByLabel("Name").fill("desk");
+      await form.getByLabel("URL").fill(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/desk`);
+      await form.getByRole("button", { name: "Create webhook" }).click();
+      const secret = (await page.getByLabel("The webhook's secret").textContent({ timeout: 15_000 }))!;
+      expect(secret).toMatch(/^whsec_/);
+      await page.getByRole("table", { name: /Your webhooks \(1\)/ }).waitFor();
+      await page.getByRole("button", { name: "Test desk" }).click();
+      await expect.poll(() => received.length, { timeout: 20_000 }).toBe(1);
+      const [{ headers, body }] = received;
+      expect(headers["x-tp-signature"]).toBe(`v1=${createHmac("sha256", secret).update(`${headers["x-tp-timestamp"]}.${body}`).digest("hex")}`);
+      await page.getByRole("button", { name: "Deliveries of desk" }).click();
+      const row = page
+        .getByRole("table", { name: /Deliveries of desk/ })
+        .locator("tbody tr")
+        .first();
+      await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain("delivered");
+      expect(await row.textContent()).toContain("1: 200");
+      await shot(page, "22-webhooks");
+      // Shown once: the page again lists the webhook, never its secret.
+      await page.reload();
+      await page.getByRole("table", { name: /Your webhooks \(1\)/ }).waitFor();
+      expect(await page.content()).not.toContain(secret);
+    } finally {
+      receiver.close();
+    }
   });
 
   it("shows every page at 1280×800 and at a phone's width without sideways scrolling, and signs out", { timeout: 180_000 }, async () => {

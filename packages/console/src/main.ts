@@ -11,6 +11,7 @@ import { symbolPage } from "./pages/symbols";
 import { settingsPage } from "./pages/settings";
 import { apiKeysPage } from "./pages/api-keys";
 import { auditPage } from "./pages/audit";
+import { webhooksPage } from "./pages/webhooks";
 import { sweepPage, sweepsPage } from "./pages/sweeps";
 
 /** A page: renders into `main` and returns what to do when the user leaves it (close sockets, stop timers). */
@@ -30,6 +31,7 @@ const routes: [RegExp, Page, string][] = [
   [/^\/settings$/, settingsPage, "Settings and users"],
   [/^\/api-keys$/, apiKeysPage, "API keys"],
   [/^\/audit$/, auditPage, "Audit trail"],
+  [/^\/webhooks$/, webhooksPage, "Webhooks"],
 ];
 
 const NAV: [string, string][] = [
@@ -41,6 +43,7 @@ const NAV: [string, string][] = [
   ["/settings", "Settings"],
   ["/api-keys", "API keys"],
   ["/audit", "Audit"],
+  ["/webhooks", "Webhooks"],
 ];
 
 let leave: (() => void) | void;
