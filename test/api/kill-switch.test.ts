@@ -135,4 +135,39 @@ describe("the kill switch on the paper venue", () => {
     await h.api.json("POST", "/api/v1/kill-switch/release", 200, { token: admin, body: { scope: "stage" } });
     await h.api.json("POST", "/api/v1/trading/simulation/orders", 201, { token: h.token, body: simulationOrder });
   });
+
+  it("is tripped by a session's max_daily_loss breach when its risk configuration says so, and the trip is audited", async () => {
+    const owner = await h.api.createUser();
+    const riskConfig = { ...config.risk_config, max_daily_loss: 0.000001, trip_kill_switch: true };
+    const session = await h.api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: owner.token,
+      body: {
+        session_name: "a day's loss halts all",
+        trading_mode: "simulation",
+        asset_mode: "simulated",
+        initial_capital: "100000",
+        config: { ...config, risk_config: riskConfig },
+      },
+    });
+    expect(session.config.risk_config.trip_kill_switch).toBe(true);
+    await h.api.json("POST", `/api/v1/trading/sessions/${session.id}/start`, 200, { token: owner.token });
+    await worker.takeCommands();
+    await h.minutes(worker, 1);
+    // A market buy fills at the ask with the broker's fee: the day is in loss at the next bar, beyond a limit of 0.0001 %.
+    await h.api.json("POST", "/api/v1/trading/orders", 201, {
+      token: owner.token,
+      body: { session_id: session.id, symbol: "AAPL.US", side: "buy", quantity: "10" },
+    });
+    await h.minutes(worker, 3);
+    const state = await h.api.json("GET", "/api/v1/kill-switch", 200, { token: owner.token });
+    expect(state.user).toMatchObject({ active: true, sessions_paused: [session.id], trip: { tripped_by: `risk:${session.id}`, key_id: null } });
+    expect(state.user.trip.reason).toContain("MAX_DAILY_LOSS_BREACHED");
+    expect((await h.api.json("GET", `/api/v1/trading/sessions/${session.id}`, 200, { token: owner.token })).status).toBe("paused");
+    // The other user trades on: the switch is the owner's.
+    expect((await h.api.json("GET", "/api/v1/kill-switch", 200, { token: h.token })).active).toBe(false);
+    const audit = await h.api.json("GET", "/api/v1/audit?kind=kill-switch", 200, { token: owner.token });
+    expect(audit.items.map((entry: { route: string; session_id: string; outcome: string }) => [entry.route, entry.session_id, entry.outcome])).toEqual([
+      ["risk:max_daily_loss", session.id, "succeeded"],
+    ]);
+  });
 });
