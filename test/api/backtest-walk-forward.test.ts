@@ -99,7 +99,9 @@ describe("walk-forward optimisation", () => {
     user = await api.createUser();
   });
 
-  it("runs the grid on each window's in-sample part, each window's argmax out of sample, every run as the backtest alone, stitched", async () => {
+  it("runs the grid on each window's in-sample part, each window's argmax out of sample, every run as the backtest alone, stitched", {
+    timeout: 180_000,
+  }, async () => {
     const { sweepId, started } = await startWalkForward(user.token);
     expect(started).toMatchObject({ success: true, runs: 8, skipped: 0 });
     expect(await settled(user.token, sweepId)).toMatchObject({
@@ -176,8 +178,8 @@ describe("walk-forward optimisation", () => {
     expect(wf.efficiency).toBeCloseTo(wf.out_of_sample_annualized_return / wf.in_sample_annualized_return, 5);
   });
 
-  it("pauses and resumes to the same windows, and answers another user 403", async () => {
-    const { sweepId } = await startWalkForward(user.token);
+  it("pauses and resumes to the same windows, passes the request's benchmark to its runs, and answers another user 403", async () => {
+    const { sweepId } = await startWalkForward(user.token, { benchmark: "AAPL.US" });
     expect((await api.json("POST", `/api/v1/backtest/sweeps/${sweepId}/pause`, 200, { token: user.token })).status).toBe("pausing");
     expect(await settled(user.token, sweepId)).toMatchObject({ status: "paused", is_paused: true });
     await api.json("GET", `/api/v1/backtest/sweeps/${sweepId}/result`, 409, { token: user.token });
@@ -190,6 +192,13 @@ describe("walk-forward optimisation", () => {
     expect(resumed.walk_forward.windows.map((w: { best: object }) => w.best)).toEqual(
       completed.walk_forward.windows.map((w) => ({ ...w.best, backtest_id: expect.any(String) })),
     );
+    // Every run is measured against the benchmark, as the backtest alone with it would be.
+    for (const window of resumed.walk_forward.windows) {
+      for (const id of [window.best.backtest_id, window.out_of_sample_run.backtest_id]) {
+        const run = await api.json("GET", `/api/v1/backtest/${id}/result`, 200, { token: user.token });
+        expect(run.benchmark).toMatchObject({ symbol: "AAPL.US", total_return: expect.any(Number), beta: expect.any(Number) });
+      }
+    }
   });
 
   it("stopped after its in-sample runs, before the out-of-sample ones ran, finalises with each window's best and no stitched curve", async () => {

@@ -83,7 +83,11 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
         const imported = await importMissing(
           deps,
           sweep.user_id,
-          feeds.map((feed) => ({ ...feed, from: window[0] })),
+          [
+            ...feeds.map((feed) => ({ ...feed, from: window[0] })),
+            // The request's benchmark (every run measures its result against it): its daily candles imported with the runs', never fed.
+            ...(first.benchmark ? [{ symbol: first.benchmark, timeframe: "1d" as const, from: window[0], fed: false as const }] : []),
+          ],
           window,
         );
         if (imported.busy) return out(sweep, "importing");
