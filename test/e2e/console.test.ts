@@ -230,6 +230,7 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
       start_date: "2024-01-02",
       end_date: "2024-06-28",
       timezone: "UTC",
+      benchmark: "SPY.US",
     });
     const progress = await api.waitForBacktest(secondId, (p) => ["completed", "failed", "stopped"].includes(p.status), 180_000);
     expect(progress.status).toBe("completed");
@@ -246,6 +247,23 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     for (const time of dailyTimes) expect(time).toMatch(/^[A-Z][a-z]{2} \d{2}, 2024$/);
     expect(await page.locator("[data-table=fills] tbody td:nth-child(6)").first().textContent()).toMatch(MONEY);
     await shot(page, "09-backtest-daily");
+    // Measured against its benchmark: the benchmark's line on the equity chart, its figures in a table.
+    expect(second.benchmark.symbol).toBe("SPY.US");
+    expect(await page.locator("[data-chart=equity]").getAttribute("data-benchmark")).toBe("SPY.US");
+    expect(await page.locator("[data-table=benchmark] tbody td").first().textContent()).toBe("SPY.US");
+    // A Monte Carlo of its closed trades: the bands drawn over the equity curve, the percentiles of the API's answer.
+    const monteCarlo = page.getByRole("form", { name: "Monte Carlo" });
+    await monteCarlo.getByLabel("Paths").fill("500");
+    await monteCarlo.getByLabel("Seed").fill("7");
+    await monteCarlo.getByRole("button", { name: "Run Monte Carlo" }).click();
+    const expected = await api.expect("POST", `/api/v1/backtest/${secondId}/monte-carlo`, 200, { paths: 500, seed: 7, method: "reshuffle" });
+    await expect.poll(() => page.locator("[data-chart=equity]").getAttribute("data-bands"), { timeout: 15_000 }).toBe(String(expected.bands.length));
+    expect(await page.locator("[data-table=monte-carlo] caption").textContent()).toBe(`500 paths of ${expected.trades} trades, reshuffle, seed 7`);
+    const median = (await page.locator("[data-table=monte-carlo] tbody tr:first-child td:nth-child(4)").textContent()) ?? "";
+    expect(median).toMatch(MONEY);
+    expect(Number(median.replace(/[^\d.-]/g, ""))).toBe(Number(expected.final_equity.p50));
+    await expect.poll(() => drawn(page, "[data-chart=equity]"), { timeout: 15_000 }).toBe(true);
+    await shot(page, "09b-backtest-monte-carlo");
     await page.goto(`${base}/console/backtests`);
     await page.getByRole("link", { name: "Compare the last two" }).click();
     await page.waitForURL(`${base}/console/backtests/compare?ids=${backtestId},${secondId}`);

@@ -38,11 +38,46 @@ function series<T extends { time: UTCTimestamp }>(points: T[]): T[] {
   return [...byTime.values()].sort((a, b) => a.time - b.time);
 }
 
-export function equityChart(points: { date: string; equity: string }[]): HTMLElement {
-  const { element, chart } = box("Equity curve and drawdown", 320);
+/** A Monte Carlo's percentiles of equity after a number of trades, dated at that trade's exit (docs/backtests.md "Monte Carlo"). */
+export type EquityBand = { date: string; p5: string; p25: string; p50: string; p75: string; p95: string };
+
+/**
+ * The equity curve with its drawdown, the benchmark's line when the result has one, and room for a
+ * Monte Carlo's bands (`showBands`): the 5–95 and 25–75 percentile bands drawn under the lines.
+ */
+export function equityChart(
+  points: { date: string; equity: string }[],
+  benchmark: { symbol: string; equity_curve: { date: string; equity: string }[] } | null = null,
+): { element: HTMLElement; showBands(bands: EquityBand[]): void } {
+  const { element, chart } = box(benchmark ? `Equity curve and drawdown, against ${benchmark.symbol}` : "Equity curve and drawdown", 320);
   element.dataset.chart = "equity";
+  // The bands are areas filled down to the bottom, each painted over the one before (the wide band,
+  // the narrow one, the wide one's colour again below it, the background below the 5th percentile):
+  // made first, so every line is drawn over them.
+  const band = (colour: string) =>
+    chart.addSeries(AreaSeries, {
+      lineVisible: false,
+      topColor: colour,
+      bottomColor: colour,
+      lastValueVisible: false,
+      priceLineVisible: false,
+      crosshairMarkerVisible: false,
+    });
+  const WIDE = "rgba(37,99,235,0.12)";
+  const bands = [
+    { key: "p95", series: band(WIDE) },
+    { key: "p75", series: band("rgba(37,99,235,0.26)") },
+    { key: "p25", series: band(WIDE) },
+    { key: "p5", series: band("#ffffff") },
+  ] as const;
   const equity = series(points.map((point) => ({ time: toTime(point.date), value: Number(point.equity) })));
   chart.addSeries(LineSeries, { color: "#2563eb", lineWidth: 2, title: "Equity" }).setData(equity);
+  if (benchmark) {
+    element.dataset.benchmark = benchmark.symbol;
+    chart
+      .addSeries(LineSeries, { color: "#64748b", lineWidth: 2, lineStyle: 2, title: benchmark.symbol })
+      .setData(series(benchmark.equity_curve.map((point) => ({ time: toTime(point.date), value: Number(point.equity) }))));
+  }
   let peak = -Infinity;
   const drawdown = equity.map((point) => {
     peak = Math.max(peak, point.value);
@@ -64,7 +99,14 @@ export function equityChart(points: { date: string; equity: string }[]): HTMLEle
   chart.priceScale("right").applyOptions({ scaleMargins: { top: 0.05, bottom: 0.3 } });
   chart.priceScale("left").applyOptions({ scaleMargins: { top: 0.75, bottom: 0 } });
   chart.timeScale().fitContent();
-  return element;
+  return {
+    element,
+    showBands(points) {
+      for (const { key, series: area } of bands) area.setData(series(points.map((point) => ({ time: toTime(point.date), value: Number(point[key]) }))));
+      element.dataset.bands = String(points.length);
+      chart.timeScale().fitContent();
+    },
+  };
 }
 
 /** Colours of the compared runs, in order (the metrics table's columns carry the same). */

@@ -4,7 +4,7 @@ import { candleChart, equityChart, type Candle } from "../charts";
 import { METRICS, shown } from "../metrics";
 import { actionButton, field, fields, h, statusLine, symbolList, table, when } from "../ui";
 import { recentBacktests, rememberBacktest, runLabel } from "./compare";
-import { currencyOfSymbol, marketTime, money, signedMoney, tradingDay, zoneOf } from "../format";
+import { currencyOfSymbol, marketTime, money, percent, signedMoney, tradingDay, zoneOf } from "../format";
 
 type Strategy = components["schemas"]["StrategyMetadata"];
 type Parameter = components["schemas"]["ParameterDefinition"];
@@ -61,6 +61,7 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
   const start = h("input", { name: "start_date", type: "date", value: "2024-01-02", required: true });
   const end = h("input", { name: "end_date", type: "date", value: "2024-06-28", required: true });
   const capital = h("input", { name: "initial_capital", type: "number", value: "100000", min: 1, step: "any", required: true });
+  const benchmark = h("input", { name: "benchmark", placeholder: "SPY.US" });
   const timeframe = h(
     "select",
     { name: "timeframe" },
@@ -100,6 +101,7 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
       field("Start date", start),
       field("End date", end),
       field("Initial capital", capital),
+      field("Benchmark", benchmark, "Optional: a symbol the result is measured against (alpha, beta…), its line on the equity chart"),
     ),
     parameters,
     h("button", { type: "submit" }, "Start backtest"),
@@ -183,6 +185,7 @@ export async function backtestsPage(main: HTMLElement): Promise<() => void> {
             end_date: end.value,
             initial_capital: capital.value,
             timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+            ...(benchmark.value.trim() ? { benchmark: benchmark.value.trim() } : {}),
           } as never,
         }),
       );
@@ -237,6 +240,7 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
     .catch((error: unknown) => void status.fail(error));
   if (!result) return;
   rememberBacktest(id, runLabel(result), { session_id: result.session_id, status: result.status });
+  const equity = equityChart(result.equity_curve, result.benchmark ?? null);
   main.append(
     h(
       "p",
@@ -251,8 +255,10 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
         h("div", {}, h("span", {}, metric.label), h("strong", {}, shown(metric.kind, metric.of(result), currencyOfSymbol(result.symbols[0])))),
       ),
     ),
-    equityChart(result.equity_curve),
+    equity.element,
   );
+  if (result.benchmark) main.append(benchmarkFigures(result.benchmark));
+  main.append(monteCarloCard(id, equity, currencyOfSymbol(result.symbols[0])));
   // What a trader should know before trusting the figures (docs/backtests.md "Warnings").
   if (result.warnings.length > 0)
     main.append(
@@ -326,6 +332,98 @@ export async function backtestResultPage(main: HTMLElement, params: Record<strin
       ),
     ),
   );
+}
+
+type Benchmark = NonNullable<components["schemas"]["BacktestResult"]["benchmark"]>;
+type MonteCarlo = components["schemas"]["MonteCarloResult"];
+
+/** The result measured against its benchmark (docs/backtests.md "Benchmark-relative figures"). */
+function benchmarkFigures(benchmark: Benchmark): HTMLElement {
+  const ratio = (value: number | null) => (value === null ? "—" : value.toFixed(3));
+  return h(
+    "div",
+    { "data-table": "benchmark" },
+    table(
+      ["Benchmark", "Its return", "Alpha", "Beta", "Correlation", "Tracking error", "Information ratio"],
+      [
+        [
+          benchmark.symbol,
+          benchmark.total_return === null ? "—" : percent(benchmark.total_return),
+          benchmark.alpha === null ? "—" : percent(benchmark.alpha),
+          ratio(benchmark.beta),
+          ratio(benchmark.correlation),
+          benchmark.tracking_error === null ? "—" : percent(benchmark.tracking_error),
+          ratio(benchmark.information_ratio),
+        ],
+      ],
+      `Against ${benchmark.symbol} (alpha and tracking error annualised)`,
+    ),
+  );
+}
+
+/**
+ * A Monte Carlo of the backtest's closed trades (docs/backtests.md "Monte Carlo"): paths, method
+ * and seed; the answer's 5–95 and 25–75 percentile bands drawn over the equity curve, its
+ * percentiles in a table.
+ */
+function monteCarloCard(id: string, equity: ReturnType<typeof equityChart>, currency: string): HTMLElement {
+  const paths = h("input", { name: "paths", type: "number", value: "1000", min: 1, max: 100000, step: 1, required: true });
+  const method = h(
+    "select",
+    { name: "method" },
+    h("option", { value: "reshuffle", selected: true }, "reshuffle"),
+    h("option", { value: "bootstrap" }, "bootstrap"),
+  );
+  const seed = h("input", { name: "seed", type: "number", min: 0, max: 4294967295, step: 1, placeholder: "drawn" });
+  const status = statusLine();
+  const figures = h("div", { "data-table": "monte-carlo" });
+  const form = h(
+    "form",
+    { class: "card", "aria-label": "Monte Carlo" },
+    h("h2", {}, "Monte Carlo"),
+    fields(
+      field("Paths", paths, "At most 100,000"),
+      field("Method", method, "reshuffle: the trades in a random order (every path ends where the backtest did); bootstrap: drawn with replacement"),
+      field("Seed", seed, "The same seed gives the same paths; empty: one is drawn"),
+    ),
+    h("button", { type: "submit" }, "Run Monte Carlo"),
+    status,
+    figures,
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    status.say("Running…");
+    try {
+      const answer = unwrap(
+        await api.POST("/api/v1/backtest/{backtest_id}/monte-carlo", {
+          params: { path: { backtest_id: id } },
+          body: { paths: Number(paths.value), method: method.value, ...(seed.value ? { seed: Number(seed.value) } : {}) } as never,
+        }),
+      ) as MonteCarlo;
+      equity.showBands(answer.bands);
+      const row = (label: string, p: Record<"p5" | "p25" | "p50" | "p75" | "p95", string | number>, show: (v: string | number) => string) => [
+        label,
+        ...(["p5", "p25", "p50", "p75", "p95"] as const).map((key) => show(p[key])),
+      ];
+      figures.replaceChildren(
+        table(
+          ["Figure", "5th", "25th", "50th", "75th", "95th"],
+          [
+            row("Final equity", answer.final_equity, (v) => money(String(v), currency)),
+            row("Total return", answer.total_return, (v) => percent(Number(v))),
+            row("Max drawdown", answer.max_drawdown, (v) => percent(Number(v))),
+            row("Max drawdown (trades)", answer.max_drawdown_trades, String),
+            row("Max drawdown (days)", answer.max_drawdown_days, String),
+          ],
+          `${answer.paths} paths of ${answer.trades} trades, ${answer.method}, seed ${answer.seed}`,
+        ),
+      );
+      status.say(`Bands drawn: 5th–95th and 25th–75th percentiles over ${answer.paths} paths (seed ${answer.seed}).`);
+    } catch (error) {
+      status.fail(error);
+    }
+  });
+  return form;
 }
 
 /** A symbol's stored candles over a period, every page of them. */

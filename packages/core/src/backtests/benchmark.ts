@@ -1,4 +1,4 @@
-import { Candles } from "../candles/index";
+import { Buckets } from "../candles/buckets";
 import { CorporateActions, PriceAdjuster } from "../candles/corporate-actions";
 import type { TradingEngine } from "../engine/engine";
 import { Dec } from "../fees/money";
@@ -87,12 +87,20 @@ export async function benchmarkOf(
   tradingDaysPerYear: number,
 ): Promise<BenchmarkFigures> {
   const symbol = backtest.benchmark;
+  const [from, to] = backtest.window;
   const [dayEnds, read, actions] = await Promise.all([
     allOf((cursor) => deps.runs.events(runId, { category: "day", limit: LOG_PAGE, cursor })),
-    Candles.read(deps.candles, symbol, "1d", backtest.window[0], backtest.window[1]),
+    deps.candles.loadBetween(symbol, "1d", Buckets.of("1d", from), Buckets.of("1d", to), "regular"),
     backtest.config.execution.adjust === "none" ? Promise.resolve([]) : CorporateActions.within(deps.imports.corporateActions, [symbol], backtest.window),
   ]);
-  const [candles] = new PriceAdjuster(actions).adjust(symbol, [read]);
+  // The window's daily bars, in time order (a bucket reaches past the window).
+  const bars: { time: number; open: number; close: number }[] = [];
+  for (const batch of new PriceAdjuster(actions).adjust(symbol, read)) {
+    for (let i = 0; i < batch.length; i++) {
+      const time = batch.timestamp[i]!;
+      if (time >= from && time <= to) bars.push({ time, open: batch.open[i]!, close: batch.close[i]! });
+    }
+  }
   const view = engine.view(null);
   // The engine's days are the log's `day_end`s, in order: the last of each are the window's.
   const count = Math.min(dayEnds.length, view.equity_days.length);
@@ -103,10 +111,10 @@ export async function benchmarkOf(
   let next = 0;
   let close = Number.NaN;
   for (let t = 0; t < count; t++) {
-    while (next < candles!.length && utcToZoned(zone, candles!.timestamp[next]! * 1000).dayNumber <= days[t]!) close = candles!.close[next++]!;
+    while (next < bars.length && utcToZoned(zone, bars[next]!.time * 1000).dayNumber <= days[t]!) close = bars[next++]!.close;
     closes[t] = close;
   }
-  const firstOpen = candles!.length > 0 ? candles!.open[0]! : Number.NaN;
+  const firstOpen = bars.length > 0 ? bars[0]!.open : Number.NaN;
   const figures = relativeFigures(equity, closes, firstOpen, tradingDaysPerYear);
   const initial = view.initial_equity;
   const curve = days.map((day, t) => ({
