@@ -43,7 +43,7 @@ const simulationOrder = { symbol: "AAPL.US", side: "buy", order_type: "limit", p
 
 describe("the kill switch on the paper venue", () => {
   it("pauses the session, cancels every order at the paper broker and refuses new orders until released", async () => {
-    const resting = [];
+    const resting: { id: string }[] = [];
     for (const price of ["1", "2"]) resting.push(await h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: placeBody({ price }) }));
     await route();
     for (const placed of resting) expect((await order(placed.id)).venue_order_id).toEqual(expect.any(String));
@@ -74,6 +74,8 @@ describe("the kill switch on the paper venue", () => {
     expect((await h.api.json("POST", "/api/v1/trading/simulation/orders", 409, { token: h.token, body: simulationOrder })).error_code).toBe(
       "KILL_SWITCH_ACTIVE",
     );
+    const passThrough = { symbol: "AAPL.US", order_type: "LO", side: "Buy", submitted_quantity: "1", submitted_price: "1", time_in_force: "Day" };
+    expect((await h.api.json("POST", "/api/v1/api-test/trade/submit-order", 409, { token: h.token, body: passThrough })).error_code).toBe("KILL_SWITCH_ACTIVE");
     expect((await h.api.json("POST", `/api/v1/trading/sessions/${sessionId}/resume`, 409, { token: h.token })).error_code).toBe("KILL_SWITCH_ACTIVE");
     const status = await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}/engine/status`, 200, { token: h.token });
     expect(status.kill_switch).toMatchObject({ scope: "user", reason: "runaway bot" });
@@ -91,7 +93,7 @@ describe("the kill switch on the paper venue", () => {
       body: JSON.stringify(simulationOrder),
     });
     expect(answer.status).toBe(409);
-    expect((await answer.json()).error_code).toBe("KILL_SWITCH_ACTIVE");
+    expect(((await answer.json()) as { error_code: string }).error_code).toBe("KILL_SWITCH_ACTIVE");
   });
 
   it("accepts orders again once released, and the audit trail has the trip and the release", async () => {

@@ -12,6 +12,7 @@ import { settingsPage } from "./pages/settings";
 import { apiKeysPage } from "./pages/api-keys";
 import { auditPage } from "./pages/audit";
 import { webhooksPage } from "./pages/webhooks";
+import { killSwitchPage } from "./pages/kill-switch";
 import { sweepPage, sweepsPage } from "./pages/sweeps";
 
 /** A page: renders into `main` and returns what to do when the user leaves it (close sockets, stop timers). */
@@ -32,6 +33,7 @@ const routes: [RegExp, Page, string][] = [
   [/^\/api-keys$/, apiKeysPage, "API keys"],
   [/^\/audit$/, auditPage, "Audit trail"],
   [/^\/webhooks$/, webhooksPage, "Webhooks"],
+  [/^\/kill-switch$/, killSwitchPage, "Kill switch"],
 ];
 
 const NAV: [string, string][] = [
@@ -44,6 +46,7 @@ const NAV: [string, string][] = [
   ["/api-keys", "API keys"],
   ["/audit", "Audit"],
   ["/webhooks", "Webhooks"],
+  ["/kill-switch", "Kill switch"],
 ];
 
 let leave: (() => void) | void;

@@ -22,7 +22,8 @@ import {
 } from "@tp/core/paper/schemas";
 import { EstimateMaxPurchaseQuantityResponse, OrderDetail, type OrderGateway } from "@tp/core/provider/order-gateway";
 import { ALWAYS_REQUIRED_FIELDS, OrderType, OrderTypeSpecs, SupportedOrderTypes } from "@tp/core/provider/order-types";
-import { bearer, createGroup, errorResponses, json, jsonBody, requireAuth, type AppEnv, type GroupServices } from "../http/group";
+import { KILL_SWITCH_CONFLICT } from "@tp/core/kill-switch";
+import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type AppEnv, type GroupServices } from "../http/group";
 
 const tags = ["api-test-trade"];
 const BASE = "/api/v1/api-test/trade";
@@ -83,7 +84,7 @@ const refusalNote =
  * (the caller's paper-broker account, id = user id, while the simulated market is selected) and
  * wraps the outcome as `{success, message, data, error}`.
  */
-export function apiTestTradeGroup(services: GroupServices<"providers">) {
+export function apiTestTradeGroup(services: GroupServices<"providers" | "killSwitch">) {
   const app = createGroup();
   app.use(`${BASE}/*`, requireAuth(services));
   /** One call on the caller's gateway of the selected provider: their paper account while the simulated market is selected, LongPort's otherwise. */
@@ -141,10 +142,15 @@ export function apiTestTradeGroup(services: GroupServices<"providers">) {
       description: `Missing or ill-typed fields, unknown enum values and broken order-type rules answer 422. ${refusalNote} A refused order that reached the broker is kept as \`RejectedStatus\` (its id is in \`error.order_id\`).`,
       security: bearer,
       request: jsonBody(SubmitOrderBody),
-      responses: { 200: json(tradeTestResponse(OrderIdData, "TradeSubmitOrderResponse"), "Submitted, or refused"), ...errorResponses({ auth: true }) },
+      responses: {
+        200: json(tradeTestResponse(OrderIdData, "TradeSubmitOrderResponse"), "Submitted, or refused"),
+        409: errorResponse(KILL_SWITCH_CONFLICT),
+        ...errorResponses({ auth: true }),
+      },
     }),
     async (c) => {
       const body = c.req.valid("json");
+      await services.killSwitch.guard.check(c.get("principal").user.id);
       return c.json(
         await call(
           c,
@@ -165,10 +171,15 @@ export function apiTestTradeGroup(services: GroupServices<"providers">) {
       description: refusalNote,
       security: bearer,
       request: jsonBody(ReplaceOrderBody),
-      responses: { 200: json(tradeTestResponse(OrderIdData, "TradeReplaceOrderResponse"), "Replaced, or refused"), ...errorResponses({ auth: true }) },
+      responses: {
+        200: json(tradeTestResponse(OrderIdData, "TradeReplaceOrderResponse"), "Replaced, or refused"),
+        409: errorResponse(KILL_SWITCH_CONFLICT),
+        ...errorResponses({ auth: true }),
+      },
     }),
     async (c) => {
       const body = c.req.valid("json");
+      await services.killSwitch.guard.check(c.get("principal").user.id);
       const result = await call(
         c,
         async (gateway) => {
