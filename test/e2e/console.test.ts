@@ -631,6 +631,20 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     }
   });
 
+  it("trips and releases the kill switch from its page", { timeout: 60_000 }, async () => {
+    await page.goto(`${base}/console/kill-switch`);
+    await page.getByText("Trading is allowed.").waitFor();
+    await page.getByLabel("Reason").fill("browser test halt");
+    await page.getByRole("button", { name: "Trip my kill switch" }).click();
+    await page.getByText("Trading is halted").waitFor({ timeout: 15_000 });
+    expect(await page.getByRole("region", { name: "Your switch" }).textContent()).toContain("browser test halt");
+    await page.getByRole("button", { name: "Release my kill switch" }).click();
+    await page.getByText("Trading is allowed.").waitFor({ timeout: 15_000 });
+    // The trip paused the running session; the steps after this one find it running again.
+    const resumed = await fetch(`${base}/api/v1/trading/sessions/${liveSessionId}/resume`, { method: "POST", headers: { Authorization: `Bearer ${token}` } });
+    expect(resumed.status).toBe(200);
+  });
+
   it("shows every page at 1280×800 and at a phone's width without sideways scrolling, and signs out", { timeout: 180_000 }, async () => {
     const pages = [
       ["backtests", "/backtests", "form[aria-label='New backtest']"],
