@@ -9,7 +9,6 @@ import { Queues } from "./Queues";
 import { Realtime } from "./Realtime";
 import { Storage } from "./Storage";
 import { Workflows } from "./Workflows";
-import { Worker } from "./Worker";
 
 /** A queue message older than this means its worker is not keeping up (or not running). */
 const QUEUE_AGE_ALARM_SECONDS = 600;
@@ -29,8 +28,7 @@ export function Monitoring({ stack, app }: StackContext) {
   const { functions: taskFunctions } = use(Workflows);
   const { functions: socketFunctions } = use(Realtime);
   const { poll } = use(DataSync);
-  const { rollover } = use(Worker);
-  const functions = [...httpFunctions, ...consumers, ...taskFunctions, ...socketFunctions, poll.jobFunction, rollover.jobFunction];
+  const functions = [...httpFunctions, ...consumers, ...taskFunctions, ...socketFunctions, poll.jobFunction];
 
   const alarm = (
     id: string,

@@ -2,15 +2,17 @@ import { Duration } from "aws-cdk-lib";
 import { Alarm, ComparisonOperator, Metric, Stats, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { AdjustmentType } from "aws-cdk-lib/aws-applicationautoscaling";
 import { GatewayVpcEndpointAwsService, SubnetType, Vpc } from "aws-cdk-lib/aws-ec2";
-import { Cron, Service, use, type StackContext } from "sst/constructs";
+import { Rule, RuleTargetInput, Schedule as EventSchedule } from "aws-cdk-lib/aws-events";
+import { SfnStateMachine } from "aws-cdk-lib/aws-events-targets";
+import { Service, use, type StackContext } from "sst/constructs";
 import { QueueNames } from "../packages/core/src/jobs";
 import { Schedules, pascalName } from "../packages/core/src/registry";
 import { WORKER_METRICS } from "../packages/worker/src/metrics";
-import { buildProps } from "./functions";
 import { Alarms } from "./Alarms";
 import { Queues } from "./Queues";
 import { Realtime } from "./Realtime";
 import { Storage } from "./Storage";
+import { Workflows } from "./Workflows";
 
 /** The worker's task size: one engine restore and save per session and bar (docs/benchmarks.md, session worker). */
 export const WORKER_TASK = { cpu: "0.5 vCPU", memory: "1 GB" } as const;
@@ -44,6 +46,7 @@ export function Worker({ stack, app }: StackContext) {
   const { queueEnvironment, sendTo, sessionCommands } = use(Queues);
   const { managementEndpoint, manageConnections } = use(Realtime);
   const { notify } = use(Alarms);
+  const { stateMachines } = use(Workflows);
   const vpc = new Vpc(stack, "WorkerVpc", {
     maxAzs: 2,
     natGateways: 0,
@@ -144,21 +147,11 @@ export function Worker({ stack, app }: StackContext) {
     notify(behind);
   }
 
-  // The day rollover after each market's close (packages/functions/src/schedule/day-rollover.ts).
-  const { schedule, handler, timeoutSeconds } = Schedules["day-rollover"];
-  const rollover = new Cron(stack, pascalName("day-rollover"), {
-    schedule,
-    job: {
-      function: {
-        handler,
-        timeout: timeoutSeconds,
-        // It rolls the sessions' calendars through the provider.
-        ...buildProps({ provider: true }),
-        environment: { TABLE_NAME: table.tableName, ...secrets.environment, WS_MANAGEMENT_ENDPOINT: managementEndpoint },
-        permissions: [table, manageConnections],
-      },
-    },
+  // The day rollover after each market's close: the schedule starts its workflow (packages/core/src/workflows/day-rollover.asl.json).
+  const { schedule, workflow } = Schedules["day-rollover"];
+  const rollover = new Rule(stack, pascalName("day-rollover"), {
+    schedule: EventSchedule.expression(schedule),
+    targets: [new SfnStateMachine(stateMachines[workflow], { input: RuleTargetInput.fromObject({}) })],
   });
-  secrets.grantRead(rollover.jobFunction);
   return { service, rollover };
 }

@@ -21,6 +21,9 @@ import { Alarms } from "./Alarms";
 import { buildProps, workflowReservedConcurrency } from "./functions";
 import { sweepMaxConcurrency } from "./stage";
 
+/** The workflows the API's functions start (the day rollover is started by its schedule's rule alone). */
+const STARTED_BY_THE_API: readonly WorkflowName[] = ["backtest", "sweep"];
+
 /**
  * One Step Functions state machine per workflow of the registry (packages/core/src/registry.ts), deployed from its ASL file with each Task's
  * `${...}` Resource substituted by its task function's ARN; the machine may invoke only those
@@ -131,12 +134,12 @@ export function Workflows({ stack, app }: StackContext) {
       notify(executionAlarm);
     }
     stateMachines[workflow] = stateMachine;
-    workflowEnvironment[stateMachineArnVariable(workflow)] = stateMachine.stateMachineArn;
+    if (STARTED_BY_THE_API.includes(workflow)) workflowEnvironment[stateMachineArnVariable(workflow)] = stateMachine.stateMachineArn;
   }
   /** What a function needs to start the workflows: StartExecution on these machines only. */
   const startWorkflows = new PolicyStatement({
     actions: ["states:StartExecution"],
-    resources: Object.values(stateMachines).map((machine) => machine.stateMachineArn),
+    resources: STARTED_BY_THE_API.map((workflow) => stateMachines[workflow].stateMachineArn),
   });
   return { stateMachine: stateMachines.backtest, stateMachines, workflowEnvironment, startWorkflows, functions: taskFunctions };
 }

@@ -4,7 +4,7 @@ import { Dec } from "../../packages/core/src/fees/money";
 import { PaperAccounts } from "../../packages/core/src/paper/accounts";
 import { engineOf } from "../../packages/core/src/trading/run-update";
 import { holdingsOf, sleeveDifferences } from "../../packages/core/src/trading/accounts";
-import { dayRolloverHandler } from "../../packages/functions/src/schedule/day-rollover";
+import { runDayRollover } from "../support/day-rollover";
 import type { SessionWorker } from "../../packages/worker/src/session-worker";
 import { WorkerHarness } from "../support/worker-harness";
 
@@ -22,10 +22,7 @@ const h = WorkerHarness.forSuite(START, {
     worker = await h.newWorker();
   },
 });
-const rollover = () =>
-  dayRolloverHandler(() =>
-    Promise.resolve({ sessions: h.api.services.trading.sessions, channels: h.api.services.trading.channels, calendar: h.api.services.calendar }),
-  )();
+const rollover = () => runDayRollover(h.api.services);
 
 type Step =
   | { kind: "market"; side: "buy" | "sell"; lots: number }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dayRolloverHandler } from "../../packages/functions/src/schedule/day-rollover";
+import { runDayRollover } from "../support/day-rollover";
 import type { SessionWorker } from "../../packages/worker/src/session-worker";
 import { WorkerHarness } from "../support/worker-harness";
 
@@ -13,10 +13,7 @@ import { WorkerHarness } from "../support/worker-harness";
 // Monday 18 March 2024, 15:50 New York (EDT); the close is 20:00Z.
 const h = WorkerHarness.forSuite("2024-03-18T19:50:00Z");
 let worker: SessionWorker;
-const rollover = () =>
-  dayRolloverHandler(() =>
-    Promise.resolve({ sessions: h.api.services.trading.sessions, channels: h.api.services.trading.channels, calendar: h.api.services.calendar }),
-  )();
+const rollover = () => runDayRollover(h.api.services);
 const config = {
   strategy_name: "ma_crossover",
   parameters: { fast_period: 20, slow_period: 60 },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dayRolloverHandler } from "../../packages/functions/src/schedule/day-rollover";
+import { runDayRollover } from "../support/day-rollover";
 import type { SessionWorker } from "../../packages/worker/src/session-worker";
 import { barsSessionConfig, WorkerHarness } from "../support/worker-harness";
 
@@ -14,10 +14,7 @@ const h = WorkerHarness.forSuite("2024-03-15T19:30:00Z");
 const minutes = (count: number) => h.minutes(worker, count);
 let worker: SessionWorker;
 
-const rollover = () =>
-  dayRolloverHandler(() =>
-    Promise.resolve({ sessions: h.api.services.trading.sessions, channels: h.api.services.trading.channels, calendar: h.api.services.calendar }),
-  )();
+const rollover = () => runDayRollover(h.api.services);
 const config = barsSessionConfig;
 
 describe("the day rollover", () => {
@@ -50,7 +47,7 @@ describe("the day rollover", () => {
 
     // Inside the grace after the close: nothing yet (the worker may still be feeding the last bar).
     h.clock = Date.parse("2024-03-15T20:02:00Z");
-    expect((await rollover()).rolled).toEqual([]);
+    expect(await rollover()).toMatchObject({ rolled: 0, rolled_sessions: [] });
     expect((await runs.get(id))!.version).toBe(before.version);
 
     h.clock = Date.parse("2024-03-15T20:15:00Z");
@@ -59,7 +56,13 @@ describe("the day rollover", () => {
     // The resting limit, and any order a signal on the day's last bar left for the next open.
     const pending = before.snapshot!.pending.map((order) => order.order_id);
     expect(pending).toContain(resting.id);
-    expect(first).toMatchObject({ sessions: 1, rolled: [{ session_id: id, date: "2024-03-15", orders_expired: pending.length }], calendars: ["AAPL.US"] });
+    expect(first).toMatchObject({
+      sessions: 1,
+      rolled: 1,
+      rolled_sessions: [{ session_id: id, date: "2024-03-15", orders_expired: pending.length }],
+      calendars: ["AAPL.US"],
+      calendar_failures: [],
+    });
     const after = (await runs.get(id))!;
     expect(after.version).toBe(before.version + 1);
     expect(after.snapshot!.day).toBe(-1);
@@ -86,7 +89,7 @@ describe("the day rollover", () => {
     // Twice for the same day: nothing changes.
     h.clock = Date.parse("2024-03-15T21:15:00Z");
     const second = await rollover();
-    expect(second).toMatchObject({ sessions: 1, rolled: [], calendars: [] });
+    expect(second).toMatchObject({ sessions: 1, rolled: 0, rolled_sessions: [], calendars: [] });
     expect((await runs.get(id))!).toEqual(after);
 
     // The next trading day's bars open a new day; the old one is not closed again.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dayRolloverHandler } from "../../packages/functions/src/schedule/day-rollover";
+import { runDayRollover } from "../support/day-rollover";
 import { startMtfSession, WorkerHarness } from "../support/worker-harness";
 
 /**
@@ -15,10 +15,8 @@ describe("the session worker at a day's close", () => {
     const worker = await h.newWorker();
     // 18:00 to 20:10Z: past the close (20:00Z, EDT) and the rollover's five minutes of grace.
     await h.minutes(worker, 130);
-    const rolled = await dayRolloverHandler(() =>
-      Promise.resolve({ sessions: h.api.services.trading.sessions, channels: h.api.services.trading.channels, calendar: h.api.services.calendar }),
-    )();
-    expect(rolled.rolled.map((r: { session_id: string }) => r.session_id)).toEqual([created.id]);
+    const rolled = await runDayRollover(h.api.services);
+    expect(rolled.rolled_sessions.map((r) => r.session_id)).toEqual([created.id]);
 
     const logs = await h.logs(created.id);
     const hours = logs.filter((line) => line.type === "strategy_output" && line.data.timeframe === "1h");

@@ -84,9 +84,9 @@ describe("the functions as sst deploy builds them", () => {
       "queue/data-sync",
       "workflow/backtest",
       "workflow/sweep",
+      "workflow/day-rollover",
       "ws/socket",
       "schedule/data-sync-poll",
-      "schedule/day-rollover",
       "deploy/migrate",
     ]) {
       expect(bundles.has(handler), handler).toBe(true);
@@ -214,9 +214,20 @@ describe("the functions as sst deploy builds them", () => {
     expect(again).toEqual({ applied: [] });
   });
 
-  it("runs the day rollover on a schedule's event: nothing due without running sessions", { timeout: 60_000 }, async () => {
-    const result = await inFreshProcess(bundles.get("schedule/day-rollover")!, `console.log(JSON.stringify(await bundle.handler({}, {})));`);
-    expect(result).toEqual({ sessions: 0, rolled: [], calendars: [] });
+  it("runs the day rollover's tasks as its state machine calls them: nothing due without running sessions", { timeout: 60_000 }, async () => {
+    const context = "{ getRemainingTimeInMillis: () => 120000 }";
+    const result = await inFreshProcess(
+      bundles.get("workflow/day-rollover")!,
+      `const plan = await bundle.plan({}, ${context});
+       const shard = await bundle.roll({ shard: plan.shards[0], at: plan.at }, ${context});
+       const done = await bundle.calendars({ at: plan.at, shards: [{ sessions: shard.sessions, rolled: shard.rolled_count, symbols: shard.symbols }] }, ${context});
+       console.log(JSON.stringify({ shards: plan.shards.length, shard, done }));`,
+    );
+    expect(result).toEqual({
+      shards: 16,
+      shard: { shard: 0, sessions: 0, rolled_count: 0, rolled: [], symbols: [] },
+      done: { sessions: 0, rolled: 0, calendars: [], calendar_failures: [] },
+    });
   });
 
   it("connects a WebSocket client through $connect and stores its connection", { timeout: 60_000 }, async () => {

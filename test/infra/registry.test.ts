@@ -15,6 +15,7 @@ import {
   lambdaConsumerOf,
   pascalName,
   type RegisteredQueue,
+  type ScheduleEntry,
 } from "../../packages/core/src/registry";
 import { localBatchSizes, localQueueHandlers, localScheduleHandlers, localWorkflowTasks } from "../../packages/local/src/background";
 
@@ -83,17 +84,25 @@ describe("the registry in the stacks", () => {
     );
   });
 
-  it.each(Object.keys(Schedules) as (keyof typeof Schedules)[])("runs the %s schedule's handler at the registry's rate", (name) => {
-    const entry = Schedules[name];
+  it.each(Object.keys(Schedules) as (keyof typeof Schedules)[])("runs the %s schedule's handler or workflow at the registry's rate", (name) => {
+    const entry: ScheduleEntry = Schedules[name];
     const template = name === "day-rollover" ? stacks.worker : stacks.dataSync;
     const rules = resourcesOf(template, "AWS::Events::Rule", pascalName(name));
     expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual([entry.schedule]);
+    const targets = JSON.stringify(rules[0]![1].Properties.Targets);
+    if ("workflow" in entry) {
+      // The rule starts the workflow's state machine (an execution with `{}` as its input).
+      const [machineId] = resourcesOf(stacks.workflows, "AWS::StepFunctions::StateMachine", `${pascalName(entry.workflow)}StateMachine`)[0]!;
+      expect(targets).toContain(machineId);
+      expect(rules[0]![1].Properties.Targets[0].Input).toBe("{}");
+      return;
+    }
     const functions = functionsByHandler.get(entry.handler) ?? [];
     expect(functions).toHaveLength(1);
     const fn = functions[0]!;
     const logicalId = fn.stack.getLogicalId(fn.node.defaultChild as never);
     expect(template.findResources("AWS::Lambda::Function")[logicalId]?.Properties.Timeout).toBe(entry.timeoutSeconds);
-    expect(JSON.stringify(rules[0]![1].Properties.Targets)).toContain(logicalId);
+    expect(targets).toContain(logicalId);
   });
 
   it.each(Object.keys(WorkflowRegistry) as (keyof typeof WorkflowRegistry)[])("deploys the %s workflow with a function per task", (name) => {
@@ -134,7 +143,7 @@ describe("the registry in the embedded runtime", () => {
   });
 
   it("wires a handler to every schedule and every task of every workflow", () => {
-    const schedules = localScheduleHandlers(services);
+    const schedules = localScheduleHandlers(services, { runOnce: async () => ({ status: "SUCCEEDED", output: null }) });
     expect(Object.keys(schedules).sort()).toEqual(Object.keys(Schedules).sort());
     for (const handler of Object.values(schedules)) expect(handler).toBeTypeOf("function");
     const workflows = localWorkflowTasks(services);

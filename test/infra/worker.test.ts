@@ -136,24 +136,14 @@ describe("Worker stack: the session worker as a Fargate service", () => {
 });
 
 describe("Worker stack: the day rollover", () => {
-  it("runs the rollover function on weekdays after Hong Kong's and New York's close, with the table and socket pushes", () => {
+  it("starts the rollover's state machine on weekdays after Hong Kong's and New York's close; its roll task pushes to the sockets", () => {
     worker.hasResourceProperties("AWS::Events::Rule", { ScheduleExpression: "cron(15 8,20,21 ? * MON-FRI *)", State: "ENABLED" });
-    const functions = Object.entries(worker.findResources("AWS::Lambda::Function")).filter(([id]) => id.startsWith("DayRollover"));
-    expect(functions).toHaveLength(1);
-    const [logicalId, fn] = functions[0]!;
-    // The handler (packages/functions/src/schedule/day-rollover.ts) is built and invoked by build.test.ts.
-    expect(fn.Properties).toMatchObject({ Runtime: "nodejs22.x", Timeout: 120 });
-    expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(expect.arrayContaining(["TABLE_NAME", "JWT_SECRET_ARN", "WS_MANAGEMENT_ENDPOINT"]));
-    const role = fn.Properties.Role["Fn::GetAtt"][0];
-    const actions = Object.values(worker.findResources("AWS::IAM::Policy"))
-      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(role))
-      .flatMap((policy) => policy.Properties.PolicyDocument.Statement.flatMap((statement: any) => [statement.Action].flat()));
-    expect(actions).toEqual(expect.arrayContaining(["execute-api:ManageConnections", "secretsmanager:GetSecretValue"]));
-    expect(actions.some((action: string) => action.startsWith("sqs:"))).toBe(false);
-    expect(logicalId).toBeTruthy();
-    // Its logs are kept a month as every function's.
-    const retention = Object.values(worker.findResources("Custom::LogRetention")).map((r) => r.Properties.RetentionInDays);
-    expect(new Set(retention)).toEqual(new Set([30]));
+    const [rule] = Object.values(worker.findResources("AWS::Events::Rule"));
+    expect(rule.Properties.Targets).toHaveLength(1);
+    expect(rule.Properties.Targets[0].Input).toBe("{}");
+    expect(JSON.stringify(rule.Properties.Targets[0].Arn)).toContain("DayRolloverStateMachine");
+    // No function of its own here: its tasks are the workflow's (stacks/Workflows.ts), built and invoked by build.test.ts.
+    expect(Object.keys(worker.findResources("AWS::Lambda::Function")).filter((id) => id.startsWith("DayRollover"))).toEqual([]);
   });
 });
 

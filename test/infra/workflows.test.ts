@@ -61,13 +61,16 @@ const invocable = (ids: string[]) =>
   ids.flatMap((id) => [JSON.stringify({ "Fn::GetAtt": [id, "Arn"] }), JSON.stringify({ "Fn::Join": ["", [{ "Fn::GetAtt": [id, "Arn"] }, ":*"]] })]);
 
 describe("Workflows stack", () => {
-  it("runs each backtest and sweep task as its own 120 s function with the table, secrets and import queue", () => {
+  it("runs each backtest, sweep and day rollover task as its own 120 s function with the table, secrets and import queue", () => {
     const ids = taskFunctionIds();
     expect(ids.map((id) => id.replace(/Task[0-9A-F]{8}$/, "")).sort()).toEqual([
       "BacktestFail",
       "BacktestFinalize",
       "BacktestPrepare",
       "BacktestRunChunk",
+      "DayRolloverCalendars",
+      "DayRolloverPlan",
+      "DayRolloverRoll",
       "SweepFail",
       "SweepFinalize",
       "SweepPlan",
@@ -154,7 +157,7 @@ describe("Workflows stack", () => {
     const [, machine] = machineOf("sweep");
     const substitutions = machine.Properties.DefinitionSubstitutions;
     expect(Object.keys(substitutions).sort()).toEqual([...Object.values(WorkflowTasks.sweep), ...Object.values(WorkflowTasks.backtest)].sort());
-    for (const id of taskFunctionIds()) {
+    for (const id of [...taskFunctionIds("Backtest"), ...taskFunctionIds("Sweep")]) {
       const placeholder = Object.entries(substitutions).find(([, value]: [string, any]) => value["Fn::GetAtt"][0] === id)?.[0];
       expect(placeholder, id).toBeDefined();
     }
@@ -198,7 +201,7 @@ describe("Workflows stack", () => {
     ]);
     // Its role invokes the seven task functions, and starts, follows and stops its own child executions.
     const { statements, invoked } = rolePermissions(machine);
-    expect(invoked.sort()).toEqual(invocable(taskFunctionIds()).sort());
+    expect(invoked.sort()).toEqual(invocable([...taskFunctionIds("Backtest"), ...taskFunctionIds("Sweep")]).sort());
     const text = JSON.stringify(statements);
     expect(text).toContain("stateMachine:test-trading-platform-sweep");
     expect(text).toContain("execution:test-trading-platform-sweep/*");
@@ -206,6 +209,35 @@ describe("Workflows stack", () => {
     const actions = statements.flatMap((statement: any) => [statement.Action].flat());
     expect(actions).toEqual(expect.arrayContaining(["states:StartExecution", "states:DescribeExecution", "states:StopExecution"]));
     workflows.hasResourceProperties("AWS::Logs::LogGroup", { LogGroupName: "/aws/vendedlogs/states/test-trading-platform-sweep", RetentionInDays: 30 });
+  });
+
+  it("deploys the day rollover: a Distributed Map over the live list's shards, Express children, its own three task functions", () => {
+    const [id, machine] = Object.entries(workflows.findResources("AWS::StepFunctions::StateMachine")).find(([, m]: [string, any]) =>
+      Object.keys(m.Properties.DefinitionSubstitutions).includes(WorkflowTasks["day-rollover"].plan),
+    )!;
+    expect(id).toMatch(/^DayRolloverStateMachine/);
+    expect(Object.keys(machine.Properties.DefinitionSubstitutions).sort()).toEqual(Object.values(WorkflowTasks["day-rollover"]).sort());
+    expect(machine.Properties.StateMachineType).toBe("STANDARD");
+    expect(machine.Properties.StateMachineName).toBe("test-trading-platform-day-rollover");
+    const map = WorkflowDefinitions["day-rollover"].definition as any;
+    expect(map.States.RollShards).toMatchObject({
+      Type: "Map",
+      ItemsPath: "$.shards",
+      ItemSelector: { "shard.$": "$$.Map.Item.Value", "at.$": "$.at" },
+      ItemProcessor: { ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "EXPRESS" } },
+      Next: "Calendars",
+    });
+    // The Map keeps the shards' counts and symbols: its result stays small at any number of sessions.
+    expect(map.States.RollShards.ItemProcessor.States.RollShard.ResultSelector).toEqual({
+      "sessions.$": "$.sessions",
+      "rolled.$": "$.rolled_count",
+      "symbols.$": "$.symbols",
+    });
+    const { invoked } = rolePermissions(machine);
+    expect(invoked.sort()).toEqual(invocable(taskFunctionIds("DayRollover")).sort());
+    // Its roll pushes the rolled sessions' events, as every workflow task may push (the DataSync stack grants the sockets).
+    for (const fnId of taskFunctionIds("DayRollover"))
+      expect(workflows.toJSON().Resources[fnId].Properties.Environment.Variables.WS_MANAGEMENT_ENDPOINT).toEqual(expect.anything());
   });
 
   it("deploys both machines as Standard workflows, the types WorkflowExecutionTypes declares", () => {

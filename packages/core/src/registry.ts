@@ -32,15 +32,17 @@ export interface QueueEntry {
   consumer: { lambda: LambdaConsumer } | { sessionWorker: true };
 }
 
-/** A schedule: an EventBridge rule invoking a function on AWS, a timer locally. */
-export interface ScheduleEntry {
+/**
+ * A schedule: an EventBridge rule invoking a function (`handler`) or starting a workflow's
+ * execution (`workflow`) on AWS; a timer locally, calling the same handler or starting the same
+ * workflow on the local runner.
+ */
+export type ScheduleEntry = {
   /** The EventBridge schedule expression. */
   schedule: string;
-  handler: string;
-  timeoutSeconds: number;
   /** The local timer's period in market milliseconds (on an accelerated clock it keeps the market's pace). */
   localIntervalMs: number;
-}
+} & ({ handler: string; timeoutSeconds: number } | { workflow: WorkflowName });
 
 /** A workflow: a Step Functions state machine on AWS, aws-local-stepfunctions locally. */
 export interface WorkflowEntry {
@@ -114,11 +116,10 @@ export const Schedules = {
     timeoutSeconds: 60,
     localIntervalMs: SYNC_POLL_MINUTES * 60_000,
   },
-  // The day rollover after each market's close; locally what is due is the clock's call, checked every minute.
+  // The day rollover after each market's close, a workflow fanned out over the live list's shards; locally what is due is the clock's call, checked every minute.
   "day-rollover": {
     schedule: ROLLOVER_SCHEDULE,
-    handler: "packages/functions/src/schedule/day-rollover.handler",
-    timeoutSeconds: 120,
+    workflow: "day-rollover",
     localIntervalMs: ROLLOVER_LOCAL_INTERVAL_MS,
   },
 } as const satisfies Record<string, ScheduleEntry>;
@@ -134,7 +135,11 @@ const workflowEntry = (workflow: WorkflowName): WorkflowEntry => ({
   taskTimeoutSeconds: WORKFLOW_TASK_TIMEOUT_SECONDS,
 });
 
-export const Workflows: Record<WorkflowName, WorkflowEntry> = { backtest: workflowEntry("backtest"), sweep: workflowEntry("sweep") };
+export const Workflows: Record<WorkflowName, WorkflowEntry> = {
+  backtest: workflowEntry("backtest"),
+  sweep: workflowEntry("sweep"),
+  "day-rollover": workflowEntry("day-rollover"),
+};
 
 /** The construct id of a registry entry in the stacks (`stock-import` → `StockImport`). */
 export const pascalName = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());

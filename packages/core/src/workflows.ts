@@ -1,9 +1,10 @@
 import { z } from "zod";
 import backtestDefinition from "./workflows/backtest.asl.json";
+import dayRolloverDefinition from "./workflows/day-rollover.asl.json";
 import sweepDefinition from "./workflows/sweep.asl.json";
 
 /** Step Functions state machines (docs/workflows.md); locally run by aws-local-stepfunctions with the same task handlers. */
-export const WorkflowNames = ["backtest", "sweep"] as const;
+export const WorkflowNames = ["backtest", "sweep", "day-rollover"] as const;
 export type WorkflowName = (typeof WorkflowNames)[number];
 
 /**
@@ -25,6 +26,11 @@ export const WorkflowTasks = {
     finalize: "SweepFinalizeFunctionArn",
     fail: "SweepFailFunctionArn",
   },
+  "day-rollover": {
+    plan: "DayRolloverPlanFunctionArn",
+    roll: "DayRolloverRollFunctionArn",
+    calendars: "DayRolloverCalendarsFunctionArn",
+  },
 } as const satisfies Record<WorkflowName, Record<string, string>>;
 export type WorkflowTaskName<W extends WorkflowName> = keyof (typeof WorkflowTasks)[W];
 
@@ -32,6 +38,7 @@ export type WorkflowTaskName<W extends WorkflowName> = keyof (typeof WorkflowTas
 export const WorkflowDefinitions: Record<WorkflowName, { file: string; definition: object }> = {
   backtest: { file: "packages/core/src/workflows/backtest.asl.json", definition: backtestDefinition },
   sweep: { file: "packages/core/src/workflows/sweep.asl.json", definition: sweepDefinition },
+  "day-rollover": { file: "packages/core/src/workflows/day-rollover.asl.json", definition: dayRolloverDefinition },
 };
 
 /**
@@ -55,6 +62,8 @@ export const WorkflowExecutionTypes = {
   backtest: { machine: "STANDARD", children: {} },
   // The sweep waits for imports and runs for up to a day; each run, one chunk per child, is an Express child.
   sweep: { machine: "STANDARD", children: { RunBacktests: "EXPRESS" } },
+  // A few transitions a run (a Distributed Map needs a Standard machine); each shard's roll, seconds long, an Express child.
+  "day-rollover": { machine: "STANDARD", children: { RollShards: "EXPRESS" } },
 } as const satisfies Record<WorkflowName, { machine: ExecutionType; children: Record<string, ExecutionType> }>;
 
 interface AslState {
@@ -152,8 +161,44 @@ export type SweepTaskOutput = z.infer<typeof SweepTaskOutput>;
 export const SweepFailureInput = SweepTaskInput.extend({ error: z.object({ Error: z.string(), Cause: z.string() }) });
 export type SweepFailureInput = z.infer<typeof SweepFailureInput>;
 
-/** An execution's input: a backtest's or a sweep's id. */
-export type WorkflowInput = BacktestTaskInput | SweepTaskInput;
+/** The day rollover's input: nothing it reads (the schedule's rule sends `{}`; other fields are ignored). */
+export const RolloverInput = z.object({});
+export type RolloverInput = Record<string, never>;
+
+/** What the day rollover's Plan answers: the market's clock it rolls at, and the live list's shards, a Map child each. */
+export const RolloverPlan = z.object({ at: z.number(), shards: z.array(z.int().min(0)) });
+export type RolloverPlan = z.infer<typeof RolloverPlan>;
+
+/** What a shard's roll receives (the Map's `ItemSelector`). */
+export const RolloverShardInput = z.object({ at: z.number(), shard: z.int().min(0) });
+
+/** What a shard's roll answers; the Map keeps the counts and the symbols (its `ResultSelector`), the sessions are in the task's log. */
+export const RolloverShardOutput = z.object({
+  shard: z.int(),
+  sessions: z.int(),
+  rolled_count: z.int(),
+  rolled: z.array(z.object({ session_id: z.string(), date: z.string(), orders_expired: z.int() })),
+  symbols: z.array(z.string()),
+});
+export type RolloverShardOutput = z.infer<typeof RolloverShardOutput>;
+
+/** What the calendars task receives: the shards' counts and symbols. */
+export const RolloverCalendarsInput = z.object({
+  at: z.number(),
+  shards: z.array(z.object({ sessions: z.int(), rolled: z.int(), symbols: z.array(z.string()) })),
+});
+
+/** The rollover's outcome, the execution's output. */
+export const RolloverOutput = z.object({
+  sessions: z.int(),
+  rolled: z.int(),
+  calendars: z.array(z.string()),
+  calendar_failures: z.array(z.object({ symbol: z.string(), message: z.string() })),
+});
+export type RolloverOutput = z.infer<typeof RolloverOutput>;
+
+/** An execution's input: a backtest's or a sweep's id, or the rollover's nothing. */
+export type WorkflowInput = BacktestTaskInput | SweepTaskInput | RolloverInput;
 
 /** Starts workflow executions; names are unique per start (a repeated name is treated as already started). */
 export interface WorkflowStarter {

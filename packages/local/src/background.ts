@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Services } from "@tp/adapters/services";
 import { log } from "@tp/core/log";
 import { Queues, Schedules, lambdaConsumerOf, type LambdaQueue, type RegisteredSchedule } from "@tp/core/registry";
@@ -6,12 +7,12 @@ import { dataSyncHandler } from "@tp/functions/queue/data-sync";
 import { stockImportHandler } from "@tp/functions/queue/stock-import";
 import { webhookDeliveryHandler } from "@tp/functions/queue/webhook-delivery";
 import { dataSyncPollHandler } from "@tp/functions/schedule/data-sync-poll";
-import { dayRolloverHandler } from "@tp/functions/schedule/day-rollover";
 import { backtestHandlers } from "@tp/functions/workflow/backtest";
+import { dayRolloverHandlers } from "@tp/functions/workflow/day-rollover";
 import { sweepHandlers } from "@tp/functions/workflow/sweep";
 import type { QueueHandler } from "./queue-runner";
 import { marketPacedInterval } from "./simulated-clock";
-import type { LocalWorkflowTasks } from "./workflow-runner";
+import type { LocalWorkflowRunner, LocalWorkflowTasks } from "./workflow-runner";
 
 // The embedded runtime's side of the registry (packages/core/src/registry.ts): for each queue,
 // schedule and workflow the stacks deploy, the very handler the deployed function exports, over
@@ -36,20 +37,28 @@ export const localBatchSizes = (): Record<LambdaQueue, number> =>
     }),
   ) as Record<LambdaQueue, number>;
 
-/** The handler each schedule invokes. */
-export function localScheduleHandlers(services: () => Promise<Services>): Record<RegisteredSchedule, () => Promise<unknown>> {
+/** What each schedule does: invoke its handler, or run its workflow's execution on the local runner (as EventBridge starts it on AWS). */
+export function localScheduleHandlers(
+  services: () => Promise<Services>,
+  workflows: Pick<LocalWorkflowRunner, "runOnce">,
+): Record<RegisteredSchedule, () => Promise<unknown>> {
   return {
     "data-sync-poll": dataSyncPollHandler(services),
-    "day-rollover": dayRolloverHandler(async () => {
-      const { trading, calendar } = await services();
-      return { sessions: trading.sessions, channels: trading.channels, calendar };
-    }),
+    "day-rollover": () => workflows.runOnce("day-rollover", `day-rollover-${randomUUID()}`, {}),
   };
 }
 
 /** Each workflow's task handlers (asked for on the workflow's first start). */
 export function localWorkflowTasks(services: () => Promise<Services>): Required<LocalWorkflowTasks> & Record<WorkflowName, unknown> {
-  return { backtest: () => backtestHandlers(services), sweep: () => sweepHandlers(services) };
+  return {
+    backtest: () => backtestHandlers(services),
+    sweep: () => sweepHandlers(services),
+    "day-rollover": () =>
+      dayRolloverHandlers(async () => {
+        const { trading, calendar } = await services();
+        return { sessions: trading.sessions, channels: trading.channels, calendar };
+      }),
+  };
 }
 
 /**

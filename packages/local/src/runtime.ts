@@ -128,7 +128,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       services.jobs instanceof TableQueue ? new LocalQueueRunner(services.jobs, localQueueHandlers(built), { batchSizes: localBatchSizes() }) : undefined;
     await queueRunner?.start();
     // The schedules' stand-ins (the polling gap fill, the day rollover); what is due is the clock's call.
-    const stopSchedules = startLocalSchedules(localScheduleHandlers(built), marketClock?.speed);
+    const stopSchedules = startLocalSchedules(localScheduleHandlers(built, workflows), marketClock?.speed);
     // Executions of the local runner did not survive the last stop: active backtests start again from their checkpoints.
     if (services.workflows === workflows) {
       await Backtests.recover(services.trading.backtests).catch((error) => log.error("Backtest recovery failed", { error: String(error) }));

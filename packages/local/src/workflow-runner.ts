@@ -130,6 +130,20 @@ export class LocalWorkflowRunner implements WorkflowStarter {
     return this.executions.get(`${workflow}:${executionName}`)?.outcome;
   }
 
+  /**
+   * Starts an execution, waits for its end and forgets it: a schedule's, started under a fresh
+   * name each time and never asked for again (the runner would otherwise keep one a minute).
+   */
+  async runOnce(workflow: WorkflowName, executionName: string, input: WorkflowInput): Promise<ExecutionOutcome> {
+    await this.start(workflow, executionName, input);
+    const key = `${workflow}:${executionName}`;
+    try {
+      return await this.executions.get(key)!.outcome;
+    } finally {
+      this.executions.delete(key);
+    }
+  }
+
   /** Aborts every execution and waits for the tasks in flight, so nothing touches the services after. */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -19,7 +19,7 @@ import { replayRunId } from "@tp/core/trading/replay";
 import { DomainError } from "@tp/core/errors";
 import type { Db } from "../dynamo/db";
 import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
-import { Keys } from "../dynamo/keys";
+import { Keys, LIVE_SHARDS, shardOf } from "../dynamo/keys";
 import { Cursor, Repository, TRANSACTION_ITEMS, transactGroups, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
 import { Table } from "../dynamo/table";
 import { deleteChannelItems } from "./channel-store";
@@ -76,12 +76,15 @@ export class DynamoSessionStore implements SessionStore {
    * of the sessions only those whose version this process has not read yet; the others as it read
    * them (a session changes only with its marker, in one transaction).
    */
-  async listLive(): Promise<StoredSession[]> {
-    const markers = await this.markers.queryPartitions(Keys.liveSessionsPartitions);
+  readonly liveShards = LIVE_SHARDS;
+
+  async listLive(shard?: number): Promise<StoredSession[]> {
+    const partitions = shard === undefined ? Keys.liveSessionsPartitions : [Keys.liveSessionsPartitions[shard]!];
+    const markers = await this.markers.queryPartitions(partitions);
     const stale = markers.filter((marker) => this.listed.get(marker.session_id)?.version !== marker.version);
     const read = await this.sessions.getMany(stale.map((marker) => Keys.tradingSession(marker.session_id)));
     const marked = new Set(markers.map((marker) => marker.session_id));
-    for (const id of this.listed.keys()) if (!marked.has(id)) this.listed.delete(id);
+    for (const id of this.listed.keys()) if (!marked.has(id) && (shard === undefined || shardOf(id) === shard)) this.listed.delete(id);
     for (const session of read) this.listed.set(session.id, session);
     return markers.flatMap((marker) => this.listed.get(marker.session_id) ?? []).filter(isListed);
   }

@@ -9,6 +9,7 @@ import { engineOf, updateRun } from "./run-update";
 import type { StoredRun } from "./runs";
 import { isActiveOnWorker, type StoredSession } from "./sessions";
 import type { ViewDeps } from "./deps";
+import { inParallel } from "../in-parallel";
 
 /**
  * The day rollover of simulation and live sessions (ENGINE.md §2 "day end"): after a market's
@@ -50,14 +51,21 @@ export interface RolledSession {
   engine: TradingEngine;
 }
 
-export interface RolloverResult {
-  /** Sessions looked at (running or paused simulation and live sessions). */
+/** One shard's rollover: the sessions looked at (running or paused simulation and live sessions), those rolled and their symbols. */
+export interface ShardRollover {
   sessions: number;
   rolled: RolledSession[];
-  /** Symbols whose calendar was extended, and any that failed (the provider may not list them). */
+  symbols: string[];
+}
+
+/** The calendars extended, and any that failed (the provider may not list a symbol). */
+export interface CalendarRollover {
   calendars: string[];
   calendar_failures: { symbol: string; message: string }[];
 }
+
+/** Sessions of one shard rolled side by side (each a read and a conditional write of its run). */
+export const ROLL_CONCURRENCY = 8;
 
 /** When local day `dayNumber` of `setup`'s market ends for the rollover: the regular session's close, or midnight on a closed day. */
 export function dayCloseOf(run: Pick<StoredRun, "setup">, dayNumber: number): number {
@@ -132,22 +140,37 @@ export const DayRollover = {
     };
   },
 
-  /** Rolls every running or paused simulation and live session whose day has closed, then rolls their symbols' calendars. */
-  async run(deps: RolloverDeps, now: number): Promise<RolloverResult> {
-    const live = (await deps.sessions.sessions.listLive()).filter(isActiveOnWorker);
+  /**
+   * The shards of the live list: the rollover's Map runs one child per shard (docs/workflows.md
+   * "The day rollover"), so no one invocation rolls every session.
+   */
+  shards(deps: Pick<RolloverDeps, "sessions">): number[] {
+    return Array.from({ length: deps.sessions.sessions.liveShards }, (_, shard) => shard);
+  },
+
+  /**
+   * Rolls the running or paused simulation and live sessions of one shard of the live list whose
+   * day has closed by `now`, `ROLL_CONCURRENCY` at a time; the symbols of those rolled are the
+   * calendars to roll after.
+   */
+  async rollShard(deps: Pick<RolloverDeps, "sessions">, shard: number, now: number): Promise<ShardRollover> {
+    const live = (await deps.sessions.sessions.listLive(shard)).filter(isActiveOnWorker);
     const rolled: RolledSession[] = [];
-    const symbols = new Set<string>();
-    for (const session of live) {
+    await inParallel(live, ROLL_CONCURRENCY, async (session) => {
       const done = await DayRollover.rollSession(deps.sessions, session, now);
-      if (!done) continue;
-      rolled.push(done);
-      for (const feed of liveFeedsOf(session)) symbols.add(feed.symbol);
-    }
+      if (done) rolled.push(done);
+    });
+    const symbols = new Set(rolled.flatMap(({ session }) => liveFeedsOf(session).map((feed) => feed.symbol)));
+    return { sessions: live.length, rolled, symbols: [...symbols].sort() };
+  },
+
+  /** Stores the calendars of `symbols` a week ahead of `now`; a symbol the provider cannot answer is listed apart. */
+  async rollCalendars(deps: Pick<RolloverDeps, "calendar">, symbols: readonly string[], now: number): Promise<CalendarRollover> {
     const calendars: string[] = [];
-    const calendar_failures: RolloverResult["calendar_failures"] = [];
-    for (const symbol of [...symbols].sort()) {
-      const start = new Date(now).toISOString();
-      const end = new Date(now + CALENDAR_DAYS_AHEAD * MS_PER_DAY).toISOString();
+    const calendar_failures: CalendarRollover["calendar_failures"] = [];
+    const start = new Date(now).toISOString();
+    const end = new Date(now + CALENDAR_DAYS_AHEAD * MS_PER_DAY).toISOString();
+    for (const symbol of [...new Set(symbols)].sort()) {
       try {
         await TradingCalendar.init(deps.calendar, symbol, { start_date: start, end_date: end });
         calendars.push(symbol);
@@ -155,6 +178,6 @@ export const DayRollover = {
         calendar_failures.push({ symbol, message: error instanceof Error ? error.message : String(error) });
       }
     }
-    return { sessions: live.length, rolled, calendars, calendar_failures };
+    return { calendars, calendar_failures };
   },
 };

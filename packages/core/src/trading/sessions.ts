@@ -176,8 +176,14 @@ export interface SessionStore {
   listByUser(userId: string, status?: SessionStatus): Promise<StoredSession[]>;
   /** Removes the session with its runs' events, orders and state. */
   delete(session: StoredSession): Promise<void>;
-  /** Every simulation or live session that is running or paused, and those stopped while their orders at the broker are cancelled (the session worker's list). */
-  listLive(): Promise<StoredSession[]>;
+  /**
+   * Every simulation or live session that is running or paused, and those stopped while their
+   * orders at the broker are cancelled (the session worker's list); with `shard`, those of one of
+   * the list's `liveShards` shards only (the day rollover's children).
+   */
+  listLive(shard?: number): Promise<StoredSession[]>;
+  /** How many shards the live list is kept in. */
+  readonly liveShards: number;
 }
 
 export interface SessionDeps {
