@@ -34,7 +34,7 @@ describe("the kill switch on a live session at LongPort", () => {
     worker = await h.newWorker();
     for (let i = 0; i < 2; i++) await minute(worker, 190);
 
-    const resting = [];
+    const resting: { id: string }[] = [];
     for (const price of ["150", "151"])
       resting.push(
         await h.api.json("POST", "/api/v1/trading/orders", 201, {
