@@ -17,7 +17,9 @@
  *     result, the waits between) and of the storage calls inside them (the coverage check, the
  *     candles, the run's saves, ...); `BENCH_PROFILE=<path>` writes a CPU profile of each;
  *  4. parameter sweeps through the same runtime: 100 runs of the SMA crossover over five years of
- *     daily bars of one symbol, 25 over the year of 1-minute bars: wall time, runs/s, bars/s.
+ *     daily bars of one symbol, 25 over the year of 1-minute bars: wall time, runs/s, bars/s; and
+ *     a walk-forward of 10 windows over the daily sweep's 100-point grid (1,000 in-sample runs, 10
+ *     out of sample; the aim 60 s), with the time its runs spent in each task.
  *
  *  5. what AWS would bill for 3 and 4 (bench/support/aws-meter.ts, the on-demand prices of
  *     us-east-1 it carries; `BENCH_AWS_METER=0` leaves it out): every DynamoDB request of each
@@ -35,7 +37,8 @@
  *   npx tsx bench/backtest.ts --loop      (the engine loop alone, about twenty seconds: repeat it on a busy machine)
  *   npx tsx bench/backtest.ts --feed      (the engine loop and the candle store rows, without the HTTP backtests)
  *   npx tsx bench/backtest.ts --api       (the HTTP backtests and the sweeps alone)
- *   npx tsx bench/backtest.ts --api --sweeps  (the sweeps alone)
+ *   npx tsx bench/backtest.ts --api --sweeps  (the sweeps and the walk-forward alone)
+ *   npx tsx bench/backtest.ts --api --walk-forward  (the walk-forward alone)
  *   npx tsx bench/backtest.ts --api --e2e     (the one-year backtest through the HTTP API alone)
  */
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -57,7 +60,7 @@ import { Fees } from "../packages/core/src/fees/index";
 import { defaults as riskDefaults } from "../packages/core/src/risk/risk";
 import type { Bar } from "../packages/core/src/strategies/strategy";
 import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
-import { embeddedRuntime, endToEndBacktest, sweeps } from "./support/backtest-api";
+import { embeddedRuntime, endToEndBacktest, sweeps, walkForward } from "./support/backtest-api";
 import { markdownTable, printTable } from "./support/table";
 import { AWS_PRICES, AwsMeter, dollars, type MeterReport, type Tally } from "./support/aws-meter";
 import { STEP_FUNCTIONS_PRICES, priceWorkflows, type StepFunctionsBill } from "./support/step-functions";
@@ -463,7 +466,8 @@ const { db } = runtime.runtime.services;
 // Before the backtests write what they price: the meter prices a write over an item by the item it saw.
 const meters = METER ? { work: meterOf(db, () => servingPoll.getStore() !== true), polls: meterOf(db, () => servingPoll.getStore() === true) } : undefined;
 try {
-  if (!process.argv.includes("--sweeps")) {
+  const walkForwardAlone = process.argv.includes("--walk-forward");
+  if (!process.argv.includes("--sweeps") && !walkForwardAlone) {
     const cut = meters && stretches(runtime.client, meters, runtime.workflowUsage, (method, path) => method === "POST" && path === "/api/v1/trading/sessions");
     const endToEnd = await endToEndBacktest(runtime);
     table("One-year 1-minute backtest through the HTTP API (embedded runtime, DynamoDB Local on disk)", endToEnd.runs);
@@ -485,7 +489,7 @@ try {
     }
   }
   // 4. Parameter sweeps through the same runtime.
-  if (!process.argv.includes("--e2e")) {
+  if (!process.argv.includes("--e2e") && !walkForwardAlone) {
     const concurrency = runtime.runtime.services.trading.backtests.sweepConcurrency;
     const cut =
       meters &&
@@ -502,6 +506,32 @@ try {
       const timed = (await cut.end()).filter((stretch) => stretch.request.endsWith("/sweeps") && stretch.answer.runs > 1);
       const priced = rows.map((row, at) => ({ name: String(row.sweep), stretches: [timed[at]!], runs: Number(row.runs) }));
       table(`The sweeps priced as AWS bills: write / read request units per run, by kind (${pricing})`, kindRows(priced));
+      table("Per run and per 1,000 runs", totalRows(priced));
+      table(`Step Functions per run and per 1,000 runs (${sfnPricing})`, stepFunctionRows(priced));
+      meterNotes(priced);
+    }
+  }
+  // 4'. A walk-forward through the same runtime: the sweep machine over 10 windows.
+  if (!process.argv.includes("--e2e")) {
+    const concurrency = runtime.runtime.services.trading.backtests.sweepConcurrency;
+    const cut =
+      meters &&
+      stretches(
+        runtime.client,
+        meters,
+        runtime.workflowUsage,
+        (method, path) => method === "POST" && (path === "/api/v1/trading/sessions" || path === "/api/v1/backtest/sweeps"),
+      );
+    const { rows, stages, storage } = await walkForward(runtime, concurrency);
+    table("Walk-forward of the SMA crossover (embedded runtime, the sweep machine's Map at SWEEP_MAX_CONCURRENCY)", rows);
+    table("Its runs' time by task (summed over the runs; the runner's observed task times)", stages);
+    table("Inside them: the storage calls and the progress pushes (summed over the runs)", storage);
+    if (cut) {
+      // The timed POST's stretch: the one whose answer is the walk-forward (its first, of one run, imports the candles).
+      const timed = (await cut.end()).filter((stretch) => stretch.request.endsWith("/sweeps") && stretch.answer.runs > 1);
+      const runs = Number(rows[0]!["in-sample runs"]) + Number(rows[0]!["out-of-sample runs"]);
+      const priced = [{ name: String(rows[0]!["walk-forward"]), stretches: [timed[0]!], runs }];
+      table(`The walk-forward priced as AWS bills: write / read request units per run, by kind (${pricing})`, kindRows(priced));
       table("Per run and per 1,000 runs", totalRows(priced));
       table(`Step Functions per run and per 1,000 runs (${sfnPricing})`, stepFunctionRows(priced));
       meterNotes(priced);

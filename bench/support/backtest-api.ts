@@ -225,12 +225,12 @@ export async function endToEndBacktest({
   }
 }
 
-/** Polls a sweep until it has ended. */
-async function sweepEnded(client: ApiClient, sweepId: string) {
+/** Polls a sweep every `everyMs` until it has ended. */
+async function sweepEnded(client: ApiClient, sweepId: string, everyMs = 20) {
   for (;;) {
     const progress = await client.expect("GET", `/api/v1/backtest/sweeps/${sweepId}`, 200);
     if (!progress.is_running && !progress.is_paused) return progress;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 
@@ -298,4 +298,99 @@ export async function sweeps({ client }: Pick<Awaited<ReturnType<typeof embedded
     });
   }
   return rows;
+}
+
+/**
+ * A walk-forward of the SMA crossover through the same runtime (issue 39 item 6): 10 rolling
+ * windows (ratio 0.8: 368 in-sample and 89 out-of-sample trading days each) over five years of
+ * daily bars of MSFT.US, the 100-point grid of the daily sweep on every in-sample part: 1,000
+ * in-sample runs and 10 out of sample, after an untimed one-run sweep that imported the candles.
+ * Wall time from the POST to the result, and how the runs' time splits (the tasks the runner
+ * observed: summed over the runs, so above the wall time at a concurrency above 1).
+ */
+export async function walkForward(
+  { client, tasks, runtime }: Pick<Awaited<ReturnType<typeof embeddedRuntime>>, "client" | "tasks" | "runtime">,
+  concurrency: number,
+): Promise<{ rows: Row[]; stages: Row[]; storage: Row[] }> {
+  const session = await client.expect("POST", "/api/v1/trading/sessions", 201, {
+    session_name: "walk-forward",
+    trading_mode: "backtest",
+    asset_mode: "simulated",
+    initial_capital: 100_000,
+    config: {},
+  });
+  const body = {
+    session_id: session.id,
+    initial_capital: 100_000,
+    strategy_name: "ma_crossover",
+    strategy_config: { execution: { timeframe: "1d", commission: { model: "broker", broker_type: "longport" } } },
+    parameters: { fast_period: { min: 5, max: 50, step: 5 }, slow_period: { min: 60, max: 150, step: 10 } },
+    symbols: ["MSFT.US"],
+    start_date: "2020-01-01",
+    end_date: "2024-12-31",
+  };
+  const warm = await client.expect("POST", "/api/v1/backtest/sweeps", 200, { ...body, parameters: { fast_period: [10], slow_period: [200] } });
+  await sweepEnded(client, warm.sweep_id);
+  // Where the runs' time goes: the backtest tasks' storage calls, and the progress pushes' appends to the session's feed.
+  const spent = storageTimes(runtime);
+  const feed = runtime.services.trading.channels.feed as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const append = feed.append!.bind(feed);
+  let pushes = { ms: 0, count: 0 };
+  feed.append = async (...args: unknown[]) => {
+    const started = performance.now();
+    try {
+      return await append(...args);
+    } finally {
+      pushes = { ms: pushes.ms + performance.now() - started, count: pushes.count + 1 };
+    }
+  };
+  const from = tasks.length;
+  const started = performance.now();
+  const { sweep_id, runs } = await client.expect("POST", "/api/v1/backtest/sweeps", 200, {
+    ...body,
+    walk_forward: { windows: 10, mode: "rolling", ratio: 0.8 },
+  });
+  // Polled every 250 ms, not 20: each poll reads all 1,010 runs, which at 20 ms took a core from the runs.
+  const progress = await sweepEnded(client, sweep_id, 250);
+  const result = await client.expect("GET", `/api/v1/backtest/sweeps/${sweep_id}/result`, 200);
+  const seconds = (performance.now() - started) / 1000;
+  const wf = result.walk_forward;
+  const window = wf.windows[0];
+  const ran = tasks.slice(from);
+  const byState = new Map<string, { ms: number; count: number }>();
+  for (const task of ran) {
+    const entry = byState.get(task.state) ?? { ms: 0, count: 0 };
+    byState.set(task.state, { ms: entry.ms + task.ms, count: entry.count + 1 });
+  }
+  const total = runs + progress.out_of_sample_total;
+  feed.append = append;
+  const storage = Object.entries({ ...spent.take(), [`progress pushes (${pushes.count})`]: pushes.ms }).map(([call, ms]) => ({
+    "storage call": call,
+    "s summed": (ms / 1000).toFixed(1),
+    "ms per run": (ms / total).toFixed(1),
+  }));
+  return {
+    storage,
+    rows: [
+      {
+        "walk-forward": "10 windows × 100 points, 5 years of daily bars",
+        "in-sample runs": runs,
+        "out-of-sample runs": progress.out_of_sample_total,
+        completed: progress.runs_done + progress.out_of_sample_done,
+        "bars per run (in / out)": `${window.in_sample.trading_days} / ${window.out_of_sample.trading_days}`,
+        concurrency,
+        "wall s": seconds.toFixed(1),
+        "runs/s": (total / seconds).toFixed(2),
+        "aim s": 60,
+        efficiency: wf.efficiency === null ? "–" : wf.efficiency.toFixed(2),
+      },
+    ],
+    stages: [...byState].map(([state, { ms, count }]) => ({
+      task: state,
+      calls: count,
+      "ms per call": (ms / count).toFixed(1),
+      "s summed": (ms / 1000).toFixed(1),
+      "ms per run": (ms / total).toFixed(1),
+    })),
+  };
 }

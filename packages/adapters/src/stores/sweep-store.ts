@@ -41,8 +41,13 @@ export class DynamoSweepStore implements SweepStore {
     return this.sweeps.queryAll(Keys.activeSweeps, { index: "gsi2" });
   }
 
+  /**
+   * The two flags alone: every run reads them at its checkpoints, and the whole item (the plan of
+   * every run, ~100 KB for a walk-forward of 1,000 runs) read and parsed each time made a run's
+   * cost grow with its sweep's size. DynamoDB bills the whole item's size all the same.
+   */
   async flags(id: string) {
-    const sweep = await this.get(id);
+    const sweep = await this.sweeps.get(Keys.sweep(id), { projection: ["pause_requested", "stop_requested"] });
     return sweep ? { pause_requested: sweep.pause_requested, stop_requested: sweep.stop_requested } : undefined;
   }
 }
