@@ -1,4 +1,6 @@
-import { Backtests, publishBacktestProgress } from "@tp/core/backtests/index";
+// The modules themselves, not the backtests' index: its other namespaces (sweeps, bias checks, Monte Carlo) would ride in this bundle.
+import * as Backtests from "@tp/core/backtests/backtests";
+import { publishProgress as publishBacktestProgress } from "@tp/core/backtests/progress-stream";
 import { BacktestFailureInput, BacktestTaskInput, BacktestTaskOutput } from "@tp/core/workflows";
 import { notifyingBacktests, tradingChannels, type Services } from "@tp/adapters/services";
 import type { TradingServices } from "@tp/adapters/trading";
