@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createServices } from "../../packages/adapters/src/services";
 import { createApp } from "../../packages/api/src";
+import { fullRegularSession } from "../../packages/local/src/simulated-clock";
 import type { SessionWorker } from "../../packages/worker/src/session-worker";
 import { WorkerHarness } from "../support/worker-harness";
 
@@ -25,8 +26,9 @@ const config = {
   timeframe: "1m",
   risk_config: { stop_loss_pct: null, take_profit_pct: null },
 };
-// A recent trading day (the audit entries and API keys expire by the wall clock): the US regular session opens (EST).
-const h = WorkerHarness.forSuite("2026-11-25T14:30:00Z", {
+// The open of a recent full US regular session: the audit entries and API keys the suite reads expire by the wall clock.
+const RECENT_OPEN = new Date(fullRegularSession("US", Date.now() - 7 * 86_400_000).start).toISOString();
+const h = WorkerHarness.forSuite(RECENT_OPEN, {
   async setup(h) {
     const session = await h.startSession("halted by the switch", config);
     sessionId = session.id;
