@@ -66,6 +66,15 @@ export function sessionEvents(sessionId: string, messages: readonly StreamMessag
       case "risk_event":
         out.push(event(["risk_event"], `Risk (${text(data.kind)}): ${text(data.message)}${channelOf(data)}, session ${sessionId}`));
         break;
+      case "kill_switch":
+        // Each session the switch halts (or frees) logs it: the owner hears of it per session, with who and why.
+        out.push(
+          event(
+            ["kill_switch"],
+            `Kill switch (${text(data.scope)}) ${text(data.state)} by ${text(data.by)}${data.reason ? `: ${text(data.reason)}` : ""}, session ${sessionId}`,
+          ),
+        );
+        break;
       case "channel_status": {
         if (typeof data.session_action === "string") {
           // A session's change writes one event per channel it moves: one notification for the session.

@@ -70,7 +70,7 @@ describe("webhook bodies", () => {
 
 describe("notification events of a session's stream", () => {
   const at = "2024-03-15T14:31:00.000Z";
-  it("makes a fill, an alert by level, a mismatch, a risk event and one session change of many channel events", () => {
+  it("makes a fill, an alert by level, a mismatch, a risk event, one session change of many channel events and a kill switch's trip", () => {
     const events = sessionEvents("s1", [
       { type: "order_filled", data: { side: "buy", quantity: 10, symbol: "AAPL.US", price: "187.32", currency: "USD", channel_id: "trend", event_time: at } },
       { type: "channel_update", data: { channel_id: "trend" } },
@@ -86,6 +86,7 @@ describe("notification events of a session's stream", () => {
         data: { channel_id: "b", status: "stopped", previous: "running", session_action: "stop", session_status: "stopped", event_time: at },
       },
       { type: "channel_status", data: { channel_id: "c", status: "paused", previous: "running", event_time: at } },
+      { type: "kill_switch", data: { state: "tripped", scope: "user", by: "u1", reason: "runaway bot", event_time: at } },
       { type: "log", data: { message: "quiet" } },
     ]);
     expect(events.map((e) => [e.kinds, e.text])).toEqual([
@@ -95,6 +96,7 @@ describe("notification events of a session's stream", () => {
       [["risk_event"], "Risk (limit_breached): daily loss (channel trend), session s1"],
       [["session_status"], "Session s1: stop, now stopped"],
       [["channel_status"], "Channel c of session s1: running -> paused"],
+      [["kill_switch"], "Kill switch (user) tripped by u1: runaway bot, session s1"],
     ]);
   });
 
