@@ -127,13 +127,20 @@ const KINDS: readonly [RegExp, AuditKind][] = [
 /** Body fields whose values never reach the trail. */
 const SECRET = /pass(word)?|secret|token|key|credential|authorization|signature|private/i;
 const MAX_STRING = 120;
+/** A URL: its scheme, any `user:password@` (left out), its host, and the rest. */
+const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)(?:[^/?#@]*@)?([^/?#]*)(.*)$/is;
 const MAX_FIELDS = 30;
 
 const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
 
 function summarizeValue(value: unknown, depth: number): unknown {
   if (value === null || typeof value === "number" || typeof value === "boolean") return value;
-  if (typeof value === "string") return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…` : value;
+  if (typeof value === "string") {
+    // A URL keeps its scheme and host: its path and query may carry a token (Slack's and Telegram's webhook URLs do).
+    const url = URL_PARTS.exec(value);
+    if (url) return `${url[1]}${url[2]}${url[3] && url[3] !== "/" ? "/…" : ""}`;
+    return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…` : value;
+  }
   if (Array.isArray(value)) return depth > 0 ? `[${counted(value.length, "item")}]` : value.slice(0, 10).map((item) => summarizeValue(item, depth + 1));
   if (typeof value === "object")
     return depth > 0 ? `{${counted(Object.keys(value).length, "field")}}` : summarizeObject(value as Record<string, unknown>, depth + 1);
