@@ -1,4 +1,6 @@
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Keys } from "../../packages/adapters/src/dynamo/keys";
 import { Backtests, Sweeps } from "../../packages/core/src/backtests/index";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
 import { referenceCase, REFERENCE_RISK } from "../../packages/core/src/engine/testing/reference";
@@ -182,6 +184,11 @@ describe("walk-forward optimisation", () => {
     const { sweepId } = await startWalkForward(user.token, { benchmark: "AAPL.US" });
     expect((await api.json("POST", `/api/v1/backtest/sweeps/${sweepId}/pause`, 200, { token: user.token })).status).toBe("pausing");
     expect(await settled(user.token, sweepId)).toMatchObject({ status: "paused", is_paused: true });
+    // The runs read the flags from their own small item, written with every version of the sweep (not the sweep's item with every run's plan).
+    const { db } = api.services;
+    const flags = (await db.client.send(new GetCommand({ TableName: db.tableName, Key: Keys.sweepFlags(sweepId) }))).Item!;
+    expect(flags).toMatchObject({ sweep_id: sweepId, pause_requested: true, stop_requested: false });
+    expect(JSON.stringify(flags).length).toBeLessThan(200);
     await api.json("GET", `/api/v1/backtest/sweeps/${sweepId}/result`, 409, { token: user.token });
     const other = await api.createUser();
     expect((await api.json("GET", `/api/v1/backtest/sweeps/${sweepId}/result`, 403, { token: other.token })).error_code).toBe("ACCESS_DENIED");

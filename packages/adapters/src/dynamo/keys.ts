@@ -281,6 +281,8 @@ export const Keys = {
   sweepOfSession: (sessionId: string, createdAt: string, sweepId: string): Key => ({ pk: `SESSION#${sessionId}#SWEEPS`, sk: `${createdAt}#${sweepId}` }),
   activeSweeps: "SWEEPS#ACTIVE",
   activeSweep: (createdAt: string, sweepId: string): Key => ({ pk: "SWEEPS#ACTIVE", sk: `${createdAt}#${sweepId}` }),
+  /** A sweep's control flags, written with it: what its runs read at every checkpoint (a few bytes, not the plan of every run). */
+  sweepFlags: (sweepId: string): Key => ({ pk: `SWEEP#${sweepId}`, sk: "FLAGS" }),
 
   /** A bias check's report (docs/backtests.md "Bias checks"), read back by its id. */
   biasCheck: (checkId: string): Key => ({ pk: `BIASCHECK#${checkId}`, sk: "BIASCHECK" }),
