@@ -201,6 +201,147 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/kill-switch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's kill switch and the stage's, and whether either halts the caller's orders now
+         * @description `user` is the caller's own switch, `stage` the administrators' switch over every user. Each shows whether it is tripped, the current (or last) trip (who, when, why), when it was released, the sessions the trip paused and the orders it asked to cancel with their status now (`cancel_failed` when the venue kept failing the cancel: the session worker keeps retrying, at most every 30 s). A non-administrator sees only their own sessions and orders in the stage's switch.
+         */
+        get: operations["getKillSwitch"];
+        put?: never;
+        /**
+         * Trip a kill switch: the caller's (scope user) or the stage's (scope stage, administrators)
+         * @description Halts trading at once: the switch is written first (every order, replacement, session or channel start and resume of the halted users answers 409 KILL_SWITCH_ACTIVE from then on: at once on this instance, within 2 s on the others), then each simulation and live session it halts is paused and every order pending on it is cancelled (on the bars at once; at the broker, paper or LongPort, by the session worker, which retries a failing cancel with backoff and reports it: `cancel_failed` here and a critical `CANCEL_FAILED` alert in the session's log). Each session's log and socket get a `kill_switch` event. Tripping a tripped switch keeps its trip and halts again what started since. An API key needs the `trade` scope. Recorded in the audit trail (`kill-switch`).
+         */
+        post: operations["postKillSwitch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/kill-switch/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a kill switch: orders are accepted again
+         * @description Orders, replacements, starts and resumes are accepted again (at once on this instance, within 2 s on the others). The sessions the trip paused stay paused: resume each when ready. Each halted session's log and socket get a `kill_switch` event (`state: released`). Releasing a switch that is not tripped changes nothing. An API key needs the `trade` scope; the stage's switch needs an administrator.
+         */
+        post: operations["postKillSwitchRelease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's webhooks, newest first (never their secrets; URLs shortened) */
+        get: operations["getWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook (its signing secret is in this answer only)
+         * @description Deliveries of the subscribed `event_kinds` are POSTed to `url` in `format` (json, slack or telegram: docs/security.md has the bodies), signed: `X-TP-Signature: v1=<hex HMAC-SHA256 of "<X-TP-Timestamp>.<body>" with the secret>`, and retried after 1, 4, 16 and 64 s on a timeout, a connection failure, 5xx, 408 or 429. The URL must be http or https, without a user name or password, and reach an allowed destination: the broker tests' egress rules (no loopback, private, link-local, shared or reserved address unless an administrator allowed the host in the broker network settings or BROKER_ALLOWED_HOSTS), answered 422 `destination_refused` at `body.url`; the rules are applied again at every delivery. A user holds at most 20 webhooks.
+         */
+        post: operations["postWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the caller's webhooks */
+        get: operations["getWebhooksByWebhookId"];
+        /**
+         * Change a webhook: the fields sent (enable or disable it with `enabled`)
+         * @description The URL must be http or https, without a user name or password, and reach an allowed destination: the broker tests' egress rules (no loopback, private, link-local, shared or reserved address unless an administrator allowed the host in the broker network settings or BROKER_ALLOWED_HOSTS), answered 422 `destination_refused` at `body.url`; the rules are applied again at every delivery. A change reaches the notifications of other processes (the session worker) within 30 s.
+         */
+        put: operations["putWebhooksByWebhookId"];
+        post?: never;
+        /** Delete a webhook (deliveries queued for it are dropped; its delivery records expire) */
+        delete: operations["deleteWebhooksByWebhookId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the signing secret (the new one is in this answer only) */
+        post: operations["postWebhooksRotateSecretByWebhookId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a test delivery (kind `test`), signed and retried as any other, enabled or not
+         * @description Answered at once: the delivery worker sends it. `GET …/deliveries` shows it with each try's status code or error and duration.
+         */
+        post: operations["postWebhooksTestByWebhookId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's deliveries, newest first, each with every try (kept 30 days) */
+        get: operations["getWebhooksDeliveriesByWebhookId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users": {
         parameters: {
             query?: never;
@@ -2412,6 +2553,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/backtest/{backtest_id}/monte-carlo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Monte Carlo of a finished backtest's closed trades: percentiles of final equity, return and drawdown, and the equity path's bands
+         * @description Runs `paths` paths (default 1,000, at most 100,000) of the backtest's closed trades, each trade as its return on the equity before it: `reshuffle` puts them in a random order (every path ends at `trades_final_equity`, the backtest's final capital when it ended flat; only the path differs), `bootstrap` draws as many with replacement. Answers the 5th, 25th, 50th, 75th and 95th percentiles (nearest rank) of final equity, total return, maximum drawdown and its duration in trades and in calendar days (step k of every path dated at the backtest's k-th exit), and the equity path's percentile bands at up to 200 trade indices. Deterministic for a `seed` (xoshiro128**); without one a seed is drawn and the answer names it. The backtest's owner's, or an administrator's.
+         */
+        post: operations["postBacktestMonteCarloByBacktestId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backtest/bias-checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a strategy for look-ahead and for a warm-up too short, over stored candles
+         * @description Runs the strategy (and the engine, for its orders) over the stored candles of the range, then again with the candles cut at `cuts` instants (default 5): any signal, order or value of the strategy's state at a bar up to a cut that differs from the full run is a look-ahead finding, with its first bar, field and both values. Then starts it fresh at `starts` later bars (default 3): an indicator still differing from the full run after the declared warm-up by more than `tolerance` (relative to its mean size; default 0.001) is a recursive finding, with the bars it needs to agree. Synchronous: at most 5 symbols and 2000 stored bars in all (422 above, and 422 naming a symbol without stored candles in the range: import them first). The report is stored: GET /api/v1/backtest/bias-checks/{check_id} reads it back.
+         */
+        post: operations["postBacktestBiasChecks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backtest/bias-checks/{check_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A stored bias check report (its owner's) */
+        get: operations["getBacktestBiasChecksByCheckId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/backtest/sweeps": {
         parameters: {
             query?: never;
@@ -2423,7 +2621,7 @@ export interface paths {
         put?: never;
         /**
          * Start a parameter sweep: one backtest per point of a grid
-         * @description The backtest request's fields (its `strategy_config` the base each point changes) plus `parameters` (per parameter a list of values or `{min, max, step}`), `metric` to rank by (default `sharpe_ratio`), `max_runs` (at most 1,000; a larger grid answers 422 stating its size) and an optional `out_of_sample` window `{start_date, end_date, top}` over which the best `top` runs (default 5) run again. Values outside the strategy's parameter ranges answer 422 naming them; points the strategy refuses as a whole (a fast period not below the slow one) are skipped and listed in the result.
+         * @description The backtest request's fields (its `strategy_config` the base each point changes) plus `parameters` (per parameter a list of values or `{min, max, step}`), `metric` to rank by (default `sharpe_ratio`), `max_runs` (at most 1,000; a larger grid answers 422 stating its size) and an optional `out_of_sample` window `{start_date, end_date, top}` over which the best `top` runs (default 5) run again, or a `walk_forward` plan `{windows, mode (rolling or anchored), in_sample_days and out_of_sample_days, or ratio}`: the range cut into windows of trading days, the grid run on each in-sample part (windows × points at most `max_runs`), each window's best point on its out-of-sample part, the result's `walk_forward` listing the windows, the out-of-sample runs stitched into one curve and the walk-forward efficiency. Values outside the strategy's parameter ranges answer 422 naming them; points the strategy refuses as a whole (a fast period not below the slow one) are skipped and listed in the result.
          */
         post: operations["postBacktestSweeps"];
         delete?: never;
@@ -2456,7 +2654,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The runs ranked by the sweep's metric, with their parameters and metrics, and the best runs' out-of-sample metrics */
+        /** The runs ranked by the sweep's metric, with their parameters and metrics, and the best runs' out-of-sample metrics (a walk-forward's windows, stitched curve and efficiency) */
         get: operations["getBacktestSweepsResultBySweepId"];
         put?: never;
         post?: never;
@@ -4053,6 +4251,191 @@ export interface components {
             outcome: "succeeded" | "refused" | "failed";
             error_code: string | null;
         };
+        KillSwitchStatus: {
+            /** @description Whether the caller's orders are refused now (their own switch or the stage's) */
+            active: boolean;
+            user: components["schemas"]["KillSwitchState"];
+            stage: components["schemas"]["KillSwitchState"];
+        };
+        KillSwitchState: {
+            /**
+             * @description user: the caller's own sessions; stage: every user's (administrators only)
+             * @enum {string}
+             */
+            scope: "user" | "stage";
+            user_id: string | null;
+            /** @description Tripped: new orders are refused with 409 KILL_SWITCH_ACTIVE */
+            active: boolean;
+            /** @description The current trip, or the last one once released; null: never tripped */
+            trip: {
+                /**
+                 * @description user: the caller's own sessions; stage: every user's (administrators only)
+                 * @enum {string}
+                 */
+                scope: "user" | "stage";
+                /** @description The user whose trading it halts; null for the stage's switch */
+                user_id: string | null;
+                /** @description When it was tripped (UTC) */
+                tripped_at: string;
+                /** @description Who tripped it: a user id, or `risk:<session id>` for a session's max_daily_loss breach */
+                tripped_by: string;
+                /** @description The API key it was tripped with; null for a sign-in token or the risk monitor */
+                key_id: string | null;
+                reason: string;
+            } | null;
+            released_at: string | null;
+            released_by: string | null;
+            /** @description The sessions the trip paused */
+            sessions_paused: string[];
+            /** @description The orders the trip asked to cancel */
+            orders: components["schemas"]["KillSwitchOrder"][];
+        };
+        KillSwitchOrder: {
+            session_id: string;
+            order_id: string;
+            symbol: string;
+            side: string;
+            /** @description The order's status now: cancelled once its venue has ended it; pending while the cancel is on its way */
+            status: string;
+            /** @description Asked of the venue and not yet confirmed */
+            cancel_requested: boolean;
+            /** @description Set when the venue kept refusing or failing the cancel (the session worker still retries, at most every 30 s) */
+            cancel_failed: {
+                error: string;
+                attempts: number;
+                at: string;
+            } | null;
+        };
+        KillSwitchTripRequest: {
+            /**
+             * @description user: the caller's own sessions; stage: every user's (administrators only)
+             * @default user
+             * @enum {string}
+             */
+            scope?: "user" | "stage";
+            /** @description Why (shown with the switch and in the 409 of every refused order) */
+            reason?: string;
+        };
+        KillSwitchReleaseRequest: {
+            /**
+             * @description user: the caller's own sessions; stage: every user's (administrators only)
+             * @default user
+             * @enum {string}
+             */
+            scope?: "user" | "stage";
+        };
+        WebhookCreated: {
+            id: string;
+            name: string;
+            /** @description The URL's scheme, host and first path segment: the rest may be a credential (Slack, Telegram) and is never shown */
+            url: string;
+            event_kinds: components["schemas"]["WebhookEventKind"][];
+            format: components["schemas"]["WebhookFormat"];
+            chat_id: string | null;
+            enabled: boolean;
+            created_at: string;
+            updated_at: string;
+            /** @description The signing secret: shown in this answer only (and when rotated). Verify X-TP-Signature with it (docs/security.md) */
+            secret: string;
+        };
+        /**
+         * @description alert_<level>: a session's alerts of that level; fill: an order filled; session_status: a session started, paused, resumed or stopped; channel_status: one channel's own state change; risk_event: a limit breached, a daily reset, limits changed; reconciliation_mismatch: the broker account or the simulated account disagrees with the session's books; backtest_completed / sweep_completed: one ended (completed, stopped or failed); kill_switch: the kill switch tripped or was released
+         * @enum {string}
+         */
+        WebhookEventKind: "alert_critical" | "alert_warning" | "alert_info" | "fill" | "session_status" | "channel_status" | "risk_event" | "reconciliation_mismatch" | "backtest_completed" | "sweep_completed" | "kill_switch";
+        /**
+         * @description json: the event as JSON, signed; slack: a Slack incoming webhook's body, `{"text": ...}`; telegram: the Bot API's sendMessage body, `{"chat_id": ..., "text": ...}` (the URL is `https://api.telegram.org/bot<token>/sendMessage`)
+         * @enum {string}
+         */
+        WebhookFormat: "json" | "slack" | "telegram";
+        WebhookCreate: {
+            /** @description What the webhook is for (default: the URL's host) */
+            name?: string;
+            /** @description Where deliveries are POSTed: an http or https URL the service's egress rules allow */
+            url: string;
+            event_kinds: components["schemas"]["WebhookEventKind"][];
+            format?: components["schemas"]["WebhookFormat"];
+            /** @description The Telegram chat to send to (format telegram only) */
+            chat_id?: string;
+            /** @default true */
+            enabled?: boolean;
+        };
+        WebhookList: {
+            items: components["schemas"]["WebhookResponse"][];
+            total: number;
+        };
+        WebhookResponse: {
+            id: string;
+            name: string;
+            /** @description The URL's scheme, host and first path segment: the rest may be a credential (Slack, Telegram) and is never shown */
+            url: string;
+            event_kinds: components["schemas"]["WebhookEventKind"][];
+            format: components["schemas"]["WebhookFormat"];
+            chat_id: string | null;
+            enabled: boolean;
+            created_at: string;
+            updated_at: string;
+        };
+        WebhookUpdate: {
+            name?: string;
+            /** @description Where deliveries are POSTed: an http or https URL the service's egress rules allow */
+            url?: string;
+            event_kinds?: components["schemas"]["WebhookEventKind"][];
+            format?: components["schemas"]["WebhookFormat"];
+            /** @description The Telegram chat to send to (format telegram only) */
+            chat_id?: string | null;
+            enabled?: boolean;
+        };
+        WebhookDeleted: {
+            success: boolean;
+            id: string;
+        };
+        WebhookTestQueued: {
+            delivery_id: string;
+            /** @enum {string} */
+            status: "queued";
+            message: string;
+        };
+        WebhookDeliveryPage: {
+            /** @description Newest first */
+            items: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for older deliveries; null on the last page */
+            next_cursor: string | null;
+        };
+        WebhookDelivery: {
+            /** @description The delivery's id, sent as X-TP-Delivery and `id` in a json body: the same for every try */
+            id: string;
+            webhook_id: string;
+            /** @description The event kind, or `test` */
+            kind: string;
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            /** @description The event in words (what slack and telegram formats send) */
+            text: string;
+            session_id: string | null;
+            /** @description When the event happened */
+            created_at: string;
+            updated_at: string;
+            /** @description When the next try is due (pending only) */
+            next_attempt_at: string | null;
+            /** @description Every try, first first */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        /**
+         * @description pending: a retry is scheduled; delivered: a 2xx came; failed: every try failed, or the receiver refused it (4xx other than 408 and 429); refused: the URL is not an allowed destination
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "delivered" | "failed" | "refused";
+        WebhookDeliveryAttempt: {
+            /** @description 1 for the first try */
+            attempt: number;
+            /** @description When the try was sent (UTC) */
+            at: string;
+            /** @description The receiver's HTTP status; null when none came */
+            status_code: number | null;
+            /** @description Why the try failed without an answer (refused destination, timeout, connection) */
+            error: string | null;
+            duration_ms: number;
+        };
         UserCreate: {
             username: string;
             /** Format: email */
@@ -5068,6 +5451,8 @@ export interface components {
             leverage_limit: number;
             max_order_notional: number | null;
             allow_short: boolean;
+            /** @description true: a breach of max_daily_loss (the session's or a channel's) in a simulation or live session trips its owner's kill switch: every session of the owner paused, their orders cancelled, new orders refused until released */
+            trip_kill_switch?: boolean;
         };
         StrategyConfigRequest: {
             strategy_name: string;
@@ -6770,6 +7155,23 @@ export interface components {
                 /** @description Close time of the last bar fed to this session's run, as saved (null before its first) */
                 last_bar_at: string | null;
             } | null;
+            /** @description The kill switch halting this session's owner (theirs or the stage's); null when none is tripped */
+            kill_switch: {
+                /**
+                 * @description user: the caller's own sessions; stage: every user's (administrators only)
+                 * @enum {string}
+                 */
+                scope: "user" | "stage";
+                /** @description The user whose trading it halts; null for the stage's switch */
+                user_id: string | null;
+                /** @description When it was tripped (UTC) */
+                tripped_at: string;
+                /** @description Who tripped it: a user id, or `risk:<session id>` for a session's max_daily_loss breach */
+                tripped_by: string;
+                /** @description The API key it was tripped with; null for a sign-in token or the risk monitor */
+                key_id: string | null;
+                reason: string;
+            } | null;
         };
         SessionRiskSummary: {
             session_id: string;
@@ -6868,6 +7270,183 @@ export interface components {
             quantity?: number | string;
             price?: number | string;
         };
+        MonteCarloResult: {
+            backtest_id: string;
+            /** @enum {string} */
+            method: "reshuffle" | "bootstrap";
+            paths: number;
+            /** @description The seed used: pass it again for the same paths */
+            seed: number;
+            /** @description Closed trades per path */
+            trades: number;
+            /** @description To the cent */
+            initial_equity: string;
+            /** @description The initial equity plus every closed trade's P&L: where every reshuffled path ends, and the backtest's final_capital when it ended flat */
+            trades_final_equity: string;
+            final_equity: {
+                /** @description To the cent */
+                p5: string;
+                /** @description To the cent */
+                p25: string;
+                /** @description To the cent */
+                p50: string;
+                /** @description To the cent */
+                p75: string;
+                /** @description To the cent */
+                p95: string;
+            };
+            /** @description Final equity over the initial equity, minus 1 */
+            total_return: {
+                p5: number;
+                p25: number;
+                p50: number;
+                p75: number;
+                p95: number;
+            };
+            /** @description The largest fall of a path's equity from a peak, as a fraction of the peak */
+            max_drawdown: {
+                p5: number;
+                p25: number;
+                p50: number;
+                p75: number;
+                p95: number;
+            };
+            /** @description The most trades from a path's peak to a later trade still below it */
+            max_drawdown_trades: {
+                p5: number;
+                p25: number;
+                p50: number;
+                p75: number;
+                p95: number;
+            };
+            /** @description The same span in calendar days, step k of every path dated at the backtest's k-th exit (the start at start_date) */
+            max_drawdown_days: {
+                p5: number;
+                p25: number;
+                p50: number;
+                p75: number;
+                p95: number;
+            };
+            /** @description The equity path's percentiles after `trade` trades (0: the start), at most 200 points spread over the trades, dated at that trade's exit in the backtest */
+            bands: {
+                trade: number;
+                date: string;
+                /** @description To the cent */
+                p5: string;
+                /** @description To the cent */
+                p25: string;
+                /** @description To the cent */
+                p50: string;
+                /** @description To the cent */
+                p75: string;
+                /** @description To the cent */
+                p95: string;
+            }[];
+        };
+        MonteCarloRequest: {
+            /**
+             * @description How many paths to run (at most 100,000)
+             * @default 1000
+             */
+            paths?: number;
+            /** @description The PRNG's seed (a 32-bit unsigned integer): the same seed gives the same paths. Absent: one is drawn, and the answer names it */
+            seed?: number;
+            /**
+             * @description reshuffle: the trades' returns in a random order (every path ends at the same equity); bootstrap: as many trades drawn with replacement
+             * @default reshuffle
+             * @enum {string}
+             */
+            method?: "reshuffle" | "bootstrap";
+        };
+        BiasCheckReport: {
+            check_id: string;
+            strategy_name: string;
+            parameters: {
+                [key: string]: unknown;
+            };
+            symbols: string[];
+            timeframe: string;
+            start_date: string;
+            end_date: string;
+            /** @description The strategy's declared warm-up with these parameters (`min_history_bars`) */
+            warmup_bars: number;
+            /** @description Stored regular-session bars of each symbol inside the range */
+            bars: {
+                [key: string]: number;
+            };
+            tolerance: number;
+            /** @description The instants (bar opens) the look-ahead runs' candles end at */
+            cuts: string[];
+            /** @description Per symbol, the bars the recursive runs start from */
+            starts: {
+                [key: string]: string[];
+            };
+            lookahead: {
+                passed: boolean;
+                findings: {
+                    symbol: string;
+                    cut_at: string;
+                    /** @enum {string} */
+                    kind: "signal" | "order" | "indicator";
+                    /** @description The first bar (signal, indicator) or event time (order) at or before the cut where the runs differ */
+                    bar_time: string;
+                    /** @description `signals`; the order event's type; or the path of the strategy's state value (`indicators.rsi`, `fast.sum`) */
+                    field: string;
+                    /** @description The value as the run held it (NaN and infinities as text) */
+                    full_value?: unknown;
+                    /** @description The value as the run held it (NaN and infinities as text) */
+                    cut_value?: unknown;
+                }[];
+            };
+            recursive: {
+                passed: boolean;
+                findings: {
+                    symbol: string;
+                    indicator: string;
+                    start_at: string;
+                    first_difference_at: string;
+                    bars_after_start: number;
+                    full_value: number | null;
+                    value: number | null;
+                    max_relative_difference: number;
+                    /** @description Bars from the start after which every value agrees within the tolerance; null when it still differs at the range's end */
+                    bars_needed: number | null;
+                }[];
+            };
+            passed: boolean;
+            created_at: string;
+        };
+        BiasCheckRequest: {
+            strategy_name: string;
+            /**
+             * @description The strategy's parameters (or `{parameters: {...}}`), plus optional `execution`, `risk_config` and `timeframe` as a backtest takes them
+             * @default {}
+             */
+            strategy_config?: {
+                [key: string]: unknown;
+            };
+            symbols: string[];
+            start_date: string;
+            end_date: string;
+            timezone?: components["schemas"]["TimeZone"];
+            /** @default 100000 */
+            initial_capital?: number | string;
+            /**
+             * @description Instants the candles are cut at for the look-ahead check, spread over the range
+             * @default 5
+             */
+            cuts?: number;
+            /**
+             * @description Later bars the recursive check starts fresh from, spread over each symbol's bars
+             * @default 3
+             */
+            starts?: number;
+            /**
+             * @description How far an indicator may differ after the warm-up, relative to its mean absolute value over the bars compared
+             * @default 0.001
+             */
+            tolerance?: number;
+        };
         SweepStarted: {
             success: boolean;
             message: string;
@@ -6888,6 +7467,8 @@ export interface components {
             end_date: string;
             initial_capital: number | string;
             timezone?: components["schemas"]["TimeZone"];
+            /** @description A symbol (SPY.US, 2800.HK) the result is measured against: its daily candles imported like the run's; the result's `benchmark` */
+            benchmark?: string;
             /** @description Per parameter a list of values or {min, max, step} */
             parameters: {
                 [key: string]: components["schemas"]["ParameterValue"][] | components["schemas"]["SweepParameterRange"];
@@ -6906,6 +7487,23 @@ export interface components {
                  * @default 5
                  */
                 top?: number;
+            };
+            /** @description A walk-forward plan: the range cut into windows, the grid run on each in-sample part and each window's best point on its out-of-sample part (docs/backtests.md "Walk-forward") */
+            walk_forward?: {
+                /** @description How many windows the range is cut into */
+                windows: number;
+                /**
+                 * @description rolling: every in-sample part has the same length and moves on by one out-of-sample part; anchored: every in-sample part starts at the first window's start
+                 * @default rolling
+                 * @enum {string}
+                 */
+                mode?: "rolling" | "anchored";
+                /** @description Trading days of an in-sample part (of the first one when anchored); with out_of_sample_days */
+                in_sample_days?: number;
+                /** @description Trading days of an out-of-sample part; with in_sample_days */
+                out_of_sample_days?: number;
+                /** @description Instead of the days: the in-sample share of the first window; the range's trading days are all used */
+                ratio?: number;
             };
         };
         /** @description min, min + step, … up to max (inclusive) */
@@ -6957,9 +7555,12 @@ export interface components {
                 top: number;
             } | null;
             runs_total: number;
-            /** @description Completed runs, best first */
+            /** @description Completed runs, best first (with a walk-forward plan: window by window, each best first) */
             ranking: {
+                /** @description 1 for the best (of its window, with a walk-forward plan) */
                 rank: number;
+                /** @description The walk-forward window of the run (0 for the first); null for a plain sweep */
+                window: number | null;
                 backtest_id: string;
                 parameters: {
                     [key: string]: components["schemas"]["ParameterValue"];
@@ -6977,6 +7578,7 @@ export interface components {
             }[];
             not_ranked: {
                 backtest_id: string;
+                window: number | null;
                 parameters: {
                     [key: string]: components["schemas"]["ParameterValue"];
                 };
@@ -6992,6 +7594,87 @@ export interface components {
             completed_at: string | null;
             /** @description When the runs the result does not keep expire (SWEEP_RUN_TTL_DAYS after they were created): each with its events and orders is then gone, and the ranking and not_ranked list only what is left; the best runs (out_of_sample.top of them, or 5) and the out-of-sample runs are kept. Null: kept for ever */
             runs_expire_at: string | null;
+            /** @description The walk-forward's windows, stitched out-of-sample curve and efficiency; null for a plain sweep */
+            walk_forward: {
+                plan: components["schemas"]["WalkForwardPlan"];
+                windows: {
+                    /** @description 0 for the first */
+                    window: number;
+                    in_sample: {
+                        start_date: string;
+                        end_date: string;
+                        trading_days: number;
+                    };
+                    out_of_sample: {
+                        start_date: string;
+                        end_date: string;
+                        trading_days: number;
+                    };
+                    /** @description The window's in-sample runs that completed */
+                    in_sample_runs: number;
+                    /** @description The window's best point in sample (the ranking's first); null when no in-sample run completed */
+                    best: {
+                        /** @description The in-sample run of the best point */
+                        backtest_id: string;
+                        parameters: {
+                            [key: string]: components["schemas"]["ParameterValue"];
+                        };
+                        /** @description Its in-sample value of the metric */
+                        value: number | null;
+                        /** @description Its in-sample annualised return */
+                        annualized_return: number | null;
+                    } | null;
+                    /** @description The best point run over the out-of-sample part; null until it is created (or when there is no best) */
+                    out_of_sample_run: {
+                        backtest_id: string;
+                        status: components["schemas"]["BacktestStatus"];
+                        value: number | null;
+                        performance_metrics: components["schemas"]["PerformanceMetrics"];
+                    } | null;
+                }[];
+                /** @description The out-of-sample runs chained: each window's returns compounded on the equity the one before ended at; null when none completed */
+                stitched: {
+                    /** @description Out-of-sample runs stitched (the completed ones, in window order) */
+                    windows: number;
+                    initial_equity: string;
+                    final_equity: string;
+                    total_return: number;
+                    annualized_return: number | null;
+                    sharpe_ratio: number | null;
+                    sortino_ratio: number | null;
+                    max_drawdown: number;
+                    max_drawdown_duration_days: number;
+                    trading_days: number;
+                    /** @description The stitched daily closes (at most 1,000 points: evenly thinned, the last kept) */
+                    equity_curve: {
+                        date: string;
+                        equity: string;
+                        window: number;
+                    }[];
+                } | null;
+                /** @description The mean of the windows' best in-sample annualised returns */
+                in_sample_annualized_return: number | null;
+                /** @description The stitched curve's annualised return */
+                out_of_sample_annualized_return: number | null;
+                /** @description Walk-forward efficiency: out_of_sample_annualized_return / in_sample_annualized_return */
+                efficiency: number | null;
+            } | null;
+        };
+        WalkForwardPlan: {
+            /** @description How many windows the range is cut into */
+            windows: number;
+            /**
+             * @description rolling: every in-sample part has the same length and moves on by one out-of-sample part; anchored: every in-sample part starts at the first window's start
+             * @default rolling
+             * @enum {string}
+             */
+            mode?: "rolling" | "anchored";
+            /** @description Trading days of an in-sample part (of the first one when anchored); with out_of_sample_days */
+            in_sample_days?: number;
+            /** @description Trading days of an out-of-sample part; with in_sample_days */
+            out_of_sample_days?: number;
+            /** @description Instead of the days: the in-sample share of the first window; the range's trading days are all used */
+            ratio?: number;
         };
         SweepControlResult: {
             success: boolean;
@@ -7035,6 +7718,8 @@ export interface components {
             end_date: string;
             initial_capital: number | string;
             timezone?: components["schemas"]["TimeZone"];
+            /** @description A symbol (SPY.US, 2800.HK) the result is measured against: its daily candles imported like the run's; the result's `benchmark` */
+            benchmark?: string;
         };
         BacktestProgressResponse: {
             backtest_id: string;
@@ -7084,6 +7769,8 @@ export interface components {
                 leverage_limit: number;
                 max_order_notional: number | null;
                 allow_short: boolean;
+                /** @description true: a breach of max_daily_loss (the session's or a channel's) in a simulation or live session trips its owner's kill switch: every session of the owner paused, their orders cancelled, new orders refused until released */
+                trip_kill_switch?: boolean;
             } | null;
             initial_capital: string;
             final_capital: string;
@@ -7149,6 +7836,27 @@ export interface components {
                 /** @description The day's closing equity, to the cent */
                 equity: string;
             }[];
+            /** @description Null without a benchmark in the request */
+            benchmark: {
+                symbol: string;
+                /** @description The benchmark's last close over its first day's open, minus 1 */
+                total_return: number | null;
+                /** @description Annualised: (mean(r) − beta × mean(b)) × trading days per year */
+                alpha: number | null;
+                /** @description cov(r, b) / var(b) */
+                beta: number | null;
+                correlation: number | null;
+                /** @description Annualised standard deviation of r − b */
+                tracking_error: number | null;
+                /** @description Annualised mean of r − b over the tracking error */
+                information_ratio: number | null;
+                /** @description The initial capital held in the benchmark, on the equity curve's dates */
+                equity_curve: {
+                    date: string;
+                    /** @description The day's closing equity, to the cent */
+                    equity: string;
+                }[];
+            } | null;
             /** @description What made the run trade less than asked (denials and rejections by reason, with counts) and the optimistic assumptions it ran under; empty when none */
             warnings: components["schemas"]["BacktestWarning"][];
             bars_processed: number;
@@ -8485,6 +9193,967 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    getKillSwitch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The switches */
+            200: {
+                headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KillSwitchStatus"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED: the stage's switch asked for by a non-administrator, or an API key without the `trade` scope (reading the state needs `read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    postKillSwitch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["KillSwitchTripRequest"];
+            };
+        };
+        responses: {
+            /** @description The switch, tripped */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KillSwitchState"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED: the stage's switch asked for by a non-administrator, or an API key without the `trade` scope (reading the state needs `read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description The body is larger than the service takes (`max_bytes`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    postKillSwitchRelease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["KillSwitchReleaseRequest"];
+            };
+        };
+        responses: {
+            /** @description The switch, released */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KillSwitchState"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED: the stage's switch asked for by a non-administrator, or an API key without the `trade` scope (reading the state needs `read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description The body is larger than the service takes (`max_bytes`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    getWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhooks */
+            200: {
+                headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    postWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description The webhook and its secret, shown this once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description TOO_MANY_WEBHOOKS: a user holds at most 20 webhooks */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "TOO_MANY_WEBHOOKS";
+                    };
+                };
+            };
+            /** @description The body is larger than the service takes (`max_bytes`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    getWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook */
+            200: {
+                headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description WEBHOOK_NOT_FOUND: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "WEBHOOK_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    putWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Entity tags of the representation the change is based on (or `*`): 412 when the resource's current tag is not among them. Without it the last writer wins. */
+                "If-Match"?: string;
+            };
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description The webhook as changed */
+            200: {
+                headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description WEBHOOK_NOT_FOUND: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "WEBHOOK_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description WEBHOOK_CHANGED: another request changed it meanwhile; read it again */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "WEBHOOK_CHANGED";
+                    };
+                };
+            };
+            /** @description PRECONDITION_FAILED: the resource changed since the If-Match tag was read (`current_etag`) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PRECONDITION_FAILED";
+                    };
+                };
+            };
+            /** @description The body is larger than the service takes (`max_bytes`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeleted"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description WEBHOOK_NOT_FOUND: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "WEBHOOK_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    postWebhooksRotateSecretByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook and its new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description WEBHOOK_NOT_FOUND: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "WEBHOOK_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description WEBHOOK_CHANGED: another request changed it meanwhile; try again */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "WEBHOOK_CHANGED";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    postWebhooksTestByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestQueued"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description WEBHOOK_NOT_FOUND: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "WEBHOOK_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    getWebhooksDeliveriesByWebhookId: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description `next_cursor` of the page before */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description WEBHOOK_NOT_FOUND: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "WEBHOOK_NOT_FOUND";
                     };
                 };
             };
@@ -18356,6 +20025,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description KILL_SWITCH_ACTIVE: the owner's or the stage's kill switch is tripped (`kill_switch` names it: scope, who, when, why; POST /api/v1/kill-switch/release) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "KILL_SWITCH_ACTIVE";
+                    };
+                };
+            };
             /** @description The body is larger than the service takes (`max_bytes`) */
             413: {
                 headers: {
@@ -18437,6 +20118,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description KILL_SWITCH_ACTIVE: the owner's or the stage's kill switch is tripped (`kill_switch` names it: scope, who, when, why; POST /api/v1/kill-switch/release) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "KILL_SWITCH_ACTIVE";
                     };
                 };
             };
@@ -19457,7 +21150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION: not allowed in the session's state (`current_status` names it); INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md) */
+            /** @description INVALID_STATE_TRANSITION: not allowed in the session's state (`current_status` names it); INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md); KILL_SWITCH_ACTIVE (`kill_switch`): the owner's or the stage's kill switch is tripped */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19465,7 +21158,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_FREE_CASH" | "INSUFFICIENT_FREE_SHARES" | "INVALID_STATE_TRANSITION";
+                        error_code: "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_FREE_CASH" | "INSUFFICIENT_FREE_SHARES" | "INVALID_STATE_TRANSITION" | "KILL_SWITCH_ACTIVE";
                     };
                 };
             };
@@ -19669,7 +21362,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION: not allowed in the session's state (`current_status` names it); INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md) */
+            /** @description INVALID_STATE_TRANSITION: not allowed in the session's state (`current_status` names it); INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md); KILL_SWITCH_ACTIVE (`kill_switch`): the owner's or the stage's kill switch is tripped */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19677,7 +21370,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_FREE_CASH" | "INSUFFICIENT_FREE_SHARES" | "INVALID_STATE_TRANSITION";
+                        error_code: "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_FREE_CASH" | "INSUFFICIENT_FREE_SHARES" | "INVALID_STATE_TRANSITION" | "KILL_SWITCH_ACTIVE";
                     };
                 };
             };
@@ -19987,7 +21680,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION: the operation is not allowed in the session's state (`current_status` names it) */
+            /** @description INVALID_STATE_TRANSITION: not allowed in the session's state (`current_status` names it); KILL_SWITCH_ACTIVE: the owner's or the stage's kill switch is tripped (`kill_switch` names it: scope, who, when, why; POST /api/v1/kill-switch/release) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19995,7 +21688,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INVALID_STATE_TRANSITION";
+                        error_code: "INVALID_STATE_TRANSITION" | "KILL_SWITCH_ACTIVE";
                     };
                 };
             };
@@ -21250,6 +22943,8 @@ export interface operations {
                         leverage_limit?: number;
                         max_order_notional?: number | null;
                         allow_short?: boolean;
+                        /** @description true: a breach of max_daily_loss (the session's or a channel's) in a simulation or live session trips its owner's kill switch: every session of the owner paused, their orders cancelled, new orders refused until released */
+                        trip_kill_switch?: boolean;
                     };
                 } | {
                     max_position_size?: number;
@@ -21265,6 +22960,8 @@ export interface operations {
                     leverage_limit?: number;
                     max_order_notional?: number | null;
                     allow_short?: boolean;
+                    /** @description true: a breach of max_daily_loss (the session's or a channel's) in a simulation or live session trips its owner's kill switch: every session of the owner paused, their orders cancelled, new orders refused until released */
+                    trip_kill_switch?: boolean;
                 };
             };
         };
@@ -21532,7 +23229,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description SESSION_NOT_RUNNING or SESSION_NOT_TRADING */
+            /** @description SESSION_NOT_RUNNING or SESSION_NOT_TRADING; KILL_SWITCH_ACTIVE: the owner's or the stage's kill switch is tripped (`kill_switch` names it: scope, who, when, why; POST /api/v1/kill-switch/release) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21540,7 +23237,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "SESSION_NOT_RUNNING" | "SESSION_NOT_TRADING";
+                        error_code: "KILL_SWITCH_ACTIVE" | "SESSION_NOT_RUNNING" | "SESSION_NOT_TRADING";
                     };
                 };
             };
@@ -21837,7 +23534,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description ORDER_NOT_REPLACEABLE or SESSION_NOT_TRADING */
+            /** @description ORDER_NOT_REPLACEABLE or SESSION_NOT_TRADING; KILL_SWITCH_ACTIVE: the owner's or the stage's kill switch is tripped (`kill_switch` names it: scope, who, when, why; POST /api/v1/kill-switch/release) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21845,7 +23542,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "ORDER_NOT_REPLACEABLE" | "SESSION_NOT_TRADING";
+                        error_code: "KILL_SWITCH_ACTIVE" | "ORDER_NOT_REPLACEABLE" | "SESSION_NOT_TRADING";
                     };
                 };
             };
@@ -21870,6 +23567,284 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         error_code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    postBacktestMonteCarloByBacktestId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                backtest_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonteCarloRequest"];
+            };
+        };
+        responses: {
+            /** @description The paths' percentiles */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonteCarloResult"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description BACKTEST_NOT_FOUND: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "BACKTEST_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description BACKTEST_NOT_FINISHED while it runs; BACKTEST_FAILED with the reason; MONTE_CARLO_UNDEFINED when it closed no trade (or its equity before a trade was not above zero) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "BACKTEST_FAILED" | "BACKTEST_NOT_FINISHED" | "MONTE_CARLO_UNDEFINED";
+                    };
+                };
+            };
+            /** @description The body is larger than the service takes (`max_bytes`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    postBacktestBiasChecks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BiasCheckRequest"];
+            };
+        };
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BiasCheckReport"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description The body is larger than the service takes (`max_bytes`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: `detail` lists every problem (loc, msg, type) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "API_KEY_RATE_LIMITED";
+                    };
+                };
+            };
+        };
+    };
+    getBacktestBiasChecksByCheckId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                check_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    /** @description The answer's entity tag: `"v<version>"` for a versioned resource, else a digest of the body. Send it back in `If-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BiasCheckReport"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description ACCESS_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description BIAS_CHECK_NOT_FOUND: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        error_code: "BIAS_CHECK_NOT_FOUND";
                     };
                 };
             };
@@ -24950,7 +26925,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION (`current_status` names the state) */
+            /** @description INVALID_STATE_TRANSITION (`current_status` names the state); KILL_SWITCH_ACTIVE: the owner's or the stage's kill switch is tripped (`kill_switch` names it: scope, who, when, why; POST /api/v1/kill-switch/release) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24958,7 +26933,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INVALID_STATE_TRANSITION";
+                        error_code: "INVALID_STATE_TRANSITION" | "KILL_SWITCH_ACTIVE";
                     };
                 };
             };
@@ -25081,7 +27056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION (`current_status` names the state) */
+            /** @description INVALID_STATE_TRANSITION (`current_status` names the state); KILL_SWITCH_ACTIVE: the owner's or the stage's kill switch is tripped (`kill_switch` names it: scope, who, when, why; POST /api/v1/kill-switch/release) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25089,7 +27064,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INVALID_STATE_TRANSITION";
+                        error_code: "INVALID_STATE_TRANSITION" | "KILL_SWITCH_ACTIVE";
                     };
                 };
             };
@@ -25736,7 +27711,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION (`current_status` names the state) */
+            /** @description INVALID_STATE_TRANSITION (`current_status` names the state); KILL_SWITCH_ACTIVE: the owner's or the stage's kill switch is tripped (`kill_switch` names it: scope, who, when, why; POST /api/v1/kill-switch/release) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25744,7 +27719,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INVALID_STATE_TRANSITION";
+                        error_code: "INVALID_STATE_TRANSITION" | "KILL_SWITCH_ACTIVE";
                     };
                 };
             };
@@ -25867,7 +27842,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION (`current_status` names the state) */
+            /** @description INVALID_STATE_TRANSITION (`current_status` names the state); KILL_SWITCH_ACTIVE: the owner's or the stage's kill switch is tripped (`kill_switch` names it: scope, who, when, why; POST /api/v1/kill-switch/release) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25875,7 +27850,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INVALID_STATE_TRANSITION";
+                        error_code: "INVALID_STATE_TRANSITION" | "KILL_SWITCH_ACTIVE";
                     };
                 };
             };
@@ -28801,7 +30776,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION; INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md) */
+            /** @description INVALID_STATE_TRANSITION; INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md); KILL_SWITCH_ACTIVE (`kill_switch`): the owner's or the stage's kill switch is tripped */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -28809,7 +30784,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_FREE_CASH" | "INSUFFICIENT_FREE_SHARES" | "INVALID_STATE_TRANSITION";
+                        error_code: "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_FREE_CASH" | "INSUFFICIENT_FREE_SHARES" | "INVALID_STATE_TRANSITION" | "KILL_SWITCH_ACTIVE";
                     };
                 };
             };
@@ -29215,7 +31190,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION */
+            /** @description INVALID_STATE_TRANSITION; KILL_SWITCH_ACTIVE: the owner's or the stage's kill switch is tripped (`kill_switch` names it: scope, who, when, why; POST /api/v1/kill-switch/release) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -29223,7 +31198,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INVALID_STATE_TRANSITION";
+                        error_code: "INVALID_STATE_TRANSITION" | "KILL_SWITCH_ACTIVE";
                     };
                 };
             };
@@ -29491,7 +31466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION: not allowed in the current state (`current_status` names it); INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md) */
+            /** @description INVALID_STATE_TRANSITION: not allowed in the current state (`current_status` names it); INSUFFICIENT_FREE_CASH (`currency`, `required`, `free_cash`) or INSUFFICIENT_FREE_SHARES (`symbol`, `required`, `free_quantity`): a simulation session's start that its owner's simulated account cannot fund; INSUFFICIENT_BUYING_POWER (`currency`, `required`, `buying_power`): a live session's start that its account's buying power does not cover (docs/accounts.md); KILL_SWITCH_ACTIVE (`kill_switch`): the owner's or the stage's kill switch is tripped */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -29499,7 +31474,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_FREE_CASH" | "INSUFFICIENT_FREE_SHARES" | "INVALID_STATE_TRANSITION";
+                        error_code: "INSUFFICIENT_BUYING_POWER" | "INSUFFICIENT_FREE_CASH" | "INSUFFICIENT_FREE_SHARES" | "INVALID_STATE_TRANSITION" | "KILL_SWITCH_ACTIVE";
                     };
                 };
             };
@@ -29809,7 +31784,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE_TRANSITION: not allowed in the current state (`current_status` names it) */
+            /** @description INVALID_STATE_TRANSITION: not allowed in the current state; KILL_SWITCH_ACTIVE: the owner's or the stage's kill switch is tripped (`kill_switch` names it: scope, who, when, why; POST /api/v1/kill-switch/release) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -29817,7 +31792,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "INVALID_STATE_TRANSITION";
+                        error_code: "INVALID_STATE_TRANSITION" | "KILL_SWITCH_ACTIVE";
                     };
                 };
             };
@@ -30574,7 +32549,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PAPER_ACCOUNT_BUSY: the account kept changing; try again */
+            /** @description PAPER_ACCOUNT_BUSY: the account kept changing; try again. KILL_SWITCH_ACTIVE: the caller's or the stage's kill switch is tripped (`kill_switch` names it) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -30582,7 +32557,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
-                        error_code: "PAPER_ACCOUNT_BUSY";
+                        error_code: "KILL_SWITCH_ACTIVE" | "PAPER_ACCOUNT_BUSY";
                     };
                 };
             };

@@ -26,7 +26,7 @@ export interface components {
             timestamp: string;
         };
         /** @enum {string} */
-        EngineEventType: "order_submitted" | "order_denied" | "order_filled" | "order_rejected" | "order_cancelled" | "order_replaced" | "order_routed" | "order_cancel_requested" | "position_changed" | "trade_closed" | "risk_event" | "alert" | "alert_acknowledged" | "channel_status" | "day_end" | "log" | "bias_changed" | "signal" | "strategy_output";
+        EngineEventType: "order_submitted" | "order_denied" | "order_filled" | "order_rejected" | "order_cancelled" | "order_replaced" | "order_routed" | "order_cancel_requested" | "position_changed" | "trade_closed" | "risk_event" | "alert" | "alert_acknowledged" | "channel_status" | "day_end" | "log" | "bias_changed" | "signal" | "strategy_output" | "kill_switch";
         /** @description A channel's status and figures after a fill or a status change */
         ChannelUpdateMessage: {
             /** @constant */
