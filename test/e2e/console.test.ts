@@ -35,9 +35,9 @@ let backtestId: string;
 const pageErrors: string[] = [];
 let liveSessionId: string;
 let sweepId: string;
+let walkForwardId: string;
 /** An id as the API makes them: never shown where a name or a figure belongs. */
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
-let walkForwardId: string;
 /** Money as the console shows it: the currency, then the amount to the cent. */
 const MONEY = /^[+-]?-?USD [\d,]+\.\d{2}$/;
 
@@ -358,28 +358,6 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(await page.locator(`a[href$="/sweeps/${sweepId}"]`).count()).toBe(1);
   });
 
-  it("creates a multi-channel session from a channel preset, its problems said next to the fields", { timeout: 120_000 }, async () => {
-    const raw = await fetch(`${base}/api/v1/channel-presets/presets/balanced-multi`, { headers: { Authorization: `Bearer ${token}` } });
-    const preset = parseJsonc(await raw.text()) as { channels: { channel_id: string }[] };
-    const channelIds = preset.channels.map((channel) => channel.channel_id);
-    expect(channelIds.length).toBeGreaterThan(1);
-
-    await page.goto(`${base}/console/sessions`);
-    const form = page.getByRole("form", { name: "New session from a channel preset" });
-    await form.getByLabel("Preset").selectOption("balanced-multi");
-    await expect.poll(() => form.locator("[data-table=preset-channels] tbody tr td:first-child").allTextContents(), { timeout: 15_000 }).toEqual(channelIds);
-    await shot(page, "05-sessions");
-
-    // Empty name and capital: the API's 422 is said at each field, and the first takes the focus.
-    await form.getByLabel("Session name").fill("");
-    await form.getByLabel("Initial capital").fill("");
-    await form.getByRole("button", { name: "Create session from preset" }).click();
-    const problem = (label: string) => form.locator(".field", { has: page.getByLabel(label, { exact: true }) }).locator(".field-error");
-    await expect.poll(() => problem("Session name").textContent(), { timeout: 15_000 }).not.toBe("");
-    expect(await problem("Initial capital").textContent()).not.toBe("");
-    expect(await problem("Symbols").textContent()).toBe("");
-    expect(await form.getByLabel("Session name").getAttribute("aria-invalid")).toBe("true");
-    expect(await page.evaluate("document.activeElement.name")).toBe("session_name");
   it("shows a walk-forward's windows as a timeline, its stitched out-of-sample equity and each window's heat map", { timeout: 300_000 }, async () => {
     const api = new ApiClient(base);
     api.token = token;
@@ -438,6 +416,28 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     await shot(page, "13-walk-forward");
   });
 
+  it("creates a multi-channel session from a channel preset, its problems said next to the fields", { timeout: 120_000 }, async () => {
+    const raw = await fetch(`${base}/api/v1/channel-presets/presets/balanced-multi`, { headers: { Authorization: `Bearer ${token}` } });
+    const preset = parseJsonc(await raw.text()) as { channels: { channel_id: string }[] };
+    const channelIds = preset.channels.map((channel) => channel.channel_id);
+    expect(channelIds.length).toBeGreaterThan(1);
+
+    await page.goto(`${base}/console/sessions`);
+    const form = page.getByRole("form", { name: "New session from a channel preset" });
+    await form.getByLabel("Preset").selectOption("balanced-multi");
+    await expect.poll(() => form.locator("[data-table=preset-channels] tbody tr td:first-child").allTextContents(), { timeout: 15_000 }).toEqual(channelIds);
+    await shot(page, "05-sessions");
+
+    // Empty name and capital: the API's 422 is said at each field, and the first takes the focus.
+    await form.getByLabel("Session name").fill("");
+    await form.getByLabel("Initial capital").fill("");
+    await form.getByRole("button", { name: "Create session from preset" }).click();
+    const problem = (label: string) => form.locator(".field", { has: page.getByLabel(label, { exact: true }) }).locator(".field-error");
+    await expect.poll(() => problem("Session name").textContent(), { timeout: 15_000 }).not.toBe("");
+    expect(await problem("Initial capital").textContent()).not.toBe("");
+    expect(await problem("Symbols").textContent()).toBe("");
+    expect(await form.getByLabel("Session name").getAttribute("aria-invalid")).toBe("true");
+    expect(await page.evaluate("document.activeElement.name")).toBe("session_name");
 
     await form.getByLabel("Session name").fill("from the balanced preset");
     await form.getByLabel("Initial capital").fill("50000");
@@ -652,6 +652,7 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
       ["sessions", "/sessions", "caption"],
       ["session", `/sessions/${liveSessionId}`, "[data-figure=equity]"],
       ["sweep", `/sweeps/${sweepId}`, "[data-table=ranking] table"],
+      ["walk-forward", `/sweeps/${walkForwardId}`, "[data-chart=walk-forward-timeline]"],
       ["accounts", "/accounts", "section[aria-label='Simulated account'] table"],
       ["symbol", "/symbols/AAPL.US", ".heatmap"],
       ["settings", "/settings", "section[aria-label='Users'] table"],
@@ -679,4 +680,3 @@ describe.skipIf(!CHROMIUM)(`the console in headless Chromium (${CHROMIUM ?? "not
     expect(pageErrors).toEqual([]);
   });
 });
-      ["walk-forward", `/sweeps/${walkForwardId}`, "[data-chart=walk-forward-timeline]"],
