@@ -2,7 +2,7 @@ import type { components } from "@tp/client";
 import { api, go, href, unwrap } from "../app";
 import { currencyOfSymbol, money, percent } from "../format";
 import { field, h, num, onSubmit, statusLine, table, when } from "../ui";
-import { walkForwardOf, walkForwardSection } from "./walk-forward";
+import { walkForwardSection } from "./walk-forward";
 
 type SweepResult = components["schemas"]["SweepResult"];
 type SweepProgress = components["schemas"]["SweepProgress"];
@@ -155,7 +155,7 @@ function windowHeatMap(result: SweepResult, windows: number): HTMLElement {
   );
   const draw = () => {
     const k = Number(choice.value);
-    holder.replaceChildren(choice, heatMap({ ...result, ranking: result.ranking.filter((run) => (run as Ranked & { window?: number | null }).window === k) }));
+    holder.replaceChildren(choice, heatMap({ ...result, ranking: result.ranking.filter((run) => run.window === k) }));
   };
   choice.value = String(windows - 1);
   choice.addEventListener("change", draw);
@@ -194,9 +194,8 @@ export async function sweepPage(main: HTMLElement, params: Record<string, string
     rememberSweep(id, label);
     const currency = currencyOfSymbol(result.symbols[0]);
     const names = [...new Set(result.ranking.flatMap((run) => Object.keys(run.parameters)))];
-    const walkForward = walkForwardOf(result);
+    const walkForward = result.walk_forward;
     heading.textContent = walkForward ? "Walk-forward optimisation" : "Parameter sweep";
-    const windowOf = (run: Ranked) => (run as Ranked & { window?: number | null }).window;
     body.replaceChildren(
       ...(walkForward ? [walkForwardSection(result, walkForward)] : []),
       h(
@@ -222,7 +221,7 @@ export async function sweepPage(main: HTMLElement, params: Record<string, string
             "Backtest",
           ],
           result.ranking.map((run) => [
-            ...(walkForward ? [String((windowOf(run) ?? 0) + 1)] : []),
+            ...(walkForward ? [String((run.window ?? 0) + 1)] : []),
             String(run.rank),
             ...names.map((name) => shownValue(run.parameters[name])),
             run.value === null ? "–" : num(run.value, 4),

@@ -7,33 +7,8 @@ import { h, num, table } from "../ui";
 type SweepResult = components["schemas"]["SweepResult"];
 type Range = { start_date: string; end_date: string; trading_days: number };
 
-/** A sweep's result with its walk-forward part (the API's `WalkForwardResult`, docs/backtests.md "Walk-forward"). */
-export type WalkForward = {
-  windows: {
-    window: number;
-    in_sample: Range;
-    out_of_sample: Range;
-    in_sample_runs: number;
-    best: { backtest_id: string; parameters: Record<string, unknown>; value: number | null; annualized_return: number | null } | null;
-    out_of_sample_run: {
-      backtest_id: string;
-      status: string;
-      value: number | null;
-      performance_metrics: { total_return: number; annualized_return: number | null } | null;
-    } | null;
-  }[];
-  stitched: {
-    initial_equity: string;
-    total_return: number;
-    annualized_return: number | null;
-    max_drawdown: number;
-    equity_curve: { date: string; equity: string; window: number }[];
-  } | null;
-  in_sample_annualized_return: number | null;
-  out_of_sample_annualized_return: number | null;
-  efficiency: number | null;
-};
-export const walkForwardOf = (result: SweepResult): WalkForward | null => (result as SweepResult & { walk_forward?: WalkForward | null }).walk_forward ?? null;
+/** A sweep's walk-forward part (docs/backtests.md "Walk-forward"). */
+export type WalkForward = NonNullable<SweepResult["walk_forward"]>;
 
 const day = (date: string) => Date.parse(`${date}T00:00:00Z`);
 
