@@ -39,6 +39,7 @@ describe("bias checks", () => {
     expect(report.cuts).toHaveLength(4);
     expect(report.starts["AAPL.US"]).toHaveLength(2);
     expect(report.warmup_bars).toBe(31);
+    expect(report.settle_bars).toBe(31);
     expect(report.bars["AAPL.US"]).toBeGreaterThan(200);
     expect(report.parameters).toMatchObject({ fast_period: 10, slow_period: 30, ma_type: "sma" });
     expect(await api.json("GET", `/api/v1/backtest/bias-checks/${report.check_id}`, 200, { token: user.token })).toEqual(report);
@@ -47,15 +48,25 @@ describe("bias checks", () => {
     await api.json("GET", "/api/v1/backtest/bias-checks/no-such-check", 404, { token: user.token });
   });
 
-  it("reports an RSI whose values still depend on the history before its warm-up", async () => {
+  it("compares an RSI after the bars its Wilder smoothing declares it needs to settle, not after its first signal's warm-up", async () => {
     const user = await api.createUser();
     const report = await api.json("POST", "/api/v1/backtest/bias-checks", 200, {
       token: user.token,
       body: body({ strategy_name: "rsi_mean_reversion", strategy_config: {} }),
     });
-    expect(report.lookahead.passed).toBe(true);
-    expect(report.recursive.passed).toBe(false);
-    expect(report.recursive.findings.every((f: { indicator: string }) => f.indicator === "rsi")).toBe(true);
+    expect(report.warmup_bars).toBe(15);
+    expect(report.settle_bars).toBe(127);
+    expect(report.starts["AAPL.US"]).toHaveLength(3);
+    expect(report.lookahead).toEqual({ passed: true, findings: [] });
+    expect(report.recursive).toEqual({ passed: true, findings: [] });
+    expect(report.passed).toBe(true);
+    // A range without room for a fresh start and its settle bars is refused, not passed for want of bars.
+    const short = await api.json("POST", "/api/v1/backtest/bias-checks", 422, {
+      token: user.token,
+      body: body({ strategy_name: "trend_director", strategy_config: {} }),
+    });
+    expect(short.detail).toEqual([expect.objectContaining({ loc: ["body", "end_date"], type: "too_few_bars" })]);
+    expect(short.detail[0].msg).toContain("the 904 bars its indicators need to settle, so it needs at least 906");
   });
 
   it("refuses before running: every problem of the body, candles not stored, more bars than a check runs over", async () => {

@@ -161,7 +161,8 @@ describe("MTF sessions", () => {
   });
 
   it("warms its strategies up on the stored bars before its range, as a simulation session does on the market's history", async () => {
-    const created = await api.json("POST", "/api/v1/trading/mtf/sessions", 201, { token, body: body({ start_date: DAYS[3] }) });
+    // Six stored days before the range: 42 hourly bars, enough for the director's EMA(8) to settle (8 + ceil(3.5 · 9) = 40).
+    const created = await api.json("POST", "/api/v1/trading/mtf/sessions", 201, { token, body: body({ start_date: DAYS[6] }) });
     await api.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/start`, 200, { token });
     await api.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/pause`, 200, { token });
     const first = await api.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/step`, 200, { token });
@@ -175,6 +176,9 @@ describe("MTF sessions", () => {
       .map((e: { data: { warm_up: { timeframe: string; bars: number; wanted: number } } }) => e.data.warm_up);
     expect(lines.map((w: { timeframe: string }) => w.timeframe).sort()).toEqual(["1h", "5m"]);
     for (const w of lines) expect(w.bars).toBe(w.wanted);
+    // The bars their indicators need to settle, not just to signal: the director's EMA(8) 40 (8 to signal);
+    // the executor's EMA(10) 10 + ceil(3.5 · 11) = 49, over RSI(5)'s 5 + 1 + 8 · 5 = 46 (10 to signal).
+    expect(Object.fromEntries(lines.map((w: { timeframe: string; wanted: number }) => [w.timeframe, w.wanted]))).toEqual({ "1h": 40, "5m": 49 });
   });
 
   it("shows the director's bias changes in outputs and status, and the executor never trades against it", async () => {

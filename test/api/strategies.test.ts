@@ -62,6 +62,7 @@ describe("strategy catalog", () => {
         "market_types",
         "timeframes",
         "min_history_bars",
+        "settle_bars",
         "risk_level",
         "parameters",
       ]) {
@@ -69,7 +70,7 @@ describe("strategy catalog", () => {
       }
     }
     const director = all.strategies.find((s: any) => s.strategy_id === "trend_director");
-    expect(director).toMatchObject({ min_history_bars: 200, market_types: ["US", "HK"], timeframes: ["1d", "1h"], risk_level: "low" });
+    expect(director).toMatchObject({ min_history_bars: 200, settle_bars: 904, market_types: ["US", "HK"], timeframes: ["1d", "1h"], risk_level: "low" });
   });
 
   it("gives details with the recommended risk configuration", async () => {
@@ -77,6 +78,7 @@ describe("strategy catalog", () => {
     expect(details).toMatchObject({
       strategy_id: "ma_crossover",
       min_history_bars: 31,
+      settle_bars: 31,
       default_parameters: { fast_period: 10, slow_period: 30, ma_type: "sma", allow_short: false },
       recommended_risk: { strategy_name: "ma_crossover", base_preset: "default" },
     });

@@ -45,7 +45,7 @@ export const BiasCheckRequest = z
       .gt(0)
       .max(1)
       .default(0.001)
-      .describe("How far an indicator may differ after the warm-up, relative to its mean absolute value over the bars compared"),
+      .describe("How far an indicator may differ after its declared settle bars, relative to its mean absolute value over the bars compared"),
   })
   .meta({ id: "BiasCheckRequest" });
 export type BiasCheckRequest = z.infer<typeof BiasCheckRequest>;
@@ -61,7 +61,10 @@ export const BiasCheckReport = z
     timeframe: z.string(),
     start_date: z.string(),
     end_date: z.string(),
-    warmup_bars: z.int().describe("The strategy's declared warm-up with these parameters (`min_history_bars`)"),
+    warmup_bars: z.int().describe("The strategy's declared warm-up with these parameters (`min_history_bars`): the look-ahead check cuts after it"),
+    settle_bars: z
+      .int()
+      .describe("The bars its indicators declare they need to settle with these parameters (`settle_bars`): the recursive check compares after them"),
     bars: z.record(z.string(), z.int()).describe("Stored regular-session bars of each symbol inside the range"),
     tolerance: z.number(),
     cuts: z.array(z.string()).describe("The instants (bar opens) the look-ahead runs' candles end at"),
@@ -195,14 +198,22 @@ export async function run(deps: BiasCheckDeps, actor: Actor, request: BiasCheckR
     cuts: request.cuts,
     starts: request.starts,
     tolerance: request.tolerance,
-    beforeRuns: (bars) => {
+    beforeRuns: (bars, settleBars) => {
       const issues: ValidationIssue[] = [];
       plan.symbols.forEach((symbol, index) => {
-        if ((bars[symbol] ?? 0) === 0)
+        const stored = bars[symbol] ?? 0;
+        if (stored === 0)
           issues.push({
             loc: ["body", "symbols", index],
             msg: `no stored ${timeframe} candles of ${symbol} from ${request.start_date} to ${request.end_date}: import them first (POST /api/v1/stock-import/import)`,
             type: "no_candles",
+          });
+        // A fresh start needs a bar before it and its settle bars after it, plus one bar to compare.
+        else if (stored < settleBars + 2)
+          issues.push({
+            loc: ["body", "end_date"],
+            msg: `the range holds ${stored} stored ${timeframe} bars of ${symbol}; the recursive check starts the strategy fresh after the first bar and compares after the ${settleBars} bars its indicators need to settle, so it needs at least ${settleBars + 2}: lengthen the range`,
+            type: "too_few_bars",
           });
       });
       const total = Object.values(bars).reduce((sum, n) => sum + n, 0);

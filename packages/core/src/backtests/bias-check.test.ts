@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Ema } from "../indicators/ema";
 import { singleStrategySetup } from "../engine/testing/setups";
-import type { StrategyDefinition } from "../strategies/definition";
+import { emaSettle, type StrategyDefinition } from "../strategies/definition";
 import { Strategies } from "../strategies/index";
 import { BaseStrategy, type Bar, type BarColumns, type Decision, type Strategy, type SymbolState } from "../strategies/strategy";
 import { randomWalk } from "../strategies/test-bars";
@@ -62,10 +62,13 @@ interface ShortState extends SymbolState {
   ema: Ema;
 }
 
-/** An EMA(40) reported as its indicator, its declared warm-up the average's lookback (40 bars): too short for it to forget its seed. */
+/**
+ * An EMA(40) reported as its indicator, its warm-up the average's lookback (40 bars); its settle
+ * bars `settle`, by default the warm-up: too short for it to forget its seed.
+ */
 class ShortWarmup extends BaseStrategy<ShortState> {
-  constructor() {
-    super("short_warmup_test", {}, 40);
+  constructor(settle = 40) {
+    super("short_warmup_test", {}, 40, settle);
   }
   protected createSymbolState(): ShortState {
     return { ...this.baseState(), ema: new Ema(40), indicators: { ema: NaN } };
@@ -120,25 +123,54 @@ describe("bias checks", () => {
     }
   });
 
-  it("passes the recursive check of the catalog's strategies whose indicators have a finite window", async () => {
-    for (const name of ["ma_crossover", "bollinger_breakout", "donchian_breakout", "momentum"]) {
-      const report = await checkBias(store(), planOf(name));
+  it("passes every catalog strategy's recursive check with its default parameters, compared after its declared settle bars", async () => {
+    // Settle bars by strategy: the warm-up for moving windows; EMA(p) p + ceil(3.5 (p + 1)); Wilder's (p) 9p + 1.
+    const settle: Record<string, number> = {
+      ma_crossover: 31,
+      rsi_mean_reversion: 127,
+      bollinger_breakout: 20,
+      macd_trend: 121 + 44,
+      donchian_breakout: 21,
+      momentum: 21,
+      trend_director: 904,
+      pullback_executor: 229,
+      ema_trend: 229,
+    };
+    expect(Object.keys(settle).sort()).toEqual([...Strategies.ids()].sort());
+    const long = store(11, 1200);
+    for (const name of Strategies.ids()) {
+      const report = await checkBias(long, planOf(name, {}, { window: [Date.UTC(2024, 0, 1) / 1000, Date.UTC(2024, 0, 1) / 1000 + 1300 * DAY_S], cuts: 1 }));
+      expect(report.settle_bars, name).toBe(settle[name]);
+      expect(report.settle_bars, name).toBeGreaterThanOrEqual(report.warmup_bars);
+      // Fresh starts were made and compared: the pass is not for want of bars.
+      expect(report.starts[SYMBOL], name).toHaveLength(3);
       expect(report.recursive.findings, name).toEqual([]);
       expect(report.passed, name).toBe(true);
     }
   });
 
-  it("reports the catalog's exponential and Wilder-smoothed indicators as still depending on the history before their warm-up", async () => {
-    const report = await checkBias(store(), planOf("rsi_mean_reversion"));
-    expect(report.lookahead.passed).toBe(true);
-    expect(report.recursive.passed).toBe(false);
-    const finding = report.recursive.findings[0]!;
-    expect(finding.indicator).toBe("rsi");
-    expect(finding.bars_after_start).toBe(report.warmup_bars);
-    expect(finding.max_relative_difference).toBeGreaterThan(0.001);
-    // RSI(14) forgets its seed by (13/14) a bar: some tens of bars more make it agree to 0.1 %.
-    expect(finding.bars_needed).toBeGreaterThan(report.warmup_bars);
-    expect(finding.bars_needed).toBeLessThan(200);
+  it("measures the exponential and Wilder-smoothed indicators settling after their first signal's warm-up and within their declared settle bars", async () => {
+    const long = store(11, 1200);
+    for (const name of ["rsi_mean_reversion", "macd_trend", "ema_trend", "trend_director", "pullback_executor"]) {
+      const declared = Strategies.settleBars(name);
+      // The same strategy, declaring its first signal's warm-up as its settle bars.
+      const probe = `${name}_probe_test`;
+      unregister.push(
+        Strategies.register(definitionOf(probe, () => Object.defineProperty(Strategies.create(name), "settleBars", { value: Strategies.warmupBars(name) }), 1)),
+      );
+      const report = await checkBias(long, planOf(probe, {}, { window: [Date.UTC(2024, 0, 1) / 1000, Date.UTC(2024, 0, 1) / 1000 + 1300 * DAY_S], cuts: 1 }));
+      expect(report.lookahead.passed, name).toBe(true);
+      expect(report.recursive.passed, name).toBe(false);
+      const measured = report.recursive.findings.filter((f) => f.bars_needed !== null).map((f) => f.bars_needed!);
+      expect(measured.length, name).toBeGreaterThan(0);
+      for (const finding of report.recursive.findings) {
+        expect(finding.bars_after_start, name).toBe(report.warmup_bars);
+        expect(finding.max_relative_difference, name).toBeGreaterThan(0.001);
+      }
+      // Past the warm-up, within the declared figure with room to spare.
+      expect(Math.min(...measured), name).toBeGreaterThan(report.warmup_bars);
+      expect(Math.max(...measured), name).toBeLessThan(declared * 0.95);
+    }
   });
 
   it("catches a strategy that reads the next bar, at the bar of each cut, in its signals, its indicator and its orders", async () => {
@@ -162,7 +194,7 @@ describe("bias checks", () => {
     expect(signals[0]!.bar_time).toBe(signals[0]!.cut_at);
   });
 
-  it("reports an indicator whose declared warm-up is too short, with the bars it needs", async () => {
+  it("reports an indicator whose declared settle bars are too short, with the bars it needs; declared right, it passes", async () => {
     unregister.push(Strategies.register(definitionOf("short_warmup_test", () => new ShortWarmup(), 40)));
     const report = await checkBias(store(), planOf("short_warmup_test"));
     expect(report.lookahead.passed).toBe(true);
@@ -179,6 +211,13 @@ describe("bias checks", () => {
     // A tolerance the seed's error is within after the warm-up reports nothing.
     const loose = await checkBias(store(), planOf("short_warmup_test", {}, { tolerance: 1 }));
     expect(loose.recursive.findings).toEqual([]);
+    // Declaring an EMA's settle bars (40 + ceil(3.5 · 41) = 184) passes it at the default tolerance.
+    unregister.pop()!();
+    unregister.push(Strategies.register(definitionOf("short_warmup_test", () => new ShortWarmup(emaSettle(40)), 40)));
+    const settled = await checkBias(store(), planOf("short_warmup_test"));
+    expect(settled.settle_bars).toBe(184);
+    expect(settled.starts[SYMBOL]).toHaveLength(3);
+    expect(settled.recursive.findings).toEqual([]);
   });
 
   it("takes a registered strategy away again", () => {

@@ -21,10 +21,12 @@ import { BarFeed } from "./bar-feed";
  *   a strategy is handed holds a later bar). Whatever a run decided at a bar up to the cut (a
  *   signal, an order, any value of the strategy's state, its indicators included) must be the same
  *   in both runs: the runs saw the same bars up to there, and the engine is deterministic.
- * - **recursive**: the strategy runs again from several later bars, fresh; after its declared
- *   warm-up (`warmupBars`) its indicators must agree with the run that had all the history before,
- *   within a tolerance. An indicator that still differs depends on how much history came before
- *   (an exponential average, Wilder's smoothing): its warm-up is too short for it.
+ * - **recursive**: the strategy runs again from several later bars, fresh; after the bars it
+ *   declares its indicators need to settle (`settleBars`, at least its warm-up `warmupBars`) they
+ *   must agree with the run that had all the history before, within a tolerance. An indicator that
+ *   still differs depends on more history than declared (an exponential average, Wilder's
+ *   smoothing, declared as a moving window): the live warm-up, which loads that many bars, would
+ *   leave it disagreeing with a backtest over the same bars.
  */
 
 /** What a check runs: the strategy, the engine setup it trades in, its feeds (one per symbol, one timeframe) and the window. */
@@ -40,8 +42,11 @@ export interface BiasCheckPlan {
   starts: number;
   /** Relative to the indicator's mean absolute value over the bars compared. */
   tolerance: number;
-  /** Told each symbol's bars in the window once they are read, before any run: may refuse them (throw). */
-  beforeRuns?: (bars: Record<string, number>) => void;
+  /**
+   * Told each symbol's bars in the window once they are read, and the strategy's settle figure,
+   * before any run: may refuse them (throw).
+   */
+  beforeRuns?: (bars: Record<string, number>, settleBars: number) => void;
 }
 
 /** A value as the report shows it: NaN and infinities as text, JSON otherwise. */
@@ -58,7 +63,7 @@ export interface LookaheadFinding {
   cut_value: ReportedValue;
 }
 
-/** An indicator that, started fresh at `start_at`, still differs from the full run after the warm-up. */
+/** An indicator that, started fresh at `start_at`, still differs from the full run after the declared settle bars. */
 export interface RecursiveFinding {
   symbol: string;
   indicator: string;
@@ -75,6 +80,7 @@ export interface RecursiveFinding {
 
 export interface BiasCheckFindings {
   warmup_bars: number;
+  settle_bars: number;
   bars: Record<string, number>;
   cuts: string[];
   starts: Record<string, string[]>;
@@ -209,7 +215,7 @@ export function spread(low: number, high: number, count: number): number[] {
 
 /**
  * Where a recursive check compares a fresh start with the full run: bars from the one where the
- * start's warm-up ends; the indicator's differences there, relative to its mean absolute value
+ * start's declared settle bars end; the indicator's differences there, relative to its mean absolute value
  * over those bars (a value near zero, a MACD histogram crossing, is not inflated). Null when every
  * bar agrees within `tolerance`.
  */
@@ -250,9 +256,9 @@ export function compareSeries(
 export async function checkBias(candles: Loader, plan: BiasCheckPlan): Promise<BiasCheckFindings> {
   const store = cachedLoader(candles);
   const create = () => Strategies.create(plan.strategy_name, plan.parameters);
-  const warmup = create().warmupBars;
+  const { warmupBars: warmup, settleBars: settle } = create();
   const bars = await barsOf(store, plan);
-  plan.beforeRuns?.(Object.fromEntries([...bars].map(([symbol, list]) => [symbol, list.length])));
+  plan.beforeRuns?.(Object.fromEntries([...bars].map(([symbol, list]) => [symbol, list.length])), settle);
   const columns = new Map([...bars].map(([symbol, list]) => [symbol, columnsOf(symbol, list)]));
   const full = new Map([...columns].map(([symbol, c]) => [symbol, trace(create, c, 0, true)]));
 
@@ -312,18 +318,18 @@ export async function checkBias(candles: Loader, plan: BiasCheckPlan): Promise<B
     }
   }
 
-  // Recursive: fresh starts spread over each symbol's bars, compared after their warm-up.
+  // Recursive: fresh starts spread over each symbol's bars, compared once the declared settle bars are behind them.
   const recursive: RecursiveFinding[] = [];
   const starts: Record<string, string[]> = {};
   for (const symbol of plan.symbols) {
     const c = columns.get(symbol)!;
     const length = c.timestamp.length;
     const theirs = full.get(symbol)!;
-    const points = spread(1, length - warmup - 1, plan.starts);
+    const points = spread(1, length - settle - 1, plan.starts);
     starts[symbol] = points.map((s) => iso(c.timestamp[s]!));
     for (const start of points) {
       const mine = trace(create, c, start, false);
-      const from = start + Math.max(warmup, 1) - 1;
+      const from = start + Math.max(settle, 1) - 1;
       for (const [name, series] of theirs.readings) {
         const fresh = [...new Array<number | null>(start).fill(null), ...(mine.readings.get(name) ?? [])];
         const compared = compareSeries(series, fresh, from, plan.tolerance);
@@ -344,6 +350,7 @@ export async function checkBias(candles: Loader, plan: BiasCheckPlan): Promise<B
   }
   return {
     warmup_bars: warmup,
+    settle_bars: settle,
     bars: Object.fromEntries([...bars].map(([symbol, list]) => [symbol, list.length])),
     cuts: cutIndexes.map((i) => iso(instants[i]!)),
     starts,

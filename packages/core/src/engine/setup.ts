@@ -82,7 +82,7 @@ export const Execution = z
       .boolean()
       .optional()
       .describe(
-        "Backtests: feed the strategies the stored bars before start_date that they need (their warm-up), importing what is missing, so they can signal from the first day; absent or false: they first signal once the window has given them enough bars. Simulation and live sessions always warm up",
+        "Backtests: feed the strategies the stored bars before start_date that their indicators need to settle (`settle_bars`, at least their warm-up), importing what is missing, so they can signal from the first day with the indicator values an unbroken run would hold; absent or false: they first signal once the window has given them enough bars. Simulation and live sessions always warm up",
       ),
     timeframe: Timeframe.default("1d").describe("Candle period the strategies run on unless a strategy names its own"),
     exits: ExitRules.default(DEFAULT_EXIT_RULES).describe(

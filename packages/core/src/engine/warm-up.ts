@@ -13,13 +13,16 @@ export interface WarmupNeed {
 
 /**
  * The history a fresh run wants before its first live bar: per (symbol, timeframe) its
- * strategies read, the most bars any of them needs before it can signal (`warmupBars`).
+ * strategies read, the most bars any of them needs for its indicators to settle (`settleBars`,
+ * never fewer than it needs to signal, `warmupBars`), so they hold the values a run with all
+ * the history before would (docs/strategies.md "Warm-up and settling").
  */
 export function warmupNeedsOf(engine: EngineCore): WarmupNeed[] {
   const needs = new Map<string, WarmupNeed>();
   for (const channel of engine.channels) {
     channel.setup.strategies.forEach((slot, index) => {
-      const bars = channel.sleeves[index].strategy!.warmupBars;
+      const strategy = channel.sleeves[index].strategy!;
+      const bars = Math.max(strategy.warmupBars, strategy.settleBars);
       for (const symbol of slot.symbols) {
         const key = `${symbol} ${slot.timeframe}`;
         const known = needs.get(key);

@@ -46,9 +46,36 @@ export interface StrategyDefinition {
   check(values: Values, prefix: string): CheckResult;
   /** Bars of one symbol needed before the first signal can appear. */
   warmup(values: Values): number;
+  /**
+   * Bars of one symbol after which the strategy's indicators no longer depend on how much
+   * history came before (within 0.1 %): its warm-up for moving windows (SMA, Donchian,
+   * Bollinger, ROC), more for exponential and Wilder smoothing, which keep their seed's error
+   * and only shrink it (`emaSettle`, `wilderSettle`). Absent: the warm-up. What a live or
+   * simulation run loads before its first bar (docs/strategies.md "Warm-up and settling").
+   */
+  settle?(values: Values): number;
   /** Builds a runnable instance from validated values. */
   create(values: Values): Strategy;
 }
+
+/**
+ * Bars an EMA of `period` needs to settle: its seed (the mean of the first `period` bars), then
+ * ceil(3.5 · (period + 1)) bars over which the seed's error shrinks by (1 − α) a bar, α =
+ * 2 / (period + 1), to below e^−7 < 0.1 % of what it was.
+ */
+export const emaSettle = (period: number): number => period + Math.ceil(3.5 * (period + 1));
+
+/**
+ * Bars Wilder's smoothing (RSI, ATR: α = 1 / `period`) needs to settle: its first value on bar
+ * period + 1 (the mean of `period` changes), then 8 · period bars over which the seed's error
+ * shrinks by (1 − 1/period) a bar, to below e^−8 ≈ 0.03 %: one period more than an EMA's
+ * e^−7, because an RSI's seed can miss by more than its own mean value (a seed window with no
+ * losses against a history that had some), which 0.03 % of brings within 0.1 %.
+ */
+export const wilderSettle = (period: number): number => period + 1 + 8 * period;
+
+/** Bars a strategy's indicators need to settle with `values`: its declared figure, never below its warm-up. */
+export const settleOf = (definition: StrategyDefinition, values: Values): number => Math.max(definition.warmup(values), definition.settle?.(values) ?? 0);
 
 /** The short-selling switch every strategy takes. */
 export const allowShortParameter: ParameterDefinition = {

@@ -1,7 +1,7 @@
 import { Atr } from "../indicators/atr";
 import { Ema } from "../indicators/ema";
 import { issue, joinField } from "../risk/config-issue";
-import { allowShortParameter, requireBelow, type StrategyDefinition, type Values } from "./definition";
+import { allowShortParameter, emaSettle, requireBelow, settleOf, type StrategyDefinition, type Values, wilderSettle } from "./definition";
 import { BaseStrategy, type Bar, type Decision, type SymbolState } from "./strategy";
 
 interface EmaTrendState extends SymbolState {
@@ -20,7 +20,7 @@ interface EmaTrendState extends SymbolState {
  */
 export class EmaTrend extends BaseStrategy<EmaTrendState> {
   constructor(values: Values) {
-    super("ema_trend", values, emaTrend.warmup(values));
+    super("ema_trend", values, emaTrend.warmup(values), settleOf(emaTrend, values));
   }
 
   protected createSymbolState(): EmaTrendState {
@@ -107,5 +107,6 @@ export const emaTrend: StrategyDefinition = {
   },
   // A cross needs the slow EMA on the bar before; the ATR is first defined on bar atr_period + 1.
   warmup: (values) => Math.max((values.slow_period as number) + 1, (values.atr_period as number) + 1),
+  settle: (values) => Math.max(emaSettle(values.fast_period as number), emaSettle(values.slow_period as number), wilderSettle(values.atr_period as number)),
   create: (values) => new EmaTrend(values),
 };

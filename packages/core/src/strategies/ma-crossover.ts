@@ -1,6 +1,6 @@
 import { Ema } from "../indicators/ema";
 import { Sma } from "../indicators/sma";
-import { allowShortParameter, requireBelow, type StrategyDefinition, type Values, warnShortPeriod } from "./definition";
+import { allowShortParameter, emaSettle, requireBelow, settleOf, type StrategyDefinition, type Values, warnShortPeriod } from "./definition";
 import { issue, joinField } from "../risk/config-issue";
 import { BaseStrategy, type Bar, type BarColumns, type Decision, type SymbolState } from "./strategy";
 
@@ -20,7 +20,7 @@ const average = (type: unknown, period: number): MovingAverage => (type === "ema
 /** Goes long when the fast average crosses above the slow one and leaves (or shorts) on the cross back. */
 export class MaCrossover extends BaseStrategy<CrossoverState> {
   constructor(values: Values) {
-    super("ma_crossover", values, maCrossover.warmup(values));
+    super("ma_crossover", values, maCrossover.warmup(values), settleOf(maCrossover, values));
   }
 
   protected createSymbolState(): CrossoverState {
@@ -127,5 +127,7 @@ export const maCrossover: StrategyDefinition = {
   },
   // The slow average is first defined on bar slow_period; a cross needs the bar before too.
   warmup: (values) => (values.slow_period as number) + 1,
+  // Simple averages settle at their warm-up; exponential ones keep their seed's error longer.
+  settle: (values) => (values.ma_type === "ema" ? emaSettle(values.slow_period as number) : (values.slow_period as number) + 1),
   create: (values) => new MaCrossover(values),
 };

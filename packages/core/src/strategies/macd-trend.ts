@@ -1,5 +1,5 @@
 import { Macd } from "../indicators/macd";
-import { allowShortParameter, requireBelow, type StrategyDefinition, type Values, warnShortPeriod } from "./definition";
+import { allowShortParameter, emaSettle, requireBelow, settleOf, type StrategyDefinition, type Values, warnShortPeriod } from "./definition";
 import { BaseStrategy, type Bar, type Decision, type SymbolState } from "./strategy";
 
 interface MacdState extends SymbolState {
@@ -11,7 +11,7 @@ interface MacdState extends SymbolState {
 /** Follows the MACD line across its signal line: long above, out (or short) below. */
 export class MacdTrend extends BaseStrategy<MacdState> {
   constructor(values: Values) {
-    super("macd_trend", values, macdTrend.warmup(values));
+    super("macd_trend", values, macdTrend.warmup(values), settleOf(macdTrend, values));
   }
 
   protected createSymbolState(): MacdState {
@@ -68,5 +68,7 @@ export const macdTrend: StrategyDefinition = {
   },
   // MACD, signal and histogram first appear on bar slow + signal − 1; a cross needs one bar more.
   warmup: (values) => (values.slow_period as number) + (values.signal_period as number),
+  // The line settles with its slow EMA (the fast one is seeded on the same bar and settles sooner); the signal EMA, fed the line, after that.
+  settle: (values) => emaSettle(values.slow_period as number) + emaSettle(values.signal_period as number),
   create: (values) => new MacdTrend(values),
 };

@@ -1,7 +1,7 @@
 import { Ema } from "../indicators/ema";
 import { Rsi } from "../indicators/rsi";
 import { issue, joinField } from "../risk/config-issue";
-import { allowShortParameter, requireBelow, type StrategyDefinition, type Values, warnShortPeriod } from "./definition";
+import { allowShortParameter, emaSettle, requireBelow, settleOf, type StrategyDefinition, type Values, warnShortPeriod, wilderSettle } from "./definition";
 import { BaseStrategy, type Bar, type BarContext, type Bias, type Decision, type SymbolState } from "./strategy";
 
 interface PullbackState extends SymbolState {
@@ -18,7 +18,7 @@ interface PullbackState extends SymbolState {
  */
 export class PullbackExecutor extends BaseStrategy<PullbackState> {
   constructor(values: Values) {
-    super("pullback_executor", values, pullbackExecutor.warmup(values));
+    super("pullback_executor", values, pullbackExecutor.warmup(values), settleOf(pullbackExecutor, values));
   }
 
   protected createSymbolState(): PullbackState {
@@ -104,5 +104,6 @@ export const pullbackExecutor: StrategyDefinition = {
     return { errors, warnings };
   },
   warmup: (values) => Math.max((values.rsi_period as number) + 1, values.trend_period as number),
+  settle: (values) => Math.max(wilderSettle(values.rsi_period as number), emaSettle(values.trend_period as number)),
   create: (values) => new PullbackExecutor(values),
 };

@@ -1,6 +1,6 @@
 import { Rsi } from "../indicators/rsi";
 import { issue, joinField } from "../risk/config-issue";
-import { allowShortParameter, requireBelow, type StrategyDefinition, type Values, warnShortPeriod } from "./definition";
+import { allowShortParameter, requireBelow, settleOf, type StrategyDefinition, type Values, warnShortPeriod, wilderSettle } from "./definition";
 import { BaseStrategy, type Bar, type Decision, type SymbolState } from "./strategy";
 
 interface RsiState extends SymbolState {
@@ -10,7 +10,7 @@ interface RsiState extends SymbolState {
 /** Buys oversold readings, sells (or shorts) overbought ones, and leaves when RSI returns to the exit level. */
 export class RsiMeanReversion extends BaseStrategy<RsiState> {
   constructor(values: Values) {
-    super("rsi_mean_reversion", values, rsiMeanReversion.warmup(values));
+    super("rsi_mean_reversion", values, rsiMeanReversion.warmup(values), settleOf(rsiMeanReversion, values));
   }
 
   protected createSymbolState(): RsiState {
@@ -84,5 +84,7 @@ export const rsiMeanReversion: StrategyDefinition = {
     return { errors, warnings };
   },
   warmup: (values) => (values.period as number) + 1,
+  // Wilder's smoothing keeps its seed's error long after the first value.
+  settle: (values) => wilderSettle(values.period as number),
   create: (values) => new RsiMeanReversion(values),
 };

@@ -39,6 +39,8 @@ describe("strategy catalog", () => {
       expect(meta.supported_timeframes).toEqual(meta.timeframes);
       expect(["low", "medium", "high"]).toContain(meta.risk_level);
       expect(meta.min_history_bars).toBe(Strategies.create(meta.strategy_id).warmupBars);
+      expect(meta.settle_bars).toBe(Strategies.create(meta.strategy_id).settleBars);
+      expect(meta.settle_bars).toBeGreaterThanOrEqual(meta.min_history_bars);
       for (const p of meta.parameters) {
         expect(p.description.length).toBeGreaterThan(0);
         if (p.type === "integer" || p.type === "number") {
@@ -53,6 +55,24 @@ describe("strategy catalog", () => {
   it("gives the crossover's history need as slow period plus one", () => {
     expect(Strategies.get("ma_crossover").min_history_bars).toBe(31);
     expect(Strategies.warmupBars("ma_crossover", { slow_period: 50, fast_period: 20 })).toBe(51);
+  });
+
+  it("gives the bars indicators need to settle: the warm-up for moving windows, more for exponential and Wilder smoothing", () => {
+    // SMA crossover: its windows are full at its warm-up; as EMAs, the slow one's 30 + ceil(3.5 · 31).
+    expect(Strategies.get("ma_crossover").settle_bars).toBe(31);
+    expect(Strategies.settleBars("ma_crossover", { ma_type: "ema" })).toBe(30 + 109);
+    // RSI(14), Wilder's: first value on bar 15, then 8 · 14.
+    expect(Strategies.get("rsi_mean_reversion")).toMatchObject({ min_history_bars: 15, settle_bars: 15 + 112 });
+    // MACD(12, 26, 9): the slow EMA's 26 + 95, then the signal EMA's 9 + 35.
+    expect(Strategies.get("macd_trend")).toMatchObject({ min_history_bars: 35, settle_bars: 121 + 44 });
+    // EMA(50) over ATR(14) and EMA(20).
+    expect(Strategies.get("ema_trend")).toMatchObject({ min_history_bars: 51, settle_bars: 50 + 179 });
+    expect(Strategies.settleBars("ema_trend", { fast_period: 5, slow_period: 10, atr_period: 30 })).toBe(31 + 240);
+    expect(Strategies.get("trend_director")).toMatchObject({ min_history_bars: 200, settle_bars: 200 + 704 });
+    expect(Strategies.settleBars("trend_director", { ma_type: "sma" })).toBe(200);
+    expect(Strategies.get("pullback_executor")).toMatchObject({ min_history_bars: 50, settle_bars: 229 });
+    for (const name of ["bollinger_breakout", "donchian_breakout", "momentum"])
+      expect(Strategies.get(name).settle_bars).toBe(Strategies.get(name).min_history_bars);
   });
 
   it("answers 404 STRATEGY_NOT_FOUND for an unknown strategy on every getter", () => {

@@ -3,7 +3,7 @@ import { notFound, ValidationError } from "../errors";
 import { ConfigIssue, issue, joinField } from "../risk/config-issue";
 import { Config as RiskConfig, PresetName as RiskPresetName, preset as riskPreset, validate as validateRisk } from "../risk/risk";
 import { bollingerBreakout } from "./bollinger-breakout";
-import { Category, RiskLevel, Role, type StrategyDefinition, Timeframe } from "./definition";
+import { Category, RiskLevel, Role, settleOf, type StrategyDefinition, Timeframe } from "./definition";
 import { donchianBreakout } from "./donchian-breakout";
 import { emaTrend } from "./ema-trend";
 import { macdTrend } from "./macd-trend";
@@ -55,6 +55,11 @@ export const StrategyMetadata = StrategySummary.extend({
   timeframes: z.array(Timeframe).describe("Candle periods the strategy is meant for, the preferred one first"),
   supported_timeframes: z.array(Timeframe).describe("Same list as timeframes, under the name the MTF metadata uses"),
   min_history_bars: z.int().describe("Bars of history needed before the first signal, with default parameters"),
+  settle_bars: z
+    .int()
+    .describe(
+      "Bars of history after which the strategy's indicators no longer depend on how much history came before (within 0.1%), with default parameters: min_history_bars for moving windows (SMA, Donchian, Bollinger), more for exponential and Wilder smoothing (EMA, RSI, ATR, MACD). What a simulation or live session loads before its first bar",
+    ),
   parameters: z.array(ParameterDefinition),
   default_parameters: Values,
 }).meta({ id: "StrategyMetadata" });
@@ -182,6 +187,7 @@ const metadataOf = (d: StrategyDefinition): StrategyMetadata => {
     timeframes: [...d.timeframes],
     supported_timeframes: [...d.timeframes],
     min_history_bars: d.warmup(defaults),
+    settle_bars: settleOf(d, defaults),
     parameters: copyParameters(d),
     default_parameters: defaults,
   };
@@ -378,5 +384,8 @@ export const create = (name: string, params: unknown = {}): Strategy => {
   return d.create(values);
 };
 
-/** Bars of history a strategy needs with the given parameters (defaults when omitted). */
+/** Bars of history a strategy needs before its first signal with the given parameters (defaults when omitted). */
 export const warmupBars = (name: string, params: unknown = {}): number => create(name, params).warmupBars;
+
+/** Bars of history after which a strategy's indicators have settled, with the given parameters (defaults when omitted). */
+export const settleBars = (name: string, params: unknown = {}): number => create(name, params).settleBars;

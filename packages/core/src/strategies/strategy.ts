@@ -92,6 +92,12 @@ export interface Strategy {
   readonly parameters: Readonly<Record<string, ParameterValue>>;
   /** Bars of one symbol needed before the first signal can appear. */
   readonly warmupBars: number;
+  /**
+   * Bars of one symbol after which its indicators no longer depend on the history before them
+   * (within 0.1 %), at least `warmupBars`: what a live or simulation run loads before its first
+   * bar, and what the recursive bias check compares after (`StrategyDefinition.settle`).
+   */
+  readonly settleBars: number;
   /** Feeds one closed bar; returns the signals it triggers (usually none). */
   onBar(bar: Bar, context?: BarContext): Signal[];
   /**
@@ -164,13 +170,17 @@ export const clampStrength = (value: number) => (Number.isFinite(value) ? Math.r
 export abstract class BaseStrategy<S extends SymbolState> implements Strategy {
   private symbols = new Map<string, S>();
   readonly parameters: Readonly<Record<string, ParameterValue>>;
+  readonly settleBars: number;
 
+  /** `settleBars` defaults to `warmupBars` (indicators over a moving window), and is never below it. */
   constructor(
     readonly id: string,
     parameters: Record<string, ParameterValue>,
     readonly warmupBars: number,
+    settleBars = warmupBars,
   ) {
     this.parameters = Object.freeze({ ...parameters });
+    this.settleBars = Math.max(warmupBars, settleBars);
   }
 
   /** A fresh per-symbol state, indicators included. */

@@ -1,7 +1,7 @@
 import { Ema } from "../indicators/ema";
 import { Sma } from "../indicators/sma";
 import { issue, joinField } from "../risk/config-issue";
-import { allowShortParameter, requireBelow, type StrategyDefinition, type Values } from "./definition";
+import { allowShortParameter, emaSettle, requireBelow, settleOf, type StrategyDefinition, type Values } from "./definition";
 import { BaseStrategy, type Bar, type Decision, type Stance, type SymbolState } from "./strategy";
 
 interface MovingAverage {
@@ -21,7 +21,7 @@ interface DirectorState extends SymbolState {
  */
 export class TrendDirector extends BaseStrategy<DirectorState> {
   constructor(values: Values) {
-    super("trend_director", values, trendDirector.warmup(values));
+    super("trend_director", values, trendDirector.warmup(values), settleOf(trendDirector, values));
   }
 
   protected createSymbolState(): DirectorState {
@@ -81,5 +81,7 @@ export const trendDirector: StrategyDefinition = {
     return { errors, warnings };
   },
   warmup: (values) => values.slow_period as number,
+  // Simple averages settle at their warm-up; exponential ones keep their seed's error longer.
+  settle: (values) => (values.ma_type === "ema" ? emaSettle(values.slow_period as number) : (values.slow_period as number)),
   create: (values) => new TrendDirector(values),
 };
