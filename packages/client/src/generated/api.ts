@@ -5384,6 +5384,8 @@ export interface components {
             supported_timeframes: components["schemas"]["Timeframe"][];
             /** @description Bars of history needed before the first signal, with default parameters */
             min_history_bars: number;
+            /** @description Bars of history after which the strategy's indicators no longer depend on how much history came before (within 0.1%), with default parameters: min_history_bars for moving windows (SMA, Donchian, Bollinger), more for exponential and Wilder smoothing (EMA, RSI, ATR, MACD). What a simulation or live session loads before its first bar */
+            settle_bars: number;
             parameters: components["schemas"]["ParameterDefinition"][];
             default_parameters: {
                 [key: string]: components["schemas"]["ParameterValue"];
@@ -5474,6 +5476,8 @@ export interface components {
             supported_timeframes: components["schemas"]["Timeframe"][];
             /** @description Bars of history needed before the first signal, with default parameters */
             min_history_bars: number;
+            /** @description Bars of history after which the strategy's indicators no longer depend on how much history came before (within 0.1%), with default parameters: min_history_bars for moving windows (SMA, Donchian, Bollinger), more for exponential and Wilder smoothing (EMA, RSI, ATR, MACD). What a simulation or live session loads before its first bar */
+            settle_bars: number;
             parameters: components["schemas"]["ParameterDefinition"][];
             default_parameters: {
                 [key: string]: components["schemas"]["ParameterValue"];
@@ -6893,7 +6897,7 @@ export interface components {
             slippage_bps?: number;
             /** @description Bar-simulated fills: the most of a bar's volume one order may take (0.1 = 10%), in whole lots; the rest waits for later bars (partial fills). Absent: an order fills whole */
             max_participation?: number;
-            /** @description Backtests: feed the strategies the stored bars before start_date that they need (their warm-up), importing what is missing, so they can signal from the first day; absent or false: they first signal once the window has given them enough bars. Simulation and live sessions always warm up */
+            /** @description Backtests: feed the strategies the stored bars before start_date that their indicators need to settle (`settle_bars`, at least their warm-up), importing what is missing, so they can signal from the first day with the indicator values an unbroken run would hold; absent or false: they first signal once the window has given them enough bars. Simulation and live sessions always warm up */
             warm_up?: boolean;
             /**
              * @description Candle period the strategies run on unless a strategy names its own
@@ -7368,8 +7372,10 @@ export interface components {
             timeframe: string;
             start_date: string;
             end_date: string;
-            /** @description The strategy's declared warm-up with these parameters (`min_history_bars`) */
+            /** @description The strategy's declared warm-up with these parameters (`min_history_bars`): the look-ahead check cuts after it */
             warmup_bars: number;
+            /** @description The bars its indicators declare they need to settle with these parameters (`settle_bars`): the recursive check compares after them */
+            settle_bars: number;
             /** @description Stored regular-session bars of each symbol inside the range */
             bars: {
                 [key: string]: number;
@@ -7442,7 +7448,7 @@ export interface components {
              */
             starts?: number;
             /**
-             * @description How far an indicator may differ after the warm-up, relative to its mean absolute value over the bars compared
+             * @description How far an indicator may differ after its declared settle bars, relative to its mean absolute value over the bars compared
              * @default 0.001
              */
             tolerance?: number;
