@@ -358,6 +358,17 @@ describe("parameter sweeps", () => {
     expect(overMax.detail[0].msg).toContain("the grid has 4 runs, more than max_runs (3");
     await api.json("POST", "/api/v1/backtest/sweeps", 422, { token: user.token, body: { ...body, parameters: GRID, max_runs: 1001 } });
     await api.json("POST", "/api/v1/backtest/sweeps", 422, { token: user.token, body: { ...body, parameters: GRID, metric: "luck" } });
+    // The benchmark is asked of the provider as the symbols are (with the request's other problems, and alone).
+    const unknownBenchmark = await api.json("POST", "/api/v1/backtest/sweeps", 422, {
+      token: user.token,
+      body: { ...body, parameters: GRID, benchmark: "FOOBAR.US", metric: "luck" },
+    });
+    expect(unknownBenchmark.detail.map((d: { loc: string[] }) => d.loc.join("."))).toEqual(expect.arrayContaining(["body.benchmark", "body.metric"]));
+    const benchmarkAlone = await api.json("POST", "/api/v1/backtest/sweeps", 422, {
+      token: user.token,
+      body: { ...body, parameters: GRID, benchmark: "FOOBAR.US" },
+    });
+    expect(benchmarkAlone.detail.map((d: { loc: string[]; type: string }) => [d.loc.join("."), d.type])).toEqual([["body.benchmark", "invalid_symbol"]]);
 
     const { sweepId } = await startSweep(user.token, { parameters: { fast_period: [10], slow_period: [30] } });
     expect((await api.json("GET", "/api/v1/backtest/sweeps/nope", 404, { token: user.token })).error_code).toBe("SWEEP_NOT_FOUND");

@@ -12,7 +12,7 @@ import { allOf } from "../trading/pages";
 import { TRADING_DAYS_PER_YEAR } from "../trading/session-config";
 import { ACTIVE, paused, resumed, stageOf, stopped, transition, updateVersioned } from "./control";
 import type { BacktestControlDeps, BacktestRequest, BacktestStatus, StoredBacktest } from "./backtest-model";
-import { plan as planBacktest, requestIssues, requireBacktestSession, runIdOf, sessionOrNone, unknownOf, wellFormed } from "./backtest-control";
+import { plan as planBacktest, requestIssues, requestSymbols, requireBacktestSession, runIdOf, sessionOrNone, unknownOf, wellFormed } from "./backtest-control";
 import {
   ASCENDING,
   MAX_SWEEP_RUNS,
@@ -221,7 +221,7 @@ function walkForwardOf(request: Pick<SweepRequest, "walk_forward" | "symbols" | 
  */
 export async function invalidRequest(deps: SweepControlDeps, actor: Actor, body: unknown, issues: ValidationIssue[]): Promise<ValidationError> {
   const request = wellFormed(SweepRequest, body);
-  const [session, unknown] = await Promise.all([sessionOrNone(deps, actor, request.session_id), unknownOf(deps, request.symbols ?? [], true)]);
+  const [session, unknown] = await Promise.all([sessionOrNone(deps, actor, request.session_id), unknownOf(deps, requestSymbols(request), true)]);
   return new ValidationError([...issues, ...sweepIssues(deps, session, request, unknown)]);
 }
 
@@ -230,7 +230,7 @@ export async function start(deps: SweepControlDeps, actor: Actor, request: Sweep
   const session = await owned(deps, actor, request.session_id);
   requireBacktestSession(session);
   const { parameters, metric, max_runs, out_of_sample, walk_forward: _plan, ...base } = request;
-  const unknown = await unknownOf(deps, base.symbols);
+  const unknown = await unknownOf(deps, requestSymbols(base));
   const issues = sweepIssues(deps, session, request, unknown);
   const walkForward = issues.length === 0 ? walkForwardOf(request) : null;
   const runs: StoredSweep["runs"] = [];
