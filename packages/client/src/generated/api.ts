@@ -7640,8 +7640,6 @@ export interface components {
                 }[];
                 /** @description The out-of-sample runs chained: each window's returns compounded on the equity the one before ended at; null when none completed */
                 stitched: {
-                    /** @description Out-of-sample runs stitched (the completed ones, in window order) */
-                    windows: number;
                     initial_equity: string;
                     final_equity: string;
                     total_return: number;
@@ -7650,6 +7648,8 @@ export interface components {
                     sortino_ratio: number | null;
                     max_drawdown: number;
                     max_drawdown_duration_days: number;
+                    /** @description Out-of-sample runs stitched (the completed ones, in window order) */
+                    windows: number;
                     trading_days: number;
                     /** @description The stitched daily closes (at most 1,000 points: evenly thinned, the last kept) */
                     equity_curve: {

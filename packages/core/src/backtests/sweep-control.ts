@@ -339,6 +339,14 @@ function valueOf(metrics: z.infer<typeof PerformanceMetrics> | undefined, metric
   return Number.isFinite(value) ? value : null;
 }
 
+/** An out-of-sample run as a result names it: its id, status, metric and figures (null until it has a result). */
+const outOfSampleOf = (oos: StoredBacktest, metric: SweepMetric) => ({
+  backtest_id: oos.id,
+  status: oos.status,
+  value: valueOf(oos.result?.performance_metrics, metric),
+  performance_metrics: oos.result?.performance_metrics ?? null,
+});
+
 /**
  * Completed runs of the grid, best first by the metric (undefined values last, ties in grid
  * order); with a walk-forward plan window by window, each window's best first.
@@ -398,14 +406,7 @@ export async function result(deps: SweepControlDeps, actor: Actor, id: string): 
         parameters: entry.run.parameters,
         value: entry.value,
         performance_metrics: entry.backtest.result!.performance_metrics,
-        out_of_sample: oos
-          ? {
-              backtest_id: oos.id,
-              status: oos.status,
-              value: valueOf(oos.result?.performance_metrics, sweep.metric),
-              performance_metrics: oos.result?.performance_metrics ?? null,
-            }
-          : null,
+        out_of_sample: oos ? outOfSampleOf(oos, sweep.metric) : null,
       };
     }),
     not_ranked: sweep.runs
@@ -461,14 +462,7 @@ async function walkForwardResult(
             annualized_return: top.backtest.result!.performance_metrics.annualized_return,
           }
         : null,
-      out_of_sample_run: oos
-        ? {
-            backtest_id: oos.id,
-            status: oos.status,
-            value: valueOf(oos.result?.performance_metrics, sweep.metric),
-            performance_metrics: oos.result?.performance_metrics ?? null,
-          }
-        : null,
+      out_of_sample_run: oos ? outOfSampleOf(oos, sweep.metric) : null,
     };
   });
   const initial = Number(sweep.base.initial_capital);

@@ -233,17 +233,18 @@ export const WalkForwardResult = z
           .describe("The best point run over the out-of-sample part; null until it is created (or when there is no best)"),
       }),
     ),
-    stitched: z
-      .object({
+    stitched: PerformanceMetrics.pick({
+      initial_equity: true,
+      final_equity: true,
+      total_return: true,
+      annualized_return: true,
+      sharpe_ratio: true,
+      sortino_ratio: true,
+      max_drawdown: true,
+      max_drawdown_duration_days: true,
+    })
+      .extend({
         windows: z.int().describe("Out-of-sample runs stitched (the completed ones, in window order)"),
-        initial_equity: z.string(),
-        final_equity: z.string(),
-        total_return: z.number(),
-        annualized_return: z.number().nullable(),
-        sharpe_ratio: z.number().nullable(),
-        sortino_ratio: z.number().nullable(),
-        max_drawdown: z.number(),
-        max_drawdown_duration_days: z.int(),
         trading_days: z.int(),
         equity_curve: z
           .array(z.object({ date: z.string(), equity: z.string(), window: z.int() }))
