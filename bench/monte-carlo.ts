@@ -12,8 +12,7 @@ const markdown = process.argv.includes("--markdown");
 const random = new Xoshiro128(2024);
 const returns = Float64Array.from({ length: 1000 }, () => (random.nextUint32() / 2 ** 32 - 0.48) * 0.05);
 const exitDays = Int32Array.from({ length: 1000 }, (_, i) => 19_723 + Math.floor(i * 1.3));
-const run = (method: MonteCarloMethod, paths: number, seed: number) =>
-  simulate({ initial: 100_000, returns, exitDays, startDay: 19_722, paths, seed, method });
+const run = (method: MonteCarloMethod, paths: number, seed: number) => simulate({ initial: 100_000, returns, exitDays, startDay: 19_722, paths, seed, method });
 
 run("reshuffle", 1000, 1);
 run("bootstrap", 1000, 1);

@@ -403,9 +403,7 @@ export function backtestControl(c: ServiceContext): SweepControlDeps {
 
 /** Bias checks of a strategy over stored candles (docs/backtests.md "Bias checks"): synchronous runs, reports stored. */
 export function biasChecks(c: ServiceContext): BiasCheckDeps {
-  return once(c, biasChecks, () =>
-    createBiasChecks(c.config, c.db, { now: c.marketNow, newId: c.newId }, { candles: candles(c), marketData: marketData(c) }),
-  );
+  return once(c, biasChecks, () => createBiasChecks(c.config, c.db, { now: c.marketNow, newId: c.newId }, { candles: candles(c), marketData: marketData(c) }));
 }
 
 /** Backtests and their workflow tasks. */
