@@ -221,7 +221,8 @@ describe("a real session's events", () => {
 
     // One delivery per session change, however many channels it moved.
     expect(statuses.received.map(({ headers }) => headers["x-tp-event"])).toEqual(["session_status", "session_status"]);
-    const bodies = statuses.received.map(({ body }) => JSON.parse(body));
+    // A batch's deliveries are sent side by side: they arrive in either order, each stamped with when its event occurred.
+    const bodies = statuses.received.map(({ body }) => JSON.parse(body)).sort((a, b) => a.occurred_at.localeCompare(b.occurred_at));
     expect(bodies.map((b) => [b.session_id, b.data.session_action, b.data.session_status])).toEqual([
       [session.id, "start", "running"],
       [session.id, "stop", "stopped"],

@@ -31,7 +31,7 @@ describe("a production stage", () => {
       expect(secrets).toHaveLength(2);
       for (const secret of secrets) expect(secret.DeletionPolicy).toBe("Retain");
       const queues = Object.values(Template.fromStack(getStack(Queues)).findResources("AWS::SQS::Queue"));
-      expect(queues.length).toBe(6); // two job queues, the session commands, and each one's dead letters;
+      expect(queues.length).toBe(8); // three job queues (imports, data sync, webhook deliveries), the session commands, and each one's dead letters;
       for (const queue of queues) expect(queue.DeletionPolicy).toBe("Retain");
     } finally {
       delete process.env.CORS_ORIGINS;

@@ -234,7 +234,8 @@ describe("operations through CloudWatch", () => {
     expect(named("Throttles").length).toBe(named("Errors").length);
     expect(named("5xx")).toHaveLength(1);
     expect(named("Latency")).toEqual([expect.objectContaining({ ExtendedStatistic: "p99" })]);
-    expect(named("ApproximateAgeOfOldestMessage")).toHaveLength(2);
+    // One per Lambda-fed job queue: imports, data sync, webhook deliveries.
+    expect(named("ApproximateAgeOfOldestMessage")).toHaveLength(3);
     expect(all.some((alarm) => JSON.stringify(alarm.Metrics ?? []).includes("ThrottledRequests"))).toBe(true);
     monitoring.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     expect(functionCount()).toBeGreaterThan(0);

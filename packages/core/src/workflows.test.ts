@@ -16,9 +16,17 @@ describe("workflow definitions", () => {
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(definition);
   });
 
-  it.each(WorkflowNames)("%s: its Task states name exactly the declared tasks' placeholders", (workflow) => {
-    const states = Object.values((WorkflowDefinitions[workflow].definition as { States: Record<string, { Type: string; Resource?: string }> }).States);
-    const resources = new Set(states.filter((state) => state.Type === "Task").map((state) => state.Resource));
+  it.each(WorkflowNames)("%s: its Task states, a Map's included, name exactly the declared tasks' placeholders (and other workflows' tasks)", (workflow) => {
+    type State = { Type: string; Resource?: string; ItemProcessor?: { States: Record<string, State> } };
+    const tasksOf = (states: Record<string, State>): string[] =>
+      Object.values(states).flatMap((state) => [
+        ...(state.Type === "Task" && state.Resource ? [state.Resource] : []),
+        ...(state.ItemProcessor ? tasksOf(state.ItemProcessor.States) : []),
+      ]);
+    const others = new Set(
+      WorkflowNames.filter((other) => other !== workflow).flatMap((other) => Object.values(WorkflowTasks[other]).map((placeholder) => `\${${placeholder}}`)),
+    );
+    const resources = new Set(tasksOf((WorkflowDefinitions[workflow].definition as { States: Record<string, State> }).States).filter((r) => !others.has(r)));
     expect([...resources].sort()).toEqual(
       Object.values(WorkflowTasks[workflow])
         .map((placeholder) => `\${${placeholder}}`)
