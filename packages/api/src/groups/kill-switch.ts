@@ -18,12 +18,7 @@ const scopeDenied =
 export function killSwitchGroup(services: GroupServices<"killSwitch"> & { trading: Pick<TradingServices, "sessions"> }) {
   const app = createGroup();
   for (const path of ["/api/v1/kill-switch", "/api/v1/kill-switch/*"]) app.use(path, requireAuth(services));
-  const deps = {
-    ...services.trading.sessions,
-    killSwitch: services.killSwitch.guard,
-    switches: services.killSwitch.store,
-    outsideOrders: services.killSwitch.outsideOrders,
-  };
+  const deps = { ...services.trading.sessions, killSwitch: services.killSwitch.guard, switches: services.killSwitch.store };
   const by = (c: Context<AppEnv>): KillSwitch.SwitchActor => ({ actor: c.get("principal").user, keyId: c.get("principal").key?.id ?? null });
 
   app.openapi(
