@@ -49,12 +49,30 @@ describe("the kill switch on the paper venue", () => {
     for (const price of ["1", "2"]) resting.push(await h.api.json("POST", "/api/v1/trading/orders", 201, { token: h.token, body: placeBody({ price }) }));
     await route();
     for (const placed of resting) expect((await order(placed.id)).venue_order_id).toEqual(expect.any(String));
+    // And one on the simulated venue outside any session: the user's own, on their account.
+    const outside = await h.api.json("POST", "/api/v1/trading/simulation/orders", 201, { token: h.token, body: simulationOrder });
+    expect(outside.status).toBe("pending");
 
     const tripped = await h.api.json("POST", "/api/v1/kill-switch", 200, { token: h.token, body: { reason: "runaway bot" } });
     expect(tripped).toMatchObject({ scope: "user", user_id: userId, active: true, sessions_paused: [sessionId] });
     expect(tripped.trip).toMatchObject({ scope: "user", tripped_by: userId, key_id: null, reason: "runaway bot" });
-    expect(tripped.orders.map((o: { order_id: string }) => o.order_id).sort()).toEqual(resting.map((o) => o.id).sort());
-    expect(tripped.orders.every((o: { cancel_requested: boolean }) => o.cancel_requested)).toBe(true);
+    const sessionOrders = tripped.orders.filter((o: { session_id: string | null }) => o.session_id !== null);
+    expect(sessionOrders.map((o: { order_id: string }) => o.order_id).sort()).toEqual(resting.map((o) => o.id).sort());
+    expect(sessionOrders.every((o: { cancel_requested: boolean }) => o.cancel_requested)).toBe(true);
+    // The order outside any session is withdrawn at the trip, on the user's account.
+    expect(tripped.orders.filter((o: { session_id: string | null }) => o.session_id === null)).toEqual([
+      {
+        session_id: null,
+        account_id: userId,
+        order_id: outside.id,
+        symbol: "AAPL.US",
+        side: "Buy",
+        status: "cancelled",
+        cancel_requested: false,
+        cancel_failed: null,
+      },
+    ]);
+    expect((await paper().orderDetail(outside.id)).status).toBe("CanceledStatus");
     expect((await h.api.json("GET", `/api/v1/trading/sessions/${sessionId}`, 200, { token: h.token })).status).toBe("paused");
 
     // The worker's next step forwards the cancels: every order ends cancelled at the paper broker.
@@ -65,6 +83,7 @@ describe("the kill switch on the paper venue", () => {
     const state = await h.api.json("GET", "/api/v1/kill-switch", 200, { token: h.token });
     expect(state.active).toBe(true);
     expect(state.user.orders.map((o: { status: string; cancel_requested: boolean }) => [o.status, o.cancel_requested])).toEqual([
+      ["cancelled", false],
       ["cancelled", false],
       ["cancelled", false],
     ]);
@@ -129,8 +148,16 @@ describe("the kill switch on the paper venue", () => {
 
   it("halts every user when an administrator trips the stage's switch", async () => {
     const admin = await h.api.adminToken();
+    const resting = await h.api.json("POST", "/api/v1/trading/simulation/orders", 201, { token: h.token, body: simulationOrder });
     const tripped = await h.api.json("POST", "/api/v1/kill-switch", 200, { token: admin, body: { scope: "stage", reason: "exchange outage" } });
     expect(tripped).toMatchObject({ scope: "stage", user_id: null, active: true, sessions_paused: [sessionId] });
+    // Every user's orders outside any session are withdrawn too.
+    expect(
+      tripped.orders
+        .filter((o: { session_id: string | null }) => o.session_id === null)
+        .map((o: { order_id: string; status: string }) => [o.order_id, o.status]),
+    ).toEqual(expect.arrayContaining([[resting.id, "cancelled"]]));
+    expect((await paper().orderDetail(resting.id)).status).toBe("CanceledStatus");
     const refused = await h.api.json("POST", "/api/v1/trading/simulation/orders", 409, { token: h.token, body: simulationOrder });
     expect(refused.kill_switch).toMatchObject({ scope: "stage", reason: "exchange outage" });
     // The user sees the stage's switch with their own session in it.

@@ -17,7 +17,10 @@ import { withSharedGets } from "./dynamo/shared-reads";
 import { DynamoApiKeyStore, DynamoCaptchaStore, DynamoLoginAttemptStore, DynamoRevocationStore } from "./stores/auth-stores";
 import { DynamoAuditStore } from "./stores/audit-store";
 import { DynamoKillSwitchStore } from "./stores/kill-switch-store";
-import { KillSwitchGuard, type KillSwitchStore } from "@tp/core/kill-switch";
+import { KillSwitchGuard, type KillSwitchOrder, type KillSwitchStore, type OutsideOrderDesk } from "@tp/core/kill-switch";
+import { PaperBroker } from "@tp/core/paper/broker";
+import { isDone } from "@tp/core/paper/types";
+import { simulatedAccountOf } from "@tp/core/trading/accounts";
 import type { ApiKeyDeps } from "@tp/core/api-keys";
 import { AUDIT_RETENTION_DAYS, type AuditDeps } from "@tp/core/audit";
 import { DynamoUserStore } from "./stores/user-store";
@@ -79,6 +82,8 @@ export interface Services {
   audit: AuditDeps;
   /** The kill switches: their state in the table and this process's view of the tripped ones (docs/security.md "Kill switch"). */
   killSwitch: KillSwitchServices;
+  /** The simulated venue's orders outside any session, which a trip withdraws (a builder of its own: only the switch's function and the worker bundle the paper broker for it). */
+  outsideOrders: OutsideOrderDesk;
   cache: ReadThroughCache;
   realtime: RealtimeDeps;
   candles: CandleStore;
@@ -226,6 +231,42 @@ export function killSwitch(c: ServiceContext): KillSwitchServices {
     const store = new DynamoKillSwitchStore(c.db);
     return { store, guard: new KillSwitchGuard(store, c.now) };
   });
+}
+
+/**
+ * The simulated venue's orders outside any session (docs/security.md "Kill switch"): a trip
+ * withdraws each working order of the owners' simulated accounts that trades no session's sleeve.
+ * The kill switch's function and the session worker (a risk trip) build it.
+ */
+export function outsideOrders(c: ServiceContext): OutsideOrderDesk {
+  return once(c, outsideOrders, () => ({
+    async withdraw(userIds) {
+      const paper = paperAccounts(c);
+      const owners = userIds ?? (await userStore(c).list()).map((user) => user.id);
+      const out: KillSwitchOrder[] = [];
+      for (const userId of owners) {
+        const accountId = simulatedAccountOf(userId);
+        for (const order of (await paper.store.load(accountId))?.working ?? []) {
+          if (order.sleeve !== undefined || isDone(order)) continue;
+          const listed = { session_id: null, account_id: accountId, order_id: order.order_id, symbol: order.symbol, side: order.side };
+          try {
+            await PaperBroker.cancelOrder(paper, accountId, order.order_id);
+            out.push({ ...listed, status: "cancelled", cancel_requested: false, cancel_failed: null });
+          } catch (error) {
+            // Filled or ended meanwhile, or the account busy: listed with why (a second trip tries again).
+            const message = error instanceof Error ? error.message : String(error);
+            out.push({
+              ...listed,
+              status: order.status,
+              cancel_requested: false,
+              cancel_failed: { error: message, attempts: 1, at: new Date(c.marketNow()).toISOString() },
+            });
+          }
+        }
+      }
+      return out;
+    },
+  }));
 }
 
 export function auth(c: ServiceContext): AuthDeps {
@@ -606,6 +647,7 @@ export function allServices(c: ServiceContext): Services {
     apiKeys: apiKeys(c),
     audit: audit(c),
     killSwitch: killSwitch(c),
+    outsideOrders: outsideOrders(c),
     cache: cache(c),
     jobs: jobs(c),
     sessionCommands: sessionCommands(c),

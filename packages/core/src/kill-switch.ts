@@ -31,10 +31,25 @@ export const KillSwitchTrip = z
   .meta({ id: "KillSwitchTrip" });
 export type KillSwitchTrip = z.infer<typeof KillSwitchTrip>;
 
+/**
+ * The simulated venue's orders outside any session (an owner's own, on their simulated account
+ * with no session's sleeve): a trip withdraws them there at once (no worker drives them).
+ */
+export interface OutsideOrderDesk {
+  /** Withdraws the working orders outside any session of `userIds`' accounts (every user's when null); the orders, as the switch lists them. */
+  withdraw(userIds: readonly string[] | null): Promise<KillSwitchOrder[]>;
+}
+
 /** An order the switch asked to cancel, and what became of it. */
 export const KillSwitchOrder = z
   .object({
-    session_id: z.string(),
+    session_id: z
+      .string()
+      .nullable()
+      .describe(
+        "The session whose order it is; null: an order on the simulated venue outside any session (`POST /trading/simulation/orders`), withdrawn from its owner's account at once",
+      ),
+    account_id: z.string().optional().describe("The simulated account of an order outside any session (its owner's); absent for a session's order"),
     order_id: z.string(),
     symbol: z.string(),
     side: z.string(),

@@ -653,7 +653,12 @@ export class SessionWorker {
     if (current.config.risk_config?.trip_kill_switch !== true || (await this.services.killSwitch.guard.halting(session.user_id))) return;
     const values = (breach.data.values ?? {}) as Record<string, unknown>;
     const reason = `MAX_DAILY_LOSS_BREACHED in session ${session.id}${breach.channel_id ? ` (channel ${breach.channel_id})` : ""}: daily loss ${values.daily_loss} of max_daily_loss ${values.max_daily_loss}`;
-    const deps = { ...this.services.trading.sessions, killSwitch: this.services.killSwitch.guard, switches: this.services.killSwitch.store };
+    const deps = {
+      ...this.services.trading.sessions,
+      killSwitch: this.services.killSwitch.guard,
+      switches: this.services.killSwitch.store,
+      outsideOrders: this.services.outsideOrders,
+    };
     let status = 200;
     try {
       await tripSwitch(deps, "user", session.user_id, { tripped_by: `risk:${session.id}`, key_id: null, reason });

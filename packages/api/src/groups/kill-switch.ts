@@ -15,10 +15,15 @@ const scopeDenied =
  * and released. Tripping pauses the sessions it halts and cancels their orders at their venues;
  * while it is tripped every order path answers 409 KILL_SWITCH_ACTIVE.
  */
-export function killSwitchGroup(services: GroupServices<"killSwitch"> & { trading: Pick<TradingServices, "sessions"> }) {
+export function killSwitchGroup(services: GroupServices<"killSwitch" | "outsideOrders"> & { trading: Pick<TradingServices, "sessions"> }) {
   const app = createGroup();
   for (const path of ["/api/v1/kill-switch", "/api/v1/kill-switch/*"]) app.use(path, requireAuth(services));
-  const deps = { ...services.trading.sessions, killSwitch: services.killSwitch.guard, switches: services.killSwitch.store };
+  const deps = {
+    ...services.trading.sessions,
+    killSwitch: services.killSwitch.guard,
+    switches: services.killSwitch.store,
+    outsideOrders: services.outsideOrders,
+  };
   const by = (c: Context<AppEnv>): KillSwitch.SwitchActor => ({ actor: c.get("principal").user, keyId: c.get("principal").key?.id ?? null });
 
   app.openapi(

@@ -4291,7 +4291,10 @@ export interface components {
             orders: components["schemas"]["KillSwitchOrder"][];
         };
         KillSwitchOrder: {
-            session_id: string;
+            /** @description The session whose order it is; null: an order on the simulated venue outside any session (`POST /trading/simulation/orders`), withdrawn from its owner's account at once */
+            session_id: string | null;
+            /** @description The simulated account of an order outside any session (its owner's); absent for a session's order */
+            account_id?: string;
             order_id: string;
             symbol: string;
             side: string;

@@ -9,6 +9,7 @@ import {
   type KillSwitchStatus,
   type KillSwitchStore,
   type KillSwitchTrip,
+  type OutsideOrderDesk,
 } from "../kill-switch";
 import { iso } from "../time";
 import type { Actor } from "../users";
@@ -103,7 +104,7 @@ async function halt(deps: ViewDeps, session: StoredSession, trip: KillSwitchTrip
  * already tripped keeps its trip (who, when, why) and halts again what has started since.
  */
 export async function trip(
-  deps: ViewDeps & { killSwitch: KillSwitchGuard; switches: KillSwitchStore },
+  deps: ViewDeps & { killSwitch: KillSwitchGuard; switches: KillSwitchStore; outsideOrders?: OutsideOrderDesk },
   by: SwitchActor,
   input: unknown,
 ): Promise<KillSwitchState> {
@@ -119,7 +120,7 @@ export async function trip(
 
 /** Trips `scope`'s switch with what `trip` says (the API, or a session's risk breach) and halts its sessions. */
 export async function tripSwitch(
-  deps: ViewDeps & { killSwitch: KillSwitchGuard; switches: KillSwitchStore },
+  deps: ViewDeps & { killSwitch: KillSwitchGuard; switches: KillSwitchStore; outsideOrders?: OutsideOrderDesk },
   scope: KillSwitchScope,
   userId: string | null,
   trip: Pick<KillSwitchTrip, "tripped_by" | "key_id" | "reason">,
@@ -136,6 +137,8 @@ export async function tripSwitch(
     if (halted.paused) paused.add(session.id);
     for (const order of halted.orders) orders.set(order.order_id, order);
   }
+  // The owners' own orders on the simulated venue, outside any session: withdrawn at once.
+  for (const order of (await deps.outsideOrders?.withdraw(scope === "stage" ? null : [userId!])) ?? []) orders.set(order.order_id, order);
   state = { ...state, sessions_paused: [...paused], orders: [...orders.values()] };
   await deps.switches.save(state);
   return withCurrentOrders(deps, state);
@@ -177,7 +180,8 @@ export async function status(deps: ViewDeps & { killSwitch: KillSwitchGuard; swi
 async function withCurrentOrders(deps: ViewDeps, state: KillSwitchState, onlyOf: string | null = null): Promise<KillSwitchState> {
   const orders = await Promise.all(
     state.orders.map(async (order) => {
-      const now = await deps.runs.order(order.order_id);
+      // An order outside any session was withdrawn at the trip (or its failure recorded): as stored.
+      const now = order.session_id === null ? undefined : await deps.runs.order(order.order_id);
       return { order, now };
     }),
   );
@@ -186,7 +190,7 @@ async function withCurrentOrders(deps: ViewDeps, state: KillSwitchState, onlyOf:
     ...state,
     sessions_paused: owners ? state.sessions_paused.filter((id) => owners.has(id)) : state.sessions_paused,
     orders: orders
-      .filter(({ order }) => !owners || owners.has(order.session_id))
+      .filter(({ order }) => !owners || (order.session_id === null ? order.account_id === onlyOf : owners.has(order.session_id)))
       .map(({ order, now }) => ({
         ...order,
         ...(now

@@ -1,4 +1,8 @@
 import { killSwitchGroup } from "@tp/api/groups/kill-switch";
-import { killSwitch, tradingSessions } from "@tp/adapters/services";
+import { killSwitch, outsideOrders, tradingSessions } from "@tp/adapters/services";
 import { httpHandler } from "./handler";
-export const handler = httpHandler(killSwitchGroup, (c) => ({ killSwitch: killSwitch(c), trading: { sessions: tradingSessions(c) } }));
+export const handler = httpHandler(killSwitchGroup, (c) => ({
+  killSwitch: killSwitch(c),
+  outsideOrders: outsideOrders(c),
+  trading: { sessions: tradingSessions(c) },
+}));
