@@ -27,10 +27,10 @@ const GROUP_GRANTS: Record<string, { queues?: readonly QueueName[]; sockets?: bo
   sweeps: { workflows: true },
   // Session starts, stops, orders and risk changes tell the session worker (its FIFO command queue).
   trading: { sessionCommands: true },
-  // Channel commands push their events and channel updates to the session's socket. These functions
-  // send no session command (they compose the views without the queue's client: docs/session-worker.md).
-  channels: { sockets: true },
-  mtf: { sockets: true },
+  // Channel commands push their events and channel updates to the session's socket and queue the
+  // webhook deliveries of what they publish. They send no session command (docs/session-worker.md).
+  channels: { sockets: true, queues: ["webhook-delivery"] },
+  mtf: { sockets: true, queues: ["webhook-delivery"] },
 };
 
 /** The HTTP API: one function per endpoint group, each with the table and the token secret. */

@@ -113,6 +113,70 @@ export const lambdaCredentials: Plugin = {
 };
 
 /**
+ * `@hono/zod-openapi` imports zod-to-openapi's document generators (most of that library, about
+ * 20 KB minified) for `getOpenAPIDocument`, which only the embedded app's `/openapi.json` and
+ * `npm run openapi` call (the docs function serves the written file). In the functions' builds
+ * the generators are a class that says so; the registry and `.openapi()` stay as they are.
+ */
+export const zodOpenApiWithoutGenerators: Plugin = {
+  name: "zod-openapi-without-generators",
+  setup(build) {
+    build.onResolve({ filter: /^@asteasolutions\/zod-to-openapi$/ }, async (args) => {
+      if (!/[\\/]@hono[\\/]zod-openapi[\\/]/.test(args.importer)) return undefined;
+      const real = await build.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind });
+      return { path: real.path, namespace: "zod-openapi-without-generators" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "zod-openapi-without-generators" }, (args) => ({
+      contents: [
+        `export { OpenAPIRegistry, extendZodWithOpenApi, getOpenApiMetadata } from ${JSON.stringify(args.path)};`,
+        'class LeftOut { constructor() { throw new Error("The OpenAPI document generators are left out of the functions\' builds (stacks/functions.ts)"); } }',
+        "export { LeftOut as OpenApiGeneratorV3, LeftOut as OpenApiGeneratorV31 };",
+      ].join("\n"),
+      resolveDir: dirname(args.path),
+      loader: "js",
+    }));
+  },
+};
+
+/**
+ * The AWS SDK's protocols load event-stream serialisation (about 15 KB minified) when an operation
+ * streams events; none of the services the functions call (DynamoDB, SQS, Step Functions, Secrets
+ * Manager, the WebSocket management API) has such an operation. In the functions' builds it is a
+ * stub that says so.
+ */
+export const smithyWithoutEventStreams: Plugin = {
+  name: "smithy-without-event-streams",
+  setup(build) {
+    build.onResolve({ filter: /^@smithy\/core\/event-streams$/ }, () => ({ path: "event-streams", namespace: "smithy-without-event-streams" }));
+    build.onLoad({ filter: /.*/, namespace: "smithy-without-event-streams" }, () => ({
+      contents: [
+        'const leftOut = () => { throw new Error("Event streams are left out of the functions\' builds (stacks/functions.ts)"); };',
+        "export { leftOut as EventStreamSerde, leftOut as eventStreamSerdeProvider };",
+      ].join("\n"),
+      loader: "js",
+    }));
+  },
+};
+
+/** The services the functions call that the X-Ray SDK's whitelist names (the parameters it records on their subsegments). */
+const TRACED_SERVICES = ["dynamodb", "sqs"];
+
+/**
+ * The X-Ray SDK's whitelist of which parameters of an AWS call it records (about 10 KB) names S3,
+ * SNS, Lambda and SageMaker too; in the functions' builds it keeps the services they call.
+ */
+export const xrayWhitelistOfOurs: Plugin = {
+  name: "xray-whitelist-of-ours",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]aws-xray-sdk-core[\\/].*[\\/]aws_whitelist\.json$/ }, async (args) => {
+      const whole = JSON.parse(await readFile(args.path, "utf8")) as { services: Record<string, unknown> };
+      const services = Object.fromEntries(Object.entries(whole.services).filter(([name]) => TRACED_SERVICES.includes(name)));
+      return { contents: JSON.stringify({ ...whole, services }), loader: "json" };
+    });
+  },
+};
+
+/**
  * A schema's `.describe("…")` text, and a route's summary, description and error texts, are read
  * only where the OpenAPI and AsyncAPI documents are written (scripts/openapi.ts; the docs function
  * serves the written file), yet they rode in every bundle (about 12 KB of the backtest function's).
@@ -155,7 +219,17 @@ export const NODEJS = {
   esbuild: {
     external: ["longport"],
     keepNames: false,
-    plugins: [zodEnglishOnly, zodWithoutFromJsonSchema, zodWithoutJsonSchema, xrayWithoutSemver, lambdaCredentials, zodWithoutDescriptions],
+    plugins: [
+      zodEnglishOnly,
+      zodWithoutFromJsonSchema,
+      zodWithoutJsonSchema,
+      zodOpenApiWithoutGenerators,
+      smithyWithoutEventStreams,
+      xrayWithoutSemver,
+      xrayWhitelistOfOurs,
+      lambdaCredentials,
+      zodWithoutDescriptions,
+    ],
   },
 } as const satisfies FunctionProps["nodejs"];
 

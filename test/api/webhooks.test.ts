@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChannelPresets } from "../../packages/core/src/channel-presets/index";
 import { verifySignature } from "../../packages/core/src/webhooks/index";
 import type { TableQueue } from "../../packages/adapters/src/queues/table-queue";
+import { audit, principals, serviceContext, tradingChannels } from "../../packages/adapters/src/services";
+import { channelsGroup } from "../../packages/api/src/groups/channels";
+import { createSingleGroupApp } from "../../packages/api/src/http/group";
 import { webhookDeliveryHandler } from "../../packages/functions/src/queue/webhook-delivery";
 import { LocalQueueRunner } from "../../packages/local/src/queue-runner";
 import { SessionWorker } from "../../packages/worker/src/session-worker";
@@ -234,5 +237,39 @@ describe("a real session's events", () => {
       ["session_status", "delivered", session.id],
       ["session_status", "delivered", session.id],
     ]);
+  });
+
+  it("deliver a change made through the channel routes' own function (as composed on AWS) too", async () => {
+    const statuses = await receiver();
+    servers.push(statuses.server);
+    await api.json("POST", "/api/v1/webhooks", 201, { token: owner.token, body: { url: statuses.url, event_kinds: ["session_status"] } });
+    const session = await api.json("POST", "/api/v1/trading/sessions", 201, {
+      token: owner.token,
+      body: {
+        session_name: "Through channels",
+        trading_mode: "simulation",
+        asset_mode: "simulated",
+        initial_capital: "100000",
+        config: { channels: ChannelPresets.get("balanced-multi").channels, symbols: ["AAPL.US"], venue: "bars" },
+      },
+    });
+    // The channels function's services, as functions/src/http/channels.ts composes them on its own context.
+    const c = serviceContext(api.services.config, { now: () => clock });
+    const channels = createSingleGroupApp(channelsGroup, {
+      config: c.config,
+      principals: principals(c),
+      audit: audit(c),
+      trading: { channels: tradingChannels(c) },
+    });
+    clock += 60_000;
+    const started = await channels.request(`/api/v1/channels/sessions/${session.id}/start`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${owner.token}` },
+    });
+    expect(started.status).toBe(200);
+    const runner = runnerOf(api);
+    await deliverUntil(runner, () => statuses.received.length >= 1, 20_000);
+    const bodies = statuses.received.map(({ body }) => JSON.parse(body));
+    expect(bodies.map((b) => [b.session_id, b.data.session_action, b.data.session_status])).toEqual([[session.id, "start", "running"]]);
   });
 });

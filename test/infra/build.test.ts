@@ -98,13 +98,16 @@ describe("the functions as sst deploy builds them", () => {
     const AIM = 1024 * 1024;
     const over = [...bundles].map(([name, bundle]) => ({ name, bytes: statSync(bundle).size })).filter(({ bytes }) => bytes > AIM);
     expect(over).toEqual([]);
-    // No bundle carries zod's other locales, z.fromJSONSchema, semver or the AWS SDK's SSO/STS clients (the build plugins in stacks/functions.ts).
+    // No bundle carries zod's other locales, z.fromJSONSchema, zod-to-openapi's generators, semver, the AWS SDK's SSO/STS clients and event streams, or the X-Ray whitelist of others' services (the build plugins in stacks/functions.ts).
     for (const name of ["ws/socket", "http/system"]) {
       const text = readFileSync(bundles.get(name)!, "utf8");
       expect(text, name).not.toContain("Ung\\xFCltige Eingabe"); // zod's German locale, as esbuild escapes it
       expect(text, name).not.toContain("Skipping SSO provider");
       expect(text, name).not.toContain("fromJSONSchema input is not valid JSON"); // z.fromJSONSchema's body
       expect(text, name).not.toContain("Invalid comparator"); // semver's, which the X-Ray SDK's v2 patcher loads
+      expect(text, name).not.toContain("Conflicting names for parameter"); // zod-to-openapi's document generator
+      expect(text, name).not.toContain("accommodate event stream message overhead"); // the AWS SDK's event-stream codec
+      expect(text, name).not.toContain("sagemakerruntime"); // the X-Ray SDK's whitelist of services the functions do not call
     }
   });
 

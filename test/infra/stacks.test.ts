@@ -306,19 +306,25 @@ describe("least privilege", () => {
     expect(actionsOf(api, "HttpChannels")).toContain("execute-api:ManageConnections");
     expect(actionsOf(api, "HttpChannels")).not.toContain("states:StartExecution");
     // Session lifecycles and inputs tell the session worker through its FIFO command queue: sending only, to that queue only,
-    // from the trading function; the channel and MTF functions send none.
+    // from the trading function; the channel and MTF functions send none, only the webhook deliveries of what they publish.
     expect(actionsOf(api, "HttpTrading").filter((action) => action.startsWith("sqs:"))).toEqual(["sqs:SendMessage"]);
-    for (const fn of ["HttpChannels", "HttpMtf"])
+    const sendsOf = (fn: string) =>
+      JSON.stringify(
+        Object.values(api.findResources("AWS::IAM::Policy"))
+          .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(fn))
+          .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+          .filter((statement: any) => statement.Action === "sqs:SendMessage"),
+      );
+    expect(sendsOf("HttpTrading")).toContain("SessionCommands");
+    expect(sendsOf("HttpTrading")).not.toContain("StockImport");
+    for (const fn of ["HttpChannels", "HttpMtf"]) {
       expect(
-        actionsOf(api, fn).some((action) => action.startsWith("sqs:")),
+        actionsOf(api, fn).filter((action) => action.startsWith("sqs:")),
         fn,
-      ).toBe(false);
-    const tradingSends = Object.values(api.findResources("AWS::IAM::Policy"))
-      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes("HttpTrading"))
-      .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
-      .filter((statement: any) => statement.Action === "sqs:SendMessage");
-    expect(JSON.stringify(tradingSends)).toContain("SessionCommands");
-    expect(JSON.stringify(tradingSends)).not.toContain("StockImport");
+      ).toEqual(["sqs:SendMessage"]);
+      expect(sendsOf(fn), fn).toContain("WebhookDelivery");
+      expect(sendsOf(fn), fn).not.toContain("SessionCommands");
+    }
     for (const template of [api, queues]) expect(JSON.stringify(template.toJSON())).not.toContain('"sqs:*"');
   });
 

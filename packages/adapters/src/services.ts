@@ -459,9 +459,13 @@ export function tradingBacktests(c: ServiceContext): TradingServices["backtests"
   );
 }
 
-/** Multi-channel sessions: the session views (the same record) with configuration versions, the update feed and the socket. */
+/**
+ * Multi-channel sessions: the session views (the same record) with configuration versions, the
+ * update feed, the socket and the webhooks' notification hook on the sessions' streams (docs/operations.md
+ * "Where events come from"): every runtime that publishes notifies.
+ */
 export function tradingChannels(c: ServiceContext): TradingServices["channels"] {
-  return once(c, tradingChannels, () => withChannels(sessionViews(c), c.db, realtime(c)));
+  return once(c, tradingChannels, () => Object.assign(withChannels(sessionViews(c), c.db, realtime(c)), { notify: sessionNotifications(c) }));
 }
 
 /** Runs driven over stored candles (replays, historical MTF sessions): the session views (the same record) with the candles; their speed counts seconds of `now`, the wall clock, not of the market's (accelerated) one. */
@@ -469,17 +473,12 @@ export function tradingDrivers(c: ServiceContext): TradingServices["drivers"] {
   return once(c, tradingDrivers, () => withDrivers(sessionViews(c), c.db, candles(c), c.now));
 }
 
-/**
- * Every trading service, with the webhooks' notification hook on the sessions' streams (the
- * runtimes that build this: the session worker, `npm start`). Functions that build only
- * `tradingChannels` (the channel and MTF routes, the day rollover) publish without it and stay
- * without the SQS client (docs/security.md "Webhooks", "Where events come from").
- */
+/** Every trading service (the session worker, `npm start`, the docs function). */
 export function trading(c: ServiceContext): TradingServices {
   return once(c, trading, () => ({
     sessions: tradingSessions(c),
     backtests: notifyingBacktests(c),
-    channels: Object.assign(tradingChannels(c), { notify: sessionNotifications(c) }),
+    channels: tradingChannels(c),
     drivers: tradingDrivers(c),
     biasChecks: biasChecks(c),
   }));
