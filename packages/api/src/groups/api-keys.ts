@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ApiKeyCreate, ApiKeyCreated, ApiKeyList, ApiKeyResponse, ApiKeys } from "@tp/core/api-keys";
+import { ApiKeyCommands, ApiKeyCreate, ApiKeyCreated, ApiKeyList, ApiKeyResponse } from "@tp/core/api-key-commands";
 import { bearer, createGroup, errorResponse, errorResponses, json, jsonBody, requireAuth, type GroupServices } from "../http/group";
 
 const KeyIdParam = z.object({ key_id: z.string().min(1).max(64) });
@@ -30,7 +30,7 @@ export function apiKeysGroup(services: GroupServices<"apiKeys">) {
         403: errorResponse(keysOnly),
       },
     }),
-    async (c) => c.json(await ApiKeys.create(services.apiKeys, c.get("principal").user, c.req.valid("json")), 201),
+    async (c) => c.json(await ApiKeyCommands.create(services.apiKeys, c.get("principal").user, c.req.valid("json")), 201),
   );
 
   app.openapi(
@@ -44,7 +44,7 @@ export function apiKeysGroup(services: GroupServices<"apiKeys">) {
       responses: { 200: json(ApiKeyList, "The keys"), ...errorResponses({ auth: true }), 403: errorResponse(keysOnly) },
     }),
     async (c) => {
-      const items = await ApiKeys.list(services.apiKeys, c.get("principal").user, c.req.valid("query").user_id);
+      const items = await ApiKeyCommands.list(services.apiKeys, c.get("principal").user, c.req.valid("query").user_id);
       return c.json({ items, total: items.length }, 200);
     },
   );
@@ -64,7 +64,7 @@ export function apiKeysGroup(services: GroupServices<"apiKeys">) {
       },
     }),
     async (c) => {
-      const revoked = await ApiKeys.revoke(services.apiKeys, c.get("principal").user, c.req.valid("param").key_id);
+      const revoked = await ApiKeyCommands.revoke(services.apiKeys, c.get("principal").user, c.req.valid("param").key_id);
       services.principals.revokeKeyLocally(revoked.id);
       return c.json(revoked, 200);
     },
