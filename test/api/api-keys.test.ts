@@ -1,6 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "../../packages/adapters/src/dynamo/db";
+import { DynamoKeyRateStore } from "../../packages/adapters/src/stores/auth-stores";
+import { KeyRateLimit, type KeyWindow } from "../../packages/core/src/api-keys";
 import { ManualClock } from "../../packages/core/src/provider/clock";
 import { Realtime } from "../../packages/core/src/realtime";
 import { createTestApi, type TestApi } from "../support/harness";
@@ -199,22 +202,89 @@ describe("API keys", () => {
 });
 
 describe("API key rate limits", () => {
-  it("answers 429 with Retry-After once a key's bucket is spent, and serves it again as the bucket refills", async () => {
-    const limitedClock = new ManualClock(US_OPEN);
-    const limitedApi = await createTestApi({ API_KEY_BURST: "3", API_KEY_RATE_PER_SECOND: "0.5" }, { now: () => limitedClock.now() });
-    const owner = await limitedApi.createUser();
-    const { key } = await limitedApi.json("POST", KEYS, 201, { token: owner.token, body: { name: "busy bot", scopes: ["read"] } });
-    for (let request = 0; request < 3; request++) await limitedApi.json("GET", "/api/v1/me", 200, { token: key });
-    const refused = await limitedApi.request("GET", "/api/v1/me", { token: key });
-    expect(refused.status).toBe(429);
-    expect(refused.headers.get("Retry-After")).toBe("2");
-    expect(await refused.json()).toMatchObject({ error_code: "API_KEY_RATE_LIMITED", retry_after: 2 });
-    // The user's sign-in token is not limited by its keys' buckets.
-    await limitedApi.json("GET", "/api/v1/me", 200, { token: owner.token });
-    // Two seconds refill one request (0.5 a second).
-    limitedClock.advance(2000);
-    await limitedApi.json("GET", "/api/v1/me", 200, { token: key });
-    await limitedApi.json("GET", "/api/v1/me", 429, { token: key });
+  /** A store that counts its writes, over the table. */
+  const countingStore = (db: Db) => {
+    const store = new DynamoKeyRateStore(db);
+    const counted = { writes: 0 };
+    return Object.assign(counted, {
+      count: (...args: Parameters<DynamoKeyRateStore["count"]>) => {
+        counted.writes++;
+        return store.count(...args);
+      },
+    });
+  };
+  const fresh = (): KeyWindow => ({ window: -1, requests: 0 });
+
+  it("two instances sharing the table refuse together the request past the limit in a window, and a new window admits again", async () => {
+    // 5 requests a window of 5 s (1 a second); the clock starts on a window's first instant.
+    const start = Math.ceil(Date.parse(US_OPEN) / 5000) * 5000;
+    const window = start / 5000;
+    const [storeA, storeB] = [countingStore(api.services.db), countingStore(api.services.db)];
+    const [a, b] = [new KeyRateLimit(5, 1, storeA), new KeyRateLimit(5, 1, storeB)];
+    const [seenA, seenB] = [fresh(), fresh()];
+    const taken: number[] = [];
+    for (const [limit, seen] of [
+      [a, seenA],
+      [b, seenB],
+      [a, seenA],
+      [b, seenB],
+      [a, seenA],
+    ] as const)
+      taken.push(await limit.take("k1", seen, start + 100));
+    expect(taken).toEqual([0, 0, 0, 0, 0]);
+    // Each instance admitted fewer than 5 itself: the shared counter refuses the sixth, on either.
+    expect(await a.take("k1", seenA, start + 1200)).toBe(4);
+    expect(await b.take("k1", seenB, start + 4100)).toBe(1);
+    expect([storeA.writes, storeB.writes]).toEqual([4, 3]);
+    // Knowing the window full, neither writes again in it.
+    expect(await a.take("k1", seenA, start + 4999)).toBe(1);
+    expect(await b.take("k1", seenB, start + 2000)).toBe(3);
+    expect([storeA.writes, storeB.writes]).toEqual([4, 3]);
+    const item = await api.services.db.client.send(new GetCommand({ TableName: api.services.db.tableName, Key: { pk: "APIKEY#k1#RATE", sk: String(window) } }));
+    expect(item.Item).toMatchObject({ requests: 5, ttl: (start + 5000) / 1000, _type: "ApiKeyRate" });
+    // Another key has its own counter.
+    expect(await b.take("k2", fresh(), start + 4200)).toBe(0);
+
+    // The next window admits 5 again, counted afresh.
+    expect(await b.take("k1", seenB, start + 5000)).toBe(0);
+    expect(await a.take("k1", seenA, start + 5001)).toBe(0);
+    expect(seenA).toEqual({ window: window + 1, requests: 1 });
+
+    // Requests arriving together on both instances: exactly the limit is admitted.
+    const together = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => (index % 2 ? a.take("k3", seenA, start + 10_000) : b.take("k3", seenB, start + 10_000))),
+    );
+    expect(together.filter((wait) => wait === 0)).toHaveLength(5);
+    expect(together.filter((wait) => wait === 5)).toHaveLength(7);
+  });
+
+  it("answers 429 API_KEY_RATE_LIMITED with Retry-After past the key's requests in a window on either of two instances; another key and the sign-in token are unaffected", async () => {
+    // 3 requests a window of 6 s; two apps on one table, as two Lambda instances.
+    const start = Math.ceil(Date.parse(US_OPEN) / 6000) * 6000;
+    const limitedClock = new ManualClock(new Date(start).toISOString());
+    const env = { API_KEY_BURST: "3", API_KEY_RATE_PER_SECOND: "0.5", TABLE_NAME: `test-${randomUUID()}` };
+    const one = await createTestApi(env, { now: () => limitedClock.now() });
+    const two = await createTestApi(env, { now: () => limitedClock.now() });
+    const owner = await one.createUser();
+    const busy = await one.json("POST", KEYS, 201, { token: owner.token, body: { name: "busy bot", scopes: ["read"] } });
+    const other = await one.json("POST", KEYS, 201, { token: owner.token, body: { name: "quiet bot", scopes: ["read"] } });
+    for (const instance of [one, two, one]) await instance.json("GET", "/api/v1/me", 200, { token: busy.key });
+    limitedClock.advance(1000);
+    for (const instance of [two, one]) {
+      const refused = await instance.request("GET", "/api/v1/me", { token: busy.key });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("Retry-After")).toBe("5");
+      expect(await refused.json()).toMatchObject({ error_code: "API_KEY_RATE_LIMITED", retry_after: 5, key_id: busy.id });
+    }
+    // Another key of the same user, and the user's sign-in token, are not limited by it.
+    for (const instance of [one, two]) {
+      await instance.json("GET", "/api/v1/me", 200, { token: other.key });
+      await instance.json("GET", "/api/v1/me", 200, { token: owner.token });
+    }
+    // The next window serves the key again, up to 3 requests across both.
+    limitedClock.advance(5000);
+    for (const instance of [two, one, two]) await instance.json("GET", "/api/v1/me", 200, { token: busy.key });
+    expect((await one.json("GET", "/api/v1/me", 429, { token: busy.key })).retry_after).toBe(6);
   });
 });
 

@@ -1,7 +1,7 @@
 import { tokenSeconds } from "@tp/core/time";
 import { Lru } from "./lru";
 import { API_KEY_RATE, Auth, type AuthConfig, type Principal, type RevocationStore, type TokenClaims } from "@tp/core/auth";
-import { ApiKeys, TokenBucket, type ApiKey, type ApiKeyStore } from "@tp/core/api-keys";
+import { ApiKeys, KeyRateLimit, type ApiKey, type ApiKeyStore, type KeyRateStore, type KeyWindow } from "@tp/core/api-keys";
 import { DomainError, unauthorized } from "@tp/core/errors";
 import type { User } from "@tp/core/users";
 
@@ -14,13 +14,12 @@ interface Entry {
   rechecking?: Promise<void>;
 }
 
-/** A key as this instance last read it, its user, and its token bucket. */
-interface KeyEntry {
+/** A key as this instance last read it, its user, and what this instance knows of its rate window. */
+interface KeyEntry extends KeyWindow {
   key?: ApiKey;
   user?: User;
   checkedAt: number;
   rechecking?: Promise<void>;
-  bucket: TokenBucket;
 }
 
 /**
@@ -34,6 +33,7 @@ interface KeyEntry {
 export class PrincipalCache {
   private readonly entries: Lru<string, Entry>;
   private readonly keyEntries: Lru<string, KeyEntry>;
+  private readonly keyRate?: KeyRateLimit;
 
   constructor(
     private readonly config: AuthConfig,
@@ -42,15 +42,18 @@ export class PrincipalCache {
     private readonly recheckMs = 5000,
     max = 20_000,
     private readonly keys?: ApiKeyStore,
+    rates?: KeyRateStore,
   ) {
     this.entries = new Lru(max);
     this.keyEntries = new Lru(max);
+    if (rates) this.keyRate = new KeyRateLimit(config.apiKeyBurst ?? API_KEY_RATE.burst, config.apiKeyRatePerSecond ?? API_KEY_RATE.perSecond, rates);
   }
 
   /**
    * The principal of a credential: a sign-in token, or an API key (`tpk_...`), which is checked
-   * against its stored hash, re-read like a token's revocation every `recheckMs`, and spends one
-   * request of the key's token bucket (429 `API_KEY_RATE_LIMITED` with `retry_after` when empty).
+   * against its stored hash, re-read like a token's revocation every `recheckMs`, and counts one
+   * request of the key's rate window shared by every instance (429 `API_KEY_RATE_LIMITED` with
+   * `retry_after`, the seconds to the window's end, when it is full).
    */
   async resolve(token: string): Promise<Omit<Principal, "token">> {
     if (ApiKeys.isKey(token)) return this.resolveKey(token);
@@ -58,15 +61,12 @@ export class PrincipalCache {
   }
 
   private async resolveKey(credential: string): Promise<Omit<Principal, "token">> {
-    if (!this.keys) throw unauthorized("API keys are not accepted here");
+    if (!this.keys || !this.keyRate) throw unauthorized("API keys are not accepted here");
     const id = ApiKeys.idOf(credential);
     const nowMs = this.now();
     let entry = this.keyEntries.get(id);
     if (!entry) {
-      entry = {
-        checkedAt: -Infinity,
-        bucket: new TokenBucket(this.config.apiKeyBurst ?? API_KEY_RATE.burst, this.config.apiKeyRatePerSecond ?? API_KEY_RATE.perSecond, nowMs),
-      };
+      entry = { checkedAt: -Infinity, window: -1, requests: 0 };
       this.keyEntries.set(id, entry);
     }
     if (nowMs - entry.checkedAt > this.recheckMs) await (entry.rechecking ??= this.recheckKey(id, entry, nowMs));
@@ -79,7 +79,7 @@ export class PrincipalCache {
       exp: Math.floor(Date.parse(key.expires_at) / 1000),
     };
     const user = Auth.checkPrincipal(claims, { user: entry.user, revoked: false });
-    const wait = entry.bucket.take(nowMs);
+    const wait = await this.keyRate.take(key.id, entry, nowMs);
     if (wait > 0)
       throw new DomainError(429, "API_KEY_RATE_LIMITED", `This API key's rate limit is spent; try again in ${wait} s`, { retry_after: wait, key_id: key.id });
     return { user: ApiKeys.actingUser(user, key), claims, key: ApiKeys.grantOf(key) };

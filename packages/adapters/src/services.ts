@@ -14,7 +14,7 @@ import type { ServiceConfig } from "./config";
 import { createDb, type Db } from "./dynamo/db";
 import { PrincipalCache } from "./principal-cache";
 import { withSharedGets } from "./dynamo/shared-reads";
-import { DynamoApiKeyStore, DynamoCaptchaStore, DynamoLoginAttemptStore, DynamoRevocationStore } from "./stores/auth-stores";
+import { DynamoApiKeyStore, DynamoCaptchaStore, DynamoKeyRateStore, DynamoLoginAttemptStore, DynamoRevocationStore } from "./stores/auth-stores";
 import { DynamoAuditStore } from "./stores/audit-store";
 import { DynamoKillSwitchStore } from "./stores/kill-switch-store";
 import { KillSwitchGuard, type KillSwitchOrder, type KillSwitchStore, type OutsideOrderDesk } from "@tp/core/kill-switch";
@@ -215,7 +215,11 @@ function apiKeyStore(c: ServiceContext): DynamoApiKeyStore {
 }
 
 export function principals(c: ServiceContext): PrincipalCache {
-  return once(c, principals, () => new PrincipalCache(c.config.auth, revocations(c), c.now, c.config.principalRecheckMs, undefined, apiKeyStore(c)));
+  return once(
+    c,
+    principals,
+    () => new PrincipalCache(c.config.auth, revocations(c), c.now, c.config.principalRecheckMs, undefined, apiKeyStore(c), new DynamoKeyRateStore(c.db)),
+  );
 }
 
 export function apiKeys(c: ServiceContext): ApiKeyDeps {

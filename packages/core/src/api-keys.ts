@@ -143,29 +143,48 @@ export function checkScope(grant: ApiKeyGrant, method: string, route: string): v
   });
 }
 
+/** Storage port of the per-key rate limit every instance shares: one counter per key per window. */
+export interface KeyRateStore {
+  /**
+   * Counts one request of key `id` in window `window` unless `limit` are counted there already
+   * (false then, nothing written); the counter may be dropped after `expiresAt` (epoch seconds).
+   */
+  count(id: string, window: number, limit: number, expiresAt: number): Promise<boolean>;
+}
+
+/** What an instance knows of a key's current window: its number and the requests counted there. */
+export interface KeyWindow {
+  window: number;
+  requests: number;
+}
+
 /**
- * A token bucket: `capacity` requests at once, refilled at `perSecond`; `take` answers 0 when a
- * request may go, else the seconds until one may (time injected, so tests move it).
+ * The per-key rate limit (docs/security.md "API keys"): at most `burst` requests of a key in each
+ * fixed window of `burst / perSecond` seconds (windows aligned on the epoch), counted in the store
+ * every instance shares. An instance that already knows the window full (its own requests, or a
+ * refused count) answers without asking the store (time injected, so tests move it).
  */
-export class TokenBucket {
-  private tokens: number;
-  private at: number;
+export class KeyRateLimit {
+  private readonly windowMs: number;
   constructor(
-    private readonly capacity: number,
-    private readonly perSecond: number,
-    nowMs: number,
+    private readonly burst: number,
+    perSecond: number,
+    private readonly store: KeyRateStore,
   ) {
-    this.tokens = capacity;
-    this.at = nowMs;
+    this.windowMs = (burst / perSecond) * 1000;
   }
 
-  take(nowMs: number): number {
-    this.tokens = Math.min(this.capacity, this.tokens + (Math.max(0, nowMs - this.at) / 1000) * this.perSecond);
-    this.at = Math.max(this.at, nowMs);
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
-      return 0;
+  /** Counts a request of key `id` at `nowMs` (`seen`: this instance's view, updated): 0 when it may go, else the seconds to the window's end. */
+  async take(id: string, seen: KeyWindow, nowMs: number): Promise<number> {
+    const window = Math.floor(nowMs / this.windowMs);
+    const endMs = (window + 1) * this.windowMs;
+    if (seen.window !== window) {
+      seen.window = window;
+      seen.requests = 0;
     }
-    return Math.max(1, Math.ceil((1 - this.tokens) / this.perSecond));
+    const admitted = seen.requests < this.burst && (await this.store.count(id, window, this.burst, Math.ceil(endMs / 1000)));
+    // A request counted while the window turned belongs to the old one.
+    if (seen.window === window) seen.requests = admitted ? seen.requests + 1 : this.burst;
+    return admitted ? 0 : Math.max(1, Math.ceil((endMs - nowMs) / 1000));
   }
 }

@@ -85,9 +85,9 @@ export interface AuthConfig {
   captchaTestCode?: string;
   /** Client addresses whose failed logins never lock (an administrator's trusted path). */
   trustedAddresses: string[];
-  /** An API key's token bucket: requests a second it refills (API_KEY_RATE_PER_SECOND, default 10). */
+  /** An API key's rate: requests a second on average (API_KEY_RATE_PER_SECOND, default 10); a window lasts `apiKeyBurst / apiKeyRatePerSecond` seconds. */
   apiKeyRatePerSecond?: number;
-  /** An API key's token bucket: requests it takes at once (API_KEY_BURST, default 40). */
+  /** An API key's rate: requests in one window, across every instance (API_KEY_BURST, default 40). */
   apiKeyBurst?: number;
 }
 

@@ -35,6 +35,8 @@ export const Keys = {
   revokedToken: (jti: string): Key => ({ pk: `REVOKED#${jti}`, sk: "TOKEN" }),
   /** An API key by its id (the key carries its id, so a request reads its item at once). */
   apiKey: (keyId: string): Key => ({ pk: `APIKEY#${keyId}`, sk: "APIKEY" }),
+  /** A key's requests in one rate window (`floor(epoch ms / window length)`), one counter item each that expires after it. */
+  apiKeyRate: (keyId: string, window: number): Key => ({ pk: `APIKEY#${keyId}#RATE`, sk: String(window) }),
   /** gsi1: a user's API keys by creation (`created_at#id`); read backwards for newest first. */
   apiKeysOfUser: (userId: string) => `USER#${userId}#APIKEYS`,
   apiKeyOfUser: (userId: string, createdAt: string, keyId: string): Key => ({ pk: `USER#${userId}#APIKEYS`, sk: `${createdAt}#${keyId}` }),

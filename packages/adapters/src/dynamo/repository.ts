@@ -180,8 +180,13 @@ export class Repository<T extends object> {
     return transactIfUnchanged(this.db, [{ delete: this.definition.key(from), ifPresent: true }, { put: this.toItem(to) }]);
   }
 
-  /** Adds `by` to a numeric attribute (creating the item when absent) and returns the new item. */
-  async increment(key: Key, attribute: string, by: number, set: Record<string, unknown> = {}): Promise<T> {
+  /**
+   * Adds `by` to a numeric attribute (creating the item when absent) and returns the new item; with
+   * `below`, only while the attribute is below it (undefined otherwise, nothing written).
+   */
+  increment(key: Key, attribute: string, by: number, set?: Record<string, unknown>): Promise<T>;
+  increment(key: Key, attribute: string, by: number, set: Record<string, unknown>, below: number): Promise<T | undefined>;
+  async increment(key: Key, attribute: string, by: number, set: Record<string, unknown> = {}, below?: number): Promise<T | undefined> {
     const names: Record<string, string> = { "#counter": attribute, "#type": "_type" };
     const values: Record<string, unknown> = { ":by": by, ":zero": 0, ":type": this.definition.type };
     const assignments = ["#counter = if_not_exists(#counter, :zero) + :by", "#type = :type"];
@@ -190,17 +195,24 @@ export class Repository<T extends object> {
       values[`:s${index}`] = value;
       assignments.push(`#s${index} = :s${index}`);
     });
-    const result = await this.db.client.send(
-      new UpdateCommand({
-        TableName: this.db.tableName,
-        Key: { [Table.partitionKey]: key.pk, [Table.sortKey]: key.sk },
-        UpdateExpression: `SET ${assignments.join(", ")}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: "ALL_NEW",
-      }),
-    );
-    return this.fromItem(result.Attributes ?? {});
+    if (below !== undefined) values[":below"] = below;
+    try {
+      const result = await this.db.client.send(
+        new UpdateCommand({
+          TableName: this.db.tableName,
+          Key: { [Table.partitionKey]: key.pk, [Table.sortKey]: key.sk },
+          UpdateExpression: `SET ${assignments.join(", ")}`,
+          ConditionExpression: below === undefined ? undefined : "attribute_not_exists(#counter) OR #counter < :below",
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return this.fromItem(result.Attributes ?? {});
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
   }
 
   /** Writes many items (unconditional puts), 25 per request, retrying what DynamoDB leaves unprocessed. */

@@ -1,9 +1,10 @@
-import { KEY_KEPT_DAYS, type ApiKey, type ApiKeyStore } from "@tp/core/api-keys";
+import { KEY_KEPT_DAYS, type ApiKey, type ApiKeyStore, type KeyRateStore } from "@tp/core/api-keys";
 import type { CaptchaStore, LoginAttemptStore, RevocationStore } from "@tp/core/auth";
 import type { User } from "@tp/core/users";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository, batchGetStored } from "../dynamo/repository";
+import { Table } from "../dynamo/table";
 
 interface Captcha {
   captcha_id: string;
@@ -141,5 +142,25 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     const storedKey = stored.find((item) => Repository.isAt(item, keyKey) && !this.keys.isExpired(item));
     const storedUser = stored.find((item) => Repository.isAt(item, userKey) && !this.users.isExpired(item));
     return { key: storedKey ? this.keys.fromItem(storedKey) : undefined, user: storedUser ? this.users.fromItem(storedUser) : undefined };
+  }
+}
+
+interface KeyRateWindow {
+  key_id: string;
+  window: number;
+  requests: number;
+}
+
+/**
+ * The per-key rate limit's counters (docs/security.md "API keys"): one item per key per window,
+ * counted with one conditional UpdateItem (`requests` below the limit), gone by TTL after its window.
+ */
+export class DynamoKeyRateStore implements KeyRateStore {
+  private readonly windows: Repository<KeyRateWindow>;
+  constructor(db: Db) {
+    this.windows = new Repository<KeyRateWindow>(db, { type: "ApiKeyRate", key: (counted) => Keys.apiKeyRate(counted.key_id, counted.window) });
+  }
+  async count(id: string, window: number, limit: number, expiresAt: number) {
+    return (await this.windows.increment(Keys.apiKeyRate(id, window), "requests", 1, { [Table.ttlAttribute]: expiresAt }, limit)) !== undefined;
   }
 }

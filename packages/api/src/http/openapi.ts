@@ -190,7 +190,7 @@ function finishParameters(operation: Operation) {
 }
 
 /** What every operation that takes a credential may answer besides its own, since an API key may send it (docs/security.md "API keys"). */
-const KEY_RATE_LIMITED = "API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds";
+const KEY_RATE_LIMITED = "API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds";
 const KEY_SCOPE = "ACCESS_DENIED: an API key without the scope the route needs (`required_scope` names it)";
 
 function finishResponses(operation: Operation, path: string, problems: string[]) {
