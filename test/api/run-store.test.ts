@@ -249,7 +249,7 @@ describe("the run store's saveMany (the session worker's step)", () => {
   ])(
     "changes the order records it wrote at the version it saves on without reading them, and reads those another process changed since (%s)",
     async (_, runIdOf, reads) => {
-      const { DynamoRunStore } = await import("../../packages/adapters/src/stores/session-store");
+      const { DynamoRunStore } = await import("../../packages/adapters/src/stores/run-store");
       const [mine, other] = [new DynamoRunStore(api.services.db), new DynamoRunStore(api.services.db)];
       const time = Date.parse("2024-03-15T14:30:00Z");
       const submitted = (id: string, sequence: number): EngineEvent =>
@@ -520,7 +520,7 @@ describe("the run store's blocks (a large save's events and orders, a few items 
   });
 
   it("carries on a tail another process wrote, and keeps it when a save loses its race", async () => {
-    const { DynamoRunStore } = await import("../../packages/adapters/src/stores/session-store");
+    const { DynamoRunStore } = await import("../../packages/adapters/src/stores/run-store");
     const [mine, other] = [new DynamoRunStore(api.services.db), new DynamoRunStore(api.services.db)];
     const id = "r-tail-shared";
     await mine.save(runOf(id, 1, 0), 0, []);

@@ -53,7 +53,8 @@ import { createBacktestControl, createBacktestServices, createSessionServices, w
 import type { SweepControlDeps } from "@tp/core/backtests/sweeps";
 import type { BiasCheckDeps } from "@tp/core/backtests/bias-check-control";
 import { createBiasChecks } from "./trading";
-import { DynamoRunStore, DynamoSessionStore } from "./stores/session-store";
+import { DynamoRunStore } from "./stores/run-store";
+import { DynamoSessionStore } from "./stores/session-store";
 import { DynamoWorkerStore } from "./stores/worker-store";
 import { owned as ownedSession } from "@tp/core/trading/sessions";
 import { CoalescingCommandSink, type SessionCommandSink, type SessionCommandSource } from "@tp/core/trading/commands";
