@@ -294,6 +294,8 @@ export function workflowReservedConcurrency(stage: string): Record<string, numbe
     "backtest.prepare": width,
     "backtest.finalize": width,
     "backtest.fail": 5,
+    // A walk-forward's grid chunks: the Map runs at most S at once.
+    "sweep.runGrid": width,
     "sweep.plan": 5,
     "sweep.finalize": 5,
     "sweep.fail": 5,

@@ -1,11 +1,12 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keys } from "../../packages/adapters/src/dynamo/keys";
-import { Backtests, Sweeps } from "../../packages/core/src/backtests/index";
+import { Sweeps } from "../../packages/core/src/backtests/index";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
 import { referenceCase, REFERENCE_RISK } from "../../packages/core/src/engine/testing/reference";
 import { backtestHandlers } from "../../packages/functions/src/workflow/backtest";
 import { sweepHandlers } from "../../packages/functions/src/workflow/sweep";
+import { runGrid } from "../../packages/core/src/backtests/sweep-grid-tasks";
 import { LocalWorkflowRunner } from "../../packages/local/src/workflow-runner";
 import { createTestApi, type TestApi } from "../support/harness";
 import { expectSameResults } from "../support/backtest-results";
@@ -13,8 +14,9 @@ import { expectSameResults } from "../support/backtest-results";
 /**
  * Walk-forward optimisation end to end (a sweep with a `walk_forward` plan): the API starts the
  * sweep machine, the local runner runs it with the Lambda task handlers over the reference
- * fixtures' daily bars; every in-sample and out-of-sample run is compared with the backtest
- * started alone.
+ * fixtures' daily bars; every in-sample point's figures and every out-of-sample run are compared
+ * with the backtest started alone. The in-sample grid runs in process, a chunk of points per task,
+ * storing only their figures; each window's best is stored as a backtest and compared whole.
  */
 let api: TestApi;
 let runner: LocalWorkflowRunner;
@@ -89,6 +91,7 @@ interface Ranked {
   rank: number;
   window: number;
   backtest_id: string;
+  stored: boolean;
   parameters: Record<string, number>;
   value: number | null;
   performance_metrics: { annualized_return: number | null };
@@ -105,6 +108,7 @@ describe("walk-forward optimisation", () => {
     timeout: 180_000,
   }, async () => {
     const { sweepId, started } = await startWalkForward(user.token);
+    const sessionId = (await api.services.trading.backtests.sweeps.get(sweepId))!.session_id;
     expect(started).toMatchObject({ success: true, runs: 8, skipped: 0 });
     expect(await settled(user.token, sweepId)).toMatchObject({
       status: "completed",
@@ -151,10 +155,18 @@ describe("walk-forward optimisation", () => {
       expect(window.best.parameters).toEqual(argmax);
       expect(window.best).toMatchObject({ backtest_id: runs[0]!.backtest_id, value: top, annualized_return: runs[0]!.performance_metrics.annualized_return });
       expect(window.in_sample_runs).toBe(4);
-      // Every in-sample run of the window is the backtest alone over the in-sample part.
+      // Only the window's best point is stored as a backtest; the others keep their figures alone.
+      expect(runs.map((r) => r.stored)).toEqual([true, false, false, false]);
+      for (const run of runs.slice(1)) {
+        expect((await api.json("GET", `/api/v1/backtest/${run.backtest_id}/result`, 404, { token: user.token })).error_code).toBe("BACKTEST_NOT_FOUND");
+      }
+      // Every in-sample point of the window has the figures of the backtest alone over the in-sample part; the stored best, its whole run.
       for (const run of runs) {
         const single = await alone(user.token, run.parameters, window.in_sample);
-        await expectSameResults(api, user.token, [run.backtest_id, single]);
+        const singleResult = await api.json("GET", `/api/v1/backtest/${single}/result`, 200, { token: user.token });
+        expect(singleResult.fills.length).toBeGreaterThan(0);
+        expect(run.performance_metrics).toEqual(singleResult.performance_metrics);
+        if (run.stored) await expectSameResults(api, user.token, [run.backtest_id, single]);
       }
       // The out-of-sample run is the best point alone over the out-of-sample part.
       expect(window.out_of_sample_run).toMatchObject({ status: "completed", value: window.out_of_sample_run.performance_metrics.sharpe_ratio });
@@ -178,6 +190,33 @@ describe("walk-forward optimisation", () => {
     expect(wf.in_sample_annualized_return).toBeCloseTo((inSample[0] + inSample[1]) / 2, 5);
     expect(wf.out_of_sample_annualized_return).toBe(wf.stitched.annualized_return);
     expect(wf.efficiency).toBeCloseTo(wf.out_of_sample_annualized_return / wf.in_sample_annualized_return, 5);
+
+    // The grid's figures: one item per window (4 points of 250 daily bars make one chunk), in the versioned shape.
+    const chunks = await api.services.trading.backtests.grids.chunks(sweepId);
+    expect(chunks.map((c) => [c.shape, c.window, c.chunk, c.results.map((r) => [r.run, r.status, r.bars_processed])])).toEqual([
+      [1, 0, 0, [0, 1, 2, 3].map((run) => [run, "completed", 250])],
+      [1, 1, 0, [4, 5, 6, 7].map((run) => [run, "completed", 250])],
+    ]);
+    // Progress: pushed once per chunk (sweep_progress), not per point; backtest_progress only from the stored runs (each window's best and out-of-sample run).
+    const { updates } = await api.json("GET", `/api/v1/sessions/${sessionId}/updates`, 200, { token: user.token });
+    const sweepPushes = updates.filter((u: { type: string }) => u.type === "sweep_progress");
+    expect(sweepPushes).toHaveLength(2);
+    expect(sweepPushes.map((u: { data: { sweep_id: string; stage: string } }) => [u.data.sweep_id, u.data.stage])).toEqual([
+      [sweepId, "in_sample"],
+      [sweepId, "in_sample"],
+    ]);
+    // The two chunks run side by side: each push counts its own chunk's points at least, the later one both.
+    const counted = sweepPushes.map((u: { data: { runs_done: number } }) => u.data.runs_done);
+    expect(Math.min(...counted)).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...counted)).toBe(8);
+    const pushedRuns = new Set(
+      updates.filter((u: { type: string }) => u.type === "backtest_progress").map((u: { data: { backtest_id: string } }) => u.data.backtest_id),
+    );
+    const storedRuns = wf.windows.flatMap((w: { best: { backtest_id: string }; out_of_sample_run: { backtest_id: string } }) => [
+      w.best.backtest_id,
+      w.out_of_sample_run.backtest_id,
+    ]);
+    expect([...pushedRuns].sort()).toEqual([...storedRuns].sort());
   });
 
   it("pauses and resumes to the same windows, passes the request's benchmark to its runs, and answers another user 403", async () => {
@@ -216,18 +255,14 @@ describe("walk-forward optimisation", () => {
     const session = await backtestSession(manual, owner.token);
     const { sweep_id } = await manual.json("POST", "/api/v1/backtest/sweeps", 200, { token: owner.token, body: request(session.id) });
     const deps = manual.services.trading.backtests;
-    const runAll = async (ids: string[]) => {
-      for (const backtest_id of ids) {
-        let step = await Backtests.prepare(deps, { backtest_id });
-        while (step.status === "running") step = await Backtests.runChunk(deps, { backtest_id }, Date.now() + 60_000);
-        await Backtests.finalize(deps, { backtest_id });
-      }
-    };
     const inSample = await Sweeps.plan(deps, { sweep_id });
-    expect(inSample.runs).toHaveLength(8);
-    await runAll(inSample.runs);
-    const outOfSample = await Sweeps.plan(deps, { sweep_id });
-    expect(outOfSample).toMatchObject({ status: "running", runs: [expect.any(String), expect.any(String)] });
+    // The in-sample grid: a chunk per window, run in process.
+    expect(inSample).toMatchObject({ status: "grid", runs: [], grid: [0, 1].map((window) => ({ sweep_id, window, chunk: 0 })) });
+    for (const chunk of inSample.grid) expect(await runGrid(deps, chunk, Date.now() + 60_000)).toMatchObject({ status: "done", points_done: 4, points: 4 });
+    const next = await Sweeps.plan(deps, { sweep_id });
+    // Each window's out-of-sample run, then its best stored over the in-sample part.
+    expect(next).toMatchObject({ status: "running", runs: Array(4).fill(expect.any(String)) });
+    const outOfSample = { runs: next.runs.slice(0, 2) };
     expect(await manual.json("GET", `/api/v1/backtest/sweeps/${sweep_id}`, 200, { token: owner.token })).toMatchObject({
       stage: "out_of_sample",
       runs_done: 8,

@@ -256,21 +256,22 @@ describe("operations through CloudWatch", () => {
 
 describe("sweeps beside the API", () => {
   it("reserves concurrency for each workflow task function (a cap), none for the API's functions", () => {
-    // Stage "test": sweeps 10 wide, so a chunk 20, Prepare and Finalize 10, the failure task and the sweep's tasks 5.
+    // Stage "test": sweeps 10 wide, so a chunk 20, Prepare and Finalize 10, a walk-forward's grid chunk 10, the failure task and the sweep's tasks 5.
     const expected: Record<string, number> = {
       BacktestRunChunkTask: 20,
       BacktestPrepareTask: 10,
       BacktestFinalizeTask: 10,
       BacktestFailTask: 5,
       SweepPlanTask: 5,
+      SweepRunGridTask: 10,
       SweepFinalizeTask: 5,
       SweepFailTask: 5,
     };
     const tasks = Object.entries(workflows.findResources("AWS::Lambda::Function", { Properties: { Timeout: 120 } }));
     const reserved = Object.fromEntries(tasks.map(([id, fn]) => [id.replace(/[0-9A-F]{8}$/, ""), fn.Properties.ReservedConcurrentExecutions]));
     expect(reserved).toEqual(expected);
-    // What they reserve, 60, is kept from an account's default 1,000, leaving the API at least 940.
-    expect(Object.values(expected).reduce((sum, n) => sum + n, 0)).toBe(60);
+    // What they reserve, 70, is kept from an account's default 1,000, leaving the API at least 930.
+    expect(Object.values(expected).reduce((sum, n) => sum + n, 0)).toBe(70);
     const apiFunctions = Object.values(api.findResources("AWS::Lambda::Function"));
     expect(apiFunctions.length).toBeGreaterThan(0);
     for (const fn of apiFunctions) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
@@ -281,7 +282,7 @@ describe("sweeps beside the API", () => {
       (machine: any) => machine.Properties.StateMachineName === "test-trading-platform-sweep",
     ) as any;
     expect(sweep.Properties.StateMachineType).toBe("STANDARD");
-    expect(WorkflowExecutionTypes.sweep.children).toEqual({ RunBacktests: "EXPRESS" });
+    expect(WorkflowExecutionTypes.sweep.children).toEqual({ RunBacktests: "EXPRESS", RunGrid: "EXPRESS" });
   });
 });
 

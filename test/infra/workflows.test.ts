@@ -74,6 +74,7 @@ describe("Workflows stack", () => {
       "SweepFail",
       "SweepFinalize",
       "SweepPlan",
+      "SweepRunGrid",
     ]);
     for (const id of ids) {
       expect(workflows.toJSON().Resources[id].Properties.Environment.Variables).toEqual(
@@ -195,11 +196,23 @@ describe("Workflows stack", () => {
     expect(deployed.States.RouteByStatus.Choices.map((choice: any) => [choice.StringEquals, choice.Next])).toEqual([
       ["importing", "WaitForImports"],
       ["running", "RunBacktests"],
+      ["grid", "RunGrid"],
       ["paused", "Paused"],
       ["stopped", "Finalize"],
       ["done", "Finalize"],
     ]);
-    // Its role invokes the seven task functions, and starts, follows and stops its own child executions.
+    // A walk-forward's grid: a Distributed Map over its chunks, each child the sweep's RunGrid task, then Plan again; a chunk that fails fails the sweep.
+    expect(deployed.States.RunGrid).toMatchObject({
+      Type: "Map",
+      ItemsPath: "$.grid",
+      MaxConcurrencyPath: "$.max_concurrency",
+      ItemProcessor: { ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "EXPRESS" }, StartAt: "GridChunk" },
+      ResultPath: null,
+      Catch: [{ ErrorEquals: ["States.ALL"], ResultPath: "$.error", Next: "MarkFailed" }],
+      Next: "Plan",
+    });
+    expect(deployed.States.RunGrid.ItemProcessor.States.GridChunk).toMatchObject({ Type: "Task", Resource: `\${${WorkflowTasks.sweep.runGrid}}`, End: true });
+    // Its role invokes the eight task functions, and starts, follows and stops its own child executions.
     const { statements, invoked } = rolePermissions(machine);
     expect(invoked.sort()).toEqual(invocable([...taskFunctionIds("Backtest"), ...taskFunctionIds("Sweep")]).sort());
     const text = JSON.stringify(statements);

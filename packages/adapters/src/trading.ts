@@ -23,6 +23,7 @@ import type { ServiceConfig } from "./config";
 import type { Db } from "./dynamo/db";
 import { DynamoBacktestStore } from "./stores/backtest-store";
 import { DynamoSweepStore } from "./stores/sweep-store";
+import { DynamoSweepGridStore } from "./stores/sweep-grid-store";
 import { DynamoBiasCheckStore } from "./stores/bias-check-store";
 import type { BiasCheckDeps } from "@tp/core/backtests/bias-check-control";
 import { DynamoRunStore } from "./stores/run-store";
@@ -186,6 +187,7 @@ export function createBacktestControl(
     ...base,
     backtests: new DynamoBacktestStore(db),
     sweeps: new DynamoSweepStore(db),
+    grids: new DynamoSweepGridStore(db),
     sweepConcurrency: config.sweepMaxConcurrency,
     sweepRunTtlDays: config.sweepRunTtlDays ?? SWEEP_RUN_TTL_DAYS,
     candles: deps.candles,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BacktestProgress } from "./backtests/backtests";
+import { SweepProgress } from "./backtests/sweep-model";
 import { EventType } from "./engine/events";
 import { StockImportStatus } from "./imports/index";
 import { ChannelMetrics, ChannelStatusValue } from "./trading/channel-schemas";
@@ -97,12 +98,19 @@ export const BacktestProgressMessage = z.object({ type: z.literal("backtest_prog
     "A backtest's stage and progress after each task of its workflow (prepare, every chunk, finalize): what GET /api/v1/backtest/{backtest_id}/progress answers",
 });
 
+export const SweepProgressMessage = z.object({ type: z.literal("sweep_progress"), data: SweepProgress, timestamp: Timestamp }).meta({
+  id: "SweepProgressMessage",
+  description:
+    "A walk-forward's progress after each chunk of its in-sample grid (its points run in process, a chunk per task; they push no backtest_progress): what GET /api/v1/backtest/sweeps/{sweep_id} answers",
+});
+
 /** Every message the service pushes on a session's stream (and `GET …/updates` returns). */
 export const SessionStreamMessages = {
   engine_event: EngineEventMessage,
   channel_update: ChannelUpdateMessage,
   channel_metrics: ChannelMetricsMessage,
   backtest_progress: BacktestProgressMessage,
+  sweep_progress: SweepProgressMessage,
   pong: SocketPong,
   error: SocketError,
 } as const;

@@ -23,6 +23,7 @@ export const WorkflowTasks = {
   },
   sweep: {
     plan: "SweepPlanFunctionArn",
+    runGrid: "SweepRunGridFunctionArn",
     finalize: "SweepFinalizeFunctionArn",
     fail: "SweepFailFunctionArn",
   },
@@ -60,8 +61,8 @@ export const EXPRESS_MAX_SECONDS = 300;
 export const WorkflowExecutionTypes = {
   // Waits for imports and runs chunk after chunk (longer than 5 minutes), started once per name.
   backtest: { machine: "STANDARD", children: {} },
-  // The sweep waits for imports and runs for up to a day; each run, one chunk per child, is an Express child.
-  sweep: { machine: "STANDARD", children: { RunBacktests: "EXPRESS" } },
+  // The sweep waits for imports and runs for up to a day; each run, one chunk per child, is an Express child, and so is each chunk of a walk-forward's grid.
+  sweep: { machine: "STANDARD", children: { RunBacktests: "EXPRESS", RunGrid: "EXPRESS" } },
   // A few transitions a run (a Distributed Map needs a Standard machine); each shard's roll, seconds long, an Express child.
   "day-rollover": { machine: "STANDARD", children: { RollShards: "EXPRESS" } },
 } as const satisfies Record<WorkflowName, { machine: ExecutionType; children: Record<string, ExecutionType> }>;
@@ -145,17 +146,31 @@ export const ExecutionName = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, "an execu
 export const SweepTaskInput = z.object({ sweep_id: z.string().min(1) });
 export type SweepTaskInput = z.infer<typeof SweepTaskInput>;
 
+/** One chunk of a walk-forward's in-sample grid: what the `RunGrid` Map hands each child (docs/backtests.md "Walk-forward"). */
+export const SweepGridInput = SweepTaskInput.extend({ window: z.int().min(0), chunk: z.int().min(0) });
+export type SweepGridInput = z.infer<typeof SweepGridInput>;
+
 /**
  * What the sweep's tasks answer: the Choice reads `status`; with `running` the Map runs the
- * backtests `runs` (their ids), at most `max_concurrency` at once (the stage's setting).
+ * backtests `runs` (their ids), with `grid` the `RunGrid` Map the chunks `grid` of a walk-forward's
+ * in-sample grid, at most `max_concurrency` at once (the stage's setting).
  */
 export const SweepTaskOutput = z.object({
   sweep_id: z.string(),
-  status: z.enum(["importing", "running", "paused", "stopped", "done"]),
+  status: z.enum(["importing", "running", "grid", "paused", "stopped", "done"]),
   runs: z.array(z.string()),
+  grid: z.array(SweepGridInput).default([]),
   max_concurrency: z.int().min(1),
 });
 export type SweepTaskOutput = z.infer<typeof SweepTaskOutput>;
+
+/** What a grid chunk's task answers: how it ended (`yielded`: its deadline came first, Plan answers it again) and its points with an outcome. */
+export const SweepGridOutput = SweepGridInput.extend({
+  status: z.enum(["done", "yielded", "paused", "stopped"]),
+  points_done: z.int().min(0),
+  points: z.int().min(0),
+});
+export type SweepGridOutput = z.infer<typeof SweepGridOutput>;
 
 /** What the sweep's failure task receives. */
 export const SweepFailureInput = SweepTaskInput.extend({ error: z.object({ Error: z.string(), Cause: z.string() }) });

@@ -285,6 +285,12 @@ export const Keys = {
   activeSweep: (createdAt: string, sweepId: string): Key => ({ pk: "SWEEPS#ACTIVE", sk: `${createdAt}#${sweepId}` }),
   /** A sweep's control flags, written with it: what its runs read at every checkpoint (a few bytes, not the plan of every run). */
   sweepFlags: (sweepId: string): Key => ({ pk: `SWEEP#${sweepId}`, sk: "FLAGS" }),
+  /** One chunk of a walk-forward's in-sample grid: its points' figures, in the sweep's partition (a Query on the prefix reads them all). */
+  sweepGridChunk: (sweepId: string, window: number, chunk: number): Key => ({
+    pk: `SWEEP#${sweepId}`,
+    sk: `GRID#${String(window).padStart(3, "0")}#${String(chunk).padStart(4, "0")}`,
+  }),
+  sweepGridPrefix: "GRID#",
 
   /** A bias check's report (docs/backtests.md "Bias checks"), read back by its id. */
   biasCheck: (checkId: string): Key => ({ pk: `BIASCHECK#${checkId}`, sk: "BIASCHECK" }),

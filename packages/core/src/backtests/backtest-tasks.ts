@@ -126,7 +126,7 @@ export async function prepare(deps: BacktestDeps, input: BacktestTaskInput): Pro
  * (of its warm-up, with `execution.warm_up`, else of its window) through its last. Recorded on the
  * backtest, so every chunk adjusts by the same actions whatever an import learns meanwhile.
  */
-async function priceAdjustmentOf(deps: BacktestDeps, backtest: StoredBacktest, setup: EngineSetup): Promise<PriceAdjustment> {
+export async function priceAdjustmentOf(deps: BacktestDeps, backtest: StoredBacktest, setup: EngineSetup): Promise<PriceAdjustment> {
   const history = backtest.config.execution.warm_up ? warmupWindows(new TradingEngine(setup), backtest.window[0]) : [];
   const from = Math.min(backtest.window[0], ...history.map(({ from }) => from));
   const actions = await CorporateActions.within(deps.imports.corporateActions, backtest.symbols, [from, backtest.window[1]]);
@@ -134,13 +134,13 @@ async function priceAdjustmentOf(deps: BacktestDeps, backtest: StoredBacktest, s
 }
 
 /** The adjuster of a run's bars: its recorded actions when it adjusts them forward, else none. */
-function adjusterOf(backtest: StoredBacktest): PriceAdjuster | undefined {
+export function adjusterOf(backtest: StoredBacktest): PriceAdjuster | undefined {
   const adjustment = backtest.price_adjustment;
   return adjustment?.mode === "forward" && adjustment.actions.length > 0 ? new PriceAdjuster(adjustment.actions) : undefined;
 }
 
 /** The engine's setup of a backtest: its configuration with lot sizes, rates, fees and capital looked up (as a session's, `runSetup`). */
-async function setupOf(deps: BacktestDeps, backtest: StoredBacktest) {
+export async function setupOf(deps: BacktestDeps, backtest: StoredBacktest) {
   const session = await deps.sessions.get(backtest.session_id);
   const base = Markets[marketOf(backtest.symbols[0])].currency;
   return runSetup(deps, {

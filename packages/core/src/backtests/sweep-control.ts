@@ -11,7 +11,7 @@ import { isoDateOf } from "../market/zoned-time";
 import { allOf } from "../trading/pages";
 import { TRADING_DAYS_PER_YEAR } from "../trading/session-config";
 import { ACTIVE, paused, resumed, stageOf, stopped, transition, updateVersioned } from "./control";
-import type { BacktestControlDeps, BacktestRequest, BacktestStatus, StoredBacktest } from "./backtest-model";
+import type { BacktestRequest, BacktestStatus, StoredBacktest } from "./backtest-model";
 import { plan as planBacktest, requestIssues, requestSymbols, requireBacktestSession, runIdOf, sessionOrNone, unknownOf, wellFormed } from "./backtest-control";
 import {
   ASCENDING,
@@ -25,6 +25,7 @@ import {
   SweepRequest,
   type SweepResult,
 } from "./sweep-model";
+import { gridRuns, type InSampleRun } from "./sweep-grid";
 import {
   curveFigures,
   cutWindows,
@@ -294,20 +295,43 @@ export async function start(deps: SweepControlDeps, actor: Actor, request: Sweep
   return sweep;
 }
 
-/** The sweep's runs (in sample, then out of sample) as stored; absent until the plan created them. */
-export async function runsOf(deps: Pick<BacktestControlDeps, "backtests">, sweep: StoredSweep) {
-  const ids = [...(sweep.runs_created ? sweep.runs.map((r) => r.backtest_id) : []), ...sweep.oos_runs.map((r) => r.backtest_id)];
-  const found = new Map((await deps.backtests.getMany(ids)).map((b) => [b.id, b]));
-  return { inSample: sweep.runs.map((r) => found.get(r.backtest_id)), outOfSample: sweep.oos_runs.map((r) => found.get(r.backtest_id)) };
+/**
+ * The sweep's runs (in sample, then out of sample) as stored; absent until the plan created them.
+ * A walk-forward's grid (`grid`) answers its points' outcomes in sample (a point not run is
+ * `stopped` once the sweep is), and `stored` the backtests it stored of each window's best (by
+ * out-of-sample run; empty for a sweep whose runs are backtests).
+ */
+export async function runsOf(deps: Pick<SweepControlDeps, "backtests" | "grids">, sweep: StoredSweep) {
+  const grid = Boolean(sweep.grid);
+  const ids = [
+    ...(sweep.runs_created && !grid ? sweep.runs.map((r) => r.backtest_id) : []),
+    ...sweep.oos_runs.map((r) => r.backtest_id),
+    ...(grid ? sweep.oos_runs.map((r) => r.of) : []),
+  ];
+  const [stored, chunks] = await Promise.all([deps.backtests.getMany(ids), grid ? deps.grids.chunks(sweep.id) : []]);
+  const found = new Map(stored.map((b) => [b.id, b]));
+  const inSample: (InSampleRun | undefined)[] = grid
+    ? gridRuns(sweep.runs, chunks, sweep.status === "stopped")
+    : sweep.runs.map((r) => found.get(r.backtest_id));
+  return {
+    inSample,
+    outOfSample: sweep.oos_runs.map((r) => found.get(r.backtest_id)),
+    stored: grid ? sweep.oos_runs.map((r) => found.get(r.of)) : [],
+  };
 }
 
-export const ended = (b: StoredBacktest | undefined) => b !== undefined && (b.status === "completed" || b.status === "stopped" || b.status === "failed");
+export const ended = (b: Pick<InSampleRun, "status"> | undefined) =>
+  b !== undefined && (b.status === "completed" || b.status === "stopped" || b.status === "failed");
 
 /** Progress: runs done, failed and stopped of each phase. */
 export async function progress(deps: SweepControlDeps, actor: Actor, id: string): Promise<z.infer<typeof SweepProgress>> {
-  const sweep = await ownedSweep(deps, actor, id);
+  return progressOf(deps, await ownedSweep(deps, actor, id));
+}
+
+/** The progress view of a sweep (what `progress` answers its owner, and a grid chunk's task pushes on the session's stream). */
+export async function progressOf(deps: Pick<SweepControlDeps, "backtests" | "grids">, sweep: StoredSweep): Promise<z.infer<typeof SweepProgress>> {
   const { inSample, outOfSample } = await runsOf(deps, sweep);
-  const count = (runs: (StoredBacktest | undefined)[], status: BacktestStatus) => runs.filter((b) => b?.status === status).length;
+  const count = (runs: (InSampleRun | undefined)[], status: BacktestStatus) => runs.filter((b) => b?.status === status).length;
   const oosPlanned = sweep.walk_forward ? sweep.walk_forward.windows.length : sweep.out_of_sample ? Math.min(sweep.out_of_sample.top, sweep.runs.length) : 0;
   const oosTotal = sweep.oos_created ? sweep.oos_runs.length : oosPlanned;
   const endedCount = inSample.filter(ended).length + outOfSample.filter(ended).length;
@@ -351,11 +375,11 @@ const outOfSampleOf = (oos: StoredBacktest, metric: SweepMetric) => ({
  * Completed runs of the grid, best first by the metric (undefined values last, ties in grid
  * order); with a walk-forward plan window by window, each window's best first.
  */
-export function ranked(sweep: StoredSweep, inSample: (StoredBacktest | undefined)[]) {
+export function ranked(sweep: StoredSweep, inSample: (InSampleRun | undefined)[]) {
   const sign = ASCENDING.has(sweep.metric) ? 1 : -1;
   return sweep.runs
     .map((run, index) => ({ run, index, backtest: inSample[index] }))
-    .filter((entry): entry is typeof entry & { backtest: StoredBacktest } => entry.backtest?.status === "completed" && entry.backtest.result !== null)
+    .filter((entry): entry is typeof entry & { backtest: InSampleRun } => entry.backtest?.status === "completed" && entry.backtest.result !== null)
     .map((entry) => ({ ...entry, value: valueOf(entry.backtest.result!.performance_metrics, sweep.metric) }))
     .sort(
       (a, b) =>
@@ -366,7 +390,7 @@ export function ranked(sweep: StoredSweep, inSample: (StoredBacktest | undefined
 }
 
 /** Each walk-forward window's best completed in-sample run (the argmax of the metric over the window's runs), by window. */
-export function bestOfWindows(sweep: StoredSweep, inSample: (StoredBacktest | undefined)[]) {
+export function bestOfWindows(sweep: StoredSweep, inSample: (InSampleRun | undefined)[]) {
   const best = new Map<number, ReturnType<typeof ranked>[number]>();
   for (const entry of ranked(sweep, inSample)) if (!best.has(entry.run.window ?? 0)) best.set(entry.run.window ?? 0, entry);
   return best;
@@ -383,6 +407,8 @@ export async function result(deps: SweepControlDeps, actor: Actor, id: string): 
   const oosOf = new Map(sweep.oos_runs.map((r, index) => [r.of, outOfSample[index]]));
   const best = ranked(sweep, inSample);
   const rankedIds = new Set(best.map((entry) => entry.run.backtest_id));
+  // A walk-forward's grid stores a backtest of each window's best alone (the in-sample run its out-of-sample run is `of`).
+  const storedIds = sweep.grid ? new Set(sweep.oos_runs.map((r) => r.of)) : null;
   return {
     sweep_id: sweep.id,
     session_id: sweep.session_id,
@@ -403,6 +429,7 @@ export async function result(deps: SweepControlDeps, actor: Actor, id: string): 
         rank: rank + 1,
         window: entry.run.window ?? null,
         backtest_id: entry.run.backtest_id,
+        stored: storedIds === null || storedIds.has(entry.run.backtest_id),
         parameters: entry.run.parameters,
         value: entry.value,
         performance_metrics: entry.backtest.result!.performance_metrics,
@@ -440,7 +467,7 @@ async function walkForwardResult(
   deps: Pick<SweepControlDeps, "runs">,
   sweep: StoredSweep,
   walkForward: StoredWalkForward,
-  inSample: (StoredBacktest | undefined)[],
+  inSample: (InSampleRun | undefined)[],
   outOfSample: (StoredBacktest | undefined)[],
 ): Promise<WalkForwardResult> {
   const best = bestOfWindows(sweep, inSample);

@@ -4,12 +4,15 @@ import { IsoDate } from "../fees/money";
 import { ParameterValue } from "../strategies/parameter";
 import type { Controlled } from "./control";
 import { BacktestRequest, BacktestStatus, type BacktestControlDeps, type BacktestDeps } from "./backtest-model";
+import type { StoredGrid, SweepGridStore } from "./sweep-grid";
 import { type StoredWalkForward, WalkForwardPlan, WalkForwardResult } from "./walk-forward";
 
 /**
  * Parameter sweeps: one strategy over a grid of its parameters, each point a backtest of its own
  * (a `StoredBacktest` with `sweep_id`, run by the backtest's own tasks), fanned out by the sweep
- * state machine's Map; the best runs are then run again over an out-of-sample window. Every run
+ * state machine's Map; the best runs are then run again over an out-of-sample window. A
+ * walk-forward's in-sample points are run in process instead, a chunk of them per task, and only
+ * their figures are stored (sweep-grid.ts); each window's best is then stored as a backtest. Every run
  * is planned exactly as `POST /backtest/start` plans it, so it gives that backtest's fills and
  * metrics. docs/backtests.md "Parameter sweeps".
  *
@@ -94,13 +97,19 @@ export interface StoredSweep extends Controlled {
   base: BacktestRequest;
   metric: SweepMetric;
   out_of_sample: { start_date: string; end_date: string; top: number } | null;
-  /** The grid's runs; with a walk-forward plan, every window's (`window` its index). */
+  /**
+   * The grid's runs; with a walk-forward plan, every window's (`window` its index). A run's
+   * `backtest_id` is its backtest's, or with `grid` the id a point of the grid is known by (only
+   * each window's best is stored as a backtest, with this id).
+   */
   runs: { backtest_id: string; parameters: Point; window?: number }[];
   /** Points of the grid the strategy refuses as a whole (a fast period not below the slow one…), with why. */
   skipped: { parameters: Point; reason: string }[];
   oos_runs: { backtest_id: string; of: string; window?: number }[];
   /** The walk-forward plan and its windows; null or absent for a plain sweep. */
   walk_forward?: StoredWalkForward | null;
+  /** A walk-forward's in-sample grid run in process: its chunks, planned with the runs (absent before, and on sweeps whose runs are backtests). */
+  grid?: StoredGrid | null;
   /** Phase of the plan: the candles checked and imported, the runs created, the out-of-sample runs created. */
   runs_created: boolean;
   oos_created: boolean;
@@ -131,12 +140,12 @@ export interface SweepStore {
 }
 
 /** Sweeps' control side (the HTTP endpoints). */
-export type SweepControlDeps = BacktestControlDeps & { sweeps: SweepStore };
+export type SweepControlDeps = BacktestControlDeps & { sweeps: SweepStore; grids: SweepGridStore };
 /**
  * Sweeps' workflow tasks: the backtests' task deps plus the store, the Map's concurrency (the
  * stage's setting) and how many days a sweep's runs are kept (SWEEP_RUN_TTL_DAYS; 0: for ever).
  */
-export type SweepDeps = BacktestDeps & { sweeps: SweepStore; sweepConcurrency: number; sweepRunTtlDays: number };
+export type SweepDeps = BacktestDeps & { sweeps: SweepStore; grids: SweepGridStore; sweepConcurrency: number; sweepRunTtlDays: number };
 
 /** Days a sweep's runs are kept unless configured (SWEEP_RUN_TTL_DAYS), defined beside the other workflow settings. */
 export { SWEEP_RUN_TTL_DAYS } from "../workflows";
@@ -180,7 +189,16 @@ export const SweepControlResult = z
 const RankedRun = z.object({
   rank: z.int().describe("1 for the best (of its window, with a walk-forward plan)"),
   window: z.int().nullable().describe("The walk-forward window of the run (0 for the first); null for a plain sweep"),
-  backtest_id: z.string(),
+  backtest_id: z
+    .string()
+    .describe(
+      "The run's backtest (GET /backtest/{backtest_id}/result) when `stored`; a walk-forward's other in-sample points are run in process and keep only their figures, this id naming the point",
+    ),
+  stored: z
+    .boolean()
+    .describe(
+      "Whether backtest_id names a stored backtest: every run of a plain sweep; of a walk-forward's in-sample points, each window's best alone (docs/backtests.md \"Walk-forward\")",
+    ),
   parameters: z.record(z.string(), ParameterValue),
   value: z.number().nullable().describe("The run's value of the metric (null when undefined, e.g. a Sharpe ratio without returns: ranked last)"),
   performance_metrics: PerformanceMetrics,
@@ -206,7 +224,7 @@ export const SweepResult = z
     ranking: z.array(RankedRun).describe("Completed runs, best first (with a walk-forward plan: window by window, each best first)"),
     not_ranked: z.array(
       z.object({
-        backtest_id: z.string(),
+        backtest_id: z.string().describe("The run's backtest; of a walk-forward's in-sample point, the id naming the point (no backtest is stored for it)"),
         window: z.int().nullable(),
         parameters: z.record(z.string(), ParameterValue),
         status: BacktestStatus,
@@ -219,7 +237,7 @@ export const SweepResult = z
       .string()
       .nullable()
       .describe(
-        "When the runs the result does not keep expire (SWEEP_RUN_TTL_DAYS after they were created): each with its events and orders is then gone, and the ranking and not_ranked list only what is left; the best runs (out_of_sample.top of them, or 5) and the out-of-sample runs are kept. Null: kept for ever",
+        "When the runs the result does not keep expire (SWEEP_RUN_TTL_DAYS after they were created): each with its events and orders is then gone, and the ranking and not_ranked list only what is left; the best runs (out_of_sample.top of them, or 5) and the out-of-sample runs are kept. Null: kept for ever (a walk-forward's: its in-sample figures are kept with the sweep, and the backtests it stores, each window's best and out-of-sample runs, are kept)",
       ),
     walk_forward: WalkForwardResult.nullable().describe("The walk-forward's windows, stitched out-of-sample curve and efficiency; null for a plain sweep"),
   })

@@ -2,23 +2,32 @@ import { DomainError } from "../errors";
 import { feedsOf } from "../trading/session-config";
 import type { StoredSession } from "../trading/sessions";
 import { iso } from "../time";
-import type { SweepFailureInput, SweepTaskInput, SweepTaskOutput } from "../workflows";
+import type { SweepFailureInput, SweepGridInput, SweepTaskInput, SweepTaskOutput } from "../workflows";
 import { TERMINAL } from "./control";
 import type { StoredBacktest } from "./backtest-model";
 import { endWithSweep, plan as planBacktest, runIdOf, updateBacktest } from "./backtest-control";
 import { importMissing, importsDone } from "./candle-coverage";
+import { chunksOf, GRID_CHUNK_SHAPE, type GridChunkPlan } from "./sweep-grid";
 import { SWEEP_KEPT_RUNS, type Point, type StoredSweep, type SweepDeps } from "./sweep-model";
 import { bestOfWindows, ended, ranked, requestOf, runsOf, sweepNotFound, updateSweep } from "./sweep-control";
 
 /**
  * The sweep state machine's tasks: plan (imports once per symbol, creates the runs, answers the
- * runs left for the Map), finalize and fail. Each run is a backtest run by backtest-tasks.ts.
+ * runs left for the Map), finalize and fail. Each run is a backtest run by backtest-tasks.ts; a
+ * walk-forward's in-sample points are chunks of the grid run by sweep-grid-tasks.ts.
  */
 
-const out = (sweep: StoredSweep, status: SweepTaskOutput["status"], runs: string[] = [], deps?: Pick<SweepDeps, "sweepConcurrency">): SweepTaskOutput => ({
+const out = (
+  sweep: StoredSweep,
+  status: SweepTaskOutput["status"],
+  runs: string[] = [],
+  deps?: Pick<SweepDeps, "sweepConcurrency">,
+  grid: SweepGridInput[] = [],
+): SweepTaskOutput => ({
   sweep_id: sweep.id,
   status,
   runs,
+  grid,
   max_concurrency: Math.max(1, deps?.sweepConcurrency ?? 1),
 });
 
@@ -105,29 +114,23 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
     }
     if (!(await importsDone(deps, sweep.import_task_ids))) return out(sweep, "importing");
     // The grid's runs expire (unless the result keeps them, at Finalize); the out-of-sample runs are kept.
-    const expiresAt = runsExpireAt(deps);
     const walkForward = sweep.walk_forward;
+    const expiresAt = walkForward ? undefined : runsExpireAt(deps);
+    let grid: StoredSweep["grid"] = null;
     if (walkForward) {
-      // Each window's runs over its in-sample part, its bars counted once for all of them.
-      const created: StoredBacktest[] = [];
+      // Each window's points run in process, chunk by chunk (sweep-grid.ts), its bars counted once for all of them: no backtest is stored per point.
+      const chunks: GridChunkPlan[] = [];
       for (const [k, window] of walkForward.windows.entries()) {
         const part = { start_date: window.in_sample.start_date, end_date: window.in_sample.end_date };
         const bars = (
           await importMissing(deps, sweep.user_id, [], planBacktest(deps, session, requestOf(sweep.base, sweep.runs[0]!.parameters, part)).window, feeds)
         ).bars;
-        created.push(
-          ...backtestsOf(
-            deps,
-            sweep,
-            session,
-            sweep.runs.filter((run) => run.window === k),
-            bars,
-            part,
-            expiresAt,
-          ),
-        );
+        // A window's runs are consecutive in the plan (start lists them window after window).
+        const from = sweep.runs.findIndex((run) => run.window === k);
+        const to = from + sweep.runs.filter((run) => run.window === k).length;
+        chunks.push(...chunksOf(k, from, to, bars));
       }
-      await deps.backtests.createMany(created);
+      grid = { shape: GRID_CHUNK_SHAPE, chunks };
     } else {
       const bars = (await importMissing(deps, sweep.user_id, [], first.window, feeds)).bars;
       await deps.backtests.createMany(backtestsOf(deps, sweep, session, sweep.runs, bars, undefined, expiresAt));
@@ -135,6 +138,7 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
     sweep = (await updateSweep(deps, sweep.id, (s) => ({
       ...s,
       runs_created: true,
+      grid,
       runs_expire_at: expiresAt ?? null,
       status: s.status === "queued" || s.status === "importing" ? "running" : s.status,
       message: "Running",
@@ -142,15 +146,31 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
   } else if (sweep.status === "queued") {
     sweep = (await updateSweep(deps, sweep.id, (s) => ({ ...s, status: s.status === "queued" ? "running" : s.status, message: "Running" })))!;
   }
-  const { inSample, outOfSample } = await runsOf(deps, sweep);
+  const { inSample, outOfSample, stored } = await runsOf(deps, sweep);
   const pending = (runs: (StoredBacktest | undefined)[]) => runs.filter((b): b is StoredBacktest => b !== undefined && !ended(b)).map((b) => b.id);
-  const left = pending(inSample);
-  if (left.length > 0) return out(sweep, "running", left, deps);
+  if (sweep.grid) {
+    // The chunks with a point not run yet: one RunGrid round for them all.
+    const left = sweep.grid.chunks.filter((c) => inSample.slice(c.from, c.to).includes(undefined));
+    if (left.length > 0)
+      return out(
+        sweep,
+        "grid",
+        [],
+        deps,
+        left.map((c) => ({ sweep_id: sweep!.id, window: c.window, chunk: c.chunk })),
+      );
+  } else {
+    const left = pending(inSample as (StoredBacktest | undefined)[]);
+    if (left.length > 0) return out(sweep, "running", left, deps);
+  }
   if (sweep.walk_forward && !sweep.oos_created) {
-    // Each window's best point over the window's out-of-sample part: one round for every window.
+    // Each window's best point over the window's out-of-sample part: one round for every window;
+    // with the grid, the best point over the in-sample part too, stored as a backtest (with its
+    // id in the plan), so each window's best has a full result (fills, trades, curve) to look into.
     const best = bestOfWindows(sweep, inSample);
     const oosRuns: { backtest_id: string; of: string; window: number; parameters: Point }[] = [];
     const created: StoredBacktest[] = [];
+    const bests: StoredBacktest[] = [];
     for (const [k, window] of sweep.walk_forward.windows.entries()) {
       const top = best.get(k);
       if (!top) continue;
@@ -160,20 +180,20 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
       const bars = (await importMissing(deps, sweep.user_id, [], planned.window, feedsOf(planned.config))).bars;
       created.push(...backtestsOf(deps, sweep, session, [run], bars, part));
       oosRuns.push(run);
+      const chunk = sweep.grid?.chunks.find((c) => c.window === k);
+      if (chunk) {
+        const inPart = { start_date: window.in_sample.start_date, end_date: window.in_sample.end_date };
+        bests.push(...backtestsOf(deps, sweep, session, [top.run], chunk.bars, inPart));
+      }
     }
-    await deps.backtests.createMany(created);
+    await deps.backtests.createMany([...created, ...bests]);
     sweep = (await updateSweep(deps, sweep.id, (s) => ({
       ...s,
       oos_created: true,
       oos_runs: oosRuns.map(({ backtest_id, of, window }) => ({ backtest_id, of, window })),
       message: "Running each window's best point out of sample",
     })))!;
-    return out(
-      sweep,
-      "running",
-      oosRuns.map((r) => r.backtest_id),
-      deps,
-    );
+    return out(sweep, "running", [...oosRuns.map((r) => r.backtest_id), ...bests.map((b) => b.id)], deps);
   }
   if (sweep.out_of_sample && !sweep.oos_created) {
     const best = ranked(sweep, inSample).slice(0, sweep.out_of_sample.top);
@@ -194,7 +214,7 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
       deps,
     );
   }
-  const oosLeft = pending(outOfSample);
+  const oosLeft = [...pending(outOfSample), ...pending(stored)];
   if (oosLeft.length > 0) return out(sweep, "running", oosLeft, deps);
   return out(sweep, "done");
 }
@@ -211,8 +231,9 @@ export async function finalize(deps: SweepDeps, input: SweepTaskInput): Promise<
   const stopped = sweep.stop_requested;
   const now = iso(deps.now());
   if (stopped) {
-    const { inSample, outOfSample } = await runsOf(deps, sweep);
-    for (const run of [...inSample, ...outOfSample]) {
+    const { inSample, outOfSample, stored } = await runsOf(deps, sweep);
+    // A grid's points are no backtests: a point not run is stopped by the sweep's own status.
+    for (const run of sweep.grid ? [...outOfSample, ...stored] : [...inSample, ...outOfSample]) {
       if (!run || ended(run)) continue;
       await endWithSweep(deps, run.id, now);
     }
@@ -236,13 +257,16 @@ export async function finalize(deps: SweepDeps, input: SweepTaskInput): Promise<
  * (`RunStore.keepForever`), then their backtest. Idempotent: a retried Finalize finds them kept.
  */
 async function keepBest(deps: SweepDeps, sweep: StoredSweep): Promise<void> {
-  if (!sweep.runs_expire_at) return;
+  // A walk-forward's grid run in process stores no run that expires.
+  if (!sweep.runs_expire_at || sweep.grid) return;
   const { inSample } = await runsOf(deps, sweep);
   // A walk-forward's result points at each window's best.
   const best = sweep.walk_forward
     ? [...bestOfWindows(sweep, inSample).values()]
     : ranked(sweep, inSample).slice(0, sweep.out_of_sample?.top ?? SWEEP_KEPT_RUNS);
-  for (const { backtest } of best) {
+  for (const entry of best) {
+    // Without a grid, every in-sample run is a stored backtest.
+    const backtest = entry.backtest as StoredBacktest;
     if (backtest.expires_at === undefined) continue;
     await deps.runs.keepForever?.(runIdOf(backtest));
     await updateBacktest(deps, backtest.id, (b) => {

@@ -1,14 +1,16 @@
 import { Sweeps } from "@tp/core/backtests/index";
 import { TERMINAL } from "@tp/core/backtests/control";
-import { SweepFailureInput, SweepTaskInput, SweepTaskOutput } from "@tp/core/workflows";
+import { runGrid as runGridChunk } from "@tp/core/backtests/sweep-grid-tasks";
+import { publishSweepProgress } from "@tp/core/backtests/sweep-progress-stream";
+import { SweepFailureInput, SweepGridInput, SweepGridOutput, SweepTaskInput, SweepTaskOutput } from "@tp/core/workflows";
 import { notifyUser, workflowEnded } from "@tp/core/webhooks/notify";
-import { notifier, tradingBacktests, type Services } from "@tp/adapters/services";
+import { notifier, tradingBacktests, tradingChannels, type Services } from "@tp/adapters/services";
 import type { TradingServices } from "@tp/adapters/trading";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
 import { workflowTask } from "./task";
 
-type SweepServices = Pick<Services, "now" | "notifier"> & { trading: Pick<TradingServices, "backtests"> };
+type SweepServices = Pick<Services, "now" | "notifier"> & { trading: Pick<TradingServices, "backtests" | "channels"> };
 
 /**
  * A task that may end the sweep (Finalize, MarkFailed): when this call moved it to completed,
@@ -35,6 +37,12 @@ export function sweepHandlers(services: () => Promise<SweepServices>) {
   const task = { input: SweepTaskInput, output: SweepTaskOutput };
   return {
     plan: workflowTask(services, task, (s, input) => Sweeps.plan(s.trading.backtests, input)),
+    // A chunk of a walk-forward's in-sample grid, then the sweep's progress pushed once for the chunk.
+    runGrid: workflowTask(services, { input: SweepGridInput, output: SweepGridOutput }, async (s, input, deadlineMs) => {
+      const output = await runGridChunk(s.trading.backtests, input, deadlineMs);
+      await publishSweepProgress({ sweeps: s.trading.backtests, stream: s.trading.channels }, input.sweep_id);
+      return output;
+    }),
     finalize: workflowTask(
       services,
       task,
@@ -48,7 +56,10 @@ export function sweepHandlers(services: () => Promise<SweepServices>) {
   };
 }
 
-const tasks = sweepHandlers(lambdaComposition((c) => ({ trading: { backtests: tradingBacktests(c) }, notifier: notifier(c), now: c.now })));
+const tasks = sweepHandlers(
+  lambdaComposition((c) => ({ trading: { backtests: tradingBacktests(c), channels: tradingChannels(c) }, notifier: notifier(c), now: c.now })),
+);
 export const plan = observed("workflow", tasks.plan);
+export const runGrid = observed("workflow", tasks.runGrid);
 export const finalize = observed("workflow", tasks.finalize);
 export const fail = observed("workflow", tasks.fail);
