@@ -2,7 +2,7 @@ import { connect } from "node:net";
 import { configIssues, type BrokerConfig, type BrokerConnector, type BrokerType, type TestResponse } from "@tp/core/brokers/index";
 import { EgressRefused, type EgressPolicy } from "../net/egress";
 import type { LongportHosts } from "../config";
-import { errorText, loadLongport, longportConfig, withTimeout } from "./longport";
+import { errorText, loadLongport, longportConfig, withTimeout } from "../provider/longport/sdk";
 import { log } from "@tp/core/log";
 
 /** LongPort's own domains: custom endpoint URLs must point there unless an administrator allowed the host. */

@@ -1,7 +1,7 @@
 import type * as Sdk from "longport";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Period } from "@tp/core/provider/quote-enums";
-import { loadLongport } from "../../accounts/longport";
+import { loadLongport } from "./sdk";
 import { LongportCodec, isoDateOf, timeText, type LongportSdk } from "./codec";
 
 /**

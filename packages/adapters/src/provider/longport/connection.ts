@@ -1,7 +1,7 @@
 import type { Config } from "longport";
 import type { BrokerConfig } from "@tp/core/brokers/index";
 import type { LanguageType, ProviderCredentials } from "@tp/core/settings/index";
-import { loadLongport, longportConfig, withTimeout } from "../../accounts/longport";
+import { loadLongport, longportConfig, withTimeout } from "./sdk";
 import type { LongportHosts } from "../../config";
 import { LongportRateLimits, PacingQueue, systemScheduler } from "../rate-limit";
 import { LongportCodec, type LongportSdk } from "./codec";

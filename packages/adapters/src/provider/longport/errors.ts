@@ -1,5 +1,5 @@
 import { DomainError } from "@tp/core/errors";
-import { errorText } from "../../accounts/longport";
+import { errorText } from "./sdk";
 
 /** Seconds a client should wait before retrying after LongPort could not be reached. */
 const RETRY_AFTER_SECONDS = 5;

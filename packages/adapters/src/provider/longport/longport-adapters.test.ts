@@ -1,7 +1,7 @@
 import type * as Sdk from "longport";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { PushQuoteEvent } from "@tp/core/provider/quote-types";
-import { loadLongport } from "../../accounts/longport";
+import { loadLongport } from "./sdk";
 import { LongportRateLimits, PacingQueue } from "../rate-limit";
 import type { LongportSdk } from "./codec";
 import { LongportMarketData } from "./longport-market-data";

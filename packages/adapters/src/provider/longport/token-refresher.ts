@@ -1,5 +1,5 @@
 import type { ProviderTokenRefresher } from "@tp/core/settings/index";
-import { withTimeout } from "../../accounts/longport";
+import { withTimeout } from "./sdk";
 import type { LongportHosts } from "../../config";
 import { configFor, type LongportSettings } from "./connection";
 import { longportError } from "./errors";

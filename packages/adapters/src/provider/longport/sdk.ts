@@ -1,6 +1,6 @@
 import type { Config, ConfigParams, Language } from "longport";
 import type { BrokerConfig } from "@tp/core/brokers/index";
-import type { LongportHosts } from "../config";
+import type { LongportHosts } from "../../config";
 
 // The SDK declares its enums `const`, which isolated modules cannot read; these are their values.
 const languages: Record<NonNullable<BrokerConfig["language"]>, number> = { "zh-CN": 0, "zh-HK": 1, en: 2 };
