@@ -5,21 +5,22 @@ import { ApiKeys, KeyRateLimit, type ApiKey, type ApiKeyStore, type KeyRateStore
 import { DomainError, unauthorized } from "@tp/core/errors";
 import type { User } from "@tp/core/users";
 
-interface Entry {
-  claims: TokenClaims;
-  user?: User;
-  revoked: boolean;
+/** What a cache entry re-reads: when it last did, and the re-read under way (requests with the same credential meanwhile wait for it instead of reading again). */
+interface Rechecked {
   checkedAt: number;
-  /** The re-read under way: requests with the same token meanwhile wait for it instead of reading again. */
   rechecking?: Promise<void>;
 }
 
+interface Entry extends Rechecked {
+  claims: TokenClaims;
+  user?: User;
+  revoked: boolean;
+}
+
 /** A key as this instance last read it, its user, and what this instance knows of its rate window. */
-interface KeyEntry extends KeyWindow {
+interface KeyEntry extends KeyWindow, Rechecked {
   key?: ApiKey;
   user?: User;
-  checkedAt: number;
-  rechecking?: Promise<void>;
 }
 
 /**
@@ -69,7 +70,10 @@ export class PrincipalCache {
       entry = { checkedAt: -Infinity, window: -1, requests: 0 };
       this.keyEntries.set(id, entry);
     }
-    if (nowMs - entry.checkedAt > this.recheckMs) await (entry.rechecking ??= this.recheckKey(id, entry, nowMs));
+    await this.recheck(entry, nowMs, async () => {
+      const { key, user } = await this.keys!.loadWithUser(id, entry.key?.user_id);
+      return { key, user };
+    });
     const key = ApiKeys.check(entry.key, credential, nowMs);
     const claims: TokenClaims = {
       sub: key.user_id,
@@ -83,17 +87,6 @@ export class PrincipalCache {
     if (wait > 0)
       throw new DomainError(429, "API_KEY_RATE_LIMITED", `This API key's rate limit is spent; try again in ${wait} s`, { retry_after: wait, key_id: key.id });
     return { user: ApiKeys.actingUser(user, key), claims, key: ApiKeys.grantOf(key) };
-  }
-
-  private async recheckKey(id: string, entry: KeyEntry, nowMs: number): Promise<void> {
-    try {
-      const loaded = await this.keys!.loadWithUser(id, entry.key?.user_id);
-      entry.key = loaded.key;
-      entry.user = loaded.user;
-      entry.checkedAt = nowMs;
-    } finally {
-      entry.rechecking = undefined;
-    }
   }
 
   /** Marks a key revoked here at once (its item tells the other instances within `recheckMs`). */
@@ -115,19 +108,25 @@ export class PrincipalCache {
       this.entries.delete(token);
       throw unauthorized("Token has expired");
     }
-    if (nowMs - entry.checkedAt > this.recheckMs) await (entry.rechecking ??= this.recheck(entry, nowMs));
+    await this.recheck(entry, nowMs, async () => {
+      const { user, revoked } = await this.store.loadPrincipal(entry.claims.sub, entry.claims.jti);
+      return { user, revoked };
+    });
     return { user: Auth.checkPrincipal(entry.claims, entry), claims: entry.claims };
   }
 
-  private async recheck(entry: Entry, nowMs: number): Promise<void> {
-    try {
-      const loaded = await this.store.loadPrincipal(entry.claims.sub, entry.claims.jti);
-      entry.user = loaded.user;
-      entry.revoked = loaded.revoked;
-      entry.checkedAt = nowMs;
-    } finally {
-      entry.rechecking = undefined;
-    }
+  /** `load`s what `entry` caches again when it was last read more than `recheckMs` ago, one re-read at a time. */
+  private async recheck<E extends Rechecked>(entry: E, nowMs: number, load: () => Promise<Partial<E>>): Promise<void> {
+    if (nowMs - entry.checkedAt <= this.recheckMs) return;
+    entry.rechecking ??= load()
+      .then((loaded) => {
+        Object.assign(entry, loaded);
+        entry.checkedAt = nowMs;
+      })
+      .finally(() => {
+        entry.rechecking = undefined;
+      });
+    await entry.rechecking;
   }
 
   /** Marks a token revoked here at once (the table item tells the other instances). */
