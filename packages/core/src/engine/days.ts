@@ -102,10 +102,25 @@ export function rollTo(e: EngineCore, at: number) {
 
 export function enterDay(e: EngineCore, dayNumber: number) {
   e.day = dayNumber;
+  const { start, end } = dayEdges(e.timeZone, dayNumber);
+  e.dayStart = start;
+  e.dayEnd = end;
+}
+
+/** Local days' UTC edges already found, by zone and day: a daily bar enters a new day at every bar, and the search below is about a hundred zone look-ups. */
+const edgesKept = new Map<string, Map<number, { start: number; end: number }>>();
+const EDGES_KEPT_LIMIT = 100_000;
+
+/** The UTC range `[start, end)` of local day `dayNumber` in `timeZone`, to the minute (a pure function of both: kept once found). */
+function dayEdges(timeZone: string, dayNumber: number): { start: number; end: number } {
+  let zone = edgesKept.get(timeZone);
+  if (zone === undefined) edgesKept.set(timeZone, (zone = new Map()));
+  const kept = zone.get(dayNumber);
+  if (kept !== undefined) return kept;
   // The local day's UTC range, widened by the largest zone offsets: a bar inside it that
   // belongs to the next local day is caught by the day-number check in `rollTo`.
   const startGuess = dayNumber * MS_PER_DAY - 14 * 3_600_000;
-  const wall = (ms: number) => utcToZoned(e.timeZone, ms).dayNumber;
+  const wall = (ms: number) => utcToZoned(timeZone, ms).dayNumber;
   let start = startGuess;
   while (wall(start) < dayNumber) start += 3_600_000;
   let end = start + 20 * 3_600_000;
@@ -113,8 +128,10 @@ export function enterDay(e: EngineCore, dayNumber: number) {
   // Hour steps may overshoot by less than an hour; step back by minutes for the exact edges.
   while (wall(start - 60_000) === dayNumber) start -= 60_000;
   while (wall(end - 60_000) !== dayNumber) end -= 60_000;
-  e.dayStart = start;
-  e.dayEnd = end;
+  if (zone.size >= EDGES_KEPT_LIMIT) zone.clear();
+  const edges = { start, end };
+  zone.set(dayNumber, edges);
+  return edges;
 }
 
 export function startDay(e: EngineCore, channel: ChannelRuntime) {
