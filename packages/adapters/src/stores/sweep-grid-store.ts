@@ -4,7 +4,7 @@ import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
 import { Keys } from "../dynamo/keys";
 import { Repository } from "../dynamo/repository";
 
-/** A chunk as its item holds it: the points' outcomes as gzipped JSON (a point's figures are about 600 bytes of JSON, mostly the same names). */
+/** A chunk as its item holds it: the points' outcomes as gzipped JSON (a point's figures are about 700 bytes of JSON, a quarter of it gzipped). */
 interface GridChunkItem extends Omit<GridChunk, "results"> {
   points: number;
   results: Uint8Array;
@@ -12,8 +12,8 @@ interface GridChunkItem extends Omit<GridChunk, "results"> {
 
 /**
  * The chunks of a walk-forward's in-sample grid on the single table: one item per chunk in the
- * sweep's partition (`Keys.sweepGridChunk`), its points' outcomes gzipped (100 points: about 6 KB
- * where the JSON is about 60 KB), so reading a sweep's whole grid is one Query of a few items.
+ * sweep's partition (`Keys.sweepGridChunk`), its points' outcomes gzipped (100 points: about 15 KB
+ * where the JSON is about 70 KB), so reading a sweep's whole grid is one Query of a few items.
  * Kept with the sweep (no expiry): they are its in-sample ranking.
  */
 export class DynamoSweepGridStore implements SweepGridStore {
