@@ -1,5 +1,5 @@
 import type { Metrics } from "@aws-lambda-powertools/metrics";
-import type { WorkerStep } from "./session-worker";
+import type { WorkerStep } from "./context";
 
 /** How often the worker's metrics are published (one EMF line each). */
 export const METRICS_EVERY_MS = 60_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sendBackoffMs } from "./session-worker";
+import { sendBackoffMs } from "./send-backoff";
 
 describe("a session's sends after failures that decided nothing", () => {
   it("wait a second, doubling with each failure in a row up to 30 s, and at least what the broker asked", () => {
