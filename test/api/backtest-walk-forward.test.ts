@@ -258,7 +258,16 @@ describe("walk-forward optimisation", () => {
     const inSample = await Sweeps.plan(deps, { sweep_id });
     // The in-sample grid: a chunk per window, run in process.
     expect(inSample).toMatchObject({ status: "grid", runs: [], grid: [0, 1].map((window) => ({ sweep_id, window, chunk: 0 })) });
+    // A chunk whose deadline has come yields before any point, storing nothing; a raised pause ends it before its points too.
+    expect(await runGrid(deps, inSample.grid[0]!, Date.now() - 1)).toMatchObject({ status: "yielded", points_done: 0, points: 4 });
+    expect(await deps.grids.get(sweep_id, 0, 0)).toBeUndefined();
+    expect((await Sweeps.plan(deps, { sweep_id })).grid).toEqual(inSample.grid);
+    await manual.json("POST", `/api/v1/backtest/sweeps/${sweep_id}/pause`, 200, { token: owner.token });
+    expect(await runGrid(deps, inSample.grid[0]!, Date.now() + 60_000)).toMatchObject({ status: "paused", points_done: 0 });
+    await manual.json("POST", `/api/v1/backtest/sweeps/${sweep_id}/resume`, 200, { token: owner.token });
     for (const chunk of inSample.grid) expect(await runGrid(deps, chunk, Date.now() + 60_000)).toMatchObject({ status: "done", points_done: 4, points: 4 });
+    // Run again (a retried task), a chunk runs nothing more.
+    expect(await runGrid(deps, inSample.grid[1]!, Date.now() + 60_000)).toMatchObject({ status: "done", points_done: 4 });
     const next = await Sweeps.plan(deps, { sweep_id });
     // Each window's out-of-sample run, then its best stored over the in-sample part.
     expect(next).toMatchObject({ status: "running", runs: Array(4).fill(expect.any(String)) });

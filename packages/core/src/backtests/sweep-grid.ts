@@ -74,9 +74,6 @@ export function chunksOf(window: number, from: number, to: number, bars: number,
   return chunks;
 }
 
-/** A chunk is done when every one of its points has an outcome. */
-export const chunkDone = (plan: GridChunkPlan, stored: GridChunk | undefined) => (stored?.results.length ?? 0) >= plan.to - plan.from;
-
 /**
  * An in-sample run as the ranking reads it: a stored backtest, or a point of the grid (its id the
  * one planned for it; only each window's best is stored as a backtest).
