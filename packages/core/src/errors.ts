@@ -53,3 +53,11 @@ export const parseOrThrow = <S extends z.ZodType>(schema: S, input: unknown, loc
     })),
   );
 };
+
+/**
+ * Options for a cross-field `superRefine` that must run even when some fields already failed,
+ * so one 422 lists every problem. The refinement then sees raw input and must check types itself.
+ */
+export const evenWithIssues = {
+  when: (payload: { value: unknown }) => typeof payload.value === "object" && payload.value !== null,
+};

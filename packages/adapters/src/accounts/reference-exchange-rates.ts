@@ -1,4 +1,5 @@
-import { CurrencyType, type ExchangeRates } from "@tp/core/assets/index";
+import type { ExchangeRates } from "@tp/core/assets/index";
+import { CurrencyType } from "@tp/core/money/currency";
 import { Dec } from "@tp/core/fees/money";
 
 /**

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { Dec, money } from "../fees/money";
 import type { Actor } from "../users";
 import { type AssetRecord, type PortfolioDeps, type PortfolioMode, type Position, portfolioOwner } from "./portfolio";
-import { AssetType, CurrencyType, DEFAULT_CURRENCY, MarketType } from "./types";
+import { CurrencyType, DEFAULT_CURRENCY } from "../money/currency";
+import { AssetType, MarketType } from "./types";
 
 /** Last prices by symbol, from the market-data provider. */
 export interface PriceSource {

@@ -10,7 +10,8 @@ import {
   type UserPositionResponse,
   type UserPositionUpdate,
 } from "./schemas";
-import { type AssetType, type CurrencyType, DEFAULT_CURRENCY, type MarketType, type OptionType, canonicalSymbol } from "./types";
+import { type CurrencyType, DEFAULT_CURRENCY } from "../money/currency";
+import { type AssetType, type MarketType, type OptionType, canonicalSymbol } from "./types";
 
 /** A user has one real (broker-backed) and one simulated portfolio; positions belong to one of them. */
 export type PortfolioMode = "real" | "simulated";

@@ -1,17 +1,8 @@
 import { z } from "zod";
-import { Dec } from "../fees/money";
-import {
-  AmountInput,
-  AssetType,
-  CurrencyType,
-  DateInput,
-  MarketType,
-  NonNegativeAmountInput,
-  OptionType,
-  PositiveAmountInput,
-  canonicalSymbol,
-  evenWithIssues,
-} from "./types";
+import { evenWithIssues } from "../errors";
+import { Dec, DecimalInput, NonNegativeDecimalInput, PositiveDecimalInput } from "../fees/money";
+import { CurrencyType } from "../money/currency";
+import { AssetType, DateInput, MarketType, OptionType, canonicalSymbol } from "./types";
 
 const UserId = z.string().trim().min(1).max(64);
 const Nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
@@ -21,7 +12,7 @@ const Nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional(
 export const UserAssetCreate = z
   .object({
     user_id: UserId.describe("Owner; a non-administrator may only name themself"),
-    cash_assets: AmountInput.describe("Cash, a decimal (number or string); negative on a margin debit"),
+    cash_assets: DecimalInput.describe("Cash, a decimal (number or string); negative on a margin debit"),
     currency: CurrencyType.optional().describe("Default USD"),
   })
   .meta({ id: "UserAssetCreate" });
@@ -33,17 +24,17 @@ export type SimulatedAssetCreate = UserAssetCreate;
 /** Every field optional; `total_assets`, `position_assets`, `today_pnl` are figures as reported (null clears). */
 export const UserAssetUpdate = z
   .object({
-    total_assets: Nullable(AmountInput),
-    cash_assets: AmountInput.optional(),
-    position_assets: Nullable(AmountInput),
-    today_pnl: Nullable(AmountInput),
+    total_assets: Nullable(DecimalInput),
+    cash_assets: DecimalInput.optional(),
+    position_assets: Nullable(DecimalInput),
+    today_pnl: Nullable(DecimalInput),
     currency: CurrencyType.optional(),
   })
   .meta({ id: "UserAssetUpdate" });
 export type UserAssetUpdate = z.infer<typeof UserAssetUpdate>;
 
 /** Sets the simulated account's cash; creates the account when it does not exist yet. */
-export const SimulatedAssetUpdate = z.object({ cash_assets: AmountInput, currency: CurrencyType }).meta({ id: "SimulatedAssetUpdate" });
+export const SimulatedAssetUpdate = z.object({ cash_assets: DecimalInput, currency: CurrencyType }).meta({ id: "SimulatedAssetUpdate" });
 export type SimulatedAssetUpdate = z.infer<typeof SimulatedAssetUpdate>;
 
 /** Cash held in each currency, as a broker reported it (decimal strings). */
@@ -127,15 +118,15 @@ const positionInputShape = {
   symbol: z.string().trim().min(1).max(40).describe("TICKER.REGION, e.g. AAPL.US or 700.HK; a bare ticker gets its market's suffix"),
   symbol_name: z.string().trim().max(200),
   asset_type: AssetType,
-  quantity: NonNegativeAmountInput,
-  available_quantity: NonNegativeAmountInput,
-  cost_price: NonNegativeAmountInput,
-  current_price: Nullable(NonNegativeAmountInput),
+  quantity: NonNegativeDecimalInput,
+  available_quantity: NonNegativeDecimalInput,
+  cost_price: NonNegativeDecimalInput,
+  current_price: Nullable(NonNegativeDecimalInput),
   market: MarketType,
   currency: CurrencyType,
-  contract_multiplier: PositiveAmountInput.optional().describe("Units per contract: default 100 for options, 1 otherwise"),
+  contract_multiplier: PositiveDecimalInput.optional().describe("Units per contract: default 100 for options, 1 otherwise"),
   option_type: Nullable(OptionType),
-  strike_price: Nullable(PositiveAmountInput),
+  strike_price: Nullable(PositiveDecimalInput),
   expiry_date: Nullable(DateInput),
 };
 
@@ -160,14 +151,14 @@ export type SimulatedPositionInput = z.infer<typeof SimulatedPositionInput>;
 
 const positionUpdateShape = {
   symbol_name: z.string().trim().max(200).optional(),
-  quantity: NonNegativeAmountInput.optional(),
-  available_quantity: NonNegativeAmountInput.optional(),
-  cost_price: NonNegativeAmountInput.optional(),
-  current_price: Nullable(NonNegativeAmountInput),
+  quantity: NonNegativeDecimalInput.optional(),
+  available_quantity: NonNegativeDecimalInput.optional(),
+  cost_price: NonNegativeDecimalInput.optional(),
+  current_price: Nullable(NonNegativeDecimalInput),
   currency: CurrencyType.optional(),
-  contract_multiplier: PositiveAmountInput.optional(),
+  contract_multiplier: PositiveDecimalInput.optional(),
   option_type: Nullable(OptionType),
-  strike_price: Nullable(PositiveAmountInput),
+  strike_price: Nullable(PositiveDecimalInput),
   expiry_date: Nullable(DateInput),
 };
 

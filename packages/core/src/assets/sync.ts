@@ -7,7 +7,8 @@ import { Brokers, type Broker, type BrokerConfig, type BrokersDeps, type BrokerT
 import { Overview, type OverviewDeps } from "./overview";
 import { Assets, type AssetRecord, type Position, portfolioOwner } from "./portfolio";
 import type { CashByCurrency, SyncRequest, SyncResponse } from "./schemas";
-import { CurrencyType, DEFAULT_CURRENCY, MarketType, canonicalSymbol, marketCurrency, marketOfSymbol, parseOptionSymbol } from "./types";
+import { CurrencyType, DEFAULT_CURRENCY } from "../money/currency";
+import { MarketType, canonicalSymbol, marketCurrency, marketOfSymbol, parseOptionSymbol } from "./types";
 
 /**
  * Where asset sync finds accounts. Every account is an `OrderGateway` and is read the same way,

@@ -1,11 +1,7 @@
 import { z } from "zod";
-import { Dec, DecimalInput } from "../fees/money";
+import { Dec } from "../fees/money";
+import type { CurrencyType } from "../money/currency";
 import { CalendarDate, isRealDate } from "../time";
-
-/** Currencies of cash and positions. `USD` is the default of an account that names none. */
-export const CurrencyType = z.enum(["USD", "HKD", "CNY", "SGD"]).meta({ id: "CurrencyType" });
-export type CurrencyType = z.infer<typeof CurrencyType>;
-export const DEFAULT_CURRENCY: CurrencyType = "USD";
 
 /** Markets as LongPort names them: `US`, `HK`, `CN` (Shanghai `.SH` and Shenzhen `.SZ`), `SG`. */
 export const MarketType = z.enum(["US", "HK", "CN", "SG"]).meta({ id: "MarketType" });
@@ -75,20 +71,5 @@ export function parseOptionSymbol(symbol: string): { option_type: OptionType; st
   };
 }
 
-/** Any decimal (cash may be negative on a margin account), canonicalised to a plain string. */
-export const AmountInput = DecimalInput;
-/** A decimal that is zero or more (quantities and prices). */
-export const NonNegativeAmountInput = DecimalInput.refine((value) => !new Dec(value).isNegative(), "must be zero or more");
-/** A decimal greater than zero (multipliers, strikes). */
-export const PositiveAmountInput = DecimalInput.refine((value) => new Dec(value).greaterThan(0), "must be greater than zero");
-
 /** A calendar date `YYYY-MM-DD` that exists, within the supported years. */
 export const DateInput = CalendarDate;
-
-/**
- * Options for a cross-field `superRefine` that must run even when some fields already failed,
- * so one 422 lists every problem. The refinement then sees raw input and must check types itself.
- */
-export const evenWithIssues = {
-  when: (payload: { value: unknown }) => typeof payload.value === "object" && payload.value !== null,
-};

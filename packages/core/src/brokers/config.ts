@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ValidationIssue } from "../errors";
-import { CurrencyType, NonNegativeAmountInput } from "../assets/types";
+import { NonNegativeDecimalInput } from "../fees/money";
+import { CurrencyType } from "../money/currency";
 
 /**
  * Kinds of broker connection:
@@ -44,7 +45,7 @@ const configShape = {
   host: z.string().trim().min(1).max(255).describe("Gateway host (Futu OpenD)"),
   port: z.number().int().min(1).max(65535).describe("Gateway port (Futu OpenD)"),
   trade_password: Secret.describe("Trade unlock password (secret)"),
-  initial_cash: NonNegativeAmountInput.describe("Starting cash of a paper or simulated account"),
+  initial_cash: NonNegativeDecimalInput.describe("Starting cash of a paper or simulated account"),
   currency: CurrencyType.describe("Currency of `initial_cash`"),
 };
 type ConfigShape = typeof configShape;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { evenWithIssues } from "../assets/types";
+import { evenWithIssues } from "../errors";
 import { normalizeSymbol } from "../market/market";
 import { type OrderDetail, type OrderGateway, PositiveDecimalInput, type SubmitOrderOptions } from "../provider/order-gateway";
 import type { OrderStatus as VenueStatus } from "../provider/order-types";
