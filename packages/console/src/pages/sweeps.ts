@@ -134,7 +134,12 @@ export function heatMap(result: SweepResult): HTMLElement {
               return h(
                 "td",
                 { style: `background:${colour(run.value)}`, "data-value": run.value === null ? "" : String(run.value), title: `rank ${run.rank}` },
-                h("a", { href: href(`/backtests/${encodeURIComponent(run.backtest_id)}`) }, run.value === null ? "–" : num(run.value, 3)),
+                // A walk-forward's in-sample points other than each window's best ran in process: no backtest to open.
+                run.stored
+                  ? h("a", { href: href(`/backtests/${encodeURIComponent(run.backtest_id)}`) }, run.value === null ? "–" : num(run.value, 3))
+                  : run.value === null
+                    ? "–"
+                    : num(run.value, 3),
               );
             }),
           ),
@@ -230,7 +235,7 @@ export async function sweepPage(main: HTMLElement, params: Record<string, string
             percent(run.performance_metrics?.max_drawdown),
             String(run.performance_metrics?.total_trades ?? "–"),
             run.out_of_sample ? `${run.out_of_sample.status}${run.out_of_sample.value === null ? "" : ` · ${num(run.out_of_sample.value, 4)}`}` : "–",
-            h("a", { href: href(`/backtests/${encodeURIComponent(run.backtest_id)}`), "data-run": run.backtest_id }, "open"),
+            run.stored ? h("a", { href: href(`/backtests/${encodeURIComponent(run.backtest_id)}`), "data-run": run.backtest_id }, "open") : "in process",
           ]),
           `Ranking (${result.ranking.length})`,
         ),
