@@ -21,7 +21,7 @@ export const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_N
  * The tracer, in Lambda only. Loading the X-Ray SDK enables an async hook that tracks every
  * promise (about 13 times the cost of a bare `await`): the embedded runtime, which imports the
  * functions' handlers, and the Fargate session worker have no X-Ray and must not pay for it
- * (docs/benchmarks.md, HTTP).
+ * (docs/benchmarks-journal.md, "HTTP").
  */
 export const tracer =
   process.env.AWS_LAMBDA_FUNCTION_NAME === undefined ? undefined : new (await import("@aws-lambda-powertools/tracer")).Tracer({ serviceName });

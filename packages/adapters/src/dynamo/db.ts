@@ -10,7 +10,7 @@ export interface Db {
   tableName: string;
   /**
    * DynamoDB Local: its BatchWriteItem commits (and syncs to disk) item by item, a
-   * TransactWriteItems request once, so bulk writes go there as transactions (docs/benchmarks.md).
+   * TransactWriteItems request once, so bulk writes go there as transactions (docs/benchmarks-journal.md, "Backtest").
    */
   local?: boolean;
 }
