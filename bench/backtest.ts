@@ -50,7 +50,7 @@ import { configFromEnv } from "../packages/adapters/src/config";
 import { ensureTable } from "../packages/adapters/src/dynamo/db";
 import type { DynamoCandleStore } from "../packages/adapters/src/stores/candle-store";
 import { createServices } from "../packages/adapters/src/services";
-import { BarFeed } from "../packages/core/src/backtests/bar-feed";
+import { BarFeed } from "../packages/core/src/candles/bar-feed";
 import { CandleBatches, type Candle } from "../packages/core/src/candles/candle-batch";
 import { TradingEngine } from "../packages/core/src/engine/engine";
 import { BACKTEST_CHUNK_BARS } from "../packages/core/src/workflows";

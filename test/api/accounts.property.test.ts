@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Dec } from "../../packages/core/src/fees/money";
+import { Dec } from "../../packages/core/src/money/decimal";
 import { PaperAccounts } from "../../packages/core/src/paper/accounts";
 import { engineOf } from "../../packages/core/src/trading/run-update";
 import { holdingsOf, sleeveDifferences } from "../../packages/core/src/trading/accounts";

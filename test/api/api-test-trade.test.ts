@@ -4,7 +4,7 @@ import { createPaperBroker, paperBrokerDeps, type PaperOrderGateway } from "../.
 import { SimulatedMarketData } from "../../packages/adapters/src/provider/simulated";
 import { DomainError } from "../../packages/core/src/errors";
 import { Fees } from "../../packages/core/src/fees/index";
-import { Dec } from "../../packages/core/src/fees/money";
+import { Dec } from "../../packages/core/src/money/decimal";
 import { ManualClock } from "../../packages/core/src/provider/clock";
 import type { SubmitOrderOptions } from "../../packages/core/src/provider/order-gateway";
 import type { Candlestick } from "../../packages/core/src/provider/quote-types";

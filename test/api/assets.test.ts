@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { PriceSource } from "../../packages/core/src/assets/index";
-import { Dec, money } from "../../packages/core/src/fees/money";
+import { Dec, money } from "../../packages/core/src/money/decimal";
 import { ManualClock } from "../../packages/core/src/provider/clock";
 import { ADMIN, createTestApi, type TestApi } from "../support/harness";
 

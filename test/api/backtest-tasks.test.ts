@@ -3,7 +3,7 @@ import { Backtests } from "../../packages/core/src/backtests/index";
 import { CandleBatches } from "../../packages/core/src/candles/candle-batch";
 import { EXIT_VARIANTS, exitCase, referenceCase, REFERENCE_SYMBOLS, REFERENCE_RISK } from "../../packages/core/src/engine/testing/reference";
 import type { WorkflowInput } from "../../packages/core/src/workflows";
-import { Dec } from "../../packages/core/src/fees/money";
+import { Dec } from "../../packages/core/src/money/decimal";
 import { createTestApi, type TestApi } from "../support/harness";
 import { intradayBars, storeBars } from "../support/stored-bars";
 import { expectSameResults } from "../support/backtest-results";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Dec } from "../../packages/core/src/fees/money";
+import { Dec } from "../../packages/core/src/money/decimal";
 import type { SessionWorker } from "../../packages/worker/src/session-worker";
 import { liveSuite, pause } from "../support/live-suite";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SessionWorker } from "../../packages/worker/src/session-worker";
 import { WorkerHarness } from "../support/worker-harness";
-import { Dec } from "../../packages/core/src/fees/money";
+import { Dec } from "../../packages/core/src/money/decimal";
 import { PaperAccounts } from "../../packages/core/src/paper/accounts";
 
 /**

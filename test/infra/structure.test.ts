@@ -87,6 +87,27 @@ const cycles = (edges: Map<string, string[]>): string[][] => {
   return found;
 };
 
+/**
+ * A file's folder: the folder right under its package's `src/` (`core/trading`, `adapters/stores`);
+ * files directly in `src/` are each their own (`core/auth.ts`).
+ */
+const folderOf = (file: string): string => {
+  const [pkg, , first] = relative(packagesDir, file).split("/");
+  return `${pkg}/${first}`;
+};
+
+/** The import graph between folders (an edge per folder a folder's files import, none to itself). */
+const folderGraph = (): Map<string, string[]> => {
+  const edges = new Map<string, Set<string>>();
+  for (const [file, imports] of graph) {
+    const from = folderOf(file);
+    const set = edges.get(from) ?? new Set<string>();
+    for (const to of imports.map(folderOf)) if (to !== from) set.add(to);
+    edges.set(from, set);
+  }
+  return new Map([...edges].map(([folder, set]) => [folder, [...set]]));
+};
+
 describe("the structure of the tree", () => {
   it("reads the import graph of every package (the guard is not checking an empty tree)", () => {
     expect(files.length).toBeGreaterThan(100);
@@ -108,6 +129,14 @@ describe("the structure of the tree", () => {
 
   it("has no import cycle between modules", () => {
     expect(cycles(graph)).toEqual([]);
+  });
+
+  it("has no import cycle between folders (a folder right under a package's src/)", () => {
+    const folders = folderGraph();
+    // The graph is the folders' (not checking an empty one): backtests import trading, and the engine the money folder.
+    expect(folders.get("core/backtests")).toContain("core/trading");
+    expect(folders.get("core/engine")).toContain("core/money");
+    expect(cycles(folders).map((cycle) => cycle.join(" <-> "))).toEqual([]);
   });
 
   it("imports nothing up the layers: core none of ours, adapters not api or the runtimes, api not the runtimes", () => {

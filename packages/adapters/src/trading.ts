@@ -11,7 +11,7 @@ import { drawsFromSimulatedAccount, holdingsOf, SessionAccounts } from "@tp/core
 import { TradingEngine } from "@tp/core/engine/engine";
 import type { PaperBrokerDeps } from "@tp/core/paper/broker";
 import { conflict, DomainError } from "@tp/core/errors";
-import { Dec, money } from "@tp/core/fees/money";
+import { Dec, money } from "@tp/core/money/decimal";
 import type { StoredSession } from "@tp/core/trading/sessions";
 import type { ViewDeps } from "@tp/core/trading/deps";
 import type { ChannelDeps } from "@tp/core/trading/channel-ports";

@@ -1,6 +1,6 @@
 import type { ExchangeRates } from "@tp/core/assets/index";
 import { CurrencyType } from "@tp/core/money/currency";
-import { Dec } from "@tp/core/fees/money";
+import { Dec } from "@tp/core/money/decimal";
 
 /**
  * Units of each currency per US dollar when none are configured: HKD at the centre of its

@@ -1,6 +1,6 @@
 import Decimal from "decimal.js";
 import { z } from "zod";
-import { Dec, money } from "../fees/money";
+import { Dec, money } from "../money/decimal";
 import type { Actor } from "../users";
 import { type AssetRecord, type PortfolioDeps, type PortfolioMode, type Position, portfolioOwner } from "./portfolio";
 import { CurrencyType, DEFAULT_CURRENCY } from "../money/currency";

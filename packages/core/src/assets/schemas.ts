@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { evenWithIssues } from "../errors";
-import { Dec, DecimalInput, NonNegativeDecimalInput, PositiveDecimalInput } from "../fees/money";
+import { Dec, DecimalInput, NonNegativeDecimalInput, PositiveDecimalInput } from "../money/decimal";
 import { CurrencyType } from "../money/currency";
 import { AssetType, DateInput, MarketType, OptionType, canonicalSymbol } from "./types";
 

@@ -1,5 +1,5 @@
 import { forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import { PaperAccounts, type HoldingView, type PaperAccountView } from "../paper/accounts";
 import type { PaperBrokerDeps } from "../paper/broker";
 import { PaperCurrencies, type PaperCurrency } from "../paper/types";

@@ -1,6 +1,6 @@
 import { SimulatedAccount, type SimulatedDeps } from "./simulated";
 import { DomainError, ValidationError, notFound } from "../errors";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import type { AccountBalance, OrderGateway, StockPosition, StockPositionsResponse } from "../provider/order-gateway";
 import type { Actor } from "../users";
 import { Brokers, type Broker, type BrokerConfig, type BrokersDeps, type BrokerType } from "../brokers/index";

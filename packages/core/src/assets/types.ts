@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import type { CurrencyType } from "../money/currency";
 import { CalendarDate, isRealDate } from "../time";
 

@@ -5,7 +5,7 @@ import type { Controlled } from "./control";
 import { Execution } from "../engine/setup";
 import { PerformanceMetrics } from "../engine/metrics";
 import type { FeeConfig } from "../fees/index";
-import { Dec, DecimalInput, IsoDate } from "../fees/money";
+import { Dec, DecimalInput, IsoDate } from "../money/decimal";
 import type { ImportDeps } from "../imports/index";
 import { Timeframe } from "../strategies/definition";
 import { TimeZone } from "../time";

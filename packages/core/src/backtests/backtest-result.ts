@@ -1,4 +1,4 @@
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import { isoDateOf } from "../market/zoned-time";
 import type { EngineOrderType, ExitReason, FillData } from "../engine/events";
 import { performance } from "../engine/metrics";

@@ -19,7 +19,7 @@ import type { BacktestDeps, BacktestSummary, PriceAdjustment, StoredBacktest } f
 import { backtestNotFound, runIdOf, syncSession, updateBacktest } from "./backtest-control";
 import { summaryOf } from "./backtest-result";
 import { benchmarkOf } from "./benchmark";
-import { BarFeed, type BarSink } from "./bar-feed";
+import { BarFeed, type BarSink } from "../candles/bar-feed";
 import { importMissing, importsDone } from "./candle-coverage";
 
 /**

@@ -1,7 +1,7 @@
 import { Buckets } from "../candles/buckets";
 import { CorporateActions, PriceAdjuster } from "../candles/corporate-actions";
 import type { TradingEngine } from "../engine/engine";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import { Calendar } from "../market/calendar";
 import { marketOf } from "../market/market";
 import { isoDateOf, utcToZoned } from "../market/zoned-time";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { CandleStore } from "../candles/index";
 import { forbidden, notFound, ValidationError, type ValidationIssue } from "../errors";
-import { Dec, DecimalInput, IsoDate } from "../fees/money";
+import { Dec, DecimalInput, IsoDate } from "../money/decimal";
 import { marketOf, Markets, normalizeSymbol } from "../market/market";
 import { dayNumberOf, zonedTimeToUtc } from "../market/zoned-time";
 import { Strategies } from "../strategies/index";

@@ -10,7 +10,7 @@ import type { Json } from "../strategies/snapshot";
 import type { Bar, BarColumns, IndexedSignal, Strategy } from "../strategies/strategy";
 import { iso } from "../time";
 import { closingAtTheClose } from "./backtest-tasks";
-import { BarFeed } from "./bar-feed";
+import { BarFeed } from "../candles/bar-feed";
 
 /**
  * Bias checks of a strategy over stored candles (docs/backtests.md "Bias checks"), after

@@ -3,4 +3,3 @@ export { publishProgress as publishBacktestProgress } from "./progress-stream";
 export * as Sweeps from "./sweeps";
 export * as BiasChecks from "./bias-check-control";
 export * as MonteCarlo from "./monte-carlo-control";
-export { BarFeed, type Feed } from "./bar-feed";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { conflict } from "../errors";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import { marketOf, Markets } from "../market/market";
 import { dayNumberOf, isoDateOf, utcToZoned } from "../market/zoned-time";
 import { allOf } from "../trading/pages";

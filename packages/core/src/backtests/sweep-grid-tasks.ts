@@ -13,7 +13,7 @@ import { TERMINAL } from "./control";
 import type { BacktestDeps, StoredBacktest } from "./backtest-model";
 import { plan as planBacktest } from "./backtest-control";
 import { adjusterOf, closingAtTheClose, priceAdjustmentOf, setupOf } from "./backtest-tasks";
-import { BarFeed } from "./bar-feed";
+import { BarFeed } from "../candles/bar-feed";
 import { GRID_CHUNK_SHAPE, type GridChunk, type GridPointResult } from "./sweep-grid";
 import type { SweepDeps } from "./sweep-model";
 import { requestOf, sweepNotFound } from "./sweep-control";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PerformanceMetrics } from "../engine/metrics";
-import { IsoDate } from "../fees/money";
+import { IsoDate } from "../money/decimal";
 import { ParameterValue } from "../strategies/parameter";
 import type { Controlled } from "./control";
 import { BacktestRequest, BacktestStatus, type BacktestControlDeps, type BacktestDeps } from "./backtest-model";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ValidationIssue } from "../errors";
-import { NonNegativeDecimalInput } from "../fees/money";
+import { NonNegativeDecimalInput } from "../money/decimal";
 import { CurrencyType } from "../money/currency";
 
 /**

@@ -4,8 +4,8 @@ import { Fees } from "../fees/index";
 import { freeCash, freeCashEstimate, heldBy, lastOf } from "./cash";
 import { TradingEngine } from "./engine";
 import type { EngineOrderType, OrderSide } from "./events";
-import { ESTIMATE_TOLERANCE } from "./exact";
-import { Money } from "./money";
+import { ESTIMATE_TOLERANCE } from "../money/exact";
+import { Money } from "../money/money";
 import type { EngineSetup } from "./setup";
 import { singleStrategySetup } from "./testing/setups";
 

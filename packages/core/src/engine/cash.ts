@@ -1,9 +1,9 @@
 import { Fees } from "../fees/index";
-import { Round } from "../fees/money";
+import { Round } from "../money/decimal";
 import type { OrderSide, EngineOrder } from "./events";
-import { ESTIMATE_TOLERANCE, surely } from "./exact";
+import { ESTIMATE_TOLERANCE, surely } from "../money/exact";
 import { exchangeDay } from "./days";
-import { Money } from "./money";
+import { Money } from "../money/money";
 import type { Market } from "../market/market";
 import { unfilled, ZERO, type ChannelRuntime, type EngineCore, type HoldBucket, type OrderRequest, type Sleeve, type SymbolInfo } from "./runtime";
 

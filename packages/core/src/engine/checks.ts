@@ -1,10 +1,10 @@
 import type { Denial } from "./events";
 import { coversEstimate, freeCash, commissionOf } from "./cash";
 import { exchangeDay } from "./days";
-import { Money } from "./money";
+import { Money } from "../money/money";
 import { marketTickProblems, quantityProblems } from "./order-rules";
 import type { Config as RiskConfig } from "../risk/risk";
-import { productNumber } from "./exact";
+import { productNumber } from "../money/exact";
 import { deny, equityOf, grossExposure, openPositions, round2, round6, type ChannelRuntime, type EngineCore, type OrderRequest, type Sleeve } from "./runtime";
 
 /** The pre-trade checks (docs/trading-engine.md "Pre-trade checks"): every rule an order breaks, as data. */

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { defaults as riskDefaults } from "../risk/risk";
 import { barsFrom } from "../strategies/test-bars";
 import { Fees } from "../fees/index";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import { TradingEngine } from "./engine";
-import { Money } from "./money";
+import { Money } from "../money/money";
 import { singleStrategySetup } from "./testing/setups";
 
 /** An engine with a manual sleeve that has seen one bar of AAPL.US at `price`. */

@@ -1,4 +1,4 @@
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import { Markets, marketOf } from "../market/market";
 import type { Limits } from "../risk/risk";
 import { Strategies } from "../strategies/index";
@@ -12,7 +12,7 @@ import { cancelPending } from "./cancels";
 import { activeExits, exitDue, protecting, settleExits, watchExits } from "./exits";
 import { fillIntrabar, fillOnBar, fillPending, type VenueCharge } from "./fills";
 import { emptyPosition, type Position } from "./ledger";
-import { Money } from "./money";
+import { Money } from "../money/money";
 import { biasesOf, multiTimeframeBar, type DirectorBias } from "./multi-timeframe";
 import { replaceOrder } from "./order-replacement";
 import {

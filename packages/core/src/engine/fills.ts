@@ -1,8 +1,8 @@
 import type { EngineOrder, FillData } from "./events";
-import { decimalText } from "./exact";
+import { decimalText } from "../money/exact";
 import { book } from "./ledger";
 import { AT_LEVEL, AT_OPEN, fillableShares, limitReach, touchReach, type Reach } from "./matching";
-import { Money } from "./money";
+import { Money } from "../money/money";
 import { commissionOf, hold, partCommission, release, settledValue } from "./cash";
 import type { BarColumns } from "../strategies/strategy";
 import { unfilled, ZERO, type EngineCore, type SymbolInfo } from "./runtime";

@@ -1,5 +1,5 @@
-import { Dec } from "../fees/money";
-import { Money } from "./money";
+import { Dec } from "../money/decimal";
+import { Money } from "../money/money";
 
 /**
  * Booked money of one sleeve position, exact: cost basis and realised P&L as `Money` (decimal.js's values),

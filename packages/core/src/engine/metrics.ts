@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import type { EngineView } from "./engine";
 
 /**

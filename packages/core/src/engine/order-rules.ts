@@ -1,4 +1,4 @@
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import type { Market } from "../market/market";
 import { HkEtpTicks, tickTableFor, type TickTable } from "../market/tick-size";
 

@@ -1,10 +1,10 @@
-import type { Dec } from "../fees/money";
+import type { Dec } from "../money/decimal";
 import type { Market } from "../market/market";
 import type { Timeframe } from "../strategies/definition";
 import type { BarColumns, Signal, Strategy } from "../strategies/strategy";
 import type { Denial, EngineOrder, EngineOrderType, EventType, OrderSide } from "./events";
 import type { Position } from "./ledger";
-import { Money } from "./money";
+import { Money } from "../money/money";
 import type { ChannelSetup, EngineSetup, ExitRules, ProtectiveExits } from "./setup";
 
 /** The engine's runtime model (channels, sleeves, symbols, trackers) and the figures computed over it alone. */

@@ -3,7 +3,7 @@ import { recountHolds } from "./cash";
 import { enterDay } from "./days";
 import type { EngineOrder } from "./events";
 import { restorePosition, savePosition, type SavedPosition } from "./ledger";
-import { Money } from "./money";
+import { Money } from "../money/money";
 import { cloneTracker, newStats, type EngineCore, type Halt, type Stats, type Tracker, type ChannelRunState } from "./runtime";
 
 /** The engine's whole state as plain JSON, and back (docs/trading-engine.md "Snapshots"). */

@@ -1,5 +1,5 @@
 import type { EngineOrder } from "./events";
-import type { Money } from "./money";
+import type { Money } from "../money/money";
 import { equityOf, newStats, ZERO, type EngineCore, type Stats, type ChannelRunState, type Halt } from "./runtime";
 
 /** An open position as the views show it. */

@@ -4,8 +4,8 @@ import type { z } from "zod";
 import { type FeeCalculateInput, FeeCalculateResponse, type HkTradingFee, type UsTradingFee } from "./calculate";
 import type { FeeConfig } from "./config";
 import { Fees } from "./index";
-import { Money } from "../engine/money";
-import { Dec, Round } from "./money";
+import { Money } from "../money/money";
+import { Dec, Round } from "../money/decimal";
 
 type Order = z.input<typeof FeeCalculateInput>;
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { parseOrThrow } from "../errors";
 import type { FeeConfig } from "./config";
-import { Money } from "../engine/money";
-import { IsoDate, MoneyString, PositiveDecimalInput, RoundingRules, money, type RoundingRule } from "./money";
+import { Money } from "../money/money";
+import { IsoDate, MoneyString, PositiveDecimalInput, RoundingRules, money, type RoundingRule } from "../money/decimal";
 import { type HkChargeEntry, inForce } from "./schedules";
 
 /** Body of `POST /brokers/{id}/fee-config/calculate`; HK quantities are not checked against board lots here. */

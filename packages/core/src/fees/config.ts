@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseOrThrow } from "../errors";
-import { DecimalString, NonNegativeDecimalInput } from "./money";
+import { DecimalString, NonNegativeDecimalInput } from "../money/decimal";
 import {
   FinraTafSchedule,
   FinraTafScheduleInput,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DecimalString, IsoDate, NonNegativeDecimalInput } from "./money";
+import { DecimalString, IsoDate, NonNegativeDecimalInput } from "../money/decimal";
 
 /*
  * Regulatory charges change by date, so each is a schedule of entries chosen by trade date:

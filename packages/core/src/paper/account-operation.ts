@@ -1,6 +1,6 @@
 import { conflict, type DomainError } from "../errors";
 import type { FeeConfig } from "../fees/index";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import { CalendarCoverage } from "../market/calendar-data";
 import { assertSupportedMarket, marketOf } from "../market/market";
 import { tickTableFor, type TickTable } from "../market/tick-size";

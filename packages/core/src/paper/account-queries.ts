@@ -1,4 +1,4 @@
-import { Dec, Round } from "../fees/money";
+import { Dec, Round } from "../money/decimal";
 import { Markets, normalizeSymbol } from "../market/market";
 import { dayNumberOf, zonedTimeToUtc } from "../market/zoned-time";
 import type {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DomainError } from "../errors";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import { closeSleeve, freeCash, freeShares, holdChanged, newAccount, openSleeve } from "./account-rules";
 import type { PaperAccount, PaperOrder } from "./types";
 

@@ -1,5 +1,5 @@
 import { badRequest, conflict } from "../errors";
-import { Dec, money } from "../fees/money";
+import { Dec, money } from "../money/decimal";
 import { PaperCurrencies, type PaperAccount, type PaperAdjustment, type PaperCurrency, type PaperOrder, type PaperSleeve } from "./types";
 import { iso } from "../time";
 

@@ -1,5 +1,5 @@
 import { conflict } from "../errors";
-import { Dec, money } from "../fees/money";
+import { Dec, money } from "../money/decimal";
 import { assertSupportedMarket, marketOf, normalizeSymbol } from "../market/market";
 import { withAccount, type PaperBrokerDeps } from "./broker";
 import type { PaperBook } from "./book";

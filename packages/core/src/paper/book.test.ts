@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Fees } from "../fees/index";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import { UsTicks } from "../market/tick-size";
 import { PaperBook } from "./book";
 import type { MinuteBar, PaperOrder } from "./types";

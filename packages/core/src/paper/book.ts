@@ -1,10 +1,10 @@
 import { book, type Position } from "../engine/ledger";
 import { settledValue } from "../engine/cash";
-import { Money } from "../engine/money";
+import { Money } from "../money/money";
 import { conflict } from "../errors";
 import { adjustmentOf, closeSleeve, freeCash, freeShares, holdChanged, newAccount, sleeveOf } from "./account-rules";
 import { Fees, type FeeConfig, type TradingFee } from "../fees/index";
-import { Dec, money } from "../fees/money";
+import { Dec, money } from "../money/decimal";
 import type { TickTable } from "../market/tick-size";
 import type { OrderStatus } from "../provider/order-types";
 import type { Depth } from "../provider/quote-types";

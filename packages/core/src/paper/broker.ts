@@ -1,4 +1,4 @@
-import { Dec, Round } from "../fees/money";
+import { Dec, Round } from "../money/decimal";
 import { replacementProblems } from "../engine/order-rules";
 import { normalizeSymbol } from "../market/market";
 import type { TickTable } from "../market/tick-size";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import { HkStockTicksPhase1, UsTicks } from "../market/tick-size";
 import { limitFillPrice, onTick, sweepLevels, touchPrice, trailingLimit, trailingTrigger } from "./matching";
 import type { MinuteBar } from "./types";

@@ -1,4 +1,4 @@
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import type { TickTable } from "../market/tick-size";
 import type { OrderSide } from "../provider/order-types";
 import type { Depth } from "../provider/quote-types";

@@ -1,5 +1,5 @@
 import { fillableShares } from "../engine/matching";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import type { TickTable } from "../market/tick-size";
 import type { OrderStatus } from "../provider/order-types";
 import { limitFillPrice, nextTrailingReference, touchPrice, trailingLimit, trailingTrigger, withinLimit } from "./matching";

@@ -1,5 +1,5 @@
 import { conflict } from "../errors";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import { closeSleeve, freeCash, newAccount, openSleeve } from "./account-rules";
 import type { PaperAccountStore, PaperBrokerDeps } from "./broker";
 import { PaperCurrencies, type PaperAccount, type PaperAdjustment, type PaperCurrency, type PaperOrder, type PaperSleeve } from "./types";

@@ -1,4 +1,4 @@
-import { Dec, money } from "../fees/money";
+import { Dec, money } from "../money/decimal";
 import type { AccountBalance, Execution, Order, OrderChargeDetail, OrderChargeFee, OrderDetail, StockPositionsResponse } from "../provider/order-gateway";
 import { PaperCurrencies, type PaperAccount, type PaperCurrency, type PaperExecution, type PaperOrder } from "./types";
 

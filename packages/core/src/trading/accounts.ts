@@ -1,4 +1,4 @@
-import { Dec, money } from "../fees/money";
+import { Dec, money } from "../money/decimal";
 import type { EngineView } from "../engine/engine";
 import { Sleeves, type SleeveDeps } from "../paper/sleeves";
 import { PaperCurrencies, type PaperCurrency, type PaperSleeve } from "../paper/types";

@@ -1,6 +1,6 @@
 import type { EngineView } from "../engine/engine";
 import { performance, type PerformanceMetrics } from "../engine/metrics";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 
 /** Cash plus positions of one currency's symbols at their last closes, exact (quantity × close in decimal). */
 export function valueIn(view: EngineView, currency: string): string {

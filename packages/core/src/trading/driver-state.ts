@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Feed } from "../backtests/bar-feed";
+import type { Feed } from "../candles/bar-feed";
 import type { Timeframe } from "../strategies/definition";
 
 // The state a stepped run's driver (replay.ts, mtf.ts) keeps in the run's progress: its own

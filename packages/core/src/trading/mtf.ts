@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ValidationError, type ValidationIssue, parseOrThrow } from "../errors";
 import { PERIOD_MS } from "../engine/engine";
-import { DecimalInput, Dec, IsoDate } from "../fees/money";
+import { DecimalInput, Dec, IsoDate } from "../money/decimal";
 import { marketOf, Markets, normalizeSymbol } from "../market/market";
 import { Strategies } from "../strategies/index";
 import { Timeframe } from "../strategies/definition";

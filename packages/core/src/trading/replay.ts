@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { BarFeed, type Feed } from "../backtests/bar-feed";
+import { BarFeed, type Feed } from "../candles/bar-feed";
 import type { CandleStore } from "../candles/index";
 import { conflict, notFound, ValidationError, parseOrThrow } from "../errors";
 import { PERIOD_MS, TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
-import { IsoDate } from "../fees/money";
+import { IsoDate } from "../money/decimal";
 import { marketOf, Markets } from "../market/market";
 import { dayNumberOf, zonedTimeToUtc } from "../market/zoned-time";
 import { Realtime, type RealtimeDeps } from "../realtime";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { EngineEvent, EventType, LogLevel } from "../engine/events";
 import type { EngineSnapshot } from "../engine/engine";
 import type { EngineSetup } from "../engine/setup";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import type { DriverState } from "./driver-state";
 import { iso } from "../time";
 

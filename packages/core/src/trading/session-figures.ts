@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { EngineView } from "../engine/engine";
 import type { EngineEvent, LogLevel } from "../engine/events";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import type * as Risk from "../risk/risk";
 import { iso } from "../time";
 import { levelOf, messageOf, type StoredRun } from "./runs";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { badRequest, conflict, notFound, parseOrThrow, ValidationError } from "../errors";
-import { DecimalInput } from "../fees/money";
+import { DecimalInput } from "../money/decimal";
 import { normalizeSymbol } from "../market/market";
 import type { Actor } from "../users";
 import { notifyWorker } from "./commands";

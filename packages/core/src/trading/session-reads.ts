@@ -3,7 +3,7 @@ import { z } from "zod";
 import { notFound, parseOrThrow } from "../errors";
 import { LogLevel } from "../engine/events";
 import { performance, PerformanceMetrics } from "../engine/metrics";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import { iso } from "../time";
 import type { Actor } from "../users";
 import type { ViewDeps } from "./deps";

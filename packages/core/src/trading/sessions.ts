@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { conflict, forbidden, notFound, ValidationError, type ValidationIssue, parseOrThrow } from "../errors";
-import { DecimalInput, Dec, IsoDate } from "../fees/money";
+import { DecimalInput, Dec, IsoDate } from "../money/decimal";
 import { marketOf, Markets, normalizeSymbol } from "../market/market";
 import * as Risk from "../risk/risk";
 import { AssetModeType } from "../settings/settings";

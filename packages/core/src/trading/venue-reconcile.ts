@@ -1,4 +1,4 @@
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import type { EngineOrder } from "../engine/events";
 import type { Order, StockPositionsResponse } from "../provider/order-gateway";
 import type { OrderStatus } from "../provider/order-types";

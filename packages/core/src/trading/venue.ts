@@ -1,5 +1,5 @@
 import { DomainError } from "../errors";
-import { Dec } from "../fees/money";
+import { Dec } from "../money/decimal";
 import type { TradingEngine, VenueEnd } from "../engine/engine";
 import type { EngineOrder } from "../engine/events";
 import type { Execution, Order, OrderDetail, OrderGateway, ReplaceOrderOptions, SubmitOrderOptions } from "../provider/order-gateway";

@@ -1,4 +1,4 @@
-import { BarFeed } from "../backtests/bar-feed";
+import { BarFeed } from "../candles/bar-feed";
 import type { StoredPeriod } from "../candles/buckets";
 import type { PriceAdjuster } from "../candles/corporate-actions";
 import type { CandleStore } from "../candles/index";

@@ -1,5 +1,5 @@
 import { Fees, type FeeConfig } from "@tp/core/fees/index";
-import { Dec } from "@tp/core/fees/money";
+import { Dec } from "@tp/core/money/decimal";
 import { PaperBroker, type PaperBrokerDeps } from "@tp/core/paper/broker";
 import { PaperCurrencies, type PaperCurrency } from "@tp/core/paper/types";
 import type { Clock } from "@tp/core/provider/clock";

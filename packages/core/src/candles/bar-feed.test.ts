@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { Buckets, type StoredPeriod } from "../candles/buckets";
-import { CandleBatches, type Candle, type CandleBatch } from "../candles/candle-batch";
-import { PriceAdjuster } from "../candles/corporate-actions";
-import type { CandleStore } from "../candles/index";
+import { Buckets, type StoredPeriod } from "./buckets";
+import { CandleBatches, type Candle, type CandleBatch } from "./candle-batch";
+import { PriceAdjuster } from "./corporate-actions";
+import type { CandleStore } from "./index";
 import { TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import { singleStrategySetup } from "../engine/testing/setups";

@@ -1,4 +1,4 @@
-import { Dec } from "../fees/money";
+import { Dec } from "./decimal";
 import { decimalPlaces } from "./exact";
 
 const POW10: number[] = Array.from({ length: 23 }, (_, k) => 10 ** k);

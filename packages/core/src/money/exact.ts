@@ -1,4 +1,4 @@
-import { Dec } from "../fees/money";
+import { Dec } from "./decimal";
 
 /**
  * Exact answers about decimal money without decimal.js on the hot path. Each function gives

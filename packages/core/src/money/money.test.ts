@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Dec } from "../fees/money";
+import { Dec } from "./decimal";
 import { Money } from "./money";
 import { decimalText, productNumber } from "./exact";
 

@@ -1,7 +1,7 @@
-import { Buckets, type StoredPeriod } from "../candles/buckets";
-import { CandleBatches, type CandleBatch } from "../candles/candle-batch";
-import type { PriceAdjuster } from "../candles/corporate-actions";
-import type { CandleStore } from "../candles/index";
+import { Buckets, type StoredPeriod } from "./buckets";
+import { CandleBatches, type CandleBatch } from "./candle-batch";
+import type { PriceAdjuster } from "./corporate-actions";
+import type { CandleStore } from "./index";
 import { TradeSessionCode } from "../market/trade-session";
 import type { Timeframe } from "../strategies/definition";
 import { barAt, type Bar, type BarColumns } from "../strategies/strategy";
