@@ -7570,7 +7570,10 @@ export interface components {
                 rank: number;
                 /** @description The walk-forward window of the run (0 for the first); null for a plain sweep */
                 window: number | null;
+                /** @description The run's backtest (GET /backtest/{backtest_id}/result) when `stored`; a walk-forward's other in-sample points are run in process and keep only their figures, this id naming the point */
                 backtest_id: string;
+                /** @description Whether backtest_id names a stored backtest: every run of a plain sweep; of a walk-forward's in-sample points, each window's best alone (docs/backtests.md "Walk-forward") */
+                stored: boolean;
                 parameters: {
                     [key: string]: components["schemas"]["ParameterValue"];
                 };
@@ -7586,6 +7589,7 @@ export interface components {
                 } | null;
             }[];
             not_ranked: {
+                /** @description The run's backtest; of a walk-forward's in-sample point, the id naming the point (no backtest is stored for it) */
                 backtest_id: string;
                 window: number | null;
                 parameters: {
@@ -7601,7 +7605,7 @@ export interface components {
                 reason: string;
             }[];
             completed_at: string | null;
-            /** @description When the runs the result does not keep expire (SWEEP_RUN_TTL_DAYS after they were created): each with its events and orders is then gone, and the ranking and not_ranked list only what is left; the best runs (out_of_sample.top of them, or 5) and the out-of-sample runs are kept. Null: kept for ever */
+            /** @description When the runs the result does not keep expire (SWEEP_RUN_TTL_DAYS after they were created): each with its events and orders is then gone, and the ranking and not_ranked list only what is left; the best runs (out_of_sample.top of them, or 5) and the out-of-sample runs are kept. Null: kept for ever (a walk-forward's: its in-sample figures are kept with the sweep, and the backtests it stores, each window's best and out-of-sample runs, are kept) */
             runs_expire_at: string | null;
             /** @description The walk-forward's windows, stitched out-of-sample curve and efficiency; null for a plain sweep */
             walk_forward: {
@@ -8813,7 +8817,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8883,7 +8887,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8956,7 +8960,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9052,7 +9056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9134,7 +9138,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9217,7 +9221,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9287,7 +9291,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9371,7 +9375,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9455,7 +9459,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9525,7 +9529,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9621,7 +9625,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9705,7 +9709,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9832,7 +9836,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9914,7 +9918,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10008,7 +10012,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10090,7 +10094,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10178,7 +10182,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10248,7 +10252,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10344,7 +10348,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10428,7 +10432,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10543,7 +10547,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10625,7 +10629,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10709,7 +10713,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10791,7 +10795,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10884,7 +10888,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10983,7 +10987,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11053,7 +11057,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11129,7 +11133,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11237,7 +11241,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11321,7 +11325,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11415,7 +11419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11525,7 +11529,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11661,7 +11665,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11807,7 +11811,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11942,7 +11946,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12051,7 +12055,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12147,7 +12151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12231,7 +12235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12358,7 +12362,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12452,7 +12456,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12534,7 +12538,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12618,7 +12622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12733,7 +12737,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12831,7 +12835,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12901,7 +12905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12985,7 +12989,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13069,7 +13073,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13184,7 +13188,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13266,7 +13270,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13348,7 +13352,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13433,7 +13437,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13549,7 +13553,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13657,7 +13661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13740,7 +13744,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13829,7 +13833,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13914,7 +13918,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14042,7 +14046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14150,7 +14154,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14239,7 +14243,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14335,7 +14339,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14430,7 +14434,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14510,7 +14514,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14595,7 +14599,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14691,7 +14695,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14807,7 +14811,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14888,7 +14892,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14973,7 +14977,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15084,7 +15088,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15212,7 +15216,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15305,7 +15309,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15375,7 +15379,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15445,7 +15449,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15515,7 +15519,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15587,7 +15591,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15671,7 +15675,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15755,7 +15759,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15839,7 +15843,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15923,7 +15927,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16007,7 +16011,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16091,7 +16095,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16161,7 +16165,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16231,7 +16235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16315,7 +16319,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16385,7 +16389,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16469,7 +16473,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16539,7 +16543,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16609,7 +16613,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16679,7 +16683,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16763,7 +16767,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16833,7 +16837,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16917,7 +16921,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17001,7 +17005,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17071,7 +17075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17141,7 +17145,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17225,7 +17229,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17309,7 +17313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17436,7 +17440,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17518,7 +17522,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17600,7 +17604,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17694,7 +17698,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17764,7 +17768,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17877,7 +17881,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17947,7 +17951,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18060,7 +18064,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18140,7 +18144,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18246,7 +18250,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18347,7 +18351,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18417,7 +18421,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18518,7 +18522,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18602,7 +18606,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18686,7 +18690,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18770,7 +18774,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18854,7 +18858,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18938,7 +18942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19022,7 +19026,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19106,7 +19110,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19174,7 +19178,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19258,7 +19262,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19342,7 +19346,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19410,7 +19414,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19494,7 +19498,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19578,7 +19582,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19662,7 +19666,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19746,7 +19750,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19830,7 +19834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19902,7 +19906,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19974,7 +19978,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20070,7 +20074,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20166,7 +20170,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20250,7 +20254,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20334,7 +20338,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20418,7 +20422,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20502,7 +20506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20586,7 +20590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20670,7 +20674,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20754,7 +20758,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20838,7 +20842,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20912,7 +20916,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20996,7 +21000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21080,7 +21084,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21207,7 +21211,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21301,7 +21305,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21395,7 +21399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21525,7 +21529,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21619,7 +21623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21713,7 +21717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21803,7 +21807,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21890,7 +21894,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21974,7 +21978,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22064,7 +22068,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22151,7 +22155,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22235,7 +22239,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22319,7 +22323,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22403,7 +22407,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22490,7 +22494,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22577,7 +22581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22661,7 +22665,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22745,7 +22749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22827,7 +22831,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22909,7 +22913,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23058,7 +23062,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23154,7 +23158,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23274,7 +23278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23380,7 +23384,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23464,7 +23468,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23591,7 +23595,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23701,7 +23705,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23785,7 +23789,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23869,7 +23873,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23977,7 +23981,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24073,7 +24077,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24169,7 +24173,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24263,7 +24267,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24357,7 +24361,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24451,7 +24455,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24540,7 +24544,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24648,7 +24652,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24744,7 +24748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24838,7 +24842,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24932,7 +24936,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25026,7 +25030,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25122,7 +25126,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25192,7 +25196,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25260,7 +25264,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25328,7 +25332,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25427,7 +25431,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25537,7 +25541,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25647,7 +25651,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25743,7 +25747,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25863,7 +25867,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25983,7 +25987,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -26103,7 +26107,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -26223,7 +26227,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -26343,7 +26347,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -26464,7 +26468,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -26585,7 +26589,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -26706,7 +26710,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -26827,7 +26831,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -26958,7 +26962,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -27089,7 +27093,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -27220,7 +27224,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -27351,7 +27355,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -27482,7 +27486,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -27613,7 +27617,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -27744,7 +27748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -27875,7 +27879,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -28039,7 +28043,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -28203,7 +28207,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -28324,7 +28328,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -28445,7 +28449,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -28565,7 +28569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -28685,7 +28689,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -28805,7 +28809,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -28925,7 +28929,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -29051,7 +29055,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -29177,7 +29181,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -29296,7 +29300,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -29415,7 +29419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -29561,7 +29565,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -29707,7 +29711,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -29830,7 +29834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -29953,7 +29957,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -30076,7 +30080,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -30199,7 +30203,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -30319,7 +30323,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -30439,7 +30443,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -30559,7 +30563,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -30679,7 +30683,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -30809,7 +30813,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -30963,7 +30967,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -31093,7 +31097,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -31223,7 +31227,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -31321,7 +31325,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -31405,7 +31409,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -31499,7 +31503,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description PROVIDER_RATE_LIMITED: LongPort's rate limit (429001, 429002); try again after `retry_after` seconds; or API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -31629,7 +31633,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -31723,7 +31727,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -31817,7 +31821,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -31927,7 +31931,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -32021,7 +32025,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -32105,7 +32109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -32194,7 +32198,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -32292,7 +32296,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -32402,7 +32406,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -32486,7 +32490,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -32594,7 +32598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -32691,7 +32695,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -32807,7 +32811,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -32915,7 +32919,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -32998,7 +33002,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -33083,7 +33087,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -33211,7 +33215,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -33319,7 +33323,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_KEY_RATE_LIMITED: the API key's requests are over its rate (a token bucket per key); try again after `retry_after` seconds */
+            /** @description API_KEY_RATE_LIMITED: the API key's requests in this window are spent (across every instance); try again after `retry_after` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;

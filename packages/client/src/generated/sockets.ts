@@ -103,6 +103,35 @@ export interface components {
         };
         /** @enum {string} */
         BacktestStatus: "queued" | "importing" | "running" | "pausing" | "paused" | "stopping" | "completed" | "stopped" | "failed";
+        /** @description A walk-forward's progress after each chunk of its in-sample grid (its points run in process, a chunk per task; they push no backtest_progress): what GET /api/v1/backtest/sweeps/{sweep_id} answers */
+        SweepProgressMessage: {
+            /** @constant */
+            type: "sweep_progress";
+            data: components["schemas"]["SweepProgress"];
+            /** @description ISO 8601 UTC instant */
+            timestamp: string;
+        };
+        SweepProgress: {
+            sweep_id: string;
+            status: components["schemas"]["BacktestStatus"];
+            /** @enum {string} */
+            stage: "queued" | "importing" | "in_sample" | "out_of_sample" | "finalizing" | "done";
+            runs_total: number;
+            /** @description Runs completed */
+            runs_done: number;
+            runs_failed: number;
+            runs_stopped: number;
+            out_of_sample_total: number;
+            out_of_sample_done: number;
+            /** @description Percent of all runs (in and out of sample) ended */
+            progress: number;
+            is_running: boolean;
+            is_paused: boolean;
+            metric: components["schemas"]["SweepMetric"];
+            message: string;
+        };
+        /** @enum {string} */
+        SweepMetric: "sharpe_ratio" | "sortino_ratio" | "total_return" | "annualized_return" | "profit_factor" | "win_rate" | "total_pnl" | "realized_pnl" | "final_equity" | "exposure" | "total_trades" | "winning_trades" | "average_win" | "max_drawdown" | "max_drawdown_duration_days" | "current_drawdown" | "losing_trades" | "fees_paid";
         /** @description The answer to `ping` */
         SocketPong: {
             /** @constant */
