@@ -54,7 +54,7 @@ describe("packages/api/asyncapi.json (the sockets' contract)", () => {
       const channel = document.channels[name]!;
       expect(channel.bindings.ws.query.required).toEqual(["token"]);
       expect(Object.keys(channel.parameters ?? {})).toEqual(["session_id"]);
-      const pushed = ["backtest_progress", "batch", "channel_metrics", "channel_update", "engine_event", "error", "pong"];
+      const pushed = ["backtest_progress", "batch", "channel_metrics", "channel_update", "engine_event", "error", "pong", "sweep_progress"];
       expect(Object.keys(channel.messages).sort()).toEqual([...pushed, "ping"].sort());
       const sent = Object.values(document.operations).find((operation) => operation.action === "send" && operation.channel.$ref === `#/channels/${name}`)!;
       expect(sent.messages.map((message) => message.$ref.split("/").at(-1)).sort()).toEqual(pushed);
