@@ -63,6 +63,33 @@ function backtestsOf(
 const runsExpireAt = (deps: SweepDeps) => (deps.sweepRunTtlDays > 0 ? Math.floor(Date.now() / 1000) + Math.round(deps.sweepRunTtlDays * 86_400) : undefined);
 
 /**
+ * The out-of-sample phase begun: `backtests` created (the out-of-sample runs, and a walk-forward's
+ * stored bests), the sweep marked with its out-of-sample runs (what each ran `of`, in which window),
+ * and every one of them answered for the Map.
+ */
+async function beginOutOfSample(
+  deps: SweepDeps,
+  sweep: StoredSweep,
+  backtests: StoredBacktest[],
+  oosRuns: { backtest_id: string; of: string; window?: number }[],
+  message: string,
+): Promise<SweepTaskOutput> {
+  await deps.backtests.createMany(backtests);
+  const begun = (await updateSweep(deps, sweep.id, (s) => ({
+    ...s,
+    oos_created: true,
+    oos_runs: oosRuns.map(({ backtest_id, of, window }) => ({ backtest_id, of, ...(window === undefined ? {} : { window }) })),
+    message,
+  })))!;
+  return out(
+    begun,
+    "running",
+    backtests.map((b) => b.id),
+    deps,
+  );
+}
+
+/**
  * Plan: on the first pass imports what is missing of each symbol's candles (for the window and
  * the out-of-sample window: once per symbol, not once per run), then creates the runs; every pass
  * answers the runs not yet ended for the Map, then (with `out_of_sample`) creates and answers the
@@ -186,33 +213,14 @@ export async function plan(deps: SweepDeps, input: SweepTaskInput): Promise<Swee
         bests.push(...backtestsOf(deps, sweep, session, [top.run], chunk.bars, inPart));
       }
     }
-    await deps.backtests.createMany([...created, ...bests]);
-    sweep = (await updateSweep(deps, sweep.id, (s) => ({
-      ...s,
-      oos_created: true,
-      oos_runs: oosRuns.map(({ backtest_id, of, window }) => ({ backtest_id, of, window })),
-      message: "Running each window's best point out of sample",
-    })))!;
-    return out(sweep, "running", [...oosRuns.map((r) => r.backtest_id), ...bests.map((b) => b.id)], deps);
+    return beginOutOfSample(deps, sweep, [...created, ...bests], oosRuns, "Running each window's best point out of sample");
   }
   if (sweep.out_of_sample && !sweep.oos_created) {
     const best = ranked(sweep, inSample).slice(0, sweep.out_of_sample.top);
     const oosRuns = best.map((entry) => ({ backtest_id: deps.newId(), of: entry.run.backtest_id, parameters: entry.run.parameters }));
     const window = planBacktest(deps, session, requestOf(sweep.base, sweep.runs[0]!.parameters, sweep.out_of_sample));
     const bars = (await importMissing(deps, sweep.user_id, [], window.window, feedsOf(window.config))).bars;
-    await deps.backtests.createMany(backtestsOf(deps, sweep, session, oosRuns, bars, sweep.out_of_sample));
-    sweep = (await updateSweep(deps, sweep.id, (s) => ({
-      ...s,
-      oos_created: true,
-      oos_runs: oosRuns.map(({ backtest_id, of }) => ({ backtest_id, of })),
-      message: "Running the best runs out of sample",
-    })))!;
-    return out(
-      sweep,
-      "running",
-      oosRuns.map((r) => r.backtest_id),
-      deps,
-    );
+    return beginOutOfSample(deps, sweep, backtestsOf(deps, sweep, session, oosRuns, bars, sweep.out_of_sample), oosRuns, "Running the best runs out of sample");
   }
   const oosLeft = [...pending(outOfSample), ...pending(stored)];
   if (oosLeft.length > 0) return out(sweep, "running", oosLeft, deps);
