@@ -1,4 +1,4 @@
-import type { Key } from "./repository";
+import type { Key } from "./entity";
 
 /**
  * The partitions a per-session list is spread over (the live sessions' markers, the worker's

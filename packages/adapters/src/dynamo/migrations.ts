@@ -1,7 +1,9 @@
 import { log } from "@tp/core/log";
 import type { Db } from "./db";
 import { Keys } from "./keys";
-import { batchGetStored, Repository, transactIfUnchanged } from "./repository";
+import { batchGetStored } from "./batches";
+import { Repository } from "./repository";
+import { transactIfUnchanged } from "./transactions";
 
 /**
  * A change of stored shapes: items written in an older shape are moved to the new one, once per

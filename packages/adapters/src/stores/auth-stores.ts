@@ -3,7 +3,8 @@ import type { CaptchaStore, LoginAttemptStore, RevocationStore } from "@tp/core/
 import type { User } from "@tp/core/users";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository, batchGetStored } from "../dynamo/repository";
+import { batchGetStored } from "../dynamo/batches";
+import { Repository } from "../dynamo/repository";
 import { Table } from "../dynamo/table";
 
 interface Captcha {

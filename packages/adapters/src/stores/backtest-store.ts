@@ -1,7 +1,8 @@
 import type { BacktestStore, StoredBacktest } from "@tp/core/backtests/backtests";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository, transactIfUnchanged } from "../dynamo/repository";
+import { Repository } from "../dynamo/repository";
+import { transactIfUnchanged } from "../dynamo/transactions";
 
 const ACTIVE = new Set(["queued", "importing", "running", "pausing", "stopping"]);
 

@@ -6,7 +6,8 @@ import { DomainError } from "@tp/core/errors";
 import { TradeSessionByCode, TradeSessionCode, type TradeSession } from "@tp/core/market/trade-session";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository, transactGroups } from "../dynamo/repository";
+import { Repository } from "../dynamo/repository";
+import { transactGroups } from "../dynamo/transactions";
 import { CANDLE_CACHE_CANDLES, CandleCache } from "./candle-cache";
 
 interface CandleBucket {

@@ -2,7 +2,8 @@ import type { ChannelConfigStore, ConfigPointer, ConfigVersionRecord, FeedAppend
 import type { Db } from "../dynamo/db";
 import { jsonArrays } from "@tp/core/json-parts";
 import { Keys } from "../dynamo/keys";
-import { Repository, transactGroups, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
+import { Repository } from "../dynamo/repository";
+import { transactGroups, transactIfUnchanged, type TransactionStep } from "../dynamo/transactions";
 
 /** The pointer as stored: `version` is its revision (the attribute optimistic writes check). */
 interface PointerItem {

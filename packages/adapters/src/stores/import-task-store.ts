@@ -3,7 +3,8 @@ import { conflict } from "@tp/core/errors";
 import type { ImportTask, ImportTaskStore } from "@tp/core/imports/index";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository, transact, transactIfUnchanged } from "../dynamo/repository";
+import { Repository } from "../dynamo/repository";
+import { transact, transactIfUnchanged } from "../dynamo/transactions";
 
 interface ImportLock {
   symbol: string;

@@ -9,7 +9,8 @@ import {
 } from "@tp/core/kill-switch";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository, transact } from "../dynamo/repository";
+import { Repository } from "../dynamo/repository";
+import { transact } from "../dynamo/transactions";
 
 /**
  * The kill switches in the table (docs/data-model.md): each switch's state under `KILLSWITCH`

@@ -1,7 +1,8 @@
 import { assetExists, type AssetRecord, type PortfolioMode, type PortfolioStore, type Position } from "@tp/core/assets/index";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository, transact, type TransactionStep } from "../dynamo/repository";
+import { Repository } from "../dynamo/repository";
+import { transact, type TransactionStep } from "../dynamo/transactions";
 
 /** TransactWriteItems takes at most 100 actions. */
 const TRANSACTION_LIMIT = 100;

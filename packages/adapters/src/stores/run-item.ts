@@ -4,7 +4,8 @@ import { orderTouched, type RunProgress, type StoredEvent, type StoredRun, type 
 import type { Db } from "../dynamo/db";
 import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
 import { Keys } from "../dynamo/keys";
-import { Repository, type TransactionStep } from "../dynamo/repository";
+import { Repository } from "../dynamo/repository";
+import type { TransactionStep } from "../dynamo/transactions";
 import { RunBlocks, type OrderItem } from "./run-blocks";
 
 /**

@@ -13,7 +13,9 @@ import {
 import type { Db } from "../dynamo/db";
 import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
 import { Keys } from "../dynamo/keys";
-import { TRANSACTION_ITEMS, transactGroups, transactIfUnchanged, type Repository, type TransactionStep } from "../dynamo/repository";
+import { TRANSACTION_ITEMS } from "../dynamo/batches";
+import type { Repository } from "../dynamo/repository";
+import { transactGroups, transactIfUnchanged, type TransactionStep } from "../dynamo/transactions";
 import { newer, type OrderItem, type RunBlocks } from "./run-blocks";
 import {
   carriedEvents,

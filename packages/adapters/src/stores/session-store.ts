@@ -3,7 +3,8 @@ import { isListed } from "@tp/core/trading/sessions";
 import { replayRunId } from "@tp/core/trading/replay";
 import type { Db } from "../dynamo/db";
 import { Keys, LIVE_SHARDS, shardOf } from "../dynamo/keys";
-import { Repository, transactIfUnchanged, type TransactionStep } from "../dynamo/repository";
+import { Repository } from "../dynamo/repository";
+import { transactIfUnchanged, type TransactionStep } from "../dynamo/transactions";
 import { deleteChannelItems } from "./channel-store";
 import type { DynamoRunStore } from "./run-store";
 

@@ -1,7 +1,8 @@
 import type { StoredSweep, SweepStore } from "@tp/core/backtests/sweeps";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository, transact, transactIfUnchanged } from "../dynamo/repository";
+import { Repository } from "../dynamo/repository";
+import { transact, transactIfUnchanged } from "../dynamo/transactions";
 
 const ACTIVE = new Set(["queued", "importing", "running", "pausing", "stopping"]);
 

@@ -1,7 +1,8 @@
 import type { SyncRecord, SyncStore } from "@tp/core/data-sync/index";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository, transactIfUnchanged } from "../dynamo/repository";
+import { Repository } from "../dynamo/repository";
+import { transactIfUnchanged } from "../dynamo/transactions";
 
 /** The data sync record on the single table, replaced conditionally on `version`; log sequences are atomic counters. */
 export class DynamoSyncStore implements SyncStore {

@@ -1,7 +1,8 @@
 import { emailTaken, usernameTaken, type User, type UserStore } from "@tp/core/users";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
-import { Repository, transact, type TransactionStep } from "../dynamo/repository";
+import { Repository } from "../dynamo/repository";
+import { transact, type TransactionStep } from "../dynamo/transactions";
 
 interface UniqueClaim {
   kind: "username" | "email";

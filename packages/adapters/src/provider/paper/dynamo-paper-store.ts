@@ -3,7 +3,8 @@ import type { PaperAccountStore, PaperCommit } from "@tp/core/paper/broker";
 import type { PaperAccount, PaperAdjustment, PaperExecution, PaperOrder } from "@tp/core/paper/types";
 import type { Db } from "../../dynamo/db";
 import { Keys } from "../../dynamo/keys";
-import { Repository, transactIfUnchanged } from "../../dynamo/repository";
+import { Repository } from "../../dynamo/repository";
+import { transactIfUnchanged } from "../../dynamo/transactions";
 
 /**
  * A new paper order id: the submission time in 13-digit milliseconds, then 6 random digits.
