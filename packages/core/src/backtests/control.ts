@@ -1,8 +1,10 @@
-import { conflict, type DomainError } from "../errors";
+import { conflict, type DomainError, forbidden } from "../errors";
+import type { Actor } from "../users";
 
 /**
  * The control side a backtest and a parameter sweep share: the same states, the same pause,
- * resume and stop transitions (docs/backtests.md "States"), and version-checked replacement.
+ * resume and stop transitions (docs/backtests.md "States"), version-checked replacement, who may
+ * control one (its owner) and the name of its workflow's executions.
  */
 
 /** Where a backtest or sweep is: `queued` → `importing` → `running` ⇄ `pausing`/`paused` → `stopping` → `completed`, `stopped` or `failed`. */
@@ -22,6 +24,27 @@ export interface Controlled {
   executions: number;
   version: number;
   updated_at: string;
+}
+
+/** The name of an item's latest workflow execution: its id and how many executions it has had. */
+export const executionName = (item: Pick<Controlled, "id" | "executions">) => `${item.id}-${item.executions}`;
+
+/** Whose a backtest or a sweep is. */
+interface Owned {
+  user_id: string;
+  session_id: string;
+}
+
+/**
+ * `item` (`id`, a `kind`) if it exists (`missing` otherwise) and belongs to `actor`: its owner or an
+ * administrator, through an API key limited to sessions only one of those (403 otherwise).
+ */
+export function ownedBy<T extends Owned>(item: T | undefined, actor: Actor, id: string, kind: "backtest" | "sweep", missing: (id: string) => DomainError): T {
+  if (!item) throw missing(id);
+  const Kind = kind === "backtest" ? "Backtest" : "Sweep";
+  if (item.user_id !== actor.id && actor.user_type !== "admin") throw forbidden(`${Kind} ${id} belongs to another user`);
+  if (actor.session_ids && !actor.session_ids.includes(item.session_id)) throw forbidden(`This API key is limited to other sessions than ${kind} ${id}'s`);
+  return item;
 }
 
 interface VersionedStore<T> {

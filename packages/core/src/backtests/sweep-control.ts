@@ -12,7 +12,8 @@ import { allOf } from "../trading/pages";
 import { TRADING_DAYS_PER_YEAR } from "../trading/session-config";
 import { ACTIVE, paused, resumed, stageOf, stopped, transition, updateVersioned } from "./control";
 import type { BacktestRequest, BacktestStatus, StoredBacktest } from "./backtest-model";
-import { plan as planBacktest, requestIssues, requestSymbols, requireBacktestSession, runIdOf, sessionOrNone, unknownOf, wellFormed } from "./backtest-control";
+import { runIdOf } from "./backtest-control";
+import { plan as planBacktest, requestIssues, requestSymbols, requireBacktestSession, sessionOrNone, unknownOf, wellFormed } from "./backtest-request";
 import {
   ASCENDING,
   MAX_SWEEP_RUNS,

@@ -11,7 +11,7 @@ import { iso } from "../time";
 import type { SweepGridInput, SweepGridOutput } from "../workflows";
 import { TERMINAL } from "./control";
 import type { BacktestDeps, StoredBacktest } from "./backtest-model";
-import { plan as planBacktest } from "./backtest-control";
+import { plan as planBacktest } from "./backtest-request";
 import { adjusterOf, closingAtTheClose, priceAdjustmentOf, setupOf } from "./backtest-tasks";
 import { BarFeed } from "../candles/bar-feed";
 import { GRID_CHUNK_SHAPE, type GridChunk, type GridPointResult } from "./sweep-grid";
