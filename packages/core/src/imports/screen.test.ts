@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Calendar } from "../market/calendar";
 import type { Candlestick } from "../provider/quote-types";
-import { screenCandles } from "./index";
+import { screenCandles } from "./screen";
 
 const candleAt = (ms: number): Candlestick =>
   ({
