@@ -1,24 +1,24 @@
 import { Dec } from "../money/decimal";
 import { Markets, marketOf } from "../market/market";
 import type { Limits } from "../risk/risk";
-import { Strategies } from "../strategies/index";
 import type { Timeframe } from "../strategies/definition";
 import { barAt, type Bar, type BarColumns, type IndexedSignal, type Signal } from "../strategies/strategy";
-import { entryQuantity, hold, referencePrice } from "./cash";
+import { referencePrice } from "./cash";
 import { preTradeDenials } from "./checks";
-import { closeDay, dayMarketOf, monitor, rollTo, startDay } from "./days";
+import { dayMarketOf, monitor, rollTo } from "./days";
 import type { Denial, EngineEvent, EngineOrder, EventType } from "./events";
-import { cancelPending } from "./cancels";
-import { activeExits, exitDue, protecting, settleExits, watchExits } from "./exits";
-import { fillIntrabar, fillOnBar, fillPending, type VenueCharge } from "./fills";
+import { settleExits, watchExits } from "./exits";
+import { fillIntrabar, fillPending, type VenueCharge } from "./fills";
 import { emptyPosition, type Position } from "./ledger";
 import { Money } from "../money/money";
 import { biasesOf, multiTimeframeBar, type DirectorBias } from "./multi-timeframe";
 import { replaceOrder } from "./order-replacement";
+import * as Commands from "./commands";
+import { newChannel } from "./channel-build";
+import { actOnSignal } from "./orders";
 import {
   equityOf,
   newHolds,
-  newStats,
   newTracker,
   NO_ROUTES,
   PERIOD_MS,
@@ -55,7 +55,8 @@ export { barCloseIn, dayMarketOf, regularCloseOf } from "./days";
  * chunks, replay, the session worker). Deterministic: it reads time only from the bars and
  * commands it is given, and its whole state is the JSON of `snapshot()`. The class is the façade
  * and the hot loops; its state (`EngineCore`, `runtime.ts`) is shared with the engine's modules:
- * pre-trade checks (`checks.ts`), cash and commission (`cash.ts`), fills (`fills.ts`), days and
+ * a channel's runtime built from its setup (`channel-build.ts`), signals into orders and placing
+ * them (`orders.ts`), the commands outside the bars (`commands.ts`), pre-trade checks (`checks.ts`), cash and commission (`cash.ts`), fills (`fills.ts`), days and
  * monitors (`days.ts`), order replacement (`order-replacement.ts`), a broker venue's reports
  * (`venue-reports.ts`), multi-timeframe sleeves (`multi-timeframe.ts`), warm-up (`warm-up.ts`),
  * the view (`view.ts`) and the snapshot (`snapshot.ts`).
@@ -114,47 +115,8 @@ export class TradingEngine implements EngineCore {
     this.intrabar = this.barFills && setup.execution.intrabar === "1m";
     this.exitRules = setup.execution.exits ?? DEFAULT_EXIT_RULES;
     for (const channel of setup.channels) {
-      const cash = new Map<string, Money>();
-      for (const [currency, amount] of Object.entries(setup.capital)) {
-        cash.set(currency, Money.fromDec(new Dec(amount).times(channel.capital_allocation)));
-      }
-      const sleeves = channel.strategies.map(
-        (slot, index): Sleeve => ({
-          key: `${channel.channel_id}/${index}`,
-          strategy: Strategies.create(slot.strategy_name, slot.parameters),
-          weight: slot.weight,
-          positions: new Map(),
-          role: slot.role ?? null,
-          director: null,
-          holdings: [],
-          exits: activeExits(slot.exits ?? setup.exits),
-        }),
-      );
-      const director = sleeves.find((sleeve) => sleeve.role === "director") ?? null;
-      for (const sleeve of sleeves) if (sleeve.role === "executor") sleeve.director = director;
-      const runtime: ChannelRuntime = {
-        setup: channel,
-        state: "running",
-        halt: null,
-        cash,
-        cash_numbers: new Map(),
-        cash_value: 0,
-        sleeves,
-        manual: {
-          key: `${channel.channel_id}/manual`,
-          strategy: null,
-          weight: 1,
-          positions: new Map(),
-          role: null,
-          director: null,
-          holdings: [],
-          exits: activeExits(setup.exits),
-        },
-        initial_equity: 0,
-        daily_trades: 0,
-        tracker: newTracker(0),
-        stats: newStats(),
-      };
+      const runtime = newChannel(setup, channel);
+      const sleeves = runtime.sleeves;
       this.refreshCash(runtime);
       runtime.initial_equity = runtime.cash_value;
       runtime.tracker = newTracker(runtime.cash_value);
@@ -194,7 +156,7 @@ export class TradingEngine implements EngineCore {
       const signals = sleeve.strategy!.onBar(bar);
       if (signals.length === 0) continue;
       this.clockTo(closeTime);
-      for (const signal of signals) this.onSignal(channel, sleeve, signal, bar.close);
+      for (const signal of signals) actOnSignal(this, channel, sleeve, signal, bar.close);
       this.clockTo(at);
     }
     // An entry filled at this close (`execution.fill: "close"`).
@@ -276,7 +238,7 @@ export class TradingEngine implements EngineCore {
         const list = signals[l];
         while (cursors[l] < list.length && list[cursors[l]].index === i) {
           const { channel, sleeve } = listeners[l];
-          this.onSignal(channel, sleeve, list[cursors[l]++].signal, close[i]);
+          actOnSignal(this, channel, sleeve, list[cursors[l]++].signal, close[i]);
         }
       }
       this.clockTo(at);
@@ -327,29 +289,9 @@ export class TradingEngine implements EngineCore {
     if (filled || info.held > 0) monitor(this);
   }
 
-  /**
-   * Ends the current day (backtest end, or the worker's day rollover): daily figures and counters.
-   * The rollover passes the close instant: the engine's orders are day orders, so those still
-   * pending expire at it first (`order_cancelled` with `expired`), and after the day's figures are
-   * settled the daily risk counters restart (as `resetDaily`). Without a day under way, nothing.
-   */
+  /** Ends the current day: daily figures and counters; at the rollover's close, pending day orders expire first and the daily counters restart (`commands.ts`). */
   endDay(close?: number): void {
-    if (this.day < 0) return;
-    if (close !== undefined) {
-      this.time = Math.max(this.time, close);
-      // A broker's day orders expire at the broker, which reports it; one the close overtook before it was sent expires here.
-      // Protective orders are not day orders: they guard their position until it closes.
-      if (this.barFills && this.pending.length > 0)
-        cancelPending(this, (o) => o.exit_reason === undefined, "DAY_ORDER_EXPIRED: a day order ends at the market's close", { expired: true });
-      if (!this.barFills)
-        for (const order of this.pending.filter((o) => !o.venue_order_id && o.exit_reason === undefined))
-          this.venueEnded(order.order_id, { status: "expired", message: "DAY_ORDER_EXPIRED: a day order ends at the market's close" }, close);
-    }
-    closeDay(this);
-    this.day = -1;
-    this.dayStart = 0;
-    this.dayEnd = 0;
-    if (close !== undefined) this.resetDaily(close);
+    Commands.endDay(this, close);
   }
 
   /** The local day (day number in the session's market time zone) under way, or -1 between days. */
@@ -359,83 +301,42 @@ export class TradingEngine implements EngineCore {
 
   /** Changes a channel's run state (pause keeps positions and stops trading; stop also cancels its orders). */
   setChannelState(channelId: string, state: ChannelRunState, at: number): void {
-    const channel = this.channel(channelId);
-    if (channel.state === state) return;
-    this.time = Math.max(this.time, at);
-    const previous = channel.state;
-    channel.state = state;
-    if (state === "stopped") cancelPending(this, (order) => order.channel_id === channelId, "channel stopped");
-    this.emit("channel_status", channelId, { status: state, previous });
+    Commands.setChannelState(this, channelId, state, at);
   }
 
   /** Restarts the daily counters: daily trades, the day-start equity anchor and daily-loss halts. */
   resetDaily(at: number): void {
-    this.time = Math.max(this.time, at);
-    for (const channel of this.channels) startDay(this, channel);
-    this.session.day_start_equity = this.totalEquity();
-    this.emit("risk_event", null, { kind: "daily_reset", message: "Daily risk counters reset" });
+    Commands.resetDaily(this, at);
   }
 
-  /**
-   * Replaces a channel's risk limits from now on, and checks them at once: a limit the channel
-   * already breaches halts it and raises its alert at the change's instant, not at the open of
-   * the next bar fed (which may be earlier: a live bar reaches the run after it closed).
-   */
+  /** Replaces a channel's risk limits from now on, and checks them at once (`commands.ts`). */
   setLimits(channelId: string, limits: Limits, at: number, before?: Limits): void {
-    const channel = this.channel(channelId);
-    this.time = Math.max(this.time, at);
-    // `before`: the limits the change replaces, when the engine was restored with the new ones already.
-    const previous = before ?? channel.setup.limits;
-    channel.setup = { ...channel.setup, limits };
-    // The log's line says what changed ("Risk limits changed: max_drawdown 0.2 → 0.05"), as every risk_event carries its message.
-    const changed = (Object.keys(limits) as (keyof Limits)[]).filter((key) => previous[key] !== limits[key]);
-    const message = changed.length
-      ? `Risk limits changed: ${changed.map((key) => `${key} ${previous[key]} → ${limits[key]}`).join(", ")}`
-      : "Risk limits set again, unchanged";
-    this.emit("risk_event", channelId, { kind: "limits_changed", limits, previous, message });
-    monitor(this);
+    Commands.setLimits(this, channelId, limits, at, before);
   }
 
-  /** Records that someone acknowledged an alert (`alert_acknowledged`, naming the alert's event sequence); no trading state changes. */
+  /** Records that someone acknowledged an alert (`alert_acknowledged`); no trading state changes. */
   acknowledgeAlert(channelId: string | null, alertSequence: number, by: string, at: number): void {
-    if (channelId !== null) this.channel(channelId);
-    this.time = Math.max(this.time, at);
-    this.emit("alert_acknowledged", channelId, { alert_sequence: alertSequence, acknowledged_by: by });
+    Commands.acknowledgeAlert(this, channelId, alertSequence, by, at);
   }
 
-  /** A critical alert about the session raised outside the engine (the worker's reconciliation with the account, docs/accounts.md). */
+  /** A critical alert about the session raised outside the engine (the worker's reconciliation with the account). */
   raiseAlert(type: string, reason: string, message: string, values: Record<string, unknown>, at: number): void {
-    this.time = Math.max(this.time, at);
-    this.emit("alert", null, { level: "critical", type, reason, message, values });
+    Commands.raiseAlert(this, type, reason, message, values, at);
   }
 
-  /** The owner's or the stage's kill switch tripped or released (docs/security.md "Kill switch"): a `kill_switch` event in the log and on the socket. */
+  /** The owner's or the stage's kill switch tripped or released: a `kill_switch` event. */
   killSwitch(data: { state: "tripped" | "released"; scope: string; by: string; reason: string | null }, at: number): void {
-    this.time = Math.max(this.time, at);
-    this.emit("kill_switch", null, data);
+    Commands.killSwitch(this, data, at);
   }
 
   /** Places an order outside the strategies; the checks' denials are returned (and logged) as data. */
   submit(request: OrderRequest, at: number): { order: EngineOrder | null; denials: Denial[] } {
-    const channel = this.channel(request.channel_id);
-    this.time = Math.max(this.time, at);
-    return this.place(channel, channel.manual, request);
+    return Commands.submit(this, request, at);
   }
 
   /** Withdraws a pending order (`order_cancelled`); false when no pending order has that id. */
   cancel(orderId: string, at: number, reason: string): boolean {
-    const order = this.pending.find((candidate) => candidate.order_id === orderId);
-    if (!order) return false;
-    this.time = Math.max(this.time, at);
-    cancelPending(this, (candidate) => candidate === order, reason);
-    // On bars an exit withdrawn by hand leaves its position to its protective orders again (a broker's order ends when it reports so).
-    const channel = this.channel(order.channel_id);
-    const sleeve = this.sleeveOf(channel, order.sleeve);
-    if (this.barFills && sleeve.exits !== null && order.exit_reason === undefined) {
-      exitDue(this, channel, sleeve, order.symbol);
-      settleExits(this, this.time, this.info(order.symbol).last);
-    }
-    return true;
+    return Commands.cancel(this, orderId, at, reason);
   }
 
   /** Changes a pending order's quantity and, for a limit or stop order, its price (`order-replacement.ts`); `null` when no pending order has that id. */
@@ -559,97 +460,9 @@ export class TradingEngine implements EngineCore {
     return biasesOf(this);
   }
 
-  /** Acts on a strategy's signal: withdraws the sleeve's waiting orders in its symbol, then leaves and opens towards the target. */
+  /** Acts on a strategy's signal at the close of the bar that gave it (`orders.ts`). */
   onSignal(channel: ChannelRuntime, sleeve: Sleeve, signal: Signal, close: number) {
-    if (channel.state !== "running") return;
-    const position = sleeve.positions.get(signal.symbol);
-    const held = position ? position.quantity : 0;
-    const target = signal.target_weight;
-    const reason = `${signal.strategy_id}: ${signal.reason}`;
-    const leaving = held !== 0 && Math.sign(held) !== Math.sign(target);
-    // The newest signal decides: orders of this sleeve and symbol still waiting are withdrawn first; the protective ones only when it leaves the position.
-    if (this.pending.length > 0) {
-      const symbol = signal.symbol;
-      cancelPending(this, (order) => order.sleeve === sleeve.key && order.symbol === symbol && order.exit_reason === undefined, "superseded by a newer signal");
-      if (leaving)
-        cancelPending(
-          this,
-          (order) => order.sleeve === sleeve.key && order.symbol === symbol && order.exit_reason !== undefined,
-          "EXIT_BY_SIGNAL: the strategy closes the position",
-        );
-    }
-    // Leave what is held against the target first, then open towards it.
-    if (leaving) {
-      this.place(
-        channel,
-        sleeve,
-        { channel_id: channel.setup.channel_id, symbol: signal.symbol, side: held > 0 ? "sell" : "buy", quantity: Math.abs(held), reason },
-        close,
-      );
-    }
-    if (target !== 0 && Math.sign(held) !== Math.sign(target)) {
-      const quantity = entryQuantity(this, channel, sleeve, signal.symbol, Math.abs(target), close);
-      this.place(channel, sleeve, { channel_id: channel.setup.channel_id, symbol: signal.symbol, side: target > 0 ? "buy" : "sell", quantity, reason }, close);
-    }
-    // A signal that withdrew an exit still waiting leaves the position to its protective orders again (placed at the bar's close).
-    if (held !== 0 && !leaving && sleeve.exits !== null) exitDue(this, channel, sleeve, signal.symbol);
-  }
-
-  /** `close` is the close of the bar whose signal places the order (NaN outside a bar): a fill at the close trades there. */
-  private place(channel: ChannelRuntime, sleeve: Sleeve, request: OrderRequest, close = NaN): { order: EngineOrder | null; denials: Denial[] } {
-    const denials = preTradeDenials(this, channel, sleeve, request, referencePrice(this, request));
-    channel.stats.orders += 1;
-    if (denials.length > 0) {
-      channel.stats.denied += 1;
-      this.emit("order_denied", channel.setup.channel_id, {
-        symbol: request.symbol,
-        side: request.side,
-        quantity: request.quantity,
-        sleeve: sleeve.key,
-        reason: denials[0].reason,
-        message: denials[0].message,
-        denials,
-        signal: request.reason ?? null,
-      });
-      return { order: null, denials };
-    }
-    this.orderCounter += 1;
-    const orderType = request.order_type ?? "market";
-    const order: EngineOrder = {
-      order_id: `${this.setup.session_id}-${this.orderCounter}`,
-      channel_id: channel.setup.channel_id,
-      sleeve: sleeve.key,
-      symbol: request.symbol,
-      side: request.side,
-      order_type: orderType,
-      quantity: request.quantity,
-      limit_price: orderType === "limit" ? (request.price ?? null) : null,
-      stop_price: orderType === "stop" ? (request.price ?? null) : null,
-      submitted_at: this.time,
-      reason: request.reason ?? "manual",
-    };
-    channel.daily_trades += 1;
-    this.emit("order_submitted", channel.setup.channel_id, { ...order });
-    // A broker holds a position's shares for one selling order at a time: an order that sells them takes the place of its protective orders (placed again after it, for what is left).
-    if (!this.barFills && sleeve.exits !== null && this.reduces(sleeve, order))
-      cancelPending(
-        this,
-        (o) => protecting(o, sleeve.key, order.symbol),
-        "MAKING_WAY: an order that reduces the position takes the place of its protective orders",
-      );
-    // At the close of the bar that placed it (its volume is the one being fed), or later bars for what remains.
-    const atClose = this.barFills && !Number.isNaN(close) && orderType === "market" && this.setup.execution.fill === "close";
-    if (!atClose || fillOnBar(this, order, close)) {
-      this.pending.push(order);
-      hold(this, order);
-    }
-    return { order, denials: [] };
-  }
-
-  /** Whether `order` would reduce what `sleeve` holds of its symbol. */
-  private reduces(sleeve: Sleeve, order: EngineOrder): boolean {
-    const held = sleeve.positions.get(order.symbol)?.quantity ?? 0;
-    return order.side === "buy" ? held < 0 : held > 0;
+    actOnSignal(this, channel, sleeve, signal, close);
   }
 
   // ---- a broker venue's reports (docs/session-worker.md, "Orders at the broker"; `venue-reports.ts`) ----
