@@ -16,7 +16,8 @@ import { adjusterOf, closingAtTheClose, priceAdjustmentOf, setupOf } from "./bac
 import { BarFeed } from "../candles/bar-feed";
 import { GRID_CHUNK_SHAPE, type GridChunk, type GridPointResult } from "./sweep-grid";
 import type { SweepDeps } from "./sweep-model";
-import { requestOf, sweepNotFound } from "./sweep-control";
+import { sweepNotFound } from "./sweep-control";
+import { requestOf } from "./sweep-request";
 
 /**
  * The `RunGrid` task: one chunk of a walk-forward window's in-sample points run in process. Every

@@ -10,7 +10,9 @@ import { plan as planBacktest } from "./backtest-request";
 import { importMissing, importsDone } from "./candle-coverage";
 import { chunksOf, GRID_CHUNK_SHAPE, type GridChunkPlan } from "./sweep-grid";
 import { SWEEP_KEPT_RUNS, type Point, type StoredSweep, type SweepDeps } from "./sweep-model";
-import { bestOfWindows, ended, ranked, requestOf, runsOf, sweepNotFound, updateSweep } from "./sweep-control";
+import { sweepNotFound, updateSweep } from "./sweep-control";
+import { requestOf } from "./sweep-request";
+import { bestOfWindows, ended, ranked, runsOf } from "./sweep-result";
 
 /**
  * The sweep state machine's tasks: plan (imports once per symbol, creates the runs, answers the

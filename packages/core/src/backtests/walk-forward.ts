@@ -12,7 +12,7 @@ import { BacktestStatus } from "./backtest-model";
  * part right after it; the grid runs on every in-sample part, the best point of each window (by
  * the sweep's metric) runs on its out-of-sample part, and the out-of-sample runs are stitched into
  * one equity curve. This module: the plan's schema, cutting the range, and the stitched curve's
- * figures; the sweep's modules run it (sweep-control.ts, sweep-tasks.ts).
+ * figures; the sweep's modules run it (sweep-request.ts, sweep-result.ts, sweep-tasks.ts).
  */
 
 /** Windows a plan may ask for at most. */
