@@ -1,7 +1,7 @@
 import { hkdfSync } from "node:crypto";
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { configFromEnv } from "./config";
-import { serviceContext, type ServiceContext, type ServiceOverrides } from "./services";
+import { serviceContext, type ServiceContext, type ServiceOverrides } from "./compose/context";
 
 async function secretBytes(env: NodeJS.ProcessEnv, name: string): Promise<Uint8Array> {
   const arn = env[`${name}_ARN`];

@@ -1,5 +1,6 @@
 import { contextFromEnv } from "@tp/adapters/env-context";
-import { allServices, type ServiceContext, type Services } from "@tp/adapters/services";
+import { allServices, type Services } from "@tp/adapters/services";
+import type { ServiceContext } from "@tp/adapters/compose/context";
 
 let context: Promise<ServiceContext> | undefined;
 
@@ -16,7 +17,7 @@ export function lambdaContext(env: NodeJS.ProcessEnv = process.env): Promise<Ser
 
 /**
  * What one function's handler uses, composed on the Lambda context: `compose` names the
- * services (the builders of `@tp/adapters/services`), so the function builds, and bundles,
+ * services (the builders of `@tp/adapters/compose/*`), so the function builds, and bundles,
  * those alone. Resolved once per container.
  */
 export function lambdaComposition<S>(compose: (context: ServiceContext) => S): () => Promise<S> {

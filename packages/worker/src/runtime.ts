@@ -1,7 +1,8 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { contextFromEnv } from "@tp/adapters/env-context";
-import { allServices, type ServiceOverrides } from "@tp/adapters/services";
+import { allServices } from "@tp/adapters/services";
+import type { ServiceOverrides } from "@tp/adapters/compose/context";
 import { loggerOf, useLogger } from "@tp/core/log";
 import { stepMetrics, WORKER_METRICS } from "./metrics";
 import { SessionWorker, type SessionWorkerOptions } from "./session-worker";

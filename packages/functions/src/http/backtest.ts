@@ -1,4 +1,4 @@
 import { backtestGroup } from "@tp/api/groups/backtest";
-import { backtestControl } from "@tp/adapters/services";
+import { backtestControl } from "@tp/adapters/compose/trading";
 import { httpHandler } from "./handler";
 export const handler = httpHandler(backtestGroup, (c) => ({ trading: { backtests: backtestControl(c) } }));

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { handle } from "hono/aws-lambda";
-import { audit, principals, type ServiceContext } from "@tp/adapters/services";
+import { audit, principals } from "@tp/adapters/compose/users";
+import type { ServiceContext } from "@tp/adapters/compose/context";
 import { createSingleGroupApp, type Group, type GroupServices } from "@tp/api/http/group";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";

@@ -1,4 +1,5 @@
 import { simulationGroup } from "@tp/api/groups/simulation";
-import { killSwitch, paperBroker } from "@tp/adapters/services";
+import { killSwitch } from "@tp/adapters/compose/kill-switch";
+import { paperBroker } from "@tp/adapters/compose/market";
 import { httpHandler } from "./handler";
 export const handler = httpHandler(simulationGroup, (c) => ({ paperBroker: paperBroker(c), killSwitch: killSwitch(c) }));

@@ -1,6 +1,7 @@
 import { DataSync, SyncMessage } from "@tp/core/data-sync/index";
 import type { BatchResult, QueueRecord } from "@tp/core/jobs";
-import { dataSync, type Services } from "@tp/adapters/services";
+import { dataSync } from "@tp/adapters/compose/market";
+import type { Services } from "@tp/adapters/services";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
 import { log } from "@tp/core/log";

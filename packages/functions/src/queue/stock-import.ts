@@ -1,7 +1,8 @@
 import type { Context } from "aws-lambda";
 import { Imports, ImportMessage } from "@tp/core/imports/index";
 import type { BatchResult, QueueRecord } from "@tp/core/jobs";
-import { imports, type Services } from "@tp/adapters/services";
+import { imports } from "@tp/adapters/compose/market";
+import type { Services } from "@tp/adapters/services";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
 import { log } from "@tp/core/log";

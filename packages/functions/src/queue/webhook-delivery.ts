@@ -1,7 +1,8 @@
 import type { BatchResult, QueueRecord } from "@tp/core/jobs";
 import { log } from "@tp/core/log";
 import { DeliveryMessage, deliver } from "@tp/core/webhooks/index";
-import { webhookDelivery, type Services } from "@tp/adapters/services";
+import { webhookDelivery } from "@tp/adapters/compose/webhooks";
+import type { Services } from "@tp/adapters/services";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
 

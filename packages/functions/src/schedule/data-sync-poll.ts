@@ -1,5 +1,6 @@
 import { DataSync } from "@tp/core/data-sync/index";
-import { dataSync, type Services } from "@tp/adapters/services";
+import { dataSync } from "@tp/adapters/compose/market";
+import type { Services } from "@tp/adapters/services";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
 import { log } from "@tp/core/log";

@@ -2,7 +2,8 @@
 import * as Backtests from "@tp/core/backtests/backtests";
 import { publishProgress as publishBacktestProgress } from "@tp/core/backtests/progress-stream";
 import { BacktestFailureInput, BacktestTaskInput, BacktestTaskOutput } from "@tp/core/workflows";
-import { notifyingBacktests, tradingChannels, type Services } from "@tp/adapters/services";
+import { notifyingBacktests, tradingChannels } from "@tp/adapters/compose/trading";
+import type { Services } from "@tp/adapters/services";
 import type { TradingServices } from "@tp/adapters/trading";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";

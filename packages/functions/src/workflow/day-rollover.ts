@@ -1,4 +1,6 @@
-import { calendar, sessionViews, tradingChannels, type Services } from "@tp/adapters/services";
+import { calendar } from "@tp/adapters/compose/market";
+import { sessionViews, tradingChannels } from "@tp/adapters/compose/trading";
+import type { Services } from "@tp/adapters/services";
 import { DayRollover } from "@tp/core/trading/rollover";
 import * as Channels from "@tp/core/trading/channel-stream";
 import { RolloverCalendarsInput, RolloverInput, RolloverOutput, RolloverPlan, RolloverShardInput, RolloverShardOutput } from "@tp/core/workflows";

@@ -1,6 +1,7 @@
 import { DomainError } from "@tp/core/errors";
 import { Realtime } from "@tp/core/realtime";
-import { realtime, type Services } from "@tp/adapters/services";
+import { realtime } from "@tp/adapters/compose/platform";
+import type { Services } from "@tp/adapters/services";
 import { observed } from "../observability";
 import { lambdaComposition } from "../runtime";
 import { log } from "@tp/core/log";
