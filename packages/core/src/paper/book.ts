@@ -1,14 +1,15 @@
-import { book, type Position } from "../engine/ledger";
 import { settledValue } from "../engine/cash";
 import { Money } from "../money/money";
-import { conflict } from "../errors";
 import { adjustmentOf, closeSleeve, freeCash, freeShares, holdChanged, newAccount, sleeveOf } from "./account-rules";
-import { Fees, type FeeConfig, type TradingFee } from "../fees/index";
+import type { FeeConfig, TradingFee } from "../fees/index";
 import { Dec, money } from "../money/decimal";
 import type { TickTable } from "../market/tick-size";
 import type { OrderStatus } from "../provider/order-types";
 import type { Depth } from "../provider/quote-types";
 import { sweepLevels } from "./matching";
+import { bookFill } from "./fill-booking";
+import { editCash, editHolding, heldCash } from "./hand-edits";
+import { affordable, feeOf, reservationOf, type Reservation } from "./order-costs";
 import { matchMinute } from "./minute-matching";
 import type { MinuteBar, PaperAccount, PaperAdjustment, PaperCurrency, PaperExecution, PaperOrder, PaperPosition, PaperSleeve } from "./types";
 import { iso } from "../time";
@@ -22,40 +23,11 @@ const HISTORY_LIMIT = 200;
 // account does not write every order while long-lived ones need not be re-matched from afar.
 const MATCHED_UNTIL_SAVE_MS = 3_600_000;
 
-/** A stored holding as the engine's ledger position (holdings stored before the ledger kept no round trip: they start one). */
-function ledgerPosition(p: PaperPosition): Position {
-  const quantity = Number(p.quantity);
-  return {
-    symbol: p.symbol,
-    quantity,
-    cost: Money.of(p.cost_amount),
-    realized: Money.of(p.realized ?? "0"),
-    fees: Money.of(p.fees ?? "0"),
-    opened_at: p.opened_at ?? 0,
-    entry_price: p.entry_price ?? (quantity > 0 ? Number(p.cost_amount) / quantity : 0),
-  };
-}
-
-const storedPosition = (p: Position): Pick<PaperPosition, "quantity" | "cost_amount" | "realized" | "fees" | "opened_at" | "entry_price"> => ({
-  quantity: String(p.quantity),
-  cost_amount: p.cost.toString(),
-  realized: p.realized.toString(),
-  fees: p.fees.toString(),
-  opened_at: p.opened_at,
-  entry_price: p.entry_price,
-});
-
 /** What the book needs besides the account: the fee schedule, "now", and each order's tick grid. */
 export interface PaperBookOptions {
   fees: FeeConfig;
   now: number;
   tickTable: (order: PaperOrder, at: number) => TickTable;
-}
-
-/** Cash reserved for a buy order's remaining quantity, estimated fees included. */
-export interface Reservation {
-  cash: Dec;
-  fees: Dec;
 }
 
 /** Writes a book has ready for the store. */
@@ -150,75 +122,22 @@ export class PaperBook {
 
   /** Cash held away from the account's free use in a currency: by its own working buys and by the sleeves. */
   held(currency: PaperCurrency): Dec {
-    return new Dec(this.account.cash[currency].cash).minus(this.available(currency));
+    return heldCash(this.account, currency);
   }
 
-  /**
-   * Sets a currency's cash (a deposit or withdrawal, recorded). Refused (409 `CASH_HELD`) below
-   * what open orders and running sessions hold.
-   */
+  /** Sets a currency's cash (a deposit or withdrawal, recorded). Refused (409 `CASH_HELD`) below what open orders and running sessions hold (`hand-edits.ts`). */
   setCash(currency: PaperCurrency, amount: Dec, note: string): void {
-    const line = this.account.cash[currency];
-    const held = this.held(currency);
-    if (amount.lt(held)) {
-      throw conflict(
-        "CASH_HELD",
-        `${money(held)} ${currency} is held by open orders and running sessions; the cash cannot go below it (asked ${money(amount)})`,
-        {
-          currency,
-          held: money(held),
-          requested: money(amount),
-        },
-      );
-    }
-    const delta = amount.minus(line.cash);
+    const delta = editCash(this.account, currency, amount);
     if (delta.isZero()) return;
-    line.cash = money(amount);
     this.accountChanged = true;
     this.record(delta.gt(0) ? "deposit" : "withdrawal", { [currency]: money(delta) }, note);
   }
 
-  /**
-   * Sets a holding by hand (recorded): `quantity` shares at a cost basis of `cost` (0 removes it).
-   * Refused (409 `SHARES_HELD`) below what open orders and running sessions hold of it.
-   */
+  /** Sets a holding by hand (recorded): `quantity` shares at a cost basis of `cost` (0 removes it). Refused (409 `SHARES_HELD`) below what is held (`hand-edits.ts`). */
   setHolding(template: Pick<PaperPosition, "symbol" | "symbol_name" | "market" | "currency">, quantity: Dec, cost: Dec, note: string): void {
-    const before = this.account.positions[template.symbol];
-    const heldShares = before ? new Dec(before.quantity).minus(this.positionAvailable(template.symbol)) : ZERO;
-    if (quantity.lt(heldShares)) {
-      throw conflict(
-        "SHARES_HELD",
-        `${heldShares.toFixed()} ${template.symbol} are held by open orders and running sessions; the holding cannot go below it (asked ${quantity.toFixed()})`,
-        {
-          symbol: template.symbol,
-          held_quantity: heldShares.toFixed(),
-          requested: quantity.toFixed(),
-        },
-      );
-    }
-    const holding = {
-      quantity_before: before?.quantity ?? "0",
-      quantity_after: quantity.toFixed(),
-      cost_before: before?.cost_amount ?? "0.00",
-      cost_after: money(cost),
-    };
-    if (quantity.isZero()) delete this.account.positions[template.symbol];
-    else {
-      this.account.positions[template.symbol] = {
-        ...template,
-        ...(before ?? {}),
-        symbol_name: template.symbol_name || before?.symbol_name || template.symbol,
-        quantity: quantity.toFixed(),
-        frozen: before?.frozen ?? "0",
-        cost_amount: money(cost),
-        realized: "0",
-        fees: "0",
-        opened_at: before?.opened_at ?? this.now,
-        entry_price: quantity.gt(0) ? cost.div(quantity).toNumber() : 0,
-      };
-    }
+    const holding = editHolding(this.account, template, quantity, cost, this.now);
     this.accountChanged = true;
-    this.record("holding", {}, note, { symbol: template.symbol, ...holding });
+    this.record("holding", {}, note, holding);
   }
 
   /** Records a change that is not a trade (stored with the account's next write). */
@@ -227,34 +146,14 @@ export class PaperBook {
     this.accountChanged = true;
   }
 
-  /** What an order that has executed `quantity` shares worth `value` in all is charged (`Fees.chargesOn`: the one rule for orders filled in parts). */
+  /** What an order that has executed `quantity` shares worth `value` in all is charged (`order-costs.ts`). */
   feeFor(order: Pick<PaperOrder, "side" | "market">, quantity: Dec, value: Dec, at: number): { total: Dec; details: TradingFee | null } {
-    if (quantity.lte(0) || value.lte(0)) return { total: ZERO, details: null };
-    const side = order.side === "Buy" ? "buy" : "sell";
-    const charged = Fees.chargesOn(
-      this.options.fees,
-      order.market,
-      side,
-      Money.fromDec(quantity),
-      Money.fromDec(value),
-      Fees.tradeDateOf(order.market, new Date(at)),
-    );
-    return { total: charged.total.toDec(), details: charged.details };
+    return feeOf(this.options.fees, order, quantity, value, at);
   }
 
-  /**
-   * Cash a buy order must hold: its remaining shares at its reservation price, plus the fees the
-   * whole order would cost at that price beyond those already charged. Sells and finished orders hold none.
-   */
+  /** Cash a buy order must hold for its remaining shares, fees included (`order-costs.ts`). */
   reservationOf(order: PaperOrder): Reservation {
-    if (order.side !== "Buy" || order.phase === "done" || order.reserve_price === null) return { cash: ZERO, fees: ZERO };
-    const quantity = new Dec(order.quantity);
-    const remaining = quantity.minus(order.executed_quantity);
-    if (remaining.lte(0)) return { cash: ZERO, fees: ZERO };
-    const remainingValue = remaining.times(order.reserve_price);
-    const total = this.feeFor(order, quantity, new Dec(order.executed_amount).plus(remainingValue), this.now).total;
-    const fees = Dec.max(ZERO, total.minus(order.fees_charged));
-    return { cash: settledValue(Money.fromDec(remainingValue), true).toDec().plus(fees), fees };
+    return reservationOf(this.options.fees, this.now, order);
   }
 
   /** Takes a new order: holds its cash (buys) or shares (sells) and lists it as working. Funds are checked by the caller. */
@@ -287,7 +186,7 @@ export class PaperBook {
    */
   fill(order: PaperOrder, wanted: Dec, price: Dec, at: number): Dec {
     if (order.phase === "done") return ZERO;
-    const quantity = order.side === "Buy" ? this.affordable(order, wanted, price, at) : wanted;
+    const quantity = order.side === "Buy" ? affordable(this.options.fees, this.now, this.account, order, wanted, price, at) : wanted;
     if (quantity.lte(0)) return ZERO;
     const exact = quantity.times(price);
     const amount = settledValue(Money.fromDec(exact), true).toDec();
@@ -297,31 +196,7 @@ export class PaperBook {
     const feeDelta = fee.total.minus(order.fees_charged);
     order.fees_charged = money(fee.total);
     order.fee_details = fee.details;
-
-    const line = this.account.cash[order.currency];
-    const position = (this.account.positions[order.symbol] ??= {
-      symbol: order.symbol,
-      symbol_name: order.stock_name,
-      market: order.market,
-      currency: order.currency,
-      quantity: "0",
-      frozen: "0",
-      cost_amount: "0.00",
-    });
-    // The engine's ledger books the holding (cost basis with fees, the share of it a sale releases, realised P&L).
-    const cashFlow = Money.fromDec(order.side === "Buy" ? amount.plus(feeDelta).negated() : amount.minus(feeDelta));
-    const holding = ledgerPosition(position);
-    book(holding, order.side === "Buy" ? quantity.toNumber() : -quantity.toNumber(), price.toNumber(), cashFlow, Money.fromDec(feeDelta), at);
-    Object.assign(position, storedPosition(holding));
-    line.cash = money(new Dec(line.cash).plus(cashFlow.toDec()));
-    // The session's sleeve moves with the account: the same cash, the same shares (a sleeve dissolved meanwhile has nothing to move).
-    const part = order.sleeve === undefined ? undefined : this.account.sleeves?.[order.sleeve];
-    if (part) {
-      part.cash[order.currency] = money(new Dec(part.cash[order.currency] ?? "0").plus(cashFlow.toDec()));
-      const shares = new Dec(part.positions[order.symbol] ?? "0").plus(order.side === "Buy" ? quantity : quantity.negated());
-      if (shares.isZero()) delete part.positions[order.symbol];
-      else part.positions[order.symbol] = shares.toFixed();
-    }
+    bookFill(this.account, order, quantity, price, amount, feeDelta, at);
     this.accountChanged = true;
 
     order.fills += 1;
@@ -457,42 +332,10 @@ export class PaperBook {
     this.accountChanged = false;
   }
 
-  /** The most of `wanted` (in whole lots) a buy can fill at `price` without the account's free cash going below zero. */
-  private affordable(order: PaperOrder, wanted: Dec, price: Dec, at: number): Dec {
-    const fits = (quantity: Dec) => this.availableAfterFill(order, quantity, price, at).gte(0);
-    if (fits(wanted)) return wanted;
-    const unit = order.order_type === "ODD" || order.market === "US" ? 1 : order.lot_size;
-    let low = 0;
-    let high = wanted.div(unit).floor().toNumber() - 1;
-    while (low < high) {
-      const middle = Math.ceil((low + high) / 2);
-      if (fits(new Dec(middle * unit))) low = middle;
-      else high = middle - 1;
-    }
-    return new Dec(low * unit);
-  }
-
-  private availableAfterFill(order: PaperOrder, quantity: Dec, price: Dec, at: number): Dec {
-    const executed = new Dec(order.executed_quantity).plus(quantity);
-    const executedAmount = new Dec(order.executed_amount).plus(quantity.times(price));
-    const feeTotal = this.feeFor(order, executed, executedAmount, at).total;
-    const cost = settledValue(Money.fromDec(quantity.times(price)), true)
-      .toDec()
-      .plus(feeTotal.minus(order.fees_charged));
-    const next = this.reservationOf({
-      ...order,
-      executed_quantity: executed.toFixed(),
-      executed_amount: executedAmount.toFixed(),
-      fees_charged: money(feeTotal),
-      phase: executed.gte(order.quantity) ? "done" : order.phase,
-    });
-    return this.available(order.currency, order.sleeve).minus(cost).plus(order.frozen_cash).minus(next.cash);
-  }
-
   /** Brings the cash (buys) and shares (sells) an order holds in line with its remaining quantity. */
   private settle(order: PaperOrder): void {
     const line = this.account.cash[order.currency];
-    const next = this.reservationOf(order);
+    const next = reservationOf(this.options.fees, this.now, order);
     const hold = order.side === "Sell" && order.phase !== "done" ? new Dec(order.quantity).minus(order.executed_quantity) : ZERO;
     holdChanged(this.account, order, next.cash.minus(order.frozen_cash), hold.minus(order.frozen_quantity));
     line.frozen = money(new Dec(line.frozen).plus(next.cash).minus(order.frozen_cash));
