@@ -3,7 +3,7 @@ import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
 import { KILL_SWITCH_CONFLICT } from "@tp/core/kill-switch";
 import type { Context } from "hono";
 import * as Risk from "@tp/core/risk/risk";
-import { SessionOrders, SessionReads, SessionRisk, Sessions, TradingOrderResponse } from "@tp/core/trading/index";
+import { SessionLifecycle, SessionOrders, SessionReads, SessionRisk, Sessions, TradingOrderResponse } from "@tp/core/trading/index";
 import type { TradingServices } from "@tp/adapters/trading";
 import {
   type AppEnv,
@@ -95,7 +95,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       request: { params: SessionIdParam, ...jsonBody(Sessions.TradingSessionUpdate) },
       responses: { 200: json(Sessions.TradingSessionResponse, "The updated session"), ...startConflict, ...errorResponses(owned) },
     }),
-    async (c) => c.json(Sessions.toResponse(await Sessions.update(deps, actor(c), c.req.valid("param").session_id, c.req.valid("json"))), 200),
+    async (c) => c.json(Sessions.toResponse(await SessionLifecycle.update(deps, actor(c), c.req.valid("param").session_id, c.req.valid("json"))), 200),
   );
 
   app.openapi(
@@ -109,7 +109,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
       responses: { 200: json(Sessions.SessionDeleteResult, "Deleted"), ...transitionConflict, ...errorResponses(owned) },
     }),
     async (c) => {
-      const session = await Sessions.remove(deps, actor(c), c.req.valid("param").session_id);
+      const session = await SessionLifecycle.remove(deps, actor(c), c.req.valid("param").session_id);
       return c.json({ success: true, message: `Trading session ${session.session_name} deleted`, id: session.id }, 200);
     },
   );
@@ -132,7 +132,7 @@ export function tradingGroup(services: GroupServices & { trading: Pick<TradingSe
           ...(action === "start" ? providerErrorResponses() : {}),
         },
       }),
-      async (c) => c.json(Sessions.toResponse(await Sessions.transition(deps, actor(c), c.req.valid("param").session_id, action)), 200),
+      async (c) => c.json(Sessions.toResponse(await SessionLifecycle.transition(deps, actor(c), c.req.valid("param").session_id, action)), 200),
     );
   }
 

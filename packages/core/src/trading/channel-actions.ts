@@ -12,7 +12,8 @@ import { publish, publishDelivered, streamMessagesOf } from "./channel-stream";
 import type { ViewDeps } from "./deps";
 import { LiveRuns } from "./live";
 import { engineOf } from "./run-update";
-import { invalidTransition, isActiveOnWorker, isWorkerDriven, type SessionAction, type StoredSession, TRANSITIONS, transition } from "./sessions";
+import { invalidTransition, isActiveOnWorker, isWorkerDriven, type SessionAction, type StoredSession, TRANSITIONS } from "./sessions";
+import { transition } from "./session-lifecycle";
 
 /**
  * Start, stop, pause and resume of one channel or of a whole channel session (docs/channels.md):

@@ -1,4 +1,5 @@
 export * as Sessions from "./sessions";
+export * as SessionLifecycle from "./session-lifecycle";
 export * as SessionReads from "./session-reads";
 export * as SessionOrders from "./session-orders";
 export * as SessionRisk from "./session-risk";

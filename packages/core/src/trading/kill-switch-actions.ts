@@ -16,7 +16,8 @@ import type { Actor } from "../users";
 import { notifyWorker } from "./commands";
 import type { ViewDeps } from "./deps";
 import { engineOf, updateRun } from "./run-update";
-import { isActiveOnWorker, isListed, transition, type StoredSession } from "./sessions";
+import { isActiveOnWorker, isListed, type StoredSession } from "./sessions";
+import { transition } from "./session-lifecycle";
 
 /**
  * Tripping and releasing the kill switch (docs/security.md "Kill switch"): the switch is written

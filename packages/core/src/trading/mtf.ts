@@ -11,6 +11,7 @@ import { advance, complete, countSteps, finestTimeframe, freshRun, playingAfter,
 import type { DriverState } from "./driver-state";
 import { normalizeConfig, feedsOf } from "./session-config";
 import * as Sessions from "./sessions";
+import * as SessionLifecycle from "./session-lifecycle";
 import { eventPage, EventPage, PageQuery } from "./session-reads";
 import { sessionEngine } from "./session-engine";
 import { clockOf, eventEntry, positionFigures } from "./session-figures";
@@ -349,7 +350,7 @@ async function driverOf(deps: DriverDeps, session: Sessions.StoredSession, speed
  */
 export async function transition(deps: DriverDeps, actor: Actor, id: string, action: Sessions.SessionAction): Promise<Sessions.StoredSession> {
   const session = await owned(deps, actor, id);
-  if (session.trading_mode !== "backtest") return Sessions.transition(deps, actor, id, action);
+  if (session.trading_mode !== "backtest") return SessionLifecycle.transition(deps, actor, id, action);
   const rule = Sessions.TRANSITIONS[action];
   const allowed = (current: Sessions.StoredSession) => {
     if (!rule.from.includes(current.status)) throw Sessions.invalidTransition(current, action, `${action} is allowed from ${rule.from.join(" or ")}`);
@@ -429,7 +430,7 @@ export async function step(deps: DriverDeps, actor: Actor, id: string, input: un
 /** Deletes an MTF session that is not running or paused, with its runs (its replay's too). */
 export async function remove(deps: DriverDeps, actor: Actor, id: string): Promise<Sessions.StoredSession> {
   await owned(deps, actor, id);
-  const session = await Sessions.remove(deps, actor, id);
+  const session = await SessionLifecycle.remove(deps, actor, id);
   await deps.runs.delete(replayRunId(id));
   for (const runId of [id, replayRunId(id)]) await deps.replays.unmark(runId);
   return session;
