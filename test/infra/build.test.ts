@@ -207,7 +207,7 @@ describe("the functions as sst deploy builds them", () => {
           "console.log(JSON.stringify(Object.fromEntries(Object.keys(bundle).map((k) => [k, typeof bundle[k]]))));",
         ),
       ).sort(),
-    ).toEqual(["fail", "finalize", "plan", "sweepHandlers"]);
+    ).toEqual(["fail", "finalize", "plan", "runGrid", "sweepHandlers"]);
   });
 
   it("runs the deploy's migrations against the table, once: a second deploy finds them recorded", { timeout: 60_000 }, async () => {
