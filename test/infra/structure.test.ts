@@ -139,6 +139,18 @@ describe("the structure of the tree", () => {
     expect(cycles(folders).map((cycle) => cycle.join(" <-> "))).toEqual([]);
   });
 
+  it("keeps every source file at 500 lines or fewer, but the two kernels and generated code", () => {
+    const exempt = [
+      "packages/adapters/src/provider/simulated/simulation-engine.ts",
+      "packages/adapters/src/provider/longport/codec.ts",
+      "packages/client/src/generated/",
+    ];
+    const long = files
+      .map((file) => ({ file: relative(root, file), lines: readFileSync(file, "utf8").split("\n").length - 1 }))
+      .filter(({ file, lines }) => lines > 500 && !exempt.some((path) => file.startsWith(path)));
+    expect(long).toEqual([]);
+  });
+
   it("imports nothing up the layers: core none of ours, adapters not api or the runtimes, api not the runtimes", () => {
     const upward = files.flatMap((file) =>
       (graph.get(file) ?? [])

@@ -70,3 +70,9 @@ export const randomBars = (length: number, seed: number, options: RandomBarsOpti
   }
   return bars;
 };
+
+/** The seeds of the series the indicators are checked on against other libraries and direct definitions. */
+export const REFERENCE_SEEDS = [11, 202, 3003];
+
+/** The reference checks' series of `seed`: 1,500 bars at 1.5 % volatility. */
+export const referenceBars = (seed: number): Bars => randomBars(1500, seed, { volatility: 0.015 });
