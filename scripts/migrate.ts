@@ -1,5 +1,5 @@
 /**
- * Brings a table's stored shapes to the newest (packages/adapters/src/dynamo/migrations.ts): the
+ * Brings a table's stored shapes to the newest (packages/adapters/src/migrations/migrate.ts): the
  * deploy runs it by itself (stacks/Storage.ts's `Migrations` script), and `npm start` at boot; by
  * hand, with AWS credentials for the stage's account:
  *
@@ -9,7 +9,7 @@
  * DynamoDB Local instead.
  */
 import { createDb } from "../packages/adapters/src/dynamo/db";
-import { migrate } from "../packages/adapters/src/dynamo/migrations";
+import { migrate } from "../packages/adapters/src/migrations/migrate";
 
 const { TABLE_NAME, DYNAMODB_ENDPOINT } = process.env;
 if (!TABLE_NAME) {

@@ -57,7 +57,7 @@ export function Storage({ stack, app }: StackContext) {
   };
   if (captchaTestCode) stack.addOutputs({ CaptchaTestCodeSecretArn: captchaTestCode.secretArn });
 
-  // Stored shapes brought to the newest on every deploy (packages/adapters/src/dynamo/migrations.ts), before the stacks that use the table are updated.
+  // Stored shapes brought to the newest on every deploy (packages/adapters/src/migrations/migrate.ts), before the stacks that use the table are updated.
   const migrations = {
     handler: "packages/functions/src/deploy/migrate.handler",
     timeout: 900,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
-import { engineOf, orderOf, RUN_SAVE_ITEMS, type RunStep, type RunUpdate, updateRun } from "../../packages/core/src/trading/run-update";
+import { engineOf, orderOf, RUN_BATCH_STEPS, type RunStep, type RunUpdate, updateRun } from "../../packages/core/src/trading/run-update";
 import type { StoredRun } from "../../packages/core/src/trading/runs";
 import { WorkerHarness } from "../support/worker-harness";
 
@@ -88,19 +88,19 @@ describe("updateRun", () => {
     expect(done.slice(1).every((d) => d.run === done[5]!.run)).toBe(true);
   });
 
-  it("saves the steps that waited in as few saves as their items fit in, each within one transaction, in arrival order", async () => {
+  it("saves the steps that waited in batches of RUN_BATCH_STEPS, each one save, in arrival order", async () => {
     const id = await runningRun("fitted saves");
     const before = (await deps().runs.get(id))!;
     const saves = vi.spyOn(deps().runs, "save");
     const first = gated("first");
-    // 150 steps of one event each wait behind the first: the run and 99 events fill a save, so 99 + 51.
+    // 150 steps of one event each wait behind the first: 100 to a batch, so 100 + 50.
     const messages = Array.from({ length: 150 }, (_, i) => `m${i}`);
     const updates = [updateRun(deps(), id, first.step), ...messages.map((m) => updateRun(deps(), id, alert(m)))];
     first.open();
     const done = (await Promise.all(updates)) as RunUpdate<string>[];
 
     expect(done.map((d) => d.value)).toEqual(["first", ...messages]);
-    expect(saves.mock.calls.map(([, , events]) => events.length)).toEqual([1, RUN_SAVE_ITEMS - 1, 150 - (RUN_SAVE_ITEMS - 1)]);
+    expect(saves.mock.calls.map(([, , events]) => events.length)).toEqual([1, RUN_BATCH_STEPS, 150 - RUN_BATCH_STEPS]);
     const sequences = done.flatMap((d) => d.events.map((e) => e.sequence));
     expect(sequences).toEqual(Array.from({ length: 151 }, (_, i) => before.snapshot!.sequence + 1 + i));
     expect((await logged(id)).map(([, m]) => m)).toEqual(["first", ...messages]);

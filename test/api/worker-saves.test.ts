@@ -35,4 +35,50 @@ describe("the worker's saves", () => {
     // The reset-dailies, each once.
     expect(events.filter((e) => e.type === "risk_event" && e.data?.kind === "daily_reset").length).toBe(4);
   });
+
+  it.each([
+    ["after its save reached the table, before the answer came back", "after"],
+    ["before its save reached the table", "before"],
+  ] as const)("lose no event and write none twice when the worker is killed mid-save (%s)", async (_, when) => {
+    const session = await h.startSession(`killed mid-save ${when}`, barsSessionConfig);
+    const runs = h.api.services.trading.sessions.runs;
+    const first = await h.newWorker();
+    await h.minutes(first, 10);
+    const before = (await runs.get(session.id))!;
+    expect(before.progress!.bars).toBe(10);
+    // The next write of the run's state item (its save of the next minute) dies with the worker, on one side of the table or the other.
+    let killed = false;
+    const client = h.api.services.db.client;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const save =
+          ["PutItemCommand", "TransactWriteItemsCommand"].includes(String(context.commandName)) && JSON.stringify(args.input).includes(`"RUN#${session.id}"`);
+        if (!save || killed) return next(args);
+        killed = true;
+        if (when === "after") await next(args);
+        throw new Error("killed mid-save");
+      },
+      { step: "initialize", name: "killMidSave" },
+    );
+    try {
+      await h.minutes(first, 1).catch(() => undefined);
+    } finally {
+      client.middlewareStack.remove("killMidSave");
+    }
+    expect(killed).toBe(true);
+    await first.stop();
+    // What the table holds: the minute's save whole, or nothing of it.
+    expect((await runs.get(session.id))!.version).toBe(when === "after" ? before.version + 1 : before.version);
+    const second = await h.newWorker();
+    await h.minutes(second, 9);
+    await second.stop();
+
+    // Every minute fed once; every event once, in order, with no gap.
+    expect((await runs.get(session.id))!.progress).toMatchObject({ bars: 20, cursor_ms: h.clock });
+    const events = await h.logs(session.id);
+    expect(events.map((e) => e.sequence)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
+    const orders = (await runs.orders(session.id, { limit: 100 })).items;
+    expect(new Set(orders.map((o) => o.id)).size).toBe(orders.length);
+    expect(orders.length).toBe(events.filter((e) => e.type === "order_submitted" || e.type === "order_denied").length);
+  });
 });

@@ -35,25 +35,4 @@ describe("KeyedQueue", () => {
     expect(batches.at(-1)).toEqual(["a:a5"]);
     expect(drains.at(-1)).toBe(3);
   });
-
-  it("puts the items a batch hands back first in the next batch, before those that arrived meanwhile", async () => {
-    const batches: string[][] = [];
-    let release!: () => void;
-    const firstRuns = new Promise<void>((resolve) => (release = resolve));
-    const queue = new KeyedQueue<string>(
-      (waiting) => Math.min(waiting.length, 3),
-      async (_key, batch, _drain, handBack) => {
-        batches.push(batch);
-        if (batch[0] === "1") await firstRuns;
-        // A batch settles two of its items at most: the third waits for the next.
-        handBack(batch.slice(2));
-      },
-    );
-    for (const item of ["1", "2", "3", "4"]) queue.push("k", item);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    queue.push("k", "5");
-    release();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(batches).toEqual([["1"], ["2", "3", "4"], ["4", "5"]]);
-  });
 });

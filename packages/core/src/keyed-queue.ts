@@ -1,8 +1,8 @@
 /**
  * Per key, one drainer at a time: an item pushed while a batch of its key is under way waits and
  * goes in a later batch, batches taken in the order the items arrived. What a batch is (how many
- * of the waiting items, `take`) and what it does (`run`, which must settle each of its items, or
- * `handBack` the ones it left, which go first in the next batch, and not throw) are the caller's; `drain` is state that lives while a key's queue drains (created
+ * of the waiting items, `take`) and what it does (`run`, which must settle each of its items and
+ * not throw) are the caller's; `drain` is state that lives while a key's queue drains (created
  * with the first item, dropped when the queue runs empty). It serves the run's writers (group
  * commit, trading/run-update.ts), the shared reads of one item (adapters' SharedReads) and the
  * coalesced session commands (trading/commands.ts).
@@ -12,7 +12,7 @@ export class KeyedQueue<I, D = undefined> {
 
   constructor(
     private readonly take: (waiting: readonly I[]) => number,
-    private readonly run: (key: string, batch: I[], drain: D, handBack: (left: I[]) => void) => Promise<void>,
+    private readonly run: (key: string, batch: I[], drain: D) => Promise<void>,
     private readonly startDrain: () => D = () => undefined as D,
   ) {}
 
@@ -28,13 +28,7 @@ export class KeyedQueue<I, D = undefined> {
 
   private async drain(key: string, queue: I[]) {
     const state = this.startDrain();
-    let left: I[] = [];
-    const handBack = (items: I[]) => void (left = items);
-    while (queue.length > 0) {
-      await this.run(key, queue.splice(0, this.take(queue)), state, handBack);
-      if (left.length > 0) queue.unshift(...left);
-      left = [];
-    }
+    while (queue.length > 0) await this.run(key, queue.splice(0, this.take(queue)), state);
     this.queues.delete(key);
   }
 }

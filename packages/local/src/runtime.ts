@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import { configFromEnv } from "@tp/adapters/config";
 import { ensureTable } from "@tp/adapters/dynamo/db";
-import { migrate } from "@tp/adapters/dynamo/migrations";
+import { migrate } from "@tp/adapters/migrations/migrate";
 import { createServices, type Services } from "@tp/adapters/services";
 import { createApp } from "@tp/api";
 import { ensureAdministrator } from "@tp/core/users";

@@ -39,7 +39,7 @@ export const BATCH_WRITE_CONCURRENCY = 8;
 
 /** Items one TransactWriteItems takes, and the bytes packed into one: well under the 4 MB a transaction may carry. */
 export const TRANSACTION_ITEMS = 100;
-const TRANSACTION_BYTES = 3_000_000;
+export const TRANSACTION_BYTES = 3_000_000;
 
 /** An item's size, near enough to keep a transaction under its limit (strings and binaries dominate). */
 export function approximateBytes(value: unknown): number {

@@ -216,22 +216,15 @@ export const Keys = {
     sk: `${createdAt}#${sessionId}`,
   }),
 
-  /** A run's engine state (setup and latest snapshot, compressed). */
+  /** A run's state item (latest snapshot and progress, compressed: the commit point of its saves) and its setup item. */
   runState: (runId: string): Key => ({ pk: `RUN#${runId}`, sk: "STATE" }),
-  /** A run's event log in sequence order (12-digit sequence). */
+  runSetup: (runId: string): Key => ({ pk: `RUN#${runId}`, sk: "SETUP" }),
+  /** An item per event, as runs were written before their log of blocks: read only by the `run-log` migration, which moves them. */
   runEvents: (runId: string) => `RUN#${runId}#EVENTS`,
   runEvent: (runId: string, sequence: number): Key => ({ pk: `RUN#${runId}#EVENTS`, sk: String(sequence).padStart(12, "0") }),
-  /** gsi1: a run's events of one log level; gsi2: of one category (orders, risk, positions, trades, days). */
-  runEventsByLevel: (runId: string, level: string) => `RUN#${runId}#LEVEL#${level}`,
-  runEventByLevel: (runId: string, level: string, sequence: number): Key => ({ pk: `RUN#${runId}#LEVEL#${level}`, sk: String(sequence).padStart(12, "0") }),
-  runEventsByCategory: (runId: string, category: string) => `RUN#${runId}#CATEGORY#${category}`,
-  runEventByCategory: (runId: string, category: string, sequence: number): Key => ({
-    pk: `RUN#${runId}#CATEGORY#${category}`,
-    sk: String(sequence).padStart(12, "0"),
-  }),
   /**
-   * A run's blocks: the events and the order records of a save too large for one transaction (a
-   * backtest's chunk), gzipped, many to an item; sorted by the first sequence they hold and the
+   * A run's blocks: its events (each save's in one item, or a few: a backtest's chunk) and the order
+   * records of a save with more than one transaction holds, gzipped, many to an item; sorted by the first sequence they hold and the
    * run version that wrote them (12 digits each).
    */
   runBlocks: (runId: string) => `RUN#${runId}#BLOCKS`,

@@ -2,6 +2,7 @@ import type { EngineEvent } from "@tp/core/engine/events";
 import { storedEvent, type EventQuery, type StoredEvent, type TradingOrderResponse } from "@tp/core/trading/runs";
 import type { Db } from "../dynamo/db";
 import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
+import { batchWrite } from "../dynamo/batches";
 import { Keys } from "../dynamo/keys";
 import { Repository } from "../dynamo/repository";
 
@@ -78,11 +79,11 @@ export function eventsMatching(runId: string, events: EngineEvent[], query: Even
 }
 
 /**
- * A run's blocks (docs/data-model.md "Runs"): the events and order records of a large save (a
- * backtest's chunk: thousands of events) written as a few items of many, instead of an item per
- * event and per order with two index entries each. Written once under keys made of the save's
- * sequences and version, so writing a save again (a retried chunk, the outbox replayed) puts the
- * same items. Read back with the run's item-per-event log, by sequence (`DynamoRunStore`).
+ * A run's blocks (docs/data-model.md "Runs"): its log of events, each save's in one item (or a few
+ * of many: a backtest's chunk), and the order records of a save with more than a transaction holds
+ * as items, instead of an item per event and per order with two index entries each. Written once
+ * under keys made of the save's sequences and version, so writing a save again (a retried chunk)
+ * puts the same items. Read back by sequence (`DynamoRunStore`).
  */
 export class RunBlocks {
   private readonly blocks: Repository<BlockItem>;
@@ -92,22 +93,11 @@ export class RunBlocks {
   }
 
   /**
-   * The events of one small save as one block item, for its transaction (a session's step that
-   * placed or filled an order: two to four events in one item where each was an item); undefined
-   * when they do not fit in one.
+   * The block items of one save's events and order records, committed (or about to be) at
+   * `version`, as stored: a session's step that placed or filled an order writes its few events in
+   * one item of its transaction; a backtest's chunk, thousands in a few.
    */
-  eventsItem(runId: string, version: number, events: EngineEvent[], expiresAt?: number): Record<string, unknown> | undefined {
-    if (events.length === 0) return undefined;
-    const body = gzipJson(events);
-    if (body.byteLength > BLOCK_BYTES) return undefined;
-    const first = events[0]!.sequence;
-    const last = events[events.length - 1]!.sequence;
-    return this.blocks.toItem({ run_id: runId, kind: "events", first, last, version, part: 0, count: events.length, body, expires_at: expiresAt });
-  }
-
-  /** Writes the events and order records of one save, committed (or about to be) at `version`. */
-  async write(runId: string, version: number, events: EngineEvent[], orders: OrderItem[], expiresAt?: number): Promise<void> {
-    if (events.length === 0 && orders.length === 0) return;
+  itemsOf(runId: string, version: number, events: EngineEvent[], orders: OrderItem[], expiresAt?: number): Record<string, unknown>[] {
     const first = events[0]?.sequence ?? 0;
     const items: BlockItem[] = [
       ...pack(events).map(({ entries, body }, part) => ({
@@ -131,7 +121,16 @@ export class RunBlocks {
         body,
       })),
     ];
-    await this.blocks.putMany(expiresAt === undefined ? items : items.map((item) => ({ ...item, expires_at: expiresAt })));
+    return items.map((item) => this.blocks.toItem(expiresAt === undefined ? item : { ...item, expires_at: expiresAt }));
+  }
+
+  /** Writes the events and order records of one save, committed (or about to be) at `version` (a run's one writer's large save, before its state). */
+  async write(runId: string, version: number, events: EngineEvent[], orders: OrderItem[], expiresAt?: number): Promise<void> {
+    if (events.length === 0 && orders.length === 0) return;
+    await batchWrite(
+      this.blocks.db,
+      this.itemsOf(runId, version, events, orders, expiresAt).map((item) => ({ PutRequest: { Item: item } })),
+    );
   }
 
   /**

@@ -1,23 +1,26 @@
 import type { EngineEvent } from "@tp/core/engine/events";
 import type { EngineSetup } from "@tp/core/engine/setup";
-import { orderTouched, type RunProgress, type StoredEvent, type StoredRun, type TradingOrderResponse } from "@tp/core/trading/runs";
+import { orderChangeOf, orderTouched, type RunProgress, type StoredRun, type TradingOrderResponse } from "@tp/core/trading/runs";
 import type { Db } from "../dynamo/db";
 import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
 import { Keys } from "../dynamo/keys";
 import { Repository } from "../dynamo/repository";
-import type { TransactionStep } from "../dynamo/transactions";
 import { RunBlocks, type OrderItem } from "./run-blocks";
 
 /**
- * A run's items on the single table (docs/data-model.md "Runs"): the state item's shape and what
- * it carries, the repositories of the state, event and order items and the blocks (`runTables`),
- * and the codecs the run store's saves and reads share.
+ * A run's items on the single table (docs/data-model.md "Runs"): its state item (the commit
+ * point), its setup item, its blocks of events (and of a large save's order records) and an item
+ * per order; the repositories of each (`runTables`) and the codecs the run store's saves and reads
+ * share.
  */
 
-/** The repositories of a run's items: its state item, its events' and orders' items, and its blocks. */
+/** The shape of the run's state and setup items this code writes and reads (older ones are moved by the `run-log` migration). */
+export const RUN_SHAPE = 2;
+
+/** The repositories of a run's items: its state item, its setup item, its orders' items and its blocks. */
 export interface RunTables {
   states: Repository<RunItem>;
-  events: Repository<StoredEvent>;
+  setups: Repository<SetupItem>;
   orders: Repository<OrderItem>;
   blocks: RunBlocks;
 }
@@ -26,14 +29,7 @@ export function runTables(db: Db): RunTables {
   return {
     blocks: new RunBlocks(db),
     states: new Repository<RunItem>(db, { type: "RunState", key: (r) => Keys.runState(r.run_id), expiresAt: (r) => r.expires_at }),
-    events: new Repository<StoredEvent>(db, {
-      type: "RunEvent",
-      key: (e) => Keys.runEvent(e.run_id, e.sequence),
-      indexes: {
-        gsi1: (e) => Keys.runEventByLevel(e.run_id, e.level, e.sequence),
-        gsi2: (e) => Keys.runEventByCategory(e.run_id, e.category, e.sequence),
-      },
-    }),
+    setups: new Repository<SetupItem>(db, { type: "RunSetup", key: (s) => Keys.runSetup(s.run_id), expiresAt: (s) => s.expires_at }),
     orders: new Repository<OrderItem>(db, {
       type: "RunOrder",
       key: (o) => Keys.runOrder(o.id),
@@ -46,83 +42,47 @@ export function runTables(db: Db): RunTables {
   };
 }
 
-/** A run's state item: its snapshot and progress gzipped into one binary attribute, its setup into another. */
+/**
+ * A run's state item, the commit point of its saves: its snapshot and progress gzipped into one
+ * binary attribute, its progress again in the clear, the last sequence it committed and its
+ * version. Nothing else rides in it: a save with no events and no order changes writes it alone.
+ */
 export interface RunItem {
+  shape: typeof RUN_SHAPE;
   run_id: string;
   session_id: string;
   user_id: string;
-  /** Snapshot and progress (and in items written before `setup`, the setup too), gzipped JSON. */
+  /** Snapshot and progress, gzipped JSON. */
   state: Uint8Array;
-  /** The engine's setup, gzipped JSON: it changes only with the configuration, so it is gzipped once per setup (`setupBytes`), not at every save. */
-  setup?: Uint8Array;
+  /** The state's progress in the clear: what progress views read without the state. */
+  progress: RunProgress | null;
   last_sequence: number;
   version: number;
+  /** The run version whose save wrote the setup item this state goes with. */
+  setup_version: number;
   updated_at: string;
-  /** The events of a save too large for one transaction, until their own items are written (gzipped JSON). */
-  outbox?: Uint8Array;
-  /** The state's progress again, in the clear: what progress views read without the state (absent in items written before it). */
-  progress?: RunProgress | null;
-  /**
-   * The run's newest events, committed after its last events' block, gzipped JSON (absent when
-   * none): the small saves' events ride here until they fill a block (`TAIL_EVENTS`, `TAIL_BYTES`).
-   */
-  tail?: Uint8Array;
-  /**
-   * The records of the run's open orders placed by its small saves that were never written as
-   * items (gzipped JSON, absent when none): an order's record is written as an item when it is
-   * over or when the open ones would pass `OPEN_ORDERS` or `OPEN_BYTES`, and changes there after.
-   */
-  open?: Uint8Array;
   /** When (epoch seconds) the run's items expire (`StoredRun.expires_at`, a sweep's run); absent, kept. */
   expires_at?: number;
 }
 
-/** The events a run's item carries at most in its tail: a save that would pass it writes them as a block instead. */
-export const TAIL_EVENTS = 50;
-/**
- * The most the tail's gzipped JSON may take: DynamoDB Local's cost of an item hardly grows with it
- * up to a few KB, DynamoDB's write units do (a unit a KB), so a tail stays near the size of the
- * block item it saves (docs/data-model.md "Runs").
- */
-export const TAIL_BYTES = 2_048;
-
-/** The open orders' records a run's item carries at most, and their gzipped JSON's bytes: beyond them, they are written as items. */
-export const OPEN_ORDERS = 20;
-export const OPEN_BYTES = 2_048;
-
-/**
- * What a run's item carries besides its state, as a process last read or wrote it at `version`:
- * the tail's events and the open orders' records, gzipped (`body`) and parsed when needed.
- */
-export interface Carried {
+/** A run's engine setup, gzipped JSON, in an item of its own: it changes only with the configuration, so it is written only then. */
+export interface SetupItem {
+  shape: typeof RUN_SHAPE;
+  run_id: string;
+  setup: Uint8Array;
+  /** The run version whose save wrote it (the state's `setup_version`). */
   version: number;
-  body: { tail?: Uint8Array; open?: Uint8Array };
-  tail?: EngineEvent[];
-  open?: Map<string, OrderItem>;
+  expires_at?: number;
 }
-
-/** A save prepared: the steps of its one transaction, with the order items and what the run's item carries that they write; or the writes of a large save. */
-export type PreparedSave = { steps: TransactionStep[]; orders: OrderItem[]; carried: Omit<Carried, "version"> } | { large: () => Promise<boolean> };
-
-/** The events of a run's item's `tail`, and the order records of its `open` (none when absent). */
-export const carriedEvents = (body: Uint8Array | undefined): EngineEvent[] => (body ? gunzipJson<EngineEvent[]>(body) : []);
-export const carriedOrders = (body: Uint8Array | undefined): OrderItem[] => (body ? gunzipJson<OrderItem[]>(body) : []);
 
 export const isOpen = (order: OrderItem) => order.status === "pending" || order.status === "partially_filled";
 
-/** The run an order's id names (`<session id>-<n>`, engine.ts; a denied one's `<run id>-d<sequence>`): a live run's id is its session's. */
-export const runOfOrder = (orderId: string) => orderId.slice(0, Math.max(0, orderId.lastIndexOf("-")));
-
-/** Runs whose order records (and what their items carry) a process keeps as it wrote them, at most (then it forgets them all and reads again). */
-export const WRITTEN_ORDER_RUNS = 10_000;
-
-/** The most a run's item may carry of state and outbox (DynamoDB's item limit is 400 KB, attribute names and the rest included). */
-export const OUTBOX_BYTES = 350_000;
+/** Runs whose setups and open order records a process keeps as it read or wrote them, at most (then it forgets them all and reads again). */
+export const KNOWN_RUNS = 10_000;
 
 /**
  * The gzipped setups of the runs this process saved or read, by setup object: a run's setup is
- * replaced, never changed in place (`setupAfter`, `updateRun`), so a run saved every bar gzips its
- * setup (most of its state's JSON) once.
+ * replaced, never changed in place (`setupAfter`, `updateRun`), so a setup is gzipped once.
  */
 const gzippedSetups = new WeakMap<EngineSetup, Uint8Array>();
 
@@ -132,16 +92,16 @@ export const setupBytes = (setup: EngineSetup): Uint8Array => {
   return bytes;
 };
 
-export const runOf = (item: RunItem): StoredRun => {
-  const state = gunzipJson<Pick<StoredRun, "snapshot" | "progress"> & { setup?: EngineSetup }>(item.state);
-  const { snapshot, progress } = state;
-  let setup = state.setup;
-  if (item.setup) gzippedSetups.set((setup = gunzipJson<EngineSetup>(item.setup)), item.setup);
+/** The run of a state item and its setup item. */
+export const runOf = (item: RunItem, setupItem: SetupItem): StoredRun => {
+  const { snapshot, progress } = gunzipJson<Pick<StoredRun, "snapshot" | "progress">>(item.state);
+  const setup = gunzipJson<EngineSetup>(setupItem.setup);
+  gzippedSetups.set(setup, setupItem.setup);
   return {
     run_id: item.run_id,
     session_id: item.session_id,
     user_id: item.user_id,
-    setup: setup!,
+    setup,
     snapshot,
     progress: progress ?? null,
     version: item.version,
@@ -149,6 +109,30 @@ export const runOf = (item: RunItem): StoredRun => {
     ...(item.expires_at === undefined ? {} : { expires_at: item.expires_at }),
   };
 };
+
+/** The state item of `run` as a save writes it, going with the setup item of run version `setupVersion`. */
+export const stateItemOf = (run: StoredRun, setupVersion: number): RunItem => ({
+  shape: RUN_SHAPE,
+  run_id: run.run_id,
+  session_id: run.session_id,
+  user_id: run.user_id,
+  state: gzipJson({ snapshot: run.snapshot, progress: run.progress }),
+  progress: run.progress,
+  last_sequence: run.snapshot?.sequence ?? 0,
+  version: run.version,
+  setup_version: setupVersion,
+  updated_at: run.updated_at,
+  ...(run.expires_at === undefined ? {} : { expires_at: run.expires_at }),
+});
+
+/** The setup item of `run` as its save at `run.version` writes it. */
+export const setupItemOf = (run: StoredRun): SetupItem => ({
+  shape: RUN_SHAPE,
+  run_id: run.run_id,
+  setup: setupBytes(run.setup),
+  version: run.version,
+  ...(run.expires_at === undefined ? {} : { expires_at: run.expires_at }),
+});
 
 /** The orders a save's events change that they did not create: their records are read to be changed. */
 export function ordersToRead(run: StoredRun, events: EngineEvent[]): string[] {
@@ -160,6 +144,28 @@ export function ordersToRead(run: StoredRun, events: EngineEvent[]): string[] {
   }
   return [...changed].filter((id) => !created.has(id));
 }
+
+/**
+ * The order records `events` create and change, as they will be: `touched` (the records of the
+ * orders they change, as stored) with the events applied, in the order they came.
+ */
+export function applyOrderChanges(run: StoredRun, events: EngineEvent[], touched: Map<string, OrderItem>): OrderItem[] {
+  for (const event of events) {
+    const change = orderChangeOf(event, run);
+    if (!change) continue;
+    const { sequence } = event;
+    // Object.assign, not spreads: a spread and the properties after it cost microseconds an order here (see `storedEvent`).
+    if (change.kind === "create") touched.set(change.order.id, Object.assign(change.order, { sequence, changed: sequence }));
+    else {
+      const order = touched.get(change.order_id);
+      if (order) touched.set(order.id, Object.assign({}, order, change.fields, { changed: sequence }));
+    }
+  }
+  return [...touched.values()];
+}
+
+/** The run an order's id names (`<session id>-<n>`, engine.ts; a denied one's `<run id>-d<sequence>`): a live run's id is its session's. */
+export const runOfOrder = (orderId: string) => orderId.slice(0, Math.max(0, orderId.lastIndexOf("-")));
 
 export const withoutSequence = ({ sequence: _sequence, changed: _changed, expires_at: _expiresAt, ...order }: OrderItem): TradingOrderResponse => order;
 

@@ -4,7 +4,7 @@ import { KeyedQueue } from "../keyed-queue";
 import { TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import type { EngineSetup } from "../engine/setup";
-import { orderChangeOf, orderTouched, type RunProgress, type SaveOptions, type RunStore, type StoredRun, type TradingOrderResponse } from "./runs";
+import { orderChangeOf, type RunProgress, type SaveOptions, type RunStore, type StoredRun, type TradingOrderResponse } from "./runs";
 
 /**
  * The engine a batch has at hand for the run a step is given (the engine the step before it
@@ -64,17 +64,8 @@ type Step<T> = (run: StoredRun) => RunStep<T> | null | Promise<RunStep<T> | null
 export const RUN_SAVE_ATTEMPTS = 12;
 const BACKOFF_BASE_MS = 5;
 const BACKOFF_MAX_MS = 250;
-/** Steps taken for one batch at most: as many of them are saved together as fit in one save of `RUN_SAVE_ITEMS`. */
+/** Steps applied to one read of a run and saved in one write, at most (the others wait for the next). */
 export const RUN_BATCH_STEPS = 100;
-/**
- * Items one save writes at most in one transaction (DynamoDB's TransactWriteItems takes 100),
- * counted as the run, an item per event and one per order record the events create or change (the
- * run store writes fewer: events and open orders ride in the run's item, docs/data-model.md; a
- * save within the count is one transaction, as the store counts its small saves). A batch's steps
- * are saved together while their items fit; the step that would overflow goes in the next save of
- * the drain (a single step larger than that is saved alone, as the run store saves a large save).
- */
-export const RUN_SAVE_ITEMS = 100;
 
 interface Waiting {
   deps: Deps;
@@ -146,19 +137,17 @@ type Done = RunStep<unknown> & { events: EngineEvent[]; after: StoredRun };
 type Outcome = { done: Done | null } | { refused: unknown };
 
 /**
- * Applies the batch's steps in order to one read of the run and saves them in one write, as many as
- * fit in one (the others are handed back to the queue, first in the next batch); a refused step
- * leaves the run as it was before it. A batch that fails rejects each of its writers.
+ * Applies the batch's steps in order to one read of the run and saves them in one write; a refused
+ * step leaves the run as it was before it. A batch that fails rejects each of its writers.
  */
-async function applyBatch(runId: string, batch: Waiting[], drain: RunDrain, handBack: (left: Waiting[]) => void): Promise<void> {
-  let taken = batch.length;
+async function applyBatch(runId: string, batch: Waiting[], drain: RunDrain): Promise<void> {
   try {
-    await retrying(
-      async () => {
-        taken = await tryBatch(runId, batch, drain);
-      },
-      { attempts: RUN_SAVE_ATTEMPTS, baseMs: BACKOFF_BASE_MS, maxMs: BACKOFF_MAX_MS, retryable: (error) => error instanceof LostRace },
-    );
+    await retrying(() => tryBatch(runId, batch, drain), {
+      attempts: RUN_SAVE_ATTEMPTS,
+      baseMs: BACKOFF_BASE_MS,
+      maxMs: BACKOFF_MAX_MS,
+      retryable: (error) => error instanceof LostRace,
+    });
   } catch (error) {
     drain.saved = undefined;
     const failure =
@@ -169,18 +158,14 @@ async function applyBatch(runId: string, batch: Waiting[], drain: RunDrain, hand
           )
         : error;
     for (const waiting of batch) waiting.reject(failure);
-    return;
   }
-  // The steps that did not fit in this save go first in the next.
-  handBack(batch.slice(taken));
 }
 
 /**
- * One attempt: read (or take the run the previous batch saved), apply the steps whose items fit in
- * one save, save conditionally on the version (LostRace when another process saved first). How
- * many of `batch` it settled: the rest go in the next save.
+ * One attempt: read (or take the run the previous batch saved), apply the steps, save conditionally
+ * on the version (LostRace when another process saved first).
  */
-async function tryBatch(runId: string, batch: Waiting[], drain: RunDrain): Promise<number> {
+async function tryBatch(runId: string, batch: Waiting[], drain: RunDrain): Promise<void> {
   const { deps } = batch[0]!;
   const known = drain.saved;
   drain.saved = undefined;
@@ -190,14 +175,13 @@ async function tryBatch(runId: string, batch: Waiting[], drain: RunDrain): Promi
       if (waiting.whenMissing) waiting.reject(waiting.whenMissing());
       else waiting.resolve(null);
     }
-    return batch.length;
+    return;
   }
   let current = run;
   /** The engine at `current`'s state, when the batch has one (none before the first step: it restores the snapshot). */
   let engine: TradingEngine | undefined;
   const events: EngineEvent[] = [];
   const outcomes: Outcome[] = [];
-  let items = 1;
   for (const waiting of batch) {
     if (engine) atHand.set(current, engine);
     let done: RunStep<unknown> | null = null;
@@ -212,13 +196,6 @@ async function tryBatch(runId: string, batch: Waiting[], drain: RunDrain): Promi
     if (!atHand.delete(current) && !done) engine = undefined;
     if (done) {
       const stepEvents = done.engine.drainEvents();
-      const stepItems = itemsOf(stepEvents, current);
-      if (current !== run && items + stepItems > RUN_SAVE_ITEMS) {
-        // It does not fit in this save: it is applied again in the next, to the run as this one saves it (the engine it changed is dropped).
-        engine = undefined;
-        break;
-      }
-      items += stepItems;
       current = {
         ...current,
         setup: done.setup ?? current.setup,
@@ -245,17 +222,6 @@ async function tryBatch(runId: string, batch: Waiting[], drain: RunDrain): Promi
     if ("refused" in outcome) waiting.reject(outcome.refused);
     else waiting.resolve(outcome.done && updateOf(outcome.done, saved, last));
   });
-  return outcomes.length;
-}
-
-/** Items a step's events add to a save: one per event, one per order record they create or change. */
-function itemsOf(events: EngineEvent[], run: StoredRun): number {
-  const orders = new Set<string>();
-  for (const event of events) {
-    const touched = orderTouched(event, run.run_id);
-    if (touched) orders.add(touched.order_id);
-  }
-  return events.length + orders.size;
 }
 
 /**

@@ -382,9 +382,10 @@ export interface RunStore {
   /**
    * Appends `events` (idempotent by sequence, so a retried save rewrites the same items), applies
    * their order changes, then writes the run if its stored version is still `expectedVersion`
-   * (0: only if there is none). False when another writer got there first. `soleWriter`: the run
-   * has one writer (a backtest's chunks, in turn), so a save too large for one transaction may
-   * write its events' blocks before the run, without carrying them in the run's item first.
+   * (0: only if there is none), all or nothing. False when another writer got there first.
+   * `soleWriter`: the run has one writer (a backtest's chunks, in turn), so a save too large for
+   * one transaction may write its events first and commit them with the run after; any other
+   * save larger than one transaction is refused (an error).
    */
   save(run: StoredRun, expectedVersion: number, events: EngineEvent[], options?: SaveOptions): Promise<boolean>;
   /**

@@ -1,5 +1,5 @@
 import { createDb } from "@tp/adapters/dynamo/db";
-import { migrate } from "@tp/adapters/dynamo/migrations";
+import { migrate } from "@tp/adapters/migrations/migrate";
 
 /**
  * The deploy's migration step (stacks/Storage.ts's `Migrations` script, run on every deploy
