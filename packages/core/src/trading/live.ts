@@ -3,7 +3,7 @@ import { PERIOD_MS, TradingEngine } from "../engine/engine";
 import type { EngineEvent } from "../engine/events";
 import type { Timeframe } from "../strategies/definition";
 import type { Bar } from "../strategies/strategy";
-import type { StoredRun } from "./runs";
+import { firstRun, type StoredRun } from "./runs";
 import { engineOf, updateRun } from "./run-update";
 import { feedsOf } from "./session-config";
 import { venueOf, type StoredSession } from "./sessions";
@@ -71,17 +71,8 @@ export const LiveRuns = {
       const { engine, cursor } = await warmedUp(deps, new TradingEngine(setup));
       // The session's start is each channel's: recorded with the run it makes (docs/channels.md "Channel status events").
       emitSessionStatus(engine, { action: "start", previous: "created", status: session.status }, deps.now());
-      const fresh: StoredRun = {
-        run_id: runId,
-        session_id: session.id,
-        user_id: session.user_id,
-        setup,
-        snapshot: engine.snapshot(),
-        // Live bars closing by the last bar of history were part of it.
-        progress: { cursor_ms: cursor, bars: 0, bars_total: 0, done: false },
-        version: 1,
-        updated_at: iso(deps.now()),
-      };
+      // Live bars closing by the last bar of history were part of it.
+      const fresh = firstRun(session, runId, engine, { cursor_ms: cursor, bars: 0, bars_total: 0, done: false }, deps.now());
       const events = engine.drainEvents();
       // Another caller may have created it meanwhile: only the one whose run was stored reports it.
       if (await deps.runs.save(fresh, 0, events)) created = { events, engine };

@@ -7,7 +7,7 @@ import { Strategies } from "../strategies/index";
 import { Timeframe } from "../strategies/definition";
 import { TimeZone, iso } from "../time";
 import type { Actor } from "../users";
-import { advance, complete, countSteps, finestTimeframe, freshRun, playingAfter, rangeIssue, rangeOf, replayRunId, type DriverDeps } from "./replay";
+import { advance, complete, countSteps, finestTimeframe, freshRun, PlaySpeed, playingAfter, rangeIssue, rangeOf, replayRunId, type DriverDeps } from "./replay";
 import type { DriverState } from "./driver-state";
 import { normalizeConfig, feedsOf } from "./session-config";
 import * as Sessions from "./sessions";
@@ -59,12 +59,9 @@ export const MtfSessionCreate = z
     start_date: IsoDate.nullish().describe("historical: first day of stored candles to step through (required)"),
     end_date: IsoDate.nullish().describe("historical: last day (required)"),
     timezone: TimeZone.nullish(),
-    speed: z
-      .number()
-      .gt(0)
-      .max(10_000)
-      .default(1)
-      .describe("historical: executor bars per second of wall time while running (the worker plays it); paused, it moves only by step"),
+    speed: PlaySpeed.default(1).describe(
+      "historical: executor bars per second of wall time while running (the worker plays it); paused, it moves only by step",
+    ),
     risk_config: z.record(z.string(), z.unknown()).optional(),
     execution: z.record(z.string(), z.unknown()).optional(),
   })

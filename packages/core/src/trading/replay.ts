@@ -11,7 +11,7 @@ import { Realtime, type RealtimeDeps } from "../realtime";
 import type { Timeframe } from "../strategies/definition";
 import { TimeZone, iso } from "../time";
 import type { Actor } from "../users";
-import type { RunProgress, StoredRun } from "./runs";
+import { firstRun, type RunProgress, type StoredRun } from "./runs";
 import { engineOf, updateRun } from "./run-update";
 import { feedsOf } from "./session-config";
 import { warmUpFromStore } from "./warm-up";
@@ -69,16 +69,14 @@ export function rangeIssue(startDate: string, endDate: string): { loc: (string |
 /** Most steps one playing tick feeds (a high speed catches up over several ticks). */
 const MAX_STEPS_PER_TICK = 5_000;
 
+/** How fast a driven run plays: steps per second of wall time (a replay's, a historical MTF session's). */
+export const PlaySpeed = z.number().gt(0).max(10_000);
+
 export const ReplayStartRequest = z
   .object({
     start_date: IsoDate,
     end_date: IsoDate,
-    speed: z
-      .number()
-      .gt(0)
-      .max(10_000)
-      .default(1)
-      .describe("Steps (bars of the finest period) per second of wall time while playing, however fast the market's clock runs"),
+    speed: PlaySpeed.default(1).describe("Steps (bars of the finest period) per second of wall time while playing, however fast the market's clock runs"),
     timezone: TimeZone.optional().describe("Zone the dates are read in; the first symbol's market by default"),
     paused: z.boolean().default(false).describe("Create it paused at the start of the range instead of playing"),
   })
@@ -93,7 +91,7 @@ export const ReplayControlRequest = z
       action: z.literal("seek"),
       to: z.string().min(10).max(40).describe("ISO date or date-time: the replay moves to just after the bars closing at or before it"),
     }),
-    z.object({ action: z.literal("speed"), speed: z.number().gt(0).max(10_000) }),
+    z.object({ action: z.literal("speed"), speed: PlaySpeed }),
   ])
   .meta({ id: "ReplayControlRequest" });
 
@@ -157,16 +155,7 @@ export async function freshRun(
   const setup = await deps.setupFor(session, runId);
   const engine = new TradingEngine(setup);
   await warmUpFromStore(deps.candles, engine, Math.floor(driver.start_ms / 1000));
-  const run: StoredRun = {
-    run_id: runId,
-    session_id: session.id,
-    user_id: session.user_id,
-    setup,
-    snapshot: engine.snapshot(),
-    progress: { cursor_ms: 0, bars: 0, bars_total: 0, done: false, driver },
-    version: 1,
-    updated_at: iso(deps.now()),
-  };
+  const run = firstRun(session, runId, engine, { cursor_ms: 0, bars: 0, bars_total: 0, done: false, driver }, deps.now());
   return { run, events: engine.drainEvents() };
 }
 

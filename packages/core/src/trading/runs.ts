@@ -332,6 +332,26 @@ export interface StoredRun {
   expires_at?: number;
 }
 
+/** A session's run as first saved (version 1, conditionally on none): the engine's setup and state, from `progress`. */
+export function firstRun(
+  session: { id: string; user_id: string },
+  runId: string,
+  engine: { setup: EngineSetup; snapshot(): EngineSnapshot },
+  progress: RunProgress,
+  now: number,
+): StoredRun {
+  return {
+    run_id: runId,
+    session_id: session.id,
+    user_id: session.user_id,
+    setup: engine.setup,
+    snapshot: engine.snapshot(),
+    progress,
+    version: 1,
+    updated_at: new Date(now).toISOString(),
+  };
+}
+
 export interface RunProgress {
   cursor_ms: number;
   /**
