@@ -96,6 +96,12 @@ const WARM_ROUNDS = Number(process.env.BENCH_WARM_ROUNDS ?? 30);
 /** Rounds of the commands table (`BENCH_ROUNDS`): every answer of every round is pooled. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const PASSWORD = "bench-admin-password-1";
+/**
+ * Quiet sessions (`BENCH_QUIET=1`): a strategy whose thresholds the simulated market's bars never
+ * reach, so a bar places no order and moves no figure (the aim's "quiet session bar"); by default
+ * short moving averages that trade every few bars.
+ */
+const QUIET = process.env.BENCH_QUIET === "1";
 /** Prices the requests as AWS bills them (`BENCH_AWS_METER=0`: not). */
 const METER = process.env.BENCH_AWS_METER !== "0";
 /** Steps without a bar after the timed ones (`BENCH_IDLE_TICKS`): the step's own bookkeeping. */
@@ -179,6 +185,8 @@ async function openRuntime(clock: () => number) {
     },
     marketNow: clock,
     log: () => undefined,
+    // The day rollover's stand-in runs every minute here, three times a weekday on AWS: not the worker's bookkeeping.
+    schedules: false,
   });
   const base = `http://127.0.0.1:${runtime.port}`;
   /** One request: its status, its body and how long its answer took. */
@@ -325,7 +333,8 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
   let clock = Date.parse("2024-03-15T13:30:00Z"); // the US regular session opens (EDT)
   const { runtime, call, token } = await openRuntime(() => clock);
   // Before the sessions are made, so that the meter knows every item the steps write over.
-  const meter = METER ? AwsMeter.attach(runtime.services.db) : undefined;
+  // The embedded runtime's queue in the table is SQS on AWS (the session commands' FIFO queue, long-polled: a few cents a month), not DynamoDB.
+  const meter = METER ? AwsMeter.attach(runtime.services.db, { unpricedKinds: ["QUEUE", "QueuedMessage"] }) : undefined;
   const sockets: WebSocket[] = [];
   const topics: string[] = [];
   let worker: SessionWorker | undefined;
@@ -335,10 +344,11 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
     let lastArrival = 0;
     let frames = 0;
     for (let i = 0; i < sessionCount; i++) {
-      // Different windows, so the sessions do not all trade on the same bar.
+      // Different windows, so the sessions do not all trade on the same bar; or (`BENCH_QUIET=1`) thresholds the bars never reach.
       const config = {
-        strategy_name: "ma_crossover",
-        parameters: { fast_period: 2 + (i % 3), slow_period: 5 + (i % 5) },
+        ...(QUIET
+          ? { strategy_name: "rsi_mean_reversion", parameters: { period: 100, oversold: 5, overbought: 95, exit_level: 50 } }
+          : { strategy_name: "ma_crossover", parameters: { fast_period: 2 + (i % 3), slow_period: 5 + (i % 5) } }),
         symbols: ["AAPL.US"],
         timeframe: "1m",
         execution: { sizing: { model: "cash_fraction", fraction: 0.05 } },

@@ -248,6 +248,11 @@ export interface AwsMeterOptions {
   now?: () => number;
   /** Keeps each request's charge (`charges`), for tests. */
   keepCharges?: boolean;
+  /**
+   * Kinds of item left unpriced: what stands in for another AWS service in the embedded runtime
+   * (its queue in the table, SQS on AWS), neither counted in the units nor in the busiest keys.
+   */
+  unpricedKinds?: readonly string[];
 }
 
 /** One request's price (kept with `keepCharges`). */
@@ -438,6 +443,7 @@ export class AwsMeter {
   }
 
   private addWrite(command: string, kind: string, units: number, partition: string, recorded: Recorded): void {
+    if (this.options.unpricedKinds?.includes(kind)) return;
     this.tallyOf(this.operations, command).wru += units;
     this.tallyOf(this.kinds, kind).wru += units;
     let writes = this.keyWrites.get(partition);
@@ -448,6 +454,7 @@ export class AwsMeter {
   }
 
   private addRead(command: string, kind: string, units: number, items: number): void {
+    if (this.options.unpricedKinds?.includes(kind)) return;
     const operation = this.tallyOf(this.operations, command);
     operation.rru += units;
     operation.items += items;

@@ -304,7 +304,8 @@ describe("a simulation MTF session in the session worker", () => {
       body: body({ mode: "simulation", start_date: null, end_date: null }),
     });
     await sim.json("POST", `/api/v1/trading/mtf/sessions/${created.id}/start`, 200, { token: simToken });
-    const worker = new SessionWorker(sim.services, { marketData: await sim.services.marketData(), tickMs: 1e9, refreshMs: 1e9 });
+    // Every step beats (`beatMs: 0`): the engine status reads the feeds of the heartbeat the last step wrote.
+    const worker = new SessionWorker(sim.services, { marketData: await sim.services.marketData(), tickMs: 1e9, refreshMs: 1e9, beatMs: 0 });
     workers.push(worker);
     await worker.start();
     for (let minute = 0; minute < 180; minute++) {

@@ -32,6 +32,12 @@ export interface LocalRuntimeOptions {
   observeTasks?: LocalWorkflowRunnerOptions["observe"];
   /** Told of what Step Functions would bill: every state entered, every Distributed Map child (benchmarks price them). */
   meterWorkflows?: LocalWorkflowRunnerOptions["meter"];
+  /**
+   * Whether the EventBridge schedules' stand-ins run (true by default). A benchmark of the worker's
+   * own bookkeeping leaves them out: the day rollover runs here every minute, on AWS three times a
+   * weekday (docs/aws-costs.md).
+   */
+  schedules?: boolean;
 }
 
 export interface LocalRuntime {
@@ -128,7 +134,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       services.jobs instanceof TableQueue ? new LocalQueueRunner(services.jobs, localQueueHandlers(built), { batchSizes: localBatchSizes() }) : undefined;
     await queueRunner?.start();
     // The schedules' stand-ins (the polling gap fill, the day rollover); what is due is the clock's call.
-    const stopSchedules = startLocalSchedules(localScheduleHandlers(built, workflows), marketClock?.speed);
+    const stopSchedules = options.schedules === false ? async () => {} : startLocalSchedules(localScheduleHandlers(built, workflows), marketClock?.speed);
     // Executions of the local runner did not survive the last stop: active backtests start again from their checkpoints.
     if (services.workflows === workflows) {
       await Backtests.recover(services.trading.backtests).catch((error) => log.error("Backtest recovery failed", { error: String(error) }));

@@ -28,8 +28,8 @@ export interface SessionWorkerOptions {
   leaseMs?: number;
   /**
    * How often at most the step writes the heartbeats (ms of the wall clock, `BEAT_MS` by default,
-   * and at most a third of `leaseMs`): a step a second beats every step; steps that come faster
-   * (a worker catching up, the benches) do not each write them.
+   * and at most a third of `leaseMs`): a step a second beats every fifth step; steps that come
+   * faster (a worker catching up, the benches) do not each write them.
    */
   beatMs?: number;
   /** Told after every step how it went (the Fargate task publishes it as CloudWatch metrics: docs/session-worker.md "Scaling"). */

@@ -8,10 +8,11 @@ import type { WorkerContext } from "./context";
 import { LEASE_MS } from "./leases";
 
 /**
- * The heartbeats' cadence at most (wall ms): half the production step's (`tickMs`, a second), so
- * that steps a second apart, give or take their timers' jitter, each beat.
+ * The heartbeats' cadence at most (wall ms): a third of the leases' `LEASE_MS`, which a beat keeps,
+ * so a task misses two beats before its leases run out; the status endpoints call a worker alive
+ * for 30 s after its beat. Two small items every 5 s, not every step a second (docs/aws-costs.md).
  */
-export const BEAT_MS = 500;
+export const BEAT_MS = 5_000;
 
 /**
  * What the task tells about itself (docs/session-worker.md "Each step", 7 and 9): its heartbeat,
@@ -79,7 +80,7 @@ export class Heartbeat {
    * same figures again, is not journalled: it would be a feed write per session and bar,
    * docs/aws-costs.md; a client that connects when nobody listened gets them at the next push, and
    * `GET …/channels/{id}/metrics` any time): from the engine this task kept with the run it saved,
-   * else the run read.
+   * else the run as its run cache holds it (read once, not at every push).
    */
   async pushMetrics(): Promise<void> {
     const now = this.context.services.now();
@@ -96,7 +97,7 @@ export class Heartbeat {
         this.metricsFigures.delete(id);
         return;
       }
-      const run = kept?.run ?? (await deps.runs.get(id));
+      const run = kept?.run ?? (await this.context.runCache.get(id));
       if (!run || this.metricsVersion.get(id) === run.version) return;
       this.metricsVersion.set(id, run.version);
       const engine = kept?.engine ?? engineOf(run);

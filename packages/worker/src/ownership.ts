@@ -9,8 +9,22 @@ import type { WorkerContext } from "./context";
 import { FEED_CONCURRENCY, feedKey } from "./feeding";
 import { planLeases } from "./leases";
 
+/**
+ * The longest a task goes without reading the live list and the leases whole (ms of the wall
+ * clock): between full reads, a periodic refresh reads them only when the live list's stamp or the
+ * set of live tasks changed (`refreshIfChanged`); this bounds a change whose stamp was lost.
+ */
+export const FULL_REFRESH_MS = 30_000;
+
 /** How often the quote lease's holder answers the relay between steps (ms). */
 export const RELAY_SERVE_MS = 100;
+
+/** The live tasks of some beats, as one string to compare. */
+const tasksOf = (beats: readonly TaskBeat[]) =>
+  beats
+    .map((beat) => beat.task_id)
+    .sort()
+    .join(" ");
 
 /** What ownership asks of the other phases. */
 export interface OwnershipSeams {
@@ -39,6 +53,8 @@ export class Ownership {
   private holdsQuotes = false;
   /** Whether this task plays the replays (set at every refresh). */
   private playing = true;
+  /** What the last full refresh read: the live list's stamp, the live tasks, when (wall ms). */
+  private lastFull?: { stamp: string | undefined; tasks: string; at: number };
 
   constructor(
     private readonly context: WorkerContext,
@@ -59,7 +75,32 @@ export class Ownership {
   async refresh(): Promise<void> {
     const deps = this.context.services.trading.sessions;
     await this.seams.beat();
-    const [live, leases, beats] = await Promise.all([deps.sessions.listLive(), this.context.leases.leases(), this.context.leases.liveBeats()]);
+    const [stamp, beats] = await Promise.all([deps.sessions.liveStamp(), this.context.leases.liveBeats()]);
+    await this.refreshWith(stamp, beats);
+  }
+
+  /**
+   * The periodic refresh: the live list's stamp and the live tasks' beats, and the whole of
+   * `refresh` only when one of them changed since the last, or `FULL_REFRESH_MS` passed (a quiet
+   * refresh reads two small things, not every session's marker and lease).
+   */
+  async refreshIfChanged(): Promise<void> {
+    const deps = this.context.services.trading.sessions;
+    await this.seams.beat();
+    const [stamp, beats] = await Promise.all([deps.sessions.liveStamp(), this.context.leases.liveBeats()]);
+    const last = this.lastFull;
+    if (last && last.stamp === stamp && last.tasks === tasksOf(beats) && this.context.wall() - last.at < FULL_REFRESH_MS) {
+      this.seams.heard(beats);
+      await this.holdQuoteLease(new Set(beats.map((beat) => beat.task_id)));
+      return;
+    }
+    await this.refreshWith(stamp, beats);
+  }
+
+  private async refreshWith(stamp: string | undefined, beats: readonly TaskBeat[]): Promise<void> {
+    const deps = this.context.services.trading.sessions;
+    this.lastFull = { stamp, tasks: tasksOf(beats), at: this.context.wall() };
+    const [live, leases] = await Promise.all([deps.sessions.listLive(), this.context.leases.leases()]);
     const tasks = new Set(beats.map((beat) => beat.task_id));
     this.seams.heard(beats);
     await this.holdQuoteLease(tasks);

@@ -104,7 +104,7 @@ export class SessionWorker {
       this.timers.push(timer);
     };
     every(this.context.options.tickMs ?? 1_000, () => this.tick());
-    every(this.context.options.refreshMs ?? 2_000, () => this.refresh());
+    every(this.context.options.refreshMs ?? 2_000, () => this.refreshIfChanged());
     // The relay's answers do not wait for a step: they touch nothing of the steps' state.
     if (this.context.services.config.quoteConnection === "lease") {
       const serving = setInterval(() => void this.ownership.serveQuotes(), RELAY_SERVE_MS);
@@ -151,6 +151,11 @@ export class SessionWorker {
   /** Reads the running sessions and the leases again, keeping this task's share (`Ownership`). */
   refresh(): Promise<void> {
     return this.ownership.refresh();
+  }
+
+  /** The periodic refresh: in full only when the live list or the live tasks changed, or `FULL_REFRESH_MS` passed (ownership.ts). */
+  refreshIfChanged(): Promise<void> {
+    return this.ownership.refreshIfChanged();
   }
 
   /** Stores the closed candles and feeds every running session the bars of its feeds (`Feeder`). */

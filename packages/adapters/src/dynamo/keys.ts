@@ -184,6 +184,8 @@ export const Keys = {
    */
   liveSessionsPartitions: shards("SESSIONS#LIVE"),
   liveSession: (sessionId: string): Key => ({ pk: `SESSIONS#LIVE#${shardOf(sessionId)}`, sk: sessionId }),
+  /** The live list's change stamp: replaced after each write of a marker (`SessionStore.liveStamp`). */
+  liveSessionsStamp: { pk: "SESSIONS#LIVE#STAMP", sk: "STAMP" } as Key,
   /** One marker per playing driven run (a replay, a running historical MTF session): the session worker's playing loop lists them. */
   playingReplaysPartition: "REPLAYS#PLAYING",
   playingReplay: (runId: string): Key => ({ pk: "REPLAYS#PLAYING", sk: runId }),

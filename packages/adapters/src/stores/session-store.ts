@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { SessionStatus, SessionStore, StoredSession } from "@tp/core/trading/sessions";
 import { isListed } from "@tp/core/trading/sessions";
 import { replayRunId } from "@tp/core/trading/replay";
@@ -16,6 +17,7 @@ import type { DynamoRunStore } from "./run-store";
 export class DynamoSessionStore implements SessionStore {
   private readonly sessions: Repository<StoredSession>;
   private readonly markers: Repository<LiveMarker>;
+  private readonly stamps: Repository<{ stamp: string }>;
   /** The listed sessions as this process last read them: a refresh reads again only those whose marker names another version. */
   private readonly listed = new Map<string, StoredSession>();
 
@@ -32,6 +34,7 @@ export class DynamoSessionStore implements SessionStore {
       },
     });
     this.markers = new Repository<LiveMarker>(db, { type: "LiveSessionMarker", key: (m) => Keys.liveSession(m.session_id) });
+    this.stamps = new Repository<{ stamp: string }>(db, { type: "LiveSessionsStamp", key: () => Keys.liveSessionsStamp });
   }
 
   async create(session: StoredSession): Promise<void> {
@@ -50,8 +53,26 @@ export class DynamoSessionStore implements SessionStore {
     return this.sessions.get(Keys.tradingSession(id));
   }
 
-  replace(session: StoredSession, expectedVersion: number): Promise<boolean> {
-    return transactIfUnchanged(this.sessions.db, [{ put: this.sessions.toItem(session), ifVersion: expectedVersion }, this.markerStep(session)]);
+  async replace(session: StoredSession, expectedVersion: number): Promise<boolean> {
+    const replaced = await transactIfUnchanged(this.sessions.db, [
+      { put: this.sessions.toItem(session), ifVersion: expectedVersion },
+      this.markerStep(session),
+    ]);
+    if (replaced) await this.stamp();
+    return replaced;
+  }
+
+  /**
+   * Replaces the live list's stamp, after a marker's write (a plain put, not in the session's
+   * transaction, where every replacement would conflict on it): a process that dies between the
+   * two leaves the change to the worker's next full refresh (`FULL_REFRESH_MS`).
+   */
+  private stamp() {
+    return this.stamps.put({ stamp: randomUUID() });
+  }
+
+  async liveStamp(): Promise<string | undefined> {
+    return (await this.stamps.get(Keys.liveSessionsStamp))?.stamp;
   }
 
   /**
@@ -84,6 +105,7 @@ export class DynamoSessionStore implements SessionStore {
     await deleteChannelItems(this.sessions.db, session.id);
     await this.sessions.delete(Keys.tradingSession(session.id));
     await this.markers.delete(Keys.liveSession(session.id));
+    await this.stamp();
   }
 }
 

@@ -178,6 +178,12 @@ export interface SessionStore {
    * the list's `liveShards` shards only (the day rollover's children).
    */
   listLive(shard?: number): Promise<StoredSession[]>;
+  /**
+   * A stamp the live list's every change replaces (undefined before the first): a process that read
+   * the list with one stamp need not read it again while the stamp is the same (the session
+   * worker's refresh, docs/session-worker.md "More than one worker").
+   */
+  liveStamp(): Promise<string | undefined>;
   /** How many shards the live list is kept in. */
   readonly liveShards: number;
 }
