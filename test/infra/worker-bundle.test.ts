@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { createDb, ensureTable } from "../../packages/adapters/src/dynamo/db";
 import { DynamoWorkerStore } from "../../packages/adapters/src/stores/worker-store";
+import { BEAT_MS } from "../../packages/worker/src/session-worker";
 import { buildWorker } from "../../scripts/build-worker";
 
 const root = join(import.meta.dirname, "../..");
@@ -51,10 +52,13 @@ describe("the session worker's bundle", () => {
     expect(started).toMatchObject({ level: "INFO", service: "trading-platform", source: "session-worker" });
     const first = await new DynamoWorkerStore(db).last();
     expect(first).toMatchObject({ sessions: 0, feeds: [], bars: 0 });
-    // Still running a few ticks later (its timers alone would not hold the process), and beating.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // Still running a few ticks later (its timers alone would not hold the process), and beating (every BEAT_MS).
+    let later = first;
+    for (let waited = 0; later!.at <= first!.at && waited < BEAT_MS + 5_000; waited += 250) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      later = await new DynamoWorkerStore(db).last();
+    }
     expect(child.exitCode).toBeNull();
-    const later = await new DynamoWorkerStore(db).last();
     expect(later!.at).toBeGreaterThan(first!.at);
     child.kill("SIGTERM");
     expect(await exited).toBe(0);

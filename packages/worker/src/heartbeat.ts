@@ -28,8 +28,9 @@ export class Heartbeat {
   private readonly store: DynamoWorkerStore;
   /** When channel metrics were last pushed, and the run version they showed per session (only saves pushes; nothing here is state). */
   private metricsAt = 0;
-  /** When (wall ms) the step last wrote the heartbeats. */
+  /** When (wall ms) the step last wrote the heartbeats, and what they said of the task's sessions and feeds. */
   private beatAt = Number.NEGATIVE_INFINITY;
+  private beatShown = "";
   private readonly metricsVersion = new Map<string, number>();
   /** The figures of each session's last `channel_metrics` push (without their instant). */
   private readonly metricsFigures = new Map<string, string>();
@@ -111,11 +112,17 @@ export class Heartbeat {
     });
   }
 
-  /** Writes this task's heartbeat, which keeps its leases for `LEASE_MS` more, when `beatMs` has passed since the last. */
+  /**
+   * Writes this task's heartbeat, which keeps its leases for `LEASE_MS` more, when `beatMs` has
+   * passed since the last, or at once when the sessions it drives or the feeds it reads changed
+   * (what the status endpoints show of it).
+   */
   async beat(): Promise<void> {
     const leaseMs = this.context.options.leaseMs ?? LEASE_MS;
-    if (this.context.wall() - this.beatAt < Math.min(this.context.options.beatMs ?? BEAT_MS, leaseMs / 3)) return;
+    const shown = `${this.context.driven.size} ${this.mine.feeds.join(",")}`;
+    if (shown === this.beatShown && this.context.wall() - this.beatAt < Math.min(this.context.options.beatMs ?? BEAT_MS, leaseMs / 3)) return;
     this.beatAt = this.context.wall();
+    this.beatShown = shown;
     this.mine.at = this.context.services.trading.sessions.now();
     this.mine.sessions = this.context.driven.size;
     await Promise.all([
