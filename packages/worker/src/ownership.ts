@@ -72,11 +72,8 @@ export class Ownership {
    * sessions without a live owner; a session taken is attached (its run created or restored, and
    * caught up on the bars it missed), one given up or ended is let go.
    */
-  async refresh(): Promise<void> {
-    const deps = this.context.services.trading.sessions;
-    await this.seams.beat();
-    const [stamp, beats] = await Promise.all([deps.sessions.liveStamp(), this.context.leases.liveBeats()]);
-    await this.refreshWith(stamp, beats);
+  refresh(): Promise<void> {
+    return this.refreshWhen(true);
   }
 
   /**
@@ -84,26 +81,22 @@ export class Ownership {
    * `refresh` only when one of them changed since the last, or `FULL_REFRESH_MS` passed (a quiet
    * refresh reads two small things, not every session's marker and lease).
    */
-  async refreshIfChanged(): Promise<void> {
+  refreshIfChanged(): Promise<void> {
+    return this.refreshWhen(false);
+  }
+
+  /** `refresh`, or (`always` false) only its beats and quote lease while nothing changed since the last full one. */
+  private async refreshWhen(always: boolean): Promise<void> {
     const deps = this.context.services.trading.sessions;
     await this.seams.beat();
     const [stamp, beats] = await Promise.all([deps.sessions.liveStamp(), this.context.leases.liveBeats()]);
     const last = this.lastFull;
-    if (last && last.stamp === stamp && last.tasks === tasksOf(beats) && this.context.wall() - last.at < FULL_REFRESH_MS) {
-      this.seams.heard(beats);
-      await this.holdQuoteLease(new Set(beats.map((beat) => beat.task_id)));
-      return;
-    }
-    await this.refreshWith(stamp, beats);
-  }
-
-  private async refreshWith(stamp: string | undefined, beats: readonly TaskBeat[]): Promise<void> {
-    const deps = this.context.services.trading.sessions;
-    this.lastFull = { stamp, tasks: tasksOf(beats), at: this.context.wall() };
-    const [live, leases] = await Promise.all([deps.sessions.listLive(), this.context.leases.leases()]);
     const tasks = new Set(beats.map((beat) => beat.task_id));
     this.seams.heard(beats);
     await this.holdQuoteLease(tasks);
+    if (!always && last && last.stamp === stamp && last.tasks === tasksOf(beats) && this.context.wall() - last.at < FULL_REFRESH_MS) return;
+    this.lastFull = { stamp, tasks: tasksOf(beats), at: this.context.wall() };
+    const [live, leases] = await Promise.all([deps.sessions.listLive(), this.context.leases.leases()]);
     const plan = planLeases(
       this.context.taskId,
       live.map((session) => session.id),

@@ -1,15 +1,6 @@
 import type { EngineEvent } from "@tp/core/engine/events";
 import type { EngineSetup } from "@tp/core/engine/setup";
-import {
-  orderTouched,
-  type EventQuery,
-  type OrderStatus,
-  type RunProgress,
-  type RunSave,
-  type RunStore,
-  type SaveOptions,
-  type StoredRun,
-} from "@tp/core/trading/runs";
+import type { EventQuery, OrderStatus, RunProgress, RunSave, RunStore, SaveOptions, StoredRun } from "@tp/core/trading/runs";
 import { approximateBytes, TRANSACTION_BYTES, TRANSACTION_ITEMS } from "../dynamo/batches";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
@@ -216,7 +207,6 @@ export class DynamoRunStore implements RunStore {
    * written by the caller): those in `read`, else in the run's blocks.
    */
   private async orderChanges(run: StoredRun, events: EngineEvent[], read: Map<string, OrderItem>): Promise<OrderItem[]> {
-    if (!events.some((e) => orderTouched(e, run.run_id))) return [];
     const touched = new Map<string, OrderItem>();
     const toRead = ordersToRead(run, events);
     for (const id of toRead) {
