@@ -17,8 +17,8 @@ import { join } from "node:path";
 import WebSocket from "ws";
 import { ChannelPresets } from "../packages/core/src/channel-presets/index";
 import { TradingEngine } from "../packages/core/src/engine/engine";
-import type { StreamRecord } from "../packages/core/src/trading/channel-ports";
-import * as Channels from "../packages/core/src/trading/channel-stream";
+import type { StreamRecord } from "../packages/core/src/trading/channels/ports";
+import * as Channels from "../packages/core/src/trading/channels/stream";
 import { startLocalRuntime } from "../packages/local/src/runtime";
 import { printTable } from "./support/table";
 

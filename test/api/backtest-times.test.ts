@@ -5,9 +5,9 @@ import { seededRandom } from "../../packages/core/src/indicators/testing/random-
 import { Calendar } from "../../packages/core/src/market/calendar";
 import { marketOf } from "../../packages/core/src/market/market";
 import { dayNumberOf, isoDateOf } from "../../packages/core/src/market/zoned-time";
-import type { StoredEvent } from "../../packages/core/src/trading/runs";
+import type { StoredEvent } from "../../packages/core/src/trading/run/runs";
 import type { Bar } from "../../packages/core/src/strategies/strategy";
-import { allOf } from "../../packages/core/src/trading/pages";
+import { allOf } from "../../packages/core/src/util/pages";
 import { createTestApi, type TestApi } from "../support/harness";
 import { storeBars } from "../support/stored-bars";
 

@@ -1,7 +1,7 @@
 import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChannelPresets } from "../../packages/core/src/channel-presets/index";
-import { LiveRuns } from "../../packages/core/src/trading/live";
+import { LiveRuns } from "../../packages/core/src/trading/session/live-run";
 import { SessionWorker } from "../../packages/worker/src/session-worker";
 import { createTestApi, type TestApi } from "../support/harness";
 

@@ -6,8 +6,8 @@ import { migrate, MIGRATIONS } from "../../packages/adapters/src/migrations/migr
 import { runLog } from "../../packages/adapters/src/migrations/run-log";
 import { DynamoLeaseStore } from "../../packages/adapters/src/stores/lease-store";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
-import { orderChangeOf, storedEvent, type TradingOrderResponse } from "../../packages/core/src/trading/runs";
-import type { StoredSession } from "../../packages/core/src/trading/sessions";
+import { orderChangeOf, storedEvent, type TradingOrderResponse } from "../../packages/core/src/trading/run/runs";
+import type { StoredSession } from "../../packages/core/src/trading/session/sessions";
 import { createTestApi, type TestApi } from "../support/harness";
 
 /**

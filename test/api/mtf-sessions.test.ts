@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDayAtEnd, closeDayBefore } from "../../packages/core/src/trading/rollover";
+import { closeDayAtEnd, closeDayBefore } from "../../packages/core/src/trading/drivers/rollover";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
 import { SessionWorker } from "../../packages/worker/src/session-worker";
 import { createTestApi, type TestApi } from "../support/harness";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { closeDayAtEnd, closeDayBefore } from "../../packages/core/src/trading/rollover";
+import { closeDayAtEnd, closeDayBefore } from "../../packages/core/src/trading/drivers/rollover";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
 import { WorkerHarness } from "../support/worker-harness";
 import { firstSteps, intradayBars, merged, storeBars, warmedEngine } from "../support/stored-bars";

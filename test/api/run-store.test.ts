@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { gunzipJson } from "../../packages/adapters/src/dynamo/gzip-json";
 import { Keys } from "../../packages/adapters/src/dynamo/keys";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
-import type { RunStore, StoredRun } from "../../packages/core/src/trading/runs";
+import type { RunStore, StoredRun } from "../../packages/core/src/trading/run/runs";
 import { createTestApi, type TestApi } from "../support/harness";
 
 /**

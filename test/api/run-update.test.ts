@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
-import { engineOf, orderOf, RUN_BATCH_STEPS, type RunStep, type RunUpdate, updateRun } from "../../packages/core/src/trading/run-update";
-import type { StoredRun } from "../../packages/core/src/trading/runs";
+import { engineOf, orderOf, RUN_BATCH_STEPS, type RunStep, type RunUpdate, updateRun } from "../../packages/core/src/trading/run/update";
+import type { StoredRun } from "../../packages/core/src/trading/run/runs";
 import { WorkerHarness } from "../support/worker-harness";
 
 /**

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
-import { COALESCED_EVENTS, CoalescingCommandSink, type SessionCommand } from "../../packages/core/src/trading/commands";
+import { COALESCED_EVENTS, CoalescingCommandSink, type SessionCommand } from "../../packages/core/src/trading/worker/commands";
 import { createTestApi, type TestApi } from "../support/harness";
 
 /**

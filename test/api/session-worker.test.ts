@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { DynamoWorkerStore } from "../../packages/adapters/src/stores/worker-store";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
-import { emitSessionStatus } from "../../packages/core/src/trading/channel-status";
-import { recentBars } from "../../packages/core/src/trading/warm-up";
+import { emitSessionStatus } from "../../packages/core/src/trading/run/status";
+import { recentBars } from "../../packages/core/src/trading/drivers/warm-up";
 import type { SessionWorker } from "../../packages/worker/src/session-worker";
 import { barsSessionConfig, WorkerHarness } from "../support/worker-harness";
 

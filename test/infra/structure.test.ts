@@ -88,21 +88,29 @@ const cycles = (edges: Map<string, string[]>): string[][] => {
 };
 
 /**
- * A file's folder: the folder right under its package's `src/` (`core/trading`, `adapters/stores`);
- * files directly in `src/` are each their own (`core/auth.ts`).
+ * A file's folder `depth` levels under its package's `src/`: at 1 the folder right under it
+ * (`core/trading`, `adapters/stores`), at 2 the one inside that (`core/trading/session`); a file
+ * shallower than that is a folder of its own (`core/auth.ts`, `core/trading/index.ts`).
  */
-const folderOf = (file: string): string => {
-  const [pkg, , first] = relative(packagesDir, file).split("/");
-  return `${pkg}/${first}`;
+const folderOf = (file: string, depth = 1): string => {
+  const [pkg, , ...rest] = relative(packagesDir, file).split("/");
+  return [pkg, ...rest.slice(0, depth)].join("/");
 };
 
-/** The import graph between folders (an edge per folder a folder's files import, none to itself). */
-const folderGraph = (): Map<string, string[]> => {
+/**
+ * The import graph between folders at a depth (an edge per folder a folder's files import, none to
+ * itself); below the first level, only between folders inside the same folder (a circle through
+ * another top-level folder is one at the first level).
+ */
+const folderGraph = (depth = 1): Map<string, string[]> => {
   const edges = new Map<string, Set<string>>();
   for (const [file, imports] of graph) {
-    const from = folderOf(file);
+    const from = folderOf(file, depth);
     const set = edges.get(from) ?? new Set<string>();
-    for (const to of imports.map(folderOf)) if (to !== from) set.add(to);
+    for (const target of imports) {
+      const to = folderOf(target, depth);
+      if (to !== from && (depth === 1 || folderOf(target, depth - 1) === folderOf(file, depth - 1))) set.add(to);
+    }
     edges.set(from, set);
   }
   return new Map([...edges].map(([folder, set]) => [folder, [...set]]));
@@ -111,7 +119,7 @@ const folderGraph = (): Map<string, string[]> => {
 describe("the structure of the tree", () => {
   it("reads the import graph of every package (the guard is not checking an empty tree)", () => {
     expect(files.length).toBeGreaterThan(100);
-    const coreFile = files.find((file) => file.endsWith(join("core", "src", "trading", "sessions.ts")))!;
+    const coreFile = files.find((file) => file.endsWith(join("core", "src", "trading", "session", "sessions.ts")))!;
     expect(graph.get(coreFile)!.length).toBeGreaterThan(0);
   });
 
@@ -136,6 +144,14 @@ describe("the structure of the tree", () => {
     // The graph is the folders' (not checking an empty one): backtests import trading, and the engine the money folder.
     expect(folders.get("core/backtests")).toContain("core/trading");
     expect(folders.get("core/engine")).toContain("core/money");
+    expect(cycles(folders).map((cycle) => cycle.join(" <-> "))).toEqual([]);
+  });
+
+  it("has no import cycle between the folders inside a folder (core/trading/session, core/trading/channels)", () => {
+    const folders = folderGraph(2);
+    // The graph is the inner folders' (not checking an empty one): the channels import the session, the session the run.
+    expect(folders.get("core/trading/channels")).toContain("core/trading/session");
+    expect(folders.get("core/trading/session")).toContain("core/trading/run");
     expect(cycles(folders).map((cycle) => cycle.join(" <-> "))).toEqual([]);
   });
 

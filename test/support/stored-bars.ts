@@ -4,8 +4,8 @@ import { seededRandom } from "../../packages/core/src/indicators/testing/random-
 import type { Timeframe } from "../../packages/core/src/strategies/definition";
 import type { Bar } from "../../packages/core/src/strategies/strategy";
 import { TradingEngine } from "../../packages/core/src/engine/engine";
-import type { StoredRun } from "../../packages/core/src/trading/runs";
-import { warmUpFromStore } from "../../packages/core/src/trading/warm-up";
+import type { StoredRun } from "../../packages/core/src/trading/run/runs";
+import { warmUpFromStore } from "../../packages/core/src/trading/drivers/warm-up";
 
 /** A bar with the period it belongs to and its close time, as the replay drivers feed it. */
 export interface FedBar {

@@ -1,7 +1,7 @@
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import type { AuthConfig, RevocationStore } from "@tp/core/auth";
-import { tokenSeconds } from "@tp/core/time";
+import { tokenSeconds } from "@tp/core/util/time";
 import type { User } from "@tp/core/users";
 import { PrincipalCache } from "./principal-cache";
 

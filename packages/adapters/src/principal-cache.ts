@@ -1,4 +1,4 @@
-import { tokenSeconds } from "@tp/core/time";
+import { tokenSeconds } from "@tp/core/util/time";
 import { Lru } from "./lru";
 import { API_KEY_RATE, Auth, type AuthConfig, type Principal, type RevocationStore, type TokenClaims } from "@tp/core/auth";
 import { ApiKeys, KeyRateLimit, type ApiKey, type ApiKeyStore, type KeyRateStore, type KeyWindow } from "@tp/core/api-keys";

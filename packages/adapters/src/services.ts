@@ -29,7 +29,7 @@ import type { BrokerAccount } from "./stores/broker-accounts";
 import type { BrokerServices } from "./accounts/compose";
 import type { WorkflowStarter } from "@tp/core/workflows";
 import type { TradingServices } from "./trading";
-import type { SessionCommandSink, SessionCommandSource } from "@tp/core/trading/commands";
+import type { SessionCommandSink, SessionCommandSource } from "@tp/core/trading/worker/commands";
 import type { DeliveryDeps, NotifierDeps, WebhookDeps } from "@tp/core/webhooks/index";
 import { type ServiceOverrides, type ServiceContext, serviceContext } from "./compose/context";
 import { principals, apiKeys, audit, auth, users, flows } from "./compose/users";

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { DomainError, tooManyRequests, unauthorized } from "./errors";
 import { Passwords } from "./passwords";
 import { Users, UserResponse, type User, type UserStore, type UserType } from "./users";
-import { tokenSeconds } from "./time";
+import { tokenSeconds } from "./util/time";
 import type { ApiKeyGrant } from "./api-keys";
 
 export const LoginRequest = z

@@ -1,7 +1,7 @@
 import { type ApiKeyGrant, checkScope } from "./api-keys";
 import { badRequest } from "./errors";
 import type { Actor } from "./users";
-import { jsonArrays } from "./json-parts";
+import { jsonArrays } from "./util/json-parts";
 
 /** A WebSocket connection subscribed to one topic (`logs:<symbol>`, `session:<id>`). */
 export interface Connection {

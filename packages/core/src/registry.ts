@@ -1,7 +1,7 @@
 import { SYNC_POLL_MINUTES } from "./data-sync/index";
 import { IMPORT_MAX_RECEIVES } from "./imports/index";
 import { type QueueName, SESSION_COMMANDS_QUEUE } from "./jobs";
-import { ROLLOVER_LOCAL_INTERVAL_MS, ROLLOVER_SCHEDULE } from "./trading/rollover";
+import { ROLLOVER_LOCAL_INTERVAL_MS, ROLLOVER_SCHEDULE } from "./trading/drivers/rollover";
 import { WorkflowDefinitions, WorkflowTasks, type WorkflowName } from "./workflows";
 
 // The one list of the service's background work: its queues, schedules and workflows. The stacks

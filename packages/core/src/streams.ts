@@ -3,7 +3,7 @@ import { BacktestProgress } from "./backtests/backtests";
 import { SweepProgress } from "./backtests/sweep-model";
 import { EventType } from "./engine/events";
 import { StockImportStatus } from "./imports/index";
-import { ChannelMetrics, ChannelStatusValue } from "./trading/channel-schemas";
+import { ChannelMetrics, ChannelStatusValue } from "./trading/channels/schemas";
 
 /**
  * The messages of the service's two sockets as zod schemas: the data-sync log stream

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DomainError, badRequest, forbidden, notFound } from "./errors";
 import { Passwords } from "./passwords";
-import { tokenSeconds } from "./time";
+import { tokenSeconds } from "./util/time";
 
 /** Roles: `admin` manages users and data sources; `user` trades with their own resources. */
 export const UserType = z.enum(["admin", "user"]).meta({ id: "UserType" });

@@ -6,8 +6,8 @@ import { marketOf } from "@tp/core/market/market";
 import type { MarketData } from "@tp/core/provider/market-data";
 import type { Candlestick, PushCandlestickEvent } from "@tp/core/provider/quote-types";
 import type { Timeframe } from "@tp/core/strategies/definition";
-import type { ClosedBar } from "@tp/core/trading/live";
-import { marketBarCloseOf } from "@tp/core/trading/rollover";
+import type { ClosedBar } from "@tp/core/trading/session/live-run";
+import { marketBarCloseOf } from "@tp/core/trading/drivers/rollover";
 import type { WorkerContext } from "./context";
 import { feedKey, inFeedOrder } from "./feeding";
 

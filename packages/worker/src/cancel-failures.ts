@@ -1,6 +1,6 @@
-import { engineOf, updateRun } from "@tp/core/trading/run-update";
+import { engineOf, updateRun } from "@tp/core/trading/run/update";
 import { log } from "@tp/core/log";
-import type { StoredSession } from "@tp/core/trading/sessions";
+import type { StoredSession } from "@tp/core/trading/session/sessions";
 import type { WorkerContext } from "./context";
 import { SEND_BACKOFF_MAX_MS, sendBackoffMs } from "./send-backoff";
 

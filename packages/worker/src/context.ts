@@ -3,7 +3,7 @@ import type { DynamoLeaseStore } from "@tp/adapters/stores/lease-store";
 import type { TradingEngine } from "@tp/core/engine/engine";
 import type { EngineEvent } from "@tp/core/engine/events";
 import type { MarketData } from "@tp/core/provider/market-data";
-import type { StoredSession } from "@tp/core/trading/sessions";
+import type { StoredSession } from "@tp/core/trading/session/sessions";
 import type { RunCache } from "./run-cache";
 
 export interface SessionWorkerOptions {

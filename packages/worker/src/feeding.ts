@@ -1,7 +1,7 @@
 import { Buckets, type StoredPeriod } from "@tp/core/candles/buckets";
-import type { ClosedBar } from "@tp/core/trading/live";
-import type { FeedAppend, StreamRecord, UpdateFeed } from "@tp/core/trading/channel-ports";
-import { TurnBatch } from "@tp/core/turn-batch";
+import type { ClosedBar } from "@tp/core/trading/session/live-run";
+import type { FeedAppend, StreamRecord, UpdateFeed } from "@tp/core/trading/channels/ports";
+import { TurnBatch } from "@tp/core/util/turn-batch";
 import type { Connection, ConnectionStore, RealtimeDeps } from "@tp/core/realtime";
 
 /** Leases taken or given up at the same time (a step's sessions are all fed at once, their saves batched: run-cache.ts). */

@@ -1,9 +1,9 @@
 import type { TaskBeat } from "@tp/adapters/stores/lease-store";
 import { DynamoWorkerStore } from "@tp/adapters/stores/worker-store";
-import { inParallel } from "@tp/core/in-parallel";
-import * as Channels from "@tp/core/trading/channel-stream";
-import { engineOf } from "@tp/core/trading/run-update";
-import { combineBeats, type WorkerBeat } from "@tp/core/trading/worker-status";
+import { inParallel } from "@tp/core/util/in-parallel";
+import * as Channels from "@tp/core/trading/channels/stream";
+import { engineOf } from "@tp/core/trading/run/update";
+import { combineBeats, type WorkerBeat } from "@tp/core/trading/worker/status";
 import type { WorkerContext } from "./context";
 import { LEASE_MS } from "./leases";
 

@@ -3,8 +3,8 @@ import { AuditTrail } from "@tp/core/audit";
 import type { EngineEvent } from "@tp/core/engine/events";
 import type { KillSwitchTrip } from "@tp/core/kill-switch";
 import { log } from "@tp/core/log";
-import { tripSwitch } from "@tp/core/trading/kill-switch-actions";
-import type { StoredSession } from "@tp/core/trading/sessions";
+import { tripSwitch } from "@tp/core/trading/session/kill-switch-actions";
+import type { StoredSession } from "@tp/core/trading/session/sessions";
 import type { WorkerContext } from "./context";
 
 /**

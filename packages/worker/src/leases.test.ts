@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WorkerLease } from "@tp/core/trading/worker-status";
+import type { WorkerLease } from "@tp/core/trading/worker/status";
 import { planLeases, shareOf } from "./leases";
 
 const lease = (session_id: string, owner: string): WorkerLease => ({ session_id, owner, since: 0 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { WorkerLease } from "@tp/core/trading/worker-status";
+import type { WorkerLease } from "@tp/core/trading/worker/status";
 
 /**
  * How long a task's heartbeat keeps it alive (wall clock): a task that stops beating loses its

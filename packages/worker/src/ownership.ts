@@ -1,10 +1,10 @@
 import type { TaskBeat } from "@tp/adapters/stores/lease-store";
 import { serveQuoteRelay } from "@tp/adapters/provider/relay/relayed-market-data";
-import { inParallel } from "@tp/core/in-parallel";
+import { inParallel } from "@tp/core/util/in-parallel";
 import { log } from "@tp/core/log";
 import type { MarketData } from "@tp/core/provider/market-data";
-import { LiveRuns, liveFeedsOf } from "@tp/core/trading/live";
-import { isActiveOnWorker } from "@tp/core/trading/sessions";
+import { LiveRuns, liveFeedsOf } from "@tp/core/trading/session/live-run";
+import { isActiveOnWorker } from "@tp/core/trading/session/sessions";
 import type { WorkerContext } from "./context";
 import { FEED_CONCURRENCY, feedKey } from "./feeding";
 import { planLeases } from "./leases";

@@ -1,13 +1,13 @@
-import { holdingsOf, sleeveDifferences } from "@tp/core/trading/accounts";
+import { holdingsOf, sleeveDifferences } from "@tp/core/trading/session/accounts";
 import type { TradingEngine } from "@tp/core/engine/engine";
 import { log } from "@tp/core/log";
 import { PaperAccounts } from "@tp/core/paper/accounts";
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
-import { engineOf, updateRun } from "@tp/core/trading/run-update";
-import type { StoredRun } from "@tp/core/trading/runs";
-import type { StoredSession } from "@tp/core/trading/sessions";
-import { VENUE_WAIT_MS, type VenueReads } from "@tp/core/trading/venue";
-import { mismatchText, venueMismatches, type VenueMismatch } from "@tp/core/trading/venue-reconcile";
+import { engineOf, updateRun } from "@tp/core/trading/run/update";
+import type { StoredRun } from "@tp/core/trading/run/runs";
+import type { StoredSession } from "@tp/core/trading/session/sessions";
+import { VENUE_WAIT_MS, type VenueReads } from "@tp/core/trading/drivers/venue";
+import { mismatchText, venueMismatches, type VenueMismatch } from "@tp/core/trading/drivers/venue-reconcile";
 import type { WorkerContext } from "./context";
 
 /** How often a live account is reconciled with its sessions' books (ms of the wall clock; also when the worker takes them up). */

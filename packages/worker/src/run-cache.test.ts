@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RunSave, RunStore, StoredRun } from "@tp/core/trading/runs";
+import type { RunSave, RunStore, StoredRun } from "@tp/core/trading/run/runs";
 import { RunCache } from "./run-cache";
 
 const runOf = (id: string, version: number) => ({ run_id: id, session_id: id, version }) as StoredRun;

@@ -1,8 +1,8 @@
 import type { TradingEngine } from "@tp/core/engine/engine";
 import type { EngineEvent } from "@tp/core/engine/events";
-import { engineOf } from "@tp/core/trading/run-update";
-import type { RunSave, RunStore, StoredRun } from "@tp/core/trading/runs";
-import { TurnBatch } from "@tp/core/turn-batch";
+import { engineOf } from "@tp/core/trading/run/update";
+import type { RunSave, RunStore, StoredRun } from "@tp/core/trading/run/runs";
+import { TurnBatch } from "@tp/core/util/turn-batch";
 
 /**
  * The runs the worker fed, kept in memory while the stored version still matches (crash-only:

@@ -1,7 +1,7 @@
 import type { Services } from "@tp/adapters/services";
-import { inParallel } from "@tp/core/in-parallel";
-import { LiveRuns } from "@tp/core/trading/live";
-import * as Replay from "@tp/core/trading/replay";
+import { inParallel } from "@tp/core/util/in-parallel";
+import { LiveRuns } from "@tp/core/trading/session/live-run";
+import * as Replay from "@tp/core/trading/drivers/replay";
 import type { Bars } from "./bars";
 import type { WorkerContext } from "./context";
 

@@ -1,11 +1,11 @@
 import type { OrderGateway } from "@tp/core/provider/order-gateway";
 import { log } from "@tp/core/log";
-import { inParallel } from "@tp/core/in-parallel";
-import { dayCloseOf } from "@tp/core/trading/rollover";
-import { engineOf, updateRun } from "@tp/core/trading/run-update";
-import type { StoredRun } from "@tp/core/trading/runs";
-import type { StoredSession } from "@tp/core/trading/sessions";
-import { applyReports, exchange, VenueReads, type VenueReport } from "@tp/core/trading/venue";
+import { inParallel } from "@tp/core/util/in-parallel";
+import { dayCloseOf } from "@tp/core/trading/drivers/rollover";
+import { engineOf, updateRun } from "@tp/core/trading/run/update";
+import type { StoredRun } from "@tp/core/trading/run/runs";
+import type { StoredSession } from "@tp/core/trading/session/sessions";
+import { applyReports, exchange, VenueReads, type VenueReport } from "@tp/core/trading/drivers/venue";
 import { CancelFailures } from "./cancel-failures";
 import type { WorkerContext } from "./context";
 import { FEED_CONCURRENCY } from "./feeding";

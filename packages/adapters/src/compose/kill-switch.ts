@@ -7,7 +7,7 @@ import { DynamoKillSwitchStore } from "../stores/kill-switch-store";
 import { KillSwitchGuard, type KillSwitchOrder, type KillSwitchStore, type OutsideOrderDesk } from "@tp/core/kill-switch";
 import { PaperBroker } from "@tp/core/paper/broker";
 import { isDone } from "@tp/core/paper/types";
-import { simulatedAccountOf } from "@tp/core/trading/accounts";
+import { simulatedAccountOf } from "@tp/core/trading/session/accounts";
 import { type ServiceContext, once } from "./context";
 import { userStore } from "./users";
 import { paperAccounts } from "./market";

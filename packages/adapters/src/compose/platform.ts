@@ -18,7 +18,7 @@ import { serviceUnavailable } from "@tp/core/errors";
 import type { WorkflowStarter } from "@tp/core/workflows";
 import { DynamoRunStore } from "../stores/run-store";
 import { DynamoSessionStore } from "../stores/session-store";
-import { owned as ownedSession } from "@tp/core/trading/sessions";
+import { owned as ownedSession } from "@tp/core/trading/session/sessions";
 import { type ServiceContext, once } from "./context";
 import { principals } from "./users";
 

@@ -18,7 +18,7 @@ import {
 } from "../trading";
 import type { SweepControlDeps } from "@tp/core/backtests/sweeps";
 import type { BiasCheckDeps } from "@tp/core/backtests/bias-check-control";
-import { CoalescingCommandSink, type SessionCommandSink, type SessionCommandSource } from "@tp/core/trading/commands";
+import { CoalescingCommandSink, type SessionCommandSink, type SessionCommandSource } from "@tp/core/trading/worker/commands";
 import type { SessionNotifier } from "@tp/core/webhooks/index";
 import { notifyUser, sessionNotifier, workflowEnded } from "@tp/core/webhooks/notify";
 import type { StoredBacktest } from "@tp/core/backtests/backtest-model";

@@ -1,4 +1,4 @@
-import { KeyedQueue } from "@tp/core/keyed-queue";
+import { KeyedQueue } from "@tp/core/util/keyed-queue";
 
 interface Waiting<T> {
   resolve: (value: T) => void;

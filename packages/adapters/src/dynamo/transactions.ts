@@ -7,7 +7,7 @@
 import { DeleteCommand, PutCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import type { DomainError } from "@tp/core/errors";
-import { inParallel } from "@tp/core/in-parallel";
+import { inParallel } from "@tp/core/util/in-parallel";
 import { approximateBytes, BATCH_WRITE_CONCURRENCY, packed } from "./batches";
 import type { Db } from "./db";
 import type { Key } from "./entity";

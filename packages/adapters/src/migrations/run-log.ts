@@ -1,8 +1,8 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import type { EngineEvent } from "@tp/core/engine/events";
-import { inParallel } from "@tp/core/in-parallel";
+import { inParallel } from "@tp/core/util/in-parallel";
 import type { EngineSetup } from "@tp/core/engine/setup";
-import type { StoredEvent, StoredRun } from "@tp/core/trading/runs";
+import type { StoredEvent, StoredRun } from "@tp/core/trading/run/runs";
 import type { Db } from "../dynamo/db";
 import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
 import { Keys } from "../dynamo/keys";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { SESSION_COMMANDS_QUEUE } from "@tp/core/jobs";
-import type { SessionCommand, SessionCommandSink, SessionCommandSource } from "@tp/core/trading/commands";
+import type { SessionCommand, SessionCommandSink, SessionCommandSource } from "@tp/core/trading/worker/commands";
 import { awsClient } from "../aws-clients";
 import type { TableQueue } from "./table-queue";
 

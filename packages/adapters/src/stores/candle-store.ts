@@ -1,7 +1,7 @@
 import { CandleBatches, type BucketSummary, type CandleBatch, type CandleStore, type PreparedUpsert, type StoredPeriod } from "@tp/core/candles/index";
-import { inParallel } from "@tp/core/in-parallel";
+import { inParallel } from "@tp/core/util/in-parallel";
 import { Buckets } from "@tp/core/candles/buckets";
-import { retrying } from "@tp/core/backoff";
+import { retrying } from "@tp/core/util/backoff";
 import { DomainError } from "@tp/core/errors";
 import { TradeSessionByCode, TradeSessionCode, type TradeSession } from "@tp/core/market/trade-session";
 import type { Db } from "../dynamo/db";

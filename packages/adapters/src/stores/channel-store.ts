@@ -1,6 +1,6 @@
-import type { ChannelConfigStore, ConfigPointer, ConfigVersionRecord, FeedAppend, StreamRecord, UpdateFeed } from "@tp/core/trading/channel-ports";
+import type { ChannelConfigStore, ConfigPointer, ConfigVersionRecord, FeedAppend, StreamRecord, UpdateFeed } from "@tp/core/trading/channels/ports";
 import type { Db } from "../dynamo/db";
-import { jsonArrays } from "@tp/core/json-parts";
+import { jsonArrays } from "@tp/core/util/json-parts";
 import { Keys } from "../dynamo/keys";
 import { Repository } from "../dynamo/repository";
 import { transactGroups, transactIfUnchanged, type TransactionStep } from "../dynamo/transactions";

@@ -1,5 +1,5 @@
 import { conflict } from "@tp/core/errors";
-import type { WorkerBeat, WorkerLease } from "@tp/core/trading/worker-status";
+import type { WorkerBeat, WorkerLease } from "@tp/core/trading/worker/status";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository } from "../dynamo/repository";

@@ -1,4 +1,4 @@
-import type { ReplayMarkers } from "@tp/core/trading/replay";
+import type { ReplayMarkers } from "@tp/core/trading/drivers/replay";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository } from "../dynamo/repository";

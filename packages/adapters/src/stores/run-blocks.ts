@@ -1,5 +1,5 @@
 import type { EngineEvent } from "@tp/core/engine/events";
-import { storedEvent, type EventQuery, type StoredEvent, type TradingOrderResponse } from "@tp/core/trading/runs";
+import { storedEvent, type EventQuery, type StoredEvent, type TradingOrderResponse } from "@tp/core/trading/run/runs";
 import type { Db } from "../dynamo/db";
 import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
 import { batchWrite } from "../dynamo/batches";

@@ -1,6 +1,6 @@
 import type { EngineEvent } from "@tp/core/engine/events";
 import type { EngineSetup } from "@tp/core/engine/setup";
-import { orderChangeOf, orderTouched, type RunProgress, type StoredRun, type TradingOrderResponse } from "@tp/core/trading/runs";
+import { orderChangeOf, orderTouched, type RunProgress, type StoredRun, type TradingOrderResponse } from "@tp/core/trading/run/runs";
 import type { Db } from "../dynamo/db";
 import { gunzipJson, gzipJson } from "../dynamo/gzip-json";
 import { Keys } from "../dynamo/keys";

@@ -1,5 +1,5 @@
 import { DomainError } from "@tp/core/errors";
-import type { EventQuery, OrderStatus } from "@tp/core/trading/runs";
+import type { EventQuery, OrderStatus } from "@tp/core/trading/run/runs";
 import { Keys } from "../dynamo/keys";
 import { Cursor, type Repository } from "../dynamo/repository";
 import { Table } from "../dynamo/table";

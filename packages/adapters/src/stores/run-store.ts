@@ -1,6 +1,6 @@
 import type { EngineEvent } from "@tp/core/engine/events";
 import type { EngineSetup } from "@tp/core/engine/setup";
-import type { EventQuery, OrderStatus, RunProgress, RunSave, RunStore, SaveOptions, StoredRun } from "@tp/core/trading/runs";
+import type { EventQuery, OrderStatus, RunProgress, RunSave, RunStore, SaveOptions, StoredRun } from "@tp/core/trading/run/runs";
 import { approximateBytes, TRANSACTION_BYTES, TRANSACTION_ITEMS } from "../dynamo/batches";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { SessionStatus, SessionStore, StoredSession } from "@tp/core/trading/sessions";
-import { isListed } from "@tp/core/trading/sessions";
-import { replayRunId } from "@tp/core/trading/replay";
+import type { SessionStatus, SessionStore, StoredSession } from "@tp/core/trading/session/sessions";
+import { isListed } from "@tp/core/trading/session/sessions";
+import { replayRunId } from "@tp/core/trading/drivers/replay";
 import type { Db } from "../dynamo/db";
 import { Keys, LIVE_SHARDS, shardOf } from "../dynamo/keys";
 import { Repository } from "../dynamo/repository";

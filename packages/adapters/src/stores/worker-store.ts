@@ -1,4 +1,4 @@
-import type { WorkerBeat } from "@tp/core/trading/worker-status";
+import type { WorkerBeat } from "@tp/core/trading/worker/status";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import { Repository } from "../dynamo/repository";

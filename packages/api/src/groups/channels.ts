@@ -1,5 +1,5 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
-import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
+import { FUNDING_CONFLICTS } from "@tp/core/trading/session/accounts";
 import { KILL_SWITCH_CONFLICT } from "@tp/core/kill-switch";
 import type { Context } from "hono";
 import { ChannelActions, ChannelAlerts, ChannelConfig, ChannelReads, ChannelSchemas, ChannelStream, SessionReads } from "@tp/core/trading/index";

@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { TradingServices } from "@tp/adapters/trading";
 import { KillSwitchReleaseRequest, KillSwitchState, KillSwitchStatus, KillSwitchTripRequest } from "@tp/core/kill-switch";
-import * as KillSwitch from "@tp/core/trading/kill-switch-actions";
+import * as KillSwitch from "@tp/core/trading/session/kill-switch-actions";
 import { bearer, createGroup, errorResponse, errorResponses, json, type AppEnv, type GroupServices } from "../http/group";
 import { requireAuth } from "../http/group";
 

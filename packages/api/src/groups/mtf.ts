@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { FUNDING_CONFLICTS } from "@tp/core/trading/accounts";
+import { FUNDING_CONFLICTS } from "@tp/core/trading/session/accounts";
 import { KILL_SWITCH_CONFLICT } from "@tp/core/kill-switch";
 import type { Context } from "hono";
 import { Mtf, Replay, SessionReads, Sessions } from "@tp/core/trading/index";
@@ -32,7 +32,7 @@ const actor = (c: Ctx) => c.get("principal").user;
 /**
  * Multi-timeframe sessions under /trading/mtf/sessions and the replay of any trading session
  * under /trading/sessions/{id}/replay/... (docs/mtf-and-replay.md). Both are drivers of the one
- * engine over stored candles; the domain is `trading/mtf.ts` and `trading/replay.ts`.
+ * engine over stored candles; the domain is `trading/drivers/mtf.ts` and `trading/drivers/replay.ts`.
  */
 export function mtfGroup(services: GroupServices<"realtime"> & { trading: Pick<TradingServices, "drivers"> }) {
   const app = createGroup();

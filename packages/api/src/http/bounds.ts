@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { Bounds, valueProblems } from "@tp/core/bounds";
+import { Bounds, valueProblems } from "@tp/core/util/bounds";
 import { DomainError, ValidationError, type ValidationIssue } from "@tp/core/errors";
 import { requestHeader } from "./edge";
 

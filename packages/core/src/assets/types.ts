@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Dec } from "../money/decimal";
 import type { CurrencyType } from "../money/currency";
-import { CalendarDate, isRealDate } from "../time";
+import { CalendarDate, isRealDate } from "../util/time";
 
 /** Markets as LongPort names them: `US`, `HK`, `CN` (Shanghai `.SH` and Shenzhen `.SZ`), `SG`. */
 export const MarketType = z.enum(["US", "HK", "CN", "SG"]).meta({ id: "MarketType" });

@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import { conflict, DomainError, notFound, parseOrThrow } from "../errors";
-import { iso } from "../time";
+import { iso } from "../util/time";
 import type { Actor } from "../users";
-import { feedsOf, strategyNameOf } from "../trading/session-config";
-import { owned, type StoredSession } from "../trading/sessions";
+import { feedsOf, strategyNameOf } from "../trading/session/config";
+import { owned, type StoredSession } from "../trading/session/sessions";
 import { ACTIVE, executionName, ownedBy, paused, resumed, stageOf, stopped, TERMINAL, transition, updateVersioned } from "./control";
 import {
   type BacktestControlDeps,

@@ -8,11 +8,11 @@ import type { FeeConfig } from "../fees/index";
 import { Dec, DecimalInput, IsoDate } from "../money/decimal";
 import type { ImportDeps } from "../imports/index";
 import { Timeframe } from "../strategies/definition";
-import { TimeZone } from "../time";
-import type { SessionConfig } from "../trading/session-config";
+import { TimeZone } from "../util/time";
+import type { SessionConfig } from "../trading/session/config";
 import * as Risk from "../risk/risk";
-import type { RunStore } from "../trading/runs";
-import type { SessionDeps } from "../trading/sessions";
+import type { RunStore } from "../trading/run/runs";
+import type { SessionDeps } from "../trading/session/sessions";
 import type { WorkflowStarter } from "../workflows";
 
 /**

@@ -4,10 +4,10 @@ import { conflict, ValidationError, type ValidationIssue } from "../errors";
 import { marketOf, Markets, normalizeSymbol } from "../market/market";
 import { dayNumberOf, isoDateOf, utcToZoned, zonedTimeToUtc } from "../market/zoned-time";
 import { Strategies } from "../strategies/index";
-import { iso } from "../time";
+import { iso } from "../util/time";
 import type { Actor } from "../users";
-import { normalizeConfig, sizingIssues, type SessionConfig } from "../trading/session-config";
-import { owned, type StoredSession } from "../trading/sessions";
+import { normalizeConfig, sizingIssues, type SessionConfig } from "../trading/session/config";
+import { owned, type StoredSession } from "../trading/session/sessions";
 import { type BacktestControlDeps, BacktestRequest, type StoredBacktest } from "./backtest-model";
 
 /**

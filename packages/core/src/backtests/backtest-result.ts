@@ -3,10 +3,10 @@ import { isoDateOf } from "../market/zoned-time";
 import type { EngineOrderType, ExitReason, FillData } from "../engine/events";
 import { performance } from "../engine/metrics";
 import type { TradingEngine } from "../engine/engine";
-import { valueIn } from "../trading/closing";
-import { allOf } from "../trading/pages";
-import { priceAnswer, type StoredEvent, type StoredRun } from "../trading/runs";
-import { iso } from "../time";
+import { valueIn } from "../trading/session/closing";
+import { allOf } from "../util/pages";
+import { priceAnswer, type StoredEvent, type StoredRun } from "../trading/run/runs";
+import { iso } from "../util/time";
 import type {
   BacktestControlDeps,
   BacktestResult,

@@ -5,7 +5,7 @@ import { Dec } from "../money/decimal";
 import { Calendar } from "../market/calendar";
 import { marketOf } from "../market/market";
 import { isoDateOf, utcToZoned } from "../market/zoned-time";
-import { allOf } from "../trading/pages";
+import { allOf } from "../util/pages";
 import type { BacktestDeps, BenchmarkFigures, StoredBacktest } from "./backtest-model";
 import { downsample, MAX_CURVE_POINTS } from "./backtest-result";
 

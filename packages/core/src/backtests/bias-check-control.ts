@@ -6,9 +6,9 @@ import { marketOf, Markets, normalizeSymbol } from "../market/market";
 import { dayNumberOf, zonedTimeToUtc } from "../market/zoned-time";
 import { Strategies } from "../strategies/index";
 import type { Timeframe } from "../strategies/definition";
-import { iso, TimeZone } from "../time";
-import { normalizeConfig } from "../trading/session-config";
-import { runSetup, type SetupSources } from "../trading/run-setup";
+import { iso, TimeZone } from "../util/time";
+import { normalizeConfig } from "../trading/session/config";
+import { runSetup, type SetupSources } from "../trading/session/run-setup";
 import type { Actor } from "../users";
 import { checkBias } from "./bias-check";
 

@@ -8,7 +8,7 @@ import { Strategies } from "../strategies/index";
 import type { Timeframe } from "../strategies/definition";
 import type { Json } from "../strategies/snapshot";
 import type { Bar, BarColumns, IndexedSignal, Strategy } from "../strategies/strategy";
-import { iso } from "../time";
+import { iso } from "../util/time";
 import { closingAtTheClose } from "./backtest-tasks";
 import { BarFeed } from "../candles/bar-feed";
 

@@ -4,7 +4,7 @@ import { conflict } from "../errors";
 import { Dec } from "../money/decimal";
 import { marketOf, Markets } from "../market/market";
 import { dayNumberOf, isoDateOf, utcToZoned } from "../market/zoned-time";
-import { allOf } from "../trading/pages";
+import { allOf } from "../util/pages";
 import type { Actor } from "../users";
 import { finishedBacktest, runIdOf } from "./backtest-control";
 import type { BacktestControlDeps } from "./backtest-model";

@@ -1,4 +1,4 @@
-import { publish, type StreamDeps } from "../trading/channel-stream";
+import { publish, type StreamDeps } from "../trading/channels/stream";
 import { progressOf, type BacktestControlDeps } from "./backtests";
 import { log } from "../log";
 

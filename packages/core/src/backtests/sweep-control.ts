@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import { conflict, DomainError, notFound, ValidationError } from "../errors";
-import { owned } from "../trading/sessions";
+import { owned } from "../trading/session/sessions";
 import type { Actor } from "../users";
-import { iso } from "../time";
+import { iso } from "../util/time";
 import { ACTIVE, executionName, ownedBy, paused, resumed, stageOf, stopped, transition, updateVersioned } from "./control";
 import type { BacktestStatus } from "./backtest-model";
 import { plan as planBacktest, requestSymbols, requireBacktestSession, unknownOf } from "./backtest-request";

@@ -1,5 +1,5 @@
 import { log } from "../log";
-import { publish, type StreamDeps } from "../trading/channel-stream";
+import { publish, type StreamDeps } from "../trading/channels/stream";
 import type { SweepControlDeps } from "./sweep-model";
 import { progressOf } from "./sweep-control";
 

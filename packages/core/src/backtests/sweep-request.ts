@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { ValidationError, type ValidationIssue } from "../errors";
 import { type ParameterValue, resolveParameters } from "../strategies/parameter";
 import { Strategies } from "../strategies/index";
-import type { StoredSession } from "../trading/sessions";
+import type { StoredSession } from "../trading/session/sessions";
 import type { Actor } from "../users";
 import type { BacktestRequest } from "./backtest-model";
 import { requestIssues, requestSymbols, sessionOrNone, unknownOf, wellFormed } from "./backtest-request";

@@ -1,7 +1,7 @@
 import { DomainError } from "../errors";
-import { feedsOf } from "../trading/session-config";
-import type { StoredSession } from "../trading/sessions";
-import { iso } from "../time";
+import { feedsOf } from "../trading/session/config";
+import type { StoredSession } from "../trading/session/sessions";
+import { iso } from "../util/time";
 import type { SweepFailureInput, SweepGridInput, SweepTaskInput, SweepTaskOutput } from "../workflows";
 import { TERMINAL } from "./control";
 import type { StoredBacktest } from "./backtest-model";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DomainError, ValidationError, conflict, evenWithIssues, forbidden, notFound } from "../errors";
 import { Fees, FeeCalculateInput, type FeeCalculateResponse, type FeeConfig, type FeeConfigInput } from "../fees";
 import type { Actor } from "../users";
-import { LAST_WRITER_WINS, retrying } from "../backoff";
+import { LAST_WRITER_WINS, retrying } from "../util/backoff";
 import { BrokerConfig, BrokerConfigUpdate, BrokerStatus, BrokerType, configIssues, maskConfig, mergeConfig } from "./config";
 import type { SecretBox } from "./secret-box";
 

@@ -3,7 +3,7 @@ import { ValidationError, forbidden, notFound, type ValidationIssue } from "../e
 import type { Actor } from "../users";
 import { TradeSession } from "../market/trade-session";
 import { TradeSessionCode } from "../market/trade-session";
-import { DateInput, Instants, TimeZone } from "../time";
+import { DateInput, Instants, TimeZone } from "../util/time";
 import { Buckets, StoredPeriod, StoredPeriods } from "./buckets";
 import { CandleBatches, type Candle, type CandleBatch } from "./candle-batch";
 

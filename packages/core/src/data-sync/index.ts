@@ -9,11 +9,11 @@ import { dayNumberOf, isoDateOf, type IsoDate } from "../market/zoned-time";
 import { Realtime, type RealtimeDeps } from "../realtime";
 import { TradingCalendar, type TradingCalendarDeps } from "../trading-calendar/index";
 import type { Actor } from "../users";
-import { workerStatus, type WorkerBeat } from "../trading/worker-status";
+import { workerStatus, type WorkerBeat } from "../trading/worker/status";
 import type { ImportProgressMessage, SyncLogMessage } from "../streams";
-import { WorkerStatusView } from "../trading/worker-status";
+import { WorkerStatusView } from "../trading/worker/status";
 import { log } from "../log";
-import { iso } from "../time";
+import { iso } from "../util/time";
 
 /**
  * The data sync service (docs/data-sync.md): one service-wide record in the table holding the

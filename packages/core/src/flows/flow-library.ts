@@ -1,5 +1,5 @@
 import { conflict, DomainError, notFound } from "../errors";
-import { LAST_WRITER_WINS, retrying } from "../backoff";
+import { LAST_WRITER_WINS, retrying } from "../util/backoff";
 import type { Actor } from "../users";
 import type { FlowConfig, FlowConfigCreate, FlowConfigUpdate } from "./flow-config";
 import { duplicate, validate, type FlowValidation } from "./flows";

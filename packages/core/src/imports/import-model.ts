@@ -10,7 +10,7 @@ import type { JobQueue } from "../jobs";
 import type { Market } from "../market/market";
 import type { IsoDate } from "../market/zoned-time";
 import type { MarketData } from "../provider/market-data";
-import { DateInput, TimeZone } from "../time";
+import { DateInput, TimeZone } from "../util/time";
 
 /**
  * Import task states: `pending` (queued), `running`, then one of `completed`, `failed`

@@ -12,7 +12,7 @@ import { marketOf, normalizeSymbol } from "../market/market";
 import type { IsoDate } from "../market/zoned-time";
 import { MarketDataLimits } from "../provider/market-data";
 import type { Candlestick } from "../provider/quote-types";
-import { Instants } from "../time";
+import { Instants } from "../util/time";
 import type { Actor } from "../users";
 import {
   IMPORT_MAX_RECEIVES,

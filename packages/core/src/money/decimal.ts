@@ -1,6 +1,6 @@
 import Decimal from "decimal.js";
 import { z } from "zod";
-import { CalendarDate } from "../time";
+import { CalendarDate } from "../util/time";
 
 /**
  * A private Decimal constructor with room for large notionals times tiny rates

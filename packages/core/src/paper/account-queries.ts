@@ -15,7 +15,7 @@ import type {
   StockPositionsResponse,
 } from "../provider/order-gateway";
 import { SupportedOrderTypes } from "../provider/order-types";
-import { iso } from "../time";
+import { iso } from "../util/time";
 import { findOrder, lastPrice, PAPER_MARKETS, tradableMarket, withAccount, type PaperBrokerDeps } from "./account-operation";
 import { refusal } from "./rules";
 import { localDate } from "./sessions";

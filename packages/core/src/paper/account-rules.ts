@@ -1,7 +1,7 @@
 import { badRequest, conflict } from "../errors";
 import { Dec, money } from "../money/decimal";
 import { PaperCurrencies, type PaperAccount, type PaperAdjustment, type PaperCurrency, type PaperOrder, type PaperSleeve } from "./types";
-import { iso } from "../time";
+import { iso } from "../util/time";
 
 /**
  * The money rules of a paper account over its stored item alone (docs/accounts.md): what is free,

@@ -12,7 +12,7 @@ import { editCash, editHolding, heldCash } from "./hand-edits";
 import { affordable, feeOf, reservationOf, type Reservation } from "./order-costs";
 import { matchMinute } from "./minute-matching";
 import type { MinuteBar, PaperAccount, PaperAdjustment, PaperCurrency, PaperExecution, PaperOrder, PaperPosition, PaperSleeve } from "./types";
-import { iso } from "../time";
+import { iso } from "../util/time";
 
 const ZERO = new Dec(0);
 

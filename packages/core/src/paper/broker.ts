@@ -6,7 +6,7 @@ import type { MarketData } from "../provider/market-data";
 import type { ReplaceOrderOptions, SubmitOrderOptions, SubmitOrderResponse } from "../provider/order-gateway";
 import { checkOrderRules, OrderTypeSpecs, type OrderType } from "../provider/order-types";
 import type { Depth } from "../provider/quote-types";
-import { iso } from "../time";
+import { iso } from "../util/time";
 import { findOrder, lastPrice, Refused, tickTableOf, tradableMarket, withAccount, type AccountContext, type PaperBrokerDeps } from "./account-operation";
 import { PaperAccountQueries } from "./account-queries";
 import { sweepLevels, trailingLimit, trailingTrigger } from "./matching";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Id } from "../bounds";
+import { Id } from "../util/bounds";
 import { DomainError } from "../errors";
 import { Market, marketOf, normalizeSymbol } from "../market/market";
 import {

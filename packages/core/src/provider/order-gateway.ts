@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { Id } from "../bounds";
-import { CalendarDate, InstantInput as InstantInputWithOffset } from "../time";
+import { Id } from "../util/bounds";
+import { CalendarDate, InstantInput as InstantInputWithOffset } from "../util/time";
 import { MarketInput, type Market } from "../market/market";
 import type { IsoDate } from "../market/zoned-time";
 import {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CalendarDate } from "../time";
+import { CalendarDate } from "../util/time";
 import { MarketInput } from "../market/market";
 import { MarketDataLimits } from "./market-data";
 import { AdjustTypeInput, CalcIndexInput, listInput, PeriodInput, SubTypeInput, TradeSessionsInput } from "./quote-enums";

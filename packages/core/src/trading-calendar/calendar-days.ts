@@ -11,7 +11,7 @@ import { Calendar, type DayKind, type SessionInterval } from "../market/calendar
 import { marketOf, normalizeSymbol, type Market } from "../market/market";
 import { dayNumberOf, isoDateOf, zonedTimeToUtc, type IsoDate } from "../market/zoned-time";
 import type { MarketData } from "../provider/market-data";
-import { Instants } from "../time";
+import { Instants } from "../util/time";
 import { regularBarSlots } from "./bar-slots";
 import { MAX_CALENDAR_DAYS, type CalendarSource, type PeriodReadiness, type TradingCalendarDeps } from "./calendar-model";
 import { countStoredBars } from "./readiness";

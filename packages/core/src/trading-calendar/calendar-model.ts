@@ -11,7 +11,7 @@ import { Market } from "../market/market";
 import { TradeSession } from "../market/trade-session";
 import type { IsoDate } from "../market/zoned-time";
 import type { MarketData } from "../provider/market-data";
-import { DateInput } from "../time";
+import { DateInput } from "../util/time";
 
 /**
  * The longest range one request may cover, in calendar days. Init writes one item per date,

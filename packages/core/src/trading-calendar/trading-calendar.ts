@@ -5,7 +5,7 @@
  * `verify` reports a range's coverage in every requested period.
  */
 import { StoredPeriods } from "../candles/index";
-import { inParallel } from "../in-parallel";
+import { inParallel } from "../util/in-parallel";
 import type { Calendar, DayKind } from "../market/calendar";
 import { utcToZoned, type IsoDate } from "../market/zoned-time";
 import {

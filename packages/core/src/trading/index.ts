@@ -1,17 +1,10 @@
-export * as Sessions from "./sessions";
-export * as SessionLifecycle from "./session-lifecycle";
-export * as SessionReads from "./session-reads";
-export * as SessionOrders from "./session-orders";
-export * as SessionRisk from "./session-risk";
-export * as SessionConfigs from "./session-config";
-export * from "./runs";
-export { engineOf, updateRun } from "./run-update";
-export * as ChannelReads from "./channel-reads";
-export * as ChannelAlerts from "./channel-alerts";
-export * as ChannelActions from "./channel-actions";
-export * as ChannelConfig from "./channel-config";
-export * as ChannelStream from "./channel-stream";
-export * as ChannelSchemas from "./channel-schemas";
-export * as Mtf from "./mtf";
-export * as Replay from "./replay";
-export * as SimulationOrders from "./simulation-orders";
+/**
+ * Trading, in layers (each folder imports only those before it): worker (the session worker's commands
+ * and heartbeats), run (a run's stored life), session, channels, drivers. Each folder's index names its
+ * namespaces.
+ */
+export * from "./session/index";
+export * from "./channels/index";
+export * from "./run/index";
+export * from "./drivers/index";
+export * from "./worker/index";

@@ -1,6 +1,6 @@
-import { scheduledDelayMs } from "../backoff";
+import { scheduledDelayMs } from "../util/backoff";
 import { log } from "../log";
-import { iso } from "../time";
+import { iso } from "../util/time";
 import { bodyOf, headersOf } from "./webhook-format";
 import {
   WEBHOOK_ATTEMPTS,

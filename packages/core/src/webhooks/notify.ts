@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { JobQueue } from "../jobs";
 import { log } from "../log";
-import { iso } from "../time";
+import { iso } from "../util/time";
 import { WEBHOOK_QUEUE, type DeliveryMessage, type NotificationEvent, type StoredWebhook } from "./webhook-model";
 
 /**
  * The one notification hook (docs/security.md "Webhooks", "Where events come from"): a session's
- * stream messages as they are published (`channel-stream.ts` `publish`), and the workflows'
+ * stream messages as they are published (`trading/channels/stream.ts` `publish`), and the workflows'
  * completions, become notification events; each goes to the queue once per enabled webhook of the
  * owner that subscribes to one of its kinds. Nothing is read or sent for a message no webhook
  * kind covers (most bars cause none); the owner's webhooks come from a short-lived cache.

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ValidationError, conflict, notFound, parseOrThrow, type ValidationIssue } from "../errors";
-import { iso } from "../time";
+import { iso } from "../util/time";
 import type { Actor } from "../users";
 import { newDeliveryId } from "./notify";
 import {

@@ -1,8 +1,8 @@
 import { calendar } from "@tp/adapters/compose/market";
 import { sessionViews, tradingChannels } from "@tp/adapters/compose/trading";
 import type { Services } from "@tp/adapters/services";
-import { DayRollover } from "@tp/core/trading/rollover";
-import * as Channels from "@tp/core/trading/channel-stream";
+import { DayRollover } from "@tp/core/trading/drivers/rollover";
+import * as Channels from "@tp/core/trading/channels/stream";
 import { RolloverCalendarsInput, RolloverInput, RolloverOutput, RolloverPlan, RolloverShardInput, RolloverShardOutput } from "@tp/core/workflows";
 import { logger, observed } from "../observability";
 import { lambdaComposition } from "../runtime";
