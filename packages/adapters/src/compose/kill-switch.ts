@@ -41,18 +41,20 @@ export function outsideOrders(c: ServiceContext): OutsideOrderDesk {
         for (const order of (await paper.store.load(accountId))?.working ?? []) {
           if (order.sleeve !== undefined || isDone(order)) continue;
           const listed = { session_id: null, account_id: accountId, order_id: order.order_id, symbol: order.symbol, side: order.side };
-          try {
-            await PaperBroker.cancelOrder(paper, accountId, order.order_id);
-            out.push({ ...listed, status: "cancelled", cancel_requested: false, cancel_failed: null });
-          } catch (error) {
-            // Filled or ended meanwhile, or the account busy: listed with why (a second trip tries again).
-            const message = error instanceof Error ? error.message : String(error);
+          // Filled or ended meanwhile (a refusal), or the account busy (a fault): listed with why (a second trip tries again).
+          const failed = (error: string) =>
             out.push({
               ...listed,
               status: order.status,
               cancel_requested: false,
-              cancel_failed: { error: message, attempts: 1, at: new Date(c.marketNow()).toISOString() },
+              cancel_failed: { error, attempts: 1, at: new Date(c.marketNow()).toISOString() },
             });
+          try {
+            const cancelled = await PaperBroker.cancelOrder(paper, accountId, order.order_id);
+            if (cancelled.ok) out.push({ ...listed, status: "cancelled", cancel_requested: false, cancel_failed: null });
+            else failed(cancelled.refusal.message);
+          } catch (error) {
+            failed(error instanceof Error ? error.message : String(error));
           }
         }
       }

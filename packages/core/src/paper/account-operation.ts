@@ -1,4 +1,4 @@
-import { conflict, type DomainError } from "../errors";
+import { conflict } from "../errors";
 import type { FeeConfig } from "../fees/index";
 import { Dec } from "../money/decimal";
 import { CalendarCoverage } from "../market/calendar-data";
@@ -9,7 +9,7 @@ import type { Clock } from "../provider/clock";
 import type { MarketData } from "../provider/market-data";
 import type { Candlestick } from "../provider/quote-types";
 import { PaperBook } from "./book";
-import { refusal } from "./rules";
+import { accepted, refusal, refused, type BrokerRefusal, type BrokerResult } from "./rules";
 import { localDate } from "./sessions";
 import type { MinuteBar, PaperAccount, PaperAdjustment, PaperCurrency, PaperExecution, PaperMarket, PaperOrder } from "./types";
 
@@ -79,9 +79,9 @@ export interface AccountContext {
   data: MarketData;
 }
 
-/** A refusal decided after something worth keeping was recorded (a rejected order): written first, then thrown. */
+/** A refusal decided after something worth keeping was recorded (a rejected order): written first, then answered. */
 export class Refused {
-  constructor(readonly error: DomainError) {}
+  constructor(readonly refusal: BrokerRefusal) {}
 }
 
 class VersionConflict extends Error {}
@@ -95,7 +95,28 @@ export function tickTableOf(deps: PaperBrokerDeps, symbol: string, market: Paper
  * everything it changed in one version-guarded transaction. A concurrent change makes the
  * write fail; the operation then starts over from the new state.
  */
-export async function withAccount<T>(deps: PaperBrokerDeps, accountId: string, work: (ctx: AccountContext) => Promise<T | Refused>): Promise<T> {
+export async function withAccount<T>(deps: PaperBrokerDeps, accountId: string, work: (ctx: AccountContext) => Promise<T>): Promise<T> {
+  return operate(deps, accountId, async (ctx) => ({ value: await work(ctx), write: true }));
+}
+
+/**
+ * One order operation on an account (`withAccount`): its value, or the broker's refusal as data.
+ * A refusal leaves the account as it was (not even the matching up to now is written) unless the
+ * work kept something first (`Refused`: a rejected order), which is written with the rest.
+ */
+export async function orderOperation<T>(
+  deps: PaperBrokerDeps,
+  accountId: string,
+  work: (ctx: AccountContext) => Promise<BrokerResult<T> | Refused>,
+): Promise<BrokerResult<T>> {
+  return operate(deps, accountId, async (ctx) => {
+    const result = await work(ctx);
+    if (result instanceof Refused) return { value: refused(result.refusal), write: true };
+    return { value: result, write: result.ok };
+  });
+}
+
+async function operate<T>(deps: PaperBrokerDeps, accountId: string, work: (ctx: AccountContext) => Promise<{ value: T; write: boolean }>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const now = deps.clock.now();
     const data = await deps.marketData();
@@ -105,10 +126,9 @@ export async function withAccount<T>(deps: PaperBrokerDeps, accountId: string, w
     const ctx: AccountContext = { deps, accountId, book, now, data };
     try {
       await advance(ctx);
-      const result = await work(ctx);
-      await flush(ctx);
-      if (result instanceof Refused) throw result.error;
-      return result;
+      const { value, write } = await work(ctx);
+      if (write) await flush(ctx);
+      return value;
     } catch (error) {
       if (!(error instanceof VersionConflict)) throw error;
       if (attempt >= ATTEMPTS) {
@@ -192,12 +212,13 @@ export async function lastPrice(data: MarketData, symbol: string): Promise<Dec> 
   return new Dec(quote.last_done);
 }
 
-export async function findOrder(ctx: AccountContext, orderId: string): Promise<PaperOrder> {
+/** The account's order, or the refusal `ORDER_NOT_FOUND` (404) when the account has none by that id. */
+export async function findOrder(ctx: AccountContext, orderId: string): Promise<BrokerResult<PaperOrder>> {
   const known = ctx.book.order(orderId);
-  if (known) return known;
+  if (known) return accepted(known);
   const stored = await ctx.deps.store.getOrder(ctx.accountId, orderId);
-  if (!stored) throw refusal("ORDER_NOT_FOUND", `order ${orderId} does not exist in this account`, { order_id: orderId }, 404);
-  return ctx.book.adopt(stored);
+  if (!stored) return refused(refusal("ORDER_NOT_FOUND", `order ${orderId} does not exist in this account`, { order_id: orderId }, 404));
+  return accepted(ctx.book.adopt(stored));
 }
 
 export function tradableMarket(symbol: string): PaperMarket {

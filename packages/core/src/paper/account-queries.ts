@@ -17,13 +17,15 @@ import type {
 import { SupportedOrderTypes } from "../provider/order-types";
 import { iso } from "../util/time";
 import { findOrder, lastPrice, PAPER_MARKETS, tradableMarket, withAccount, type PaperBrokerDeps } from "./account-operation";
-import { refusal } from "./rules";
+import { refusal, refusalError, valueOrThrow } from "./rules";
 import { localDate } from "./sessions";
 import { CurrencyOfMarket, PaperCurrencies, type PaperCurrency, type PaperMarket, type PaperOrder } from "./types";
 import { balanceView, executionView, orderDetailView, orderView, positionsView } from "./views";
 
 // The paper broker's reads: orders and executions of today and of the past, what a buy or sell
 // could trade, balances and holdings. Each first brings the account up to now (`withAccount`).
+// A read's refusal (a bad range, currency or order) is thrown (`refusalError`): reads are answered
+// only through the `OrderGateway` port, which throws, and keep nothing to decide on.
 
 const HISTORY_DAYS = 90;
 const DAY_MS = 86_400_000;
@@ -42,8 +44,8 @@ function rangeOf(startAt: string | undefined, endAt: string | undefined, now: nu
   const parse = (value: string, end: boolean) => (DATE_ONLY.test(value) ? Date.parse(`${value}T00:00:00Z`) + (end ? DAY_MS - 1 : 0) : Date.parse(value));
   const to = endAt ? parse(endAt, true) : now;
   const from = startAt ? parse(startAt, false) : to - HISTORY_DAYS * DAY_MS;
-  if (!Number.isFinite(from) || !Number.isFinite(to)) throw refusal("INVALID_DATE_RANGE", "start_at and end_at must be ISO dates or instants");
-  if (from > to) throw refusal("INVALID_DATE_RANGE", `start_at ${startAt} is after end_at ${endAt ?? iso(now)}`);
+  if (!Number.isFinite(from) || !Number.isFinite(to)) throw refusalError(refusal("INVALID_DATE_RANGE", "start_at and end_at must be ISO dates or instants"));
+  if (from > to) throw refusalError(refusal("INVALID_DATE_RANGE", `start_at ${startAt} is after end_at ${endAt ?? iso(now)}`));
   return [from, to];
 }
 
@@ -62,7 +64,7 @@ const byId = (a: { order_id: string }, b: { order_id: string }) => (a.order_id <
 /** The paper broker's account queries, as LongPort's trade context answers them. */
 export const PaperAccountQueries = {
   async orderDetail(deps: PaperBrokerDeps, accountId: string, orderId: string): Promise<OrderDetail> {
-    return withAccount(deps, accountId, async (ctx) => orderDetailView(await findOrder(ctx, orderId)));
+    return withAccount(deps, accountId, async (ctx) => orderDetailView(valueOrThrow(await findOrder(ctx, orderId))));
   },
 
   async todayOrders(deps: PaperBrokerDeps, accountId: string, options: GetTodayOrdersOptions = {}): Promise<Order[]> {
@@ -108,21 +110,23 @@ export const PaperAccountQueries = {
     const symbol = normalizeSymbol(options.symbol);
     const market = tradableMarket(symbol);
     if (!SupportedOrderTypes[market].includes(options.order_type)) {
-      throw refusal(
-        "ORDER_TYPE_NOT_SUPPORTED",
-        `order_type=${options.order_type} is not accepted in market ${market}; supported: ${SupportedOrderTypes[market].join(", ")}`,
+      throw refusalError(
+        refusal(
+          "ORDER_TYPE_NOT_SUPPORTED",
+          `order_type=${options.order_type} is not accepted in market ${market}; supported: ${SupportedOrderTypes[market].join(", ")}`,
+        ),
       );
     }
     const currency = CurrencyOfMarket[market];
     if (options.currency && options.currency.toUpperCase() !== currency) {
-      throw refusal("CURRENCY_NOT_SUPPORTED", `${symbol} settles in ${currency}; the paper account does not convert currencies`);
+      throw refusalError(refusal("CURRENCY_NOT_SUPPORTED", `${symbol} settles in ${currency}; the paper account does not convert currencies`));
     }
     return withAccount(deps, accountId, async (ctx) => {
       const { book, now, data } = ctx;
       const [info] = await data.staticInfo([symbol]);
-      const amending = options.order_id ? await findOrder(ctx, options.order_id) : null;
+      const amending = options.order_id ? valueOrThrow(await findOrder(ctx, options.order_id)) : null;
       if (amending && (amending.symbol !== symbol || amending.phase === "done")) {
-        throw refusal("ORDER_NOT_REPLACEABLE", `order ${amending.order_id} is not a working ${symbol} order`, { order_id: amending.order_id });
+        throw refusalError(refusal("ORDER_NOT_REPLACEABLE", `order ${amending.order_id} is not a working ${symbol} order`, { order_id: amending.order_id }));
       }
       const odd = options.order_type === "ODD";
       const unit = market === "HK" && !odd ? info.lot_size : 1;
@@ -157,7 +161,7 @@ export const PaperAccountQueries = {
   async accountBalance(deps: PaperBrokerDeps, accountId: string, currency?: string): Promise<AccountBalance[]> {
     const wanted = currency?.toUpperCase();
     if (wanted && !(PaperCurrencies as readonly string[]).includes(wanted)) {
-      throw refusal("CURRENCY_NOT_SUPPORTED", `currency ${currency} is not held by paper accounts; they hold ${PaperCurrencies.join(", ")}`);
+      throw refusalError(refusal("CURRENCY_NOT_SUPPORTED", `currency ${currency} is not held by paper accounts; they hold ${PaperCurrencies.join(", ")}`));
     }
     const book = await withAccount(deps, accountId, async (ctx) => ctx.book);
     const symbols = Object.keys(book.account.positions);

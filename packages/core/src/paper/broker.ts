@@ -7,16 +7,28 @@ import type { ReplaceOrderOptions, SubmitOrderOptions, SubmitOrderResponse } fro
 import { checkOrderRules, OrderTypeSpecs, type OrderType } from "../provider/order-types";
 import type { Depth } from "../provider/quote-types";
 import { iso } from "../util/time";
-import { findOrder, lastPrice, Refused, tickTableOf, tradableMarket, withAccount, type AccountContext, type PaperBrokerDeps } from "./account-operation";
+import { findOrder, lastPrice, orderOperation, Refused, tickTableOf, tradableMarket, type AccountContext, type PaperBrokerDeps } from "./account-operation";
 import { PaperAccountQueries } from "./account-queries";
 import { sweepLevels, trailingLimit, trailingTrigger } from "./matching";
-import { expireDateProblems, quantityProblems, refusal, refusalOf, tickProblems, trailingProblems, type BrokerProblem } from "./rules";
+import {
+  accepted,
+  expireDateProblems,
+  quantityProblems,
+  refusal,
+  refusalOf,
+  refused,
+  tickProblems,
+  trailingProblems,
+  type BrokerProblem,
+  type BrokerResult,
+} from "./rules";
 import { allowedSessions, endOfTradingDate, localDate, preOpeningWindow, sessionAt, tradingDayOnOrBefore } from "./sessions";
 import { CurrencyOfMarket, isDone, type PaperOrder } from "./types";
 
 // The paper broker's orders (submit, replace, cancel) and the `PaperBroker` façade over them and
 // the account's reads (`account-queries.ts`); every call runs as one operation on the account
-// (`account-operation.ts`).
+// (`account-operation.ts`). An order operation answers its refusal as data (`BrokerResult`), as the
+// engine's checks answer denials; `PaperOrderGateway` throws it where the `OrderGateway` port must.
 
 export { withAccount, type PaperAccountStore, type PaperBrokerDeps, type PaperCommit } from "./account-operation";
 
@@ -104,15 +116,19 @@ function closedMessage(order: PaperOrder, now: number, session: string | null): 
  * call first matches working orders against the minutes completed since their last match.
  */
 export const PaperBroker = {
-  /** `sleeve`: the session whose capital the order trades (its sleeve's cash and shares), else the account's free ones. */
-  async submitOrder(deps: PaperBrokerDeps, accountId: string, options: SubmitOrderOptions, sleeve?: string): Promise<SubmitOrderResponse> {
+  /**
+   * Submits an order: its id, or the refusal (kept as a `RejectedStatus` order, its id in
+   * `details.order_id`, once it reached the account). `sleeve`: the session whose capital the order
+   * trades (its sleeve's cash and shares), else the account's free ones.
+   */
+  async submitOrder(deps: PaperBrokerDeps, accountId: string, options: SubmitOrderOptions, sleeve?: string): Promise<BrokerResult<SubmitOrderResponse>> {
     const symbol = normalizeSymbol(options.symbol);
     const market = tradableMarket(symbol);
     const ruleProblems: BrokerProblem[] = [...checkOrderRules(market, options), ...trailingProblems(options.order_type, options.trailing_percent)];
-    if (ruleProblems.length) throw refusalOf(ruleProblems);
+    if (ruleProblems.length) return refused(refusalOf(ruleProblems));
     const type = options.order_type;
 
-    return withAccount(deps, accountId, async (ctx) => {
+    return orderOperation(deps, accountId, async (ctx) => {
       const { book, now, data } = ctx;
       const [info] = await data.staticInfo([symbol]);
       const table = tickTableOf(deps, symbol, market, now);
@@ -123,7 +139,7 @@ export const PaperBroker = {
           (["submitted_price", "trigger_price"] as const).filter((f) => usesField(type, f)).map((field) => ({ field, value: options[field] })),
         ),
       ];
-      if (problems.length) throw refusalOf(problems);
+      if (problems.length) return refused(refusalOf(problems));
 
       const trailing = type === "TSLPAMT" || type === "TSLPPCT";
       const outsideRth = market === "US" ? (options.outside_rth ?? "RTH_ONLY") : null;
@@ -205,7 +221,7 @@ export const PaperBroker = {
         order.trading_date = position.date;
       }
       const dateProblems = expireDateProblems(market, order.time_in_force, order.expire_date, order.trading_date);
-      if (dateProblems.length) throw refusalOf(dateProblems);
+      if (dateProblems.length) return refused(refusalOf(dateProblems));
       const lastDay = order.time_in_force === "GTD" ? tradingDayOnOrBefore(market, order.expire_date!)! : order.trading_date;
       order.expires_at = order.time_in_force === "GTC" ? null : endOfTradingDate(market, lastDay, order.sessions);
 
@@ -250,22 +266,31 @@ export const PaperBroker = {
       }
       book.accept(order);
       await matchOnArrival(ctx, order, last);
-      return { order_id: order.order_id };
+      return accepted({ order_id: order.order_id });
     });
   },
 
-  async replaceOrder(deps: PaperBrokerDeps, accountId: string, options: ReplaceOrderOptions): Promise<void> {
-    await withAccount(deps, accountId, async (ctx) => {
+  /** Replaces a working order's quantity and prices, or answers why not (nothing is written then). */
+  async replaceOrder(deps: PaperBrokerDeps, accountId: string, options: ReplaceOrderOptions): Promise<BrokerResult<void>> {
+    return orderOperation(deps, accountId, async (ctx) => {
       const { book, now, data } = ctx;
-      const order = await findOrder(ctx, options.order_id);
+      const found = await findOrder(ctx, options.order_id);
+      if (!found.ok) return found;
+      const order = found.value;
       const spec = OrderTypeSpecs[order.order_type];
-      if (!spec.replaceable)
-        throw refusal("ORDER_NOT_REPLACEABLE", `${order.order_type} orders cannot be replaced; cancel it and submit a new order`, { order_id: order.order_id });
-      if (order.phase === "done")
-        throw refusal("ORDER_NOT_REPLACEABLE", `order ${order.order_id} is ${order.status} and can no longer be replaced`, {
-          order_id: order.order_id,
-          status: order.status,
-        });
+      if (!spec.replaceable) {
+        return refused(
+          refusal("ORDER_NOT_REPLACEABLE", `${order.order_type} orders cannot be replaced; cancel it and submit a new order`, { order_id: order.order_id }),
+        );
+      }
+      if (order.phase === "done") {
+        return refused(
+          refusal("ORDER_NOT_REPLACEABLE", `order ${order.order_id} is ${order.status} and can no longer be replaced`, {
+            order_id: order.order_id,
+            status: order.status,
+          }),
+        );
+      }
 
       const triggered = order.trigger_status === "RELEASED";
       const problems: BrokerProblem[] = [];
@@ -291,7 +316,7 @@ export const PaperBroker = {
         ]),
         ...trailingProblems(order.order_type, options.trailing_percent),
       );
-      if (problems.length) throw refusalOf(problems);
+      if (problems.length) return refused(refusalOf(problems));
 
       const last = await lastPrice(data, order.symbol);
       const terms: Partial<PaperOrder> = { quantity: new Dec(options.quantity).toFixed() };
@@ -315,38 +340,47 @@ export const PaperBroker = {
       if (order.side === "Sell") {
         const free = book.positionAvailable(order.symbol, order.sleeve).plus(order.frozen_quantity);
         if (remaining.gt(free)) {
-          throw refusal("INSUFFICIENT_POSITION", `the replaced order would sell ${remaining.toFixed()} more shares; ${free.toFixed()} are free`, {
-            available_quantity: free.toFixed(),
-          });
+          return refused(
+            refusal("INSUFFICIENT_POSITION", `the replaced order would sell ${remaining.toFixed()} more shares; ${free.toFixed()} are free`, {
+              available_quantity: free.toFixed(),
+            }),
+          );
         }
       } else {
         const required = book.reservationOf(next).cash;
         const free = book.available(order.currency, order.sleeve).plus(order.frozen_cash);
         if (required.gt(free)) {
-          throw refusal(
-            "INSUFFICIENT_CASH",
-            `the replaced order needs ${required.toFixed(2)} ${order.currency}; ${free.toFixed(2)} ${order.currency} is free counting what the order holds now`,
-            { required: required.toFixed(2), available: free.toFixed(2), currency: order.currency },
+          return refused(
+            refusal(
+              "INSUFFICIENT_CASH",
+              `the replaced order needs ${required.toFixed(2)} ${order.currency}; ${free.toFixed(2)} ${order.currency} is free counting what the order holds now`,
+              { required: required.toFixed(2), available: free.toFixed(2), currency: order.currency },
+            ),
           );
         }
       }
       book.replace(order, terms, now);
       await matchOnArrival(ctx, order, last, true);
-      return undefined;
+      return accepted();
     });
   },
 
-  async cancelOrder(deps: PaperBrokerDeps, accountId: string, orderId: string): Promise<void> {
-    await withAccount(deps, accountId, async (ctx) => {
-      const order = await findOrder(ctx, orderId);
+  /** Cancels a working order, or answers why not (nothing is written then). */
+  async cancelOrder(deps: PaperBrokerDeps, accountId: string, orderId: string): Promise<BrokerResult<void>> {
+    return orderOperation(deps, accountId, async (ctx) => {
+      const found = await findOrder(ctx, orderId);
+      if (!found.ok) return found;
+      const order = found.value;
       if (order.phase === "done") {
-        throw refusal("ORDER_NOT_CANCELLABLE", `order ${orderId} is ${order.status} and can no longer be cancelled`, {
-          order_id: orderId,
-          status: order.status,
-        });
+        return refused(
+          refusal("ORDER_NOT_CANCELLABLE", `order ${orderId} is ${order.status} and can no longer be cancelled`, {
+            order_id: orderId,
+            status: order.status,
+          }),
+        );
       }
       ctx.book.withdraw(order, "", ctx.now);
-      return undefined;
+      return accepted();
     });
   },
 

@@ -56,9 +56,12 @@ describe("GTD dates and trailing percentages", () => {
   });
 
   it("joins several problems into one refusal coded by the first", () => {
-    const error = refusalOf([...quantityProblems("HK", "LO", "150", 100), ...tickProblems(HkStockTicksPhase1, [{ field: "submitted_price", value: "780.3" }])]);
-    expect(error).toMatchObject({ status: 400, code: "INVALID_LOT_SIZE" });
-    expect((error.extra.problems as unknown[]).length).toBe(2);
+    const refusal = refusalOf([
+      ...quantityProblems("HK", "LO", "150", 100),
+      ...tickProblems(HkStockTicksPhase1, [{ field: "submitted_price", value: "780.3" }]),
+    ]);
+    expect(refusal).toMatchObject({ status: 400, code: "INVALID_LOT_SIZE" });
+    expect((refusal.details.problems as unknown[]).length).toBe(2);
   });
 });
 

@@ -20,14 +20,54 @@ export interface BrokerProblem {
   message: string;
 }
 
-/** A broker refusal: answered as data (`success: false`) by the pass-through endpoints, never as a fault. */
-export function refusal(code: string, message: string, extra: Record<string, unknown> = {}, status = 400): DomainError {
-  return new DomainError(status, code, message, extra);
+/**
+ * A broker refusal as data, as the engine's denials are: a stable code, why, the numbers behind it
+ * (`details`: `order_id` when the refused order was kept, `required`/`available`, `problems`...) and
+ * the HTTP status an edge that throws answers with (`refusalError`).
+ */
+export interface BrokerRefusal {
+  status: number;
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+/** What an order operation answers: its value, or the broker's refusal. */
+export type BrokerResult<T> = { ok: true; value: T } | { ok: false; refusal: BrokerRefusal };
+
+/** The one way to build a refusal: 400 unless told (an unknown order is 404). */
+export function refusal(code: string, message: string, details: Record<string, unknown> = {}, status = 400): BrokerRefusal {
+  return { status, code, message, details };
 }
 
 /** One refusal for a list of problems: the first problem's code, every message, and the list itself. */
-export function refusalOf(problems: BrokerProblem[]): DomainError {
+export function refusalOf(problems: BrokerProblem[]): BrokerRefusal {
   return refusal(problems[0].code, problems.map((p) => p.message).join("; "), { problems });
+}
+
+/** An operation's value as its result. */
+export function accepted(): BrokerResult<void>;
+export function accepted<T>(value: T): BrokerResult<T>;
+export function accepted<T>(value?: T): BrokerResult<T | undefined> {
+  return { ok: true, value };
+}
+
+/** A refusal as an operation's result. */
+export const refused = (refusal: BrokerRefusal): { ok: false; refusal: BrokerRefusal } => ({ ok: false, refusal });
+
+/**
+ * A refusal as the domain error that answers it where a call must throw: the `OrderGateway` port
+ * (LongPort's gateway throws its refusals too) and the reads. The pass-through endpoints turn it
+ * back into data (`success: false`); other endpoints answer its status.
+ */
+export function refusalError({ status, code, message, details }: BrokerRefusal): DomainError {
+  return new DomainError(status, code, message, details);
+}
+
+/** The result's value, or its refusal thrown (`refusalError`). */
+export function valueOrThrow<T>(result: BrokerResult<T>): T {
+  if (!result.ok) throw refusalError(result.refusal);
+  return result.value;
 }
 
 const problemOf = ({ field, code, message }: OrderRules.TermProblem): BrokerProblem => ({ field, code, message });

@@ -1,6 +1,7 @@
 import { Fees, type FeeConfig } from "@tp/core/fees/index";
 import { Dec } from "@tp/core/money/decimal";
 import { PaperBroker, type PaperBrokerDeps } from "@tp/core/paper/broker";
+import { valueOrThrow } from "@tp/core/paper/rules";
 import { PaperCurrencies, type PaperCurrency } from "@tp/core/paper/types";
 import type { Clock } from "@tp/core/provider/clock";
 import type { MarketData } from "@tp/core/provider/market-data";
@@ -27,7 +28,9 @@ import { DynamoPaperAccountStore, paperOrderId } from "./dynamo-paper-store";
 
 /**
  * The paper broker behind the `OrderGateway` port, for one account: LongPort's order types and
- * account queries, filled against the market-data provider, state in the table.
+ * account queries, filled against the market-data provider, state in the table. The port answers
+ * a refusal by throwing it (as LongPort's gateway does), so the broker's refusals, data inside,
+ * are thrown here as their domain errors.
  */
 export class PaperOrderGateway implements OrderGateway {
   constructor(
@@ -37,16 +40,16 @@ export class PaperOrderGateway implements OrderGateway {
     readonly sleeve?: string,
   ) {}
 
-  submitOrder(options: SubmitOrderOptions): Promise<SubmitOrderResponse> {
-    return PaperBroker.submitOrder(this.deps, this.accountId, options, this.sleeve);
+  async submitOrder(options: SubmitOrderOptions): Promise<SubmitOrderResponse> {
+    return valueOrThrow(await PaperBroker.submitOrder(this.deps, this.accountId, options, this.sleeve));
   }
 
-  replaceOrder(options: ReplaceOrderOptions): Promise<void> {
-    return PaperBroker.replaceOrder(this.deps, this.accountId, options);
+  async replaceOrder(options: ReplaceOrderOptions): Promise<void> {
+    valueOrThrow(await PaperBroker.replaceOrder(this.deps, this.accountId, options));
   }
 
-  cancelOrder(orderId: string): Promise<void> {
-    return PaperBroker.cancelOrder(this.deps, this.accountId, orderId);
+  async cancelOrder(orderId: string): Promise<void> {
+    valueOrThrow(await PaperBroker.cancelOrder(this.deps, this.accountId, orderId));
   }
 
   todayExecutions(options?: GetTodayExecutionsOptions): Promise<Execution[]> {
