@@ -1,5 +1,4 @@
 import { Fees } from "../fees/index";
-import { Round } from "../money/decimal";
 import type { OrderSide, EngineOrder } from "./events";
 import { ESTIMATE_TOLERANCE, surely } from "../money/exact";
 import { exchangeDay } from "./days";
@@ -7,7 +6,7 @@ import { Money } from "../money/money";
 import type { Market } from "../market/market";
 import { unfilled, ZERO, type ChannelRuntime, type EngineCore, type HoldBucket, type OrderRequest, type Sleeve, type SymbolInfo } from "./runtime";
 
-/** A channel's cash: what pending buys promise, what is free, what an entry may size to, and what a fill costs in commission (docs/trading-engine.md "Numbers", "Execution"). */
+/** A channel's cash: what pending buys promise, what is free, what an entry may size to, and what a fill costs in commission, asked of the fee domain's `fees/charge.ts` with the engine's clock and memo (docs/trading-engine.md "Numbers", "Execution"). */
 
 /** The one estimate object `freeCashEstimate` fills (nothing is allocated per call). */
 const ESTIMATE = { free: 0, scale: 0 };
@@ -168,8 +167,11 @@ function bucketOf(e: EngineCore, channelId: string, info: SymbolInfo): HoldBucke
 
 /** The exchange day a hold's commission is priced on: the broker's schedule prices by the trade date; the percent model and markets without a schedule do not (0). */
 function feeDay(e: EngineCore, market: Market): number {
-  return e.commissionRate === null && e.setup.fees !== null && (market === "US" || market === "HK") ? exchangeDay(e, market) : 0;
+  return scheduled(e, market) ? exchangeDay(e, market) : 0;
 }
+
+/** Whether the broker's schedule prices a trade in `market` (`Fees.feeModel`): only then is the exchange date asked of the clock. */
+const scheduled = (e: EngineCore, market: Market): boolean => Fees.feeModel(e.commissionRate, e.setup.fees, market) === "schedule";
 
 export function referencePrice(e: EngineCore, request: OrderRequest): number {
   return request.price ?? lastOf(e, request.symbol);
@@ -196,48 +198,32 @@ export function coversEstimate(e: EngineCore, channel: ChannelRuntime, info: Sym
 }
 
 /**
- * The cash a trade of `value` moves before its fee: to the cent at a broker (`inCents`: a broker's
- * schedule, or a venue's own books; brokers settle in cents), exact under the percent model (the
- * reference engine's rule). The paper broker settles by the same function (docs/accounts.md "Fees and the cash of a fill").
- */
-export const settledValue = (value: Money, inCents: boolean): Money => (inCents ? Money.fromDec(Round.nearestCent(value.toDec())) : value);
-
-/**
  * The fee part of what a pending buy holds: what the whole order would cost beyond what it was
- * charged so far (its remaining `quantity` at `price`, worth `value`). The paper broker holds a
- * working buy's fees by the same rule (docs/paper-broker.md "Holds").
+ * charged so far (its remaining `quantity` at `price`, worth `value`), by the rule a fill of it
+ * would be charged (`Fees.chargedAsPart`). The paper broker holds a working buy's fees by the same
+ * rule (docs/paper-broker.md "Holds").
  */
 function holdFees(e: EngineCore, order: EngineOrder, info: SymbolInfo, quantity: number, price: number, exactPrice?: Money): Money {
-  // The percent model is linear: the rest of the order costs its rate.
-  if (e.commissionRate !== null || order.filled === undefined) return commissionOf(e, info, "buy", quantity, price, exactPrice);
+  if (!Fees.chargedAsPart(e.commissionRate, quantity, order.quantity, order.filled !== undefined))
+    return commissionOf(e, info, "buy", quantity, price, exactPrice);
   return partCommission(e, order, info, quantity, (exactPrice ?? Money.of(price)).timesInteger(quantity));
 }
 
-/** `exactPrice` is `Money.of(price)` when the caller has it already. */
+/**
+ * The fee of a whole order of `quantity` at `price` (`Fees.orderFee`: the percent model's rate, or
+ * the broker's schedule on the exchange date, with the engine's memo of the last fee asked).
+ * `exactPrice` is `Money.of(price)` when the caller has it already.
+ */
 export function commissionOf(e: EngineCore, info: SymbolInfo, side: OrderSide, quantity: number, price: number, exactPrice?: Money): Money {
-  if (e.commissionRate !== null) return e.commissionRate.times(exactPrice ?? Money.of(price)).times(Money.of(quantity));
-  if (e.setup.fees === null || (info.market !== "US" && info.market !== "HK") || quantity <= 0) return ZERO;
-  const day = exchangeDay(e, info.market);
-  const date = e.tradeDate;
-  // The schedule is a pure function of these: a buy's pre-trade check and its fill at the same close ask twice.
-  const memo = e.feeMemo;
-  if (memo.market === info.market && memo.side === side && memo.quantity === quantity && memo.price === price && memo.day === day) return memo.fee;
-  const fee = Fees.totalFee(e.setup.fees, info.market, side, Money.of(quantity), exactPrice ?? Money.of(price), date.iso);
-  memo.market = info.market;
-  memo.side = side;
-  memo.quantity = quantity;
-  memo.price = price;
-  memo.day = day;
-  memo.fee = fee;
-  return fee;
+  const day = quantity > 0 ? feeDay(e, info.market) : 0;
+  return Fees.orderFee(e.commissionRate, e.setup.fees, info.market, side, quantity, price, exactPrice, day, e.tradeDate.iso, e.feeMemo);
 }
 
-/** The broker schedule's charge for a part of `order` worth `notional` (`Fees.chargesOn` on the order so far, less what it was charged). */
+/** The broker schedule's charge for a part of `order` worth `notional` (`Fees.partFee`: the schedule on the order so far, less what it was charged). */
 export function partCommission(e: EngineCore, order: EngineOrder, info: SymbolInfo, quantity: number, notional: Money): Money {
-  if (e.setup.fees === null || (info.market !== "US" && info.market !== "HK")) return ZERO;
+  if (!scheduled(e, info.market)) return ZERO;
   exchangeDay(e, info.market);
   const executed = Money.of((order.filled ?? 0) + quantity);
   const value = Money.of(order.filled_value ?? "0").plus(notional);
-  const total = Fees.chargesOn(e.setup.fees, info.market, order.side, executed, value, e.tradeDate.iso).total;
-  return Money.max(total.minus(Money.of(order.filled_commission ?? "0")), ZERO);
+  return Fees.partFee(e.setup.fees, info.market, order.side, executed, value, Money.of(order.filled_commission ?? "0"), e.tradeDate.iso);
 }

@@ -3,7 +3,8 @@ import { decimalText } from "../money/exact";
 import { book } from "./ledger";
 import { AT_LEVEL, AT_OPEN, fillableShares, limitReach, touchReach, type Reach } from "./matching";
 import { Money } from "../money/money";
-import { commissionOf, hold, partCommission, release, settledValue } from "./cash";
+import { commissionOf, hold, partCommission, release } from "./cash";
+import { Fees } from "../fees/index";
 import type { BarColumns } from "../strategies/strategy";
 import { unfilled, ZERO, type EngineCore, type SymbolInfo } from "./runtime";
 import { cancelPending } from "./cancels";
@@ -215,16 +216,15 @@ export function fill(
   // A venue that keeps its own books (the paper broker) is booked as it booked: the fee it charged.
   const charged = typeof venue === "object" ? venue : null;
   const value = exactPrice.timesInteger(quantity);
-  // The cash the trade moves: its value to the cent at a broker (its schedule, or a venue's own books), exact under the percent model (docs/accounts.md).
-  const notional = settledValue(value, charged !== null || e.commissionRate === null);
-  // A part of an order (a bar's volume share) is charged by the one rule for orders filled in parts: the schedule on the order so far, less what it was charged.
-  const part = !charged && e.commissionRate === null && (quantity < order.quantity || order.filled !== undefined);
+  // The cash the trade moves and its fee, by the fee domain's rules (fees/charge.ts, docs/accounts.md): its value to the cent at a broker
+  // (its schedule, or a venue's own books), exact under the percent model; a part of an order (a bar's volume share) charged the schedule on the order so far, less what it was charged.
+  const notional = Fees.settledValue(value, Fees.settlesInCents(e.commissionRate, charged !== null));
   const commission = charged
     ? Money.of(charged.commission)
-    : part
+    : Fees.chargedAsPart(e.commissionRate, quantity, order.quantity, order.filled !== undefined)
       ? partCommission(e, order, info, quantity, value)
       : commissionOf(e, info, order.side, quantity, price, exactPrice);
-  const cashFlow = order.side === "buy" ? notional.plus(commission).negated() : notional.minus(commission);
+  const cashFlow = Fees.cashMoved(order.side, notional, commission);
   const cash = channel.cash.get(info.currency) ?? ZERO;
   const cashAfter = cash.plus(cashFlow);
   if (order.side === "buy" && cashAfter.isBelowZero() && !venueFill) {

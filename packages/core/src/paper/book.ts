@@ -1,4 +1,4 @@
-import { settledValue } from "../engine/cash";
+import { Fees } from "../fees/index";
 import { Money } from "../money/money";
 import { adjustmentOf, closeSleeve, freeCash, freeShares, holdChanged, newAccount, sleeveOf } from "./account-rules";
 import type { FeeConfig, TradingFee } from "../fees/index";
@@ -189,7 +189,7 @@ export class PaperBook {
     const quantity = order.side === "Buy" ? affordable(this.options.fees, this.now, this.account, order, wanted, price, at) : wanted;
     if (quantity.lte(0)) return ZERO;
     const exact = quantity.times(price);
-    const amount = settledValue(Money.fromDec(exact), true).toDec();
+    const amount = Fees.settledValue(Money.fromDec(exact), true).toDec();
     order.executed_quantity = new Dec(order.executed_quantity).plus(quantity).toFixed();
     order.executed_amount = new Dec(order.executed_amount).plus(exact).toFixed();
     const fee = this.feeFor(order, new Dec(order.executed_quantity), new Dec(order.executed_amount), at);

@@ -1,13 +1,14 @@
 import { book, type Position } from "../engine/ledger";
+import { Fees } from "../fees/index";
 import { Dec, money } from "../money/decimal";
 import { Money } from "../money/money";
 import type { PaperAccount, PaperOrder, PaperPosition } from "./types";
 
 /**
- * A paper fill booked into the account: the cash line moved by the fill's value and fee, the
- * holding booked by the engine's ledger (`engine/ledger.ts`: cost basis with fees, the share of it
- * a sale releases, realised P&L) and stored back as text, and the session's sleeve moved with the
- * account (the same cash, the same shares). The paper book (`book.ts`) records the order's side of it.
+ * A paper fill booked into the account: the cash line moved by the fill's value and fee (the fee
+ * domain's rule, `fees/charge.ts`), the holding booked by the engine's ledger (`engine/ledger.ts`:
+ * cost basis with fees, the share of it a sale releases, realised P&L) and stored back as text, and
+ * the session's sleeve moved with the account (the same cash, the same shares). The paper book (`book.ts`) records the order's side of it.
  */
 
 /** A stored holding as the engine's ledger position (holdings stored before the ledger kept no round trip: they start one). */
@@ -45,10 +46,11 @@ export function bookFill(account: PaperAccount, order: PaperOrder, quantity: Dec
     frozen: "0",
     cost_amount: "0.00",
   });
-  // The engine's ledger books the holding (cost basis with fees, the share of it a sale releases, realised P&L).
-  const cashFlow = Money.fromDec(order.side === "Buy" ? amount.plus(feeDelta).negated() : amount.minus(feeDelta));
+  // The cash it moves by the fee domain's rule (the engine's too); the engine's ledger books the holding (cost basis with fees, the share of it a sale releases, realised P&L).
+  const fee = Money.fromDec(feeDelta);
+  const cashFlow = Fees.cashMoved(order.side === "Buy" ? "buy" : "sell", Money.fromDec(amount), fee);
   const holding = ledgerPosition(position);
-  book(holding, order.side === "Buy" ? quantity.toNumber() : -quantity.toNumber(), price.toNumber(), cashFlow, Money.fromDec(feeDelta), at);
+  book(holding, order.side === "Buy" ? quantity.toNumber() : -quantity.toNumber(), price.toNumber(), cashFlow, fee, at);
   Object.assign(position, storedPosition(holding));
   line.cash = money(new Dec(line.cash).plus(cashFlow.toDec()));
   // The session's sleeve moves with the account: the same cash, the same shares (a sleeve dissolved meanwhile has nothing to move).

@@ -1,4 +1,3 @@
-import { settledValue } from "../engine/cash";
 import { Fees, type FeeConfig, type TradingFee } from "../fees/index";
 import { Dec, money } from "../money/decimal";
 import { Money } from "../money/money";
@@ -6,10 +5,12 @@ import { freeCash } from "./account-rules";
 import type { PaperAccount, PaperOrder } from "./types";
 
 /**
- * What a paper order's fills cost and hold: the fee of an order executed so far (`Fees.chargesOn`,
- * the one rule for orders filled in parts), the cash a buy holds for its remaining shares with the
- * fees they would add, and the most a buy can fill without the account's free cash going below
- * zero. Pure over the account and the fee schedule; the paper book (`book.ts`) calls them.
+ * What a paper order's fills cost and hold: the fee of an order executed so far, the cash a buy
+ * holds for its remaining shares with the fees they would add, and the most a buy can fill without
+ * the account's free cash going below zero. How a fee is charged is the fee domain's
+ * (`fees/charge.ts`: the one rule for orders filled in parts, a value settled to the cent, the
+ * engine's too); this file gives it the paper order's figures and the trade date by the broker's
+ * clock. Pure over the account and the fee schedule; the paper book (`book.ts`) calls them.
  */
 
 const ZERO = new Dec(0);
@@ -20,7 +21,7 @@ export interface Reservation {
   fees: Dec;
 }
 
-/** What an order that has executed `quantity` shares worth `value` in all is charged (`Fees.chargesOn`: the one rule for orders filled in parts). */
+/** What an order that has executed `quantity` shares worth `value` in all is charged at `at` (`Fees.feeSoFar`: the one rule for orders filled in parts). */
 export function feeOf(
   fees: FeeConfig,
   order: Pick<PaperOrder, "side" | "market">,
@@ -28,11 +29,19 @@ export function feeOf(
   value: Dec,
   at: number,
 ): { total: Dec; details: TradingFee | null } {
-  if (quantity.lte(0) || value.lte(0)) return { total: ZERO, details: null };
-  const side = order.side === "Buy" ? "buy" : "sell";
-  const charged = Fees.chargesOn(fees, order.market, side, Money.fromDec(quantity), Money.fromDec(value), Fees.tradeDateOf(order.market, new Date(at)));
+  const charged = feeSoFar(fees, order, quantity, value, at);
   return { total: charged.total.toDec(), details: charged.details };
 }
+
+const feeSoFar = (fees: FeeConfig, order: Pick<PaperOrder, "side" | "market">, quantity: Dec, value: Dec, at: number) =>
+  Fees.feeSoFar(
+    fees,
+    order.market,
+    order.side === "Buy" ? "buy" : "sell",
+    Money.fromDec(quantity),
+    Money.fromDec(value),
+    Fees.tradeDateOf(order.market, new Date(at)),
+  );
 
 /**
  * Cash a buy order must hold: its remaining shares at its reservation price, plus the fees the
@@ -44,9 +53,10 @@ export function reservationOf(fees: FeeConfig, now: number, order: PaperOrder): 
   const remaining = quantity.minus(order.executed_quantity);
   if (remaining.lte(0)) return { cash: ZERO, fees: ZERO };
   const remainingValue = remaining.times(order.reserve_price);
-  const total = feeOf(fees, order, quantity, new Dec(order.executed_amount).plus(remainingValue), now).total;
-  const extra = Dec.max(ZERO, total.minus(order.fees_charged));
-  return { cash: settledValue(Money.fromDec(remainingValue), true).toDec().plus(extra), fees: extra };
+  // The fees the whole order would cost beyond those charged: what its remaining part would be charged (`Fees.beyondCharged`, as the engine holds).
+  const total = feeSoFar(fees, order, quantity, new Dec(order.executed_amount).plus(remainingValue), now).total;
+  const extra = Fees.beyondCharged(total, Money.of(order.fees_charged)).toDec();
+  return { cash: Fees.settledValue(Money.fromDec(remainingValue), true).toDec().plus(extra), fees: extra };
 }
 
 /** The most of `wanted` (in whole lots) a buy can fill at `price` without the account's free cash going below zero. */
@@ -68,7 +78,7 @@ function availableAfterFill(fees: FeeConfig, now: number, account: PaperAccount,
   const executed = new Dec(order.executed_quantity).plus(quantity);
   const executedAmount = new Dec(order.executed_amount).plus(quantity.times(price));
   const feeTotal = feeOf(fees, order, executed, executedAmount, at).total;
-  const cost = settledValue(Money.fromDec(quantity.times(price)), true)
+  const cost = Fees.settledValue(Money.fromDec(quantity.times(price)), true)
     .toDec()
     .plus(feeTotal.minus(order.fees_charged));
   const next = reservationOf(fees, now, {
