@@ -1,4 +1,3 @@
-import { Dec } from "../money/decimal";
 import { Markets, marketOf } from "../market/market";
 import type { Limits } from "../risk/risk";
 import type { Timeframe } from "../strategies/definition";
@@ -10,29 +9,24 @@ import type { Denial, EngineEvent, EngineOrder, EventType } from "./events";
 import { settleExits, watchExits } from "./exits";
 import { fillIntrabar, fillPending, type VenueCharge } from "./fills";
 import { emptyPosition, type Position } from "./ledger";
-import { Money } from "../money/money";
 import { biasesOf, multiTimeframeBar, type DirectorBias } from "./multi-timeframe";
 import { replaceOrder } from "./order-replacement";
 import * as Commands from "./commands";
 import { newChannel } from "./channel-build";
 import { actOnSignal } from "./orders";
 import {
+  EngineCore,
   equityOf,
-  newHolds,
   newTracker,
   NO_ROUTES,
   PERIOD_MS,
-  ZERO,
   type ChannelRunState,
   type ChannelRuntime,
-  type EngineCore,
-  type ExitDue,
   type OrderRequest,
   type Sleeve,
   type SymbolInfo,
-  type Tracker,
 } from "./runtime";
-import { DEFAULT_EXIT_RULES, type EngineSetup, type ExitRules } from "./setup";
+import type { EngineSetup } from "./setup";
 import { restoreInto, snapshotOf, type EngineSnapshot } from "./snapshot";
 import { orderRouted, venueFilled, venueOrderEnded, venueReplaced, type VenueEnd } from "./venue-reports";
 import { viewOf, type EngineView } from "./view";
@@ -54,66 +48,22 @@ export { barCloseIn, dayMarketOf, regularCloseOf } from "./days";
  * checks and monitors, fed closed bars in time order by whichever driver runs it (backtest
  * chunks, replay, the session worker). Deterministic: it reads time only from the bars and
  * commands it is given, and its whole state is the JSON of `snapshot()`. The class is the façade
- * and the hot loops; its state (`EngineCore`, `runtime.ts`) is shared with the engine's modules:
+ * and the hot loops; it extends its state (`EngineCore`, `runtime.ts`, the fields declared once), which the engine's modules share:
  * a channel's runtime built from its setup (`channel-build.ts`), signals into orders and placing
  * them (`orders.ts`), the commands outside the bars (`commands.ts`), pre-trade checks (`checks.ts`), cash and commission (`cash.ts`), fills (`fills.ts`), days and
  * monitors (`days.ts`), order replacement (`order-replacement.ts`), a broker venue's reports
  * (`venue-reports.ts`), multi-timeframe sleeves (`multi-timeframe.ts`), warm-up (`warm-up.ts`),
  * the view (`view.ts`) and the snapshot (`snapshot.ts`).
  */
-export class TradingEngine implements EngineCore {
-  readonly channels: ChannelRuntime[] = [];
+export class TradingEngine extends EngineCore {
   private readonly byId = new Map<string, ChannelRuntime>();
-  readonly symbols = new Map<string, SymbolInfo>();
-  readonly timeZone: string;
-  pending: EngineOrder[] = [];
-  ended: EngineOrder[] = [];
-  readonly holds = newHolds();
   /** Scratch of `onColumns`: each listener's signals and how far they are handled. */
   private readonly columnSignals: IndexedSignal[][] = [];
   private readonly columnCursors: number[] = [];
   private events: EngineEvent[] = [];
-  sequence = 0;
-  orderCounter = 0;
-  time = 0;
-  /** Local day number of the current trading day, and the UTC range it covers. */
-  day = -1;
-  dayStart = 0;
-  dayEnd = 0;
-  session: Tracker;
-  readonly commissionRate: Money | null;
-  readonly commissionRateNumber: number;
-  /** The last fee the broker's schedule gave, and what it was asked. */
-  readonly feeMemo = { market: "", side: "", quantity: NaN, price: NaN, day: NaN, fee: ZERO };
-  /** The exchange-local trade date last asked for (fees, tick grids), and the UTC span of that day. */
-  readonly tradeDate = { market: "", day: NaN, iso: "", from: NaN, to: NaN };
-  readonly fraction: Dec;
-  readonly fractionNumber: number;
-  readonly slippage: number;
-  /** Whether orders fill on the bars fed (`venue` bars) rather than by a broker's reports. */
-  readonly barFills: boolean;
-  /** `execution.max_participation`: the share of a bar's volume one order may take (null: whole orders). */
-  readonly participation: number | null;
-  /** Volume of the bar being fed (what a fill at its close may take of it). */
-  barVolume = 0;
-  /** `execution.intrabar` on bars: fills walk the minutes a driver hands over (`useMinutes`). */
-  readonly intrabar: boolean;
-  intrabarMissing = 0;
-  readonly exitRules: ExitRules;
-  readonly exitsDue: ExitDue[] = [];
 
-  constructor(readonly setup: EngineSetup) {
-    this.barFills = setup.venue !== "broker";
-    this.timeZone = Markets[dayMarketOf(setup)].timeZone;
-    const commission = setup.execution.commission;
-    this.commissionRate = commission.model === "percent" ? Money.of(commission.rate) : null;
-    this.commissionRateNumber = commission.model === "percent" ? commission.rate : 0;
-    this.fraction = new Dec(setup.execution.sizing.fraction);
-    this.fractionNumber = setup.execution.sizing.fraction;
-    this.slippage = setup.execution.slippage_bps / 10_000;
-    this.participation = setup.execution.max_participation ?? null;
-    this.intrabar = this.barFills && setup.execution.intrabar === "1m";
-    this.exitRules = setup.execution.exits ?? DEFAULT_EXIT_RULES;
+  constructor(setup: EngineSetup) {
+    super(setup, Markets[dayMarketOf(setup)].timeZone);
     for (const channel of setup.channels) {
       const runtime = newChannel(setup, channel);
       const sleeves = runtime.sleeves;

@@ -1,11 +1,11 @@
-import type { Dec } from "../money/decimal";
+import { Dec } from "../money/decimal";
 import type { Market } from "../market/market";
 import type { Timeframe } from "../strategies/definition";
 import type { BarColumns, Signal, Strategy } from "../strategies/strategy";
 import type { Denial, EngineOrder, EngineOrderType, EventType, OrderSide } from "./events";
 import type { Position } from "./ledger";
 import { Money } from "../money/money";
-import type { ChannelSetup, EngineSetup, ExitRules, ProtectiveExits } from "./setup";
+import { DEFAULT_EXIT_RULES, type ChannelSetup, type EngineSetup, type ExitRules, type ProtectiveExits } from "./setup";
 
 /** The engine's runtime model (channels, sleeves, symbols, trackers) and the figures computed over it alone. */
 
@@ -171,62 +171,88 @@ export const newStats = (): Stats => ({
 });
 
 /**
- * The engine's state and the few primitives its modules share (`TradingEngine` is it): the
- * checks, cash, fills, days, view and snapshot modules are functions over it, the class keeps
- * the façade and the hot loops. Outside `engine/`, use `TradingEngine`'s methods only.
+ * The engine's state and the few primitives its modules share, declared once: the checks, cash,
+ * fills, days, view and snapshot modules are functions over it; `TradingEngine` (`engine.ts`)
+ * extends it with the façade and the hot loops, builds the channels and gives the primitives.
+ * What follows from the setup alone is set here, in one constructor, so every engine has the
+ * same fields in the same order (one hidden class on the bar path). Outside `engine/`, use
+ * `TradingEngine`'s methods only.
  */
-export interface EngineCore {
-  readonly setup: EngineSetup;
-  readonly channels: ChannelRuntime[];
-  readonly symbols: Map<string, SymbolInfo>;
-  readonly timeZone: string;
-  pending: EngineOrder[];
+export abstract class EngineCore {
+  readonly channels: ChannelRuntime[] = [];
+  readonly symbols = new Map<string, SymbolInfo>();
+  pending: EngineOrder[] = [];
   /**
    * A broker's orders that are over (filled, cancelled, rejected, expired), newest last, at most
    * `ENDED_KEPT`: an execution the broker lists after the order's end is still booked, once, and
    * one beyond its quantity is refused (`venue-reports.ts`).
    */
-  ended: EngineOrder[];
+  ended: EngineOrder[] = [];
   /** What the pending buys hold of each channel's cash (cash.ts keeps it as they rest, fill, change and end). */
-  readonly holds: Holds;
-  sequence: number;
-  orderCounter: number;
-  time: number;
+  readonly holds = newHolds();
+  sequence = 0;
+  orderCounter = 0;
+  time = 0;
   /** Local day number of the current trading day, and the UTC range it covers. */
-  day: number;
-  dayStart: number;
-  dayEnd: number;
-  session: Tracker;
-  readonly commissionRate: Money | null;
-  readonly commissionRateNumber: number;
+  day = -1;
+  dayStart = 0;
+  dayEnd = 0;
+  /** The whole session's figures, set once the channels are built (their equity is its start). */
+  session!: Tracker;
   /** The last fee the broker's schedule gave, and what it was asked. */
-  readonly feeMemo: { market: string; side: string; quantity: number; price: number; day: number; fee: Money };
+  readonly feeMemo = { market: "", side: "", quantity: NaN, price: NaN, day: NaN, fee: ZERO };
   /** The exchange-local trade date last asked for (fees, tick grids), and the UTC span of that day. */
-  readonly tradeDate: { market: string; day: number; iso: string; from: number; to: number };
-  readonly fraction: Dec;
-  readonly fractionNumber: number;
-  readonly slippage: number;
+  readonly tradeDate = { market: "", day: NaN, iso: "", from: NaN, to: NaN };
+  /** Volume of the bar being fed (what a fill at its close may take of it). */
+  barVolume = 0;
+  /** `execution.intrabar`: bars whose waiting orders were tried on the bar's own prices for want of stored minutes, since `reportIntrabar`. */
+  intrabarMissing = 0;
+  /** Positions a fill changed whose protective orders are to be brought in line (`exits.ts` `settleExits`). */
+  readonly exitsDue: ExitDue[] = [];
   /** Whether orders fill on the bars fed (`venue` bars) rather than by a broker's reports. */
   readonly barFills: boolean;
+  /** `execution.intrabar` on bars: fills walk the minutes a driver hands over (`useMinutes`). */
+  readonly intrabar: boolean;
+  /** `execution.commission` of the percent model as a rate (null: the broker's schedule), and as float64 (0). */
+  readonly commissionRate: Money | null;
+  readonly commissionRateNumber: number;
+  /** `execution.sizing.fraction`: the share of free cash an entry spends. */
+  readonly fraction: Dec;
+  readonly fractionNumber: number;
+  /** `execution.slippage_bps` as a fraction of the price. */
+  readonly slippage: number;
   /** `execution.max_participation`: the share of a bar's volume one order may take (null: whole orders). */
   readonly participation: number | null;
-  /** Volume of the bar being fed (what a fill at its close may take of it). */
-  barVolume: number;
-  /** `execution.intrabar`: bars whose waiting orders were tried on the bar's own prices for want of stored minutes, since `reportIntrabar`. */
-  intrabarMissing: number;
   /** How protective exits fill on bars (`execution.exits`). */
   readonly exitRules: ExitRules;
-  /** Positions a fill changed whose protective orders are to be brought in line (`exits.ts` `settleExits`). */
-  readonly exitsDue: ExitDue[];
-  info(symbol: string): SymbolInfo;
-  channel(channelId: string): ChannelRuntime;
-  emit(type: EventType, channelId: string | null, data: Record<string, unknown>): void;
-  refreshCash(channel: ChannelRuntime, changed?: string, changedText?: string): void;
-  sleeveOf(channel: ChannelRuntime, key: string): Sleeve;
-  positionOf(sleeve: Sleeve, symbol: string): Position;
-  totalEquity(): number;
+
+  /** `timeZone`: that of the market whose days the engine counts (`days.ts` `dayMarketOf`). */
+  protected constructor(
+    readonly setup: EngineSetup,
+    readonly timeZone: string,
+  ) {
+    const execution = setup.execution;
+    this.barFills = setup.venue !== "broker";
+    this.intrabar = this.barFills && execution.intrabar === "1m";
+    const commission = execution.commission;
+    this.commissionRate = commission.model === "percent" ? Money.of(commission.rate) : null;
+    this.commissionRateNumber = commission.model === "percent" ? commission.rate : 0;
+    this.fraction = new Dec(execution.sizing.fraction);
+    this.fractionNumber = execution.sizing.fraction;
+    this.slippage = execution.slippage_bps / 10_000;
+    this.participation = execution.max_participation ?? null;
+    this.exitRules = execution.exits ?? DEFAULT_EXIT_RULES;
+  }
+
+  abstract info(symbol: string): SymbolInfo;
+  abstract channel(channelId: string): ChannelRuntime;
+  abstract emit(type: EventType, channelId: string | null, data: Record<string, unknown>): void;
+  abstract refreshCash(channel: ChannelRuntime, changed?: string, changedText?: string): void;
+  abstract sleeveOf(channel: ChannelRuntime, key: string): Sleeve;
+  abstract positionOf(sleeve: Sleeve, symbol: string): Position;
+  abstract totalEquity(): number;
   /** Acts on a strategy's signal at the close of the bar that gave it. */
-  onSignal(channel: ChannelRuntime, sleeve: Sleeve, signal: Signal, close: number): void;
+  abstract onSignal(channel: ChannelRuntime, sleeve: Sleeve, signal: Signal, close: number): void;
 }
 
 /** The broker orders that are over kept for their late executions (`EngineCore.ended`). */
