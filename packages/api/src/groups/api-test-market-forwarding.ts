@@ -86,8 +86,15 @@ const descriptions = {
     "Subscriptions live in the provider connection of the serving process: the simulated market keeps them per process (per Lambda instance on AWS), LongPort per connection. A provider failure answers 200 with `success: false`; an invalid body answers 422.",
 };
 
-/** A pass-through route with a JSON body. */
-const routeWithBody = <B extends z.ZodType, D extends z.ZodType>(kind: "pull" | "subscription", name: string, summary: string, body: B, data: D, id: string) =>
+/** A pass-through route: its request (a JSON body, or none: one sent is ignored) is all that differs between them. */
+const passThroughRoute = <D extends z.ZodType, R extends { request?: ReturnType<typeof jsonBody<z.ZodType>> }>(
+  kind: "pull" | "subscription",
+  name: string,
+  summary: string,
+  data: D,
+  id: string,
+  request: R,
+) =>
   createRoute({
     method: "post",
     path: `/api/v1/api-test/${kind}/${name}`,
@@ -95,21 +102,17 @@ const routeWithBody = <B extends z.ZodType, D extends z.ZodType>(kind: "pull" | 
     summary,
     description: descriptions[kind],
     security: bearer,
-    request: jsonBody(body),
+    ...request,
     responses: { 200: json(apiTestResponse(data, id), "The provider's answer, wrapped"), ...errorResponses({ auth: true }) },
   });
 
+/** A pass-through route with a JSON body. */
+const routeWithBody = <B extends z.ZodType, D extends z.ZodType>(kind: "pull" | "subscription", name: string, summary: string, body: B, data: D, id: string) =>
+  passThroughRoute(kind, name, summary, data, id, { request: jsonBody(body) });
+
 /** A pass-through route that takes no body (one sent is ignored). */
 export const routeWithoutBody = <D extends z.ZodType>(kind: "pull" | "subscription", name: string, summary: string, data: D, id: string) =>
-  createRoute({
-    method: "post",
-    path: `/api/v1/api-test/${kind}/${name}`,
-    tags,
-    summary,
-    description: descriptions[kind],
-    security: bearer,
-    responses: { 200: json(apiTestResponse(data, id), "The provider's answer, wrapped"), ...errorResponses({ auth: true }) },
-  });
+  passThroughRoute(kind, name, summary, data, id, {});
 export const pullRoute = <B extends z.ZodType, D extends z.ZodType>(name: string, summary: string, body: B, data: D, id: string) =>
   routeWithBody("pull", name, summary, body, data, id);
 export const subscriptionRoute = <B extends z.ZodType, D extends z.ZodType>(name: string, summary: string, body: B, data: D, id: string) =>

@@ -205,64 +205,58 @@ export function orderTouched(event: EngineEvent, runId: string): { order_id: str
 /** A denied order's record id: its run and the sequence of the event that denied it. */
 const deniedOrderId = (runId: string, sequence: number) => `${runId}-d${sequence}`;
 
+/**
+ * A new order's record, submitted or denied: the one literal of its fields, written out rather than
+ * spread from a common part (see `storedEvent`), so every record has one shape.
+ */
+function newOrder(
+  event: EngineEvent,
+  run: { run_id: string; session_id: string },
+  id: string,
+  orderType: TradingOrderResponse["order_type"],
+  price: number | null,
+  status: "pending" | "denied",
+  reason: unknown,
+  denials: TradingOrderResponse["denials"],
+): TradingOrderResponse {
+  const d = event.data as Record<string, unknown>;
+  return {
+    session_id: run.session_id,
+    run_id: run.run_id,
+    channel_id: event.channel_id,
+    id,
+    symbol: String(d.symbol),
+    side: d.side as "buy" | "sell",
+    order_type: orderType,
+    quantity: String(d.quantity),
+    price: price === null ? null : String(price),
+    status,
+    submitted_at: iso(event.time),
+    filled_at: null,
+    cancelled_at: null,
+    filled_price: null,
+    filled_quantity: null,
+    commission: null,
+    trading_fee: null,
+    reason: (reason as string) ?? null,
+    denials,
+  };
+}
+
 /** The order-record change an event makes, if any (for the events `orderTouched` names, and only those). */
 export function orderChangeOf(event: EngineEvent, run: { run_id: string; session_id: string }): OrderChange | null {
   const d = event.data as Record<string, unknown>;
   switch (event.type) {
     case "order_submitted": {
       const price = (d.limit_price ?? d.stop_price ?? null) as number | null;
-      // The record's fields written out, not spread from a common part (see `storedEvent`).
-      return {
-        kind: "create",
-        order: {
-          session_id: run.session_id,
-          run_id: run.run_id,
-          channel_id: event.channel_id,
-          id: String(d.order_id),
-          symbol: String(d.symbol),
-          side: d.side as "buy" | "sell",
-          order_type: d.order_type as TradingOrderResponse["order_type"],
-          quantity: String(d.quantity),
-          price: price === null ? null : String(price),
-          status: "pending",
-          submitted_at: iso(event.time),
-          filled_at: null,
-          cancelled_at: null,
-          filled_price: null,
-          filled_quantity: null,
-          commission: null,
-          trading_fee: null,
-          reason: (d.reason as string) ?? null,
-          denials: [],
-          ...(d.exit_reason ? { exit_reason: d.exit_reason as NonNullable<TradingOrderResponse["exit_reason"]> } : {}),
-        },
-      };
+      const order = newOrder(event, run, String(d.order_id), d.order_type as TradingOrderResponse["order_type"], price, "pending", d.reason, []);
+      if (d.exit_reason) order.exit_reason = d.exit_reason as NonNullable<TradingOrderResponse["exit_reason"]>;
+      return { kind: "create", order };
     }
-    case "order_denied":
-      return {
-        kind: "create",
-        order: {
-          session_id: run.session_id,
-          run_id: run.run_id,
-          channel_id: event.channel_id,
-          id: deniedOrderId(run.run_id, event.sequence),
-          symbol: String(d.symbol),
-          side: d.side as "buy" | "sell",
-          order_type: "market",
-          quantity: String(d.quantity),
-          price: null,
-          status: "denied",
-          submitted_at: iso(event.time),
-          filled_at: null,
-          cancelled_at: null,
-          filled_price: null,
-          filled_quantity: null,
-          commission: null,
-          trading_fee: null,
-          reason: (d.signal as string) ?? null,
-          denials: (d.denials as TradingOrderResponse["denials"]) ?? [],
-        },
-      };
+    case "order_denied": {
+      const denials = (d.denials as TradingOrderResponse["denials"]) ?? [];
+      return { kind: "create", order: newOrder(event, run, deniedOrderId(run.run_id, event.sequence), "market", null, "denied", d.signal, denials) };
+    }
     case "order_filled":
       // An order filled in parts (a broker venue, or bars under max_participation): the event carries the totals so far.
       if (d.filled_quantity !== undefined) {
