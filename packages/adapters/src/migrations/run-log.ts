@@ -54,10 +54,11 @@ export const runLog: Migration = {
     "Runs as a state item, a setup item, event blocks and order items: the setup, tail, open orders and outbox out of the state item, the item-per-event log into blocks",
   async run(db) {
     let moved = 0;
+    const tables = moveTables(db);
     // A page of the scan at a time, its runs moved side by side (a deploy's script has 15 minutes).
     for await (const page of oldRuns(db)) {
       await inParallel(page, MOVES_AT_ONCE, async (runId) => {
-        for (let attempt = 1; !(await moveRun(db, runId)); attempt++)
+        for (let attempt = 1; !(await moveRun(db, tables, runId)); attempt++)
           if (attempt >= MOVE_ATTEMPTS) throw new Error(`Run ${runId} changed on each of ${MOVE_ATTEMPTS} attempts to move it`);
         moved++;
       });
@@ -86,10 +87,15 @@ async function* oldRuns(db: Db): AsyncGenerator<string[]> {
   } while (start);
 }
 
+/** The repositories a move reads and writes: the run log's, the state item as it was, the item-per-event log. */
+const moveTables = (db: Db) => ({
+  t: runTables(db),
+  olds: new Repository<OldRunItem>(db, { type: "RunState", key: (r) => Keys.runState(r.run_id), expiresAt: (r) => r.expires_at }),
+  legacy: new Repository<StoredEvent>(db, { type: "RunEvent", key: (e) => Keys.runEvent(e.run_id, e.sequence) }),
+});
+
 /** Moves one run (true), or finds it already moved or gone (true), or changed while it was moved (false: again). */
-async function moveRun(db: Db, runId: string): Promise<boolean> {
-  const t = runTables(db);
-  const olds = new Repository<OldRunItem>(db, { type: "RunState", key: (r) => Keys.runState(r.run_id), expiresAt: (r) => r.expires_at });
+async function moveRun(db: Db, { t, olds, legacy }: ReturnType<typeof moveTables>, runId: string): Promise<boolean> {
   const old = (await olds.get(Keys.runState(runId))) as (OldRunItem & { shape?: number }) | undefined;
   if (!old || old.shape === RUN_SHAPE) return true;
   const state = gunzipJson<Pick<StoredRun, "snapshot" | "progress"> & { setup?: EngineSetup }>(old.state);
@@ -98,7 +104,6 @@ async function moveRun(db: Db, runId: string): Promise<boolean> {
   const expiresAt = old.expires_at;
 
   // The item-per-event log, as blocks of version 0 (a save's block of the same events wins).
-  const legacy = new Repository<StoredEvent>(db, { type: "RunEvent", key: (e) => Keys.runEvent(e.run_id, e.sequence) });
   const items = await legacy.queryAll(Keys.runEvents(runId), { consistent: true });
   const engineEvents = ({ run_id: _run, level: _level, category: _category, ...event }: StoredEvent): EngineEvent => event;
   await t.blocks.write(runId, 0, items.map(engineEvents), [], expiresAt);

@@ -94,7 +94,8 @@ export class DynamoRunStore implements RunStore {
    */
   async save(run: StoredRun, expectedVersion: number, events: EngineEvent[], options: SaveOptions = {}): Promise<boolean> {
     const save = { run, expectedVersion, events };
-    const prepared = await this.prepare(save, await this.ordersOf([save]), options);
+    const { read, toRead } = await this.ordersOf([save]);
+    const prepared = await this.prepare(save, toRead[0]!, read, options);
     const done = "steps" in prepared ? await transactIfUnchanged(this.db, prepared.steps) : await prepared.large();
     this.remember(save, done, prepared);
     return done;
@@ -107,8 +108,8 @@ export class DynamoRunStore implements RunStore {
    * told so (false) from the cancellation's reasons while the others of its transaction are written.
    */
   async saveMany(saves: readonly RunSave[]): Promise<PromiseSettledResult<boolean>[]> {
-    const read = await this.ordersOf(saves);
-    const prepared = await Promise.all(saves.map((save) => this.prepare(save, read)));
+    const { read, toRead } = await this.ordersOf(saves);
+    const prepared = await Promise.all(saves.map((save, index) => this.prepare(save, toRead[index]!, read)));
     const grouped = prepared.flatMap((save, index) => ("steps" in save ? [{ index, steps: save.steps }] : []));
     const outcomes: PromiseSettledResult<boolean>[] = new Array(saves.length);
     const [written] = await Promise.all([
@@ -129,22 +130,24 @@ export class DynamoRunStore implements RunStore {
   }
 
   /**
-   * The order items that `saves` change and did not create: those this process wrote last for a
-   * run at the version a save is conditional on, the others read together.
+   * The ids of the orders each of `saves` changes and did not create (`toRead`, a list per save),
+   * and their items: those this process wrote last for a run at the version a save is conditional
+   * on, the others read together.
    */
-  private async ordersOf(saves: readonly RunSave[]): Promise<Map<string, OrderItem>> {
+  private async ordersOf(saves: readonly RunSave[]): Promise<{ read: Map<string, OrderItem>; toRead: string[][] }> {
     const read = new Map<string, OrderItem>();
     const missing: string[] = [];
-    for (const { run, expectedVersion, events } of saves) {
+    const toRead = saves.map(({ run, events }) => ordersToRead(run, events));
+    for (const [index, { run, expectedVersion }] of saves.entries()) {
       const known = this.known.get(run.run_id);
-      for (const id of ordersToRead(run, events)) {
+      for (const id of toRead[index]!) {
         const order = known?.version === expectedVersion ? known.orders.get(id) : undefined;
         if (order) read.set(id, order);
         else missing.push(id);
       }
     }
     if (missing.length > 0) for (const order of await this.orders_.getMany(missing.map(Keys.runOrder))) read.set(order.id, order);
-    return read;
+    return { read, toRead };
   }
 
   private keep(runId: string, known: Known): void {
@@ -173,7 +176,12 @@ export class DynamoRunStore implements RunStore {
    * the events create or change as items (as order blocks when the items would pass a
    * transaction). A run's one writer's save larger than that writes its blocks first.
    */
-  private async prepare({ run, expectedVersion, events }: RunSave, read: Map<string, OrderItem>, options: SaveOptions = {}): Promise<PreparedSave> {
+  private async prepare(
+    { run, expectedVersion, events }: RunSave,
+    toRead: readonly string[],
+    read: Map<string, OrderItem>,
+    options: SaveOptions = {},
+  ): Promise<PreparedSave> {
     const known = this.known.get(run.run_id);
     const setupKnown = expectedVersion !== 0 && known?.version === expectedVersion && known.setup === run.setup;
     const setupVersion = setupKnown ? known.setupVersion : run.version;
@@ -182,7 +190,7 @@ export class DynamoRunStore implements RunStore {
       expectedVersion === 0 ? { put: state, ifAbsent: true } : { put: state, ifVersion: expectedVersion },
       ...(setupKnown ? [] : [{ put: this.setups.toItem(setupItemOf(run)) }]),
     ];
-    const orders = (await this.orderChanges(run, events, read)).map((o) => expiring(o, run.expires_at));
+    const orders = (await this.orderChanges(run, events, toRead, read)).map((o) => expiring(o, run.expires_at));
     const eventBlocks = this.blocks.itemsOf(run.run_id, run.version, events, [], run.expires_at).map((put) => ({ put }));
     const asItems = [...commit, ...eventBlocks, ...orders.map((o) => ({ put: this.orders_.toItem(o) }))];
     if (fits(asItems)) return { steps: asItems, orders, setupVersion };
@@ -204,11 +212,10 @@ export class DynamoRunStore implements RunStore {
 
   /**
    * The order records the events create and change, as they will be (read and changed here,
-   * written by the caller): those in `read`, else in the run's blocks.
+   * written by the caller): those the events change (`toRead`) from `read`, else from the run's blocks.
    */
-  private async orderChanges(run: StoredRun, events: EngineEvent[], read: Map<string, OrderItem>): Promise<OrderItem[]> {
+  private async orderChanges(run: StoredRun, events: EngineEvent[], toRead: readonly string[], read: Map<string, OrderItem>): Promise<OrderItem[]> {
     const touched = new Map<string, OrderItem>();
-    const toRead = ordersToRead(run, events);
     for (const id of toRead) {
       const order = read.get(id);
       if (order) touched.set(id, order);
