@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { CorporateAction } from "../candles/corporate-actions";
 import type { CandleStore } from "../candles/index";
-import type { Controlled } from "./control";
+import { ControlStatus } from "./control";
+import { type ControllableRun, type ControllableRunStore, controlResultOf, progressFieldsOf, resultFieldsOf } from "./controllable-run";
 import { Execution } from "../engine/setup";
 import { PerformanceMetrics } from "../engine/metrics";
 import type { FeeConfig } from "../fees/index";
@@ -26,11 +27,9 @@ import type { WorkflowStarter } from "../workflows";
  * of the control side (backtest-control.ts) and of the workflow tasks (backtest-tasks.ts).
  */
 
-/** Where a backtest is: `queued` → `importing` → `running` ⇄ `pausing`/`paused` → `stopping` → `completed`, `stopped` or `failed`. */
-export const BacktestStatus = z
-  .enum(["queued", "importing", "running", "pausing", "paused", "stopping", "completed", "stopped", "failed"])
-  .meta({ id: "BacktestStatus" });
-export type BacktestStatus = z.infer<typeof BacktestStatus>;
+/** Where a backtest is: the states of every controllable run (control.ts). */
+export const BacktestStatus = ControlStatus;
+export type BacktestStatus = ControlStatus;
 
 /** Interface BacktestRequest. `strategy_config` holds the strategy's parameters plus `execution`, `risk_config` and `timeframe`. */
 export const BacktestRequest = z
@@ -58,21 +57,23 @@ export const BacktestResponse = z
   .object({ success: z.boolean(), message: z.string(), backtest_id: z.string().nullable(), performance_metrics: PerformanceMetrics.nullable() })
   .meta({ id: "BacktestResponse" });
 
+const shared = progressFieldsOf("backtest", ["running"], "Percent of the backtest's bars processed, 0 to 100");
+
 /** Interface BacktestProgressResponse, with the stage and counts behind the percentage. */
 export const BacktestProgress = z
   .object({
-    backtest_id: z.string(),
-    status: BacktestStatus,
-    stage: z.enum(["queued", "importing", "running", "finalizing", "done"]),
-    progress: z.number().describe("Percent of the backtest's bars processed, 0 to 100"),
+    backtest_id: shared.backtest_id,
+    status: shared.status,
+    stage: shared.stage,
+    progress: shared.progress,
     current_time: z.string().nullable(),
     start_date: z.string(),
     end_date: z.string(),
-    is_running: z.boolean(),
-    is_paused: z.boolean(),
+    is_running: shared.is_running,
+    is_paused: shared.is_paused,
     bars_processed: z.int(),
     bars_total: z.int(),
-    message: z.string(),
+    message: shared.message,
   })
   .meta({ id: "BacktestProgressResponse" });
 
@@ -109,9 +110,7 @@ export const BacktestList = z
   .meta({ id: "BacktestList" });
 
 /** Answer of pause, resume and stop. */
-export const BacktestControlResult = z
-  .object({ success: z.boolean(), message: z.string(), backtest_id: z.string(), status: BacktestStatus })
-  .meta({ id: "BacktestControlResult" });
+export const BacktestControlResult = controlResultOf("backtest", "BacktestControlResult");
 
 /** Why a protective order exits. */
 export const ExitReason = z.enum(["stop_loss", "take_profit", "trailing_stop"]).meta({ id: "ExitReason" });
@@ -215,13 +214,7 @@ export type BenchmarkFigures = z.infer<typeof BenchmarkFigures>;
 /** The result of a finished (or stopped) backtest. */
 export const BacktestResult = z
   .object({
-    backtest_id: z.string(),
-    session_id: z.string(),
-    status: BacktestStatus,
-    strategy_name: z.string(),
-    symbols: z.array(z.string()),
-    start_date: z.string(),
-    end_date: z.string(),
+    ...resultFieldsOf("backtest"),
     timeframe: Timeframe,
     execution: Execution,
     price_adjustment: PriceAdjustment,
@@ -254,10 +247,7 @@ export type BacktestResult = z.infer<typeof BacktestResult>;
 export type BacktestSummary = Omit<BacktestResult, "fills" | "trades" | "equity_curve" | "warnings">;
 
 /** A backtest as stored. Progress lives in its run; this record holds the plan and the control flags. */
-export interface StoredBacktest extends Controlled {
-  id: string;
-  session_id: string;
-  user_id: string;
+export interface StoredBacktest extends ControllableRun {
   strategy_name: string;
   config: SessionConfig;
   enforce_risk: boolean;
@@ -268,20 +258,8 @@ export interface StoredBacktest extends Controlled {
   /** The window in UNIX seconds (inclusive). */
   window: [number, number];
   initial_capital: string;
-  status: BacktestStatus;
-  message: string;
-  pause_requested: boolean;
-  stop_requested: boolean;
-  /** Executions started so far; the next execution's name ends with this number plus one. */
-  executions: number;
-  import_task_ids: string[];
   bars_total: number;
   result: BacktestSummary | null;
-  error: string | null;
-  version: number;
-  created_at: string;
-  updated_at: string;
-  finished_at: string | null;
   /** Set on a run of a parameter sweep: the sweep's flags control it and its session is left alone (docs/backtests.md "Parameter sweeps"). */
   sweep_id?: string;
   /** The sweep imported the candles and counted `bars_total` before creating the run: prepare skips its own look. */
@@ -298,13 +276,7 @@ export interface StoredBacktest extends Controlled {
 }
 
 /** Storage port of backtests. */
-export interface BacktestStore {
-  create(backtest: StoredBacktest): Promise<void>;
-  get(id: string): Promise<StoredBacktest | undefined>;
-  /** Replaces if the stored version is still `expectedVersion`; false otherwise. */
-  replace(backtest: StoredBacktest, expectedVersion: number): Promise<boolean>;
-  /** Backtests in an active state (queued, importing, running, pausing, stopping): the local runtime's recovery list. */
-  active(): Promise<StoredBacktest[]>;
+export interface BacktestStore extends ControllableRunStore<StoredBacktest> {
   /** Creates many new backtests at once (a sweep's runs). */
   createMany(backtests: StoredBacktest[]): Promise<void>;
   /** The backtests of these ids that exist. */

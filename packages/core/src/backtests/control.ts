@@ -1,14 +1,21 @@
-import { conflict, type DomainError, forbidden } from "../errors";
-import type { Actor } from "../users";
+import { z } from "zod";
+import { conflict, type DomainError } from "../errors";
 
 /**
- * The control side a backtest and a parameter sweep share: the same states, the same pause,
- * resume and stop transitions (docs/backtests.md "States"), version-checked replacement, who may
- * control one (its owner) and the name of its workflow's executions.
+ * The state machine a backtest and a parameter sweep share: the same states, the same pause,
+ * resume and stop transitions (docs/backtests.md "States"), version-checked replacement and the
+ * name of its workflow's executions. What a run kind stores and answers around it, and the
+ * endpoints built on it, are in controllable-run.ts.
  */
 
-/** Where a backtest or sweep is: `queued` → `importing` → `running` ⇄ `pausing`/`paused` → `stopping` → `completed`, `stopped` or `failed`. */
-export type ControlStatus = "queued" | "importing" | "running" | "pausing" | "paused" | "stopping" | "completed" | "stopped" | "failed";
+/**
+ * Where a backtest or sweep is: `queued` → `importing` → `running` ⇄ `pausing`/`paused` → `stopping` → `completed`, `stopped` or `failed`.
+ * Named `BacktestStatus` in the API's documents, where a backtest's were the first.
+ */
+export const ControlStatus = z
+  .enum(["queued", "importing", "running", "pausing", "paused", "stopping", "completed", "stopped", "failed"])
+  .meta({ id: "BacktestStatus" });
+export type ControlStatus = z.infer<typeof ControlStatus>;
 
 export const ACTIVE: readonly ControlStatus[] = ["queued", "importing", "running", "pausing", "stopping"];
 export const TERMINAL: readonly ControlStatus[] = ["completed", "stopped", "failed"];
@@ -28,24 +35,6 @@ export interface Controlled {
 
 /** The name of an item's latest workflow execution: its id and how many executions it has had. */
 export const executionName = (item: Pick<Controlled, "id" | "executions">) => `${item.id}-${item.executions}`;
-
-/** Whose a backtest or a sweep is. */
-interface Owned {
-  user_id: string;
-  session_id: string;
-}
-
-/**
- * `item` (`id`, a `kind`) if it exists (`missing` otherwise) and belongs to `actor`: its owner or an
- * administrator, through an API key limited to sessions only one of those (403 otherwise).
- */
-export function ownedBy<T extends Owned>(item: T | undefined, actor: Actor, id: string, kind: "backtest" | "sweep", missing: (id: string) => DomainError): T {
-  if (!item) throw missing(id);
-  const Kind = kind === "backtest" ? "Backtest" : "Sweep";
-  if (item.user_id !== actor.id && actor.user_type !== "admin") throw forbidden(`${Kind} ${id} belongs to another user`);
-  if (actor.session_ids && !actor.session_ids.includes(item.session_id)) throw forbidden(`This API key is limited to other sessions than ${kind} ${id}'s`);
-  return item;
-}
 
 interface VersionedStore<T> {
   get(id: string): Promise<T | undefined>;

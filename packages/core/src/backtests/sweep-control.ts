@@ -1,9 +1,10 @@
 import type { z } from "zod";
-import { conflict, DomainError, notFound, ValidationError } from "../errors";
-import { owned } from "../trading/session/sessions";
+import { ValidationError } from "../errors";
+import { owned as ownedSession } from "../trading/session/sessions";
 import type { Actor } from "../users";
 import { iso } from "../util/time";
-import { ACTIVE, executionName, ownedBy, paused, resumed, stageOf, stopped, transition, updateVersioned } from "./control";
+import { stageOf } from "./control";
+import { flagsOf, percentOf, runControl } from "./controllable-run";
 import type { BacktestStatus } from "./backtest-model";
 import { plan as planBacktest, requestSymbols, requireBacktestSession, unknownOf } from "./backtest-request";
 import type { StoredSweep, SweepControlDeps, SweepProgress, SweepRequest, SweepResult } from "./sweep-model";
@@ -18,19 +19,23 @@ import { ended, resultOf, runsOf } from "./sweep-result";
  * ranked in sweep-result.ts, the state machine's tasks in sweep-tasks.ts.
  */
 
-export const sweepNotFound = (id: string) => notFound("SWEEP_NOT_FOUND", `Sweep ${id} does not exist`);
+/** What a sweep does differently from a backtest under the control every run kind shares (controllable-run.ts). */
+const control = runControl({
+  name: "sweep",
+  store: "sweeps",
+  progressOf: (deps: SweepControlDeps, sweep: StoredSweep) => progressOf(deps, sweep),
+  said: { pause: "pausing; every run keeps its checkpoint", resume: "resumed", stop: "stopping" },
+  hasResult: (sweep) => sweep.status === "completed" || sweep.status === "stopped",
+});
 
-/** The sweep if it exists and belongs to `actor`. */
-const ownedSweep = async (deps: SweepControlDeps, actor: Actor, id: string): Promise<StoredSweep> =>
-  ownedBy(await deps.sweeps.get(id), actor, id, "sweep", sweepNotFound);
+export const sweepNotFound = control.missing;
 
 /** Applies `change` to the freshest sweep, retrying version conflicts; undefined when `change` declines. */
-export const updateSweep = (deps: Pick<SweepControlDeps, "sweeps" | "now">, id: string, change: (current: StoredSweep) => StoredSweep | undefined) =>
-  updateVersioned(deps.sweeps, deps.now, id, change, sweepNotFound, "SWEEP_CHANGED", "Sweep");
+export const updateSweep = control.update;
 
 /** Validates a sweep (422 listing every problem), plans its runs and starts its state machine. */
 export async function start(deps: SweepControlDeps, actor: Actor, request: SweepRequest): Promise<StoredSweep> {
-  const session = await owned(deps, actor, request.session_id);
+  const session = await ownedSession(deps, actor, request.session_id);
   requireBacktestSession(session);
   const { parameters, metric, max_runs, out_of_sample, walk_forward: _plan, ...base } = request;
   const unknown = await unknownOf(deps, requestSymbols(base));
@@ -93,14 +98,12 @@ export async function start(deps: SweepControlDeps, actor: Actor, request: Sweep
     finished_at: null,
   };
   await deps.sweeps.create(sweep);
-  await deps.workflows.start("sweep", executionName(sweep), { sweep_id: sweep.id });
+  await control.startExecution(deps, sweep);
   return sweep;
 }
 
 /** Progress: runs done, failed and stopped of each phase. */
-export async function progress(deps: SweepControlDeps, actor: Actor, id: string): Promise<z.infer<typeof SweepProgress>> {
-  return progressOf(deps, await ownedSweep(deps, actor, id));
-}
+export const progress = control.progress;
 
 /** The progress view of a sweep (what `progress` answers its owner, and a grid chunk's task pushes on the session's stream). */
 export async function progressOf(deps: Pick<SweepControlDeps, "backtests" | "grids">, sweep: StoredSweep): Promise<z.infer<typeof SweepProgress>> {
@@ -109,21 +112,20 @@ export async function progressOf(deps: Pick<SweepControlDeps, "backtests" | "gri
   const oosPlanned = sweep.walk_forward ? sweep.walk_forward.windows.length : sweep.out_of_sample ? Math.min(sweep.out_of_sample.top, sweep.runs.length) : 0;
   const oosTotal = sweep.oos_created ? sweep.oos_runs.length : oosPlanned;
   const endedCount = inSample.filter(ended).length + outOfSample.filter(ended).length;
-  const total = sweep.runs.length + oosTotal;
-  const stage = stageOf(sweep.status, sweep.oos_created ? "out_of_sample" : "in_sample");
+  const { is_running, is_paused } = flagsOf(sweep);
   return {
     sweep_id: sweep.id,
     status: sweep.status,
-    stage,
+    stage: stageOf(sweep.status, sweep.oos_created ? "out_of_sample" : "in_sample"),
     runs_total: sweep.runs.length,
     runs_done: count(inSample, "completed"),
     runs_failed: count(inSample, "failed"),
     runs_stopped: count(inSample, "stopped"),
     out_of_sample_total: oosTotal,
     out_of_sample_done: count(outOfSample, "completed"),
-    progress: sweep.status === "completed" ? 100 : Math.min(99.99, Math.floor((endedCount / Math.max(1, total)) * 10_000) / 100),
-    is_running: ACTIVE.includes(sweep.status) && sweep.status !== "pausing",
-    is_paused: sweep.status === "paused" || sweep.status === "pausing",
+    progress: percentOf(sweep, endedCount, sweep.runs.length + oosTotal),
+    is_running,
+    is_paused,
     metric: sweep.metric,
     message: sweep.message,
   };
@@ -131,53 +133,23 @@ export async function progressOf(deps: Pick<SweepControlDeps, "backtests" | "gri
 
 /** The ranking; 409 SWEEP_NOT_FINISHED while the sweep runs, 409 SWEEP_FAILED after a failure. */
 export async function result(deps: SweepControlDeps, actor: Actor, id: string): Promise<SweepResult> {
-  const sweep = await ownedSweep(deps, actor, id);
-  if (sweep.status === "failed") throw new DomainError(409, "SWEEP_FAILED", `Sweep ${id} failed: ${sweep.error ?? "unknown error"}`);
-  if (sweep.status !== "completed" && sweep.status !== "stopped") {
-    throw conflict("SWEEP_NOT_FINISHED", `Sweep ${id} is ${sweep.status}; its result is ready when it completes or is stopped`, { status: sweep.status });
-  }
-  return resultOf(deps, sweep);
+  return resultOf(deps, await control.finished(deps, actor, id));
 }
-
-const control = (sweep: StoredSweep, message: string) => ({ success: true, message, sweep_id: sweep.id, status: sweep.status });
 
 /** Asks every run to pause at its next checkpoint; the sweep is `paused` once they have. */
-export async function pause(deps: SweepControlDeps, actor: Actor, id: string) {
-  await ownedSweep(deps, actor, id);
-  const next = await updateSweep(deps, id, (s) => paused(s, "sweep"));
-  return control(next!, `Sweep ${id} pausing; every run keeps its checkpoint`);
-}
+export const pause = control.pause;
 
 /** Continues a paused sweep (a new execution: its runs go on from their checkpoints), or cancels a pause not yet taken. */
-export async function resume(deps: SweepControlDeps, actor: Actor, id: string) {
-  await ownedSweep(deps, actor, id);
-  const next = await transition<StoredSweep>(
-    (change) => updateSweep(deps, id, change),
-    (s) => resumed(s, "sweep"),
-    (s) => deps.workflows.start("sweep", executionName(s), { sweep_id: id }),
-  );
-  return control(next, `Sweep ${id} resumed`);
-}
+export const resume = control.resume;
 
 /** Stops the sweep: running runs stop at their next checkpoint, runs not started are not run; the result ranks what completed. */
-export async function stop(deps: SweepControlDeps, actor: Actor, id: string) {
-  await ownedSweep(deps, actor, id);
-  const next = await transition<StoredSweep>(
-    (change) => updateSweep(deps, id, change),
-    (s) => stopped(s, "sweep"),
-    (s) => deps.workflows.start("sweep", executionName(s), { sweep_id: id }),
-  );
-  return control(next, `Sweep ${id} stopping`);
-}
+export const stop = control.stop;
 
 /** Restarts the executions of active sweeps (the embedded runtime's start-up): each continues its runs from their checkpoints. */
-export async function recover(deps: SweepControlDeps): Promise<string[]> {
-  const restarted: string[] = [];
-  for (const sweep of await deps.sweeps.active()) {
-    const next = await updateSweep(deps, sweep.id, (s) => (ACTIVE.includes(s.status) ? { ...s, executions: s.executions + 1 } : undefined));
-    if (!next) continue;
-    await deps.workflows.start("sweep", executionName(next), { sweep_id: next.id });
-    restarted.push(next.id);
-  }
-  return restarted;
-}
+export const recover = control.recover;
+
+/**
+ * Pushes a sweep's progress view on its session's stream (`sweep_progress`): once per chunk of a
+ * walk-forward's grid (its points push nothing of their own: they are no backtests).
+ */
+export const publishProgress = control.publishProgress;

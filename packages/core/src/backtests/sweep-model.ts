@@ -2,7 +2,7 @@ import { z } from "zod";
 import { PerformanceMetrics } from "../engine/metrics";
 import { IsoDate } from "../money/decimal";
 import { ParameterValue } from "../strategies/parameter";
-import type { Controlled } from "./control";
+import { type ControllableRun, type ControllableRunStore, controlResultOf, progressFieldsOf, resultFieldsOf } from "./controllable-run";
 import { BacktestRequest, BacktestStatus, type BacktestControlDeps, type BacktestDeps } from "./backtest-model";
 import type { StoredGrid, SweepGridStore } from "./sweep-grid";
 import { type StoredWalkForward, WalkForwardPlan, WalkForwardResult } from "./walk-forward";
@@ -89,10 +89,7 @@ export type SweepStatus = BacktestStatus;
 export type Point = Record<string, ParameterValue>;
 
 /** A sweep as stored: the plan (every run's id and parameters), the phases' progress and the control flags. */
-export interface StoredSweep extends Controlled {
-  id: string;
-  session_id: string;
-  user_id: string;
+export interface StoredSweep extends ControllableRun {
   /** The request without its grid: what every run's backtest request is made from. */
   base: BacktestRequest;
   metric: SweepMetric;
@@ -113,28 +110,12 @@ export interface StoredSweep extends Controlled {
   /** Phase of the plan: the candles checked and imported, the runs created, the out-of-sample runs created. */
   runs_created: boolean;
   oos_created: boolean;
-  import_task_ids: string[];
-  status: SweepStatus;
-  message: string;
-  pause_requested: boolean;
-  stop_requested: boolean;
-  executions: number;
-  error: string | null;
-  version: number;
-  created_at: string;
-  updated_at: string;
-  finished_at: string | null;
   /** When (epoch seconds) the runs not kept expire: set when the plan creates them; null or absent, never. */
   runs_expire_at?: number | null;
 }
 
 /** Storage port of sweeps. */
-export interface SweepStore {
-  create(sweep: StoredSweep): Promise<void>;
-  get(id: string): Promise<StoredSweep | undefined>;
-  replace(sweep: StoredSweep, expectedVersion: number): Promise<boolean>;
-  /** Sweeps in an active state: the embedded runtime's recovery list. */
-  active(): Promise<StoredSweep[]>;
+export interface SweepStore extends ControllableRunStore<StoredSweep> {
   /** The control flags alone (what each run reads at its checkpoints). */
   flags(id: string): Promise<{ pause_requested: boolean; stop_requested: boolean } | undefined>;
 }
@@ -163,28 +144,28 @@ export const SweepStarted = z
   })
   .meta({ id: "SweepStarted" });
 
+const shared = progressFieldsOf("sweep", ["in_sample", "out_of_sample"], "Percent of all runs (in and out of sample) ended");
+
 export const SweepProgress = z
   .object({
-    sweep_id: z.string(),
-    status: BacktestStatus,
-    stage: z.enum(["queued", "importing", "in_sample", "out_of_sample", "finalizing", "done"]),
+    sweep_id: shared.sweep_id,
+    status: shared.status,
+    stage: shared.stage,
     runs_total: z.int(),
     runs_done: z.int().describe("Runs completed"),
     runs_failed: z.int(),
     runs_stopped: z.int(),
     out_of_sample_total: z.int(),
     out_of_sample_done: z.int(),
-    progress: z.number().describe("Percent of all runs (in and out of sample) ended"),
-    is_running: z.boolean(),
-    is_paused: z.boolean(),
+    progress: shared.progress,
+    is_running: shared.is_running,
+    is_paused: shared.is_paused,
     metric: SweepMetric,
-    message: z.string(),
+    message: shared.message,
   })
   .meta({ id: "SweepProgress" });
 
-export const SweepControlResult = z
-  .object({ success: z.boolean(), message: z.string(), sweep_id: z.string(), status: BacktestStatus })
-  .meta({ id: "SweepControlResult" });
+export const SweepControlResult = controlResultOf("sweep", "SweepControlResult");
 
 const RankedRun = z.object({
   rank: z.int().describe("1 for the best (of its window, with a walk-forward plan)"),
@@ -210,13 +191,7 @@ const RankedRun = z.object({
 
 export const SweepResult = z
   .object({
-    sweep_id: z.string(),
-    session_id: z.string(),
-    status: BacktestStatus,
-    strategy_name: z.string(),
-    symbols: z.array(z.string()),
-    start_date: z.string(),
-    end_date: z.string(),
+    ...resultFieldsOf("sweep"),
     metric: SweepMetric,
     order: z.enum(["descending", "ascending"]),
     out_of_sample: z.object({ start_date: z.string(), end_date: z.string(), top: z.int() }).nullable(),

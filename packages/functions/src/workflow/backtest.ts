@@ -1,6 +1,5 @@
 // The modules themselves, not the backtests' index: its other namespaces (sweeps, bias checks, Monte Carlo) would ride in this bundle.
 import * as Backtests from "@tp/core/backtests/backtests";
-import { publishProgress as publishBacktestProgress } from "@tp/core/backtests/progress-stream";
 import { BacktestFailureInput, BacktestTaskInput, BacktestTaskOutput } from "@tp/core/workflows";
 import { notifyingBacktests, tradingChannels } from "@tp/adapters/compose/trading";
 import type { Services } from "@tp/adapters/services";
@@ -16,7 +15,7 @@ const pushing =
   <I, D extends unknown[]>(work: (s: TaskServices, input: I, ...rest: D) => Promise<BacktestTaskOutput>) =>
   async (s: TaskServices, input: I, ...rest: D): Promise<BacktestTaskOutput> => {
     const output = await work(s, input, ...rest);
-    await publishBacktestProgress({ backtests: s.trading.backtests, stream: s.trading.channels }, output.backtest_id);
+    await Backtests.publishProgress(s.trading.backtests, s.trading.channels, output.backtest_id);
     return output;
   };
 

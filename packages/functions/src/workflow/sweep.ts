@@ -1,7 +1,6 @@
 import { Sweeps } from "@tp/core/backtests/index";
 import { TERMINAL } from "@tp/core/backtests/control";
 import { runGrid as runGridChunk } from "@tp/core/backtests/sweep-grid-tasks";
-import { publishSweepProgress } from "@tp/core/backtests/sweep-progress-stream";
 import { SweepFailureInput, SweepGridInput, SweepGridOutput, SweepTaskInput, SweepTaskOutput } from "@tp/core/workflows";
 import { notifyUser, workflowEnded } from "@tp/core/webhooks/notify";
 import { notifier } from "@tp/adapters/compose/webhooks";
@@ -42,7 +41,7 @@ export function sweepHandlers(services: () => Promise<SweepServices>) {
     // A chunk of a walk-forward's in-sample grid, then the sweep's progress pushed once for the chunk.
     runGrid: workflowTask(services, { input: SweepGridInput, output: SweepGridOutput }, async (s, input, deadlineMs) => {
       const output = await runGridChunk(s.trading.backtests, input, deadlineMs);
-      await publishSweepProgress({ sweeps: s.trading.backtests, stream: s.trading.channels }, input.sweep_id);
+      await Sweeps.publishProgress(s.trading.backtests, s.trading.channels, input.sweep_id);
       return output;
     }),
     finalize: workflowTask(
