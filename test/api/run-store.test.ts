@@ -126,6 +126,29 @@ describe("the run store's save by a run's one writer (a backtest's chunk)", () =
     expect(await runs.save(runOf("r-sole", 2, 2500), 1, many, { soleWriter: true })).toBe(true);
     expect((await pages("r-sole", { limit: 1000 })).items).toEqual(many.map((e) => e.sequence));
   });
+  it("keeps a chunk's order records in its blocks, written before its state: no order item, each read back", async () => {
+    const id = "r-sole-orders";
+    await runs.save(runOf(id, 1, 0), 0, []);
+    const time = Date.parse("2024-03-15T14:30:00Z");
+    const placed = Array.from(
+      { length: 3 },
+      (_, i) =>
+        ({
+          sequence: i + 1,
+          time,
+          type: "order_submitted",
+          channel_id: null,
+          data: { order_id: `${id}-${i + 1}`, symbol: "AAPL.US", side: "buy", order_type: "limit", limit_price: 90 + i, quantity: 1 },
+        }) as EngineEvent,
+    );
+    const { result, puts } = await counted(() => runs.save(runOf(id, 2, 3), 1, placed, { soleWriter: true }));
+    expect(result).toBe(true);
+    // Its blocks first (BatchWriteItem on AWS), then its state alone, a conditional PutItem; no order item.
+    expect(puts).toBe(1);
+    expect(await orderItems(id)).toBe(0);
+    expect(await runs.order(`${id}-2`)).toMatchObject({ status: "pending", price: "91", run_id: id });
+    expect(await allOrders(id)).toEqual([1, 2, 3].map((n) => ({ id: `${id}-${n}`, status: "pending" })));
+  });
 });
 
 describe("the run store's progress", () => {

@@ -39,8 +39,8 @@ interface Known {
   orders: Map<string, OrderItem>;
 }
 
-/** A save prepared: the steps of its one transaction (a lone state item: a plain conditional put) and the order records it writes as items; or the writes of a large save. */
-type PreparedSave = { steps: TransactionStep[]; orders: OrderItem[]; setupVersion: number } | { large: () => Promise<boolean>; setupVersion: number };
+/** A save prepared: the steps of its one transaction (a lone state item: a plain conditional put) and the order records it writes as items; or a run's one writer's writes, its blocks first. */
+type PreparedSave = { steps: TransactionStep[]; orders: OrderItem[]; setupVersion: number } | { blocksFirst: () => Promise<boolean>; setupVersion: number };
 
 /**
  * Runs on the single table (docs/data-model.md "Runs"): a run is its state item
@@ -96,7 +96,7 @@ export class DynamoRunStore implements RunStore {
     const save = { run, expectedVersion, events };
     const { read, toRead } = await this.ordersOf([save]);
     const prepared = await this.prepare(save, toRead[0]!, read, options);
-    const done = "steps" in prepared ? await transactIfUnchanged(this.db, prepared.steps) : await prepared.large();
+    const done = "steps" in prepared ? await transactIfUnchanged(this.db, prepared.steps) : await prepared.blocksFirst();
     this.remember(save, done, prepared);
     return done;
   }
@@ -118,7 +118,7 @@ export class DynamoRunStore implements RunStore {
         grouped.map((save) => save.steps),
       ),
       ...prepared.map(async (save, index) => {
-        if (!("steps" in save)) [outcomes[index]] = await Promise.allSettled([save.large()]);
+        if (!("steps" in save)) [outcomes[index]] = await Promise.allSettled([save.blocksFirst()]);
       }),
     ]);
     for (const [at, { index }] of grouped.entries()) outcomes[index] = written[at]!;
@@ -174,7 +174,9 @@ export class DynamoRunStore implements RunStore {
    * A save as the steps of one transaction: the state item (conditional on the version), the setup
    * item when the setup is not the one the table holds, the events' block and the order records
    * the events create or change as items (as order blocks when the items would pass a
-   * transaction). A run's one writer's save larger than that writes its blocks first.
+   * transaction). A run's one writer (a backtest's chunk) writes its blocks first, events and order
+   * records, then its state item: no transaction doubles their write units, and no save of its is
+   * too large.
    */
   private async prepare(
     { run, expectedVersion, events }: RunSave,
@@ -191,23 +193,24 @@ export class DynamoRunStore implements RunStore {
       ...(setupKnown ? [] : [{ put: this.setups.toItem(setupItemOf(run)) }]),
     ];
     const orders = (await this.orderChanges(run, events, toRead, read)).map((o) => expiring(o, run.expires_at));
+    if (options.soleWriter) {
+      // Its blocks written first, then the run, conditionally: a retried chunk writes the same blocks
+      // again, and readers take no event past the run's last committed sequence (a save that never
+      // commits shows nothing). Only a run's one writer may: two writers' blocks would share keys.
+      return {
+        setupVersion,
+        blocksFirst: async () => {
+          await this.blocks.write(run.run_id, run.version, events, orders, run.expires_at);
+          return transactIfUnchanged(this.db, commit);
+        },
+      };
+    }
     const eventBlocks = this.blocks.itemsOf(run.run_id, run.version, events, [], run.expires_at).map((put) => ({ put }));
     const asItems = [...commit, ...eventBlocks, ...orders.map((o) => ({ put: this.orders_.toItem(o) }))];
     if (fits(asItems)) return { steps: asItems, orders, setupVersion };
     const asBlocks = [...commit, ...this.blocks.itemsOf(run.run_id, run.version, events, orders, run.expires_at).map((put) => ({ put }))];
     if (fits(asBlocks)) return { steps: asBlocks, orders: [], setupVersion };
-    if (!options.soleWriter)
-      throw new Error(`Run ${run.run_id}: a save of ${events.length} events is larger than one transaction, which only a run's one writer may save`);
-    // Its blocks written first, then the run, conditionally: a retried chunk writes the same blocks
-    // again, and readers take no event past the run's last committed sequence (a save that never
-    // commits shows nothing). Only a run's one writer may: two writers' blocks would share keys.
-    return {
-      setupVersion,
-      large: async () => {
-        await this.blocks.write(run.run_id, run.version, events, orders, run.expires_at);
-        return transactIfUnchanged(this.db, commit);
-      },
-    };
+    throw new Error(`Run ${run.run_id}: a save of ${events.length} events is larger than one transaction, which only a run's one writer may save`);
   }
 
   /**
