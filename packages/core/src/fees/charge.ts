@@ -21,7 +21,10 @@ const ZERO = Money.ZERO;
 export type FeeModel = "percent" | "schedule" | "none";
 
 export const feeModel = (rate: Money | null, schedule: FeeConfig | null, market: string): FeeModel =>
-  rate !== null ? "percent" : schedule !== null && (market === "US" || market === "HK") ? "schedule" : "none";
+  rate !== null ? "percent" : schedulePrices(schedule, market) ? "schedule" : "none";
+
+/** Whether the broker's schedule prices a trade in `market`: there is one, and the market is one it prices (US, HK). */
+const schedulePrices = (schedule: FeeConfig | null, market: string): schedule is FeeConfig => schedule !== null && (market === "US" || market === "HK");
 
 /**
  * Whether a trade's value settles to the cent: at a broker (its schedule, or a venue that keeps
@@ -74,9 +77,9 @@ export function orderFee(
   memo: FeeMemo,
 ): Money {
   if (rate !== null) return rate.times(exactPrice ?? Money.of(price)).times(Money.of(quantity));
-  if (schedule === null || (market !== "US" && market !== "HK") || quantity <= 0) return ZERO;
+  if (!schedulePrices(schedule, market) || quantity <= 0) return ZERO;
   if (memo.market === market && memo.side === side && memo.quantity === quantity && memo.price === price && memo.day === day) return memo.fee;
-  const fee = totalFee(schedule, market, side, Money.of(quantity), exactPrice ?? Money.of(price), tradeDate);
+  const fee = totalFee(schedule, market as "US" | "HK", side, Money.of(quantity), exactPrice ?? Money.of(price), tradeDate);
   memo.market = market;
   memo.side = side;
   memo.quantity = quantity;
@@ -121,6 +124,6 @@ export function partFee(
   charged: Money,
   tradeDate: string,
 ): Money {
-  if (schedule === null || (market !== "US" && market !== "HK")) return ZERO;
-  return beyondCharged(chargesOn(schedule, market, side, executed, value, tradeDate).total, charged);
+  if (!schedulePrices(schedule, market)) return ZERO;
+  return beyondCharged(chargesOn(schedule, market as "US" | "HK", side, executed, value, tradeDate).total, charged);
 }
