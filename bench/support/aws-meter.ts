@@ -42,6 +42,7 @@
  * settles), so a bench can keep the pricing's CPU out of the work it times.
  */
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { emulatorBulkWrites } from "../../packages/adapters/src/dynamo/batches";
 import { Table } from "../../packages/adapters/src/dynamo/table";
 
 /**
@@ -264,6 +265,16 @@ export interface Charge {
 
 let attached = 0;
 
+/** A bulk write's transaction (puts and deletes, no conditions) as the BatchWriteItem request it stands in for. */
+function asBatchWrite(input: any): { RequestItems: Record<string, unknown[]> } {
+  const RequestItems: Record<string, unknown[]> = {};
+  for (const action of input.TransactItems as { Put?: { TableName: string; Item: Item }; Delete?: { TableName: string; Key: Item } }[]) {
+    const table = (action.Put ?? action.Delete)!.TableName;
+    (RequestItems[table] ??= []).push(action.Put ? { PutRequest: { Item: action.Put.Item } } : { DeleteRequest: { Key: action.Delete!.Key } });
+  }
+  return { RequestItems };
+}
+
 /** Prices every DynamoDB request of a document client as AWS bills it (module comment). */
 export class AwsMeter {
   private readonly images = new Map<string, Image>();
@@ -299,14 +310,17 @@ export class AwsMeter {
     db.client.middlewareStack.add(
       (next, context) => async (args) => {
         if (!meter.recording) return next(args);
-        const command = String(context.commandName ?? "").replace(/Command$/, "");
-        if (!AwsMeter.pricers.has(command)) return next(args);
+        const named = String(context.commandName ?? "").replace(/Command$/, "");
+        if (!AwsMeter.pricers.has(named)) return next(args);
+        // DynamoDB Local's stand-in for a BatchWriteItem (dynamo/batches.ts) is priced as the BatchWriteItem AWS is sent.
+        const bulk = named === "TransactWriteItems" && emulatorBulkWrites.has(args.input as object);
+        const [command, input] = bulk ? ["BatchWriteItem", asBatchWrite(args.input)] : [named, args.input];
         try {
           const result = await next(args);
-          meter.queue.push({ command, input: args.input, output: result.output, error: undefined, at: meter.now(), window: meter.windowIndex });
+          meter.queue.push({ command, input, output: bulk ? {} : result.output, error: undefined, at: meter.now(), window: meter.windowIndex });
           return result;
         } catch (error) {
-          meter.queue.push({ command, input: args.input, output: undefined, error, at: meter.now(), window: meter.windowIndex });
+          meter.queue.push({ command, input, output: undefined, error, at: meter.now(), window: meter.windowIndex });
           throw error;
         }
       },

@@ -12,6 +12,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
+import { batchWrite } from "../../packages/adapters/src/dynamo/batches";
 import { createDb, ensureTable, type Db } from "../../packages/adapters/src/dynamo/db";
 import { AWS_PRICES, AwsMeter, itemBytes, numberBytes, SESSION_MONTH, sessionMonth, valueBytes } from "../../bench/support/aws-meter";
 
@@ -185,6 +186,17 @@ describe("write request units", () => {
     );
     expect(batch.wru).toBe(50);
     expect(batch.emulator.CapacityUnits).toBe(50);
+  });
+
+  it("prices a bulk write sent to DynamoDB Local as transactions as the BatchWriteItem AWS is sent: once per item, not twice", async () => {
+    const before = meter.charges.length;
+    const items = Array.from({ length: 130 }, (_, i) => ({ PutRequest: { Item: sized({ pk: fresh(), sk: String(i) }, 1536) } }));
+    await batchWrite(db, items);
+    meter.settle();
+    const charges = meter.charges.slice(before);
+    // 130 items go to the emulator as two transactions (100 and 30 items), each priced as a BatchWriteItem.
+    expect(charges.map((c) => c.command)).toEqual(["BatchWriteItem", "BatchWriteItem"]);
+    expect(charges.reduce((sum, c) => sum + c.wru, 0)).toBe(260);
   });
 
   it("bills a failed condition at the item it found (one unit when none) without index entries, and counts a cancelled transaction apart", async () => {

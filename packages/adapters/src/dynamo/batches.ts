@@ -70,6 +70,13 @@ export function packed<U>(units: readonly U[], itemsOf: (unit: U) => number, byt
   return packs;
 }
 
+/**
+ * The inputs of the transactions that stand in for BatchWriteItem on DynamoDB Local: AWS is sent
+ * BatchWriteItem for the same write and bills it so, once per item, which a meter of AWS's prices
+ * (bench/support/aws-meter.ts) reads from here.
+ */
+export const emulatorBulkWrites = new WeakSet<object>();
+
 /** Bulk writes on DynamoDB Local: transactions of many items, one commit each (item by item, a year's backtest events took tens of seconds on disk). */
 async function transactionalWrite(db: Db, requests: WriteRequest[]): Promise<void> {
   const batches = packed(
@@ -87,6 +94,7 @@ async function transactionalWrite(db: Db, requests: WriteRequest[]): Promise<voi
           "PutRequest" in r ? { Put: { TableName, Item: r.PutRequest.Item } } : { Delete: { TableName, Key: r.DeleteRequest.Key } },
         ),
       });
+      emulatorBulkWrites.add(command.input);
       // Another writer's transaction on one of these items cancels this one: try again, as BatchWriteItem's unprocessed items are.
       for (let attempt = 0; ; attempt++) {
         try {
