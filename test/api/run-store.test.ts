@@ -1,11 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { gunzipJson } from "../../packages/adapters/src/dynamo/gzip-json";
 import { Keys } from "../../packages/adapters/src/dynamo/keys";
 import type { EngineEvent } from "../../packages/core/src/engine/events";
 import type { RunStore, StoredRun } from "../../packages/core/src/trading/run/runs";
 import { createTestApi, type TestApi } from "../support/harness";
+
+/** The values `gzipJson` is given while `gzips.seen` is set (a block's entries, a run's state). */
+const gzips = vi.hoisted(() => ({ seen: undefined as unknown[] | undefined }));
+vi.mock("../../packages/adapters/src/dynamo/gzip-json", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../packages/adapters/src/dynamo/gzip-json")>();
+  return { ...original, gzipJson: (value: unknown) => (gzips.seen?.push(value), original.gzipJson(value)) };
+});
 
 /**
  * A run's save is all or nothing (docs/session-worker.md "One order of events"): the writer that
@@ -469,7 +476,11 @@ describe("the run store's log (each save's events in a block; a large save's in 
 
     // A save with more order changes than a transaction holds as items writes their records in blocks of its transaction.
     const many = Array.from({ length: 120 }, (_, i) => place(5 + i));
+    gzips.seen = [];
     await save(many);
+    // Its events gzipped once, as they go in either way; its records once, as a block.
+    expect(gzips.seen.filter((value) => Array.isArray(value) && value[0] === many[0])).toHaveLength(1);
+    gzips.seen = undefined;
     expect(await orderItems(id)).toBe(4);
     expect(await allOrders(id, "pending", 7)).toHaveLength(123);
     // A later change of one of them is an item, which wins over its block's record.

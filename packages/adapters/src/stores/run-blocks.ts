@@ -93,14 +93,13 @@ export class RunBlocks {
   }
 
   /**
-   * The block items of one save's events and order records, committed (or about to be) at
-   * `version`, as stored: a session's step that placed or filled an order writes its few events in
-   * one item of its transaction; a backtest's chunk, thousands in a few.
+   * The block items of one save's events, committed (or about to be) at `version`, as stored: a
+   * session's step that placed or filled an order writes its few events in one item of its
+   * transaction; a backtest's chunk, thousands in a few.
    */
-  itemsOf(runId: string, version: number, events: EngineEvent[], orders: OrderItem[], expiresAt?: number): Record<string, unknown>[] {
-    const first = events[0]?.sequence ?? 0;
-    const items: BlockItem[] = [
-      ...pack(events).map(({ entries, body }, part) => ({
+  eventItems(runId: string, version: number, events: EngineEvent[], expiresAt?: number): Record<string, unknown>[] {
+    return this.asStored(
+      pack(events).map(({ entries, body }, part) => ({
         run_id: runId,
         kind: "events" as const,
         first: entries[0]!.sequence,
@@ -110,7 +109,19 @@ export class RunBlocks {
         count: entries.length,
         body,
       })),
-      ...pack(orders).map(({ entries, body }, part) => ({
+      expiresAt,
+    );
+  }
+
+  /**
+   * The block items of one save's order records, committed (or about to be) at `version`, as
+   * stored, under the sequence of the save's first event (`events`): apart from its event items, so
+   * a save whose records do not fit its transaction as items adds these to the event items it built.
+   */
+  orderItems(runId: string, version: number, events: EngineEvent[], orders: OrderItem[], expiresAt?: number): Record<string, unknown>[] {
+    const first = events[0]?.sequence ?? 0;
+    return this.asStored(
+      pack(orders).map(({ entries, body }, part) => ({
         run_id: runId,
         kind: "orders" as const,
         first,
@@ -120,16 +131,21 @@ export class RunBlocks {
         count: entries.length,
         body,
       })),
-    ];
+      expiresAt,
+    );
+  }
+
+  private asStored(items: BlockItem[], expiresAt: number | undefined): Record<string, unknown>[] {
     return items.map((item) => this.blocks.toItem(expiresAt === undefined ? item : { ...item, expires_at: expiresAt }));
   }
 
   /** Writes the events and order records of one save, committed (or about to be) at `version` (a run's one writer's large save, before its state). */
   async write(runId: string, version: number, events: EngineEvent[], orders: OrderItem[], expiresAt?: number): Promise<void> {
     if (events.length === 0 && orders.length === 0) return;
+    const items = [...this.eventItems(runId, version, events, expiresAt), ...this.orderItems(runId, version, events, orders, expiresAt)];
     await batchWrite(
       this.blocks.db,
-      this.itemsOf(runId, version, events, orders, expiresAt).map((item) => ({ PutRequest: { Item: item } })),
+      items.map((item) => ({ PutRequest: { Item: item } })),
     );
   }
 

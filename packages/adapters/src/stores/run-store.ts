@@ -205,10 +205,11 @@ export class DynamoRunStore implements RunStore {
         },
       };
     }
-    const eventBlocks = this.blocks.itemsOf(run.run_id, run.version, events, [], run.expires_at).map((put) => ({ put }));
+    const eventBlocks = this.blocks.eventItems(run.run_id, run.version, events, run.expires_at).map((put) => ({ put }));
     const asItems = [...commit, ...eventBlocks, ...orders.map((o) => ({ put: this.orders_.toItem(o) }))];
     if (fits(asItems)) return { steps: asItems, orders, setupVersion };
-    const asBlocks = [...commit, ...this.blocks.itemsOf(run.run_id, run.version, events, orders, run.expires_at).map((put) => ({ put }))];
+    // The events' blocks as they are (gzipped once), the order records' added.
+    const asBlocks = [...commit, ...eventBlocks, ...this.blocks.orderItems(run.run_id, run.version, events, orders, run.expires_at).map((put) => ({ put }))];
     if (fits(asBlocks)) return { steps: asBlocks, orders: [], setupVersion };
     throw new Error(`Run ${run.run_id}: a save of ${events.length} events is larger than one transaction, which only a run's one writer may save`);
   }
