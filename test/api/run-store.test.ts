@@ -13,6 +13,12 @@ vi.mock("../../packages/adapters/src/dynamo/gzip-json", async (importOriginal) =
   const original = await importOriginal<typeof import("../../packages/adapters/src/dynamo/gzip-json")>();
   return { ...original, gzipJson: (value: unknown) => (gzips.seen?.push(value), original.gzipJson(value)) };
 });
+/** The items and keys sized for a transaction (`approximateBytes` called from outside batches.ts) while `sized.seen` is set. */
+const sized = vi.hoisted(() => ({ seen: undefined as unknown[] | undefined }));
+vi.mock("../../packages/adapters/src/dynamo/batches", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../packages/adapters/src/dynamo/batches")>();
+  return { ...original, approximateBytes: (value: unknown) => (sized.seen?.push(value), original.approximateBytes(value)) };
+});
 
 /**
  * A run's save is all or nothing (docs/session-worker.md "One order of events"): the writer that
@@ -199,9 +205,14 @@ describe("the run store's saveMany (the session worker's step)", () => {
   it("writes many runs' saves in one transaction, each with its own events and order records", async () => {
     const ids = ["m-a", "m-b", "m-c"];
     for (const id of ids) await runs.save(runOf(id, 1, 0), 0, []);
+    sized.seen = [];
     const { result, sent } = await counted(() =>
       runs.saveMany!(ids.map((id, i) => ({ run: runOf(id, 2, 3), expectedVersion: 1, events: i === 2 ? trading(1, 1, id) : [log(1, `${id} bar`)] }))),
     );
+    // Each item sized once: to know its save fits one transaction, and for the packing of the saves together.
+    expect(sized.seen.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(sized.seen).size).toBe(sized.seen.length);
+    sized.seen = undefined;
     expect(outcomes(result)).toEqual([true, true, true]);
     expect(sent).toBe(1);
     expect(await listed("m-a")).toEqual([[1, "m-a bar"]]);

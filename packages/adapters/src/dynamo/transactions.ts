@@ -124,6 +124,9 @@ function sendTransaction(db: Db, steps: TransactionStep[]) {
   );
 }
 
+/** Steps' size in a transaction, near enough to keep it under its limit (`approximateBytes` of each item or key). */
+export const stepsBytes = (steps: readonly TransactionStep[]) => steps.reduce((sum, step) => sum + approximateBytes("put" in step ? step.put : step.delete), 0);
+
 /** Whether an error is a transaction cancelled because one of its conditions failed. */
 const conditionFailed = (error: unknown) =>
   error instanceof ConditionalCheckFailedException ||
@@ -137,16 +140,21 @@ const conditionFailed = (error: unknown) =>
  * the error that kept it from being written. A transaction cancelled by some groups' conditions
  * names their items in its cancellation reasons: those groups lost, and the others of it are sent
  * again without them. One that fails otherwise (a conflict with another transaction in flight) is
- * sent again group by group, so each group gets its own outcome.
+ * sent again group by group, so each group gets its own outcome. `bytes`: each group's
+ * `stepsBytes`, when the caller sized them already (a run's save, to know it fits one transaction).
  */
-export async function transactGroups(db: Db, groups: readonly TransactionStep[][]): Promise<PromiseSettledResult<boolean>[]> {
+export async function transactGroups(
+  db: Db,
+  groups: readonly TransactionStep[][],
+  bytes: readonly number[] = groups.map(stepsBytes),
+): Promise<PromiseSettledResult<boolean>[]> {
   const outcomes: PromiseSettledResult<boolean>[] = groups.map(() => ({ status: "rejected", reason: new Error("not written") }));
   // A group of one step is written alone, as a plain conditional write (billed once, not twice as in a transaction).
   const singles = groups.flatMap((group, index) => (group.length === 1 ? [index] : []));
   const packs = packed(
     groups.flatMap((group, index) => (group.length === 1 ? [] : [index])),
     (index) => groups[index]!.length,
-    (index) => groups[index]!.reduce((sum, step) => sum + approximateBytes("put" in step ? step.put : step.delete), 0),
+    (index) => bytes[index]!,
   );
   await inParallel(packs, BATCH_WRITE_CONCURRENCY, async (pack) => {
     let left = pack;

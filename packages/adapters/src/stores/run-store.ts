@@ -1,11 +1,11 @@
 import type { EngineEvent } from "@tp/core/engine/events";
 import type { EngineSetup } from "@tp/core/engine/setup";
 import type { EventQuery, OrderStatus, RunProgress, RunSave, RunStore, SaveOptions, StoredRun } from "@tp/core/trading/run/runs";
-import { approximateBytes, TRANSACTION_BYTES, TRANSACTION_ITEMS } from "../dynamo/batches";
+import { TRANSACTION_BYTES, TRANSACTION_ITEMS } from "../dynamo/batches";
 import type { Db } from "../dynamo/db";
 import { Keys } from "../dynamo/keys";
 import type { Repository } from "../dynamo/repository";
-import { transactGroups, transactIfUnchanged, type TransactionStep } from "../dynamo/transactions";
+import { stepsBytes, transactGroups, transactIfUnchanged, type TransactionStep } from "../dynamo/transactions";
 import { newer, type OrderItem, type RunBlocks } from "./run-blocks";
 import {
   applyOrderChanges,
@@ -39,8 +39,14 @@ interface Known {
   orders: Map<string, OrderItem>;
 }
 
-/** A save prepared: the steps of its one transaction (a lone state item: a plain conditional put) and the order records it writes as items; or a run's one writer's writes, its blocks first. */
-type PreparedSave = { steps: TransactionStep[]; orders: OrderItem[]; setupVersion: number } | { blocksFirst: () => Promise<boolean>; setupVersion: number };
+/**
+ * A save prepared: the steps of its one transaction (a lone state item: a plain conditional put),
+ * their size (`stepsBytes`, sized once) and the order records it writes as items; or a run's one
+ * writer's writes, its blocks first.
+ */
+type PreparedSave =
+  | { steps: TransactionStep[]; bytes: number; orders: OrderItem[]; setupVersion: number }
+  | { blocksFirst: () => Promise<boolean>; setupVersion: number };
 
 /**
  * Runs on the single table (docs/data-model.md "Runs"): a run is its state item
@@ -110,12 +116,13 @@ export class DynamoRunStore implements RunStore {
   async saveMany(saves: readonly RunSave[]): Promise<PromiseSettledResult<boolean>[]> {
     const { read, toRead } = await this.ordersOf(saves);
     const prepared = await Promise.all(saves.map((save, index) => this.prepare(save, toRead[index]!, read)));
-    const grouped = prepared.flatMap((save, index) => ("steps" in save ? [{ index, steps: save.steps }] : []));
+    const grouped = prepared.flatMap((save, index) => ("steps" in save ? [{ index, steps: save.steps, bytes: save.bytes }] : []));
     const outcomes: PromiseSettledResult<boolean>[] = new Array(saves.length);
     const [written] = await Promise.all([
       transactGroups(
         this.db,
         grouped.map((save) => save.steps),
+        grouped.map((save) => save.bytes),
       ),
       ...prepared.map(async (save, index) => {
         if (!("steps" in save)) [outcomes[index]] = await Promise.allSettled([save.blocksFirst()]);
@@ -205,12 +212,16 @@ export class DynamoRunStore implements RunStore {
         },
       };
     }
-    const eventBlocks = this.blocks.eventItems(run.run_id, run.version, events, run.expires_at).map((put) => ({ put }));
-    const asItems = [...commit, ...eventBlocks, ...orders.map((o) => ({ put: this.orders_.toItem(o) }))];
-    if (fits(asItems)) return { steps: asItems, orders, setupVersion };
-    // The events' blocks as they are (gzipped once), the order records' added.
-    const asBlocks = [...commit, ...eventBlocks, ...this.blocks.orderItems(run.run_id, run.version, events, orders, run.expires_at).map((put) => ({ put }))];
-    if (fits(asBlocks)) return { steps: asBlocks, orders: [], setupVersion };
+    // Each step sized once, here: to know the save fits one transaction, and to pack saves together (`transactGroups`).
+    const withEvents = [...commit, ...this.blocks.eventItems(run.run_id, run.version, events, run.expires_at).map((put) => ({ put }))];
+    const eventBytes = stepsBytes(withEvents);
+    const orderItems = orders.map((o) => ({ put: this.orders_.toItem(o) }));
+    const asItems = { steps: [...withEvents, ...orderItems], bytes: eventBytes + stepsBytes(orderItems) };
+    if (fits(asItems)) return { ...asItems, orders, setupVersion };
+    // The events' blocks as they are (gzipped and sized once), the order records' blocks added.
+    const orderBlocks = this.blocks.orderItems(run.run_id, run.version, events, orders, run.expires_at).map((put) => ({ put }));
+    const asBlocks = { steps: [...withEvents, ...orderBlocks], bytes: eventBytes + stepsBytes(orderBlocks) };
+    if (fits(asBlocks)) return { ...asBlocks, orders: [], setupVersion };
     throw new Error(`Run ${run.run_id}: a save of ${events.length} events is larger than one transaction, which only a run's one writer may save`);
   }
 
@@ -281,6 +292,5 @@ export class DynamoRunStore implements RunStore {
   }
 }
 
-/** Whether a transaction's steps fit in one TransactWriteItems. */
-const fits = (steps: TransactionStep[]) =>
-  steps.length <= TRANSACTION_ITEMS && steps.reduce((bytes, step) => bytes + approximateBytes("put" in step ? step.put : step.delete), 0) <= TRANSACTION_BYTES;
+/** Whether a transaction's steps, of `bytes` (`stepsBytes`), fit in one TransactWriteItems. */
+const fits = ({ steps, bytes }: { steps: TransactionStep[]; bytes: number }) => steps.length <= TRANSACTION_ITEMS && bytes <= TRANSACTION_BYTES;
