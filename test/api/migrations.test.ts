@@ -197,14 +197,38 @@ describe("the live list", () => {
     const sessions = api.services.trading.sessions.sessions;
     const first = session("list-a", 1);
     await sessions.create(first);
-    await sessions.replace({ ...first, version: 2 }, 1);
+    const second = { ...first, version: 2 };
+    await sessions.replace(second, first);
     const listed = (await sessions.listLive()).find((s) => s.id === "list-a");
     expect(listed?.version).toBe(2);
     // The same version again: the very object this process read (no read of the session).
     expect((await sessions.listLive()).find((s) => s.id === "list-a")).toBe(listed);
-    await sessions.replace({ ...first, version: 3, status: "paused" } as StoredSession, 2);
+    const third = { ...first, version: 3, status: "paused" } as StoredSession;
+    await sessions.replace(third, second);
     expect((await sessions.listLive()).find((s) => s.id === "list-a")).toMatchObject({ version: 3, status: "paused" });
-    await sessions.replace({ ...first, version: 4, status: "stopped" } as StoredSession, 3);
+    await sessions.replace({ ...first, version: 4, status: "stopped" } as StoredSession, third);
     expect((await sessions.listLive()).find((s) => s.id === "list-a")).toBeUndefined();
+  });
+
+  it("replaces its stamp when a replacement changes the list (a session started, paused, stopped), not for a session never listed", async () => {
+    const sessions = api.services.trading.sessions.sessions;
+    const versions = [{ ...session("stamp-a", 1), status: "created" } as StoredSession];
+    const replaced = async (change: Partial<StoredSession>) => {
+      const current = versions.at(-1)!;
+      const before = await sessions.liveStamp();
+      const next = { ...current, ...change, version: current.version + 1 };
+      expect(await sessions.replace(next, current)).toBe(true);
+      versions.push(next);
+      return (await sessions.liveStamp()) !== before;
+    };
+    await sessions.create(versions[0]!);
+    // Created and renamed: never listed, the list unchanged.
+    expect(await replaced({ session_name: "renamed" })).toBe(false);
+    expect(await replaced({ status: "running" })).toBe(true);
+    expect(await replaced({ status: "paused" })).toBe(true);
+    expect(await replaced({ status: "stopped" })).toBe(true);
+    // Stopped, nothing at its broker: off the list, and changes of it leave the list as it is.
+    expect(await replaced({ session_name: "stopped and renamed" })).toBe(false);
+    expect((await sessions.listLive()).some((s) => s.id === "stamp-a")).toBe(false);
   });
 });

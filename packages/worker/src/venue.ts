@@ -241,7 +241,7 @@ export class Venue {
       if (!current?.orders_at_broker || current.status !== "stopped") return;
       // Its capital goes back to the account first: a crash between the two leaves it listed, and the next step releases again.
       await this.context.services.trading.sessions.accounts?.release(current);
-      if (await sessions.replace({ ...current, orders_at_broker: undefined, version: current.version + 1 }, current.version)) {
+      if (await sessions.replace({ ...current, orders_at_broker: undefined, version: current.version + 1 }, current)) {
         this.context.driven.delete(session.id);
         return;
       }

@@ -184,7 +184,7 @@ export const Keys = {
    */
   liveSessionsPartitions: shards("SESSIONS#LIVE"),
   liveSession: (sessionId: string): Key => ({ pk: `SESSIONS#LIVE#${shardOf(sessionId)}`, sk: sessionId }),
-  /** The live list's change stamp: replaced after each write of a marker (`SessionStore.liveStamp`). */
+  /** The live list's change stamp: replaced after each replacement of a session listed before or after it (`SessionStore.liveStamp`). */
   liveSessionsStamp: { pk: "SESSIONS#LIVE#STAMP", sk: "STAMP" } as Key,
   /** One marker per playing driven run (a replay, a running historical MTF session): the session worker's playing loop lists them. */
   playingReplaysPartition: "REPLAYS#PLAYING",

@@ -53,19 +53,24 @@ export class DynamoSessionStore implements SessionStore {
     return this.sessions.get(Keys.tradingSession(id));
   }
 
-  async replace(session: StoredSession, expectedVersion: number): Promise<boolean> {
+  /**
+   * Replaces `current` with `session` and its marker, conditionally on current's version; then the
+   * live list's stamp only when the list changed: the session is listed now or was (`current`, what
+   * the table held at that version). A session never listed (a backtest's, a created one) costs no stamp.
+   */
+  async replace(session: StoredSession, current: StoredSession): Promise<boolean> {
     const replaced = await transactIfUnchanged(this.sessions.db, [
-      { put: this.sessions.toItem(session), ifVersion: expectedVersion },
+      { put: this.sessions.toItem(session), ifVersion: current.version },
       this.markerStep(session),
     ]);
-    if (replaced) await this.stamp();
+    if (replaced && (isListed(session) || isListed(current))) await this.stamp();
     return replaced;
   }
 
   /**
-   * Replaces the live list's stamp, after a marker's write (a plain put, not in the session's
-   * transaction, where every replacement would conflict on it): a process that dies between the
-   * two leaves the change to the worker's next full refresh (`FULL_REFRESH_MS`).
+   * Replaces the live list's stamp, after a write of a marker that changed the list (a plain put,
+   * not in the session's transaction, where every replacement would conflict on it): a process that
+   * dies between the two leaves the change to the worker's next full refresh (`FULL_REFRESH_MS`).
    */
   private stamp() {
     return this.stamps.put({ stamp: randomUUID() });

@@ -83,7 +83,7 @@ export async function start(deps: BacktestControlDeps, actor: Actor, request: Ba
       version: current.version + 1,
       updated_at: now,
     };
-    if (await deps.sessions.replace(next, current.version)) break;
+    if (await deps.sessions.replace(next, current)) break;
   }
   await control.startExecution(deps, backtest);
   return backtest;
@@ -171,7 +171,7 @@ export async function syncSession(deps: BacktestControlDeps, sessionId: string, 
     const current = await deps.sessions.get(sessionId);
     if (!current) return;
     const next = { ...current, ...extra, status, version: current.version + 1, updated_at: iso(deps.now()) };
-    if (await deps.sessions.replace(next, current.version)) return;
+    if (await deps.sessions.replace(next, current)) return;
   }
 }
 

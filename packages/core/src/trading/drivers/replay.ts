@@ -447,10 +447,7 @@ export async function complete(deps: DriverDeps, sessionId: string): Promise<voi
     if (!session || (session.status !== "running" && session.status !== "paused")) return;
     const at = iso(deps.now());
     if (
-      await deps.sessions.replace(
-        { ...session, status: "completed", end_time: session.end_time ?? at, version: session.version + 1, updated_at: at },
-        session.version,
-      )
+      await deps.sessions.replace({ ...session, status: "completed", end_time: session.end_time ?? at, version: session.version + 1, updated_at: at }, session)
     )
       return;
   }

@@ -81,7 +81,7 @@ export const LiveRuns = {
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await deps.sessions.get(session.id);
       if (!current || current.run_id === runId) return { run, created };
-      if (await deps.sessions.replace({ ...current, run_id: runId, version: current.version + 1, updated_at: iso(deps.now()) }, current.version))
+      if (await deps.sessions.replace({ ...current, run_id: runId, version: current.version + 1, updated_at: iso(deps.now()) }, current))
         return { run, created };
     }
     throw conflict("SESSION_CHANGED", `Trading session ${session.id} changed while its run was being attached`);

@@ -166,8 +166,11 @@ export interface SessionStore {
   /** Writes a new session; its id must not exist. */
   create(session: StoredSession): Promise<void>;
   get(id: string): Promise<StoredSession | undefined>;
-  /** Replaces the session if its stored version is still `expectedVersion`; false otherwise. */
-  replace(session: StoredSession, expectedVersion: number): Promise<boolean>;
+  /**
+   * Replaces `current` (the session as the caller read it, unchanged) with `session` if the stored
+   * version is still current's; false otherwise.
+   */
+  replace(session: StoredSession, current: StoredSession): Promise<boolean>;
   /** A user's sessions, newest first, optionally of one status. */
   listByUser(userId: string, status?: SessionStatus): Promise<StoredSession[]>;
   /** Removes the session with its runs' events, orders and state. */
@@ -365,7 +368,7 @@ export async function mutate(deps: SessionDeps, actor: Actor, id: string, change
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = await owned(deps, actor, id);
     const next = { ...change(current), version: current.version + 1, updated_at: iso(deps.now()) };
-    if (await deps.sessions.replace(next, current.version)) return next;
+    if (await deps.sessions.replace(next, current)) return next;
   }
   throw sessionChanged(id);
 }
