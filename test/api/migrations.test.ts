@@ -222,9 +222,20 @@ describe("the live list", () => {
       return (await sessions.liveStamp()) !== before;
     };
     await sessions.create(versions[0]!);
-    // Created and renamed: never listed, the list unchanged.
+    // The requests each replacement sends.
+    let sent: string[] = [];
+    api.services.db.client.middlewareStack.add((next, context) => (args) => (sent.push(String(context.commandName)), next(args)), {
+      step: "initialize",
+      name: "stampTestRequests",
+    });
+    // Created and renamed: never listed, the list unchanged; the session's item alone, one plain conditional put.
     expect(await replaced({ session_name: "renamed" })).toBe(false);
+    expect(sent.filter((command) => command !== "GetItemCommand")).toEqual(["PutItemCommand"]);
+    sent = [];
+    // Started: the item and its marker in one transaction, then the stamp.
     expect(await replaced({ status: "running" })).toBe(true);
+    expect(sent.filter((command) => command !== "GetItemCommand")).toEqual(["TransactWriteItemsCommand", "PutItemCommand"]);
+    api.services.db.client.middlewareStack.remove("stampTestRequests");
     expect(await replaced({ status: "paused" })).toBe(true);
     expect(await replaced({ status: "stopped" })).toBe(true);
     // Stopped, nothing at its broker: off the list, and changes of it leave the list as it is.

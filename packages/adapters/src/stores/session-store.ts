@@ -56,14 +56,18 @@ export class DynamoSessionStore implements SessionStore {
   /**
    * Replaces `current` with `session` and its marker, conditionally on current's version; then the
    * live list's stamp only when the list changed: the session is listed now or was (`current`, what
-   * the table held at that version). A session never listed (a backtest's, a created one) costs no stamp.
+   * the table held at that version). A session never listed (a backtest's, a created one) is its
+   * item alone, written once (no transaction, which bills an item twice), and costs no stamp: its
+   * marker, written and deleted with the session, is absent.
    */
   async replace(session: StoredSession, current: StoredSession): Promise<boolean> {
+    // A session neither listed before nor now has no marker to write: its item alone, a plain conditional put.
+    const listChanges = isListed(session) || isListed(current);
     const replaced = await transactIfUnchanged(this.sessions.db, [
       { put: this.sessions.toItem(session), ifVersion: current.version },
-      this.markerStep(session),
+      ...(listChanges ? [this.markerStep(session)] : []),
     ]);
-    if (replaced && (isListed(session) || isListed(current))) await this.stamp();
+    if (replaced && listChanges) await this.stamp();
     return replaced;
   }
 
