@@ -54,6 +54,9 @@
  * the push that caused it.
  *
  *   npx tsx bench/session.ts             (a few minutes: the 1,000 sessions take most)
+ *   BENCH_SESSIONS=10000 BENCH_WORKERS=4 BENCH_CLIENTS= npx tsx bench/session.ts
+ *                                        (10,000 sessions shared by 4 worker tasks through their leases,
+ *                                         each task a SessionWorker of its own in this process; about an hour here)
  *   npx tsx bench/session.ts --markdown  (the table as Markdown, for docs/benchmarks.md)
  *   BENCH_PROFILE=/tmp/steps npx tsx bench/session.ts  (a CPU profile of each size's timed steps alone,
  *                                                     `<path>-<sessions>.cpuprofile`, and of each commands
@@ -69,6 +72,7 @@ import type { PushCandlestickEvent } from "../packages/core/src/provider/quote-t
 import { startDynamoDbLocal } from "../packages/local/src/dynamodb-local";
 import { startLocalRuntime } from "../packages/local/src/runtime";
 import type { Services } from "../packages/adapters/src/services";
+import { SimulatedMarketData } from "../packages/adapters/src/provider/simulated/simulated-market-data";
 import { profiled } from "./support/profile";
 import { SessionWorker } from "../packages/worker/src/session-worker";
 import { showTable } from "./support/table";
@@ -81,13 +85,21 @@ const SIZES = (process.env.BENCH_SESSIONS ?? "1,10,100,1000").split(",").filter(
 /** Clients sending at once into one session, for the commands table. */
 const CLIENTS = (process.env.BENCH_CLIENTS ?? "1,10,50").split(",").filter(Boolean).map(Number);
 /** Steps (minutes) per size: enough bars for the strategies to trade, the whole run about a minute. */
-const STEPS: Record<number, number> = { 1: 240, 10: 120, 100: 40, 1000: 6 };
+const STEPS: Record<number, number> = { 1: 240, 10: 120, 100: 40, 1000: 6, 10000: 3 };
+/**
+ * Worker tasks sharing the sessions rows' sessions through their leases (`BENCH_WORKERS`, 1): each
+ * a `SessionWorker` of its own in this process (its own task id, heartbeat, leases, runs and
+ * simulated market over the same clock), as Fargate tasks would be, stepped together.
+ */
+const TASKS = Number(process.env.BENCH_WORKERS ?? 1);
+/** Sessions created at once through the API while a row is set up. */
+const SETUP_CONCURRENCY = 8;
 /**
  * Steps fed before the timed ones (`BENCH_WARM_STEPS`, default 20; the 1,000 sessions 3): the
  * worker's runs in its cache, DynamoDB Local's Java code compiled; without them the first steps
  * time the JIT and the runs' restores (about twice DynamoDB Local's CPU per session bar).
  */
-const WARM_STEPS = (sessions: number) => Number(process.env.BENCH_WARM_STEPS ?? (sessions >= 1000 ? 3 : 20));
+const WARM_STEPS = (sessions: number) => Number(process.env.BENCH_WARM_STEPS ?? (sessions >= 10_000 ? 2 : sessions >= 1000 ? 3 : 20));
 /** The sessions' sockets ask for batches (`?batch=true`, as the client does): a session's messages of a step in one frame. `BENCH_BATCH=0`: a frame per message. */
 const BATCH = process.env.BENCH_BATCH !== "0";
 /**
@@ -340,13 +352,13 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
   const meter = METER ? AwsMeter.attach(runtime.services.db, { unpricedKinds: ["QUEUE", "QueuedMessage"] }) : undefined;
   const sockets: WebSocket[] = [];
   const topics: string[] = [];
-  let worker: SessionWorker | undefined;
+  let worker: Stoppable | undefined;
   try {
     // Every message a socket receives, with its arrival time; and the time of each step's push.
     const arrivals: number[] = [];
     let lastArrival = 0;
     let frames = 0;
-    for (let i = 0; i < sessionCount; i++) {
+    const open = async (i: number) => {
       // Different windows, so the sessions do not all trade on the same bar; or (`BENCH_QUIET=1`) thresholds the bars never reach.
       const config = {
         ...(QUIET
@@ -375,17 +387,28 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
       sockets.push(socket);
       topics.push(`session:${session.id}`);
       await call("POST", `/api/v1/trading/sessions/${session.id}/start`, undefined, token);
-    }
+    };
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(SETUP_CONCURRENCY, sessionCount) }, async () => {
+        while (next < sessionCount) await open(next++);
+      }),
+    );
 
-    const marketData = await runtime.services.marketData();
+    const marketData = (await runtime.services.marketData()) as SimulatedMarketData;
     const pushes: number[] = [];
-    // The worker's handler, timed: the moment the simulated market pushes a confirmed candlestick.
-    const setHandler = marketData.setOnCandlestick.bind(marketData);
-    marketData.setOnCandlestick = (handler: ((event: PushCandlestickEvent) => void) | null) =>
-      setHandler(handler && ((event) => (event.data.is_confirmed && pushes.push(performance.now()), handler(event))));
-    const feeding = new SessionWorker(runtime.services, { marketData, tickMs: 1e9, refreshMs: 1e9 });
+    // Each task's simulated market (the runtime's for the first), over the same clock and prices.
+    const markets = Array.from({ length: TASKS }, (_, task) =>
+      task === 0 ? marketData : new SimulatedMarketData({ clock: { now: () => clock }, engine: marketData.engine }),
+    );
+    for (const market of markets) {
+      // The workers' handler, timed: the moment a simulated market pushes a confirmed candlestick.
+      const setHandler = market.setOnCandlestick.bind(market);
+      market.setOnCandlestick = (handler: ((event: PushCandlestickEvent) => void) | null) =>
+        setHandler(handler && ((event) => (event.data.is_confirmed && pushes.push(performance.now()), handler(event))));
+    }
+    const feeding = await startTasks(runtime.services, markets);
     worker = feeding;
-    await feeding.start();
     // The start's commands (one per session started) are taken before the timed steps.
     await feeding.takeCommands();
     // Every request the process sends to the table, counted.
@@ -442,13 +465,14 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
     });
     writtenPer.set(`${sessionCount} sessions (per session bar)`, writes.stop(bars * sessionCount));
     if (meter) {
-      const context = { runtime, marketData, sessionCount, steps, sessionBars: bars * sessionCount, nextMinute: () => (clock += 60_000) };
+      const context = { runtime, markets, sessionCount, steps, sessionBars: bars * sessionCount, nextMinute: () => (clock += 60_000) };
       await priceAsAws(meter, feeding, context, (steady) => (worker = steady));
     }
     delays.sort((a, b) => a - b);
     const seconds = busy / 1000;
     return {
       sessions: sessionCount,
+      ...(TASKS > 1 ? { "worker tasks (sessions each)": `${TASKS} (${feeding.sessions.join(", ")})` } : {}),
       bars: bars,
       "bars/s": Math.round(bars / seconds),
       "session bars/s": Math.round((bars * sessionCount) / seconds),
@@ -474,6 +498,46 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
   }
 }
 
+/** What a row stops when it ends: its workers. */
+interface Stoppable {
+  stop(): Promise<void>;
+}
+
+/** The row's worker tasks, stepped together (`TASKS`); `sessions` is how many each drove in its last step. */
+interface Tasks extends Stoppable {
+  tick(): Promise<void>;
+  takeCommands(): Promise<void>;
+  sessions: number[];
+}
+
+/**
+ * The row's worker tasks, one per market, started, stepped by the bench (no timers of their own),
+ * and refreshed until the sessions are shared among them by their leases (each task its share,
+ * docs/session-worker.md "More than one worker").
+ */
+async function startTasks(services: Services, markets: SimulatedMarketData[]): Promise<Tasks> {
+  const sessions = markets.map(() => 0);
+  const workers = markets.map(
+    (marketData, task) =>
+      new SessionWorker(services, {
+        marketData,
+        tickMs: 1e9,
+        refreshMs: 1e9,
+        taskId: `bench-task-${task}`,
+        onStep: (step) => (sessions[task] = step.sessions),
+      }),
+  );
+  for (const worker of workers) await worker.start();
+  // Each task's heartbeat is seen by the others now: the first gives up what is above its share, the others take it.
+  if (workers.length > 1) for (let round = 0; round < 2; round++) for (const worker of workers) await worker.refresh();
+  return {
+    sessions,
+    tick: async () => void (await Promise.all(workers.map((worker) => worker.tick()))),
+    takeCommands: async () => void (await Promise.all(workers.map((worker) => worker.takeCommands()))),
+    stop: async () => void (await Promise.all(workers.map((worker) => worker.stop()))),
+  };
+}
+
 /**
  * A sessions row priced as AWS bills (the module comment): its timed steps, as recorded; then
  * `IDLE_TICKS` steps of the same worker without a bar (the market's clock kept where it is), the
@@ -482,19 +546,20 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
  */
 async function priceAsAws(
   meter: AwsMeter,
-  feeding: SessionWorker,
+  feeding: Tasks,
   context: {
     runtime: Awaited<ReturnType<typeof startLocalRuntime>>;
-    marketData: Awaited<ReturnType<Services["marketData"]>>;
+    /** Each task's market data. */
+    markets: SimulatedMarketData[];
     sessionCount: number;
     steps: number;
     sessionBars: number;
     /** Moves the market's clock a minute on. */
     nextMinute: () => void;
   },
-  started: (worker: SessionWorker) => void,
+  started: (worker: Stoppable) => void,
 ): Promise<void> {
-  const { runtime, marketData, sessionCount, steps, sessionBars } = context;
+  const { runtime, markets, sessionCount, steps, sessionBars } = context;
   const timed = meter.report();
   // The first step without a bar writes what the last steps held (their bars' work), untimed.
   await feeding.tick();
@@ -505,20 +570,38 @@ async function priceAsAws(
   let seconds = 0;
   if (IDLE_SECONDS > 0) {
     await feeding.stop();
-    // Steps since the last one that fed a bar (-1: none yet).
-    let sinceBar = -1;
-    const steady = new SessionWorker(runtime.services, {
-      marketData,
-      onStep: (step) => (sinceBar = step.sessionBars > 0 ? 0 : sinceBar < 0 ? sinceBar : sinceBar + 1),
-    });
-    started(steady);
-    await steady.start();
-    // One bar, as every minute brings: the worker then holds the runs, its heartbeat names each
+    // Each task's steps since the last one that fed a bar (-1: none yet).
+    const sinceBar = markets.map(() => -1);
+    const driving = markets.map(() => 0);
+    const steady = markets.map(
+      (marketData, task) =>
+        new SessionWorker(runtime.services, {
+          marketData,
+          taskId: `bench-steady-${task}`,
+          onStep: (step) => {
+            driving[task] = step.sessions;
+            sinceBar[task] = step.sessionBars > 0 ? 0 : sinceBar[task]! < 0 ? -1 : sinceBar[task]! + 1;
+          },
+        }),
+    );
+    started({ stop: async () => void (await Promise.all(steady.map((worker) => worker.stop()))) });
+    for (const worker of steady) await worker.start();
+    // The sessions shared among the tasks first (their refreshes, every 2 s), so that each has subscribed its sessions' feed before the minute.
+    const shared = () => driving.every((count) => count > 0) && driving.reduce((sum, count) => sum + count, 0) === sessionCount;
+    const sharingFrom = performance.now();
+    while (!shared() && performance.now() - sharingFrom < 120_000) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (!shared()) throw new Error(`the workers at production's cadence did not share the sessions within 2 minutes: ${driving.join(", ")}`);
+    // One bar, as every minute brings: the workers then hold the runs, their heartbeats name each
     // session's last bar, the bar's saves and metrics are written; the seconds after it are measured.
     context.nextMinute();
     const waitedFrom = performance.now();
-    while (sinceBar < 5 && performance.now() - waitedFrom < 300_000) await new Promise((resolve) => setTimeout(resolve, 100));
-    if (sinceBar < 5) throw new Error("the worker at production's cadence did not feed its bar within 5 minutes");
+    // Every task that drives sessions fed its bar five steps ago, and together they drive them all.
+    const settled = () => sinceBar.every((steps, task) => steps >= 5 || driving[task] === 0) && driving.reduce((sum, count) => sum + count, 0) === sessionCount;
+    while (!settled() && performance.now() - waitedFrom < 600_000) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (!settled())
+      throw new Error(
+        `the workers at production's cadence did not feed their bar within 10 minutes: sessions ${driving.join(", ")}; steps since a bar ${sinceBar.join(", ")}`,
+      );
     meter.reset();
     const from = performance.now();
     await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
@@ -536,6 +619,10 @@ async function priceAsAws(
   // Keys with their ids elided: which kind of key, not which session.
   const keyName = (key: string) => key.replace(/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}/g, "<id>");
   const busiest = (key?: { key: string; wru: number }, digits = 0) => (key ? `${key.wru.toFixed(digits)} (${keyName(key.key)})` : "–");
+  const largest = (...items: MeterReport["largestItem"][]) => {
+    const item = items.reduce((most, next) => (next && next.bytes > (most?.bytes ?? 0) ? next : most), undefined);
+    return item ? `${item.bytes.toLocaleString("en-US")} (${item.kind})` : "–";
+  };
   const notes = Object.entries({ ...timed.approximations, ...bookkeeping?.approximations }).map(([reason, count]) => `${count} ${reason}`);
   const cancelled = timed.cancelled.transactions + (bookkeeping?.cancelled.transactions ?? 0);
   if (cancelled > 0) notes.push(`${cancelled} cancelled transactions (not billed here)`);
@@ -549,6 +636,7 @@ async function priceAsAws(
     "+ bookkeeping": bookkeeping ? money(month.bookkeeping) : "–",
     "= total": bookkeeping ? money(month.total) : "–",
     "busiest key in a step, WRU": busiest(timed.busiestPerWindow),
+    "largest item written, bytes": largest(timed.largestItem, bookkeeping?.largestItem),
     "busiest key at production cadence, WRU / s (mean)": busiest(bookkeeping?.busiestMean, 1),
     "the most any key took in any 1 s": busiest(bookkeeping?.busiestPerSecond),
     "not exact": notes.join("; ") || "–",

@@ -236,6 +236,8 @@ export interface MeterReport {
   seconds: number;
   /** The partition key written most within one window of `window()` marks (a bench's step), and its units. */
   busiestPerWindow?: { key: string; wru: number };
+  /** The largest item written (bytes as DynamoDB counts them; DynamoDB takes at most 400 KB), its kind and partition key. */
+  largestItem?: { kind: string; key: string; bytes: number };
   /** What was priced less exactly than the rules allow, by reason (counts of requests or items). */
   approximations: Record<string, number>;
   /** Transactions cancelled (a condition failed, a conflict): not in the totals (AWS's guide does not say what they cost), what they would have cost. */
@@ -287,6 +289,7 @@ export class AwsMeter {
   private readonly windowWrites = new Map<string, number>();
   private approximate: Record<string, number> = {};
   private cancelled = { transactions: 0, wru: 0 };
+  private largestItem: MeterReport["largestItem"];
   private pricingMs = 0;
   private windowIndex = 0;
   /** When the report's span began (the meter's clock). */
@@ -355,6 +358,7 @@ export class AwsMeter {
     this.windowWrites.clear();
     this.approximate = {};
     this.cancelled = { transactions: 0, wru: 0 };
+    this.largestItem = undefined;
     this.pricingMs = 0;
     this.charges.length = 0;
     this.since = this.now();
@@ -410,6 +414,7 @@ export class AwsMeter {
       busiestMean,
       seconds,
       busiestPerWindow,
+      largestItem: this.largestItem && { ...this.largestItem },
       approximations: { ...this.approximate },
       cancelled: { ...this.cancelled },
       pricingMs: this.pricingMs,
@@ -497,6 +502,7 @@ export class AwsMeter {
     const bytes = options.failed ? (before?.bytes ?? 0) : Math.max(before?.bytes ?? 0, after?.bytes ?? 0);
     const tableUnits = writeUnits(bytes) * (options.transactional ? 2 : 1);
     this.addWrite(command, kind, tableUnits, pk, recorded);
+    if (after && !options.failed && after.bytes > (this.largestItem?.bytes ?? 0)) this.largestItem = { kind, key: pk, bytes: after.bytes };
     this.tallyOf(this.operations, command).items += 1;
     this.tallyOf(this.kinds, kind).items += 1;
     let units = tableUnits;

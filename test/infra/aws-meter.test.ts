@@ -297,7 +297,7 @@ describe("read request units", () => {
 });
 
 describe("the report", () => {
-  it("sums by operation and by kind, prices in dollars, and finds the partition key written most in a second and in a window", async () => {
+  it("sums by operation and by kind, prices in dollars, finds the partition key written most in a second and in a window, and the largest item", async () => {
     let clock = 0;
     const local = createDb({ tableName: db.tableName, endpoint: inject("dynamoEndpoint") });
     const timed = AwsMeter.attach(local, { now: () => clock });
@@ -329,6 +329,8 @@ describe("the report", () => {
     expect(report.seconds).toBe(5);
     expect(report.busiestMean).toEqual({ key: hot, wru: 12 / 5 });
     expect(report.busiestPerWindow).toEqual({ key: hot, wru: 12 });
+    // The largest item written: a 3,000-byte Hot item.
+    expect(report.largestItem).toEqual({ kind: "Hot", key: hot, bytes: 3000 });
     timed.detach();
   });
 
