@@ -157,13 +157,18 @@ const writtenPer = new Map<string, Map<string, number>>();
 /** Priced as AWS bills: per sessions row, its timed steps by kind and its production-cadence bookkeeping by kind. */
 const pricedPer = new Map<string, Map<string, string>>();
 const pricedRows: Record<string, string | number>[] = [];
-const dynamo = await startDynamoDbLocal();
+// 10,000 sessions' items in memory take more than the emulator's default heap.
+const dynamo = await startDynamoDbLocal({ heap: SIZES.some((size) => size >= 10_000) ? "6g" : undefined });
+// The emulator's end, told when it ends before the bench stops it (its heap, a crash).
+const emulatorExited = (code: number | null, signal: string | null) => console.error(`DynamoDB Local exited (${code ?? signal}): ${dynamo.stderr()}`);
+dynamo.process.once("exit", emulatorExited);
 const rows: Record<string, string | number>[] = [];
 const commandRows: Record<string, string | number>[] = [];
 try {
   for (const sessions of SIZES) rows.push(await measure(sessions, STEPS[sessions] ?? 60));
   for (const clients of CLIENTS) commandRows.push(await measureCommands(clients, ROUNDS));
 } finally {
+  dynamo.process.off("exit", emulatorExited);
   await dynamo.stop();
 }
 
