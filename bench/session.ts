@@ -478,6 +478,7 @@ async function measure(sessionCount: number, steps: number): Promise<Record<stri
     return {
       sessions: sessionCount,
       ...(TASKS > 1 ? { "worker tasks (sessions each)": `${TASKS} (${feeding.sessions.join(", ")})` } : {}),
+      "failed steps": feeding.failed,
       bars: bars,
       "bars/s": Math.round(bars / seconds),
       "session bars/s": Math.round((bars * sessionCount) / seconds),
@@ -508,11 +509,16 @@ interface Stoppable {
   stop(): Promise<void>;
 }
 
-/** The row's worker tasks, stepped together (`TASKS`); `sessions` is how many each drove in its last step. */
+/**
+ * The row's worker tasks, stepped together (`TASKS`); `sessions` is how many each drove in its last
+ * step; `failed`, the steps that failed (a table request that failed past the SDK's retries), each
+ * logged and left to the next step as the worker's own timer does (`SessionWorker.exclusive`).
+ */
 interface Tasks extends Stoppable {
   tick(): Promise<void>;
   takeCommands(): Promise<void>;
   sessions: number[];
+  failed: number;
 }
 
 /**
@@ -535,12 +541,22 @@ async function startTasks(services: Services, markets: SimulatedMarketData[]): P
   for (const worker of workers) await worker.start();
   // Each task's heartbeat is seen by the others now: the first gives up what is above its share, the others take it.
   if (workers.length > 1) for (let round = 0; round < 2; round++) for (const worker of workers) await worker.refresh();
-  return {
+  const tasks: Tasks = {
     sessions,
-    tick: async () => void (await Promise.all(workers.map((worker) => worker.tick()))),
+    failed: 0,
+    tick: async () =>
+      void (await Promise.all(
+        workers.map((worker) =>
+          worker.tick().catch((error) => {
+            tasks.failed += 1;
+            console.error(`A worker task's step failed (the next step takes it up): ${String(error)}`);
+          }),
+        ),
+      )),
     takeCommands: async () => void (await Promise.all(workers.map((worker) => worker.takeCommands()))),
     stop: async () => void (await Promise.all(workers.map((worker) => worker.stop()))),
   };
+  return tasks;
 }
 
 /**
